@@ -1,0 +1,783 @@
+//! The symbolic model: variables, moments, the equilibrium as exact polynomials, the collision
+//! and the force, with the physical checks of DESIGN.md: isotropy against the equilibrium's
+//! order, and conservation of every declared moment by the equilibrium, proved symbolically.
+
+use std::collections::HashMap;
+
+use num_traits::Zero;
+use proc_macro2::Span;
+use syn::{Error, Ident};
+
+use crate::algebra::{eval, Algebra, Value};
+use crate::expr::{eval_const, Arg, Expr, ExprKind};
+use crate::lattice::Lattice;
+use crate::parse::ModelDecl;
+use crate::poly::{q, qf, Poly, Q};
+
+/// Tolerance of the symbolic conservation checks (decimal weights leave ~1e-21).
+const CONSERVATION_TOL: f64 = 1e-12;
+
+/// Names the DSL defines itself; parameters and moments may not take them.
+pub const BUILTINS: &[&str] = &[
+    "c", "cx", "cy", "w", "f", "cs2", "dim", "D", "dot", "sum", "hermite", "bgk", "trt", "mrt",
+];
+
+/// What a moment means to the runtime.
+#[derive(Clone, Copy, PartialEq, Debug)]
+pub enum Role {
+    Density,
+    Velocity,
+    Temperature,
+}
+
+/// A declared moment.
+pub struct Moment {
+    pub name: String,
+    pub role: Role,
+    /// Its variables: one for a scalar, D for a vector.
+    pub vars: Vec<usize>,
+    pub def: Expr,
+}
+
+/// The collision operator, with its rates as expressions of the parameters.
+pub enum Collision {
+    /// `f' = f + ω (f_eq − f)`.
+    Bgk { omega: Rate },
+    /// Two rates for the even and odd parts (Ginzburg's TRT).
+    Trt { plus: Rate, minus: TrtMinus },
+    /// `f' = f − M⁻¹ S (M f − m_eq)` (Lallemand & Luo 2000).
+    Mrt {
+        m: Vec<Vec<Q>>,
+        minv: Vec<Vec<Q>>,
+        rates: Vec<Option<Rate>>,
+    },
+}
+
+/// How TRT's odd rate is given.
+pub enum TrtMinus {
+    Rate(Rate),
+    /// The magic parameter Λ = (1/ω⁺ − ½)(1/ω⁻ − ½).
+    Magic(Expr),
+}
+
+/// A relaxation rate ω: given directly, or as a relaxation time τ with ω = 1/τ.
+pub struct Rate {
+    pub expr: Expr,
+    pub is_time: bool,
+    /// Source text, for messages.
+    pub label: String,
+}
+
+/// The analysed model.
+pub struct Analysis {
+    pub lattice: Lattice,
+    /// Names of all variables: the moments' components, the parameters, and `f`.
+    pub var_names: Vec<String>,
+    pub params: Vec<String>,
+    pub moments: Vec<Moment>,
+    /// `f_eq_i` as polynomials in the variables.
+    pub feq: Vec<Poly>,
+    pub eq_order: u32,
+    pub collision: Collision,
+    pub force: Option<Vec<Expr>>,
+}
+
+impl Analysis {
+    pub fn nvars(&self) -> usize {
+        self.var_names.len()
+    }
+    pub fn f_var(&self) -> usize {
+        self.var_names.len() - 1
+    }
+    pub fn param_var(&self, k: usize) -> usize {
+        self.moments.iter().map(|m| m.vars.len()).sum::<usize>() + k
+    }
+    pub fn moment(&self, role: Role) -> Option<&Moment> {
+        self.moments.iter().find(|m| m.role == role)
+    }
+}
+
+/// Evaluation in exact polynomials. Names resolve to variables; `c`, `w`, `cx`, `cy` to the
+/// constants of population `pop`; `sum(φ)` to `Σ_i φ_i` with `f` replaced by `sum_f[i]`.
+pub struct PolyCtx<'a> {
+    pub lattice: &'a Lattice,
+    pub nvars: usize,
+    pub names: HashMap<String, Value<Poly>>,
+    pub pop: Option<usize>,
+    pub sum_f: Option<&'a [Poly]>,
+    pub thermal: bool,
+}
+
+impl PolyCtx<'_> {
+    fn k(&self, x: Q) -> Poly {
+        Poly::constant(self.nvars, x)
+    }
+    fn population(&self, name: &str, span: Span) -> syn::Result<usize> {
+        self.pop.ok_or_else(|| Error::new(span, format!("`{name}` is a per-velocity quantity: use it inside sum(…), the equilibrium or the MRT basis")))
+    }
+}
+
+impl Algebra for PolyCtx<'_> {
+    type S = Poly;
+    fn constant(&mut self, x: Q) -> Poly {
+        self.k(x)
+    }
+    fn add(&mut self, a: &Poly, b: &Poly) -> Poly {
+        a.add(b)
+    }
+    fn sub(&mut self, a: &Poly, b: &Poly) -> Poly {
+        a.sub(b)
+    }
+    fn mul(&mut self, a: &Poly, b: &Poly) -> Poly {
+        a.mul(b)
+    }
+    fn neg(&mut self, a: &Poly) -> Poly {
+        a.neg()
+    }
+    fn div(&mut self, a: &Poly, b: &Poly, span: Span) -> syn::Result<Poly> {
+        if b.is_zero() {
+            return Err(Error::new(span, "division by zero"));
+        }
+        a.div(b).ok_or_else(|| {
+            Error::new(span, "this division does not give a polynomial in the moments: the equilibrium must be a polynomial in u and T (divide only by constants or by factors that cancel)")
+        })
+    }
+    fn ident(&mut self, name: &str, span: Span) -> syn::Result<Value<Poly>> {
+        let l = self.lattice;
+        match name {
+            "c" => {
+                let i = self.population(name, span)?;
+                Ok(Value::Vector(l.c[i].iter().map(|x| self.k(q((*x).into()))).collect()))
+            }
+            "cx" | "cy" => {
+                let i = self.population(name, span)?;
+                Ok(Value::Scalar(self.k(q(l.c[i][usize::from(name == "cy")].into()))))
+            }
+            "w" => {
+                let i = self.population(name, span)?;
+                Ok(Value::Scalar(self.k(l.w[i].clone())))
+            }
+            "cs2" => Ok(Value::Scalar(self.k(l.cs2.clone()))),
+            "dim" | "D" => Ok(Value::Scalar(self.k(q(2)))),
+            "f" if self.pop.is_some() && self.sum_f.is_some() => Ok(Value::Scalar(self.sum_f.unwrap()[self.pop.unwrap()].clone())),
+            "f" => Err(Error::new(span, "`f` (the populations) may only appear inside sum(…) in a moment definition")),
+            _ => self.names.get(name).cloned().ok_or_else(|| Error::new(span, format!("`{name}` is not defined: declare it in `params {{ … }}` or `moments {{ … }}`, or use a built-in (c, w, cs2, dim)"))),
+        }
+    }
+    fn call(&mut self, name: &Ident, args: &[Arg], span: Span) -> syn::Result<Value<Poly>> {
+        match name.to_string().as_str() {
+            "sum" => {
+                let (Some(sum_f), None, [arg]) = (self.sum_f, self.pop, args) else {
+                    return Err(Error::new(name.span(), "`sum(…)` takes one argument and may only be used in a moment definition"));
+                };
+                let mut total: Option<Value<Poly>> = None;
+                for i in 0..self.lattice.c.len() {
+                    let mut inner = PolyCtx { lattice: self.lattice, nvars: self.nvars, names: self.names.clone(), pop: Some(i), sum_f: Some(sum_f), thermal: self.thermal };
+                    let v = eval(&mut inner, &arg.value)?;
+                    total = Some(match (total, v) {
+                        (None, v) => v,
+                        (Some(Value::Scalar(a)), Value::Scalar(b)) => Value::Scalar(a.add(&b)),
+                        (Some(Value::Vector(a)), Value::Vector(b)) => Value::Vector(a.iter().zip(&b).map(|(x, y)| x.add(y)).collect()),
+                        _ => return Err(Error::new(span, "inconsistent summand")),
+                    });
+                }
+                Ok(total.expect("a lattice has velocities"))
+            }
+            "hermite" => {
+                let i = self.population("hermite", span)?;
+                let order = hermite_order(name, args)?;
+                Ok(Value::Scalar(self.hermite(i, order)))
+            }
+            other => Err(Error::new(name.span(), format!("unknown function `{other}`: formulas may use dot(a, b), sum(…) in moments, and hermite(order = N) as the equilibrium"))),
+        }
+    }
+}
+
+fn hermite_order(name: &Ident, args: &[Arg]) -> syn::Result<u32> {
+    let [Arg {
+        name: Some(key),
+        value,
+    }] = args
+    else {
+        return Err(Error::new(
+            name.span(),
+            "`hermite` takes one argument: hermite(order = N) with N from 1 to 4",
+        ));
+    };
+    if key != "order" {
+        return Err(Error::new(
+            key.span(),
+            "`hermite` takes one argument: hermite(order = N) with N from 1 to 4",
+        ));
+    }
+    let n = eval_const(value)?;
+    (1..=4u32)
+        .find(|k| n == q((*k).into()))
+        .ok_or_else(|| Error::new(value.span, "the Hermite order must be 1, 2, 3 or 4"))
+}
+
+impl PolyCtx<'_> {
+    fn var(&self, name: &str) -> Option<Value<Poly>> {
+        self.names.get(name).cloned()
+    }
+
+    /// The Hermite equilibrium of order `n` (reference/d2q37.md; Shan, Yuan & Chen 2006) in
+    /// scaled units ξ = c/cs, v = u/cs, θ = T − 1 (θ = 0 for isothermal models):
+    /// `f_eq = w ρ [1 + ξ·v + ½((ξ·v)² − v² + θ(ξ² − D)) + (ξ·v)/6((ξ·v)² − 3v² + 3θ(ξ² − D − 2))
+    ///  + 1/24((ξ·v)⁴ − 6(ξ·v)²v² + 3v⁴ + 6θ((ξ·v)²(ξ² − D − 4) + v²(D + 2 − ξ²))
+    ///  + 3θ²(ξ⁴ − 2(D + 2)ξ² + D(D + 2)))]`.
+    fn hermite(&self, i: usize, n: u32) -> Poly {
+        let l = self.lattice;
+        let k = |x: Q| self.k(x);
+        let rho = match self.var("rho") {
+            Some(Value::Scalar(p)) => p,
+            _ => k(q(1)),
+        };
+        let u = match self.var("u") {
+            Some(Value::Vector(v)) => v,
+            _ => vec![k(q(0)), k(q(0))],
+        };
+        let theta = match (self.thermal, self.var("T")) {
+            (true, Some(Value::Scalar(t))) => t.sub(&k(q(1))),
+            _ => k(q(0)),
+        };
+        let inv_cs2 = q(1) / l.cs2.clone();
+        let c = l.c[i];
+        let xv = u[0]
+            .scale(&q(c[0].into()))
+            .add(&u[1].scale(&q(c[1].into())))
+            .scale(&inv_cs2);
+        let v2 = u[0].mul(&u[0]).add(&u[1].mul(&u[1])).scale(&inv_cs2);
+        let x2 = q((c[0] * c[0] + c[1] * c[1]).into()) * inv_cs2;
+        let d = q(2);
+        let mut s = k(q(1));
+        if n >= 1 {
+            s = s.add(&xv);
+        }
+        if n >= 2 {
+            let t = xv
+                .pow(2)
+                .sub(&v2)
+                .add(&theta.scale(&(x2.clone() - d.clone())));
+            s = s.add(&t.scale(&qf(1, 2)));
+        }
+        if n >= 3 {
+            let t = xv
+                .pow(2)
+                .sub(&v2.scale(&q(3)))
+                .add(&theta.scale(&(q(3) * (x2.clone() - d.clone() - q(2)))));
+            s = s.add(&xv.mul(&t).scale(&qf(1, 6)));
+        }
+        if n >= 4 {
+            let a = xv
+                .pow(4)
+                .sub(&xv.pow(2).mul(&v2).scale(&q(6)))
+                .add(&v2.pow(2).scale(&q(3)));
+            let b = xv
+                .pow(2)
+                .scale(&(x2.clone() - d.clone() - q(4)))
+                .add(&v2.scale(&(d.clone() + q(2) - x2.clone())));
+            let cterm = x2.clone() * x2.clone() - q(2) * (d.clone() + q(2)) * x2.clone()
+                + d.clone() * (d.clone() + q(2));
+            let t = a
+                .add(&theta.mul(&b).scale(&q(6)))
+                .add(&theta.pow(2).scale(&(q(3) * cterm)));
+            s = s.add(&t.scale(&qf(1, 24)));
+        }
+        s.mul(&rho).scale(&l.w[i])
+    }
+}
+
+/// Analyses a declaration whose lattice has been checked.
+pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
+    let (moments, mut var_names, thermal) = declare_moments(decl)?;
+    let mut params = Vec::new();
+    for p in &decl.params {
+        let name = p.name.to_string();
+        check_name(&p.name, &params, "parameter")?;
+        if moments.iter().any(|m| m.name == name) {
+            return Err(Error::new(
+                p.name.span(),
+                format!("parameter `{name}` has the name of a moment: rename it"),
+            ));
+        }
+        params.push(name.clone());
+        var_names.push(name);
+    }
+    var_names.push("f".into());
+    let nvars = var_names.len();
+    let mut names = HashMap::new();
+    for m in &moments {
+        let v = m
+            .vars
+            .iter()
+            .map(|&k| Poly::var(nvars, k))
+            .collect::<Vec<_>>();
+        names.insert(
+            m.name.clone(),
+            if m.role == Role::Velocity {
+                Value::Vector(v)
+            } else {
+                Value::Scalar(v[0].clone())
+            },
+        );
+    }
+    for (k, p) in params.iter().enumerate() {
+        names.insert(
+            p.clone(),
+            Value::Scalar(Poly::var(nvars, nvars - 1 - params.len() + k)),
+        );
+    }
+    let eq_expr = decl.equilibrium.as_ref().ok_or_else(|| Error::new(decl.name.span(), format!("model `{}` does not declare `equilibrium`: add `equilibrium = hermite(order = 2);` or a formula", decl.name)))?;
+    let mut feq = Vec::with_capacity(lattice.c.len());
+    for i in 0..lattice.c.len() {
+        let mut ctx = PolyCtx {
+            lattice: &lattice,
+            nvars,
+            names: names.clone(),
+            pop: Some(i),
+            sum_f: None,
+            thermal,
+        };
+        feq.push(eval(&mut ctx, eq_expr)?.scalar(eq_expr.span, "the equilibrium")?);
+    }
+    let first_param = nvars - 1 - params.len();
+    if let Some(p) = feq
+        .iter()
+        .flat_map(|p| p.terms.keys())
+        .find_map(|m| (first_param..nvars).find(|&v| m[v] > 0))
+    {
+        return Err(Error::new(
+            eq_expr.span,
+            format!(
+                "the equilibrium uses `{}`: it may depend only on the moments (and c, w, cs2)",
+                var_names[p]
+            ),
+        ));
+    }
+    let eq_order = equilibrium_order(&feq, &moments);
+    check_isotropy(&lattice, eq_order, eq_expr.span)?;
+    check_conservation(
+        &lattice,
+        &moments,
+        &names,
+        nvars,
+        &feq,
+        &var_names,
+        thermal,
+        eq_expr.span,
+    )?;
+    let collision = collision(decl, &lattice, nvars, thermal)?;
+    let force = force(decl)?;
+    Ok(Analysis {
+        lattice,
+        var_names,
+        params,
+        moments,
+        feq,
+        eq_order,
+        collision,
+        force,
+    })
+}
+
+fn check_name(id: &Ident, taken: &[String], what: &str) -> syn::Result<()> {
+    let name = id.to_string();
+    if BUILTINS.contains(&name.as_str()) {
+        return Err(Error::new(
+            id.span(),
+            format!("{what} `{name}` shadows the built-in `{name}`: choose another name"),
+        ));
+    }
+    if taken.contains(&name) {
+        return Err(Error::new(
+            id.span(),
+            format!("{what} `{name}` is declared twice"),
+        ));
+    }
+    Ok(())
+}
+
+type Declared = (Vec<Moment>, Vec<String>, bool);
+
+fn declare_moments(decl: &ModelDecl) -> syn::Result<Declared> {
+    let (span, defs) = decl.moments.as_ref().ok_or_else(|| Error::new(decl.name.span(), format!("model `{}` does not declare `moments`: add `moments {{ rho = sum(f); u = sum(f * c) / rho; }}`", decl.name)))?;
+    let mut moments: Vec<Moment> = Vec::new();
+    let mut names = Vec::new();
+    let mut taken = Vec::new();
+    for d in defs {
+        check_name(&d.name, &taken, "moment")?;
+        let name = d.name.to_string();
+        let role = match name.as_str() {
+            "rho" => Role::Density,
+            "u" => Role::Velocity,
+            "T" => Role::Temperature,
+            _ => return Err(Error::new(d.name.span(), format!("unknown moment `{name}`: the runtime knows `rho` (density), `u` (velocity) and `T` (temperature)"))),
+        };
+        let start = names.len();
+        if role == Role::Velocity {
+            names.extend(["ux".to_string(), "uy".to_string()]);
+        } else {
+            names.push(name.clone());
+        }
+        moments.push(Moment {
+            name: name.clone(),
+            role,
+            vars: (start..names.len()).collect(),
+            def: d.value.clone(),
+        });
+        taken.push(name);
+    }
+    for (role, example) in [
+        (Role::Density, "rho = sum(f);"),
+        (Role::Velocity, "u = sum(f * c) / rho;"),
+    ] {
+        if !moments.iter().any(|m| m.role == role) {
+            return Err(Error::new(
+                *span,
+                format!(
+                    "the moments must define {}: add `{example}`",
+                    example.split(' ').next().unwrap()
+                ),
+            ));
+        }
+    }
+    let thermal = moments.iter().any(|m| m.role == Role::Temperature);
+    Ok((moments, names, thermal))
+}
+
+/// The Hermite order of the equilibrium: the largest `deg_u + 2·deg_T` of its terms.
+fn equilibrium_order(feq: &[Poly], moments: &[Moment]) -> u32 {
+    let weight = |v: usize| -> u32 {
+        match moments.iter().find(|m| m.vars.contains(&v)).map(|m| m.role) {
+            Some(Role::Velocity) => 1,
+            Some(Role::Temperature) => 2,
+            _ => 0,
+        }
+    };
+    feq.iter()
+        .flat_map(|p| p.terms.keys())
+        .map(|m| m.iter().enumerate().map(|(v, e)| e * weight(v)).sum())
+        .max()
+        .unwrap_or(0)
+}
+
+/// An equilibrium of Hermite order N needs a quadrature exact through degree 2N: the lattice's
+/// tensor moments must be isotropic through order 2N (Shan, Yuan & Chen 2006).
+fn check_isotropy(lattice: &Lattice, order: u32, span: Span) -> syn::Result<()> {
+    if lattice.isotropy < 2 * order {
+        return Err(Error::new(
+            span,
+            format!(
+                "this equilibrium is of order {order}, which needs a lattice isotropic through order {}, but this lattice is isotropic only through order {}: lower the equilibrium's order or use a larger velocity set",
+                2 * order,
+                lattice.isotropy
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check_conservation(
+    lattice: &Lattice,
+    moments: &[Moment],
+    names: &HashMap<String, Value<Poly>>,
+    nvars: usize,
+    feq: &[Poly],
+    var_names: &[String],
+    thermal: bool,
+    eq_span: Span,
+) -> syn::Result<()> {
+    for m in moments {
+        let mut ctx = PolyCtx {
+            lattice,
+            nvars,
+            names: names.clone(),
+            pop: None,
+            sum_f: Some(feq),
+            thermal,
+        };
+        let got = eval(&mut ctx, &m.def)?;
+        let got = match got {
+            Value::Scalar(p) => vec![p],
+            Value::Vector(v) => v,
+        };
+        if got.len() != m.vars.len() {
+            let shape = if m.role == Role::Velocity {
+                "a vector"
+            } else {
+                "a scalar"
+            };
+            return Err(Error::new(
+                m.def.span,
+                format!("moment `{}` must be {shape}", m.name),
+            ));
+        }
+        for (p, &v) in got.iter().zip(&m.vars) {
+            let want = Poly::var(nvars, v);
+            if !p.close_to(&want, CONSERVATION_TOL) {
+                let quantity = match m.role {
+                    Role::Density => "mass",
+                    Role::Velocity => "momentum",
+                    Role::Temperature => "energy",
+                };
+                return Err(Error::new(
+                    eq_span,
+                    format!(
+                        "the equilibrium does not conserve {quantity} on this lattice: the moment `{}` of f_eq is {} instead of {}",
+                        m.name,
+                        p.display(var_names),
+                        var_names[v]
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn rate(arg: &Arg) -> Rate {
+    let is_time = arg.name.as_ref().is_some_and(|n| n == "tau");
+    Rate {
+        expr: arg.value.clone(),
+        is_time,
+        label: arg.name.as_ref().map_or("omega".into(), |n| n.to_string()),
+    }
+}
+
+fn named<'a>(args: &'a [Arg], keys: &[&str]) -> Option<&'a Arg> {
+    args.iter()
+        .find(|a| a.name.as_ref().is_some_and(|n| keys.iter().any(|k| n == k)))
+}
+
+fn collision(
+    decl: &ModelDecl,
+    lattice: &Lattice,
+    nvars: usize,
+    thermal: bool,
+) -> syn::Result<Collision> {
+    let e = decl.collision.as_ref().ok_or_else(|| {
+        Error::new(
+            decl.name.span(),
+            format!(
+                "model `{}` does not declare `collision`: add `collision = bgk(tau = tau);`",
+                decl.name
+            ),
+        )
+    })?;
+    let ExprKind::Call(op, args) = &e.kind else {
+        return Err(Error::new(
+            e.span,
+            "expected a collision operator: bgk(…), trt(…) or mrt(…)",
+        ));
+    };
+    let arity = |want: &str| {
+        Error::new(
+            op.span(),
+            format!("wrong arguments for `{op}`: expected {want}"),
+        )
+    };
+    for a in args {
+        if let Some(n) = &a.name {
+            let allowed: &[&str] = match op.to_string().as_str() {
+                "bgk" => &["tau", "omega"],
+                "trt" => &["tau", "omega", "omega_plus", "omega_minus", "magic"],
+                _ => &["basis", "rates"],
+            };
+            if !allowed.iter().any(|k| n == k) {
+                return Err(Error::new(
+                    n.span(),
+                    format!(
+                        "`{op}` has no argument `{n}` (it takes {})",
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    match op.to_string().as_str() {
+        "bgk" => match args.as_slice() {
+            [a] if a.name.is_some() => Ok(Collision::Bgk { omega: rate(a) }),
+            _ => Err(arity(
+                "one rate: bgk(tau = <relaxation time>) or bgk(omega = <rate>)",
+            )),
+        },
+        "trt" => {
+            let plus = named(args, &["tau", "omega", "omega_plus"]);
+            let minus = named(args, &["omega_minus", "magic"]);
+            match (args.len(), plus, minus) {
+                (2, Some(p), Some(m)) => {
+                    let minus = if m.name.as_ref().is_some_and(|n| n == "magic") { TrtMinus::Magic(m.value.clone()) } else { TrtMinus::Rate(rate(m)) };
+                    Ok(Collision::Trt { plus: rate(p), minus })
+                }
+                _ => Err(arity("trt(tau = <time>, magic = <Λ>) or trt(omega_plus = <rate>, omega_minus = <rate>)")),
+            }
+        }
+        "mrt" => match (args.len(), named(args, &["basis"]), named(args, &["rates"])) {
+            (2, Some(b), Some(r)) => mrt(lattice, nvars, thermal, &b.value, &r.value),
+            _ => Err(arity(
+                "mrt(basis = [<Q polynomials in c>], rates = [<Q rates>])",
+            )),
+        },
+        other => Err(Error::new(
+            op.span(),
+            format!("unknown collision operator `{other}`: use bgk, trt or mrt"),
+        )),
+    }
+}
+
+fn mrt(
+    lattice: &Lattice,
+    nvars: usize,
+    thermal: bool,
+    basis: &Expr,
+    rates: &Expr,
+) -> syn::Result<Collision> {
+    let nq = lattice.c.len();
+    let (ExprKind::List(rows), ExprKind::List(rate_exprs)) = (&basis.kind, &rates.kind) else {
+        return Err(Error::new(
+            basis.span,
+            "the MRT basis and rates are lists `[…]`",
+        ));
+    };
+    if rows.len() != nq {
+        return Err(Error::new(basis.span, format!("the MRT basis has {} rows but the lattice has Q = {nq} velocities: give one polynomial in c per velocity", rows.len())));
+    }
+    if rate_exprs.len() != nq {
+        return Err(Error::new(
+            rates.span,
+            format!(
+                "{} MRT rates for {nq} moments: give one relaxation rate per moment",
+                rate_exprs.len()
+            ),
+        ));
+    }
+    let mut m = Vec::with_capacity(nq);
+    for row in rows {
+        let mut r = Vec::with_capacity(nq);
+        for i in 0..nq {
+            let mut ctx = PolyCtx {
+                lattice,
+                nvars,
+                names: HashMap::new(),
+                pop: Some(i),
+                sum_f: None,
+                thermal,
+            };
+            let p = eval(&mut ctx, row)?.scalar(row.span, "an MRT basis row")?;
+            r.push(p.as_constant().ok_or_else(|| {
+                Error::new(
+                    row.span,
+                    "an MRT basis row is a polynomial in the velocity c (cx, cy) only",
+                )
+            })?);
+        }
+        m.push(r);
+    }
+    let minv = invert(&m).map_err(|k| Error::new(rows[k].span, format!("the MRT basis is not invertible: row {k} is a linear combination of the rows before it")))?;
+    let invariants = invariant_rows(lattice);
+    let rates = m
+        .iter()
+        .zip(rate_exprs)
+        .map(|(row, e)| {
+            (!in_span(&invariants, row)).then(|| Rate {
+                expr: e.clone(),
+                is_time: false,
+                label: "MRT rate".into(),
+            })
+        })
+        .collect();
+    Ok(Collision::Mrt { m, minv, rates })
+}
+
+/// Rows of the collision invariants 1, c_x, c_y on the lattice.
+fn invariant_rows(lattice: &Lattice) -> Vec<Vec<Q>> {
+    let one = lattice.c.iter().map(|_| q(1)).collect();
+    let cx = lattice.c.iter().map(|c| q(c[0].into())).collect();
+    let cy = lattice.c.iter().map(|c| q(c[1].into())).collect();
+    vec![one, cx, cy]
+}
+
+/// Rank of a set of rows, by exact Gaussian elimination.
+fn rank(rows: &[Vec<Q>]) -> usize {
+    let mut a = rows.to_vec();
+    let mut r = 0;
+    let ncol = a.first().map_or(0, Vec::len);
+    for col in 0..ncol {
+        let Some(p) = (r..a.len()).find(|&k| !a[k][col].is_zero()) else {
+            continue;
+        };
+        a.swap(r, p);
+        for k in 0..a.len() {
+            if k != r && !a[k][col].is_zero() {
+                let factor = a[k][col].clone() / a[r][col].clone();
+                let pivot_row = a[r].clone();
+                for (x, p) in a[k].iter_mut().zip(&pivot_row) {
+                    *x -= factor.clone() * p;
+                }
+            }
+        }
+        r += 1;
+    }
+    r
+}
+
+/// Whether `row` is a linear combination of `rows` (a conserved moment of the MRT basis: its
+/// non-equilibrium part vanishes, so its rate does not matter).
+fn in_span(rows: &[Vec<Q>], row: &[Q]) -> bool {
+    let mut all = rows.to_vec();
+    all.push(row.to_vec());
+    rank(&all) == rank(rows)
+}
+
+/// The exact inverse of a square matrix, or the index of the first dependent row.
+fn invert(m: &[Vec<Q>]) -> Result<Vec<Vec<Q>>, usize> {
+    for k in 1..=m.len() {
+        if rank(&m[..k]) < k {
+            return Err(k - 1);
+        }
+    }
+    let n = m.len();
+    let mut a: Vec<Vec<Q>> = m
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            r.iter()
+                .cloned()
+                .chain((0..n).map(|j| if i == j { q(1) } else { q(0) }))
+                .collect()
+        })
+        .collect();
+    for col in 0..n {
+        let p = (col..n).find(|&k| !a[k][col].is_zero()).expect("full rank");
+        a.swap(col, p);
+        let pivot = a[col][col].clone();
+        for x in a[col].iter_mut() {
+            *x /= pivot.clone();
+        }
+        for k in 0..n {
+            if k != col && !a[k][col].is_zero() {
+                let factor = a[k][col].clone();
+                let pivot_row = a[col].clone();
+                for (x, p) in a[k].iter_mut().zip(&pivot_row) {
+                    *x -= factor.clone() * p;
+                }
+            }
+        }
+    }
+    Ok(a.into_iter().map(|r| r[n..].to_vec()).collect())
+}
+
+fn force(decl: &ModelDecl) -> syn::Result<Option<Vec<Expr>>> {
+    let Some(e) = &decl.force else {
+        return Ok(None);
+    };
+    match &e.kind {
+        ExprKind::Tuple(v) if v.len() == 2 => Ok(Some(v.clone())),
+        _ => Err(Error::new(
+            e.span,
+            "the force is an acceleration vector of the parameters, e.g. `force = (0, -g);`",
+        )),
+    }
+}

@@ -1,0 +1,358 @@
+//! Emission of the model: the parameter struct, `impl ::lbm::Model`, and the WGSL functions,
+//! validated with naga before the macro returns.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::Error;
+
+use crate::analysis::{Analysis, Collision};
+use crate::ir::{emit, Rust, Wgsl};
+use crate::parse::ModelDecl;
+use crate::poly::to_f64;
+use crate::program::{
+    collide_program, equilibrium_program, force_program, moments_program, rates, Program,
+};
+
+/// Rust code of a program: the uniform preamble, then `body` around the per-site code.
+fn rust(
+    p: &Program,
+    load: &dyn Fn(usize) -> TokenStream,
+    store: &dyn Fn(usize, TokenStream) -> TokenStream,
+) -> (TokenStream, TokenStream) {
+    let e = emit(&p.ir, &p.outputs, &Rust { load });
+    let stores = p
+        .outputs
+        .iter()
+        .enumerate()
+        .map(|(k, &id)| store(k, Rust { load }.name_of(id)));
+    let (pre, body) = (e.preamble, e.body);
+    (quote!(#(#pre)*), quote!(#(#body)* #(#stores)*))
+}
+
+impl Rust<'_> {
+    fn name_of(&self, id: usize) -> TokenStream {
+        crate::ir::Target::name(self, id)
+    }
+}
+
+/// WGSL function `name(inp: array<real, NIN>, prm: array<real, NP>) -> array<real, NOUT>`.
+fn wgsl_fn(name: &str, p: &Program, nin: usize, np: usize) -> String {
+    let e = emit(&p.ir, &p.outputs, &Wgsl);
+    let nout = p.outputs.len();
+    let mut s = format!(
+        "fn {name}(inp: array<real, {nin}>, prm: array<real, {np}>) -> array<real, {nout}> {{\n"
+    );
+    for line in e.preamble.iter().chain(&e.body) {
+        s.push_str(line);
+        s.push('\n');
+    }
+    s.push_str(&format!("    var out: array<real, {nout}>;\n"));
+    for (k, id) in p.outputs.iter().enumerate() {
+        s.push_str(&format!("    out[{k}] = t{id};\n"));
+    }
+    s.push_str("    return out;\n}\n");
+    s
+}
+
+/// Validates the model's WGSL with naga, in f32 and in f64 (SHADER_F64 adapters).
+fn validate_wgsl(src: &str, span: Span) -> syn::Result<()> {
+    for (real, caps) in [
+        ("f32", naga::valid::Capabilities::empty()),
+        ("f64", naga::valid::Capabilities::FLOAT64),
+    ] {
+        let full = format!("alias real = {real};\n{src}");
+        let module = naga::front::wgsl::parse_str(&full).map_err(|e| {
+            Error::new(
+                span,
+                format!(
+                    "generated WGSL ({real}) does not parse: {}",
+                    e.emit_to_string(&full)
+                ),
+            )
+        })?;
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .map_err(|e| {
+                Error::new(
+                    span,
+                    format!(
+                        "generated WGSL ({real}) fails naga validation: {}",
+                        e.emit_to_string(&full)
+                    ),
+                )
+            })?;
+    }
+    Ok(())
+}
+
+fn f64_lits(xs: impl Iterator<Item = f64>) -> Vec<proc_macro2::Literal> {
+    xs.map(proc_macro2::Literal::f64_suffixed).collect()
+}
+
+/// The whole expansion of a checked model.
+pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
+    let span = decl.name.span();
+    let name = &decl.name;
+    let vis = &decl.vis;
+    let attrs = &decl.attrs;
+    let params_ty = format_ident!("{}Params", name);
+    let l = &an.lattice;
+    let nq = l.c.len();
+    let np = an.params.len();
+    let nm: usize = an.moments.iter().map(|m| m.vars.len()).sum();
+
+    let moments = moments_program(an)?;
+    let equilibrium = equilibrium_program(an, span)?;
+    let plain = collide_program(an, false, span)?;
+    let forced = an
+        .force
+        .as_ref()
+        .map(|_| collide_program(an, true, span))
+        .transpose()?;
+    let force = force_program(an)?;
+    let (rate_prog, rate_labels) = rates(an)?;
+
+    let flops = plain.ir.flops(&plain.outputs);
+    let flops_forced = forced.as_ref().map_or(flops, |p| p.ir.flops(&p.outputs));
+
+    let pnames: Vec<syn::Ident> = an.params.iter().map(|p| format_ident!("{}", p)).collect();
+    let pstrs = &an.params;
+    let pidx: Vec<usize> = (0..np).collect();
+    let prm_init = quote!(let prm: [T; #np] = [#(<T as ::lbm::Real>::from_f64(params.#pnames)),*]; let _ = &prm;);
+
+    // --- Rust ---
+    let idx = |k: usize| quote!(#k);
+    let site_load = |k: usize| {
+        let k = idx(k);
+        quote!(f[#k])
+    };
+    let site_store = |k: usize, v: TokenStream| quote!(f[#k] = #v;);
+    let lane_load = |k: usize| quote!(f[#k][l]);
+    let lane_store = |k: usize, v: TokenStream| quote!(f[#k][l] = #v;);
+    let collide_variant = |p: &Program, cluster: bool| -> TokenStream {
+        if cluster {
+            let (pre, body) = rust(p, &lane_load, &lane_store);
+            quote!({ #pre for l in 0..VL { #body } })
+        } else {
+            let (pre, body) = rust(p, &site_load, &site_store);
+            quote!({ #pre #body })
+        }
+    };
+    let dispatch = |cluster: bool| -> TokenStream {
+        let plain_code = collide_variant(&plain, cluster);
+        match (&forced, &force) {
+            (Some(fp), Some(force)) => {
+                let forced_code = collide_variant(fp, cluster);
+                let (pre, _) = rust(force, &site_load, &|_, _| quote!());
+                let (a0, a1) = (
+                    Rust { load: &site_load }.name_of(force.outputs[0]),
+                    Rust { load: &site_load }.name_of(force.outputs[1]),
+                );
+                quote! {
+                    let zero = <T as ::lbm::Real>::from_f64(0.0);
+                    let forced = { #pre #a0 != zero || #a1 != zero };
+                    if forced #forced_code else #plain_code
+                }
+            }
+            _ => plain_code,
+        }
+    };
+    let force_on = force.as_ref().map(|fo| {
+        let (pre, _) = rust(fo, &site_load, &|_, _| quote!());
+        let (a0, a1) = (
+            Rust { load: &site_load }.name_of(fo.outputs[0]),
+            Rust { load: &site_load }.name_of(fo.outputs[1]),
+        );
+        quote! {
+            fn force_on(params: &Self::Params) -> bool {
+                type T = f64;
+                let prm: [f64; #np] = [#(params.#pnames),*];
+                #pre
+                #a0 != 0.0 || #a1 != 0.0
+            }
+        }
+    });
+    let collide_site = dispatch(false);
+    let collide_cluster = dispatch(true);
+    let (mom_pre, mom_body) = rust(&moments, &site_load, &|k, v| quote!(m[#k] = #v;));
+    let (eq_pre, eq_body) = rust(&equilibrium, &|k| quote!(m[#k]), &site_store_feq);
+    let (rate_pre, rate_body) = rust(&rate_prog, &site_load, &|_, _| quote!());
+    let rate_names: Vec<TokenStream> = rate_prog
+        .outputs
+        .iter()
+        .map(|&id| Rust { load: &site_load }.name_of(id))
+        .collect();
+    let rate_labels_lit = &rate_labels;
+
+    let velocities = l.c.iter().map(|c| {
+        let (x, y) = (c[0], c[1]);
+        quote!([#x, #y])
+    });
+    let weights = f64_lits(l.w.iter().map(to_f64));
+    let opposite = &l.opposite;
+    let halo = l.halo;
+    let cs2 = proc_macro2::Literal::f64_suffixed(to_f64(&l.cs2));
+    let moment_names: Vec<String> = an
+        .moments
+        .iter()
+        .flat_map(|m| m.vars.iter().map(|&v| an.var_names[v].clone()))
+        .collect();
+    let eq_order = an.eq_order;
+    let iso = l.isotropy;
+    let model_name = name.to_string();
+    let description = describe(an);
+    let doc = format!(
+        "Model `{model_name}` (generated by `lbm_model!`): D2Q{nq}, {description}. Isotropic through order {iso}; collide costs {flops} flops per site ({flops_forced} with the force on). Weights: {}.",
+        l.w.iter().map(|w| format!("{:.6e}", to_f64(w))).collect::<Vec<_>>().join(", ")
+    );
+    let params_doc = format!(
+        "Run-time parameters of [`{model_name}`], in declaration order: {}.",
+        an.params.join(", ")
+    );
+
+    // --- WGSL ---
+    let npw = np.max(1);
+    let mut wgsl =
+        format!("// Model {model_name}: D2Q{nq}, {description}. Generated by lbm_model!.\n");
+    wgsl += &wgsl_fn("lbm_moments", &moments, nq, npw);
+    wgsl += &wgsl_fn("lbm_equilibrium", &equilibrium, nm, npw);
+    wgsl += &wgsl_fn("lbm_collide_plain", &plain, nq, npw);
+    match (&forced, &force) {
+        (Some(fp), Some(fo)) => {
+            wgsl += &wgsl_fn("lbm_collide_forced", fp, nq, npw);
+            wgsl += &wgsl_fn("lbm_force", fo, nq, npw);
+            wgsl += &format!("fn lbm_collide(inp: array<real, {nq}>, prm: array<real, {npw}>) -> array<real, {nq}> {{\n    let a = lbm_force(inp, prm);\n    if (a[0] != real(0.0) || a[1] != real(0.0)) {{ return lbm_collide_forced(inp, prm); }}\n    return lbm_collide_plain(inp, prm);\n}}\n");
+        }
+        _ => wgsl += &format!("fn lbm_collide(inp: array<real, {nq}>, prm: array<real, {npw}>) -> array<real, {nq}> {{\n    return lbm_collide_plain(inp, prm);\n}}\n"),
+    }
+    validate_wgsl(&wgsl, span)?;
+
+    Ok(quote! {
+        #(#attrs)*
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+        #vis struct #name;
+
+        #[doc = #params_doc]
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #vis struct #params_ty {
+            #(#[doc = concat!("Parameter `", #pstrs, "`.")] pub #pnames: f64,)*
+        }
+
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused_variables)]
+        impl ::lbm::Model for #name {
+            const NAME: &'static str = #model_name;
+            const D: usize = 2;
+            const Q: usize = #nq;
+            const VELOCITIES: &'static [[i32; 2]] = &[#(#velocities),*];
+            const WEIGHTS: &'static [f64] = &[#(#weights),*];
+            const OPPOSITE: &'static [usize] = &[#(#opposite),*];
+            const HALO: usize = #halo;
+            const CS2: f64 = #cs2;
+            const MOMENT_NAMES: &'static [&'static str] = &[#(#moment_names),*];
+            const EQUILIBRIUM_ORDER: u32 = #eq_order;
+            const ISOTROPY_ORDER: u32 = #iso;
+            const COLLIDE_FLOPS: u64 = #flops;
+            const COLLIDE_FLOPS_FORCED: u64 = #flops_forced;
+            const DESCRIPTION: &'static str = #description;
+            const WGSL: &'static str = #wgsl;
+            type Params = #params_ty;
+
+            fn validate(params: &Self::Params) -> ::core::result::Result<(), ::lbm::ParamError> {
+                #(
+                    if !params.#pnames.is_finite() {
+                        return Err(::lbm::ParamError { model: #model_name, name: #pstrs.into(), value: params.#pnames, reason: "parameters must be finite numbers".into() });
+                    }
+                )*
+                type T = f64;
+                let prm: [f64; #np] = [#(params.#pnames),*];
+                let _ = &prm;
+                #rate_pre
+                #rate_body
+                let rates: &[(&str, f64)] = &[#((#rate_labels_lit, #rate_names)),*];
+                for &(label, omega) in rates {
+                    if !(omega > 0.0 && omega < 2.0) {
+                        return Err(::lbm::ParamError {
+                            model: #model_name,
+                            name: label.into(),
+                            value: omega,
+                            reason: format!("the relaxation rate must lie in (0, 2), i.e. the relaxation time τ = 1/ω must exceed 1/2 (here τ = {}); otherwise the viscosity cs²(τ − ½) is not positive and the run diverges: raise τ", 1.0 / omega),
+                        });
+                    }
+                }
+                Ok(())
+            }
+
+            #force_on
+
+            fn param_values(params: &Self::Params) -> ::std::vec::Vec<(&'static str, f64)> {
+                ::std::vec![#((#pstrs, params.#pnames)),*]
+            }
+
+            fn params_from_values(values: &[f64]) -> ::core::option::Option<Self::Params> {
+                if values.len() != #np {
+                    return None;
+                }
+                Some(#params_ty { #(#pnames: values[#pidx]),* })
+            }
+
+            #[inline]
+            fn moments<T: ::lbm::Real>(f: &[T], params: &Self::Params, m: &mut [T]) {
+                #prm_init
+                let f: &[T; #nq] = f.try_into().expect("moments: a site has Q populations");
+                let m: &mut [T; #nm] = m.try_into().expect("moments: the output holds one value per moment");
+                #mom_pre
+                #mom_body
+            }
+
+            #[inline]
+            fn equilibrium<T: ::lbm::Real>(m: &[T], f: &mut [T]) {
+                let m: &[T; #nm] = m.try_into().expect("equilibrium: one value per moment");
+                let f: &mut [T; #nq] = f.try_into().expect("equilibrium: the output holds Q populations");
+                #eq_pre
+                #eq_body
+            }
+
+            #[inline]
+            fn collide<T: ::lbm::Real>(f: &mut [T], params: &Self::Params) {
+                #prm_init
+                let f: &mut [T; #nq] = f.try_into().expect("collide: a site has Q populations");
+                #collide_site
+            }
+
+            #[inline]
+            fn collide_cluster<T: ::lbm::Real, const VL: usize>(f: &mut [[T; VL]], params: &Self::Params) {
+                #prm_init
+                let f: &mut [[T; VL]; #nq] = f.try_into().expect("collide_cluster: a cluster has Q population vectors");
+                #collide_cluster
+            }
+        }
+    })
+}
+
+fn site_store_feq(k: usize, v: TokenStream) -> TokenStream {
+    quote!(f[#k] = #v;)
+}
+
+/// One line for docs and `lbm models`: equilibrium, collision, forcing.
+fn describe(an: &Analysis) -> String {
+    let thermal = if an.moment(crate::analysis::Role::Temperature).is_some() {
+        "thermal"
+    } else {
+        "isothermal"
+    };
+    let collision = match &an.collision {
+        Collision::Bgk { .. } => "BGK",
+        Collision::Trt { .. } => "TRT",
+        Collision::Mrt { .. } => "MRT",
+    };
+    let force = if an.force.is_some() {
+        ", body force by the exact-difference method"
+    } else {
+        ""
+    };
+    format!(
+        "{thermal}, equilibrium of order {}, {collision} collision{force}",
+        an.eq_order
+    )
+}

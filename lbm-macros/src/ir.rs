@@ -1,0 +1,326 @@
+//! The kernel's expression graph: straight-line code in SSA form, built with constant folding
+//! and hash-consing (every subexpression exists once), then emitted as Rust or WGSL.
+//!
+//! Nodes that depend only on parameters and constants are *uniform*: the emitters hoist them out
+//! of the per-site code (out of the lane loop of a cluster), and the flop count covers only the
+//! per-site nodes that the outputs reach.
+
+use std::collections::HashMap;
+
+use num_traits::{One, Signed, Zero};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::poly::{to_f64, Q};
+
+/// Index of a node.
+pub type Id = usize;
+
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub enum Node {
+    /// Input `k` of the program (a population, or a moment).
+    Input(usize),
+    /// Run-time parameter `k`.
+    Param(usize),
+    Const(Q),
+    Add(Id, Id),
+    Sub(Id, Id),
+    Mul(Id, Id),
+    Div(Id, Id),
+    Neg(Id),
+}
+
+/// An expression graph under construction.
+#[derive(Default)]
+pub struct Ir {
+    pub nodes: Vec<Node>,
+    uniform: Vec<bool>,
+    index: HashMap<Node, Id>,
+}
+
+impl Ir {
+    fn intern(&mut self, n: Node) -> Id {
+        if let Some(&id) = self.index.get(&n) {
+            return id;
+        }
+        let uniform = match &n {
+            Node::Input(_) => false,
+            Node::Param(_) | Node::Const(_) => true,
+            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
+                self.uniform[*a] && self.uniform[*b]
+            }
+            Node::Neg(a) => self.uniform[*a],
+        };
+        let id = self.nodes.len();
+        self.nodes.push(n.clone());
+        self.uniform.push(uniform);
+        self.index.insert(n, id);
+        id
+    }
+
+    pub fn input(&mut self, k: usize) -> Id {
+        self.intern(Node::Input(k))
+    }
+    pub fn param(&mut self, k: usize) -> Id {
+        self.intern(Node::Param(k))
+    }
+    pub fn constant(&mut self, c: Q) -> Id {
+        self.intern(Node::Const(c))
+    }
+    fn value(&self, a: Id) -> Option<&Q> {
+        match &self.nodes[a] {
+            Node::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+    fn negated(&self, a: Id) -> Option<Id> {
+        match self.nodes[a] {
+            Node::Neg(x) => Some(x),
+            _ => None,
+        }
+    }
+
+    pub fn neg(&mut self, a: Id) -> Id {
+        if let Some(c) = self.value(a) {
+            let c = -c.clone();
+            return self.constant(c);
+        }
+        match self.negated(a) {
+            Some(x) => x,
+            None => self.intern(Node::Neg(a)),
+        }
+    }
+
+    pub fn add(&mut self, a: Id, b: Id) -> Id {
+        match (self.value(a).cloned(), self.value(b).cloned()) {
+            (Some(x), Some(y)) => return self.constant(x + y),
+            (Some(x), _) if x.is_zero() => return b,
+            (_, Some(y)) if y.is_zero() => return a,
+            _ => {}
+        }
+        if let Some(nb) = self.negated(b) {
+            return self.sub(a, nb);
+        }
+        if let Some(na) = self.negated(a) {
+            return self.sub(b, na);
+        }
+        self.intern(Node::Add(a.min(b), a.max(b)))
+    }
+
+    pub fn sub(&mut self, a: Id, b: Id) -> Id {
+        if a == b {
+            return self.constant(Q::zero());
+        }
+        match (self.value(a).cloned(), self.value(b).cloned()) {
+            (Some(x), Some(y)) => return self.constant(x - y),
+            (Some(x), _) if x.is_zero() => return self.neg(b),
+            (_, Some(y)) if y.is_zero() => return a,
+            _ => {}
+        }
+        if let Some(nb) = self.negated(b) {
+            return self.add(a, nb);
+        }
+        self.intern(Node::Sub(a, b))
+    }
+
+    pub fn mul(&mut self, a: Id, b: Id) -> Id {
+        match (self.value(a).cloned(), self.value(b).cloned()) {
+            (Some(x), Some(y)) => return self.constant(x * y),
+            (Some(x), _) | (_, Some(x)) if x.is_zero() => return self.constant(Q::zero()),
+            (Some(x), _) if x.is_one() => return b,
+            (_, Some(y)) if y.is_one() => return a,
+            (Some(x), _) if (-x.clone()).is_one() => return self.neg(b),
+            (_, Some(y)) if (-y.clone()).is_one() => return self.neg(a),
+            (Some(x), _) if x.is_negative() => {
+                let k = self.constant(-x);
+                let m = self.mul(k, b);
+                return self.neg(m);
+            }
+            (_, Some(y)) if y.is_negative() => {
+                let k = self.constant(-y);
+                let m = self.mul(a, k);
+                return self.neg(m);
+            }
+            _ => {}
+        }
+        match (self.negated(a), self.negated(b)) {
+            (Some(x), Some(y)) => self.mul(x, y),
+            (Some(x), None) => {
+                let m = self.mul(x, b);
+                self.neg(m)
+            }
+            (None, Some(y)) => {
+                let m = self.mul(a, y);
+                self.neg(m)
+            }
+            (None, None) => self.intern(Node::Mul(a.min(b), a.max(b))),
+        }
+    }
+
+    /// `a / b`; a division by a constant becomes a multiplication by its inverse.
+    pub fn div(&mut self, a: Id, b: Id) -> Id {
+        if let Some(y) = self.value(b).cloned() {
+            assert!(!y.is_zero(), "division by the constant zero");
+            let inv = self.constant(Q::one() / y);
+            return self.mul(a, inv);
+        }
+        self.intern(Node::Div(a, b))
+    }
+
+    /// Whether a node depends on parameters and constants only.
+    pub fn is_uniform(&self, a: Id) -> bool {
+        self.uniform[a]
+    }
+
+    /// The nodes the outputs reach, in order of creation (a valid evaluation order).
+    pub fn reachable(&self, outputs: &[Id]) -> Vec<Id> {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack: Vec<Id> = outputs.to_vec();
+        while let Some(n) = stack.pop() {
+            if std::mem::replace(&mut seen[n], true) {
+                continue;
+            }
+            match self.nodes[n] {
+                Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
+                    stack.extend([a, b])
+                }
+                Node::Neg(a) => stack.push(a),
+                _ => {}
+            }
+        }
+        (0..self.nodes.len()).filter(|&n| seen[n]).collect()
+    }
+
+    /// Floating-point operations per site: the non-uniform arithmetic nodes the outputs reach
+    /// (negations fold into the adjacent add or multiply and are not counted).
+    pub fn flops(&self, outputs: &[Id]) -> u64 {
+        self.reachable(outputs)
+            .into_iter()
+            .filter(|&n| {
+                !self.uniform[n]
+                    && matches!(
+                        self.nodes[n],
+                        Node::Add(..) | Node::Sub(..) | Node::Mul(..) | Node::Div(..)
+                    )
+            })
+            .count() as u64
+    }
+}
+
+/// Code emitted for a program: the uniform preamble and the per-site body.
+pub struct Emitted<C> {
+    pub preamble: Vec<C>,
+    pub body: Vec<C>,
+}
+
+/// How a program's inputs, parameters and outputs appear in the target language.
+pub trait Target {
+    type Code;
+    fn name(&self, n: Id) -> Self::Code;
+    fn input(&self, k: usize) -> Self::Code;
+    fn param(&self, k: usize) -> Self::Code;
+    fn constant(&self, c: f64) -> Self::Code;
+    fn bind(&self, n: Id, value: Self::Code) -> Self::Code;
+    fn binary(&self, op: char, a: Self::Code, b: Self::Code) -> Self::Code;
+    fn neg(&self, a: Self::Code) -> Self::Code;
+}
+
+/// Emits the nodes the outputs reach, uniform ones in the preamble.
+pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
+    let mut out = Emitted {
+        preamble: Vec::new(),
+        body: Vec::new(),
+    };
+    for n in ir.reachable(outputs) {
+        let value = match &ir.nodes[n] {
+            Node::Input(k) => t.input(*k),
+            Node::Param(k) => t.param(*k),
+            Node::Const(c) => t.constant(to_f64(c)),
+            Node::Add(a, b) => t.binary('+', t.name(*a), t.name(*b)),
+            Node::Sub(a, b) => t.binary('-', t.name(*a), t.name(*b)),
+            Node::Mul(a, b) => t.binary('*', t.name(*a), t.name(*b)),
+            Node::Div(a, b) => t.binary('/', t.name(*a), t.name(*b)),
+            Node::Neg(a) => t.neg(t.name(*a)),
+        };
+        let line = t.bind(n, value);
+        if ir.is_uniform(n) {
+            out.preamble.push(line)
+        } else {
+            out.body.push(line)
+        }
+    }
+    out
+}
+
+/// Rust, generic over `T: ::lbm::Real`; `load(k)` reads input k, params come from `prm[k]`.
+pub struct Rust<'a> {
+    pub load: &'a dyn Fn(usize) -> TokenStream,
+}
+
+impl Target for Rust<'_> {
+    type Code = TokenStream;
+    fn name(&self, n: Id) -> TokenStream {
+        let id = format_ident!("t{}", n);
+        quote!(#id)
+    }
+    fn input(&self, k: usize) -> TokenStream {
+        (self.load)(k)
+    }
+    fn param(&self, k: usize) -> TokenStream {
+        quote!(prm[#k])
+    }
+    fn constant(&self, c: f64) -> TokenStream {
+        let lit = proc_macro2::Literal::f64_suffixed(c);
+        quote!(<T as ::lbm::Real>::from_f64(#lit))
+    }
+    fn bind(&self, n: Id, value: TokenStream) -> TokenStream {
+        let id = format_ident!("t{}", n);
+        quote!(let #id: T = #value;)
+    }
+    fn binary(&self, op: char, a: TokenStream, b: TokenStream) -> TokenStream {
+        match op {
+            '+' => quote!(#a + #b),
+            '-' => quote!(#a - #b),
+            '*' => quote!(#a * #b),
+            _ => quote!(#a / #b),
+        }
+    }
+    fn neg(&self, a: TokenStream) -> TokenStream {
+        quote!(-#a)
+    }
+}
+
+/// WGSL, in the type alias `real` that the runtime defines (`f32` or `f64`); inputs are read from
+/// the local array `inp`, parameters from `prm`.
+pub struct Wgsl;
+
+impl Target for Wgsl {
+    type Code = String;
+    fn name(&self, n: Id) -> String {
+        format!("t{n}")
+    }
+    fn input(&self, k: usize) -> String {
+        format!("inp[{k}]")
+    }
+    fn param(&self, k: usize) -> String {
+        format!("prm[{k}]")
+    }
+    fn constant(&self, c: f64) -> String {
+        let s = format!("{c:?}");
+        let s = if s.contains(['.', 'e']) {
+            s
+        } else {
+            format!("{s}.0")
+        };
+        format!("real({s})")
+    }
+    fn bind(&self, n: Id, value: String) -> String {
+        format!("    let t{n}: real = {value};")
+    }
+    fn binary(&self, op: char, a: String, b: String) -> String {
+        format!("{a} {op} {b}")
+    }
+    fn neg(&self, a: String) -> String {
+        format!("-{a}")
+    }
+}

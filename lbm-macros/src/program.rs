@@ -1,0 +1,579 @@
+//! The model's kernels as expression graphs: moments, equilibrium, relaxation rates and
+//! collide (with and without the body force), built from the exact polynomials of the analysis.
+//!
+//! The equilibrium is emitted per pair of opposite velocities (i, ī): with `P_i` the
+//! equilibrium divided by the factor common to all populations (ρ),
+//! `E = (P_i + P_ī)/2` and `O = (P_i − P_ī)/2` are sums over the monomials of (u, T), and
+//! `f_eq_i = ρ (E + O)`, `f_eq_ī = ρ (E − O)`: the monomials are computed once per site and each
+//! pair costs two short dot products, which is what makes D2Q37's collide need far fewer flops
+//! than the seeds' ≈ 6600 (seed 001 §3, seed 003 §3).
+
+use std::collections::{BTreeMap, HashMap};
+
+use proc_macro2::Span;
+use syn::{Error, Ident};
+
+use crate::algebra::{eval, Algebra, Value};
+use crate::analysis::{Analysis, Collision, PolyCtx, Rate, TrtMinus};
+use crate::expr::Arg;
+use crate::ir::{Id, Ir};
+use crate::poly::{q, qf, Mono, Poly, Q};
+
+/// A program: its graph and its outputs.
+pub struct Program {
+    pub ir: Ir,
+    pub outputs: Vec<Id>,
+}
+
+/// Values of the model's variables as graph nodes (`None`: not yet computed).
+type Vars = Vec<Option<Id>>;
+
+/// Builds monomials of the variables, sharing products.
+struct Monomials<'a> {
+    vars: &'a Vars,
+    memo: HashMap<Mono, Id>,
+}
+
+impl<'a> Monomials<'a> {
+    fn new(vars: &'a Vars) -> Self {
+        Monomials {
+            vars,
+            memo: HashMap::new(),
+        }
+    }
+
+    fn get(&mut self, ir: &mut Ir, m: &Mono, names: &[String], span: Span) -> syn::Result<Id> {
+        if let Some(&id) = self.memo.get(m) {
+            return Ok(id);
+        }
+        let Some(v) = m.iter().rposition(|&e| e > 0) else {
+            return Ok(ir.constant(q(1)));
+        };
+        let var = self.vars[v].ok_or_else(|| Error::new(span, format!("`{}` is used before it is defined: define the moments in order (rho, u, then T)", names[v])))?;
+        let mut rest = m.clone();
+        rest[v] -= 1;
+        let lower = self.get(ir, &rest, names, span)?;
+        let id = ir.mul(lower, var);
+        self.memo.insert(m.clone(), id);
+        Ok(id)
+    }
+
+    /// `Σ coef · monomial`, terms in a canonical order so equal sums share nodes.
+    fn sum(&mut self, ir: &mut Ir, p: &Poly, names: &[String], span: Span) -> syn::Result<Id> {
+        let mut acc = ir.constant(q(0));
+        for (m, c) in &p.terms {
+            let mono = self.get(ir, m, names, span)?;
+            let k = ir.constant(c.clone());
+            let t = ir.mul(k, mono);
+            acc = ir.add(acc, t);
+        }
+        Ok(acc)
+    }
+}
+
+/// `Σ_i a_i x_i` over the populations, in index order.
+fn linear(ir: &mut Ir, xs: &[Id], coefs: &[Q]) -> Id {
+    let mut acc = ir.constant(q(0));
+    for (&x, a) in xs.iter().zip(coefs) {
+        let k = ir.constant(a.clone());
+        let t = ir.mul(k, x);
+        acc = ir.add(acc, t);
+    }
+    acc
+}
+
+/// Evaluation of moment definitions into the graph: `sum(φ)` becomes
+/// `Σ_m monomial_m(u, …) · Σ_i coef_{i,m} f_i`, with φ expanded exactly per population.
+struct IrCtx<'a> {
+    an: &'a Analysis,
+    ir: &'a mut Ir,
+    f: &'a [Id],
+    vars: &'a Vars,
+    names: HashMap<String, Value<Poly>>,
+    /// One `f` variable stands for every population inside a summand.
+    fpolys: Vec<Poly>,
+}
+
+impl Algebra for IrCtx<'_> {
+    type S = Id;
+    fn constant(&mut self, x: Q) -> Id {
+        self.ir.constant(x)
+    }
+    fn add(&mut self, a: &Id, b: &Id) -> Id {
+        self.ir.add(*a, *b)
+    }
+    fn sub(&mut self, a: &Id, b: &Id) -> Id {
+        self.ir.sub(*a, *b)
+    }
+    fn mul(&mut self, a: &Id, b: &Id) -> Id {
+        self.ir.mul(*a, *b)
+    }
+    fn neg(&mut self, a: &Id) -> Id {
+        self.ir.neg(*a)
+    }
+    fn div(&mut self, a: &Id, b: &Id, _span: Span) -> syn::Result<Id> {
+        Ok(self.ir.div(*a, *b))
+    }
+    fn ident(&mut self, name: &str, span: Span) -> syn::Result<Value<Id>> {
+        match self.names.get(name) {
+            Some(v) => {
+                let node = |p: &Poly| -> syn::Result<Id> {
+                    let (m, _) = p.terms.iter().next().expect("a variable");
+                    let v = m.iter().position(|&e| e == 1).expect("a variable");
+                    self.vars[v].ok_or_else(|| Error::new(span, format!("`{name}` is used before it is defined: define the moments in order (rho, u, then T)")))
+                };
+                Ok(match v {
+                    Value::Scalar(p) => Value::Scalar(node(p)?),
+                    Value::Vector(ps) => {
+                        Value::Vector(ps.iter().map(node).collect::<syn::Result<_>>()?)
+                    }
+                })
+            }
+            None => {
+                let mut poly = self.poly_ctx(None);
+                match poly.ident(name, span)? {
+                    Value::Scalar(p) => Ok(Value::Scalar(
+                        self.ir.constant(p.as_constant().expect("a constant")),
+                    )),
+                    Value::Vector(_) => unreachable!("per-velocity names need a population"),
+                }
+            }
+        }
+    }
+    fn call(&mut self, name: &Ident, args: &[Arg], span: Span) -> syn::Result<Value<Id>> {
+        if name != "sum" {
+            return Err(Error::new(
+                name.span(),
+                format!("`{name}` cannot be used in a moment definition"),
+            ));
+        }
+        let [arg] = args else {
+            return Err(Error::new(name.span(), "`sum(…)` takes one argument"));
+        };
+        let nq = self.an.lattice.c.len();
+        let mut per_pop = Vec::with_capacity(nq);
+        for i in 0..nq {
+            per_pop.push(match eval(&mut self.poly_ctx(Some(i)), &arg.value)? {
+                Value::Scalar(p) => vec![p],
+                Value::Vector(v) => v,
+            });
+        }
+        let ncomp = per_pop[0].len();
+        let fv = self.an.f_var();
+        let mut comps = Vec::with_capacity(ncomp);
+        for k in 0..ncomp {
+            // Group by monomial of the other variables: coefficient of f_i for each population.
+            let mut groups: BTreeMap<Mono, Vec<Q>> = BTreeMap::new();
+            for (i, p) in per_pop.iter().enumerate() {
+                for (m, c) in &p[k].terms {
+                    if m[fv] != 1 {
+                        return Err(Error::new(
+                            arg.value.span,
+                            "the summand of sum(…) must be linear in f, e.g. sum(f * c)",
+                        ));
+                    }
+                    let mut rest = m.clone();
+                    rest[fv] = 0;
+                    groups.entry(rest).or_insert_with(|| vec![q(0); nq])[i] += c.clone();
+                }
+            }
+            let mut mono = Monomials::new(self.vars);
+            let mut acc = self.ir.constant(q(0));
+            for (m, coefs) in &groups {
+                let l = linear(self.ir, self.f, coefs);
+                let mn = mono.get(self.ir, m, &self.an.var_names, span)?;
+                let t = self.ir.mul(mn, l);
+                acc = self.ir.add(acc, t);
+            }
+            comps.push(acc);
+        }
+        Ok(if ncomp == 1 {
+            Value::Scalar(comps[0])
+        } else {
+            Value::Vector(comps)
+        })
+    }
+}
+
+impl IrCtx<'_> {
+    fn poly_ctx(&self, pop: Option<usize>) -> PolyCtx<'_> {
+        PolyCtx {
+            lattice: &self.an.lattice,
+            nvars: self.an.nvars(),
+            names: self.names.clone(),
+            pop,
+            sum_f: Some(&self.fpolys),
+            thermal: self.an.moment(crate::analysis::Role::Temperature).is_some(),
+        }
+    }
+}
+
+fn ir_ctx<'a>(
+    an: &'a Analysis,
+    ir: &'a mut Ir,
+    f: &'a [Id],
+    vars: &'a Vars,
+    names: HashMap<String, Value<Poly>>,
+) -> IrCtx<'a> {
+    let fpolys = vec![Poly::var(an.nvars(), an.f_var()); an.lattice.c.len()];
+    IrCtx {
+        an,
+        ir,
+        f,
+        vars,
+        names,
+        fpolys,
+    }
+}
+
+/// The polynomial value of every name, for evaluating formulas.
+pub fn names(an: &Analysis) -> HashMap<String, Value<Poly>> {
+    let n = an.nvars();
+    let mut m = HashMap::new();
+    for mo in &an.moments {
+        let v: Vec<Poly> = mo.vars.iter().map(|&k| Poly::var(n, k)).collect();
+        m.insert(
+            mo.name.clone(),
+            if v.len() > 1 {
+                Value::Vector(v)
+            } else {
+                Value::Scalar(v[0].clone())
+            },
+        );
+    }
+    for (k, p) in an.params.iter().enumerate() {
+        m.insert(p.clone(), Value::Scalar(Poly::var(n, an.param_var(k))));
+    }
+    m
+}
+
+/// Variables of the graph: parameters as parameter nodes, moments not yet computed.
+fn param_vars(an: &Analysis, ir: &mut Ir) -> Vars {
+    let mut vars = vec![None; an.nvars()];
+    for k in 0..an.params.len() {
+        vars[an.param_var(k)] = Some(ir.param(k));
+    }
+    vars
+}
+
+/// Computes the moments from the populations `f` into `vars`, in declaration order.
+fn moments(an: &Analysis, ir: &mut Ir, f: &[Id], vars: &mut Vars) -> syn::Result<()> {
+    for m in &an.moments {
+        let snapshot = vars.clone();
+        let mut ctx = ir_ctx(an, ir, f, &snapshot, names(an));
+        let v = eval(&mut ctx, &m.def)?;
+        let ids = match v {
+            Value::Scalar(s) => vec![s],
+            Value::Vector(v) => v,
+        };
+        for (&k, id) in m.vars.iter().zip(ids) {
+            vars[k] = Some(id);
+        }
+    }
+    Ok(())
+}
+
+/// Evaluates an expression of the parameters as a (uniform) node.
+fn uniform(an: &Analysis, ir: &mut Ir, e: &crate::expr::Expr) -> syn::Result<Id> {
+    let vars = param_vars(an, ir);
+    let mut names = names(an);
+    names.retain(|k, _| an.params.contains(k));
+    let mut ctx = ir_ctx(an, ir, &[], &vars, names);
+    eval(&mut ctx, e)?.scalar(e.span, "a rate or force component")
+}
+
+/// The relaxation rate ω of a [`Rate`] (ω = 1/τ for a relaxation time).
+fn rate(an: &Analysis, ir: &mut Ir, r: &Rate) -> syn::Result<Id> {
+    let x = uniform(an, ir, &r.expr)?;
+    Ok(if r.is_time {
+        let one = ir.constant(q(1));
+        ir.div(one, x)
+    } else {
+        x
+    })
+}
+
+/// TRT's odd rate from the magic parameter: 1/ω⁻ = Λ/(1/ω⁺ − ½) + ½ (Ginzburg et al. 2008).
+fn trt_minus(an: &Analysis, ir: &mut Ir, plus: Id, minus: &TrtMinus) -> syn::Result<Id> {
+    match minus {
+        TrtMinus::Rate(r) => rate(an, ir, r),
+        TrtMinus::Magic(e) => {
+            let lambda = uniform(an, ir, e)?;
+            let (one, half) = (ir.constant(q(1)), ir.constant(qf(1, 2)));
+            let tau_p = ir.div(one, plus);
+            let d = ir.sub(tau_p, half);
+            let r = ir.div(lambda, d);
+            let tau_m = ir.add(r, half);
+            Ok(ir.div(one, tau_m))
+        }
+    }
+}
+
+/// All relaxation rates that must lie in (0, 2), with their labels, for `validate`.
+pub fn rates(an: &Analysis) -> syn::Result<(Program, Vec<String>)> {
+    let mut ir = Ir::default();
+    let mut outputs = Vec::new();
+    let mut labels = Vec::new();
+    let mut push = |id: Id, label: String| {
+        outputs.push(id);
+        labels.push(label);
+    };
+    match &an.collision {
+        Collision::Bgk { omega } => push(rate(an, &mut ir, omega)?, describe(omega)),
+        Collision::Trt { plus, minus } => {
+            let p = rate(an, &mut ir, plus)?;
+            push(p, describe(plus));
+            let m = trt_minus(an, &mut ir, p, minus)?;
+            push(
+                m,
+                match minus {
+                    TrtMinus::Rate(r) => describe(r),
+                    TrtMinus::Magic(e) => format!("ω⁻ from magic = {}", crate::expr::show(e)),
+                },
+            );
+        }
+        Collision::Mrt { rates, .. } => {
+            for (k, r) in rates.iter().enumerate() {
+                if let Some(r) = r {
+                    push(
+                        rate(an, &mut ir, r)?,
+                        format!("MRT rate {k} = {}", crate::expr::show(&r.expr)),
+                    );
+                }
+            }
+        }
+    }
+    Ok((Program { ir, outputs }, labels))
+}
+
+fn describe(r: &Rate) -> String {
+    let e = crate::expr::show(&r.expr);
+    if r.is_time {
+        format!("ω = 1/τ with τ = {e}")
+    } else {
+        format!("{} = {e}", r.label)
+    }
+}
+
+/// The equilibrium of every population as `factor · (even_i + odd_i)`.
+struct EqParts {
+    factor: Id,
+    even: Vec<Id>,
+    odd: Vec<Id>,
+}
+
+impl EqParts {
+    fn feq(&self, ir: &mut Ir, i: usize) -> Id {
+        let s = ir.add(self.even[i], self.odd[i]);
+        ir.mul(self.factor, s)
+    }
+}
+
+fn eq_parts(an: &Analysis, ir: &mut Ir, vars: &Vars, span: Span) -> syn::Result<EqParts> {
+    let n = an.nvars();
+    let common: Mono = (0..n)
+        .map(|v| {
+            an.feq
+                .iter()
+                .flat_map(|p| p.terms.keys())
+                .map(|m| m[v])
+                .min()
+                .unwrap_or(0)
+        })
+        .collect();
+    let divisor = Poly {
+        nvars: n,
+        terms: BTreeMap::from([(common.clone(), q(1))]),
+    };
+    let reduced: Vec<Poly> = an
+        .feq
+        .iter()
+        .map(|p| p.div(&divisor).expect("common factor divides"))
+        .collect();
+    let mut mono = Monomials::new(vars);
+    let factor = mono.get(ir, &common, &an.var_names, span)?;
+    let nq = reduced.len();
+    let zero = ir.constant(q(0));
+    let (mut even, mut odd) = (vec![zero; nq], vec![zero; nq]);
+    for i in 0..nq {
+        let j = an.lattice.opposite[i];
+        if j < i {
+            continue;
+        }
+        let half = qf(1, 2);
+        let e = reduced[i].add(&reduced[j]).scale(&half);
+        let o = reduced[i].sub(&reduced[j]).scale(&half);
+        even[i] = mono.sum(ir, &e, &an.var_names, span)?;
+        even[j] = even[i];
+        odd[i] = mono.sum(ir, &o, &an.var_names, span)?;
+        odd[j] = ir.neg(odd[i]);
+    }
+    Ok(EqParts { factor, even, odd })
+}
+
+/// The `moments` program: inputs are the populations; with a force, the velocity returned is the
+/// physical one, `u + a/2` (the exact-difference method's velocity at half step).
+pub fn moments_program(an: &Analysis) -> syn::Result<Program> {
+    let mut ir = Ir::default();
+    let f: Vec<Id> = (0..an.lattice.c.len()).map(|i| ir.input(i)).collect();
+    let mut vars = param_vars(an, &mut ir);
+    moments(an, &mut ir, &f, &mut vars)?;
+    if let Some(force) = &an.force {
+        let u = an
+            .moment(crate::analysis::Role::Velocity)
+            .expect("checked")
+            .vars
+            .clone();
+        for (k, e) in u.iter().zip(force) {
+            let a = uniform(an, &mut ir, e)?;
+            let half = ir.constant(qf(1, 2));
+            let shift = ir.mul(a, half);
+            vars[*k] = Some(ir.add(vars[*k].unwrap(), shift));
+        }
+    }
+    let outputs = an
+        .moments
+        .iter()
+        .flat_map(|m| m.vars.iter().map(|&k| vars[k].unwrap()))
+        .collect();
+    Ok(Program { ir, outputs })
+}
+
+/// The `equilibrium` program: inputs are the moments in declaration order.
+pub fn equilibrium_program(an: &Analysis, span: Span) -> syn::Result<Program> {
+    let mut ir = Ir::default();
+    let mut vars: Vars = vec![None; an.nvars()];
+    let mut k = 0;
+    for m in &an.moments {
+        for &v in &m.vars {
+            vars[v] = Some(ir.input(k));
+            k += 1;
+        }
+    }
+    let parts = eq_parts(an, &mut ir, &vars, span)?;
+    let outputs = (0..an.lattice.c.len())
+        .map(|i| parts.feq(&mut ir, i))
+        .collect();
+    Ok(Program { ir, outputs })
+}
+
+/// The `collide` program, with the body force applied by the exact-difference method
+/// (Kupershtokh 2004): `f_i ← Ω_i(f) + f_eq_i(ρ, u + a) − f_eq_i(ρ, u)`, which changes the
+/// momentum by exactly ρa per step whatever the collision operator.
+pub fn collide_program(an: &Analysis, forced: bool, span: Span) -> syn::Result<Program> {
+    let mut ir = Ir::default();
+    let nq = an.lattice.c.len();
+    let f: Vec<Id> = (0..nq).map(|i| ir.input(i)).collect();
+    let mut vars = param_vars(an, &mut ir);
+    moments(an, &mut ir, &f, &mut vars)?;
+    let eq = eq_parts(an, &mut ir, &vars, span)?;
+    let mut out = relax(an, &mut ir, &f, &eq, &vars, span)?;
+    if forced {
+        let force = an.force.as_ref().expect("forced only with a force");
+        let mut shifted = vars.clone();
+        let u = &an
+            .moment(crate::analysis::Role::Velocity)
+            .expect("checked")
+            .vars;
+        for (k, e) in u.iter().zip(force) {
+            let a = uniform(an, &mut ir, e)?;
+            shifted[*k] = Some(ir.add(vars[*k].unwrap(), a));
+        }
+        let eq2 = eq_parts(an, &mut ir, &shifted, span)?;
+        for (i, o) in out.iter_mut().enumerate() {
+            let (new, old) = (eq2.feq(&mut ir, i), eq.feq(&mut ir, i));
+            let d = ir.sub(new, old);
+            *o = ir.add(*o, d);
+        }
+    }
+    Ok(Program { ir, outputs: out })
+}
+
+/// The collision operator applied to `f` with the equilibrium `eq`.
+fn relax(
+    an: &Analysis,
+    ir: &mut Ir,
+    f: &[Id],
+    eq: &EqParts,
+    vars: &Vars,
+    span: Span,
+) -> syn::Result<Vec<Id>> {
+    let nq = f.len();
+    match &an.collision {
+        // f_i + ω (f_eq_i − f_i)   (seed 000 eq. 1)
+        Collision::Bgk { omega } => {
+            let w = rate(an, ir, omega)?;
+            Ok((0..nq)
+                .map(|i| {
+                    let feq = eq.feq(ir, i);
+                    let d = ir.sub(feq, f[i]);
+                    let t = ir.mul(w, d);
+                    ir.add(f[i], t)
+                })
+                .collect())
+        }
+        // f_i − ω⁺ (f⁺ − f_eq⁺) − ω⁻ (f⁻ − f_eq⁻), f^± = (f_i ± f_ī)/2
+        Collision::Trt { plus, minus } => {
+            let wp = rate(an, ir, plus)?;
+            let wm = trt_minus(an, ir, wp, minus)?;
+            let half = ir.constant(qf(1, 2));
+            let mut out = vec![f[0]; nq];
+            for i in 0..nq {
+                let j = an.lattice.opposite[i];
+                let s = ir.add(f[i], f[j]);
+                let fp = ir.mul(half, s);
+                let eqp = ir.mul(eq.factor, eq.even[i]);
+                let dp0 = ir.sub(fp, eqp);
+                let dp = ir.mul(wp, dp0);
+                let a = ir.sub(f[i], f[j]);
+                let fm = ir.mul(half, a);
+                let eqm = ir.mul(eq.factor, eq.odd[i]);
+                let dm0 = ir.sub(fm, eqm);
+                let dm = ir.mul(wm, dm0);
+                let t = ir.sub(f[i], dp);
+                out[i] = ir.sub(t, dm);
+            }
+            Ok(out)
+        }
+        // f − M⁻¹ S (M f − m_eq)   (Lallemand & Luo 2000)
+        Collision::Mrt { m, minv, rates } => {
+            let mut dm = Vec::with_capacity(nq);
+            let mut mono = Monomials::new(vars);
+            for (row, r) in m.iter().zip(rates) {
+                let Some(r) = r else {
+                    dm.push(ir.constant(q(0)));
+                    continue;
+                };
+                let mk = linear(ir, f, row);
+                let meq_poly = row
+                    .iter()
+                    .zip(&an.feq)
+                    .fold(Poly::zero(an.nvars()), |acc, (a, p)| acc.add(&p.scale(a)));
+                let meq = mono.sum(ir, &meq_poly, &an.var_names, span)?;
+                let s = rate(an, ir, r)?;
+                let d = ir.sub(mk, meq);
+                dm.push(ir.mul(s, d));
+            }
+            Ok((0..nq)
+                .map(|i| {
+                    let coefs: Vec<Q> = minv[i].clone();
+                    let back = linear(ir, &dm, &coefs);
+                    ir.sub(f[i], back)
+                })
+                .collect())
+        }
+    }
+}
+
+/// The force vector as uniform nodes (for the "is the force on" test).
+pub fn force_program(an: &Analysis) -> syn::Result<Option<Program>> {
+    let Some(force) = &an.force else {
+        return Ok(None);
+    };
+    let mut ir = Ir::default();
+    let outputs = force
+        .iter()
+        .map(|e| uniform(an, &mut ir, e))
+        .collect::<syn::Result<_>>()?;
+    Ok(Some(Program { ir, outputs }))
+}
