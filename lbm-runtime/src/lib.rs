@@ -1,8 +1,26 @@
 //! Runtime of the `lbm` framework: the [`Model`] trait that generated models implement, and the
-//! machinery that runs them on lattices.
+//! machinery that runs them on lattices: the four data layouts of seed 000 §4 ([`layout`]),
+//! the [`Lattice`] with its streaming schemes, the CPU kernels, boundary conditions
+//! ([`boundary`]) and the benchmark probes ([`metrics`]).
 
+pub mod boundary;
+mod error;
+mod kernels;
+mod lattice;
+pub mod layout;
+pub mod metrics;
 mod model;
 mod real;
+mod storage;
+#[cfg(test)]
+mod testing;
 
+pub use boundary::{Boundaries, BoundarySpec, Wall};
+pub use error::LbmError;
+pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
+pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};
 pub use model::{Model, ParamError};
 pub use real::Real;
+pub use storage::ALIGN;
+#[cfg(test)]
+mod lattice_tests;

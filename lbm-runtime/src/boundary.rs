@@ -1,0 +1,460 @@
+//! Boundary conditions: what the user asks for ([`BoundarySpec`]) and the per-site rules the
+//! kernels apply ([`Boundaries`]).
+//!
+//! # How they act
+//! Streaming pulls population `i` of site `x` from `x − c_i`. A *link* whose source lies
+//! beyond a wall (across the y-wrap when the bottom and top are walls, beyond `x = 0` or
+//! `x = LX − 1` when the sides are, or inside an obstacle of the mask) is *bounced*: half-way
+//! bounce-back (seed 004 §2) replaces the pulled value by the site's own outgoing population,
+//!
+//! ```text
+//! f_i(x, t+1) = f*_ī(x, t) + 2 w_i ρ_w (c_i · u_w) / cs²,      ī = opposite of i, ρ_w = 1,
+//! ```
+//!
+//! the wall sitting half-way along the link; the correction term moves the wall with velocity
+//! `u_w` (the cavity lid). After the links, a site may carry a *rule* that rewrites its
+//! pre-collision populations: Zou–He velocity or pressure (D2Q9-like models), the thermal
+//! wall of seed 000 §5 (the `HALO` outermost rows set to equilibrium at the wall temperature and
+//! zero velocity, the seeds' `bc` kernel on the three uppermost and lowermost rows for
+//! D2Q37), or a solid site (reset to rest). The body force is part of the model's collision.
+//!
+//! Every boundary is a list of sites with a bit mask of bounced links; the bulk stays a plain
+//! vectorised pull. The masks are symmetric — link `i` of `x` is bounced exactly when link `ī`
+//! of `x − c_i` is — which is what makes the in-place AA scheme possible with walls (see
+//! `kernels`).
+
+use crate::{layout::Dims, Layout, LbmError, Model, Real};
+
+/// One side of the domain, or an obstacle surface.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Wall {
+    /// Half-way bounce-back; a non-zero `velocity` makes it a moving wall (the cavity lid).
+    BounceBack {
+        /// Wall velocity `u_w` in lattice units.
+        velocity: [f64; 2],
+    },
+    /// Zou–He velocity boundary on the outermost row or column (D2Q9-like models only):
+    /// the unknown populations are set so that the site has velocity `velocity`, with
+    /// `ρ = (Σ_{c·n=0} f + 2 Σ_{c·n<0} f) / (1 − u·n)` (n the inward normal, Zou & He 1997).
+    ZouHeVelocity {
+        /// Imposed velocity.
+        velocity: [f64; 2],
+    },
+    /// Zou–He pressure boundary (density `ρ`, zero tangential velocity), D2Q9-like models.
+    ZouHePressure {
+        /// Imposed density (pressure `p = cs² ρ`).
+        density: f64,
+    },
+    /// Thermal wall (seed 000 §5): the `M::HALO` outermost rows or columns are set to the
+    /// equilibrium at their density, zero velocity and temperature `temperature` (thermal
+    /// models, with a moment named `T`).
+    Thermal {
+        /// Wall temperature, in the model's units (1 is the lattice reference).
+        temperature: f64,
+    },
+}
+
+impl Wall {
+    /// A wall at rest.
+    pub const NO_SLIP: Wall = Wall::BounceBack {
+        velocity: [0.0, 0.0],
+    };
+
+    fn bounce_velocity(&self) -> [f64; 2] {
+        match *self {
+            Wall::BounceBack { velocity } => velocity,
+            _ => [0.0, 0.0],
+        }
+    }
+}
+
+/// The boundary conditions of a lattice. A direction with no walls is periodic.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoundarySpec {
+    /// The side at `x = 0` (with `right`: both or neither; neither is periodic in x).
+    pub left: Option<Wall>,
+    /// The side at `x = LX − 1`.
+    pub right: Option<Wall>,
+    /// The side at `y = 0` (with `top`: both or neither; neither is periodic in y).
+    pub bottom: Option<Wall>,
+    /// The side at `y = LY − 1`.
+    pub top: Option<Wall>,
+    /// Obstacles: `solid[x·LY + y]` marks a solid site (bounce-back on its surface).
+    pub solid: Option<Vec<bool>>,
+}
+
+impl BoundarySpec {
+    /// Periodic in both directions.
+    pub fn periodic() -> Self {
+        Self::default()
+    }
+
+    /// Periodic in x, no-slip walls at the bottom and top (a channel).
+    pub fn channel() -> Self {
+        Self {
+            bottom: Some(Wall::NO_SLIP),
+            top: Some(Wall::NO_SLIP),
+            ..Self::default()
+        }
+    }
+
+    /// The lid-driven cavity: no-slip walls, the top moving with velocity `(lid, 0)`.
+    pub fn cavity(lid: f64) -> Self {
+        Self {
+            left: Some(Wall::NO_SLIP),
+            right: Some(Wall::NO_SLIP),
+            bottom: Some(Wall::NO_SLIP),
+            top: Some(Wall::BounceBack {
+                velocity: [lid, 0.0],
+            }),
+            solid: None,
+        }
+    }
+}
+
+/// Target of a Zou–He boundary.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum ZouHeTarget {
+    Velocity([f64; 2]),
+    Density(f64),
+}
+
+/// What a boundary site does to its pre-collision populations after the links.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Rule {
+    None,
+    Solid,
+    ZouHe {
+        normal: [i32; 2],
+        target: ZouHeTarget,
+    },
+    Thermal {
+        temperature: f64,
+    },
+}
+
+/// A site with bounced links or a rule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Site {
+    pub x: usize,
+    pub y: usize,
+    pub k: usize,
+    pub lane: usize,
+    /// Bit `i` set: link `i` is bounced.
+    pub mask: u64,
+    /// Offset of this site's `Q` corrections in [`Boundaries::corr`], if any is non-zero.
+    pub corr: Option<usize>,
+    pub rule: Rule,
+}
+
+impl Site {
+    #[inline(always)]
+    pub fn bounced(&self, i: usize) -> bool {
+        self.mask >> i & 1 == 1
+    }
+}
+
+/// The compiled boundary conditions of one lattice, for one layout.
+#[derive(Debug, Clone)]
+pub struct Boundaries<T: Real> {
+    pub(crate) sites: Vec<Site>,
+    /// `sites[col_start[x]..col_start[x + 1]]` are the sites of column `x`, by cluster.
+    pub(crate) col_start: Vec<usize>,
+    pub(crate) corr: Vec<T>,
+    pub(crate) x_periodic: bool,
+    pub(crate) solid: Vec<bool>,
+}
+
+impl<T: Real> Boundaries<T> {
+    /// Whether the x direction is periodic (no left/right walls).
+    pub fn x_periodic(&self) -> bool {
+        self.x_periodic
+    }
+
+    /// Whether site `(x, y)` is solid (an obstacle).
+    pub fn is_solid(&self, d: &Dims, x: usize, y: usize) -> bool {
+        !self.solid.is_empty() && self.solid[x * d.ly + y]
+    }
+
+    /// Number of boundary sites (sites with a bounced link or a rule).
+    pub fn len(&self) -> usize {
+        self.sites.len()
+    }
+
+    /// Whether there is no boundary site (fully periodic, no obstacle).
+    pub fn is_empty(&self) -> bool {
+        self.sites.is_empty()
+    }
+
+    pub(crate) fn column(&self, x: usize) -> &[Site] {
+        &self.sites[self.col_start[x]..self.col_start[x + 1]]
+    }
+
+    /// The boundary site at `(x, y)`, if it is one.
+    pub(crate) fn site<L: Layout>(&self, d: &Dims, x: usize, y: usize) -> Option<&Site> {
+        let col = self.column(x);
+        let key = L::cluster_lane(d, y);
+        col.binary_search_by_key(&key, |s| (s.k, s.lane))
+            .ok()
+            .map(|j| &col[j])
+    }
+
+    /// Compiles `spec` for model `M` on a lattice of shape `d` stored in layout `L`.
+    pub fn compile<M: Model, L: Layout>(spec: &BoundarySpec, d: &Dims) -> Result<Self, LbmError> {
+        check_spec::<M>(spec, d)?;
+        let solid = spec.solid.clone().unwrap_or_default();
+        let mut out = Self {
+            sites: Vec::new(),
+            col_start: Vec::with_capacity(d.lx + 1),
+            corr: Vec::new(),
+            x_periodic: spec.left.is_none(),
+            solid,
+        };
+        for x in 0..d.lx {
+            out.col_start.push(out.sites.len());
+            let first = out.sites.len();
+            for y in 0..d.ly {
+                out.add_site::<M, L>(spec, d, x, y);
+            }
+            out.sites[first..].sort_by_key(|s| (s.k, s.lane));
+        }
+        out.col_start.push(out.sites.len());
+        Ok(out)
+    }
+
+    fn add_site<M: Model, L: Layout>(&mut self, spec: &BoundarySpec, d: &Dims, x: usize, y: usize) {
+        let (k, lane) = L::cluster_lane(d, y);
+        let mut site = Site {
+            x,
+            y,
+            k,
+            lane,
+            mask: 0,
+            corr: None,
+            rule: Rule::None,
+        };
+        if self.is_solid(d, x, y) {
+            site.mask = u64::MAX >> (64 - M::Q);
+            site.rule = Rule::Solid;
+            self.sites.push(site);
+            return;
+        }
+        let mut corr = vec![0.0f64; M::Q];
+        for (i, c) in M::VELOCITIES.iter().enumerate() {
+            if let Some(wall) = self.crossed_wall(spec, d, x, y, *c) {
+                site.mask |= 1 << i;
+                let u = wall.bounce_velocity();
+                corr[i] = 2.0 * M::WEIGHTS[i] * (c[0] as f64 * u[0] + c[1] as f64 * u[1]) / M::CS2;
+            }
+        }
+        if corr.iter().any(|&c| c != 0.0) {
+            site.corr = Some(self.corr.len());
+            self.corr.extend(corr.iter().map(|&c| T::from_f64(c)));
+        }
+        site.rule = site_rule(spec, d, M::HALO, x, y);
+        if site.mask != 0 || site.rule != Rule::None {
+            self.sites.push(site);
+        }
+    }
+
+    /// The wall (or obstacle surface) that link `c` of site `(x, y)` crosses, if any. A link
+    /// that crosses a y-wall counts for it even at a corner, so that the lid's corrections of
+    /// a corner site cancel in pairs and mass is conserved.
+    fn crossed_wall(
+        &self,
+        spec: &BoundarySpec,
+        d: &Dims,
+        x: usize,
+        y: usize,
+        c: [i32; 2],
+    ) -> Option<Wall> {
+        let sx = x as isize - c[0] as isize;
+        let sy = y as isize - c[1] as isize;
+        let (lx, ly) = (d.lx as isize, d.ly as isize);
+        if let (Some(b), Some(t)) = (spec.bottom, spec.top) {
+            if sy < 0 {
+                return Some(b);
+            }
+            if sy >= ly {
+                return Some(t);
+            }
+        }
+        if let (Some(l), Some(r)) = (spec.left, spec.right) {
+            if sx < 0 {
+                return Some(l);
+            }
+            if sx >= lx {
+                return Some(r);
+            }
+        }
+        let (wx, wy) = (sx.rem_euclid(lx) as usize, sy.rem_euclid(ly) as usize);
+        self.is_solid(d, wx, wy).then_some(Wall::NO_SLIP)
+    }
+}
+
+/// The rule of site `(x, y)`: Zou–He on the outermost row/column of its side, the thermal wall
+/// on the `halo` outermost ones. The bottom and top take precedence at corners.
+fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, y: usize) -> Rule {
+    let sides = [
+        (spec.bottom, y, [0, 1]),
+        (spec.top, d.ly - 1 - y, [0, -1]),
+        (spec.left, x, [1, 0]),
+        (spec.right, d.lx - 1 - x, [-1, 0]),
+    ];
+    for (wall, depth, normal) in sides {
+        match wall {
+            Some(Wall::ZouHeVelocity { velocity }) if depth == 0 => {
+                return Rule::ZouHe {
+                    normal,
+                    target: ZouHeTarget::Velocity(velocity),
+                }
+            }
+            Some(Wall::ZouHePressure { density }) if depth == 0 => {
+                return Rule::ZouHe {
+                    normal,
+                    target: ZouHeTarget::Density(density),
+                }
+            }
+            Some(Wall::Thermal { temperature }) if depth < halo => {
+                return Rule::Thermal { temperature };
+            }
+            _ => {}
+        }
+    }
+    Rule::None
+}
+
+/// Rejects specifications the kernels cannot honour, with the reason.
+fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), LbmError> {
+    let err = |m: String| Err(LbmError::Boundary(m));
+    if spec.left.is_some() != spec.right.is_some() {
+        return err("give both `left` and `right` walls, or neither (periodic in x)".into());
+    }
+    if spec.bottom.is_some() != spec.top.is_some() {
+        return err("give both `bottom` and `top` walls, or neither (periodic in y)".into());
+    }
+    if M::Q > 64 {
+        return err(format!(
+            "model {} has Q = {} > 64 links per site",
+            M::NAME,
+            M::Q
+        ));
+    }
+    if let Some(s) = &spec.solid {
+        if s.len() != d.lx * d.ly {
+            return err(format!(
+                "solid mask has {} entries, the lattice {}×{} sites",
+                s.len(),
+                d.lx,
+                d.ly
+            ));
+        }
+    }
+    let walls = [spec.left, spec.right, spec.bottom, spec.top];
+    for w in walls.iter().flatten() {
+        match w {
+            Wall::ZouHeVelocity { .. } | Wall::ZouHePressure { .. } if !is_d2q9_like::<M>() => {
+                return err(format!(
+                    "Zou–He boundaries need a D2Q9-like model (all |c| ≤ 1, moments rho, ux, uy); {} is not",
+                    M::NAME
+                ));
+            }
+            Wall::Thermal { .. } if !M::MOMENT_NAMES.contains(&"T") => {
+                return err(format!(
+                    "a thermal wall needs a model with a temperature moment `T`; {} has none",
+                    M::NAME
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn is_d2q9_like<M: Model>() -> bool {
+    M::VELOCITIES
+        .iter()
+        .all(|c| c[0].abs() <= 1 && c[1].abs() <= 1)
+        && M::MOMENT_NAMES.starts_with(&["rho", "ux", "uy"])
+}
+
+/// Applies a site's rule to its pre-collision populations `g` (`M::Q` values).
+#[inline(never)]
+pub(crate) fn apply_rule<M: Model, T: Real>(rule: &Rule, g: &mut [T], scratch: &mut [T]) {
+    match *rule {
+        Rule::None => {}
+        Rule::Solid => {
+            for (gi, w) in g.iter_mut().zip(M::WEIGHTS) {
+                *gi = T::from_f64(*w);
+            }
+        }
+        Rule::ZouHe { normal, target } => zou_he::<M, T>(g, normal, target),
+        Rule::Thermal { temperature } => thermal_wall::<M, T>(g, temperature, scratch),
+    }
+}
+
+/// The equilibrium at the site's density, zero velocity and temperature `tw` (seed 000 §5).
+fn thermal_wall<M: Model, T: Real>(g: &mut [T], tw: f64, m: &mut [T]) {
+    let rho = g.iter().fold(T::default(), |a, &b| a + b);
+    for (mi, name) in m.iter_mut().zip(M::MOMENT_NAMES) {
+        *mi = match *name {
+            "rho" => rho,
+            "T" => T::from_f64(tw),
+            _ => T::default(),
+        };
+    }
+    M::equilibrium(&m[..M::MOMENT_NAMES.len()], g);
+}
+
+/// Zou–He velocity/pressure boundary with inward normal `n` (Zou & He 1997, in the general
+/// form of Hecht & Harting 2010): with `S0 = Σ_{c·n=0} f`, `S− = Σ_{c·n<0} f`,
+/// `St = Σ_{c·n=0} f (c·t)`, the density (or normal velocity) follows from
+/// `ρ (1 − u·n) = S0 + 2 S−`, and each unknown population (`c_j·n > 0`) is
+///
+/// ```text
+/// f_j = f_ĵ + 2 w_j ρ (c_j·u) / cs² − (c_j·t) N_t,   N_t = ½ St + ρ (u·t) (2 w_d / cs² − ½),
+/// ```
+///
+/// `w_d` being the weight of the diagonal unknowns; this reproduces `ρ` and `ρu` exactly.
+fn zou_he<M: Model, T: Real>(g: &mut [T], n: [i32; 2], target: ZouHeTarget) {
+    let t = [-n[1], n[0]];
+    let dot = |c: &[i32; 2], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
+    let (mut s0, mut sm, mut st) = (T::default(), T::default(), T::default());
+    let mut w_d = 0.0;
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        match dot(c, n) {
+            0 => {
+                s0 += g[i];
+                st += g[i] * T::from_f64(dot(c, t) as f64);
+            }
+            d if d < 0 => sm += g[i],
+            _ if dot(c, t) != 0 => w_d = M::WEIGHTS[i],
+            _ => {}
+        }
+    }
+    let known = s0 + sm + sm;
+    let one = T::from_f64(1.0);
+    let (rho, u) = match target {
+        ZouHeTarget::Velocity(u) => {
+            let un = T::from_f64(u[0] * n[0] as f64 + u[1] * n[1] as f64);
+            (known / (one - un), [T::from_f64(u[0]), T::from_f64(u[1])])
+        }
+        ZouHeTarget::Density(rho) => {
+            let rho = T::from_f64(rho);
+            let un = one - known / rho;
+            (
+                rho,
+                [un * T::from_f64(n[0] as f64), un * T::from_f64(n[1] as f64)],
+            )
+        }
+    };
+    let ut = u[0] * T::from_f64(t[0] as f64) + u[1] * T::from_f64(t[1] as f64);
+    let nt = T::from_f64(0.5) * st + rho * ut * T::from_f64(2.0 * w_d / M::CS2 - 0.5);
+    for (j, c) in M::VELOCITIES.iter().enumerate() {
+        if dot(c, n) > 0 {
+            let cu = T::from_f64(c[0] as f64) * u[0] + T::from_f64(c[1] as f64) * u[1];
+            g[j] = g[M::OPPOSITE[j]] + T::from_f64(2.0 * M::WEIGHTS[j] / M::CS2) * rho * cu
+                - T::from_f64(dot(c, t) as f64) * nt;
+        }
+    }
+}

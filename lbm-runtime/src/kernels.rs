@@ -1,0 +1,510 @@
+//! The CPU kernels: propagate (pull), bc, collide, the fused propagate + bc + collide, and the
+//! two half-steps of the in-place AA scheme; rayon over lattice columns.
+//!
+//! Every kernel works on clusters of `VL` sites (one site for AoS and SoA): it gathers the
+//! `Q` lanes-arrays of a cluster into a small buffer `[[T; VL]; Q]` allocated once per worker
+//! (not per site), lets the model collide them with [`Model::collide_cluster`], and stores
+//! them back. The lane loops are straight-line code over `[T; VL]` arrays, which LLVM turns
+//! into vector instructions. Clusters that hold a boundary site (see [`crate::boundary`]) take
+//! a per-lane path; all others a pure load/collide/store path.
+//!
+//! # Streaming schemes
+//! *Two copies (A-B)*, seed 000 §4: with post-collision populations `f*` in `A`,
+//!
+//! ```text
+//! B_i(x) = collide( A_i(x − c_i) )      (pull; bounced links: A_ī(x) + correction)
+//! ```
+//!
+//! *In place (AA pattern*, Bailey et al. 2009, cited in seed 000 §4*)*, one array, two
+//! alternating half-steps that need no second copy and move the same bytes as a single sweep:
+//!
+//! ```text
+//! even → odd ("pull"):  g_i = F_i(x − c_i);   h = collide(g);   F_ī(x + c_i) = h_i
+//! odd → even ("local"): g_i = F_ī(x);         h = collide(g);   F_i(x) = h_i
+//! ```
+//!
+//! Site `x` reads and writes the same set of elements `{(i, x − c_i)}` in the pull half-step
+//! and `{(i, x)}` in the local one, so sites never touch each other's elements and the
+//! sweep is race-free in place. A bounced link `i` of `x` reads `F_ī(x)` (its own slot) in the
+//! pull half-step, and the population `h_ī` that would leave through the wall is written to
+//! `F_ī(x)` instead of `F_i(x − c_i)`; the local half-step then finds it where it reads `g_i`.
+//! This needs the masks to be symmetric, which [`crate::boundary`] guarantees. Both schemes
+//! compute the same `g` with the same arithmetic, so they are bitwise identical.
+//!
+//! With periodic x, the pull half-step reads halo columns (filled from the periodic image
+//! before it, like the two-copy step) and writes into them; [`fold_halo`] moves those writes
+//! back to the periodic image.
+
+use rayon::prelude::*;
+
+use crate::boundary::{apply_rule, Boundaries, Site};
+use crate::layout::{Dims, Layout, Shifted, WithVl};
+use crate::storage::RawBuf;
+use crate::{Model, Real};
+
+/// One of the kernels, run over all columns of the lattice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// Two-copy pull + bc + collide, `src → dst`.
+    Fused,
+    /// Two-copy pull only, `src → dst`.
+    Propagate,
+    /// Boundary links and rules on `dst`, reading `src` (after `Propagate`).
+    Bc,
+    /// Collide `dst` in place (after `Propagate` and `Bc`).
+    Collide,
+    /// AA even → odd half-step on `src`.
+    AaPull,
+    /// AA odd → even half-step on `src`.
+    AaLocal,
+}
+
+/// A kernel launch: the pass, its arrays and what it needs.
+pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
+    pub pass: Pass,
+    pub src: RawBuf<'a, T>,
+    pub dst: RawBuf<'a, T>,
+    pub d: Dims,
+    pub bc: &'a Boundaries<T>,
+    pub params: &'a M::Params,
+    pub _layout: std::marker::PhantomData<L>,
+}
+
+impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
+    type Output = ();
+    fn run<const VL: usize>(self) {
+        debug_assert_eq!(VL, L::VL);
+        let job = &self;
+        (0..self.d.lx).into_par_iter().for_each_init(
+            || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len()),
+            |s, x| match job.pass {
+                Pass::Fused => fused_column::<M, L, T, VL>(job, x, s),
+                Pass::Propagate => propagate_column::<M, L, T, VL>(job, x),
+                Pass::Bc => bc_column::<M, L, T>(job, x, &mut s.site, &mut s.moments),
+                Pass::Collide => collide_column::<M, L, T, VL>(job, x, s),
+                Pass::AaPull => aa_pull_column::<M, L, T, VL>(job, x, s),
+                Pass::AaLocal => aa_local_column::<M, L, T, VL>(job, x, s),
+            },
+        );
+    }
+}
+
+/// Per-worker buffers, allocated once per rayon task.
+struct Scratch<T, const VL: usize> {
+    /// The cluster being collided: `cl[i][l]`.
+    cl: Vec<[T; VL]>,
+    /// One site's populations.
+    site: Vec<T>,
+    /// One site's moments.
+    moments: Vec<T>,
+}
+
+impl<T: Real, const VL: usize> Scratch<T, VL> {
+    fn new(q: usize, nm: usize) -> Self {
+        Self {
+            cl: vec![[T::default(); VL]; q],
+            site: vec![T::default(); q],
+            moments: vec![T::default(); nm],
+        }
+    }
+}
+
+/// Loads lanes `l` of the sites `y(k, l) + dy` (periodic) of population `i`, column `col`.
+#[inline(always)]
+fn load_shifted<L: Layout, T: Real, const VL: usize>(
+    b: &RawBuf<T>,
+    d: &Dims,
+    i: usize,
+    col: usize,
+    k: usize,
+    dy: isize,
+) -> [T; VL] {
+    match L::shifted(d, i, col, k, dy) {
+        Shifted::Contiguous { base, rotate: 0 } => b.load::<VL>(base),
+        Shifted::Contiguous { base, rotate } => {
+            let v = b.load::<VL>(base);
+            std::array::from_fn(|l| v[rotated::<VL>(l, rotate)])
+        }
+        Shifted::PerLane => {
+            std::array::from_fn(|l| b.get(L::index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy))))
+        }
+    }
+}
+
+/// Stores lane `l` of `v` at the site `y(k, l) + dy` (periodic) of population `i`, column `col`.
+#[inline(always)]
+fn store_shifted<L: Layout, T: Real, const VL: usize>(
+    b: &RawBuf<T>,
+    d: &Dims,
+    i: usize,
+    col: usize,
+    k: usize,
+    dy: isize,
+    v: [T; VL],
+) {
+    match L::shifted(d, i, col, k, dy) {
+        Shifted::Contiguous { base, rotate: 0 } => b.store::<VL>(base, v),
+        Shifted::Contiguous { base, rotate } => {
+            let mut w = [T::default(); VL];
+            for (l, &vl) in v.iter().enumerate() {
+                w[rotated::<VL>(l, rotate)] = vl;
+            }
+            b.store::<VL>(base, w)
+        }
+        Shifted::PerLane => {
+            for (l, &vl) in v.iter().enumerate() {
+                b.set(L::index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy)), vl);
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn rotated<const VL: usize>(l: usize, rotate: isize) -> usize {
+    (l as isize + rotate).rem_euclid(VL as isize) as usize
+}
+
+/// Storage column of the site column `x` shifted by `dx`.
+#[inline(always)]
+fn col_of(d: &Dims, x: usize, dx: i32) -> usize {
+    d.col(x as isize + dx as isize)
+}
+
+/// The boundary sites of cluster `k`, advancing the cursor `at` through a column's sorted list.
+#[inline(always)]
+fn cluster_sites<'s>(sites: &'s [Site], at: &mut usize, k: usize) -> &'s [Site] {
+    let lo = *at;
+    while *at < sites.len() && sites[*at].k == k {
+        *at += 1;
+    }
+    &sites[lo..*at]
+}
+
+/// The correction of bounced link `i` of `s` (moving walls), or zero.
+#[inline(always)]
+fn correction<T: Real>(bc: &Boundaries<T>, s: &Site, i: usize) -> Option<T> {
+    s.corr.map(|o| bc.corr[o + i])
+}
+
+/// Pre-collision value of link `i` of boundary site `s` in a pull sweep over `src` (two-copy
+/// or AA even → odd): bounced links read the site's own opposite population.
+#[inline(always)]
+fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usize) -> T {
+    let d = &job.d;
+    let c = M::VELOCITIES[i];
+    if s.bounced(i) {
+        let v = job
+            .src
+            .get(L::index(d, M::OPPOSITE[i], col_of(d, s.x, 0), s.y));
+        correction(job.bc, s, i).map_or(v, |c| v + c)
+    } else {
+        let y = d.wrap_y(s.y, -c[1] as isize);
+        job.src.get(L::index(d, i, col_of(d, s.x, -c[0]), y))
+    }
+}
+
+/// Gathers a cluster by pulling from `src` (two-copy and AA even → odd), boundary lanes with
+/// their links and rules.
+#[inline(always)]
+fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    k: usize,
+    sites: &[Site],
+    s: &mut Scratch<T, VL>,
+) {
+    let d = &job.d;
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        s.cl[i] = load_shifted::<L, T, VL>(&job.src, d, i, col_of(d, x, -c[0]), k, -c[1] as isize);
+    }
+    for site in sites {
+        for i in 0..M::Q {
+            s.site[i] = pull_link(job, site, i);
+        }
+        apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
+        for i in 0..M::Q {
+            s.cl[i][site.lane] = s.site[i];
+        }
+    }
+}
+
+/// Two-copy fused step of column `x`: pull, bc, collide, store (one read and one write of
+/// every population).
+fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    s: &mut Scratch<T, VL>,
+) {
+    let d = &job.d;
+    let col = col_of(d, x, 0);
+    let sites = job.bc.column(x);
+    let mut at = 0;
+    for k in 0..L::clusters(d) {
+        let here = cluster_sites(sites, &mut at, k);
+        gather_pull::<M, L, T, VL>(job, x, k, here, s);
+        M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+        for (i, v) in s.cl.iter().enumerate() {
+            job.dst.store::<VL>(L::cluster_base(d, i, col, k), *v);
+        }
+    }
+}
+
+/// Propagate (pull) of column `x`, `src → dst`: `dst_i(x) = src_i(x − c_i)` (seed 000 eq. 3).
+fn propagate_column<M: Model, L: Layout, T: Real, const VL: usize>(job: &Job<M, L, T>, x: usize) {
+    let d = &job.d;
+    let col = col_of(d, x, 0);
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        let scol = col_of(d, x, -c[0]);
+        for k in 0..L::clusters(d) {
+            let v = load_shifted::<L, T, VL>(&job.src, d, i, scol, k, -c[1] as isize);
+            job.dst.store::<VL>(L::cluster_base(d, i, col, k), v);
+        }
+    }
+}
+
+/// The bc kernel of column `x`: bounced links of `dst` from `src`, then the sites' rules.
+fn bc_column<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, x: usize, g: &mut [T], m: &mut [T]) {
+    let d = &job.d;
+    let col = col_of(d, x, 0);
+    for site in job.bc.column(x) {
+        for (i, gi) in g.iter_mut().enumerate() {
+            let idx = L::index(d, i, col, site.y);
+            *gi = if site.bounced(i) {
+                pull_link(job, site, i)
+            } else {
+                job.dst.get(idx)
+            };
+        }
+        apply_rule::<M, T>(&site.rule, g, m);
+        for (i, gi) in g.iter().enumerate() {
+            job.dst.set(L::index(d, i, col, site.y), *gi);
+        }
+    }
+}
+
+/// The collide kernel of column `x`, in place on `dst`.
+fn collide_column<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    s: &mut Scratch<T, VL>,
+) {
+    let d = &job.d;
+    let col = col_of(d, x, 0);
+    for k in 0..L::clusters(d) {
+        for (i, v) in s.cl.iter_mut().enumerate() {
+            *v = job.dst.load::<VL>(L::cluster_base(d, i, col, k));
+        }
+        M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+        for (i, v) in s.cl.iter().enumerate() {
+            job.dst.store::<VL>(L::cluster_base(d, i, col, k), *v);
+        }
+    }
+}
+
+/// AA even → odd half-step of column `x`, in place on `src`: pull, bc, collide, then push
+/// `h_i` to `F_ī(x + c_i)`, or to `F_i(x)` when link `ī` is bounced.
+fn aa_pull_column<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    s: &mut Scratch<T, VL>,
+) {
+    let d = &job.d;
+    let sites = job.bc.column(x);
+    let mut at = 0;
+    for k in 0..L::clusters(d) {
+        let here = cluster_sites(sites, &mut at, k);
+        if here.is_empty() {
+            gather_pull::<M, L, T, VL>(job, x, k, here, s);
+            M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+            push_cluster::<M, L, T, VL>(job, x, k, &s.cl);
+        } else {
+            gather_pull_lanes::<M, L, T, VL>(job, x, k, here, s);
+            M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+            push_lanes::<M, L, T, VL>(job, x, k, here, &s.cl);
+        }
+    }
+}
+
+/// Pushes a collided cluster without boundary sites: `F_ī(x + c_i) = h_i`.
+#[inline(always)]
+fn push_cluster<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    k: usize,
+    cl: &[[T; VL]],
+) {
+    let d = &job.d;
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        let col = col_of(d, x, c[0]);
+        store_shifted::<L, T, VL>(&job.dst, d, M::OPPOSITE[i], col, k, c[1] as isize, cl[i]);
+    }
+}
+
+/// Gathers a cluster holding boundary sites lane by lane, so that no element outside the
+/// cluster's own read set is touched (the in-place sweep must not read what others write).
+fn gather_pull_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    k: usize,
+    sites: &[Site],
+    s: &mut Scratch<T, VL>,
+) {
+    for l in 0..VL {
+        let site = lane_site::<L>(&job.d, sites, x, k, l);
+        for i in 0..M::Q {
+            s.site[i] = pull_link(job, &site, i);
+        }
+        apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
+        for i in 0..M::Q {
+            s.cl[i][l] = s.site[i];
+        }
+    }
+}
+
+/// The boundary site of lane `l`, or a plain site (no bounced link, no rule).
+fn lane_site<L: Layout>(d: &Dims, sites: &[Site], x: usize, k: usize, l: usize) -> Site {
+    sites.iter().find(|s| s.lane == l).copied().unwrap_or(Site {
+        x,
+        y: L::site_y(d, k, l),
+        k,
+        lane: l,
+        mask: 0,
+        corr: None,
+        rule: crate::boundary::Rule::None,
+    })
+}
+
+/// Pushes a collided cluster holding boundary sites, lane by lane.
+fn push_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    k: usize,
+    sites: &[Site],
+    cl: &[[T; VL]],
+) {
+    let d = &job.d;
+    for l in 0..VL {
+        let site = lane_site::<L>(d, sites, x, k, l);
+        for (i, c) in M::VELOCITIES.iter().enumerate() {
+            let o = M::OPPOSITE[i];
+            let idx = if site.bounced(o) {
+                L::index(d, i, col_of(d, x, 0), site.y)
+            } else {
+                L::index(d, o, col_of(d, x, c[0]), d.wrap_y(site.y, c[1] as isize))
+            };
+            job.dst.set(idx, cl[i][l]);
+        }
+    }
+}
+
+/// AA odd → even half-step of column `x`, in place: `g_i = F_ī(x)` (plus the wall correction
+/// on bounced links), bc rules, collide, `F_i(x) = h_i`.
+fn aa_local_column<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    x: usize,
+    s: &mut Scratch<T, VL>,
+) {
+    let d = &job.d;
+    let col = col_of(d, x, 0);
+    let sites = job.bc.column(x);
+    let mut at = 0;
+    for k in 0..L::clusters(d) {
+        for (i, v) in s.cl.iter_mut().enumerate() {
+            *v = job
+                .src
+                .load::<VL>(L::cluster_base(d, M::OPPOSITE[i], col, k));
+        }
+        for site in cluster_sites(sites, &mut at, k) {
+            local_site_bc::<M, L, T, VL>(job, site, s);
+        }
+        M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+        for (i, v) in s.cl.iter().enumerate() {
+            job.src.store::<VL>(L::cluster_base(d, i, col, k), *v);
+        }
+    }
+}
+
+/// The bc of one boundary lane in the AA local half-step.
+fn local_site_bc<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    site: &Site,
+    s: &mut Scratch<T, VL>,
+) {
+    for i in 0..M::Q {
+        let v = s.cl[i][site.lane];
+        s.site[i] = match correction(job.bc, site, i) {
+            Some(c) if site.bounced(i) => v + c,
+            _ => v,
+        };
+    }
+    apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
+    for i in 0..M::Q {
+        s.cl[i][site.lane] = s.site[i];
+    }
+}
+
+/// Copies population `i` of storage column `from` to column `to`, all rows.
+fn copy_column<L: Layout, T: Real>(b: &RawBuf<T>, d: &Dims, i: usize, from: usize, to: usize) {
+    for k in 0..L::clusters(d) {
+        for l in 0..L::VL {
+            let v = b.get(L::cluster_base(d, i, from, k) + l);
+            b.set(L::cluster_base(d, i, to, k) + l, v);
+        }
+    }
+}
+
+/// Fills the halo columns from the periodic image: column `LX + j` from `j`, column `−1 − j`
+/// from `LX − 1 − j` (j < halo), all populations.
+pub(crate) fn fill_halo<L: Layout, T: Real>(b: &RawBuf<T>, d: &Dims) {
+    let lx = d.lx as isize;
+    for j in 0..d.halo as isize {
+        for i in 0..d.q {
+            copy_column::<L, T>(b, d, i, d.col(j), d.col(lx + j));
+            copy_column::<L, T>(b, d, i, d.col(lx - 1 - j), d.col(-1 - j));
+        }
+    }
+}
+
+/// After an AA pull half-step with periodic x: moves the populations pushed into halo column
+/// `LX + j` (those with `c_x ≤ −(j+1)`) to column `j`, and those pushed into `−1 − j`
+/// (`c_x ≥ j + 1`) to `LX − 1 − j`. A halo element whose pusher redirected it (a bounced
+/// link at a wall crossing the periodic edge) holds nothing and is skipped.
+pub(crate) fn fold_halo<M: Model, L: Layout, T: Real>(b: &RawBuf<T>, d: &Dims, bc: &Boundaries<T>) {
+    let lx = d.lx as isize;
+    for j in 0..d.halo as isize {
+        for (p, c) in M::VELOCITIES.iter().enumerate() {
+            let cx = c[0] as isize;
+            if cx < -j {
+                fold_column::<M, L, T>(b, d, bc, p, lx + j, j);
+            }
+            if cx > j {
+                fold_column::<M, L, T>(b, d, bc, p, -1 - j, lx - 1 - j);
+            }
+        }
+    }
+}
+
+/// Moves population `p` of halo column `from` to its periodic image `to`, row by row, except
+/// where the pushing site `from + c_p` redirected it (its link `p` is bounced).
+fn fold_column<M: Model, L: Layout, T: Real>(
+    b: &RawBuf<T>,
+    d: &Dims,
+    bc: &Boundaries<T>,
+    p: usize,
+    from: isize,
+    to: isize,
+) {
+    let c = M::VELOCITIES[p];
+    let pusher = (from + c[0] as isize) as usize;
+    if bc.column(pusher).is_empty() {
+        return copy_column::<L, T>(b, d, p, d.col(from), d.col(to));
+    }
+    for y in 0..d.ly {
+        let ys = d.wrap_y(y, c[1] as isize);
+        if bc.site::<L>(d, pusher, ys).is_some_and(|s| s.bounced(p)) {
+            continue;
+        }
+        let v = b.get(L::index(d, p, d.col(from), y));
+        b.set(L::index(d, p, d.col(to), y), v);
+    }
+}

@@ -1,0 +1,526 @@
+//! [`Lattice`]: the populations of an `LX × LY` lattice of model `M` in layout `L` and
+//! precision `T`, with its boundary conditions, streaming scheme and time stepping.
+//!
+//! The stored state between steps is the post-collision populations `f*_i(x)`; everything a
+//! user reads or writes by `(x, y)` goes through that logical view, so it does not depend on
+//! the layout or on the scheme (in the AA scheme the odd half-steps keep `f*_i(x)` at
+//! `F_ī(x + c_i)`, and the accessors follow it there).
+
+use std::marker::PhantomData;
+
+use rayon::prelude::*;
+
+use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
+use crate::kernels::{fill_halo, fold_halo, Job, Pass};
+use crate::layout::{Dims, Layout};
+use crate::storage::AlignedBuf;
+use crate::{LbmError, Model, Real};
+
+/// How the populations are streamed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// Two copies read and written alternately (A-B pattern, seed 000 §4): pull streaming.
+    TwoCopy,
+    /// One copy updated in place (AA pattern): half the memory; same bytes moved per step
+    /// without the write-allocate reads of the second array.
+    InPlace,
+}
+
+impl Scheme {
+    /// Name as printed in tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::TwoCopy => "two-copy",
+            Scheme::InPlace => "in-place",
+        }
+    }
+}
+
+/// One of the separate kernels of the seeds' pipeline (two-copy scheme), for benchmarks and
+/// for [`Lattice::step_split`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Pull streaming into the second copy (halos filled first when x is periodic).
+    Propagate,
+    /// Boundary conditions on the streamed copy.
+    Bc,
+    /// Collision of the streamed copy, in place.
+    Collide,
+    /// Fused propagate + bc + collide: one full step.
+    Fused,
+}
+
+/// A lattice of model `M`, layout `L`, precision `T`.
+pub struct Lattice<M: Model, L: Layout, T: Real> {
+    d: Dims,
+    params: M::Params,
+    scheme: Scheme,
+    f: AlignedBuf<T>,
+    /// The second copy (two-copy scheme only).
+    g: Option<AlignedBuf<T>>,
+    /// In-place scheme: the last half-step was a pull (the state is "odd").
+    odd: bool,
+    bc: Boundaries<T>,
+    step: u64,
+    max_mach: f64,
+    _m: PhantomData<(M, L)>,
+}
+
+impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
+    /// A lattice of `lx × ly` sites at rest (`ρ = 1`, `u = 0`: populations `w_i`).
+    ///
+    /// Fails before allocating when `ly` is not a multiple of `L::VL`, when the lattice is
+    /// smaller than the model's halo (`lx < HALO` or `ly / VL < HALO`), when the parameters
+    /// are out of range (`M::validate`, e.g. τ ≤ ½) or the boundaries do not fit.
+    pub fn new(
+        lx: usize,
+        ly: usize,
+        params: M::Params,
+        scheme: Scheme,
+        boundaries: &BoundarySpec,
+    ) -> Result<Self, LbmError> {
+        check_size::<M, L>(lx, ly)?;
+        M::validate(&params)?;
+        let d = Dims {
+            lx,
+            ly,
+            halo: M::HALO,
+            q: M::Q,
+        };
+        let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
+        let mut lat = Self {
+            d,
+            params,
+            scheme,
+            f: AlignedBuf::zeroed(d.len()),
+            g: (scheme == Scheme::TwoCopy).then(|| AlignedBuf::zeroed(d.len())),
+            odd: false,
+            bc,
+            step: 0,
+            max_mach: default_max_mach::<M>(),
+            _m: PhantomData,
+        };
+        lat.fill_rest();
+        Ok(lat)
+    }
+
+    /// Every site, halos included, at rest: `f_i = w_i`.
+    fn fill_rest(&mut self) {
+        let d = self.d;
+        let mut bufs = vec![self.f.raw()];
+        bufs.extend(self.g.as_mut().map(|g| g.raw()));
+        for b in bufs {
+            (0..d.ncols()).into_par_iter().for_each(|col| {
+                for y in 0..d.ly {
+                    for (i, w) in M::WEIGHTS.iter().enumerate() {
+                        b.set(L::index(&d, i, col, y), T::from_f64(*w));
+                    }
+                }
+            });
+        }
+    }
+
+    /// The lattice's shape.
+    pub fn dims(&self) -> Dims {
+        self.d
+    }
+
+    /// The model parameters.
+    pub fn params(&self) -> &M::Params {
+        &self.params
+    }
+
+    /// The streaming scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// Steps done so far.
+    pub fn steps_done(&self) -> u64 {
+        self.step
+    }
+
+    /// The compiled boundary conditions.
+    pub fn boundaries(&self) -> &Boundaries<T> {
+        &self.bc
+    }
+
+    /// Sets the Mach number `|u| / (cs √T)` beyond which [`Lattice::check`] reports divergence.
+    pub fn set_max_mach(&mut self, mach: f64) {
+        self.max_mach = mach;
+    }
+
+    /// Bytes of population storage (both copies for the two-copy scheme).
+    pub fn storage_bytes(&self) -> usize {
+        let copies = if self.g.is_some() { 2 } else { 1 };
+        copies * self.d.len() * T::BYTES
+    }
+
+    fn check_site(&self, x: usize, y: usize) -> Result<(), LbmError> {
+        if x >= self.d.lx || y >= self.d.ly {
+            return Err(LbmError::Shape(format!(
+                "site ({x}, {y}) outside the {}×{} lattice",
+                self.d.lx, self.d.ly
+            )));
+        }
+        Ok(())
+    }
+
+    /// Storage index of the post-collision population `f*_i(x, y)` in the current state.
+    fn slot(&self, i: usize, x: usize, y: usize) -> usize {
+        let d = &self.d;
+        if !self.odd {
+            return L::index(d, i, d.col(x as isize), y);
+        }
+        let o = M::OPPOSITE[i];
+        let redirected = self.bc.site::<L>(d, x, y).is_some_and(|s| s.bounced(o));
+        if redirected {
+            L::index(d, i, d.col(x as isize), y)
+        } else {
+            let c = M::VELOCITIES[i];
+            let xs = (x as isize + c[0] as isize).rem_euclid(d.lx as isize);
+            L::index(d, o, d.col(xs), d.wrap_y(y, c[1] as isize))
+        }
+    }
+
+    /// The post-collision populations `f*_i(x, y)` of the stored state, in the order of
+    /// `M::VELOCITIES` (layout- and scheme-independent; checkpoints use this).
+    pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), LbmError> {
+        self.check_site(x, y)?;
+        check_len(out.len(), M::Q, "populations")?;
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.f[self.slot(i, x, y)];
+        }
+        Ok(())
+    }
+
+    /// Sets the stored populations of site `(x, y)`; refuses non-finite values.
+    pub fn set_populations(&mut self, x: usize, y: usize, f: &[T]) -> Result<(), LbmError> {
+        self.check_site(x, y)?;
+        check_len(f.len(), M::Q, "populations")?;
+        for (i, &v) in f.iter().enumerate() {
+            if !v.is_finite() {
+                return Err(non_finite(x, y, format!("population {i}"), v));
+            }
+            let s = self.slot(i, x, y);
+            self.f[s] = v;
+        }
+        Ok(())
+    }
+
+    /// Sets every site to the equilibrium of the moments `moments(x, y)` (order of
+    /// `M::MOMENT_NAMES`); refuses non-finite moments before changing anything.
+    pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), LbmError>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        let nm = M::MOMENT_NAMES.len();
+        let mut feq = vec![T::default(); M::Q];
+        for x in 0..self.d.lx {
+            for y in 0..self.d.ly {
+                let m = moments(x, y);
+                check_len(m.len(), nm, "moments")?;
+                if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                    return Err(non_finite(x, y, M::MOMENT_NAMES[j].to_string(), *v));
+                }
+            }
+        }
+        let mut mt = vec![T::default(); nm];
+        for x in 0..self.d.lx {
+            for y in 0..self.d.ly {
+                for (a, b) in mt.iter_mut().zip(moments(x, y)) {
+                    *a = T::from_f64(b);
+                }
+                M::equilibrium(&mt, &mut feq);
+                self.set_populations(x, y, &feq)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The pre-collision populations of site `(x, y)` at the next step: the stored state
+    /// streamed, with the boundary links and rules applied (what the collision will see).
+    pub fn pre_collision(&self, x: usize, y: usize, g: &mut [T]) -> Result<(), LbmError> {
+        self.check_site(x, y)?;
+        check_len(g.len(), M::Q, "populations")?;
+        let d = &self.d;
+        let site = self.bc.site::<L>(d, x, y);
+        for (i, gi) in g.iter_mut().enumerate() {
+            *gi = match site {
+                Some(s) if s.bounced(i) => {
+                    let v = self.f[self.slot(M::OPPOSITE[i], x, y)];
+                    s.corr.map_or(v, |o| v + self.bc.corr[o + i])
+                }
+                _ => {
+                    let c = M::VELOCITIES[i];
+                    let xs = (x as isize - c[0] as isize).rem_euclid(d.lx as isize) as usize;
+                    self.f[self.slot(i, xs, d.wrap_y(y, -c[1] as isize))]
+                }
+            };
+        }
+        if let Some(s) = site {
+            let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
+            apply_rule::<M, T>(&s.rule, g, &mut m);
+        }
+        Ok(())
+    }
+
+    /// The macroscopic moments of site `(x, y)` (order of `M::MOMENT_NAMES`), from the
+    /// pre-collision populations, so that the velocity is the physical one with a body force.
+    pub fn moments(&self, x: usize, y: usize, m: &mut [T]) -> Result<(), LbmError> {
+        check_len(m.len(), M::MOMENT_NAMES.len(), "moments")?;
+        let mut g = vec![T::default(); M::Q];
+        self.pre_collision(x, y, &mut g)?;
+        M::moments(&g, &self.params, m);
+        Ok(())
+    }
+
+    /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (solid sites hold 0).
+    pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, LbmError> {
+        let j = M::MOMENT_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .ok_or_else(|| {
+                LbmError::Shape(format!(
+                    "model {} has no moment `{name}` (it has {:?})",
+                    M::NAME,
+                    M::MOMENT_NAMES
+                ))
+            })?;
+        let d = self.d;
+        let mut out = vec![0.0; d.lx * d.ly];
+        out.par_chunks_mut(d.ly).enumerate().for_each(|(x, col)| {
+            let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
+            for (y, v) in col.iter_mut().enumerate() {
+                if !self.bc.is_solid(&d, x, y) {
+                    self.moments(x, y, &mut m).expect("site inside the lattice");
+                    *v = m[j].to_f64();
+                }
+            }
+        });
+        Ok(out)
+    }
+
+    /// Total mass `Σ_x Σ_i f*_i(x)` over the fluid sites, accumulated in `f64`.
+    pub fn mass(&self) -> f64 {
+        let d = self.d;
+        (0..d.lx)
+            .into_par_iter()
+            .map(|x| {
+                let mut s = 0.0;
+                for y in (0..d.ly).filter(|&y| !self.bc.is_solid(&d, x, y)) {
+                    for i in 0..M::Q {
+                        s += self.f[self.slot(i, x, y)].to_f64();
+                    }
+                }
+                s
+            })
+            .sum()
+    }
+
+    fn launch(&mut self, pass: Pass) {
+        let d = self.d;
+        let (src, dst) = match self.g.as_mut() {
+            Some(g) => (self.f.raw(), g.raw()),
+            None => {
+                let r = self.f.raw();
+                (r, r)
+            }
+        };
+        let job = Job::<M, L, T> {
+            pass,
+            src,
+            dst,
+            d,
+            bc: &self.bc,
+            params: &self.params,
+            _layout: PhantomData,
+        };
+        L::dispatch(job);
+    }
+
+    fn fill_halo_if_periodic(&mut self) {
+        if self.bc.x_periodic() {
+            fill_halo::<L, T>(&self.f.raw(), &self.d);
+        }
+    }
+
+    /// One time step: fused propagate + bc + collide (two-copy), or one AA half-step
+    /// (in-place; two half-steps are two full time steps of the lattice Boltzmann equation).
+    pub fn step(&mut self) {
+        match self.scheme {
+            Scheme::TwoCopy => {
+                self.fill_halo_if_periodic();
+                self.launch(Pass::Fused);
+                self.swap();
+            }
+            Scheme::InPlace if !self.odd => {
+                self.fill_halo_if_periodic();
+                self.launch(Pass::AaPull);
+                if self.bc.x_periodic() {
+                    fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
+                }
+                self.odd = true;
+            }
+            Scheme::InPlace => {
+                self.launch(Pass::AaLocal);
+                self.odd = false;
+            }
+        }
+        self.step += 1;
+    }
+
+    fn swap(&mut self) {
+        if let Some(g) = self.g.as_mut() {
+            std::mem::swap(&mut self.f, g);
+        }
+    }
+
+    /// One time step as the seeds' separate kernels: propagate, bc, collide (two-copy scheme
+    /// only; bitwise identical to [`Lattice::step`]).
+    pub fn step_split(&mut self) -> Result<(), LbmError> {
+        for k in [Kernel::Propagate, Kernel::Bc, Kernel::Collide] {
+            self.run_kernel(k)?;
+        }
+        self.swap();
+        self.step += 1;
+        Ok(())
+    }
+
+    /// Runs one kernel of the two-copy pipeline without finishing the step (benchmarks;
+    /// `Fused` is a whole [`Lattice::step`]). The separate kernels need the two-copy scheme.
+    pub fn run_kernel(&mut self, k: Kernel) -> Result<(), LbmError> {
+        if k == Kernel::Fused {
+            self.step();
+            return Ok(());
+        }
+        if self.scheme != Scheme::TwoCopy {
+            return Err(LbmError::Shape(
+                "the separate propagate/bc/collide kernels need the two-copy scheme".into(),
+            ));
+        }
+        match k {
+            Kernel::Propagate => {
+                self.fill_halo_if_periodic();
+                self.launch(Pass::Propagate);
+            }
+            Kernel::Bc => self.launch(Pass::Bc),
+            Kernel::Collide => self.launch(Pass::Collide),
+            Kernel::Fused => unreachable!("handled above"),
+        }
+        Ok(())
+    }
+
+    /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
+    /// end) and at the end.
+    pub fn run(&mut self, steps: u64, check_every: u64) -> Result<(), LbmError> {
+        for s in 1..=steps {
+            self.step();
+            if check_every > 0 && s % check_every == 0 {
+                self.check()?;
+            }
+        }
+        self.check()
+    }
+
+    /// Checks every fluid site for NaN and for a Mach number `|u| / (cs √T)` beyond
+    /// [`Lattice::set_max_mach`] (default: 0.5 for second-order equilibria, 1 otherwise).
+    pub fn check(&self) -> Result<(), LbmError> {
+        let d = self.d;
+        let found = (0..d.lx)
+            .into_par_iter()
+            .find_map_first(|x| self.check_column(x));
+        match found {
+            Some((x, y, reason)) => Err(LbmError::Diverged {
+                step: self.step,
+                x,
+                y,
+                reason,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn check_column(&self, x: usize) -> Option<(usize, usize, String)> {
+        let d = self.d;
+        let names = M::MOMENT_NAMES;
+        let (iux, iuy) = (index_of(names, "ux"), index_of(names, "uy"));
+        let it = index_of(names, "T");
+        let mut m = vec![T::default(); names.len()];
+        for y in (0..d.ly).filter(|&y| !self.bc.is_solid(&d, x, y)) {
+            self.moments(x, y, &mut m).ok()?;
+            if let Some(v) = m.iter().find(|v| !v.is_finite()) {
+                return Some((x, y, format!("non-finite moment {v}")));
+            }
+            let (ux, uy) = (
+                iux.map_or(0.0, |j| m[j].to_f64()),
+                iuy.map_or(0.0, |j| m[j].to_f64()),
+            );
+            let temp = it.map_or(1.0, |j| m[j].to_f64());
+            let mach = (ux * ux + uy * uy).sqrt() / (M::CS2 * temp.abs()).sqrt();
+            if mach > self.max_mach || temp <= 0.0 {
+                return Some((
+                    x,
+                    y,
+                    format!(
+                        "Mach number {mach:.3} (limit {}), T = {temp}",
+                        self.max_mach
+                    ),
+                ));
+            }
+        }
+        None
+    }
+}
+
+fn index_of(names: &[&str], n: &str) -> Option<usize> {
+    names.iter().position(|m| *m == n)
+}
+
+/// The Mach number beyond which a model's equilibrium is out of its range: 0.5 for
+/// second-order (isothermal D2Q9-like) equilibria, 1 for higher orders.
+pub fn default_max_mach<M: Model>() -> f64 {
+    if M::EQUILIBRIUM_ORDER <= 2 {
+        0.5
+    } else {
+        1.0
+    }
+}
+
+fn check_size<M: Model, L: Layout>(lx: usize, ly: usize) -> Result<(), LbmError> {
+    if ly % L::VL != 0 {
+        return Err(LbmError::NotMultipleOfVl {
+            layout: L::NAME,
+            ly,
+            vl: L::VL,
+        });
+    }
+    if lx < M::HALO.max(1) || ly / L::VL < M::HALO.max(1) {
+        return Err(LbmError::TooSmall {
+            model: M::NAME,
+            lx,
+            ly,
+            halo: M::HALO,
+            min_ly: M::HALO.max(1) * L::VL,
+        });
+    }
+    Ok(())
+}
+
+fn check_len(got: usize, want: usize, what: &str) -> Result<(), LbmError> {
+    if got != want {
+        return Err(LbmError::Shape(format!(
+            "{what}: got {got} values, expected {want}"
+        )));
+    }
+    Ok(())
+}
+
+fn non_finite<T: Real>(x: usize, y: usize, what: String, v: T) -> LbmError {
+    LbmError::NonFinite {
+        x,
+        y,
+        what,
+        value: v.to_f64(),
+    }
+}

@@ -1,0 +1,285 @@
+//! Unit tests of the lattice and kernels with the hand-written D2Q9 of [`crate::testing`].
+
+use crate::testing::{TestD2Q9, TestParams};
+use crate::{
+    Aos, BoundarySpec, CAoSoa, CSoa, Kernel, Lattice, Layout, LbmError, Real, Scheme, Soa, Wall,
+};
+
+const P: TestParams = TestParams {
+    tau: 0.8,
+    ax: 1e-5,
+    ay: -2e-6,
+};
+
+/// A flow with some structure everywhere: a sheared, perturbed state.
+fn initial(x: usize, y: usize) -> Vec<f64> {
+    let (xf, yf) = (x as f64, y as f64);
+    vec![
+        1.0 + 0.01 * (0.3 * xf + 0.2 * yf).sin(),
+        0.05 * (0.4 * yf).sin(),
+        0.03 * (0.5 * xf + 0.1 * yf).cos(),
+    ]
+}
+
+/// A spec with every kind of D2Q9 boundary: moving lid, side walls, an obstacle.
+fn boxed(lx: usize, ly: usize) -> BoundarySpec {
+    let mut spec = BoundarySpec::cavity(0.05);
+    let mut solid = vec![false; lx * ly];
+    for x in 3..6 {
+        for y in 4..7 {
+            solid[x * ly + y] = true;
+        }
+    }
+    spec.solid = Some(solid);
+    spec
+}
+
+/// A channel with a Zou–He velocity inlet and pressure outlet.
+fn zou_he_channel() -> BoundarySpec {
+    BoundarySpec {
+        left: Some(Wall::ZouHeVelocity {
+            velocity: [0.03, 0.0],
+        }),
+        right: Some(Wall::ZouHePressure { density: 1.0 }),
+        ..BoundarySpec::channel()
+    }
+}
+
+/// All stored populations, in logical (layout-independent) order.
+fn state<L: Layout, T: Real>(lat: &Lattice<TestD2Q9, L, T>) -> Vec<T> {
+    let d = lat.dims();
+    let mut out = Vec::new();
+    let mut f = vec![T::default(); 9];
+    for x in 0..d.lx {
+        for y in 0..d.ly {
+            lat.populations(x, y, &mut f).unwrap();
+            out.extend_from_slice(&f);
+        }
+    }
+    out
+}
+
+fn run<L: Layout, T: Real>(spec: &BoundarySpec, scheme: Scheme, steps: u64) -> Vec<T> {
+    let (lx, ly) = (12, 32);
+    let mut lat = Lattice::<TestD2Q9, L, T>::new(lx, ly, P, scheme, spec).unwrap();
+    lat.set_equilibrium(initial).unwrap();
+    for _ in 0..steps {
+        lat.step();
+    }
+    state(&lat)
+}
+
+fn bits<T: Real>(v: &[T]) -> Vec<u64> {
+    v.iter().map(|x| x.to_f64().to_bits()).collect()
+}
+
+fn specs() -> Vec<BoundarySpec> {
+    vec![
+        BoundarySpec::periodic(),
+        BoundarySpec::channel(),
+        boxed(12, 32),
+        zou_he_channel(),
+    ]
+}
+
+#[test]
+fn layouts_are_bitwise_identical() {
+    for spec in specs() {
+        for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+            for steps in [7, 8] {
+                let reference = bits(&run::<Aos, f64>(&spec, scheme, steps));
+                assert_eq!(reference, bits(&run::<Soa, f64>(&spec, scheme, steps)));
+                assert_eq!(reference, bits(&run::<CSoa<4>, f64>(&spec, scheme, steps)));
+                assert_eq!(
+                    reference,
+                    bits(&run::<CAoSoa<4>, f64>(&spec, scheme, steps))
+                );
+                assert_eq!(
+                    reference,
+                    bits(&run::<CAoSoa<8>, f64>(&spec, scheme, steps))
+                );
+                let r32 = bits(&run::<Aos, f32>(&spec, scheme, steps));
+                assert_eq!(r32, bits(&run::<CAoSoa<16>, f32>(&spec, scheme, steps)));
+                assert_eq!(r32, bits(&run::<CSoa<8>, f32>(&spec, scheme, steps)));
+            }
+        }
+    }
+}
+
+#[test]
+fn in_place_is_bitwise_identical_to_two_copy() {
+    for spec in specs() {
+        for steps in [1, 2, 9, 10] {
+            let two = bits(&run::<CAoSoa<8>, f64>(&spec, Scheme::TwoCopy, steps));
+            let aa = bits(&run::<CAoSoa<8>, f64>(&spec, Scheme::InPlace, steps));
+            assert_eq!(two, aa, "{spec:?} after {steps} steps");
+        }
+    }
+}
+
+#[test]
+fn split_kernels_match_fused_step() {
+    for spec in specs() {
+        let mut a =
+            Lattice::<TestD2Q9, CSoa<4>, f64>::new(12, 32, P, Scheme::TwoCopy, &spec).unwrap();
+        a.set_equilibrium(initial).unwrap();
+        let mut b =
+            Lattice::<TestD2Q9, CSoa<4>, f64>::new(12, 32, P, Scheme::TwoCopy, &spec).unwrap();
+        b.set_equilibrium(initial).unwrap();
+        for _ in 0..5 {
+            a.step();
+            b.step_split().unwrap();
+        }
+        assert_eq!(bits(&state(&a)), bits(&state(&b)));
+    }
+}
+
+#[test]
+fn mass_is_conserved_in_closed_domains() {
+    for spec in [
+        BoundarySpec::periodic(),
+        BoundarySpec::channel(),
+        boxed(12, 32),
+    ] {
+        for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+            let mut lat =
+                Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(12, 32, P, scheme, &spec).unwrap();
+            lat.set_equilibrium(initial).unwrap();
+            let m0 = lat.mass();
+            lat.run(200, 50).unwrap();
+            let rel = (lat.mass() - m0).abs() / m0;
+            assert!(
+                rel < 1e-13,
+                "{spec:?} {scheme:?}: relative mass change {rel:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn zou_he_imposes_velocity_and_density() {
+    let mut lat = Lattice::<TestD2Q9, Soa, f64>::new(
+        16,
+        16,
+        TestParams {
+            tau: 0.8,
+            ax: 0.0,
+            ay: 0.0,
+        },
+        Scheme::TwoCopy,
+        &zou_he_channel(),
+    )
+    .unwrap();
+    lat.run(300, 100).unwrap();
+    let mut m = [0.0; 3];
+    for y in 1..15 {
+        lat.moments(0, y, &mut m).unwrap();
+        assert!(
+            (m[1] - 0.03).abs() < 1e-12 && m[2].abs() < 1e-12,
+            "inlet y={y}: {m:?}"
+        );
+        lat.moments(15, y, &mut m).unwrap();
+        assert!(
+            (m[0] - 1.0).abs() < 1e-12 && m[2].abs() < 1e-12,
+            "outlet y={y}: {m:?}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_refused_before_work() {
+    let spec = BoundarySpec::periodic();
+    let e = Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(8, 20, P, Scheme::TwoCopy, &spec).err();
+    assert!(
+        matches!(e, Some(LbmError::NotMultipleOfVl { ly: 20, vl: 8, .. })),
+        "{e:?}"
+    );
+    let e = Lattice::<TestD2Q9, Aos, f64>::new(0, 8, P, Scheme::TwoCopy, &spec).err();
+    assert!(matches!(e, Some(LbmError::TooSmall { .. })), "{e:?}");
+    let bad = TestParams { tau: 0.5, ..P };
+    let e = Lattice::<TestD2Q9, Aos, f64>::new(8, 8, bad, Scheme::TwoCopy, &spec).err();
+    assert!(matches!(e, Some(LbmError::Param(_))), "{e:?}");
+    let half = BoundarySpec {
+        left: Some(Wall::NO_SLIP),
+        ..BoundarySpec::default()
+    };
+    let e = Lattice::<TestD2Q9, Aos, f64>::new(8, 8, P, Scheme::TwoCopy, &half).err();
+    assert!(matches!(e, Some(LbmError::Boundary(_))), "{e:?}");
+    let thermal = BoundarySpec {
+        bottom: Some(Wall::Thermal { temperature: 1.0 }),
+        top: Some(Wall::Thermal { temperature: 1.0 }),
+        ..BoundarySpec::default()
+    };
+    let e = Lattice::<TestD2Q9, Aos, f64>::new(8, 8, P, Scheme::TwoCopy, &thermal).err();
+    assert!(matches!(e, Some(LbmError::Boundary(_))), "{e:?}");
+
+    let mut lat = Lattice::<TestD2Q9, Aos, f64>::new(8, 8, P, Scheme::TwoCopy, &spec).unwrap();
+    let e =
+        lat.set_equilibrium(|x, y| vec![1.0, if (x, y) == (3, 5) { f64::NAN } else { 0.0 }, 0.0]);
+    assert!(
+        matches!(e, Err(LbmError::NonFinite { x: 3, y: 5, .. })),
+        "{e:?}"
+    );
+    assert!(
+        (lat.mass() - 64.0).abs() < 1e-12,
+        "a refused initial state leaves the lattice untouched"
+    );
+}
+
+#[test]
+fn divergence_stops_with_step_and_site() {
+    let spec = BoundarySpec::periodic();
+    let p = TestParams {
+        tau: 0.5001,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    let mut lat =
+        Lattice::<TestD2Q9, CSoa<4>, f64>::new(16, 16, p, Scheme::TwoCopy, &spec).unwrap();
+    lat.set_equilibrium(|x, y| vec![1.0, if (x, y) == (5, 9) { 0.4 } else { 0.0 }, 0.0])
+        .unwrap();
+    match lat.run(5000, 10) {
+        Err(LbmError::Diverged { step, .. }) => assert!(step > 0 && step % 10 == 0),
+        other => panic!("expected divergence, got {other:?}"),
+    }
+}
+
+#[test]
+fn split_kernels_need_two_copies() {
+    let spec = BoundarySpec::periodic();
+    let mut lat = Lattice::<TestD2Q9, Aos, f32>::new(8, 8, P, Scheme::InPlace, &spec).unwrap();
+    assert!(lat.run_kernel(Kernel::Collide).is_err());
+    assert!(lat.run_kernel(Kernel::Fused).is_ok());
+}
+
+/// Force-driven Poiseuille flow between bounce-back walls at y = −½ and y = LY − ½:
+/// `u(y) = a/(2ν) (y + ½)(LY − y − ½)`, `ν = cs²(τ − ½)`.
+#[test]
+fn poiseuille_profile() {
+    let (ly, a, tau) = (24usize, 1e-6, 0.9);
+    let p = TestParams {
+        tau,
+        ax: a,
+        ay: 0.0,
+    };
+    let mut lat = Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(
+        2,
+        ly,
+        p,
+        Scheme::InPlace,
+        &BoundarySpec::channel(),
+    )
+    .unwrap();
+    lat.run(12_000, 1000).unwrap();
+    let nu = (tau - 0.5) / 3.0;
+    let ux = lat.moment_field("ux").unwrap();
+    let (mut num, mut den) = (0.0, 0.0);
+    for y in 0..ly {
+        let yy = y as f64 + 0.5;
+        let exact = a / (2.0 * nu) * yy * (ly as f64 - yy);
+        num += (ux[y] - exact).powi(2);
+        den += exact * exact;
+    }
+    let err = (num / den).sqrt();
+    assert!(err < 1e-3, "relative L2 error {err:e}");
+}

@@ -1,0 +1,385 @@
+//! The four data layouts of seed 000 §4 (and seed 001): where population `i` of site `(x, y)`
+//! lives in memory. This module is the one place that defines the addressing; the GPU backend
+//! mirrors [`Layout::index`] in WGSL.
+//!
+//! # Geometry
+//! A lattice has `LX × LY` sites plus `H = M::HALO` halo *columns* on each side in x, so
+//! `NC = LX + 2H` stored columns; storage column `col = x + H` holds site `x` (halo columns
+//! `col < H` and `col ≥ LX + H` hold copies filled from the periodic image, a neighbour rank
+//! or the GPU part of the slab; column-major storage makes a halo column contiguous, seed 003
+//! §4). In y there are **no halo rows**: the y direction is a ring of `LY` sites, and
+//! streaming wraps around it. Walls at the bottom and top are placed half-way across that wrap
+//! (between rows `LY − 1` and `0`) and enforced by the boundary rules, which replace every
+//! population that crossed the wrap. This keeps every column exactly `LY` sites long, which is
+//! what lets CAoSoA turn a y-shift into an aligned cluster move (see [`Shifted`]).
+//!
+//! # Clusters
+//! Each layout groups the sites of one column into `LY / VL` *clusters* of `VL` *lanes*, and
+//! stores the lanes of cluster `k`, population `i`, at `VL` consecutive addresses starting at
+//! [`Layout::cluster_base`]:
+//!
+//! | layout | VL | site of (cluster k, lane l) | `index(i, col, y)` |
+//! |---|---|---|---|
+//! | [`Aos`] | 1 | `y = k` | `(col·LY + y)·Q + i` |
+//! | [`Soa`] | 1 | `y = k` | `(i·NC + col)·LY + y` |
+//! | [`CSoa<VL>`] | VL | `y = k·VL + l` | `(i·NC + col)·LY + y` (SoA addresses, processed by clusters) |
+//! | [`CAoSoa<VL>`] | VL | `y = l·(LY/VL) + k` | `((col·LY/VL + k)·Q + i)·VL + l` |
+//!
+//! CSoA is SoA cut into aligned clusters of `VL` consecutive sites; CAoSoA cuts each column into
+//! `VL` partitions of `LY/VL` sites and packs the `k`-th site of every partition into cluster
+//! `k`, the `Q` clusters of one `k` one after the other (seed 000 §4.2, Figure 5).
+
+use crate::Real;
+
+/// The shape of a lattice's storage: `LX × LY` sites, `halo` columns each side, `q` populations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dims {
+    /// Sites in x (without halos).
+    pub lx: usize,
+    /// Sites in y (a periodic ring; no halo rows).
+    pub ly: usize,
+    /// Halo columns on each side in x (`M::HALO`).
+    pub halo: usize,
+    /// Populations per site (`M::Q`).
+    pub q: usize,
+}
+
+impl Dims {
+    /// Stored columns, halos included: `LX + 2·halo`.
+    #[inline(always)]
+    pub fn ncols(&self) -> usize {
+        self.lx + 2 * self.halo
+    }
+
+    /// Number of values in one copy of the lattice.
+    pub fn len(&self) -> usize {
+        self.ncols() * self.ly * self.q
+    }
+
+    /// Whether the lattice holds no value.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Storage column of site column `x` (which may lie in a halo: `-halo ≤ x < LX + halo`).
+    #[inline(always)]
+    pub fn col(&self, x: isize) -> usize {
+        (x + self.halo as isize) as usize
+    }
+
+    /// `y + dy` on the periodic ring of `LY` sites (`|dy| ≤ LY`).
+    #[inline(always)]
+    pub fn wrap_y(&self, y: usize, dy: isize) -> usize {
+        let ly = self.ly as isize;
+        let v = y as isize + dy;
+        (if v < 0 {
+            v + ly
+        } else if v >= ly {
+            v - ly
+        } else {
+            v
+        }) as usize
+    }
+}
+
+/// Where the `VL` lanes of a cluster land when every site is shifted by `dy` in y
+/// (periodically): lane `l` of the shifted cluster is element `base + (l + rotate) mod VL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shifted {
+    /// The shifted sites are `VL` consecutive elements, possibly rotated by one lane (CAoSoA
+    /// when the shift crosses a partition boundary).
+    Contiguous {
+        /// Index of the first element.
+        base: usize,
+        /// Lane rotation: −1, 0 or +1.
+        rotate: isize,
+    },
+    /// The shifted sites are not consecutive in memory (CSoA across the wrap of the column):
+    /// address each lane with [`Layout::index`].
+    PerLane,
+}
+
+/// Calls a computation with a layout's cluster width as a const generic (`[T; VL]` needs a
+/// constant, and an associated const cannot be used as one in generic code).
+pub trait WithVl {
+    /// The computation's result.
+    type Output;
+    /// Runs the computation with `VL` lanes per cluster.
+    fn run<const VL: usize>(self) -> Self::Output;
+}
+
+/// A data layout: the mapping `(i, col, y) → index` and its cluster structure.
+pub trait Layout: Copy + Default + std::fmt::Debug + Send + Sync + 'static {
+    /// Name as printed in tables: `AoS`, `SoA`, `CSoA<8>`, `CAoSoA<8>`.
+    const NAME: &'static str;
+    /// Lanes per cluster (1 for AoS and SoA).
+    const VL: usize;
+
+    /// Index of lane 0 of cluster `k` of population `i` in storage column `col`.
+    fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize;
+
+    /// The site `y` of lane `l` of cluster `k`.
+    fn site_y(d: &Dims, k: usize, l: usize) -> usize;
+
+    /// The cluster and lane holding site `y`.
+    fn cluster_lane(d: &Dims, y: usize) -> (usize, usize);
+
+    /// Where cluster `k` of population `i` in column `col` lands after a shift by `dy` in y
+    /// (`|dy| ≤ LY / VL`).
+    fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted;
+
+    /// Runs `k` with this layout's `VL` as a const generic.
+    fn dispatch<K: WithVl>(k: K) -> K::Output;
+
+    /// Clusters per column: `LY / VL`.
+    #[inline(always)]
+    fn clusters(d: &Dims) -> usize {
+        d.ly / Self::VL
+    }
+
+    /// Index of population `i` of the site in storage column `col`, row `y`.
+    #[inline(always)]
+    fn index(d: &Dims, i: usize, col: usize, y: usize) -> usize {
+        let (k, l) = Self::cluster_lane(d, y);
+        Self::cluster_base(d, i, col, k) + l
+    }
+
+    /// Bytes one site occupies in one copy of the lattice.
+    fn site_bytes<T: Real>(d: &Dims) -> usize {
+        d.q * T::BYTES
+    }
+}
+
+/// Array of structures: the `Q` populations of a site are adjacent (seed 000 Figure 2).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Aos;
+
+/// Structure of arrays: population `i` of all sites forms one array (seed 000 Figure 2).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Soa;
+
+/// Cluster structure of arrays: SoA cut into aligned clusters of `VL` consecutive sites
+/// (seed 000 §4.1, Figure 4).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CSoa<const VL: usize>;
+
+/// Clustered array of structure of arrays: each column cut into `VL` partitions of `LY/VL`
+/// sites, the `k`-th site of every partition packed into cluster `k`, and the `Q` clusters of
+/// one `k` stored one after the other (seed 000 §4.2, Figure 5).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CAoSoa<const VL: usize>;
+
+/// Single-lane layouts: a shift is one element, wrapped around the column.
+fn shifted_scalar<L: Layout>(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
+    Shifted::Contiguous {
+        base: L::index(d, i, col, d.wrap_y(k, dy)),
+        rotate: 0,
+    }
+}
+
+impl Layout for Aos {
+    const NAME: &'static str = "AoS";
+    const VL: usize = 1;
+    #[inline(always)]
+    fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
+        (col * d.ly + k) * d.q + i
+    }
+    #[inline(always)]
+    fn site_y(_: &Dims, k: usize, _: usize) -> usize {
+        k
+    }
+    #[inline(always)]
+    fn cluster_lane(_: &Dims, y: usize) -> (usize, usize) {
+        (y, 0)
+    }
+    #[inline(always)]
+    fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
+        shifted_scalar::<Self>(d, i, col, k, dy)
+    }
+    fn dispatch<K: WithVl>(k: K) -> K::Output {
+        k.run::<1>()
+    }
+}
+
+impl Layout for Soa {
+    const NAME: &'static str = "SoA";
+    const VL: usize = 1;
+    #[inline(always)]
+    fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
+        (i * d.ncols() + col) * d.ly + k
+    }
+    #[inline(always)]
+    fn site_y(_: &Dims, k: usize, _: usize) -> usize {
+        k
+    }
+    #[inline(always)]
+    fn cluster_lane(_: &Dims, y: usize) -> (usize, usize) {
+        (y, 0)
+    }
+    #[inline(always)]
+    fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
+        shifted_scalar::<Self>(d, i, col, k, dy)
+    }
+    fn dispatch<K: WithVl>(k: K) -> K::Output {
+        k.run::<1>()
+    }
+}
+
+impl<const VL: usize> Layout for CSoa<VL> {
+    const NAME: &'static str = match VL {
+        4 => "CSoA<4>",
+        8 => "CSoA<8>",
+        16 => "CSoA<16>",
+        32 => "CSoA<32>",
+        _ => "CSoA<VL>",
+    };
+    const VL: usize = VL;
+    #[inline(always)]
+    fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
+        (i * d.ncols() + col) * d.ly + k * VL
+    }
+    #[inline(always)]
+    fn site_y(_: &Dims, k: usize, l: usize) -> usize {
+        k * VL + l
+    }
+    #[inline(always)]
+    fn cluster_lane(_: &Dims, y: usize) -> (usize, usize) {
+        (y / VL, y % VL)
+    }
+    #[inline(always)]
+    fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
+        let y0 = (k * VL) as isize + dy;
+        if y0 >= 0 && y0 as usize + VL <= d.ly {
+            Shifted::Contiguous {
+                base: (i * d.ncols() + col) * d.ly + y0 as usize,
+                rotate: 0,
+            }
+        } else {
+            Shifted::PerLane
+        }
+    }
+    fn dispatch<K: WithVl>(k: K) -> K::Output {
+        k.run::<VL>()
+    }
+}
+
+impl<const VL: usize> Layout for CAoSoa<VL> {
+    const NAME: &'static str = match VL {
+        4 => "CAoSoA<4>",
+        8 => "CAoSoA<8>",
+        16 => "CAoSoA<16>",
+        32 => "CAoSoA<32>",
+        _ => "CAoSoA<VL>",
+    };
+    const VL: usize = VL;
+    #[inline(always)]
+    fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
+        ((col * (d.ly / VL) + k) * d.q + i) * VL
+    }
+    #[inline(always)]
+    fn site_y(d: &Dims, k: usize, l: usize) -> usize {
+        l * (d.ly / VL) + k
+    }
+    #[inline(always)]
+    fn cluster_lane(d: &Dims, y: usize) -> (usize, usize) {
+        let p = d.ly / VL;
+        (y % p, y / p)
+    }
+    /// Site `l·P + k` shifted by `dy` is `l·P + (k + dy)`: the same lane of cluster `k + dy`
+    /// while `0 ≤ k + dy < P`, otherwise the neighbouring lane of cluster `k + dy ∓ P` (the
+    /// last lane wraps to the first, closing the periodic ring).
+    #[inline(always)]
+    fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
+        let p = (d.ly / VL) as isize;
+        let ks = k as isize + dy;
+        let (kk, rotate) = if ks < 0 {
+            (ks + p, -1)
+        } else if ks >= p {
+            (ks - p, 1)
+        } else {
+            (ks, 0)
+        };
+        Shifted::Contiguous {
+            base: Self::cluster_base(d, i, col, kk as usize),
+            rotate,
+        }
+    }
+    fn dispatch<K: WithVl>(k: K) -> K::Output {
+        k.run::<VL>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: Dims = Dims {
+        lx: 3,
+        ly: 16,
+        halo: 1,
+        q: 5,
+    };
+
+    /// Every (i, col, y) gets a distinct index inside the array: the layouts are bijections.
+    fn check_bijection<L: Layout>() {
+        let mut seen = vec![false; D.len()];
+        for i in 0..D.q {
+            for col in 0..D.ncols() {
+                for y in 0..D.ly {
+                    let idx = L::index(&D, i, col, y);
+                    assert!(!seen[idx], "{}: index {idx} used twice", L::NAME);
+                    seen[idx] = true;
+                    let (k, l) = L::cluster_lane(&D, y);
+                    assert_eq!(L::site_y(&D, k, l), y);
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "{}: not onto", L::NAME);
+    }
+
+    /// `shifted` agrees with per-site addressing of `y + dy` for every cluster and lane.
+    fn check_shift<L: Layout>() {
+        for dy in -3isize..=3 {
+            for k in 0..L::clusters(&D) {
+                for l in 0..L::VL {
+                    let target = L::index(&D, 2, 1, D.wrap_y(L::site_y(&D, k, l), dy));
+                    match L::shifted(&D, 2, 1, k, dy) {
+                        Shifted::Contiguous { base, rotate } => {
+                            let lane = (l as isize + rotate).rem_euclid(L::VL as isize) as usize;
+                            assert_eq!(base + lane, target, "{} k={k} l={l} dy={dy}", L::NAME);
+                        }
+                        Shifted::PerLane => {}
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn layouts_are_bijections() {
+        check_bijection::<Aos>();
+        check_bijection::<Soa>();
+        check_bijection::<CSoa<4>>();
+        check_bijection::<CAoSoa<4>>();
+    }
+
+    #[test]
+    fn shifted_clusters_match_site_addressing() {
+        check_shift::<Aos>();
+        check_shift::<Soa>();
+        check_shift::<CSoa<4>>();
+        check_shift::<CAoSoa<4>>();
+    }
+
+    #[test]
+    fn caosoa_packs_partitions() {
+        // LY = 16, VL = 4: partitions of 4 sites; cluster 1 holds y = 1, 5, 9, 13.
+        let ys: Vec<usize> = (0..4).map(|l| CAoSoa::<4>::site_y(&D, 1, l)).collect();
+        assert_eq!(ys, [1, 5, 9, 13]);
+        // The Q clusters of one k follow each other.
+        assert_eq!(
+            CAoSoa::<4>::cluster_base(&D, 1, 0, 0),
+            CAoSoa::<4>::cluster_base(&D, 0, 0, 0) + 4
+        );
+    }
+}

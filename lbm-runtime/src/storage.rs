@@ -1,0 +1,139 @@
+//! 64-byte aligned population storage, and the raw view the parallel kernels write through.
+//!
+//! Clusters of `VL` values are the unit of the CSoA and CAoSoA layouts (seed 000 §4); with the
+//! base address aligned to 64 bytes (one cache line, one AVX-512 register) and `LY` a multiple
+//! of `VL`, every cluster starts on a `VL·size_of::<T>()` boundary, so cluster loads and stores
+//! are aligned vector moves.
+
+use std::alloc::{alloc_zeroed, dealloc, Layout as AllocLayout};
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+use std::ptr::NonNull;
+
+use crate::Real;
+
+/// Alignment of every population array, in bytes.
+pub const ALIGN: usize = 64;
+
+/// A zero-initialised, 64-byte aligned, fixed-length array of `T`.
+pub struct AlignedBuf<T: Real> {
+    ptr: NonNull<T>,
+    len: usize,
+}
+
+// SAFETY: the buffer owns its memory exclusively, like a `Vec<T>`; `T: Real` is `Send + Sync`.
+unsafe impl<T: Real> Send for AlignedBuf<T> {}
+// SAFETY: as above; shared references only read.
+unsafe impl<T: Real> Sync for AlignedBuf<T> {}
+
+impl<T: Real> AlignedBuf<T> {
+    /// Allocates `len` zeros (all-zero bits are `0.0` for both precisions).
+    ///
+    /// # Panics
+    /// If the size overflows `isize` or the allocator fails (out of memory).
+    pub fn zeroed(len: usize) -> Self {
+        if len == 0 {
+            return Self {
+                ptr: NonNull::dangling(),
+                len,
+            };
+        }
+        let layout = Self::alloc_layout(len);
+        // SAFETY: the layout has non-zero size.
+        let raw = unsafe { alloc_zeroed(layout) } as *mut T;
+        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
+        Self { ptr, len }
+    }
+
+    fn alloc_layout(len: usize) -> AllocLayout {
+        AllocLayout::from_size_align(len * std::mem::size_of::<T>(), ALIGN)
+            .expect("population array larger than the address space")
+    }
+
+    /// A raw view for the kernels (see [`RawBuf`]).
+    pub(crate) fn raw(&mut self) -> RawBuf<'_, T> {
+        RawBuf {
+            ptr: self.ptr.as_ptr(),
+            len: self.len,
+            _life: PhantomData,
+        }
+    }
+}
+
+impl<T: Real> Drop for AlignedBuf<T> {
+    fn drop(&mut self) {
+        if self.len > 0 {
+            // SAFETY: allocated in `zeroed` with this very layout.
+            unsafe { dealloc(self.ptr.as_ptr() as *mut u8, Self::alloc_layout(self.len)) }
+        }
+    }
+}
+
+impl<T: Real> Deref for AlignedBuf<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // SAFETY: `ptr` is valid for `len` initialised values (zeroed at allocation).
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Real> DerefMut for AlignedBuf<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` is exclusive.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// A shared raw view of a population array, handed to the rayon workers of one kernel.
+///
+/// The kernels split work by lattice column, but one column's writes can land in other
+/// columns' memory (population-major layouts; the push half of the in-place AA step). Every
+/// kernel therefore documents which elements each site reads and writes, and these sets are
+/// disjoint between sites (the argument is given at each kernel); under that invariant the
+/// concurrent accesses through this view never touch the same element.
+#[derive(Clone, Copy)]
+pub(crate) struct RawBuf<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _life: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: see the type's documentation: the kernels access disjoint elements.
+unsafe impl<T: Send> Send for RawBuf<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: Sync> Sync for RawBuf<'_, T> {}
+
+impl<T: Real> RawBuf<'_, T> {
+    /// Reads element `i`.
+    #[inline(always)]
+    pub(crate) fn get(&self, i: usize) -> T {
+        debug_assert!(i < self.len);
+        // SAFETY: in bounds (the layouts' index functions stay inside the allocation) and no
+        // other worker writes this element during the kernel (type documentation).
+        unsafe { self.ptr.add(i).read() }
+    }
+
+    /// Writes element `i`.
+    #[inline(always)]
+    pub(crate) fn set(&self, i: usize, v: T) {
+        debug_assert!(i < self.len);
+        // SAFETY: as in `get`.
+        unsafe { self.ptr.add(i).write(v) }
+    }
+
+    /// Reads `VL` consecutive elements starting at `i`.
+    #[inline(always)]
+    pub(crate) fn load<const VL: usize>(&self, i: usize) -> [T; VL] {
+        debug_assert!(i + VL <= self.len);
+        // SAFETY: as in `get`; `[T; VL]` has the alignment of `T`.
+        unsafe { (self.ptr.add(i) as *const [T; VL]).read() }
+    }
+
+    /// Writes `VL` consecutive elements starting at `i`.
+    #[inline(always)]
+    pub(crate) fn store<const VL: usize>(&self, i: usize, v: [T; VL]) {
+        debug_assert!(i + VL <= self.len);
+        // SAFETY: as in `get`.
+        unsafe { (self.ptr.add(i) as *mut [T; VL]).write(v) }
+    }
+}
