@@ -4,6 +4,7 @@
 //! ([`boundary`]) and the benchmark probes ([`metrics`]).
 
 pub mod boundary;
+pub mod cavity;
 mod error;
 mod kernels;
 mod lattice;

@@ -1,0 +1,205 @@
+//! The lid-driven cavity (seed 004): running to steady state and comparing the centre-line
+//! velocity profiles with Ghia, Ghia & Shin (J. Comput. Phys. 48, 1982, Tables I and II).
+//!
+//! Geometry: an `N × N` lattice with half-way bounce-back walls, so the walls lie at lattice
+//! coordinates −½ and `N − ½` and node `i` sits at `(i + ½)/N` in the unit square. The lid
+//! (top) moves with speed `U`; `Re = U N / ν`, `ν = cs² (τ − ½)`.
+
+use crate::{Lattice, Layout, LbmError, Model, Real};
+
+/// Ghia et al.'s table, as shipped in `shared/reference/ghia1982_cavity.csv`.
+const GHIA_CSV: &str = include_str!("../data/ghia1982_cavity.csv");
+
+/// Which centre-line profile a reference point belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// `u/U` along the vertical centre-line `x = ½`, as a function of `y`.
+    UAlongY,
+    /// `v/U` along the horizontal centre-line `y = ½`, as a function of `x`.
+    VAlongX,
+}
+
+/// One point of the reference table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RefPoint {
+    /// The profile.
+    pub profile: Profile,
+    /// Position along the centre-line, in `[0, 1]`.
+    pub coord: f64,
+    /// Velocity component in lid units.
+    pub value: f64,
+}
+
+/// Ghia et al.'s points for Reynolds number `re` (100 and 400 are tabulated).
+pub fn ghia(re: u32) -> Result<Vec<RefPoint>, LbmError> {
+    let pts: Vec<RefPoint> = GHIA_CSV
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("line"))
+        .filter_map(|l| parse_row(l, re))
+        .collect();
+    if pts.is_empty() {
+        return Err(LbmError::Shape(format!(
+            "no reference data for Re = {re} (Ghia's table here has Re = 100 and 400)"
+        )));
+    }
+    Ok(pts)
+}
+
+fn parse_row(line: &str, re: u32) -> Option<RefPoint> {
+    let mut it = line.split(',').map(str::trim);
+    let profile = match it.next()? {
+        "u_vs_y" => Profile::UAlongY,
+        "v_vs_x" => Profile::VAlongX,
+        _ => return None,
+    };
+    let coord = it.next()?.parse().ok()?;
+    let r: u32 = it.next()?.parse().ok()?;
+    let value = it.next()?.parse().ok()?;
+    (r == re).then_some(RefPoint {
+        profile,
+        coord,
+        value,
+    })
+}
+
+/// Deviation of a computed cavity flow from the reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Deviation {
+    /// Largest `|u/U − u_ref|` along the vertical centre-line.
+    pub u: f64,
+    /// Largest `|v/U − v_ref|` along the horizontal centre-line.
+    pub v: f64,
+}
+
+impl Deviation {
+    /// The larger of the two.
+    pub fn max(&self) -> f64 {
+        self.u.max(self.v)
+    }
+}
+
+/// Compares velocity fields `ux`, `uy` (indexed `[x·N + y]`, an `N × N` lattice) with lid
+/// speed `lid` against Ghia's points, interpolating linearly between nodes (node `i` at
+/// `(i + ½)/N`; the walls, where the velocity is known, bound the interpolation).
+pub fn compare(ux: &[f64], uy: &[f64], n: usize, lid: f64, reference: &[RefPoint]) -> Deviation {
+    let mut dev = Deviation { u: 0.0, v: 0.0 };
+    for p in reference {
+        let (field, wall_hi, slot) = match p.profile {
+            Profile::UAlongY => (ux, lid, &mut dev.u),
+            Profile::VAlongX => (uy, 0.0, &mut dev.v),
+        };
+        let line = |i: usize| match p.profile {
+            Profile::UAlongY => centre(field, n, |a| a * n + i),
+            Profile::VAlongX => centre(field, n, |a| i * n + a),
+        };
+        let val = interpolate(line, n, p.coord, wall_hi) / lid;
+        *slot = slot.max((val - p.value).abs());
+    }
+    dev
+}
+
+/// The field on the centre-line across `a` (the mean of the two middle nodes for even `N`).
+fn centre(field: &[f64], n: usize, idx: impl Fn(usize) -> usize) -> f64 {
+    if n % 2 == 1 {
+        field[idx(n / 2)]
+    } else {
+        0.5 * (field[idx(n / 2 - 1)] + field[idx(n / 2)])
+    }
+}
+
+/// Linear interpolation of `line(i)` (node `i` at `(i + ½)/n`) at `s ∈ [0, 1]`, with the value
+/// 0 at `s = 0` and `hi` at `s = 1` (the walls).
+fn interpolate(line: impl Fn(usize) -> f64, n: usize, s: f64, hi: f64) -> f64 {
+    let pos = s * n as f64 - 0.5;
+    if pos <= 0.0 {
+        let t = (pos + 0.5) / 0.5;
+        return t * line(0);
+    }
+    if pos >= (n - 1) as f64 {
+        let t = (pos - (n - 1) as f64) / 0.5;
+        return (1.0 - t) * line(n - 1) + t * hi;
+    }
+    let i = pos.floor() as usize;
+    let t = pos - i as f64;
+    (1.0 - t) * line(i) + t * line(i + 1)
+}
+
+/// Runs until the velocity field changes by less than `tol · lid` (max norm) over `interval`
+/// steps, or `max_steps` are done; returns the steps taken. Checks for divergence at every
+/// interval.
+pub fn run_to_steady<M: Model, L: Layout, T: Real>(
+    lat: &mut Lattice<M, L, T>,
+    lid: f64,
+    interval: u64,
+    tol: f64,
+    max_steps: u64,
+) -> Result<u64, LbmError> {
+    let mut prev = lat.moment_field("ux")?;
+    let mut done = 0;
+    while done < max_steps {
+        lat.run(interval, 0)?;
+        done += interval;
+        let ux = lat.moment_field("ux")?;
+        let change = ux
+            .iter()
+            .zip(&prev)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        if change < tol * lid {
+            break;
+        }
+        prev = ux;
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_table_has_both_profiles() {
+        let r = ghia(100).unwrap();
+        assert_eq!(r.len(), 34);
+        let top = r
+            .iter()
+            .find(|p| p.profile == Profile::UAlongY && p.coord == 1.0)
+            .unwrap();
+        assert_eq!(top.value, 1.0);
+        assert_eq!(ghia(400).unwrap().len(), 34);
+        assert!(ghia(1000).is_err());
+    }
+
+    #[test]
+    fn interpolation_reproduces_a_linear_profile() {
+        // u(s) = s on nodes at (i + ½)/n, with u = 1 at the lid: exact for linear data.
+        let n = 8;
+        let line = |i: usize| (i as f64 + 0.5) / n as f64;
+        for s in [0.0, 0.03, 0.5, 0.71, 0.98, 1.0] {
+            assert!((interpolate(line, n, s, 1.0) - s).abs() < 1e-12, "s = {s}");
+        }
+    }
+
+    #[test]
+    fn comparison_of_the_reference_with_itself_is_small() {
+        // A field built from a smooth profile close to Ghia's: deviation = interpolation error.
+        let n = 64;
+        let lid = 0.1;
+        let mut ux = vec![0.0; n * n];
+        for x in 0..n {
+            for y in 0..n {
+                let s = (y as f64 + 0.5) / n as f64;
+                ux[x * n + y] = lid * s * s;
+            }
+        }
+        let pts: Vec<RefPoint> = (1..10)
+            .map(|j| RefPoint {
+                profile: Profile::UAlongY,
+                coord: j as f64 / 10.0,
+                value: (j as f64 / 10.0).powi(2),
+            })
+            .collect();
+        let d = compare(&ux, &vec![0.0; n * n], n, lid, &pts);
+        assert!(d.u < 1e-3 && d.v == 0.0, "{d:?}");
+    }
+}

@@ -1,0 +1,210 @@
+//! `lbm bench`: the seed 000 Table 2 benchmark — propagate, bc, collide and the fused step
+//! for every layout and precision, in ms per iteration, MLUPS, GB/s and GFLOP/s, each with its
+//! share of the machine's limit measured in the same run.
+
+use clap::{Args, ValueEnum};
+use lbm::metrics::{measure_bandwidth, time_kernel, Bandwidth, KernelTiming, PEAK_DP_GFLOPS};
+use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::{BoundarySpec, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
+
+use super::{dispatch, CliError, Generic, LayoutArg, Precision};
+
+/// Options of the benchmark.
+#[derive(Debug, Clone, Args)]
+pub struct BenchArgs {
+    /// Which models.
+    #[arg(long, value_enum, default_value_t = Which::All)]
+    pub model: Which,
+    /// D2Q9 lattice, `LXxLY` (well above the last-level cache).
+    #[arg(long, default_value = "4096x4096", value_parser = parse_size)]
+    pub d2q9_size: (usize, usize),
+    /// D2Q37 lattice, `LXxLY`.
+    #[arg(long, default_value = "1024x2048", value_parser = parse_size)]
+    pub d2q37_size: (usize, usize),
+    /// Timed iterations per kernel (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub iters: usize,
+    /// Precisions to run.
+    #[arg(long, value_enum, num_args = 1.., default_values_t = [Precision::F64, Precision::F32])]
+    pub precision: Vec<Precision>,
+    /// Layouts to run.
+    #[arg(long, value_enum, num_args = 1.., default_values_t = [LayoutArg::Aos, LayoutArg::Soa, LayoutArg::Csoa, LayoutArg::Caosoa])]
+    pub layout: Vec<LayoutArg>,
+    /// Size of each array of the bandwidth probes, MiB.
+    #[arg(long, default_value_t = 2048)]
+    pub bw_mib: usize,
+    /// Peak double-precision rate of the machine, GFLOP/s (single precision: twice).
+    #[arg(long, default_value_t = PEAK_DP_GFLOPS)]
+    pub peak_gflops: f64,
+}
+
+/// Models to benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Which {
+    /// D2Q9 BGK (memory-bound).
+    D2q9,
+    /// D2Q37 thermal BGK with gravity (compute-bound).
+    D2q37,
+    /// Both.
+    All,
+}
+
+fn parse_size(s: &str) -> Result<(usize, usize), String> {
+    let (a, b) = s
+        .split_once(['x', '×'])
+        .ok_or_else(|| format!("`{s}`: expected LXxLY, e.g. 4096x4096"))?;
+    let p = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
+    Ok((p(a)?, p(b)?))
+}
+
+/// Runs the benchmark.
+pub fn run(a: &BenchArgs) -> Result<(), CliError> {
+    println!(
+        "measuring memory bandwidth ({} MiB arrays, {} threads)...",
+        a.bw_mib,
+        rayon::current_num_threads()
+    );
+    let bw = measure_bandwidth(a.bw_mib << 20, 5);
+    println!(
+        "bandwidth: in-place read-modify-write {:.1} GB/s, copy {:.1} GB/s (reads + writes); peak {:.0} DP GFLOP/s",
+        bw.rmw, bw.copy, a.peak_gflops
+    );
+    let d2q9 = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    let d2q37 = D2Q37Params { tau: 0.8, g: 1e-5 };
+    let thermal = BoundarySpec {
+        bottom: Some(Wall::Thermal { temperature: 1.0 }),
+        top: Some(Wall::Thermal { temperature: 1.0 }),
+        ..BoundarySpec::default()
+    };
+    for &p in &a.precision {
+        if a.model != Which::D2q37 {
+            model_table::<D2Q9Bgk>(a, &bw, p, a.d2q9_size, &d2q9, &BoundarySpec::channel())?;
+        }
+        if a.model != Which::D2q9 {
+            model_table::<D2Q37>(a, &bw, p, a.d2q37_size, &d2q37, &thermal)?;
+        }
+    }
+    Ok(())
+}
+
+fn model_table<M: Model>(
+    a: &BenchArgs,
+    bw: &Bandwidth,
+    p: Precision,
+    (lx, ly): (usize, usize),
+    params: &M::Params,
+    spec: &BoundarySpec,
+) -> Result<(), CliError> {
+    let peak = match p {
+        Precision::F64 => a.peak_gflops,
+        Precision::F32 => 2.0 * a.peak_gflops,
+    };
+    println!(
+        "\n{} {:?}, {lx}×{ly} sites, {} flops/site in collide",
+        M::NAME,
+        p,
+        M::collide_flops(params)
+    );
+    println!(
+        "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
+        "layout", "kernel", "ms/iter", "MLUPS", "GB/s (% BW)", "GFLOP/s (% peak)"
+    );
+    for &l in &a.layout {
+        let job = LayoutJob::<M> {
+            a,
+            bw,
+            peak,
+            lx,
+            ly,
+            params,
+            spec,
+        };
+        dispatch(l, p, job)?;
+    }
+    Ok(())
+}
+
+struct LayoutJob<'a, M: Model> {
+    a: &'a BenchArgs,
+    bw: &'a Bandwidth,
+    peak: f64,
+    lx: usize,
+    ly: usize,
+    params: &'a M::Params,
+    spec: &'a BoundarySpec,
+}
+
+impl<M: Model> Generic for LayoutJob<'_, M> {
+    type Output = Result<(), CliError>;
+    fn run<L: Layout, T: Real>(self) -> Self::Output {
+        let s = &self;
+        let mut two =
+            Lattice::<M, L, T>::new(s.lx, s.ly, s.params.clone(), Scheme::TwoCopy, s.spec)?;
+        for k in [
+            Kernel::Propagate,
+            Kernel::Bc,
+            Kernel::Collide,
+            Kernel::Fused,
+        ] {
+            print_row(L::NAME, &time_kernel(&mut two, k, s.a.iters)?, s.bw, s.peak);
+        }
+        drop(two);
+        let mut aa =
+            Lattice::<M, L, T>::new(s.lx, s.ly, s.params.clone(), Scheme::InPlace, s.spec)?;
+        print_row(
+            L::NAME,
+            &time_kernel(&mut aa, Kernel::Fused, s.a.iters)?,
+            s.bw,
+            s.peak,
+        );
+        Ok(())
+    }
+}
+
+fn kernel_name(t: &KernelTiming) -> String {
+    match (t.kernel, t.scheme) {
+        (Kernel::Fused, s) => format!("fused ({})", s.name()),
+        (k, _) => format!("{k:?}").to_lowercase(),
+    }
+}
+
+fn print_row(layout: &str, t: &KernelTiming, bw: &Bandwidth, peak: f64) {
+    let mem = match t.kernel {
+        Kernel::Bc => "-".to_string(),
+        _ => format!(
+            "{:.1} ({:.0}%)",
+            t.gbs(),
+            100.0 * t.mlups() / t.mlups_limit(bw)
+        ),
+    };
+    let flops = match t.flops_per_site {
+        0 => "-".to_string(),
+        _ => format!("{:.1} ({:.0}%)", t.gflops(), 100.0 * t.gflops() / peak),
+    };
+    println!(
+        "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}",
+        layout,
+        kernel_name(t),
+        t.ms(),
+        t.mlups(),
+        mem,
+        flops
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_and_bad_sizes_are_explained() {
+        assert_eq!(parse_size("4096x2048"), Ok((4096, 2048)));
+        assert_eq!(parse_size("64×32"), Ok((64, 32)));
+        assert!(parse_size("4096").unwrap_err().contains("LXxLY"));
+        assert!(parse_size("ax4").is_err());
+    }
+}
