@@ -1,7 +1,66 @@
-//! # lbm
+//! # lbm — lattice Boltzmann models in a few lines, run on CPUs and GPUs
 //!
-//! A lattice Boltzmann framework: declare a model in a few lines with [`lbm_model!`], get CPU
-//! kernels for every data layout, and run it.
+//! A model is declared with [`lbm_model!`]: the velocity set, the weights, `cs²`, run-time
+//! parameters, the moments, the equilibrium, the collision and an optional body force. At
+//! compile time the macro proves the model consistent and generates its kernels; the runtime
+//! ([`Lattice`] and friends, re-exported here from `lbm-runtime`) runs them.
+//!
+//! ## Declaring a model
+//!
+//! ```
+//! use lbm::{lbm_model, Model};
+//!
+//! // `lbm_model!` generates code that names this crate as `::lbm`.
+//! lbm_model! {
+//!     /// Isothermal D2Q9 with single-relaxation-time collision.
+//!     pub model MyD2Q9 {
+//!         dim = 2;
+//!         velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+//!         weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+//!         cs2 = 1/3;
+//!         params { tau: real }
+//!         moments { rho = sum(f); u = sum(f * c) / rho; }
+//!         equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+//!         collision = bgk(tau = tau);
+//!     }
+//! }
+//!
+//! let params = MyD2Q9Params { tau: 0.8 };
+//! MyD2Q9::validate(&params).unwrap();
+//! let mut f = [0.0f64; 9];
+//! MyD2Q9::equilibrium(&[1.0, 0.05, 0.0], &mut f);   // ρ, u_x, u_y
+//! MyD2Q9::collide(&mut f, &params);                  // at equilibrium, collide changes nothing
+//! assert!((f.iter().sum::<f64>() - 1.0).abs() < 1e-15);
+//! ```
+//!
+//! ### The items
+//! | item | meaning |
+//! |---|---|
+//! | `dim = 2;` | spatial dimension (the runtime's lattices are 2-D) |
+//! | `velocities = [(cx, cy), …];` | the velocity set, or `shells![(0,0), (1,0), (1,1), …]`: every signed permutation of each shell vector (D2Q37 is 8 shells) |
+//! | `weights = [4/9, …];` | one weight per velocity (or per shell): exact rationals, or decimals with up to 25+ significant digits, kept exact |
+//! | `cs2 = 1/3;` | the squared sound speed; must equal `Σ w c_x²` |
+//! | `params { tau: real, … }` | run-time parameters: they become the struct `<Name>Params` of `f64` fields |
+//! | `moments { rho = sum(f); u = sum(f * c) / rho; T = …; }` | density, velocity, and for thermal models the temperature `T = sum(f * dot(c - u, c - u)) / (dim * rho * cs2)` |
+//! | `equilibrium = <formula>;` or `hermite(order = N);` | a polynomial in the moments written with `c`, `w`, `cs2`, `dim`, `dot(a, b)`, `+ - * /` and `^` (a power, binding tighter than `*`), or the built-in Hermite expansion of order 1–4 |
+//! | `collision = bgk(tau = …)` | also `bgk(omega = …)`; `trt(tau = …, magic = Λ)` or `trt(omega_plus = …, omega_minus = …)`; `mrt(basis = [Q polynomials in c, cx, cy], rates = [Q rates])` |
+//! | `force = (ax, ay);` | a body acceleration of the parameters, applied by the exact-difference method (Kupershtokh 2004): momentum changes by exactly ρa per step; the velocity reported by `moments` is `Σfc/ρ + a/2` |
+//!
+//! ### What is checked at compile time
+//! Each failure is a compile error pointing at the offending tokens: dimensions; duplicate
+//! velocities; closure under negation; one positive weight per velocity, summing to 1, with
+//! `w(c) = w(−c)`; `Σ w c c = cs² I`; the lattice's isotropy against the equilibrium's order
+//! (order N needs isotropy through 2N); conservation of every declared moment by the equilibrium
+//! (mass, momentum, and energy for thermal models), proved on exact polynomials; names defined
+//! and not shadowing built-ins; the MRT basis square and invertible with one rate per moment;
+//! collision operators and their arguments; and the generated WGSL against naga.
+//!
+//! ### What is generated
+//! The unit struct `Name`, the parameter struct `NameParams`, and `impl Model for Name`:
+//! constants (Q, velocities, weights, opposites, halo width, `cs²`, orders, the flop count of
+//! collide), `validate` (relaxation rates in (0, 2), i.e. τ > ½), `moments`, `equilibrium`,
+//! `collide` for one site and `collide_cluster` for VL sites at once (straight-line code over
+//! lanes that vectorises), generic over `f32`/`f64`, and the WGSL source for the GPU.
 
 pub use lbm_macros::lbm_model;
 pub use lbm_models as models;
