@@ -1,0 +1,21 @@
+// KNOWN ISSUE: (minor) "also as velocity 5" counts from 0; a user counting the list
+// reads the 6th entry; say "also the 6th velocity (index 5)".
+// Rule: no velocity appears twice in an explicit list.
+// Mistake: (1, 1) typed where (-1, -1) was meant.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (1, 1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

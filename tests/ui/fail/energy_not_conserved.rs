@@ -1,0 +1,38 @@
+// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
+// not under the equilibrium formula; it should underline the whole formula.
+// The moment of f_eq prints round-off terms (`1 + 1.310623e-22·uy^2 - …`); terms below the
+// check's tolerance should be dropped, so it reads `1 instead of T`.
+// Rule: a thermal model's equilibrium conserves energy (the moment T of f_eq is T).
+// Mistake: the isothermal second-order formula on the thermal D2Q37, so f_eq has T = 1 whatever T is.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    /// Thermal D2Q37 with BGK collision and gravity along -y.
+    pub model D2Q37 {
+        dim = 2;
+        velocities = shells![(0, 0), (1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (3, 0), (3, 1)];
+        weights = [
+            0.23315066913235250228650,
+            0.10730609154221900241246,
+            0.05766785988879488203006,
+            0.01420821615845075026469,
+            0.00535304900051377523273,
+            0.00101193759267357547541,
+            0.00024530102775771734547,
+            0.00028341425299419821740
+        ];
+        cs2 = 1 / 1.19697977039307435897239^2;
+        params { tau: real, g: real }
+        moments {
+            rho = sum(f);
+            u = sum(f * c) / rho;
+            T = sum(f * dot(c - u, c - u)) / (dim * rho * cs2);
+        }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau);
+        force = (0, -g);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,21 @@
+// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)`;
+// it should point at the offending name, `tau` in `u + tau * (ax, ay)`.
+// Rule: the equilibrium depends only on the moments (and c, w, cs2), not on the parameters.
+// Mistake: a force folded into the equilibrium by shifting u with tau * a.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real, ax: real, ay: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u + tau * (ax, ay)) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,22 @@
+// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
+// not under the equilibrium formula; it should underline the whole formula.
+// Rule: the lattice is isotropic up to the order the equilibrium needs (2N for order N).
+// Mistake: third-order terms added by hand to the D2Q9 equilibrium.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2)
+            + dot(c, u)^3 / (6 * cs2^3) - dot(c, u) * dot(u, u) / (2 * cs2^2));
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,22 @@
+// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
+// not under the equilibrium formula; it should underline the whole formula.
+// The coefficient prints as `1.500000`; `3/2` (or 1.5) would read better.
+// Rule: the equilibrium conserves mass, sum(f_eq) = rho.
+// Mistake: the factor 2 dropped from the u.u term.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / cs2);
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,18 @@
+// Rule: a model declares every required item.
+// Mistake: no equilibrium.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,22 @@
+// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
+// not under the equilibrium formula; it should underline the whole formula.
+// The moment prints as ` - ux` (leading space, spaced sign); it should read `-ux`.
+// Rule: the equilibrium conserves momentum, sum(f_eq c) = rho u.
+// Mistake: a wrong sign on the first-order term.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 - dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,34 @@
+// KNOWN ISSUE: the caret is under the operator `*` of `cx * cx` (a binary expression's span is its
+// operator token), not under the whole row; it should underline `cx * cx`.
+// Rule: the MRT basis is invertible.
+// Mistake: cx * cx typed for p_xy = cx * cy; cx^2 is a combination of 1, e and p_xx.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Mrt {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real, s_e: real, s_eps: real, s_q: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = hermite(order = 2);
+        collision = mrt(
+            basis = [
+                1,
+                -4 + 3 * dot(c, c),
+                4 - 21/2 * dot(c, c) + 9/2 * dot(c, c)^2,
+                cx,
+                (-5 + 3 * dot(c, c)) * cx,
+                cy,
+                (-5 + 3 * dot(c, c)) * cy,
+                cx^2 - cy^2,
+                cx * cx
+            ],
+            rates = [0, s_e, s_eps, 0, s_q, 0, s_q, 1 / tau, 1 / tau]
+        );
+    }
+}
+
+fn main() {}

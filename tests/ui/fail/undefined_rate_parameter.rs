@@ -1,0 +1,21 @@
+// KNOWN ISSUE: (minor) the message suggests declaring `tau_nu` in `moments { … }`
+// too, but a rate may use only parameters; it should say "declare it in `params { … }`".
+// Rule: every identifier is defined, in the collision as in the equilibrium.
+// Mistake: the relaxation time referred to by a name that is not declared in `params`.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau_nu);
+    }
+}
+
+fn main() {}

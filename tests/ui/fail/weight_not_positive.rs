@@ -1,0 +1,22 @@
+// KNOWN ISSUE: the caret is under the operator `/` of `-1/36` (a binary expression's span is its
+// operator token), not under the whole weight; it should underline `-1/36`.
+// The weight prints as `-2.777778e-2`; `-1/36` would read better.
+// Rule: every weight is positive.
+// Mistake: a sign typo on one diagonal weight.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, -1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

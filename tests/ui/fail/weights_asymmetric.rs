@@ -1,0 +1,22 @@
+// KNOWN ISSUE: the caret is under the operator `/` of `1/6` (a binary expression's span is its
+// operator token), not under the whole weight; it should underline `1/6`.
+// The weights print as `1.666667e-1`, `5.555556e-2`; `1/6`, `1/18` would read better.
+// Rule: the weights are symmetric, w(c) = w(-c).
+// Mistake: w(1, 0) and w(-1, 0) differ (their sum, and so the total, is still right).
+
+use lbm::lbm_model;
+
+lbm_model! {
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/6, 1/9, 1/18, 1/9, 1/36, 1/36, 1/36, 1/36];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}

@@ -1,0 +1,20 @@
+// Rule: the weights sum to 1.
+// Mistake: 1/16 typed for the diagonal weights instead of 1/36.
+
+use lbm::lbm_model;
+
+lbm_model! {
+    /// Isothermal D2Q9 with single-relaxation-time collision.
+    pub model D2Q9Bgk {
+        dim = 2;
+        velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
+        weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/16, 1/16, 1/16, 1/16];
+        cs2 = 1/3;
+        params { tau: real }
+        moments { rho = sum(f); u = sum(f * c) / rho; }
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        collision = bgk(tau = tau);
+    }
+}
+
+fn main() {}
