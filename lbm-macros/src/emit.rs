@@ -157,18 +157,18 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             _ => plain_code,
         }
     };
-    let force_on = force.as_ref().map(|fo| {
+    let acceleration = force.as_ref().map(|fo| {
         let (pre, _) = rust(fo, &site_load, &|_, _| quote!());
         let (a0, a1) = (
             Rust { load: &site_load }.name_of(fo.outputs[0]),
             Rust { load: &site_load }.name_of(fo.outputs[1]),
         );
         quote! {
-            fn force_on(params: &Self::Params) -> bool {
+            fn acceleration(params: &Self::Params) -> [f64; 2] {
                 type T = f64;
                 let prm: [f64; #np] = [#(params.#pnames),*];
                 #pre
-                #a0 != 0.0 || #a1 != 0.0
+                [#a0, #a1]
             }
         }
     });
@@ -283,7 +283,7 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
                 Ok(())
             }
 
-            #force_on
+            #acceleration
 
             fn param_values(params: &Self::Params) -> ::std::vec::Vec<(&'static str, f64)> {
                 ::std::vec![#((#pstrs, params.#pnames)),*]

@@ -223,24 +223,94 @@ pub trait Target {
     fn bind(&self, n: Id, value: Self::Code) -> Self::Code;
     fn binary(&self, op: char, a: Self::Code, b: Self::Code) -> Self::Code;
     fn neg(&self, a: Self::Code) -> Self::Code;
+    /// `a * b + c` with one rounding.
+    fn mul_add(&self, a: Self::Code, b: Self::Code, c: Self::Code) -> Self::Code;
 }
 
-/// Emits the nodes the outputs reach, uniform ones in the preamble.
+/// How an add or subtract node is emitted after fusing a multiply into it.
+enum Fused {
+    /// `x*y + c`.
+    MulAdd(Id, Id, Id),
+    /// `c - x*y`, emitted as `(-x)*y + c`.
+    NegMulAdd(Id, Id, Id),
+    /// `x*y - c`, emitted as `x*y + (-c)`.
+    MulSub(Id, Id, Id),
+}
+
+/// Multiplies that feed exactly one add or subtract are fused into it (one FMA instruction,
+/// one rounding); returns the fusion of each such add/subtract node and the fused multiplies.
+fn fusions(ir: &Ir, reach: &[Id]) -> (HashMap<Id, Fused>, Vec<bool>) {
+    let mut uses = vec![0u32; ir.nodes.len()];
+    for &n in reach {
+        match ir.nodes[n] {
+            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
+                uses[a] += 1;
+                uses[b] += 1;
+            }
+            Node::Neg(a) => uses[a] += 1,
+            _ => {}
+        }
+    }
+    let mut fused = HashMap::new();
+    let mut absorbed = vec![false; ir.nodes.len()];
+    // A multiply joins its single consumer when both are per-site or both uniform.
+    let single_mul = |m: Id, n: Id, absorbed: &[bool]| match ir.nodes[m] {
+        Node::Mul(x, y) if uses[m] == 1 && !absorbed[m] && ir.uniform[m] == ir.uniform[n] => {
+            Some((x, y))
+        }
+        _ => None,
+    };
+    for &n in reach {
+        let f = match ir.nodes[n] {
+            Node::Add(a, b) => match (single_mul(b, n, &absorbed), single_mul(a, n, &absorbed)) {
+                (Some((x, y)), _) => Some((b, Fused::MulAdd(x, y, a))),
+                (None, Some((x, y))) => Some((a, Fused::MulAdd(x, y, b))),
+                _ => None,
+            },
+            Node::Sub(a, b) => match (single_mul(b, n, &absorbed), single_mul(a, n, &absorbed)) {
+                (Some((x, y)), _) => Some((b, Fused::NegMulAdd(x, y, a))),
+                (None, Some((x, y))) => Some((a, Fused::MulSub(x, y, b))),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some((m, f)) = f {
+            absorbed[m] = true;
+            fused.insert(n, f);
+        }
+    }
+    (fused, absorbed)
+}
+
+/// Emits the nodes the outputs reach, uniform ones in the preamble, with multiplies fused into
+/// the adds that consume them.
 pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
     let mut out = Emitted {
         preamble: Vec::new(),
         body: Vec::new(),
     };
-    for n in ir.reachable(outputs) {
-        let value = match &ir.nodes[n] {
-            Node::Input(k) => t.input(*k),
-            Node::Param(k) => t.param(*k),
-            Node::Const(c) => t.constant(to_f64(c)),
-            Node::Add(a, b) => t.binary('+', t.name(*a), t.name(*b)),
-            Node::Sub(a, b) => t.binary('-', t.name(*a), t.name(*b)),
-            Node::Mul(a, b) => t.binary('*', t.name(*a), t.name(*b)),
-            Node::Div(a, b) => t.binary('/', t.name(*a), t.name(*b)),
-            Node::Neg(a) => t.neg(t.name(*a)),
+    let reach = ir.reachable(outputs);
+    let (fused, absorbed) = fusions(ir, &reach);
+    for n in reach {
+        if absorbed[n] {
+            continue;
+        }
+        let value = match (&ir.nodes[n], fused.get(&n)) {
+            (_, Some(Fused::MulAdd(x, y, c))) => t.mul_add(t.name(*x), t.name(*y), t.name(*c)),
+            (_, Some(Fused::NegMulAdd(x, y, c))) => {
+                t.mul_add(t.neg(t.name(*x)), t.name(*y), t.name(*c))
+            }
+            (_, Some(Fused::MulSub(x, y, c))) => {
+                t.mul_add(t.name(*x), t.name(*y), t.neg(t.name(*c)))
+            }
+            (Node::Input(k), _) => t.input(*k),
+            (Node::Param(k), _) => t.param(*k),
+            (Node::Const(c), _) => t.constant(to_f64(c)),
+            (Node::Add(a, b), _) => t.binary('+', t.name(*a), t.name(*b)),
+            (Node::Sub(a, b), _) => t.binary('-', t.name(*a), t.name(*b)),
+            (Node::Mul(a, b), _) => t.binary('*', t.name(*a), t.name(*b)),
+            (Node::Div(a, b), _) => t.binary('/', t.name(*a), t.name(*b)),
+            (Node::Neg(a), _) => t.neg(t.name(*a)),
         };
         let line = t.bind(n, value);
         if ir.is_uniform(n) {
@@ -288,6 +358,9 @@ impl Target for Rust<'_> {
     fn neg(&self, a: TokenStream) -> TokenStream {
         quote!(-#a)
     }
+    fn mul_add(&self, a: TokenStream, b: TokenStream, c: TokenStream) -> TokenStream {
+        quote!(<T as ::lbm::Real>::mul_add(#a, #b, #c))
+    }
 }
 
 /// WGSL, in the type alias `real` that the runtime defines (`f32` or `f64`); inputs are read from
@@ -322,5 +395,8 @@ impl Target for Wgsl {
     }
     fn neg(&self, a: String) -> String {
         format!("-{a}")
+    }
+    fn mul_add(&self, a: String, b: String, c: String) -> String {
+        format!("fma({a}, {b}, {c})")
     }
 }

@@ -89,10 +89,18 @@ pub trait Model: 'static + Send + Sync {
         }
     }
 
+    /// The body-force acceleration `a` for these parameters (zero for models without a force).
+    /// The velocity that [`Model::equilibrium`] takes is the bare `Σ f c / ρ`; the physical
+    /// velocity that [`Model::moments`] returns is `Σ f c / ρ + a/2`, so a state meant to have
+    /// physical velocity `u` is initialised with the equilibrium at `u − a/2`.
+    fn acceleration(params: &Self::Params) -> [f64; 2] {
+        let _ = params;
+        [0.0, 0.0]
+    }
+
     /// Whether the model has a body force and it is non-zero for these parameters.
     fn force_on(params: &Self::Params) -> bool {
-        let _ = params;
-        false
+        Self::acceleration(params) != [0.0, 0.0]
     }
 
     /// Checks that the parameters give a stable, physical collision (relaxation rates in

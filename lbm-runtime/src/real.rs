@@ -40,6 +40,10 @@ pub trait Real:
     fn to_f64(self) -> f64;
     /// Whether the value is neither NaN nor infinite.
     fn is_finite(self) -> bool;
+    /// `self * a + b`: one fused multiply-add instruction (one rounding) where the target has
+    /// FMA, else a multiply and an add. The generated kernels use it for every multiply that
+    /// feeds an add, which halves their instruction count on FMA hardware.
+    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
 macro_rules! impl_real {
@@ -59,6 +63,14 @@ macro_rules! impl_real {
             #[inline(always)]
             fn is_finite(self) -> bool {
                 <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                if cfg!(target_feature = "fma") {
+                    <$t>::mul_add(self, a, b)
+                } else {
+                    self * a + b
+                }
             }
         }
     };
