@@ -42,7 +42,7 @@
 //! | `cs2 = 1/3;` | the squared sound speed; must equal `Σ w c_x²` |
 //! | `params { tau: real, … }` | run-time parameters: they become the struct `<Name>Params` of `f64` fields |
 //! | `moments { rho = sum(f); u = sum(f * c) / rho; T = …; }` | density, velocity, and for thermal models the temperature `T = sum(f * dot(c - u, c - u)) / (dim * rho * cs2)` |
-//! | `equilibrium = <formula>;` or `hermite(order = N);` | a polynomial in the moments written with `c`, `w`, `cs2`, `dim`, `dot(a, b)`, `+ - * /` and `^` (a power, binding tighter than `*`), or the built-in Hermite expansion of order 1–4 |
+//! | `equilibrium = <formula>;` or `hermite(order = N);` | a polynomial in the moments written with `c`, `w`, `cs2`, `dim`, `dot(a, b)`, `norm2(a)` (= `dot(a, a)`), `+ - * /` and `^` (a power, binding tighter than `*`), or the built-in Hermite expansion of order 1–4 |
 //! | `collision = bgk(tau = …)` | also `bgk(omega = …)`; `trt(tau = …, magic = Λ)` or `trt(omega_plus = …, omega_minus = …)`; `mrt(basis = [Q polynomials in c, cx, cy], rates = [Q rates])` |
 //! | `force = (ax, ay);` | a body acceleration of the parameters, applied by the exact-difference method (Kupershtokh 2004): momentum changes by exactly ρa per step; the velocity reported by `moments` is `Σfc/ρ + a/2` |
 //!

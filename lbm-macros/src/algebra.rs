@@ -77,14 +77,22 @@ pub fn eval<A: Algebra>(a: &mut A, e: &Expr) -> syn::Result<Value<A::S>> {
             e.span,
             "a list `[…]` is not allowed inside a formula",
         )),
-        ExprKind::Call(name, args) if name == "dot" => {
-            if args.len() != 2 || args.iter().any(|x| x.name.is_some()) {
-                return Err(Error::new(
-                    name.span(),
-                    "`dot` takes two vectors: dot(a, b)",
-                ));
+        ExprKind::Call(name, args) if name == "dot" || name == "norm2" => {
+            let arity = if name == "dot" { 2 } else { 1 };
+            if args.len() != arity || args.iter().any(|x| x.name.is_some()) {
+                let usage = if arity == 2 {
+                    "`dot` takes two vectors: dot(a, b)"
+                } else {
+                    "`norm2` takes one vector: norm2(a) = dot(a, a)"
+                };
+                return Err(Error::new(name.span(), usage));
             }
-            let (x, y) = (eval(a, &args[0].value)?, eval(a, &args[1].value)?);
+            let x = eval(a, &args[0].value)?;
+            let y = if arity == 2 {
+                eval(a, &args[1].value)?
+            } else {
+                x.clone()
+            };
             match (x, y) {
                 (Value::Vector(x), Value::Vector(y)) if x.len() == y.len() => {
                     let mut acc = a.constant(crate::poly::q(0));
@@ -96,7 +104,7 @@ pub fn eval<A: Algebra>(a: &mut A, e: &Expr) -> syn::Result<Value<A::S>> {
                 }
                 _ => Err(Error::new(
                     name.span(),
-                    "`dot` takes two vectors of the same dimension",
+                    format!("`{name}` takes vectors of the same dimension"),
                 )),
             }
         }

@@ -19,7 +19,8 @@ const CONSERVATION_TOL: f64 = 1e-12;
 
 /// Names the DSL defines itself; parameters and moments may not take them.
 pub const BUILTINS: &[&str] = &[
-    "c", "cx", "cy", "w", "f", "cs2", "dim", "D", "dot", "sum", "hermite", "bgk", "trt", "mrt",
+    "c", "cx", "cy", "w", "f", "cs2", "dim", "D", "dot", "norm2", "sum", "hermite", "bgk", "trt",
+    "mrt",
 ];
 
 /// What a moment means to the runtime.
@@ -188,7 +189,7 @@ impl Algebra for PolyCtx<'_> {
                 let order = hermite_order(name, args)?;
                 Ok(Value::Scalar(self.hermite(i, order)))
             }
-            other => Err(Error::new(name.span(), format!("unknown function `{other}`: formulas may use dot(a, b), sum(…) in moments, and hermite(order = N) as the equilibrium"))),
+            other => Err(Error::new(name.span(), format!("unknown function `{other}`: formulas may use dot(a, b), norm2(a), sum(…) in moments, and hermite(order = N) as the equilibrium"))),
         }
     }
 }

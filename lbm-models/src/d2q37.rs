@@ -26,7 +26,7 @@ lbm_model! {
         moments {
             rho = sum(f);
             u = sum(f * c) / rho;
-            T = sum(f * dot(c - u, c - u)) / (dim * rho * cs2);
+            T = sum(f * norm2(c - u)) / (dim * rho * cs2);
         }
         equilibrium = hermite(order = 4);
         collision = bgk(tau = tau);

@@ -14,7 +14,7 @@ lbm_model! {
         cs2 = 1/3;
         params { tau: real, ax: real, ay: real }
         moments { rho = sum(f); u = sum(f * c) / rho; }
-        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - norm2(u) / (2 * cs2));
         collision = bgk(tau = tau);
         force = (ax, ay);
     }

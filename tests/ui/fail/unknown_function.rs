@@ -1,5 +1,5 @@
 // Rule: formulas use only the DSL's functions.
-// Mistake: `norm2(u)` for dot(u, u).
+// Mistake: `length2(u)`, a function the DSL does not have (it has norm2).
 
 use lbm::lbm_model;
 
@@ -11,7 +11,7 @@ lbm_model! {
         cs2 = 1/3;
         params { tau: real }
         moments { rho = sum(f); u = sum(f * c) / rho; }
-        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - norm2(u) / (2 * cs2));
+        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - length2(u) / (2 * cs2));
         collision = bgk(tau = tau);
     }
 }
