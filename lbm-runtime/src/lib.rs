@@ -6,6 +6,8 @@
 pub mod boundary;
 pub mod cavity;
 mod error;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 mod kernels;
 mod lattice;
 pub mod layout;

@@ -1,0 +1,160 @@
+//! The compiled boundary conditions ([`Boundaries`], built by the CPU runtime) packed into the
+//! two small tables the shaders read.
+//!
+//! `tables` (u32): a bit per site (`x·LY + y`) marking boundary sites, then `LX + 1` column
+//! starts, then one [`REC`]-word record per boundary site, sorted by `(x, y)`:
+//! `[x, y, mask_lo, mask_hi, corr, kind, normal, value]`. `consts` (real): the model
+//! parameters, then the moving-wall corrections `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that
+//! has any; `corr` is their offset, [`NONE`] otherwise) and the rules' values (Zou–He
+//! velocity or density, thermal-wall temperature; `value` is their offset).
+
+use crate::boundary::{Boundaries, Rule, ZouHeTarget};
+use crate::layout::Dims;
+use crate::{Model, Real};
+
+/// Words per boundary-site record.
+pub const REC: usize = 8;
+/// "No entry" in a record.
+pub const NONE: u32 = u32::MAX;
+/// The inward normals of Zou–He sites, in the order of the shader's `zou_he_*` functions.
+pub const NORMALS: [[i32; 2]; 4] = [[0, 1], [0, -1], [1, 0], [-1, 0]];
+
+/// Rule kinds, as stored in a record.
+pub mod kind {
+    /// Links only.
+    pub const NONE: u32 = 0;
+    /// Solid site, reset to rest.
+    pub const SOLID: u32 = 1;
+    /// Zou–He velocity.
+    pub const ZH_VELOCITY: u32 = 2;
+    /// Zou–He density.
+    pub const ZH_DENSITY: u32 = 3;
+    /// Thermal wall.
+    pub const THERMAL: u32 = 4;
+}
+
+/// Which boundary code a shader needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BcShape {
+    /// Number of boundary sites (0: a fully periodic lattice, no boundary code at all).
+    pub sites: usize,
+    /// Zou–He sites with each of [`NORMALS`].
+    pub zou_he: [bool; 4],
+    /// Thermal-wall sites.
+    pub thermal: bool,
+    /// Solid sites.
+    pub solid: bool,
+}
+
+impl BcShape {
+    /// Every kind of boundary code (for validating shaders without a lattice).
+    pub fn all(zou_he: bool, thermal: bool) -> Self {
+        Self {
+            sites: 1,
+            zou_he: [zou_he; 4],
+            thermal,
+            solid: true,
+        }
+    }
+}
+
+/// The packed tables of one lattice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BcTables<T> {
+    /// Bits, column starts, records.
+    pub tables: Vec<u32>,
+    /// Parameters, corrections, rule values.
+    pub consts: Vec<T>,
+    /// The boundary code the shader needs.
+    pub shape: BcShape,
+}
+
+/// Words of the site bit set.
+pub fn bit_words(d: &Dims) -> usize {
+    (d.lx * d.ly).div_ceil(32)
+}
+
+/// Padded parameter count `P = max(1, number of parameters)`.
+pub fn param_count<M: Model>(params: &M::Params) -> usize {
+    M::param_values(params).len().max(1)
+}
+
+/// Packs `bc` for a lattice of shape `d` with parameters `params`.
+pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params) -> BcTables<T> {
+    let mut consts: Vec<T> = M::param_values(params)
+        .iter()
+        .map(|(_, v)| T::from_f64(*v))
+        .collect();
+    consts.resize(param_count::<M>(params), T::default());
+    let mut tables = vec![0u32; bit_words(d)];
+    let mut starts = Vec::with_capacity(d.lx + 1);
+    let mut records = Vec::new();
+    let mut shape = BcShape::default();
+    for x in 0..d.lx {
+        starts.push((records.len() / REC) as u32);
+        let mut col: Vec<_> = bc.column(x).to_vec();
+        col.sort_by_key(|s| s.y);
+        for s in col {
+            let bit = x * d.ly + s.y;
+            tables[bit / 32] |= 1 << (bit % 32);
+            let corr = s.corr.map_or(NONE, |o| {
+                let at = consts.len() as u32;
+                consts.extend_from_slice(&bc.corr[o..o + M::Q]);
+                at
+            });
+            let (kind, normal, value) = rule_words(&s.rule, &mut consts, &mut shape);
+            records.extend_from_slice(&[
+                x as u32,
+                s.y as u32,
+                s.mask as u32,
+                (s.mask >> 32) as u32,
+                corr,
+                kind,
+                normal,
+                value,
+            ]);
+            shape.sites += 1;
+        }
+    }
+    starts.push((records.len() / REC) as u32);
+    tables.extend(starts);
+    tables.extend(records);
+    BcTables {
+        tables,
+        consts,
+        shape,
+    }
+}
+
+/// The record words `(kind, normal, value offset)` of a rule, its values appended to `consts`.
+fn rule_words<T: Real>(rule: &Rule, consts: &mut Vec<T>, shape: &mut BcShape) -> (u32, u32, u32) {
+    let at = consts.len() as u32;
+    let mut push = |vals: &[f64]| consts.extend(vals.iter().map(|&v| T::from_f64(v)));
+    match *rule {
+        Rule::None => (kind::NONE, 0, NONE),
+        Rule::Solid => {
+            shape.solid = true;
+            (kind::SOLID, 0, NONE)
+        }
+        Rule::ZouHe { normal, target } => {
+            let n = NORMALS.iter().position(|&m| m == normal).unwrap_or(0);
+            shape.zou_he[n] = true;
+            let k = match target {
+                ZouHeTarget::Velocity(u) => {
+                    push(&u);
+                    kind::ZH_VELOCITY
+                }
+                ZouHeTarget::Density(rho) => {
+                    push(&[rho, 0.0]);
+                    kind::ZH_DENSITY
+                }
+            };
+            (k, n as u32, at)
+        }
+        Rule::Thermal { temperature } => {
+            shape.thermal = true;
+            push(&[temperature]);
+            (kind::THERMAL, 0, at)
+        }
+    }
+}

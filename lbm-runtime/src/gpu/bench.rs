@@ -1,0 +1,109 @@
+//! Throughput of the fused step on the GPU, for the `lbm bench` command.
+//!
+//! A fused step (seed 000 §4, pull) reads and writes every population once, so it moves
+//! `2 · Q · sizeof(real)` bytes per site; the figures are
+//!
+//! ```text
+//! MLUPS = LX · LY · steps / t / 10⁶,      GB/s = MLUPS · 2 · Q · sizeof(real) / 10³
+//! ```
+//!
+//! On a CPU adapter (lavapipe) the figures are those of a software rasteriser on the host
+//! cores, not GPU figures; [`GpuBench`] says so when printed.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{GpuContext, GpuError, GpuLattice};
+use crate::boundary::BoundarySpec;
+use crate::{Layout, Model, Real};
+
+/// The result of [`fused_mlups`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuBench {
+    /// Model name.
+    pub model: &'static str,
+    /// Layout name.
+    pub layout: &'static str,
+    /// `f32` or `f64`.
+    pub precision: &'static str,
+    /// Lattice width and height.
+    pub size: (usize, usize),
+    /// Timed steps.
+    pub steps: u64,
+    /// Wall time of the timed steps, in seconds.
+    pub seconds: f64,
+    /// Million lattice-site updates per second.
+    pub mlups: f64,
+    /// Bytes moved per second (one read and one write per population), in GB/s.
+    pub gbps: f64,
+    /// The adapter ([`GpuContext::describe`]).
+    pub adapter: String,
+    /// Whether the adapter is a CPU (the figures are then not GPU figures).
+    pub cpu_adapter: bool,
+}
+
+impl GpuBench {
+    /// Milliseconds per step.
+    pub fn ms_per_step(&self) -> f64 {
+        1e3 * self.seconds / self.steps as f64
+    }
+
+    /// The share of a peak bandwidth `peak_gbps` (the device's, where known) reached.
+    pub fn share_of(&self, peak_gbps: f64) -> f64 {
+        self.gbps / peak_gbps
+    }
+}
+
+impl fmt::Display for GpuBench {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "GPU fused step {} {} {} {}×{}: {:.3} ms/step, {:.1} MLUPS, {:.2} GB/s on {}",
+            self.model,
+            self.layout,
+            self.precision,
+            self.size.0,
+            self.size.1,
+            self.ms_per_step(),
+            self.mlups,
+            self.gbps,
+            self.adapter
+        )?;
+        if self.cpu_adapter {
+            write!(f, " [CPU adapter (software Vulkan): not a GPU figure]")?;
+        }
+        Ok(())
+    }
+}
+
+/// Times `steps` fused steps of a periodic `lx × ly` lattice at rest (after `steps / 10 + 1`
+/// warm-up steps), submitted without waiting, and waits once at the end.
+pub fn fused_mlups<M: Model, L: Layout, T: Real>(
+    ctx: &Arc<GpuContext>,
+    lx: usize,
+    ly: usize,
+    params: M::Params,
+    steps: u64,
+) -> Result<GpuBench, GpuError> {
+    let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params, &BoundarySpec::periodic())?;
+    lat.steps(steps / 10 + 1);
+    lat.finish()?;
+    let t0 = Instant::now();
+    lat.steps(steps);
+    lat.finish()?;
+    let seconds = t0.elapsed().as_secs_f64();
+    let mlups = (lx * ly) as f64 * steps as f64 / seconds / 1e6;
+    Ok(GpuBench {
+        model: M::NAME,
+        layout: L::NAME,
+        precision: T::NAME,
+        size: (lx, ly),
+        steps,
+        seconds,
+        mlups,
+        gbps: mlups * (2 * M::Q * T::BYTES) as f64 / 1e3,
+        adapter: ctx.describe(),
+        cpu_adapter: ctx.is_cpu(),
+    })
+}

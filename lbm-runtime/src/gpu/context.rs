@@ -1,0 +1,230 @@
+//! The device a [`super::GpuLattice`] runs on: adapter choice, device creation with the
+//! adapter's full limits (and `SHADER_F64` where offered), error capture, and the one-line
+//! description printed in performance summaries.
+
+use std::sync::{Arc, Mutex};
+
+use super::GpuError;
+
+/// Which adapter to use.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum AdapterChoice {
+    /// The best available: a discrete GPU before an integrated one, before a virtual one,
+    /// before a CPU (software) adapter; among equals, one with f64.
+    #[default]
+    Best,
+    /// The first adapter whose name contains this text (case-insensitive).
+    Name(String),
+    /// The best adapter of this type.
+    Type(wgpu::DeviceType),
+}
+
+impl AdapterChoice {
+    /// Parses `best`, `discrete`, `integrated`, `virtual`, `cpu`, or else a name fragment.
+    pub fn parse(s: &str) -> Self {
+        match s.to_ascii_lowercase().as_str() {
+            "" | "best" => AdapterChoice::Best,
+            "discrete" => AdapterChoice::Type(wgpu::DeviceType::DiscreteGpu),
+            "integrated" => AdapterChoice::Type(wgpu::DeviceType::IntegratedGpu),
+            "virtual" => AdapterChoice::Type(wgpu::DeviceType::VirtualGpu),
+            "cpu" => AdapterChoice::Type(wgpu::DeviceType::Cpu),
+            _ => AdapterChoice::Name(s.to_string()),
+        }
+    }
+}
+
+/// Options of [`GpuContext::new`].
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct GpuOptions {
+    /// The adapter to use.
+    pub adapter: AdapterChoice,
+    /// A cap on the bytes of one storage binding, below the device's
+    /// `max_storage_buffer_binding_size` (tests use it to force the split of the populations
+    /// across bindings).
+    pub max_binding_bytes: Option<u64>,
+}
+
+/// An opened device and its queue.
+pub struct GpuContext {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+    f64: bool,
+    binding_limit: u64,
+    errors: Arc<Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+/// Rank of a device type for [`AdapterChoice::Best`] (lower is better).
+fn type_rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+fn describe_info(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.device_type, info.backend, info.driver, info.driver_info
+    )
+}
+
+impl GpuContext {
+    /// Opens the adapter chosen by `opts` (blocking).
+    pub fn new(opts: &GpuOptions) -> Result<Self, GpuError> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        let backends = wgpu::Backends::all();
+        let adapters = pollster::block_on(instance.enumerate_adapters(backends));
+        if adapters.is_empty() {
+            return Err(GpuError::NoAdapter {
+                backends: format!("{backends:?}"),
+            });
+        }
+        let adapter = choose(adapters, &opts.adapter)?;
+        Self::open(adapter, opts)
+    }
+
+    /// Descriptions of every adapter present.
+    pub fn list_adapters() -> Vec<String> {
+        let instance =
+            wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+        pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()))
+            .iter()
+            .map(|a| describe_info(&a.get_info()))
+            .collect()
+    }
+
+    fn open(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Self, GpuError> {
+        let info = adapter.get_info();
+        let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
+        let limits = adapter.limits();
+        let desc = wgpu::DeviceDescriptor {
+            label: Some("lbm"),
+            required_features: if f64 {
+                wgpu::Features::SHADER_F64
+            } else {
+                wgpu::Features::empty()
+            },
+            required_limits: limits.clone(),
+            ..Default::default()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&desc))
+            .map_err(|e| GpuError::Device(format!("{}: {e}", info.name)))?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        let device_cap = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let binding_limit = opts
+            .max_binding_bytes
+            .map_or(device_cap, |b| b.min(device_cap));
+        Ok(Self {
+            device,
+            queue,
+            info,
+            limits,
+            f64,
+            binding_limit,
+            errors,
+        })
+    }
+
+    /// `name (type, backend, driver …)`, for performance summaries.
+    pub fn describe(&self) -> String {
+        describe_info(&self.info)
+    }
+
+    /// The adapter's information.
+    pub fn info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+
+    /// The device's limits (the adapter's, all requested).
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+
+    /// Whether f64 shaders can run (`SHADER_F64`).
+    pub fn supports_f64(&self) -> bool {
+        self.f64
+    }
+
+    /// Whether the adapter is a CPU (software rasteriser such as lavapipe): its timings are
+    /// not GPU figures.
+    pub fn is_cpu(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// Bytes one storage binding may hold (the device's limit, or the cap of
+    /// [`GpuOptions::max_binding_bytes`]).
+    pub fn binding_limit(&self) -> u64 {
+        self.binding_limit
+    }
+
+    /// Returns the device errors captured since the last call as one error.
+    pub(crate) fn take_error(&self) -> Result<(), GpuError> {
+        let mut v = self
+            .errors
+            .lock()
+            .map_err(|e| GpuError::Device(e.to_string()))?;
+        if v.is_empty() {
+            return Ok(());
+        }
+        let msg = v.join("\n");
+        v.clear();
+        Err(GpuError::Device(msg))
+    }
+
+    /// Waits for all submitted work.
+    pub(crate) fn wait(&self) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map_err(|e| GpuError::Device(e.to_string()))?;
+        self.take_error()
+    }
+}
+
+/// Picks the adapter `choice` asks for among `adapters`.
+fn choose(adapters: Vec<wgpu::Adapter>, choice: &AdapterChoice) -> Result<wgpu::Adapter, GpuError> {
+    let available = adapters
+        .iter()
+        .map(|a| describe_info(&a.get_info()))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let key = |a: &wgpu::Adapter| {
+        let f64 = a.features().contains(wgpu::Features::SHADER_F64);
+        (type_rank(a.get_info().device_type), !f64)
+    };
+    let mut matching: Vec<wgpu::Adapter> = adapters
+        .into_iter()
+        .filter(|a| match choice {
+            AdapterChoice::Best => true,
+            AdapterChoice::Name(n) => a.get_info().name.to_lowercase().contains(&n.to_lowercase()),
+            AdapterChoice::Type(t) => a.get_info().device_type == *t,
+        })
+        .collect();
+    matching.sort_by_key(key);
+    matching
+        .into_iter()
+        .next()
+        .ok_or_else(|| GpuError::AdapterNotFound {
+            wanted: format!("{choice:?}"),
+            available,
+        })
+}

@@ -1,0 +1,84 @@
+//! Errors of the GPU backend: each says what went wrong and what to do instead.
+
+use crate::LbmError;
+
+/// Everything that can go wrong when choosing an adapter, building shaders or running a
+/// [`super::GpuLattice`].
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GpuError {
+    /// No adapter at all (no Vulkan, Metal or DX12 driver).
+    #[error(
+        "no GPU adapter found (backends tried: {backends}); install a Vulkan driver — on a \
+         machine without a GPU, Mesa's lavapipe (Debian package mesa-vulkan-drivers) is a \
+         software Vulkan device"
+    )]
+    NoAdapter {
+        /// The backends that were enumerated.
+        backends: String,
+    },
+    /// An adapter was asked for by name or type and none matches.
+    #[error("no adapter matches {wanted}; available: {available}")]
+    AdapterNotFound {
+        /// What was asked for.
+        wanted: String,
+        /// The adapters that exist, described.
+        available: String,
+    },
+    /// f64 was requested on an adapter that cannot run f64 shaders.
+    #[error(
+        "adapter `{adapter}` has no SHADER_F64 feature: f64 lattices cannot run on it; use f32, \
+         or choose an adapter with f64 support (lavapipe has it)"
+    )]
+    NoF64 {
+        /// The adapter's name.
+        adapter: String,
+    },
+    /// The lattice does not fit the device's limits.
+    #[error(
+        "lattice {lx}×{ly} of {model} ({precision}) is too large for adapter `{adapter}`: \
+         {reason}; at most about {max_sites} sites fit (e.g. {side}×{side})"
+    )]
+    TooLarge {
+        /// The model's name.
+        model: &'static str,
+        /// `f32` or `f64`.
+        precision: &'static str,
+        /// Lattice width.
+        lx: usize,
+        /// Lattice height.
+        ly: usize,
+        /// The adapter's name.
+        adapter: String,
+        /// Which limit is exceeded.
+        reason: String,
+        /// The largest number of sites that fits.
+        max_sites: u64,
+        /// Side of a square lattice of `max_sites` sites.
+        side: u64,
+    },
+    /// The layout's addressing is not affine in (population, column, cluster), so it cannot
+    /// be transcribed into WGSL by [`super::layout::AffineLayout`].
+    #[error("layout {layout} cannot be transcribed to WGSL: {reason}")]
+    Layout {
+        /// The layout's name.
+        layout: &'static str,
+        /// What the probe found.
+        reason: String,
+    },
+    /// A composed shader failed naga's parser or validator (a bug of the composer; the message
+    /// carries naga's diagnostic with the offending line).
+    #[error("composed WGSL shader ({what}) is invalid:\n{message}")]
+    Shader {
+        /// Which shader (model, layout, precision).
+        what: String,
+        /// naga's diagnostic.
+        message: String,
+    },
+    /// The device refused a request (device creation, out of memory, a lost device, a failed
+    /// buffer mapping).
+    #[error("GPU device error: {0}")]
+    Device(String),
+    /// A lattice-level error (bad size, parameters, boundaries, divergence).
+    #[error(transparent)]
+    Lbm(#[from] LbmError),
+}

@@ -1,0 +1,978 @@
+//! [`GpuLattice`]: a lattice whose populations live on the device, with the API of the CPU
+//! [`crate::Lattice`] (initialise, step, read populations and moments back).
+//!
+//! The GPU runs the two-copy (A-B) pull scheme of seed 000 §4: the state between steps is the
+//! post-collision populations `f*` in one copy, in the layout `L` — the same index formula as
+//! the CPU ([`super::layout`]), halo columns included, so border columns can be exchanged
+//! with a host part of the slab ([`GpuLattice::read_column`], [`GpuLattice::write_column`]).
+//! A step is `halo` (x periodic) then `fused` (or `propagate`, `bc`, `collide`); steps are
+//! recorded into command buffers and submitted without waiting; only reads wait.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use super::bc::{self, BcTables};
+use super::shader::{self, Entry, ShaderSpec, WORKGROUP};
+use super::{GpuContext, GpuError};
+use crate::boundary::{Boundaries, BoundarySpec};
+use crate::layout::{Dims, Layout};
+use crate::{default_max_mach, Kernel, LbmError, Model, Real};
+
+/// Steps recorded per command buffer.
+const STEPS_PER_SUBMIT: u64 = 128;
+/// Bytes read back per staging buffer.
+const STAGING_BYTES: u64 = 64 << 20;
+/// Storage bindings besides the populations: consts, tables, moments output.
+const EXTRA_STORAGE: u32 = 3;
+
+/// A lattice of model `M`, layout `L`, precision `T` on a GPU.
+pub struct GpuLattice<M: Model, L: Layout, T: Real> {
+    ctx: Arc<GpuContext>,
+    d: Dims,
+    params: M::Params,
+    bc: Boundaries<T>,
+    spec: ShaderSpec,
+    source: String,
+    copies: [Vec<wgpu::Buffer>; 2],
+    mout: wgpu::Buffer,
+    mout_cols: usize,
+    ctl: wgpu::Buffer,
+    groups: [wgpu::BindGroup; 2],
+    pipelines: Vec<(Entry, wgpu::ComputePipeline)>,
+    /// The copy holding the state.
+    cur: usize,
+    step: u64,
+    max_mach: f64,
+    _m: PhantomData<(M, L)>,
+}
+
+/// Sizes derived from the lattice and the device limits.
+struct Plan {
+    chunk: u64,
+    chunks: usize,
+    wx: u32,
+    mout_cols: usize,
+}
+
+impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
+    /// A lattice of `lx × ly` sites at rest on the device of `ctx`.
+    ///
+    /// Fails before touching the device when the size does not fit the layout or the model
+    /// (as [`crate::Lattice::new`]), the parameters or boundaries are invalid, `T` is `f64` on
+    /// an adapter without `SHADER_F64`, or the lattice exceeds the device's limits.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        lx: usize,
+        ly: usize,
+        params: M::Params,
+        boundaries: &BoundarySpec,
+    ) -> Result<Self, GpuError> {
+        check_size::<M, L>(lx, ly)?;
+        M::validate(&params).map_err(LbmError::from)?;
+        if T::BYTES == 8 && !ctx.supports_f64() {
+            return Err(GpuError::NoF64 {
+                adapter: ctx.info().name.clone(),
+            });
+        }
+        let d = Dims {
+            lx,
+            ly,
+            halo: M::HALO,
+            q: M::Q,
+        };
+        let cap = capacity::<M, T>(ctx, &d)?;
+        let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
+        let tables = bc::pack::<M, T>(&d, &bc, &params);
+        let plan = plan::<M, T>(ctx, &d, &tables, &cap)?;
+        let spec = ShaderSpec {
+            dims: d,
+            params: bc::param_count::<M>(&params),
+            chunk: plan.chunk,
+            chunks: plan.chunks,
+            row: plan.wx * WORKGROUP,
+            bc: tables.shape,
+        };
+        let source = shader::compose::<M, L, T>(&spec)?;
+        shader::validate(&source, T::BYTES == 8, &what::<M, L, T>())?;
+        let dev = Device { ctx, spec: &spec };
+        let copies = [dev.population_copy::<T>(), dev.population_copy::<T>()];
+        let consts = dev.init_buffer("consts", bytemuck::cast_slice(&tables.consts), false);
+        let tables_buf = dev.init_buffer("tables", bytemuck::cast_slice(&tables.tables), false);
+        let mout_bytes = (plan.mout_cols * ly * M::MOMENT_NAMES.len() * T::BYTES) as u64;
+        let mout = dev.buffer("moments", mout_bytes, wgpu::BufferUsages::COPY_SRC);
+        let ctl = dev.init_buffer("ctl", &[0u8; 16], true);
+        let layout = dev.bind_group_layout();
+        let groups = [0, 1].map(|p| {
+            dev.bind_group(
+                &layout,
+                [&copies[p], &copies[1 - p]],
+                [&consts, &tables_buf, &mout],
+                &ctl,
+            )
+        });
+        let pipelines = dev.pipelines(&layout, &source);
+        let lat = Self {
+            ctx: ctx.clone(),
+            d,
+            params,
+            bc,
+            spec,
+            source,
+            copies,
+            mout,
+            mout_cols: plan.mout_cols,
+            ctl,
+            groups,
+            pipelines,
+            cur: 0,
+            step: 0,
+            max_mach: default_max_mach::<M>(),
+            _m: PhantomData,
+        };
+        let rest = lat.rest_state();
+        lat.upload(0, 0, &rest);
+        lat.upload(1, 0, &rest);
+        lat.ctx.wait()?;
+        Ok(lat)
+    }
+
+    /// The lattice's shape.
+    pub fn dims(&self) -> Dims {
+        self.d
+    }
+
+    /// The model parameters.
+    pub fn params(&self) -> &M::Params {
+        &self.params
+    }
+
+    /// Steps done so far.
+    pub fn steps_done(&self) -> u64 {
+        self.step
+    }
+
+    /// The compiled boundary conditions.
+    pub fn boundaries(&self) -> &Boundaries<T> {
+        &self.bc
+    }
+
+    /// The device context.
+    pub fn context(&self) -> &Arc<GpuContext> {
+        &self.ctx
+    }
+
+    /// Storage bindings each copy of the populations is split across.
+    pub fn bindings_per_copy(&self) -> usize {
+        self.spec.chunks
+    }
+
+    /// The composed WGSL source of this lattice's kernels.
+    pub fn shader_source(&self) -> &str {
+        &self.source
+    }
+
+    /// Bytes of population storage on the device (both copies).
+    pub fn storage_bytes(&self) -> usize {
+        2 * self.d.len() * T::BYTES
+    }
+
+    /// Sets the Mach number beyond which [`GpuLattice::check`] reports divergence.
+    pub fn set_max_mach(&mut self, mach: f64) {
+        self.max_mach = mach;
+    }
+
+    /// Every value at rest, `f_i = w_i`, in storage order.
+    fn rest_state(&self) -> Vec<T> {
+        let d = &self.d;
+        let mut v = vec![T::default(); d.len()];
+        for col in 0..d.ncols() {
+            for y in 0..d.ly {
+                for (i, w) in M::WEIGHTS.iter().enumerate() {
+                    v[L::index(d, i, col, y)] = T::from_f64(*w);
+                }
+            }
+        }
+        v
+    }
+
+    // ---------------------------------------------------------------- stepping
+
+    /// Records and submits one time step (does not wait).
+    pub fn step(&mut self) {
+        self.steps(1);
+    }
+
+    /// Records and submits `n` time steps, [`STEPS_PER_SUBMIT`] per command buffer, without
+    /// waiting for the device.
+    pub fn steps(&mut self, n: u64) {
+        let mut left = n;
+        while left > 0 {
+            let batch = left.min(STEPS_PER_SUBMIT);
+            let mut enc = self.encoder();
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                for _ in 0..batch {
+                    self.record_step(&mut pass);
+                    self.cur = 1 - self.cur;
+                }
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            left -= batch;
+        }
+        self.step += n;
+    }
+
+    fn record_step(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if self.bc.x_periodic() {
+            self.dispatch(pass, Entry::Halo);
+        }
+        self.dispatch(pass, Entry::Fused);
+    }
+
+    /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
+    /// end) and at the end (each check reads the moments back).
+    pub fn run(&mut self, steps: u64, check_every: u64) -> Result<(), GpuError> {
+        let every = if check_every == 0 { steps } else { check_every };
+        let mut done = 0;
+        while done < steps {
+            let n = every.min(steps - done);
+            self.steps(n);
+            done += n;
+            if done < steps {
+                self.check()?;
+            }
+        }
+        self.check()
+    }
+
+    /// One time step as the seeds' separate kernels: propagate, bc, collide.
+    pub fn step_split(&mut self) -> Result<(), GpuError> {
+        for k in [Kernel::Propagate, Kernel::Bc, Kernel::Collide] {
+            self.run_kernel(k);
+        }
+        self.cur = 1 - self.cur;
+        self.step += 1;
+        Ok(())
+    }
+
+    /// Submits one kernel of the two-copy pipeline without finishing the step (benchmarks;
+    /// `Fused` is a whole [`GpuLattice::step`]).
+    pub fn run_kernel(&mut self, k: Kernel) {
+        let entries: &[Entry] = match k {
+            Kernel::Fused => return self.step(),
+            Kernel::Propagate if self.bc.x_periodic() => &[Entry::Halo, Entry::Propagate],
+            Kernel::Propagate => &[Entry::Propagate],
+            Kernel::Bc => &[Entry::Bc],
+            Kernel::Collide => &[Entry::Collide],
+        };
+        let mut enc = self.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for e in entries {
+                self.dispatch(&mut pass, *e);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Waits until the device has finished all submitted work.
+    pub fn finish(&self) -> Result<(), GpuError> {
+        self.ctx.wait()
+    }
+
+    fn encoder(&self) -> wgpu::CommandEncoder {
+        self.ctx.device.create_command_encoder(&Default::default())
+    }
+
+    /// Threads an entry point runs.
+    fn threads(&self, e: Entry, moment_cols: usize) -> usize {
+        let d = &self.d;
+        match e {
+            Entry::Halo => 2 * d.halo * d.ly,
+            Entry::Bc => self.spec.bc.sites,
+            Entry::Moments => moment_cols * d.ly,
+            Entry::Propagate | Entry::Collide | Entry::Fused => d.lx * d.ly,
+        }
+    }
+
+    fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, e: Entry) {
+        self.dispatch_n(pass, e, self.threads(e, 0));
+    }
+
+    /// Dispatches `n` threads of `e` on the current copy, as a 2-D grid of rows of
+    /// `spec.row` threads (`max_compute_workgroups_per_dimension` is respected by the plan).
+    fn dispatch_n(&self, pass: &mut wgpu::ComputePass<'_>, e: Entry, n: usize) {
+        let wg = n.div_ceil(WORKGROUP as usize) as u32;
+        if wg == 0 {
+            return;
+        }
+        let wx = self.spec.row / WORKGROUP;
+        let pipeline = &self
+            .pipelines
+            .iter()
+            .find(|(p, _)| *p == e)
+            .expect("one pipeline per entry")
+            .1;
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, &self.groups[self.cur], &[]);
+        pass.dispatch_workgroups(wg.min(wx), wg.div_ceil(wx), 1);
+    }
+
+    // ---------------------------------------------------------------- transfers
+
+    /// Writes `vals` at storage index `start` of copy `copy`, split at binding boundaries.
+    fn upload(&self, copy: usize, start: u64, vals: &[T]) {
+        for (c, off, range) in self.pieces(start, vals.len() as u64) {
+            let bytes: &[u8] = bytemuck::cast_slice(&vals[range]);
+            self.ctx
+                .queue
+                .write_buffer(&self.copies[copy][c], off * T::BYTES as u64, bytes);
+        }
+    }
+
+    /// Splits `[start, start + len)` at binding boundaries: `(binding, offset in it, range of
+    /// the caller's slice)`.
+    fn pieces(&self, start: u64, len: u64) -> Vec<(usize, u64, std::ops::Range<usize>)> {
+        let chunk = self.spec.chunk;
+        let mut out = Vec::new();
+        let mut at = start;
+        while at < start + len {
+            let c = at / chunk;
+            let off = at % chunk;
+            let n = (chunk - off).min(start + len - at);
+            let r = (at - start) as usize..(at - start + n) as usize;
+            out.push((c as usize, off, r));
+            at += n;
+        }
+        out
+    }
+
+    /// Reads the storage ranges `(start, len)` of the current copy, concatenated.
+    fn download(&self, ranges: &[(u64, u64)]) -> Result<Vec<T>, GpuError> {
+        let mut pieces = Vec::new();
+        for &(start, len) in ranges {
+            pieces.extend(
+                self.pieces(start, len)
+                    .into_iter()
+                    .map(|(c, off, r)| (c, off, r.len() as u64)),
+            );
+        }
+        let mut out = Vec::new();
+        let mut group = Vec::new();
+        let mut bytes = 0;
+        for p in pieces {
+            let b = p.2 * T::BYTES as u64;
+            if bytes + b > STAGING_BYTES && !group.is_empty() {
+                out.extend(self.read_group(&group, bytes)?);
+                group.clear();
+                bytes = 0;
+            }
+            group.push(p);
+            bytes += b;
+        }
+        if !group.is_empty() {
+            out.extend(self.read_group(&group, bytes)?);
+        }
+        Ok(out)
+    }
+
+    /// Copies the pieces `(binding, offset, len)` into one staging buffer and maps it.
+    fn read_group(&self, group: &[(usize, u64, u64)], bytes: u64) -> Result<Vec<T>, GpuError> {
+        let staging = self.staging(bytes);
+        let mut enc = self.encoder();
+        let mut at = 0;
+        let sz = T::BYTES as u64;
+        for &(c, off, len) in group {
+            enc.copy_buffer_to_buffer(&self.copies[self.cur][c], off * sz, &staging, at, len * sz);
+            at += len * sz;
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        self.map_read(&staging)
+    }
+
+    fn staging(&self, bytes: u64) -> wgpu::Buffer {
+        self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("staging"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// Maps `buf` for reading after the submitted work, and returns its contents.
+    fn map_read(&self, buf: &wgpu::Buffer) -> Result<Vec<T>, GpuError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        buf.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.ctx.wait()?;
+        rx.recv()
+            .map_err(|e| GpuError::Device(format!("buffer mapping was dropped: {e}")))?
+            .map_err(|e| GpuError::Device(format!("buffer mapping failed: {e}")))?;
+        let view = buf
+            .get_mapped_range(..)
+            .map_err(|e| GpuError::Device(format!("mapped range: {e}")))?;
+        let v = bytemuck::pod_collect_to_vec(&view[..]);
+        drop(view);
+        buf.unmap();
+        Ok(v)
+    }
+
+    // ---------------------------------------------------------------- populations
+
+    fn check_site(&self, x: usize, y: usize) -> Result<(), GpuError> {
+        if x >= self.d.lx || y >= self.d.ly {
+            return Err(LbmError::Shape(format!(
+                "site ({x}, {y}) outside the {}×{} lattice",
+                self.d.lx, self.d.ly
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    fn site_ranges(&self, col: usize, y: usize) -> Vec<(u64, u64)> {
+        (0..M::Q)
+            .map(|i| (L::index(&self.d, i, col, y) as u64, 1))
+            .collect()
+    }
+
+    /// The post-collision populations `f*_i(x, y)` of the stored state (order of
+    /// `M::VELOCITIES`).
+    pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), GpuError> {
+        self.check_site(x, y)?;
+        check_len(out.len(), M::Q, "populations")?;
+        let v = self.download(&self.site_ranges(self.d.col(x as isize), y))?;
+        out.copy_from_slice(&v);
+        Ok(())
+    }
+
+    /// Sets the stored populations of site `(x, y)`; refuses non-finite values.
+    pub fn set_populations(&mut self, x: usize, y: usize, f: &[T]) -> Result<(), GpuError> {
+        self.check_site(x, y)?;
+        check_len(f.len(), M::Q, "populations")?;
+        if let Some((i, v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(non_finite(x, y, format!("population {i}"), v.to_f64()));
+        }
+        let col = self.d.col(x as isize);
+        for (i, v) in f.iter().enumerate() {
+            self.upload(
+                self.cur,
+                L::index(&self.d, i, col, y) as u64,
+                std::slice::from_ref(v),
+            );
+        }
+        Ok(())
+    }
+
+    /// Sets every site to the equilibrium of the moments `moments(x, y)` (order of
+    /// `M::MOMENT_NAMES`), computed on the host by `M::equilibrium` and uploaded at once;
+    /// refuses non-finite moments before changing anything.
+    pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), GpuError>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        let d = self.d;
+        let nm = M::MOMENT_NAMES.len();
+        let mut state = self.rest_state();
+        let (mut mt, mut feq) = (vec![T::default(); nm], vec![T::default(); M::Q]);
+        for x in 0..d.lx {
+            for y in 0..d.ly {
+                let m = moments(x, y);
+                check_len(m.len(), nm, "moments")?;
+                if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                    return Err(non_finite(x, y, M::MOMENT_NAMES[j].to_string(), *v));
+                }
+                for (a, b) in mt.iter_mut().zip(m) {
+                    *a = T::from_f64(b);
+                }
+                M::equilibrium(&mt, &mut feq);
+                for (i, v) in feq.iter().enumerate() {
+                    state[L::index(&d, i, d.col(x as isize), y)] = *v;
+                }
+            }
+        }
+        self.upload(self.cur, 0, &state);
+        Ok(())
+    }
+
+    /// All post-collision populations, indexed `[(x·LY + y)·Q + i]` (one read of the device).
+    pub fn read_populations(&self) -> Result<Vec<T>, GpuError> {
+        let d = self.d;
+        let raw = self.download(&[(0, d.len() as u64)])?;
+        let mut out = vec![T::default(); d.lx * d.ly * d.q];
+        for x in 0..d.lx {
+            for y in 0..d.ly {
+                for i in 0..d.q {
+                    out[(x * d.ly + y) * d.q + i] = raw[L::index(&d, i, d.col(x as isize), y)];
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The storage indices of storage column `col` (halos included), merged into ranges, and
+    /// for each value `[y·Q + i]` its position in the concatenated ranges.
+    fn column_ranges(&self, col: usize) -> (Vec<(u64, u64)>, Vec<usize>) {
+        let d = &self.d;
+        let mut idx: Vec<(usize, usize)> = (0..d.ly)
+            .flat_map(|y| (0..d.q).map(move |i| (L::index(d, i, col, y), y * d.q + i)))
+            .collect();
+        idx.sort_unstable();
+        let mut ranges: Vec<(u64, u64)> = Vec::new();
+        let mut pos = vec![0; idx.len()];
+        for (n, &(g, logical)) in idx.iter().enumerate() {
+            match ranges.last_mut() {
+                Some((s, l)) if *s + *l == g as u64 => *l += 1,
+                _ => ranges.push((g as u64, 1)),
+            }
+            pos[logical] = n;
+        }
+        (ranges, pos)
+    }
+
+    fn check_col(&self, col: usize) -> Result<(), GpuError> {
+        if col >= self.d.ncols() {
+            return Err(LbmError::Shape(format!(
+                "storage column {col} outside 0..{} (halos included)",
+                self.d.ncols()
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// The stored values of storage column `col` (`col = x + HALO`; halo columns included),
+    /// indexed `[y·Q + i]`: what a host part of the slab needs from the device each step.
+    pub fn read_column(&self, col: usize) -> Result<Vec<T>, GpuError> {
+        self.check_col(col)?;
+        let (ranges, pos) = self.column_ranges(col);
+        let raw = self.download(&ranges)?;
+        Ok(pos.iter().map(|&p| raw[p]).collect())
+    }
+
+    /// Writes storage column `col` from values indexed `[y·Q + i]` (a border column computed
+    /// by the host, or a halo received from a neighbour).
+    pub fn write_column(&mut self, col: usize, vals: &[T]) -> Result<(), GpuError> {
+        self.check_col(col)?;
+        check_len(vals.len(), self.d.ly * self.d.q, "column")?;
+        let (ranges, pos) = self.column_ranges(col);
+        let mut sorted = vec![T::default(); vals.len()];
+        for (logical, &p) in pos.iter().enumerate() {
+            sorted[p] = vals[logical];
+        }
+        let mut at = 0;
+        for (start, len) in ranges {
+            self.upload(self.cur, start, &sorted[at..at + len as usize]);
+            at += len as usize;
+        }
+        Ok(())
+    }
+
+    /// Total mass `Σ_x Σ_i f*_i(x)` over the fluid sites, accumulated in `f64`.
+    pub fn mass(&self) -> Result<f64, GpuError> {
+        let d = self.d;
+        let f = self.read_populations()?;
+        let mut s = 0.0;
+        for x in 0..d.lx {
+            for y in (0..d.ly).filter(|&y| !self.bc.is_solid(&d, x, y)) {
+                s += f[(x * d.ly + y) * d.q..][..d.q]
+                    .iter()
+                    .map(|v| v.to_f64())
+                    .sum::<f64>();
+            }
+        }
+        Ok(s)
+    }
+
+    // ---------------------------------------------------------------- moments
+
+    /// The moments of columns `x0 .. x0 + nx`, indexed `[((x − x0)·LY + y)·NM + j]`, computed
+    /// on the device from the pre-collision populations (pull, boundary links and rules),
+    /// like [`crate::Lattice::moments`].
+    pub fn moment_columns(&self, x0: usize, nx: usize) -> Result<Vec<T>, GpuError> {
+        if x0 + nx > self.d.lx {
+            return Err(
+                LbmError::Shape(format!("columns {x0}..{} outside the lattice", x0 + nx)).into(),
+            );
+        }
+        let nm = M::MOMENT_NAMES.len();
+        let mut out = Vec::with_capacity(nx * self.d.ly * nm);
+        let mut x = x0;
+        while x < x0 + nx {
+            let n = self.mout_cols.min(x0 + nx - x);
+            out.extend(self.moment_pass(x, n)?);
+            x += n;
+        }
+        Ok(out)
+    }
+
+    fn moment_pass(&self, x0: usize, n: usize) -> Result<Vec<T>, GpuError> {
+        let ctl = [x0 as u32, n as u32, 0, 0];
+        self.ctx
+            .queue
+            .write_buffer(&self.ctl, 0, bytemuck::cast_slice(&ctl));
+        let bytes = (n * self.d.ly * M::MOMENT_NAMES.len() * T::BYTES) as u64;
+        let staging = self.staging(bytes);
+        let mut enc = self.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            if self.bc.x_periodic() {
+                self.dispatch(&mut pass, Entry::Halo);
+            }
+            self.dispatch_n(&mut pass, Entry::Moments, self.threads(Entry::Moments, n));
+        }
+        enc.copy_buffer_to_buffer(&self.mout, 0, &staging, 0, bytes);
+        self.ctx.queue.submit([enc.finish()]);
+        self.map_read(&staging)
+    }
+
+    /// The macroscopic moments of site `(x, y)` (order of `M::MOMENT_NAMES`).
+    pub fn moments(&self, x: usize, y: usize, m: &mut [T]) -> Result<(), GpuError> {
+        self.check_site(x, y)?;
+        let nm = M::MOMENT_NAMES.len();
+        check_len(m.len(), nm, "moments")?;
+        let col = self.moment_columns(x, 1)?;
+        m.copy_from_slice(&col[y * nm..(y + 1) * nm]);
+        Ok(())
+    }
+
+    /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (solid sites hold 0).
+    pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, GpuError> {
+        let j = M::MOMENT_NAMES
+            .iter()
+            .position(|n| *n == name)
+            .ok_or_else(|| {
+                LbmError::Shape(format!(
+                    "model {} has no moment `{name}` (it has {:?})",
+                    M::NAME,
+                    M::MOMENT_NAMES
+                ))
+            })?;
+        let d = self.d;
+        let nm = M::MOMENT_NAMES.len();
+        let all = self.moment_columns(0, d.lx)?;
+        Ok((0..d.lx * d.ly)
+            .map(|s| {
+                if self.bc.is_solid(&d, s / d.ly, s % d.ly) {
+                    0.0
+                } else {
+                    all[s * nm + j].to_f64()
+                }
+            })
+            .collect())
+    }
+
+    /// Checks every fluid site for NaN and for a Mach number `|u| / (cs √T)` beyond the limit
+    /// (as [`crate::Lattice::check`]); reads the moments back.
+    pub fn check(&self) -> Result<(), GpuError> {
+        let d = self.d;
+        let names = M::MOMENT_NAMES;
+        let nm = names.len();
+        let pos = |n: &str| names.iter().position(|m| *m == n);
+        let (iux, iuy, it) = (pos("ux"), pos("uy"), pos("T"));
+        let all = self.moment_columns(0, d.lx)?;
+        for (s, m) in all.chunks(nm).enumerate() {
+            let (x, y) = (s / d.ly, s % d.ly);
+            if self.bc.is_solid(&d, x, y) {
+                continue;
+            }
+            let get = |j: Option<usize>, dflt: f64| j.map_or(dflt, |j| m[j].to_f64());
+            let reason = if let Some(v) = m.iter().find(|v| !v.is_finite()) {
+                format!("non-finite moment {v}")
+            } else {
+                let (ux, uy, temp) = (get(iux, 0.0), get(iuy, 0.0), get(it, 1.0));
+                let mach = (ux * ux + uy * uy).sqrt() / (M::CS2 * temp.abs()).sqrt();
+                if mach <= self.max_mach && temp > 0.0 {
+                    continue;
+                }
+                format!(
+                    "Mach number {mach:.3} (limit {}), T = {temp}",
+                    self.max_mach
+                )
+            };
+            return Err(LbmError::Diverged {
+                step: self.step,
+                x,
+                y,
+                reason,
+            }
+            .into());
+        }
+        Ok(())
+    }
+}
+
+/// The name of a shader, for messages.
+pub(crate) fn what<M: Model, L: Layout, T: Real>() -> String {
+    format!("{} × {} × {}", M::NAME, L::NAME, T::NAME)
+}
+
+/// How the populations of one copy split across storage bindings on this device.
+struct Capacity {
+    /// Values per binding.
+    chunk: u64,
+    /// The most values one copy may hold.
+    max_vals: u64,
+}
+
+/// The error for a lattice beyond the device's limits, with the size that fits.
+fn too_large<M: Model, T: Real>(
+    ctx: &GpuContext,
+    d: &Dims,
+    max_vals: u64,
+    reason: String,
+) -> GpuError {
+    let max_sites = max_vals / d.q as u64;
+    GpuError::TooLarge {
+        model: M::NAME,
+        precision: T::NAME,
+        lx: d.lx,
+        ly: d.ly,
+        adapter: ctx.info().name.clone(),
+        reason,
+        max_sites,
+        side: (max_sites as f64).sqrt() as u64,
+    }
+}
+
+/// Checks that one copy of the populations fits `max_storage_buffers_per_shader_stage`
+/// bindings of `binding_limit` bytes (beside [`EXTRA_STORAGE`] others) with 32-bit indices;
+/// checked before anything proportional to the lattice is built.
+fn capacity<M: Model, T: Real>(ctx: &GpuContext, d: &Dims) -> Result<Capacity, GpuError> {
+    let binding = ctx.binding_limit();
+    let chunk = (binding / T::BYTES as u64) / 64 * 64;
+    let max_bufs = ctx
+        .limits()
+        .max_storage_buffers_per_shader_stage
+        .saturating_sub(EXTRA_STORAGE)
+        / 2;
+    let max_vals = (max_bufs as u64 * chunk).min(u32::MAX as u64);
+    let len = d.len() as u64;
+    if chunk == 0 || len > max_vals {
+        return Err(too_large::<M, T>(
+            ctx,
+            d,
+            max_vals,
+            format!(
+                "one copy holds {len} values, the device allows {max_vals} ({max_bufs} bindings \
+                 of {binding} bytes per copy, 32-bit indices)"
+            ),
+        ));
+    }
+    Ok(Capacity { chunk, max_vals })
+}
+
+/// Chunking, dispatch grid and moment passes for `d` on the device of `ctx`, or the limit it
+/// exceeds.
+fn plan<M: Model, T: Real>(
+    ctx: &GpuContext,
+    d: &Dims,
+    tables: &BcTables<T>,
+    cap: &Capacity,
+) -> Result<Plan, GpuError> {
+    let binding = ctx.binding_limit();
+    let nm = M::MOMENT_NAMES.len() as u64;
+    let col_bytes = d.ly as u64 * nm * T::BYTES as u64;
+    let tables_bytes = 4 * tables.tables.len() as u64;
+    let fail = |reason| Err(too_large::<M, T>(ctx, d, cap.max_vals, reason));
+    if col_bytes > binding || tables_bytes > binding {
+        return fail(format!(
+            "a column of moments ({col_bytes} B) or the boundary tables ({tables_bytes} B) \
+             exceed one binding ({binding} B)"
+        ));
+    }
+    let threads = (d.lx * d.ly).max(2 * d.halo * d.ly).max(tables.shape.sites) as u64;
+    let wg = threads.div_ceil(WORKGROUP as u64);
+    let max_dim = ctx.limits().max_compute_workgroups_per_dimension as u64;
+    let wx = wg.min(max_dim).max(1);
+    if wg.div_ceil(wx) > max_dim {
+        return fail(format!(
+            "{wg} workgroups exceed the {max_dim}×{max_dim} grid"
+        ));
+    }
+    Ok(Plan {
+        chunk: cap.chunk,
+        chunks: (d.len() as u64).div_ceil(cap.chunk) as usize,
+        wx: wx as u32,
+        mout_cols: ((binding / col_bytes) as usize).clamp(1, d.lx),
+    })
+}
+
+/// Resource creation for one lattice.
+struct Device<'a> {
+    ctx: &'a GpuContext,
+    spec: &'a ShaderSpec,
+}
+
+impl Device<'_> {
+    fn buffer(&self, label: &str, size: u64, extra: wgpu::BufferUsages) -> wgpu::Buffer {
+        self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: size.max(4),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST | extra,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// A buffer holding `data` (storage, or uniform when `uniform`).
+    fn init_buffer(&self, label: &str, data: &[u8], uniform: bool) -> wgpu::Buffer {
+        let usage = if uniform {
+            wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST
+        } else {
+            wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST
+        };
+        let buf = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: (data.len() as u64).max(4).next_multiple_of(4),
+            usage,
+            mapped_at_creation: false,
+        });
+        let mut padded = data.to_vec();
+        padded.resize(buf.size() as usize, 0);
+        self.ctx.queue.write_buffer(&buf, 0, &padded);
+        buf
+    }
+
+    /// The bindings of one copy of the populations.
+    fn population_copy<T: Real>(&self) -> Vec<wgpu::Buffer> {
+        let len = self.spec.dims.len() as u64;
+        (0..self.spec.chunks as u64)
+            .map(|c| {
+                let n = self.spec.chunk.min(len - c * self.spec.chunk);
+                self.buffer(
+                    "populations",
+                    n * T::BYTES as u64,
+                    wgpu::BufferUsages::COPY_SRC,
+                )
+            })
+            .collect()
+    }
+
+    fn bind_group_layout(&self) -> wgpu::BindGroupLayout {
+        let storage = |read_only| wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        };
+        let nb = self.spec.binding_consts();
+        let mut types: Vec<wgpu::BindingType> = (0..nb).map(|_| storage(false)).collect();
+        types.extend([storage(true), storage(true), storage(false)]);
+        types.push(wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        });
+        let entries: Vec<_> = types
+            .into_iter()
+            .enumerate()
+            .map(|(b, ty)| wgpu::BindGroupLayoutEntry {
+                binding: b as u32,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty,
+                count: None,
+            })
+            .collect();
+        self.ctx
+            .device
+            .create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("lbm"),
+                entries: &entries,
+            })
+    }
+
+    fn bind_group(
+        &self,
+        layout: &wgpu::BindGroupLayout,
+        pops: [&Vec<wgpu::Buffer>; 2],
+        storage: [&wgpu::Buffer; 3],
+        ctl: &wgpu::Buffer,
+    ) -> wgpu::BindGroup {
+        let bufs: Vec<&wgpu::Buffer> = pops[0]
+            .iter()
+            .chain(pops[1].iter())
+            .chain(storage)
+            .chain([ctl])
+            .collect();
+        let entries: Vec<_> = bufs
+            .iter()
+            .enumerate()
+            .map(|(b, buf)| wgpu::BindGroupEntry {
+                binding: b as u32,
+                resource: buf.as_entire_binding(),
+            })
+            .collect();
+        self.ctx
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("lbm"),
+                layout,
+                entries: &entries,
+            })
+    }
+
+    fn pipelines(
+        &self,
+        layout: &wgpu::BindGroupLayout,
+        source: &str,
+    ) -> Vec<(Entry, wgpu::ComputePipeline)> {
+        let dev = &self.ctx.device;
+        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("lbm"),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("lbm"),
+            bind_group_layouts: &[Some(layout)],
+            immediate_size: 0,
+        });
+        Entry::ALL
+            .iter()
+            .map(|&e| {
+                let p = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(e.name()),
+                    layout: Some(&pl),
+                    module: &module,
+                    entry_point: Some(e.name()),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (e, p)
+            })
+            .collect()
+    }
+}
+
+/// The size checks of [`crate::Lattice::new`]: `LY` a multiple of `VL`, and the lattice at
+/// least as large as the model's halo.
+fn check_size<M: Model, L: Layout>(lx: usize, ly: usize) -> Result<(), LbmError> {
+    if ly % L::VL != 0 {
+        return Err(LbmError::NotMultipleOfVl {
+            layout: L::NAME,
+            ly,
+            vl: L::VL,
+        });
+    }
+    let h = M::HALO.max(1);
+    if lx < h || ly / L::VL < h {
+        return Err(LbmError::TooSmall {
+            model: M::NAME,
+            lx,
+            ly,
+            halo: M::HALO,
+            min_ly: h * L::VL,
+        });
+    }
+    Ok(())
+}
+
+fn check_len(got: usize, want: usize, what: &str) -> Result<(), GpuError> {
+    if got != want {
+        return Err(LbmError::Shape(format!("{what}: got {got} values, expected {want}")).into());
+    }
+    Ok(())
+}
+
+fn non_finite(x: usize, y: usize, what: String, value: f64) -> GpuError {
+    LbmError::NonFinite { x, y, what, value }.into()
+}

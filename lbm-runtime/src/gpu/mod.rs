@@ -1,0 +1,30 @@
+//! The GPU backend on wgpu: the model's generated WGSL composed into complete compute shaders
+//! per (model × layout × precision), run on any adapter wgpu reaches (Vulkan, Metal, DX12) —
+//! including Mesa's lavapipe, a software Vulkan device with f64, on machines without a GPU.
+//!
+//! - [`GpuContext`] opens an adapter: the best available by default, or one chosen by name or
+//!   type ([`AdapterChoice`]); [`GpuContext::describe`] names adapter, backend and driver for
+//!   performance summaries.
+//! - [`GpuLattice`] holds the populations on the device in the same layouts and index formula
+//!   as the CPU [`crate::Lattice`] (seed 000 §4, transcribed by [`layout::AffineLayout`]) and
+//!   offers its API: initialise, step, read populations and moments back.
+//! - [`shader::compose`] writes the shaders (halo, propagate, bc, collide, fused step,
+//!   moments); [`shader::validate`] checks them with naga.
+//! - f32 runs everywhere; f64 needs `SHADER_F64` (otherwise [`GpuError::NoF64`]). A copy of
+//!   the populations larger than `max_storage_buffer_binding_size` is split across several
+//!   bindings; a lattice beyond the device's limits is refused with the size that fits.
+//! - [`bench`] measures the fused step (MLUPS, GB/s) for the `lbm bench` command.
+
+mod bc;
+pub mod bench;
+mod context;
+mod error;
+mod lattice;
+pub mod layout;
+pub mod shader;
+
+pub use bc::BcShape;
+pub use context::{AdapterChoice, GpuContext, GpuOptions};
+pub use error::GpuError;
+pub use lattice::GpuLattice;
+pub use wgpu::DeviceType;

@@ -1,0 +1,496 @@
+//! Composition of complete compute shaders per (model × layout × precision) from the model's
+//! generated WGSL (`Model::WGSL`: `lbm_moments`, `lbm_equilibrium`, `lbm_collide`), the
+//! layout's index function ([`AffineLayout::wgsl`]) and the lattice's geometry.
+//!
+//! One shader module holds every kernel of the two-copy (A-B) pipeline of seed 000 §4, as
+//! entry points ([`Entry`]):
+//!
+//! ```text
+//! halo:      A_i(col ≥ LX + H) ← A_i(periodic image)        (x periodic only)
+//! propagate: B_i(x) = A_i(x − c_i)                           (pull, seed 000 eq. 3)
+//! bc:        B_i(x) = A_ī(x) + 2 w_i ρ_w (c_i·u_w)/cs² on bounced links, then the site rules
+//! collide:   B(x) = Ω(B(x))                                  (model + body force, in place)
+//! fused:     B(x) = Ω(bc(A_i(x − c_i)))                      (one read, one write per population)
+//! moments:   m(x) = lbm_moments(bc(A_i(x − c_i)))            (for reads of fields)
+//! ```
+//!
+//! Everything the shader needs about the lattice is a constant (sizes, strides, weights,
+//! velocities); real constants are written as `real(<shortest round-trip decimal of the f64>)`,
+//! so an f64 shader carries them at full double precision (the literal is an abstract float,
+//! converted once to `real`). The populations of one copy may be split across several storage
+//! bindings of `CHUNK` values each (`max_storage_buffer_binding_size`); the accessors
+//! `src_ld/src_st/dst_ld/dst_st` route a global index to its binding.
+
+use super::bc::{BcShape, NONE, NORMALS, REC};
+use super::layout::AffineLayout;
+use super::GpuError;
+use crate::layout::{Dims, Layout};
+use crate::{Model, Real};
+
+/// Threads per workgroup of every kernel.
+pub const WORKGROUP: u32 = 64;
+
+/// The entry points of a composed shader.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// Fills the halo columns from the periodic image.
+    Halo,
+    /// Pull streaming A → B.
+    Propagate,
+    /// Boundary links and rules on B.
+    Bc,
+    /// Collision on B, in place.
+    Collide,
+    /// Pull + bc + collide, A → B.
+    Fused,
+    /// Pre-collision moments of A for a range of columns.
+    Moments,
+}
+
+impl Entry {
+    /// All entry points.
+    pub const ALL: [Entry; 6] = [
+        Entry::Halo,
+        Entry::Propagate,
+        Entry::Bc,
+        Entry::Collide,
+        Entry::Fused,
+        Entry::Moments,
+    ];
+
+    /// The WGSL function name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Entry::Halo => "halo",
+            Entry::Propagate => "propagate",
+            Entry::Bc => "bc",
+            Entry::Collide => "collide",
+            Entry::Fused => "fused",
+            Entry::Moments => "moments",
+        }
+    }
+}
+
+/// What a shader is composed for: the lattice's shape, the split of its populations across
+/// bindings, the dispatch grid and the boundary code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShaderSpec {
+    /// The lattice's shape.
+    pub dims: Dims,
+    /// Number of model parameters `P` (at least 1).
+    pub params: usize,
+    /// Values per population binding.
+    pub chunk: u64,
+    /// Bindings per copy of the populations.
+    pub chunks: usize,
+    /// Threads per row of the 2-D dispatch grid (`workgroups in x · WORKGROUP`).
+    pub row: u32,
+    /// Boundary code to include.
+    pub bc: BcShape,
+}
+
+impl ShaderSpec {
+    /// Binding numbers: `0..chunks` copy A, `chunks..2·chunks` copy B, then consts, tables,
+    /// the moments output and the control uniform.
+    pub fn binding_consts(&self) -> u32 {
+        2 * self.chunks as u32
+    }
+}
+
+/// A real literal at full `f64` precision.
+fn lit(v: f64) -> String {
+    format!("real({v:?})")
+}
+
+/// Composes the shader of model `M`, layout `L`, precision `T` for `spec`.
+pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String, GpuError> {
+    let lay = AffineLayout::probe::<L>(&spec.dims)?;
+    let mut s = format!("alias real = {};\n\n", T::NAME);
+    s += M::WGSL;
+    s += &constants::<M, L>(spec);
+    s += &bindings(spec);
+    s += &accessors(spec);
+    s += &lay.wgsl();
+    s += &helpers(spec);
+    s += &pull::<M>();
+    if spec.bc.sites > 0 {
+        s += &boundary::<M>(spec);
+    }
+    s += &gather::<M>(spec);
+    s += &entries::<M>(spec);
+    Ok(s)
+}
+
+/// Parses and validates a composed shader with naga (with the f64 capability when `f64`).
+pub fn validate(src: &str, f64: bool, what: &str) -> Result<(), GpuError> {
+    let err = |message: String| GpuError::Shader {
+        what: what.to_string(),
+        message,
+    };
+    let module = naga::front::wgsl::parse_str(src).map_err(|e| err(e.emit_to_string(src)))?;
+    let caps = if f64 {
+        naga::valid::Capabilities::FLOAT64
+    } else {
+        naga::valid::Capabilities::empty()
+    };
+    naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+        .validate(&module)
+        .map_err(|e| err(format!("{}{}", e.emit_to_string(src), causes(&e))))?;
+    Ok(())
+}
+
+/// The chain of causes of an error, one per line (naga's short diagnostic omits them).
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut s = String::new();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s += &format!("caused by: {c}\n");
+        cur = c.source();
+    }
+    s
+}
+
+fn constants<M: Model, L: Layout>(spec: &ShaderSpec) -> String {
+    let d = &spec.dims;
+    format!(
+        "\nconst LX: u32 = {lx}u;\nconst LY: u32 = {ly}u;\nconst H: u32 = {h}u;\n\
+         const VL: u32 = {vl}u;\nconst NK: u32 = {nk}u;\nconst ROW: u32 = {row}u;\n\
+         const CHUNK: u32 = {chunk}u;\nconst NSITES: u32 = {nsites}u;\nconst NBC: u32 = {nbc}u;\n\
+         const COLS: u32 = {cols}u;\nconst RECS: u32 = {recs}u;\nconst REC: u32 = {REC}u;\n\
+         const NONE: u32 = {NONE}u;\n\n",
+        lx = d.lx,
+        ly = d.ly,
+        h = d.halo,
+        vl = L::VL,
+        nk = d.ly / L::VL,
+        row = spec.row,
+        chunk = spec.chunk.min(u32::MAX as u64),
+        nsites = d.lx * d.ly,
+        nbc = spec.bc.sites,
+        cols = super::bc::bit_words(d),
+        recs = super::bc::bit_words(d) + d.lx + 1,
+    )
+}
+
+fn bindings(spec: &ShaderSpec) -> String {
+    let n = spec.chunks;
+    let mut s = String::new();
+    for (copy, name) in [(0, "a"), (1, "b")] {
+        for c in 0..n {
+            s += &format!(
+                "@group(0) @binding({}) var<storage, read_write> {name}{c}: array<real>;\n",
+                copy * n + c
+            );
+        }
+    }
+    let b = spec.binding_consts();
+    s += &format!(
+        "@group(0) @binding({}) var<storage, read> consts: array<real>;\n\
+         @group(0) @binding({}) var<storage, read> tables: array<u32>;\n\
+         @group(0) @binding({}) var<storage, read_write> mout: array<real>;\n\
+         @group(0) @binding({}) var<uniform> ctl: vec4<u32>;\n\n",
+        b,
+        b + 1,
+        b + 2,
+        b + 3
+    );
+    s
+}
+
+/// `src_ld`, `src_st` (copy A) and `dst_ld`, `dst_st` (copy B): global index → binding.
+fn accessors(spec: &ShaderSpec) -> String {
+    let mut s = String::new();
+    for (f, arr) in [("src", "a"), ("dst", "b")] {
+        if spec.chunks == 1 {
+            s += &format!(
+                "fn {f}_ld(g: u32) -> real {{\n    return {arr}0[g];\n}}\n\
+                 fn {f}_st(g: u32, v: real) {{\n    {arr}0[g] = v;\n}}\n"
+            );
+            continue;
+        }
+        let arms = |body: &dyn Fn(usize) -> String| -> String {
+            (0..spec.chunks)
+                .map(|c| {
+                    let label = if c + 1 == spec.chunks {
+                        "default".to_string()
+                    } else {
+                        format!("case {c}u")
+                    };
+                    format!("        {label}: {{ {} }}\n", body(c))
+                })
+                .collect()
+        };
+        s += &format!(
+            "fn {f}_ld(g: u32) -> real {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
+            arms(&|c| format!("return {arr}{c}[o];"))
+        );
+        s += &format!(
+            "fn {f}_st(g: u32, v: real) {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
+            arms(&|c| format!("{arr}{c}[o] = v;"))
+        );
+    }
+    s + "\n"
+}
+
+fn helpers(spec: &ShaderSpec) -> String {
+    let params: Vec<String> = (0..spec.params).map(|j| format!("consts[{j}]")).collect();
+    format!(
+        "\nfn y_plus(y: u32, d: u32) -> u32 {{\n    let v = y + d;\n    return select(v, v - LY, v >= LY);\n}}\n\
+         fn y_minus(y: u32, d: u32) -> u32 {{\n    return select(y - d, y + LY - d, y < d);\n}}\n\
+         fn thread(gid: vec3<u32>) -> u32 {{\n    return gid.x + gid.y * ROW;\n}}\n\
+         fn site_of(t: u32) -> vec2<u32> {{\n    let x = t / LY;\n    let r = t - x * LY;\n    return vec2<u32>(x, site_y(r / VL, r % VL));\n}}\n\
+         fn params() -> array<real, {p}> {{\n    return array<real, {p}>({list});\n}}\n",
+        p = spec.params,
+        list = params.join(", ")
+    )
+}
+
+/// The row `y − dy` on the periodic ring, as WGSL.
+fn shifted_row(dy: i32) -> String {
+    match dy {
+        0 => "y".to_string(),
+        d if d > 0 => format!("y_minus(y, {d}u)"),
+        d => format!("y_plus(y, {}u)", -d),
+    }
+}
+
+/// `pull(x, y)`: `g_i = A_i(x − c_i)` (storage column `x + H − c_ix`), unrolled over `i`.
+fn pull<M: Model>() -> String {
+    let q = M::Q;
+    let mut s =
+        format!("fn pull(x: u32, y: u32) -> array<real, {q}> {{\n    var g: array<real, {q}>;\n");
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        let col = M::HALO as i32 - c[0];
+        s += &format!(
+            "    g[{i}] = src_ld(idx({i}u, x + {col}u, {}));\n",
+            shifted_row(c[1])
+        );
+    }
+    s + "    return g;\n}\n"
+}
+
+/// The boundary code: site lookup, bounced links, rules.
+fn boundary<M: Model>(spec: &ShaderSpec) -> String {
+    let q = M::Q;
+    let mut s = String::from(
+        "\nfn bc_site(x: u32, y: u32) -> u32 {\n    let s = x * LY + y;\n\
+         \x20   if (((tables[s >> 5u] >> (s & 31u)) & 1u) == 0u) { return NONE; }\n\
+         \x20   var lo = tables[COLS + x];\n    var hi = tables[COLS + x + 1u];\n\
+         \x20   loop {\n        if (lo >= hi) { break; }\n        let mid = (lo + hi) / 2u;\n\
+         \x20       let ym = tables[RECS + mid * REC + 1u];\n        if (ym == y) { return mid; }\n\
+         \x20       if (ym < y) { lo = mid + 1u; } else { hi = mid; }\n    }\n    return NONE;\n}\n",
+    );
+    // Bounced links read the site's own opposite population in A, plus the wall correction.
+    s += &format!(
+        "fn links(r: u32, x: u32, y: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n\
+         \x20   var g = g_in;\n    let b = RECS + r * REC;\n    let m0 = tables[b + 2u];\n    let m1 = tables[b + 3u];\n\
+         \x20   let co = tables[b + 4u];\n    let col = x + H;\n"
+    );
+    for i in 0..q {
+        let (w, bit) = (i / 32, i % 32);
+        s += &format!(
+            "    if (((m{w} >> {bit}u) & 1u) != 0u) {{\n        var v = src_ld(idx({o}u, col, y));\n\
+             \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}] = v;\n    }}\n",
+            o = M::OPPOSITE[i]
+        );
+    }
+    s += "    return g;\n}\n";
+    s += &rules::<M>(spec);
+    s
+}
+
+/// `rule(r, g)`: the site's rule applied to its pre-collision populations.
+fn rules<M: Model>(spec: &ShaderSpec) -> String {
+    let q = M::Q;
+    let mut arms = String::new();
+    let mut funcs = String::new();
+    if spec.bc.solid {
+        let w: Vec<String> = M::WEIGHTS.iter().map(|&w| lit(w)).collect();
+        arms += &format!(
+            "        case {}u: {{ return array<real, {q}>({}); }}\n",
+            super::bc::kind::SOLID,
+            w.join(", ")
+        );
+    }
+    if spec.bc.zou_he.iter().any(|&z| z) {
+        let mut zh = String::new();
+        for (n, normal) in NORMALS
+            .iter()
+            .enumerate()
+            .filter(|(n, _)| spec.bc.zou_he[*n])
+        {
+            funcs += &zou_he::<M>(n, *normal);
+            zh += &format!("                case {n}u: {{ return zou_he_{n}(g, k, v0, v1); }}\n");
+        }
+        arms += &format!(
+            "        case {}u, {}u: {{\n            let v0 = consts[tables[b + 7u]];\n\
+             \x20           let v1 = consts[tables[b + 7u] + 1u];\n            switch (tables[b + 6u]) {{\n{zh}\
+             \x20               default: {{ return g; }}\n            }}\n        }}\n",
+            super::bc::kind::ZH_VELOCITY,
+            super::bc::kind::ZH_DENSITY
+        );
+    }
+    if spec.bc.thermal {
+        funcs += &thermal::<M>();
+        arms += &format!(
+            "        case {}u: {{ return thermal_wall(g, consts[tables[b + 7u]]); }}\n",
+            super::bc::kind::THERMAL
+        );
+    }
+    format!(
+        "{funcs}fn rule(r: u32, g: array<real, {q}>) -> array<real, {q}> {{\n    let b = RECS + r * REC;\n\
+         \x20   let k = tables[b + 5u];\n    switch (k) {{\n{arms}        default: {{ return g; }}\n    }}\n}}\n"
+    )
+}
+
+/// The thermal wall of seed 000 §5: the equilibrium at the site's density, zero velocity and
+/// temperature `tw`.
+fn thermal<M: Model>() -> String {
+    let q = M::Q;
+    let rho: Vec<String> = (0..q).map(|i| format!("g[{i}]")).collect();
+    let m: Vec<String> = M::MOMENT_NAMES
+        .iter()
+        .map(|n| match *n {
+            "rho" => "rho".to_string(),
+            "T" => "tw".to_string(),
+            _ => lit(0.0),
+        })
+        .collect();
+    format!(
+        "fn thermal_wall(g: array<real, {q}>, tw: real) -> array<real, {q}> {{\n\
+         \x20   let rho = {};\n    return lbm_equilibrium(array<real, {nm}>({}), params());\n}}\n",
+        rho.join(" + "),
+        m.join(", "),
+        nm = M::MOMENT_NAMES.len()
+    )
+}
+
+/// Zou–He velocity (`k` = velocity kind, `(v0, v1)` = u) or density (`v0` = ρ) boundary with
+/// inward normal `n`, as in the CPU boundary module (Zou & He 1997; Hecht & Harting 2010):
+/// `ρ (1 − u·n) = S0 + 2 S−`, `f_j = f_ĵ + 2 w_j ρ (c_j·u)/cs² − (c_j·t) N_t`,
+/// `N_t = ½ St + ρ (u·t)(2 w_d/cs² − ½)` for the unknowns `c_j·n > 0`.
+fn zou_he<M: Model>(idx: usize, n: [i32; 2]) -> String {
+    let q = M::Q;
+    let t = [-n[1], n[0]];
+    let dot = |c: &[i32; 2], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
+    let (mut s0, mut sm, mut st) = (vec![], vec![], vec![]);
+    let mut w_d = 0.0;
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        match dot(c, n) {
+            0 => {
+                s0.push(format!("g[{i}]"));
+                st.push(format!("g[{i}] * {}", lit(dot(c, t) as f64)));
+            }
+            d if d < 0 => sm.push(format!("g[{i}]")),
+            _ if dot(c, t) != 0 => w_d = M::WEIGHTS[i],
+            _ => {}
+        }
+    }
+    let sum = |v: Vec<String>| {
+        std::iter::once(lit(0.0))
+            .chain(v)
+            .collect::<Vec<_>>()
+            .join(" + ")
+    };
+    let mut s = format!(
+        "fn zou_he_{idx}(g_in: array<real, {q}>, k: u32, v0: real, v1: real) -> array<real, {q}> {{\n\
+         \x20   var g = g_in;\n    let s0 = {};\n    let sm = {};\n    let st = {};\n\
+         \x20   let known = s0 + sm + sm;\n    var rho = v0;\n    var u0 = v0;\n    var u1 = v1;\n\
+         \x20   if (k == {vel}u) {{\n        rho = known / ({one} - (v0 * {n0} + v1 * {n1}));\n    }} else {{\n\
+         \x20       let un = {one} - known / v0;\n        u0 = un * {n0};\n        u1 = un * {n1};\n    }}\n\
+         \x20   let ut = u0 * {t0} + u1 * {t1};\n    let nt = {half} * st + rho * ut * {wd};\n",
+        sum(s0),
+        sum(sm),
+        sum(st),
+        vel = super::bc::kind::ZH_VELOCITY,
+        one = lit(1.0),
+        n0 = lit(n[0] as f64),
+        n1 = lit(n[1] as f64),
+        t0 = lit(t[0] as f64),
+        t1 = lit(t[1] as f64),
+        half = lit(0.5),
+        wd = lit(2.0 * w_d / M::CS2 - 0.5),
+    );
+    for (j, c) in M::VELOCITIES
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| dot(c, n) > 0)
+    {
+        s += &format!(
+            "    g[{j}] = g[{o}] + {w} * rho * ({cx} * u0 + {cy} * u1) - {ct} * nt;\n",
+            o = M::OPPOSITE[j],
+            w = lit(2.0 * M::WEIGHTS[j] / M::CS2),
+            cx = lit(c[0] as f64),
+            cy = lit(c[1] as f64),
+            ct = lit(dot(c, t) as f64),
+        );
+    }
+    s + "    return g;\n}\n"
+}
+
+/// `gather(x, y)`: the pre-collision populations (pull, then links and rules of a boundary
+/// site); `load_dst` / `store_dst`: one site of copy B.
+fn gather<M: Model>(spec: &ShaderSpec) -> String {
+    let q = M::Q;
+    let bc = if spec.bc.sites > 0 {
+        "    let r = bc_site(x, y);\n    if (r != NONE) { g = rule(r, links(r, x, y, g)); }\n"
+    } else {
+        ""
+    };
+    format!(
+        "fn gather(x: u32, y: u32) -> array<real, {q}> {{\n    var g = pull(x, y);\n{bc}    return g;\n}}\n"
+    )
+}
+
+fn site_io<M: Model>() -> String {
+    let q = M::Q;
+    let mut ld = format!("fn load_dst(x: u32, y: u32) -> array<real, {q}> {{\n    let b = col_base(x + H, y);\n    var g: array<real, {q}>;\n");
+    let mut st = format!(
+        "fn store_dst(x: u32, y: u32, h: array<real, {q}>) {{\n    let b = col_base(x + H, y);\n"
+    );
+    for i in 0..q {
+        ld += &format!("    g[{i}] = dst_ld(b + idx({i}u, 0u, 0u));\n");
+        st += &format!("    dst_st(b + idx({i}u, 0u, 0u), h[{i}]);\n");
+    }
+    ld + "    return g;\n}\n" + &st + "}\n"
+}
+
+fn entries<M: Model>(spec: &ShaderSpec) -> String {
+    let q = M::Q;
+    let head = |name: &str, guard: &str| {
+        format!(
+            "\n@compute @workgroup_size({WORKGROUP})\nfn {name}(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
+             \x20   let t = thread(gid);\n    if (t >= {guard}) {{ return; }}\n"
+        )
+    };
+    let mut s = site_io::<M>();
+    // Halo: thread j·LY + y copies row y of halo column j from its periodic image.
+    s += &head("halo", "2u * H * LY");
+    s += &format!(
+        "    let j = t / LY;\n    let y = t - j * LY;\n    var from_col = H + j;\n    var to_col = H + LX + j;\n\
+         \x20   if (j >= H) {{\n        let jj = j - H;\n        from_col = H + LX - 1u - jj;\n        to_col = H - 1u - jj;\n    }}\n\
+         \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n        src_st(idx(i, to_col, y), src_ld(idx(i, from_col, y)));\n    }}\n}}\n"
+    );
+    s += &head("propagate", "NSITES");
+    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, pull(p.x, p.y));\n}\n";
+    s += &head("bc", "NBC");
+    if spec.bc.sites > 0 {
+        s += "    let b = RECS + t * REC;\n    let x = tables[b];\n    let y = tables[b + 1u];\n\
+              \x20   store_dst(x, y, rule(t, links(t, x, y, load_dst(x, y))));\n}\n";
+    } else {
+        s += "}\n";
+    }
+    s += &head("collide", "NSITES");
+    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, lbm_collide(load_dst(p.x, p.y), params()));\n}\n";
+    s += &head("fused", "NSITES");
+    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n}\n";
+    // Moments of columns ctl.x .. ctl.x + ctl.y, written as mout[(t)·NM + j].
+    let nm = M::MOMENT_NAMES.len();
+    s += &head("moments", "ctl.y * LY");
+    s += &format!(
+        "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments(gather(x, p.y), params());\n\
+         \x20   let o = (p.x * LY + p.y) * {nm}u;\n{}}}\n",
+        (0..nm).map(|j| format!("    mout[o + {j}u] = m[{j}];\n")).collect::<String>()
+    );
+    s
+}

@@ -1,0 +1,143 @@
+//! Device limits and adapter choice: populations split across several storage bindings give
+//! the same results as one binding; border columns read and write through the split; a
+//! lattice beyond the device's limits, and an adapter that does not exist, are clear errors.
+
+mod gpu_support;
+
+use std::f64::consts::PI;
+use std::sync::Arc;
+
+use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
+use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::{BoundarySpec, CAoSoa, Layout, Model, Real, Soa};
+
+/// A cap of 4 KiB per binding: a 16×16 D2Q9 f64 copy (18·16·9 values, 20 KiB) needs 6.
+const CAP: u64 = 4096;
+
+fn wave(lx: usize, ly: usize, nm: usize) -> impl Fn(usize, usize) -> Vec<f64> + Sync {
+    move |x, y| {
+        let (sx, sy) = (
+            2.0 * PI * x as f64 / lx as f64,
+            2.0 * PI * y as f64 / ly as f64,
+        );
+        let mut m = vec![1.0 + 0.05 * sx.sin(), 0.04 * sy.sin(), 0.03 * sx.cos(), 1.0];
+        m.truncate(nm);
+        m
+    }
+}
+
+/// Runs 50 steps of `M × L × T` on `ctx` and returns the populations.
+fn run<M: Model, L: Layout, T: Real>(
+    ctx: &Arc<GpuContext>,
+    size: (usize, usize),
+    p: &M::Params,
+    spec: &BoundarySpec,
+) -> (usize, Vec<T>) {
+    let mut lat = GpuLattice::<M, L, T>::new(ctx, size.0, size.1, p.clone(), spec).unwrap();
+    lat.set_equilibrium(wave(size.0, size.1, M::MOMENT_NAMES.len()))
+        .unwrap();
+    lat.steps(50);
+    (lat.bindings_per_copy(), lat.read_populations().unwrap())
+}
+
+#[test]
+fn split_bindings_give_identical_results() {
+    let (Some(one), Some(split)) = (gpu_support::context(), gpu_support::capped_context(CAP))
+    else {
+        return;
+    };
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 1e-5,
+        ay: 0.0,
+    };
+    for spec in [BoundarySpec::periodic(), BoundarySpec::cavity(0.05)] {
+        let (n1, a) = run::<D2Q9Bgk, CAoSoa<8>, f64>(&one, (16, 16), &p, &spec);
+        let (n2, b) = run::<D2Q9Bgk, CAoSoa<8>, f64>(&split, (16, 16), &p, &spec);
+        assert_eq!(n1, 1);
+        assert!(
+            n2 >= 5,
+            "the 4 KiB cap should split a copy into ≥ 5 bindings, got {n2}"
+        );
+        assert_eq!(a, b, "{spec:?}: split bindings change the result");
+    }
+    let q = D2Q37Params { tau: 0.8, g: 1e-5 };
+    let (_, a) = run::<D2Q37, Soa, f32>(&one, (6, 16), &q, &BoundarySpec::periodic());
+    let (n2, b) = run::<D2Q37, Soa, f32>(&split, (6, 16), &q, &BoundarySpec::periodic());
+    assert!(n2 > 1);
+    assert_eq!(a, b, "D2Q37 f32: split bindings change the result");
+}
+
+#[test]
+fn border_columns_round_trip_across_bindings() {
+    let Some(ctx) = gpu_support::capped_context(CAP) else {
+        return;
+    };
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    let mut lat =
+        GpuLattice::<D2Q9Bgk, Soa, f64>::new(&ctx, 16, 16, p, &BoundarySpec::periodic()).unwrap();
+    lat.set_equilibrium(wave(16, 16, 3)).unwrap();
+    let all = lat.read_populations().unwrap();
+    // Storage column 3 holds site column x = 2 (halo 1): values [y·Q + i].
+    let col = lat.read_column(3).unwrap();
+    assert_eq!(col, all[2 * 16 * 9..3 * 16 * 9].to_vec());
+    let new: Vec<f64> = (0..16 * 9).map(|k| 0.01 * k as f64).collect();
+    lat.write_column(3, &new).unwrap();
+    assert_eq!(lat.read_column(3).unwrap(), new);
+    let mut f = vec![0.0; 9];
+    lat.populations(2, 5, &mut f).unwrap();
+    assert_eq!(f, new[5 * 9..6 * 9].to_vec());
+    assert!(
+        lat.read_column(18).is_err(),
+        "column beyond the halo is refused"
+    );
+}
+
+#[test]
+fn too_large_lattice_is_a_clear_error() {
+    let Some(ctx) = gpu_support::capped_context(CAP) else {
+        return;
+    };
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    let r =
+        GpuLattice::<D2Q9Bgk, Soa, f64>::new(&ctx, 100_000, 100_000, p, &BoundarySpec::periodic());
+    match r {
+        Err(GpuError::TooLarge { max_sites, .. }) => {
+            let msg = r.err().unwrap().to_string();
+            assert!(max_sites > 0 && msg.contains("at most about"), "{msg}");
+        }
+        other => panic!("expected TooLarge, got {:?}", other.err()),
+    }
+}
+
+#[test]
+fn unknown_adapter_is_a_clear_error() {
+    if gpu_support::context().is_none() {
+        return;
+    }
+    let opts = GpuOptions {
+        adapter: AdapterChoice::Name("no-such-adapter-xyz".into()),
+        ..GpuOptions::default()
+    };
+    let e = GpuContext::new(&opts).unwrap_err();
+    assert!(matches!(e, GpuError::AdapterNotFound { .. }), "{e}");
+    assert!(e.to_string().contains("available"), "{e}");
+}
+
+#[test]
+fn adapter_is_described() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let d = ctx.describe();
+    assert!(d.contains(&ctx.info().name) && d.contains("driver"), "{d}");
+    eprintln!("GPU tests ran on: {d}");
+}

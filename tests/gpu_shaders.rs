@@ -1,0 +1,116 @@
+//! Every composed GPU shader — each shipped model × layout × precision, with and without
+//! boundary code, in one binding per copy and split across three — parses and passes naga's
+//! validator (with the f64 capability for f64). Needs no device.
+
+use lbm::gpu::shader::{compose, validate, ShaderSpec};
+use lbm::gpu::BcShape;
+use lbm::layout::Dims;
+use lbm::models::*;
+use lbm::{Aos, CAoSoa, CSoa, Layout, Model, Real, Soa};
+
+/// Composes and validates `M × L × T` for every boundary shape and binding split.
+fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
+    let dims = Dims {
+        lx: 6,
+        ly: 48,
+        halo: M::HALO,
+        q: M::Q,
+    };
+    for &bc in shapes {
+        for chunks in [1, 3] {
+            let spec = ShaderSpec {
+                dims,
+                params: M::param_values(params).len().max(1),
+                chunk: (dims.len() as u64).div_ceil(chunks as u64),
+                chunks,
+                row: 256,
+                bc,
+            };
+            let what = format!(
+                "{} × {} × {} ({chunks} bindings, {bc:?})",
+                M::NAME,
+                L::NAME,
+                T::NAME
+            );
+            let src = compose::<M, L, T>(&spec).unwrap_or_else(|e| panic!("{what}: {e}"));
+            validate(&src, T::BYTES == 8, &what).unwrap_or_else(|e| panic!("{e}"));
+            assert!(src.starts_with(&format!("alias real = {};", T::NAME)));
+        }
+    }
+}
+
+/// All shipped layouts (cluster widths 4, 8 and 16) for model `M` in precision `T`.
+fn all_layouts<M: Model, T: Real>(p: &M::Params, shapes: &[BcShape]) {
+    check::<M, Aos, T>(p, shapes);
+    check::<M, Soa, T>(p, shapes);
+    check::<M, CSoa<4>, T>(p, shapes);
+    check::<M, CSoa<8>, T>(p, shapes);
+    check::<M, CSoa<16>, T>(p, shapes);
+    check::<M, CAoSoa<4>, T>(p, shapes);
+    check::<M, CAoSoa<8>, T>(p, shapes);
+    check::<M, CAoSoa<16>, T>(p, shapes);
+}
+
+fn both_precisions<M: Model>(p: &M::Params, shapes: &[BcShape]) {
+    all_layouts::<M, f32>(p, shapes);
+    all_layouts::<M, f64>(p, shapes);
+}
+
+#[test]
+fn d2q9_shaders_validate() {
+    let shapes = [BcShape::default(), BcShape::all(true, false)];
+    let bgk = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    both_precisions::<D2Q9Bgk>(&bgk, &shapes);
+    let trt = D2Q9TrtParams {
+        tau: 0.8,
+        magic: 0.25,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    both_precisions::<D2Q9Trt>(&trt, &shapes);
+    let mrt = D2Q9MrtParams {
+        tau: 0.8,
+        s_e: 1.1,
+        s_eps: 1.1,
+        s_q: 1.1,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    both_precisions::<D2Q9Mrt>(&mrt, &shapes);
+}
+
+#[test]
+fn d2q37_shaders_validate() {
+    let p = D2Q37Params { tau: 0.8, g: 0.0 };
+    both_precisions::<D2Q37>(&p, &[BcShape::default(), BcShape::all(false, true)]);
+}
+
+/// The f64 shader carries the weights at full double precision (no f32 rounding on the way).
+#[test]
+fn f64_constants_keep_full_precision() {
+    let dims = Dims {
+        lx: 4,
+        ly: 8,
+        halo: 1,
+        q: 9,
+    };
+    let spec = ShaderSpec {
+        dims,
+        params: 3,
+        chunk: dims.len() as u64,
+        chunks: 1,
+        row: 64,
+        bc: BcShape::all(false, false),
+    };
+    let src = compose::<D2Q9Bgk, Soa, f64>(&spec).unwrap();
+    assert!(
+        src.contains(&format!("real({:?})", 1.0f64 / 36.0)),
+        "weights at f64 precision"
+    );
+    let v: f64 = format!("{:?}", 1.0f64 / 36.0).parse().unwrap();
+    assert_eq!(v, 1.0 / 36.0);
+}

@@ -1,0 +1,53 @@
+//! Shared helpers of the GPU integration tests: one device per test process, and the rule for
+//! machines without any adapter.
+//!
+//! On a machine with no Vulkan (or Metal/DX12) adapter at all the GPU tests print that they
+//! were skipped and why, and pass; with `LBM_REQUIRE_GPU=1` (set in CI, where lavapipe is
+//! installed by `scripts/setup`) a missing adapter fails them instead.
+
+#![allow(dead_code)]
+
+use std::sync::{Arc, OnceLock};
+
+use lbm::gpu::{GpuContext, GpuError, GpuOptions};
+
+/// The device of this test process, or `None` (after printing why) when there is no adapter.
+pub fn context() -> Option<Arc<GpuContext>> {
+    static CTX: OnceLock<Result<Arc<GpuContext>, GpuError>> = OnceLock::new();
+    let ctx = CTX.get_or_init(|| GpuContext::new(&GpuOptions::default()).map(Arc::new));
+    match ctx {
+        Ok(c) => Some(c.clone()),
+        Err(e) => skip(e),
+    }
+}
+
+/// A device whose storage bindings are capped at `bytes` (to force the populations' split).
+pub fn capped_context(bytes: u64) -> Option<Arc<GpuContext>> {
+    context()?;
+    let opts = GpuOptions {
+        max_binding_bytes: Some(bytes),
+        ..GpuOptions::default()
+    };
+    Some(Arc::new(
+        GpuContext::new(&opts).expect("the default adapter opens twice"),
+    ))
+}
+
+fn skip(e: &GpuError) -> Option<Arc<GpuContext>> {
+    let required = std::env::var("LBM_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    if required || !matches!(e, GpuError::NoAdapter { .. }) {
+        panic!("no usable GPU adapter: {e}");
+    }
+    eprintln!("GPU test skipped: {e}");
+    None
+}
+
+/// Largest relative difference `|a − b| / |b|` over paired values, with `|b|` floored at
+/// `floor` (so that values near zero are compared absolutely at that scale).
+pub fn max_rel_diff(a: &[f64], b: &[f64], floor: f64) -> f64 {
+    assert_eq!(a.len(), b.len(), "compared fields differ in length");
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs() / y.abs().max(floor))
+        .fold(0.0, f64::max)
+}
