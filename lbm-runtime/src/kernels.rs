@@ -75,17 +75,80 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
     fn run<const VL: usize>(self) {
         debug_assert_eq!(VL, L::VL);
         let job = &self;
+        let o = &Offsets::new::<M, L>(&self.d);
         (0..self.d.lx).into_par_iter().for_each_init(
             || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len()),
-            |s, x| match job.pass {
-                Pass::Fused => fused_column::<M, L, T, VL>(job, x, s),
-                Pass::Propagate => propagate_column::<M, L, T, VL>(job, x),
-                Pass::Bc => bc_column::<M, L, T>(job, x, &mut s.site, &mut s.moments),
-                Pass::Collide => collide_column::<M, L, T, VL>(job, x, s),
-                Pass::AaPull => aa_pull_column::<M, L, T, VL>(job, x, s),
-                Pass::AaLocal => aa_local_column::<M, L, T, VL>(job, x, s),
-            },
+            |s, x| column::<M, L, T, VL>(job, o, x, s),
         );
+    }
+}
+
+/// Runs the job's pass on column `x` (the one non-inlined function per kernel instantiation:
+/// look here for the generated assembly).
+#[inline(never)]
+fn column<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    o: &Offsets,
+    x: usize,
+    s: &mut Scratch<T, VL>,
+) {
+    match job.pass {
+        Pass::Fused => fused_column::<M, L, T, VL>(job, o, x, s),
+        Pass::Propagate => propagate_column::<M, L, T, VL>(job, o, x),
+        Pass::Bc => bc_column::<M, L, T>(job, x, &mut s.site, &mut s.moments),
+        Pass::Collide => collide_column::<M, L, T, VL>(job, x, s),
+        Pass::AaPull => aa_pull_column::<M, L, T, VL>(job, o, x, s),
+        Pass::AaLocal => aa_local_column::<M, L, T, VL>(job, x, s),
+    }
+}
+
+/// Constant index offsets of the interior fast path (see [`Layout::interior`]), relative to
+/// `cluster_base(0, col, k)`: on interior clusters every access of a kernel is one of these.
+struct Offsets {
+    interior: std::ops::Range<usize>,
+    /// Population `i` pulled from `x − c_i`.
+    pull: Vec<isize>,
+    /// Population `ī` pushed to `x + c_i` (AA even → odd).
+    push: Vec<isize>,
+    /// Population `i` of the cluster itself.
+    own: Vec<isize>,
+}
+
+impl Offsets {
+    fn new<M: Model, L: Layout>(d: &Dims) -> Self {
+        let interior = L::interior(d);
+        let (col, k) = (d.col(0), interior.start);
+        let plain = |i: usize, col: usize, dy: i32| match L::shifted(d, i, col, k, dy as isize) {
+            Shifted::Contiguous { base, rotate: 0 } => base as isize,
+            _ => unreachable!("interior clusters shift without wrap"),
+        };
+        if interior.is_empty() {
+            return Self {
+                interior,
+                pull: Vec::new(),
+                push: Vec::new(),
+                own: Vec::new(),
+            };
+        }
+        let base = L::cluster_base(d, 0, col, k) as isize;
+        let (mut pull, mut push, mut own) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, c) in M::VELOCITIES.iter().enumerate() {
+            pull.push(plain(i, col_of(d, 0, -c[0]), -c[1]) - base);
+            push.push(plain(M::OPPOSITE[i], col_of(d, 0, c[0]), c[1]) - base);
+            own.push(plain(i, col, 0) - base);
+        }
+        Self {
+            interior,
+            pull,
+            push,
+            own,
+        }
+    }
+
+    /// Whether cluster `k` takes the fast path (interior, no boundary site).
+    #[inline(always)]
+    fn fast(&self, k: usize, sites: &[Site]) -> bool {
+        sites.is_empty() && self.interior.contains(&k)
     }
 }
 
@@ -230,8 +293,10 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
 
 /// Two-copy fused step of column `x`: pull, bc, collide, store (one read and one write of
 /// every population).
+#[inline(always)] // into `column`
 fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
+    o: &Offsets,
     x: usize,
     s: &mut Scratch<T, VL>,
 ) {
@@ -241,7 +306,14 @@ fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
     let mut at = 0;
     for k in 0..L::clusters(d) {
         let here = cluster_sites(sites, &mut at, k);
-        gather_pull::<M, L, T, VL>(job, x, k, here, s);
+        if o.fast(k, here) {
+            let b = L::cluster_base(d, 0, col, k) as isize;
+            for (v, off) in s.cl.iter_mut().zip(&o.pull) {
+                *v = job.src.load::<VL>((b + off) as usize);
+            }
+        } else {
+            gather_pull::<M, L, T, VL>(job, x, k, here, s);
+        }
         M::collide_cluster::<T, VL>(&mut s.cl, job.params);
         for (i, v) in s.cl.iter().enumerate() {
             job.dst.store::<VL>(L::cluster_base(d, i, col, k), *v);
@@ -250,12 +322,25 @@ fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
 }
 
 /// Propagate (pull) of column `x`, `src → dst`: `dst_i(x) = src_i(x − c_i)` (seed 000 eq. 3).
-fn propagate_column<M: Model, L: Layout, T: Real, const VL: usize>(job: &Job<M, L, T>, x: usize) {
+#[inline(always)] // into `column`
+fn propagate_column<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    o: &Offsets,
+    x: usize,
+) {
     let d = &job.d;
     let col = col_of(d, x, 0);
-    for (i, c) in M::VELOCITIES.iter().enumerate() {
-        let scol = col_of(d, x, -c[0]);
-        for k in 0..L::clusters(d) {
+    for k in 0..L::clusters(d) {
+        if o.interior.contains(&k) {
+            let b = L::cluster_base(d, 0, col, k) as isize;
+            for (pull, own) in o.pull.iter().zip(&o.own) {
+                let v = job.src.load::<VL>((b + pull) as usize);
+                job.dst.store::<VL>((b + own) as usize, v);
+            }
+            continue;
+        }
+        for (i, c) in M::VELOCITIES.iter().enumerate() {
+            let scol = col_of(d, x, -c[0]);
             let v = load_shifted::<L, T, VL>(&job.src, d, i, scol, k, -c[1] as isize);
             job.dst.store::<VL>(L::cluster_base(d, i, col, k), v);
         }
@@ -263,6 +348,7 @@ fn propagate_column<M: Model, L: Layout, T: Real, const VL: usize>(job: &Job<M, 
 }
 
 /// The bc kernel of column `x`: bounced links of `dst` from `src`, then the sites' rules.
+#[inline(always)] // into `column`
 fn bc_column<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, x: usize, g: &mut [T], m: &mut [T]) {
     let d = &job.d;
     let col = col_of(d, x, 0);
@@ -283,6 +369,7 @@ fn bc_column<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, x: usize, g: &mut
 }
 
 /// The collide kernel of column `x`, in place on `dst`.
+#[inline(always)] // into `column`
 fn collide_column<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     x: usize,
@@ -303,17 +390,29 @@ fn collide_column<M: Model, L: Layout, T: Real, const VL: usize>(
 
 /// AA even → odd half-step of column `x`, in place on `src`: pull, bc, collide, then push
 /// `h_i` to `F_ī(x + c_i)`, or to `F_i(x)` when link `ī` is bounced.
+#[inline(always)] // into `column`
 fn aa_pull_column<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
+    o: &Offsets,
     x: usize,
     s: &mut Scratch<T, VL>,
 ) {
     let d = &job.d;
+    let col = col_of(d, x, 0);
     let sites = job.bc.column(x);
     let mut at = 0;
     for k in 0..L::clusters(d) {
         let here = cluster_sites(sites, &mut at, k);
-        if here.is_empty() {
+        if o.fast(k, here) {
+            let b = L::cluster_base(d, 0, col, k) as isize;
+            for (v, off) in s.cl.iter_mut().zip(&o.pull) {
+                *v = job.src.load::<VL>((b + off) as usize);
+            }
+            M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+            for (v, off) in s.cl.iter().zip(&o.push) {
+                job.dst.store::<VL>((b + off) as usize, *v);
+            }
+        } else if here.is_empty() {
             gather_pull::<M, L, T, VL>(job, x, k, here, s);
             M::collide_cluster::<T, VL>(&mut s.cl, job.params);
             push_cluster::<M, L, T, VL>(job, x, k, &s.cl);
@@ -399,6 +498,7 @@ fn push_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
 
 /// AA odd → even half-step of column `x`, in place: `g_i = F_ī(x)` (plus the wall correction
 /// on bounced links), bc rules, collide, `F_i(x) = h_i`.
+#[inline(always)] // into `column`
 fn aa_local_column<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     x: usize,

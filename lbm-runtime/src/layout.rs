@@ -131,6 +131,12 @@ pub trait Layout: Copy + Default + std::fmt::Debug + Send + Sync + 'static {
     /// Runs `k` with this layout's `VL` as a const generic.
     fn dispatch<K: WithVl>(k: K) -> K::Output;
 
+    /// The *interior* clusters `k`: those whose shifts by any `|dy| ≤ halo` are plain
+    /// contiguous clusters (no wrap, no lane rotation). On the interior every index is affine in
+    /// `(col, k)`, so a shifted cluster lies at a constant offset from the unshifted one, and
+    /// the kernels' fast path adds precomputed offsets instead of evaluating [`Layout::shifted`].
+    fn interior(d: &Dims) -> std::ops::Range<usize>;
+
     /// Clusters per column: `LY / VL`.
     #[inline(always)]
     fn clusters(d: &Dims) -> usize {
@@ -196,6 +202,9 @@ impl Layout for Aos {
     fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
         shifted_scalar::<Self>(d, i, col, k, dy)
     }
+    fn interior(d: &Dims) -> std::ops::Range<usize> {
+        d.halo..d.ly.saturating_sub(d.halo)
+    }
     fn dispatch<K: WithVl>(k: K) -> K::Output {
         k.run::<1>()
     }
@@ -219,6 +228,9 @@ impl Layout for Soa {
     #[inline(always)]
     fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
         shifted_scalar::<Self>(d, i, col, k, dy)
+    }
+    fn interior(d: &Dims) -> std::ops::Range<usize> {
+        d.halo..d.ly.saturating_sub(d.halo)
     }
     fn dispatch<K: WithVl>(k: K) -> K::Output {
         k.run::<1>()
@@ -257,6 +269,10 @@ impl<const VL: usize> Layout for CSoa<VL> {
         } else {
             Shifted::PerLane
         }
+    }
+    fn interior(d: &Dims) -> std::ops::Range<usize> {
+        let m = d.halo.div_ceil(VL);
+        m..(d.ly / VL).saturating_sub(m)
     }
     fn dispatch<K: WithVl>(k: K) -> K::Output {
         k.run::<VL>()
@@ -303,6 +319,9 @@ impl<const VL: usize> Layout for CAoSoa<VL> {
             base: Self::cluster_base(d, i, col, kk as usize),
             rotate,
         }
+    }
+    fn interior(d: &Dims) -> std::ops::Range<usize> {
+        d.halo..(d.ly / VL).saturating_sub(d.halo)
     }
     fn dispatch<K: WithVl>(k: K) -> K::Output {
         k.run::<VL>()
@@ -353,6 +372,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// On the interior, every shift is a plain cluster at a constant offset.
+    fn check_interior<L: Layout>() {
+        let d = Dims {
+            halo: 3,
+            ly: 64,
+            ..D
+        };
+        let r = L::interior(&d);
+        assert!(!r.is_empty(), "{}", L::NAME);
+        for dy in -3isize..=3 {
+            let off = |k: usize, col: usize| match L::shifted(&d, 2, col, k, dy) {
+                Shifted::Contiguous { base, rotate: 0 } => {
+                    base as isize - L::cluster_base(&d, 2, col, k) as isize
+                }
+                other => panic!("{}: k={k} dy={dy} gives {other:?}", L::NAME),
+            };
+            let o = off(r.start, 0);
+            for k in r.clone() {
+                for col in 0..d.ncols() {
+                    assert_eq!(off(k, col), o, "{} k={k} col={col} dy={dy}", L::NAME);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn interior_shifts_have_constant_offsets() {
+        check_interior::<Aos>();
+        check_interior::<Soa>();
+        check_interior::<CSoa<4>>();
+        check_interior::<CAoSoa<4>>();
     }
 
     #[test]

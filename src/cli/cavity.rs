@@ -138,6 +138,12 @@ impl<M: Model> Generic for Job<'_, M> {
             dev.v,
             dev.max()
         );
+        if let Some((p, val)) = dev.worst {
+            println!(
+                "largest at {:?} coordinate {}: computed {val:.5}, reference {:.5}",
+                p.profile, p.coord, p.value
+            );
+        }
         let speed: Vec<f64> = ux
             .iter()
             .zip(&uy)
