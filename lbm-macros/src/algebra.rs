@@ -51,8 +51,7 @@ pub fn eval<A: Algebra>(a: &mut A, e: &Expr) -> syn::Result<Value<A::S>> {
         ExprKind::Unary(x) => Ok(map(eval(a, x)?, |s| a.neg(&s))),
         ExprKind::Binary(BinOp::Pow, x, n) => {
             let n = small_exponent(
-                &eval_const(n)
-                    .map_err(|_| Error::new(n.span, "an exponent must be a whole number"))?,
+                &eval_const(n).map_err(|_| n.error("an exponent must be a whole number"))?,
                 n.span,
             )?;
             let base = eval(a, x)?.scalar(x.span, "the base of `^`")?;
@@ -73,10 +72,7 @@ pub fn eval<A: Algebra>(a: &mut A, e: &Expr) -> syn::Result<Value<A::S>> {
             }
             Ok(Value::Vector(v))
         }
-        ExprKind::List(_) => Err(Error::new(
-            e.span,
-            "a list `[…]` is not allowed inside a formula",
-        )),
+        ExprKind::List(_) => Err(e.error("a list `[…]` is not allowed inside a formula")),
         ExprKind::Call(name, args) if name == "dot" || name == "norm2" => {
             let arity = if name == "dot" { 2 } else { 1 };
             if args.len() != arity || args.iter().any(|x| x.name.is_some()) {

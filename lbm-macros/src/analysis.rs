@@ -214,7 +214,7 @@ fn hermite_order(name: &Ident, args: &[Arg]) -> syn::Result<u32> {
     let n = eval_const(value)?;
     (1..=4u32)
         .find(|k| n == q((*k).into()))
-        .ok_or_else(|| Error::new(value.span, "the Hermite order must be 1, 2, 3 or 4"))
+        .ok_or_else(|| value.error("the Hermite order must be 1, 2, 3 or 4"))
 }
 
 impl PolyCtx<'_> {
@@ -342,31 +342,16 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
         };
         feq.push(eval(&mut ctx, eq_expr)?.scalar(eq_expr.span, "the equilibrium")?);
     }
-    let first_param = nvars - 1 - params.len();
-    if let Some(p) = feq
-        .iter()
-        .flat_map(|p| p.terms.keys())
-        .find_map(|m| (first_param..nvars).find(|&v| m[v] > 0))
-    {
-        return Err(Error::new(
-            eq_expr.span,
-            format!(
-                "the equilibrium uses `{}`: it may depend only on the moments (and c, w, cs2)",
-                var_names[p]
-            ),
-        ));
+    if let Some(used) = find_ident(eq_expr, &|n| params.iter().any(|p| p == n)) {
+        let name = crate::expr::show(used);
+        return Err(used.error(format!(
+            "the equilibrium may depend only on the moments (and c, w, cs2, dim), but `{name}` is a parameter: parameters enter through the collision rates and the force"
+        )));
     }
     let eq_order = equilibrium_order(&feq, &moments);
-    check_isotropy(&lattice, eq_order, eq_expr.span)?;
+    check_isotropy(&lattice, eq_order, eq_expr)?;
     check_conservation(
-        &lattice,
-        &moments,
-        &names,
-        nvars,
-        &feq,
-        &var_names,
-        thermal,
-        eq_expr.span,
+        &lattice, &moments, &names, nvars, &feq, &var_names, thermal, eq_expr,
     )?;
     let collision = collision(decl, &lattice, nvars, thermal)?;
     let force = force(decl)?;
@@ -465,10 +450,9 @@ fn equilibrium_order(feq: &[Poly], moments: &[Moment]) -> u32 {
 
 /// An equilibrium of Hermite order N needs a quadrature exact through degree 2N: the lattice's
 /// tensor moments must be isotropic through order 2N (Shan, Yuan & Chen 2006).
-fn check_isotropy(lattice: &Lattice, order: u32, span: Span) -> syn::Result<()> {
+fn check_isotropy(lattice: &Lattice, order: u32, eq: &Expr) -> syn::Result<()> {
     if lattice.isotropy < 2 * order {
-        return Err(Error::new(
-            span,
+        return Err(eq.error(
             format!(
                 "this equilibrium is of order {order}, which needs a lattice isotropic through order {}, but this lattice is isotropic only through order {}: lower the equilibrium's order or use a larger velocity set",
                 2 * order,
@@ -488,7 +472,7 @@ fn check_conservation(
     feq: &[Poly],
     var_names: &[String],
     thermal: bool,
-    eq_span: Span,
+    eq: &Expr,
 ) -> syn::Result<()> {
     for m in moments {
         let mut ctx = PolyCtx {
@@ -510,10 +494,7 @@ fn check_conservation(
             } else {
                 "a scalar"
             };
-            return Err(Error::new(
-                m.def.span,
-                format!("moment `{}` must be {shape}", m.name),
-            ));
+            return Err(m.def.error(format!("moment `{}` must be {shape}", m.name)));
         }
         for (p, &v) in got.iter().zip(&m.vars) {
             let want = Poly::var(nvars, v);
@@ -523,15 +504,17 @@ fn check_conservation(
                     Role::Velocity => "momentum",
                     Role::Temperature => "energy",
                 };
-                return Err(Error::new(
-                    eq_span,
-                    format!(
-                        "the equilibrium does not conserve {quantity} on this lattice: the moment `{}` of f_eq is {} instead of {}",
-                        m.name,
-                        p.display(var_names),
-                        var_names[v]
-                    ),
+                let mut e = eq.error(format!(
+                    "the equilibrium does not conserve {quantity} on this lattice: the moment `{}` of f_eq is {} instead of {}",
+                    m.name,
+                    p.display(var_names),
+                    var_names[v]
                 ));
+                e.combine(m.def.error(format!(
+                    "`{}` is defined here: f_eq must reproduce it (check the definition and the equilibrium together)",
+                    m.name
+                )));
+                return Err(e);
             }
         }
     }
@@ -568,10 +551,7 @@ fn collision(
         )
     })?;
     let ExprKind::Call(op, args) = &e.kind else {
-        return Err(Error::new(
-            e.span,
-            "expected a collision operator: bgk(…), trt(…) or mrt(…)",
-        ));
+        return Err(e.error("expected a collision operator: bgk(…), trt(…) or mrt(…)"));
     };
     let arity = |want: &str| {
         Error::new(
@@ -584,7 +564,13 @@ fn collision(
             let allowed: &[&str] = match op.to_string().as_str() {
                 "bgk" => &["tau", "omega"],
                 "trt" => &["tau", "omega", "omega_plus", "omega_minus", "magic"],
-                _ => &["basis", "rates"],
+                "mrt" => &["basis", "rates"],
+                other => {
+                    return Err(Error::new(
+                        op.span(),
+                        format!("unknown collision operator `{other}`: use bgk, trt or mrt"),
+                    ))
+                }
             };
             if !allowed.iter().any(|k| n == k) {
                 return Err(Error::new(
@@ -637,22 +623,16 @@ fn mrt(
 ) -> syn::Result<Collision> {
     let nq = lattice.c.len();
     let (ExprKind::List(rows), ExprKind::List(rate_exprs)) = (&basis.kind, &rates.kind) else {
-        return Err(Error::new(
-            basis.span,
-            "the MRT basis and rates are lists `[…]`",
-        ));
+        return Err(basis.error("the MRT basis and rates are lists `[…]`"));
     };
     if rows.len() != nq {
-        return Err(Error::new(basis.span, format!("the MRT basis has {} rows but the lattice has Q = {nq} velocities: give one polynomial in c per velocity", rows.len())));
+        return Err(basis.error(format!("the MRT basis has {} rows but the lattice has Q = {nq} velocities: give one polynomial in c per velocity", rows.len())));
     }
     if rate_exprs.len() != nq {
-        return Err(Error::new(
-            rates.span,
-            format!(
-                "{} MRT rates for {nq} moments: give one relaxation rate per moment",
-                rate_exprs.len()
-            ),
-        ));
+        return Err(rates.error(format!(
+            "{} MRT rates for {nq} moments: give one relaxation rate per moment",
+            rate_exprs.len()
+        )));
     }
     let mut m = Vec::with_capacity(nq);
     for row in rows {
@@ -668,15 +648,17 @@ fn mrt(
             };
             let p = eval(&mut ctx, row)?.scalar(row.span, "an MRT basis row")?;
             r.push(p.as_constant().ok_or_else(|| {
-                Error::new(
-                    row.span,
-                    "an MRT basis row is a polynomial in the velocity c (cx, cy) only",
-                )
+                row.error("an MRT basis row is a polynomial in the velocity c (cx, cy) only")
             })?);
         }
         m.push(r);
     }
-    let minv = invert(&m).map_err(|k| Error::new(rows[k].span, format!("the MRT basis is not invertible: row {k} is a linear combination of the rows before it")))?;
+    let minv = invert(&m).map_err(|k| {
+        rows[k].error(format!(
+            "the MRT basis is not invertible: row {} is a linear combination of the rows before it",
+            k + 1
+        ))
+    })?;
     let invariants = invariant_rows(lattice);
     let rates = m
         .iter()
@@ -776,9 +758,20 @@ fn force(decl: &ModelDecl) -> syn::Result<Option<Vec<Expr>>> {
     };
     match &e.kind {
         ExprKind::Tuple(v) if v.len() == 2 => Ok(Some(v.clone())),
-        _ => Err(Error::new(
-            e.span,
+        _ => Err(e.error(
             "the force is an acceleration vector of the parameters, e.g. `force = (0, -g);`",
         )),
+    }
+}
+
+/// The first name in `e` (depth first) that `pred` accepts.
+pub fn find_ident<'e>(e: &'e Expr, pred: &dyn Fn(&str) -> bool) -> Option<&'e Expr> {
+    match &e.kind {
+        ExprKind::Ident(n) if pred(n) => Some(e),
+        ExprKind::Num(_) | ExprKind::Ident(_) => None,
+        ExprKind::Unary(a) => find_ident(a, pred),
+        ExprKind::Binary(_, a, b) => find_ident(a, pred).or_else(|| find_ident(b, pred)),
+        ExprKind::Call(_, args) => args.iter().find_map(|a| find_ident(&a.value, pred)),
+        ExprKind::Tuple(v) | ExprKind::List(v) => v.iter().find_map(|x| find_ident(x, pred)),
     }
 }

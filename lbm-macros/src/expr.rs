@@ -49,11 +49,34 @@ pub enum ExprKind {
     List(Vec<Expr>),
 }
 
-/// An expression with the span of its first token, where errors point.
+/// An expression with the spans of its first and last tokens: errors underline all of it.
 #[derive(Clone, Debug)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
+    pub end: Span,
+}
+
+impl Expr {
+    fn new(kind: ExprKind, span: Span, end: Span) -> Self {
+        Expr { kind, span, end }
+    }
+
+    fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Self {
+        let (span, end) = (lhs.span, rhs.end);
+        Expr::new(
+            ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
+            span,
+            end,
+        )
+    }
+
+    /// A compile error underlining the whole expression.
+    pub fn error(&self, msg: impl std::fmt::Display) -> syn::Error {
+        let first = proc_macro2::Ident::new("first", self.span);
+        let last = proc_macro2::Ident::new("last", self.end);
+        syn::Error::new_spanned(quote::quote!(#first #last), msg)
+    }
 }
 
 impl Parse for Expr {
@@ -72,13 +95,9 @@ fn parse_sum(input: ParseStream) -> syn::Result<Expr> {
         } else {
             return Ok(lhs);
         };
-        let span = input.span();
         input.parse::<proc_macro2::TokenTree>()?;
         let rhs = parse_product(input)?;
-        lhs = Expr {
-            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-            span,
-        };
+        lhs = Expr::binary(op, lhs, rhs);
     }
 }
 
@@ -92,13 +111,9 @@ fn parse_product(input: ParseStream) -> syn::Result<Expr> {
         } else {
             return Ok(lhs);
         };
-        let span = input.span();
         input.parse::<proc_macro2::TokenTree>()?;
         let rhs = parse_unary(input)?;
-        lhs = Expr {
-            kind: ExprKind::Binary(op, Box::new(lhs), Box::new(rhs)),
-            span,
-        };
+        lhs = Expr::binary(op, lhs, rhs);
     }
 }
 
@@ -107,20 +122,14 @@ fn parse_unary(input: ParseStream) -> syn::Result<Expr> {
         let span = input.span();
         input.parse::<Token![-]>()?;
         let inner = parse_unary(input)?;
-        return Ok(Expr {
-            kind: ExprKind::Unary(Box::new(inner)),
-            span,
-        });
+        let end = inner.end;
+        return Ok(Expr::new(ExprKind::Unary(Box::new(inner)), span, end));
     }
     let base = parse_atom(input)?;
     if input.peek(Token![^]) {
-        let span = input.span();
         input.parse::<Token![^]>()?;
         let exp = parse_unary(input)?;
-        return Ok(Expr {
-            kind: ExprKind::Binary(BinOp::Pow, Box::new(base), Box::new(exp)),
-            span,
-        });
+        return Ok(Expr::binary(BinOp::Pow, base, exp));
     }
     Ok(base)
 }
@@ -136,14 +145,11 @@ fn parse_atom(input: ParseStream) -> syn::Result<Expr> {
         };
         let value = parse_decimal(&text)
             .ok_or_else(|| syn::Error::new(span, format!("cannot read `{text}` as a number")))?;
-        return Ok(Expr {
-            kind: ExprKind::Num(value),
-            span,
-        });
+        return Ok(Expr::new(ExprKind::Num(value), span, span));
     }
     if input.peek(syn::token::Paren) {
         let content;
-        parenthesized!(content in input);
+        let end = parenthesized!(content in input).span.close();
         let items = content.parse_terminated(Expr::parse, Token![,])?;
         let mut items: Vec<Expr> = items.into_iter().collect();
         return match items.len() {
@@ -151,37 +157,37 @@ fn parse_atom(input: ParseStream) -> syn::Result<Expr> {
                 span,
                 "empty parentheses: expected an expression or a vector `(x, y)`",
             )),
-            1 => Ok(items.remove(0)),
-            _ => Ok(Expr {
-                kind: ExprKind::Tuple(items),
+            1 => Ok(Expr {
                 span,
+                end,
+                ..items.remove(0)
             }),
+            _ => Ok(Expr::new(ExprKind::Tuple(items), span, end)),
         };
     }
     if input.peek(syn::token::Bracket) {
         let content;
-        bracketed!(content in input);
+        let end = bracketed!(content in input).span.close();
         let items = content.parse_terminated(Expr::parse, Token![,])?;
-        return Ok(Expr {
-            kind: ExprKind::List(items.into_iter().collect()),
+        return Ok(Expr::new(
+            ExprKind::List(items.into_iter().collect()),
             span,
-        });
+            end,
+        ));
     }
     if input.peek(Ident) {
         let ident: Ident = input.parse()?;
         if input.peek(syn::token::Paren) {
             let content;
-            parenthesized!(content in input);
+            let end = parenthesized!(content in input).span.close();
             let args = content.parse_terminated(parse_arg, Token![,])?;
-            return Ok(Expr {
-                kind: ExprKind::Call(ident, args.into_iter().collect()),
+            return Ok(Expr::new(
+                ExprKind::Call(ident, args.into_iter().collect()),
                 span,
-            });
+                end,
+            ));
         }
-        return Ok(Expr {
-            kind: ExprKind::Ident(ident.to_string()),
-            span,
-        });
+        return Ok(Expr::new(ExprKind::Ident(ident.to_string()), span, span));
     }
     Err(syn::Error::new(
         span,
@@ -215,17 +221,12 @@ pub fn eval_const(e: &Expr) -> syn::Result<Q> {
                 BinOp::Add => Ok(a + b),
                 BinOp::Sub => Ok(a - b),
                 BinOp::Mul => Ok(a * b),
-                BinOp::Div if num_traits::Zero::is_zero(&b) => {
-                    Err(syn::Error::new(e.span, "division by zero"))
-                }
+                BinOp::Div if num_traits::Zero::is_zero(&b) => Err(e.error("division by zero")),
                 BinOp::Div => Ok(a / b),
                 BinOp::Pow => Ok(num_traits::pow(a, small_exponent(&b, e.span)? as usize)),
             }
         }
-        _ => Err(syn::Error::new(
-            e.span,
-            "expected a number (digits, + - * / ^ and parentheses)",
-        )),
+        _ => Err(e.error("expected a number (digits, + - * / ^ and parentheses)")),
     }
 }
 

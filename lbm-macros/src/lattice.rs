@@ -3,12 +3,11 @@
 //! (count, sign, sum, symmetry), `cs²`, and the isotropy order of the tensor moments.
 
 use num_traits::{Signed, ToPrimitive, Zero};
-use proc_macro2::Span;
 use syn::Error;
 
 use crate::expr::{eval_const, Expr, ExprKind};
 use crate::parse::{ModelDecl, VelocitiesDecl};
-use crate::poly::{close, fmt_num, q, to_f64, Q};
+use crate::poly::{close, fmt_q, q, to_f64, Q};
 
 /// Tolerance of the weight-sum check for decimal weights (the 1e-15).
 const WEIGHT_SUM_TOL: f64 = 1e-15;
@@ -51,9 +50,7 @@ pub fn build(decl: &ModelDecl) -> syn::Result<Lattice> {
         .ok_or_else(|| missing(decl, "dim", "dim = 2;"))?;
     let dim = eval_const(dim_expr)?;
     if dim != q(2) {
-        return Err(Error::new(
-            dim_expr.span,
-            format!("dim = {dim}: the runtime's lattices are two-dimensional, so only `dim = 2` is supported"),
+        return Err(dim_expr.error(format!("dim = {dim}: the runtime's lattices are two-dimensional, so only `dim = 2` is supported"),
         ));
     }
     let vel = decl
@@ -72,7 +69,7 @@ pub fn build(decl: &ModelDecl) -> syn::Result<Lattice> {
         .as_ref()
         .ok_or_else(|| missing(decl, "cs2", "cs2 = 1/3;"))?;
     let cs2 = eval_const(cs2_expr)?;
-    check_cs2(&c, &w, &cs2, cs2_expr.span)?;
+    check_cs2(&c, &w, &cs2, cs2_expr)?;
     let isotropy = isotropy_order(&c, &w, &cs2);
     let halo = c
         .iter()
@@ -91,19 +88,13 @@ pub fn build(decl: &ModelDecl) -> syn::Result<Lattice> {
 
 fn integer_vector(e: &Expr) -> syn::Result<[i32; 2]> {
     let ExprKind::Tuple(items) = &e.kind else {
-        return Err(Error::new(
-            e.span,
-            "expected a velocity `(cx, cy)` with dim = 2 components",
-        ));
+        return Err(e.error("expected a velocity `(cx, cy)` with dim = 2 components"));
     };
     if items.len() != 2 {
-        return Err(Error::new(
-            e.span,
-            format!(
-                "this velocity has {} components but dim = 2: every velocity needs exactly 2",
-                items.len()
-            ),
-        ));
+        return Err(e.error(format!(
+            "this velocity has {} components but dim = 2: every velocity needs exactly 2",
+            items.len()
+        )));
     }
     let mut v = [0i32; 2];
     for (slot, item) in v.iter_mut().zip(items) {
@@ -114,10 +105,7 @@ fn integer_vector(e: &Expr) -> syn::Result<[i32; 2]> {
             .flatten()
             .filter(|x| x.abs() <= 16)
             .ok_or_else(|| {
-                Error::new(
-                    item.span,
-                    "velocity components are whole numbers of lattice sites (|c| ≤ 16)",
-                )
+                item.error("velocity components are whole numbers of lattice sites (|c| ≤ 16)")
             })?;
     }
     Ok(v)
@@ -139,10 +127,10 @@ fn shell(v: [i32; 2]) -> Vec<[i32; 2]> {
     out
 }
 
-type Expanded = (Vec<[i32; 2]>, Vec<usize>, Vec<Span>);
+type Expanded<'a> = (Vec<[i32; 2]>, Vec<usize>, Vec<&'a Expr>);
 
 /// The velocity list with, for each velocity, its shell index and the span of its declaration.
-fn expand(vel: &VelocitiesDecl) -> syn::Result<Expanded> {
+fn expand(vel: &VelocitiesDecl) -> syn::Result<Expanded<'_>> {
     let (mut c, mut shell_of, mut spans) = (Vec::new(), Vec::new(), Vec::new());
     for (s, e) in vel.vectors.iter().enumerate() {
         let v = integer_vector(e)?;
@@ -150,15 +138,22 @@ fn expand(vel: &VelocitiesDecl) -> syn::Result<Expanded> {
         for m in members {
             if let Some(k) = c.iter().position(|x| *x == m) {
                 let msg = if vel.shells {
-                    format!("shell ({}, {}) repeats velocity ({}, {}) of an earlier shell: list each shell once", v[0], v[1], m[0], m[1])
+                    let earlier = integer_vector(&vel.vectors[shell_of[k]])?;
+                    format!(
+                        "shell ({}, {}) repeats velocity ({}, {}) of the earlier shell ({}, {}): shells expand to all signed permutations, so list each shell once",
+                        v[0], v[1], m[0], m[1], earlier[0], earlier[1]
+                    )
                 } else {
-                    format!("velocity ({}, {}) appears twice (also as velocity {k}): velocities must be distinct", m[0], m[1])
+                    format!(
+                        "velocity ({}, {}) appears twice (it is already entry {} of the list): velocities must be distinct",
+                        m[0], m[1], k + 1
+                    )
                 };
-                return Err(Error::new(e.span, msg));
+                return Err(e.error(msg));
             }
             c.push(m);
             shell_of.push(s);
-            spans.push(e.span);
+            spans.push(e);
         }
     }
     if c.is_empty() {
@@ -167,18 +162,15 @@ fn expand(vel: &VelocitiesDecl) -> syn::Result<Expanded> {
     Ok((c, shell_of, spans))
 }
 
-fn opposites(c: &[[i32; 2]], spans: &[Span]) -> syn::Result<Vec<usize>> {
+fn opposites(c: &[[i32; 2]], declared: &[&Expr]) -> syn::Result<Vec<usize>> {
     c.iter()
         .enumerate()
         .map(|(i, v)| {
             c.iter().position(|x| x[0] == -v[0] && x[1] == -v[1]).ok_or_else(|| {
-                Error::new(
-                    spans[i],
-                    format!(
+                declared[i].error(format!(
                         "velocity ({}, {}) has no opposite ({}, {}) in the set: the set must be closed under negation (every c needs −c)",
                         v[0], v[1], -v[0], -v[1]
-                    ),
-                )
+                    ))
             })
         })
         .collect()
@@ -192,10 +184,7 @@ fn weights(
     opp: &[usize],
 ) -> syn::Result<Vec<Q>> {
     let ExprKind::List(items) = &e.kind else {
-        return Err(Error::new(
-            e.span,
-            "expected a list of weights `[w0, w1, …]`",
-        ));
+        return Err(e.error("expected a list of weights `[w0, w1, …]`"));
     };
     let per_shell = nshells != c.len() && items.len() == nshells;
     if items.len() != c.len() && !per_shell {
@@ -204,26 +193,20 @@ fn weights(
         } else {
             String::new()
         };
-        return Err(Error::new(
-            e.span,
-            format!(
-                "{} weights for {} velocities: give one weight per velocity{shells}",
-                items.len(),
-                c.len()
-            ),
-        ));
+        return Err(e.error(format!(
+            "{} weights for {} velocities: give one weight per velocity{shells}",
+            items.len(),
+            c.len()
+        )));
     }
     let mut given = Vec::with_capacity(items.len());
     for item in items {
         let w = eval_const(item)?;
         if !w.is_positive() {
-            return Err(Error::new(
-                item.span,
-                format!(
-                    "weight {} is not positive: every weight must be > 0",
-                    fmt_num(to_f64(&w))
-                ),
-            ));
+            return Err(item.error(format!(
+                "weight {} is not positive: every weight must be > 0",
+                fmt_q(&w)
+            )));
         }
         given.push(w);
     }
@@ -232,30 +215,24 @@ fn weights(
         .collect();
     let sum: Q = w.iter().sum();
     if !close(&sum, &q(1), WEIGHT_SUM_TOL) {
-        return Err(Error::new(
-            e.span,
-            format!(
-                "the weights sum to {:.17} (off by {:.3e}): they must sum to 1",
-                to_f64(&sum),
-                to_f64(&(sum.clone() - q(1)))
-            ),
-        ));
+        return Err(e.error(format!(
+            "the weights sum to {:.17} (off by {:.3e}): they must sum to 1",
+            to_f64(&sum),
+            to_f64(&(sum.clone() - q(1)))
+        )));
     }
     for (i, &j) in opp.iter().enumerate() {
         if w[i] != w[j] {
             let k = if per_shell { shell_of[i] } else { i };
-            return Err(Error::new(
-                items[k].span,
-                format!(
-                    "w({}, {}) = {} but w({}, {}) = {}: weights must be symmetric, w(c) = w(−c)",
-                    c[i][0],
-                    c[i][1],
-                    fmt_num(to_f64(&w[i])),
-                    c[j][0],
-                    c[j][1],
-                    fmt_num(to_f64(&w[j]))
-                ),
-            ));
+            return Err(items[k].error(format!(
+                "w({}, {}) = {} but w({}, {}) = {}: weights must be symmetric, w(c) = w(−c)",
+                c[i][0],
+                c[i][1],
+                fmt_q(&w[i]),
+                c[j][0],
+                c[j][1],
+                fmt_q(&w[j])
+            )));
         }
     }
     Ok(w)
@@ -281,7 +258,7 @@ fn gaussian(cs2: &Q, a: u32, b: u32) -> Q {
     num_traits::pow(cs2.clone(), ((a + b) / 2) as usize) * dfact(a) * dfact(b)
 }
 
-fn check_cs2(c: &[[i32; 2]], w: &[Q], cs2: &Q, span: Span) -> syn::Result<()> {
+fn check_cs2(c: &[[i32; 2]], w: &[Q], cs2: &Q, expr: &Expr) -> syn::Result<()> {
     for (a, b, name) in [
         (2, 0, "Σ w c_x²"),
         (0, 2, "Σ w c_y²"),
@@ -290,13 +267,12 @@ fn check_cs2(c: &[[i32; 2]], w: &[Q], cs2: &Q, span: Span) -> syn::Result<()> {
         let m = moment(c, w, a, b);
         let want = gaussian(cs2, a, b);
         if !close(&m, &want, MOMENT_TOL) {
-            return Err(Error::new(
-                span,
+            return Err(expr.error(
                 format!(
                     "cs2 = {} does not match the lattice: {name} = {} but Σ w c c must equal cs2·I (cs2 = {} for these weights)",
-                    fmt_num(to_f64(cs2)),
-                    fmt_num(to_f64(&m)),
-                    fmt_num(to_f64(&moment(c, w, 2, 0)))
+                    fmt_q(&cs2),
+                    fmt_q(&m),
+                    fmt_q(&moment(c, w, 2, 0))
                 ),
             ));
         }

@@ -74,7 +74,7 @@ impl Parse for ModelDecl {
             if seen.contains(&k) {
                 return Err(syn::Error::new(
                     key.span(),
-                    format!("`{k}` is declared twice"),
+                    format!("`{k}` is declared twice: keep one `{k}` item (merge the two)"),
                 ));
             }
             seen.push(k.clone());

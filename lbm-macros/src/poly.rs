@@ -5,7 +5,6 @@
 //! carry no rounding error until the final conversion to `f64` in the emitted code.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use num_bigint::BigInt;
 use num_rational::BigRational;
@@ -188,22 +187,20 @@ impl Poly {
         self.sub(o).norm() <= tol * scale
     }
 
-    /// Human-readable form for error messages, coefficients rounded to `f64`.
+    /// Human-readable form for error messages: terms below `1e-12` of the largest (round-off
+    /// of decimal weights) are left out, and simple rationals print as fractions.
     pub fn display(&self, names: &[String]) -> String {
-        if self.terms.is_empty() {
-            return "0".into();
-        }
+        let floor = 1e-12 * self.norm();
         let mut s = String::new();
-        for (k, (m, c)) in self.terms.iter().enumerate() {
-            let cf = to_f64(c);
-            let sign = if cf < 0.0 {
-                " - "
-            } else if k > 0 {
-                " + "
-            } else {
-                ""
-            };
-            let mag = cf.abs();
+        for (m, c) in self.terms.iter().filter(|(_, c)| to_f64(c).abs() > floor) {
+            let negative = c < &Q::zero();
+            s.push_str(match (s.is_empty(), negative) {
+                (true, true) => "-",
+                (true, false) => "",
+                (false, true) => " - ",
+                (false, false) => " + ",
+            });
+            let mag = if negative { -c.clone() } else { c.clone() };
             let vars: Vec<String> = m
                 .iter()
                 .enumerate()
@@ -216,16 +213,27 @@ impl Poly {
                     }
                 })
                 .collect();
-            s.push_str(sign);
-            if vars.is_empty() || (mag - 1.0).abs() > 1e-15 {
-                let _ = write!(s, "{}", fmt_num(mag));
+            if vars.is_empty() || mag != q(1) {
+                s.push_str(&fmt_q(&mag));
                 if !vars.is_empty() {
                     s.push('·');
                 }
             }
             s.push_str(&vars.join("·"));
         }
+        if s.is_empty() {
+            s.push('0');
+        }
         s
+    }
+}
+
+/// An exact number for messages: `3/2` when the denominator is small, else a decimal.
+pub fn fmt_q(x: &Q) -> String {
+    if x.is_integer() || x.denom() <= &BigInt::from(1000) {
+        x.to_string()
+    } else {
+        fmt_num(to_f64(x))
     }
 }
 
@@ -233,7 +241,10 @@ impl Poly {
 pub fn fmt_num(x: f64) -> String {
     if x == x.round() && x.abs() < 1e15 {
         format!("{}", x as i64)
+    } else if (1e-4..1e6).contains(&x.abs()) {
+        let t = format!("{x:.10}");
+        t.trim_end_matches('0').to_string()
     } else {
-        format!("{x:.6e}").replace("e0", "")
+        format!("{x:.6e}")
     }
 }

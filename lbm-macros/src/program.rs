@@ -167,10 +167,9 @@ impl Algebra for IrCtx<'_> {
             for (i, p) in per_pop.iter().enumerate() {
                 for (m, c) in &p[k].terms {
                     if m[fv] != 1 {
-                        return Err(Error::new(
-                            arg.value.span,
-                            "the summand of sum(…) must be linear in f, e.g. sum(f * c)",
-                        ));
+                        return Err(arg
+                            .value
+                            .error("the summand of sum(…) must be linear in f, e.g. sum(f * c)"));
                     }
                     let mut rest = m.clone();
                     rest[fv] = 0;
@@ -275,6 +274,18 @@ fn moments(an: &Analysis, ir: &mut Ir, f: &[Id], vars: &mut Vars) -> syn::Result
 
 /// Evaluates an expression of the parameters as a (uniform) node.
 fn uniform(an: &Analysis, ir: &mut Ir, e: &crate::expr::Expr) -> syn::Result<Id> {
+    let allowed = |n: &str| an.params.iter().any(|p| p == n) || ["cs2", "dim", "D"].contains(&n);
+    if let Some(bad) = crate::analysis::find_ident(e, &|n| !allowed(n)) {
+        let what = if an.moments.iter().any(|m| bad_name(bad) == m.name) {
+            "a moment"
+        } else {
+            "not defined"
+        };
+        return Err(bad.error(format!(
+            "`{}` is {what}: relaxation rates and forces may use only the parameters declared in `params {{ … }}` (and numbers, cs2, dim)",
+            bad_name(bad)
+        )));
+    }
     let vars = param_vars(an, ir);
     let mut names = names(an);
     names.retain(|k, _| an.params.contains(k));
@@ -576,4 +587,11 @@ pub fn force_program(an: &Analysis) -> syn::Result<Option<Program>> {
         .map(|e| uniform(an, &mut ir, e))
         .collect::<syn::Result<_>>()?;
     Ok(Some(Program { ir, outputs }))
+}
+
+fn bad_name(e: &crate::expr::Expr) -> &str {
+    match &e.kind {
+        crate::expr::ExprKind::Ident(n) => n,
+        _ => "",
+    }
 }

@@ -1,6 +1,3 @@
-// KNOWN ISSUE: the caret is under the operator `/` of `1/2` (a binary expression's span is its
-// operator token), not under the whole value; it should underline `1/2`.
-// Numbers print as `5.000000e-1`, `3.333333e-1`; exact values read better as `1/2`, `1/3`.
 // Rule: cs2 agrees with the lattice, sum(w c c) = cs2 I.
 // Mistake: cs2 = 1/2 on D2Q9, whose sound speed is cs2 = 1/3.
 

@@ -1,5 +1,3 @@
-// KNOWN ISSUE: (minor) the message does not name the earlier shell that already holds
-// (1, 2); it should say "… of the earlier shell (2, 1)".
 // Rule: shells expand to all signed permutations, so a shell may not be listed twice.
 // Mistake: (1, 2) listed beside (2, 1), which already contains it.
 

@@ -1,5 +1,3 @@
-// KNOWN ISSUE: (minor) "also as velocity 5" counts from 0; a user counting the list
-// reads the 6th entry; say "also the 6th velocity (index 5)".
 // Rule: no velocity appears twice in an explicit list.
 // Mistake: (1, 1) typed where (-1, -1) was meant.
 

@@ -1,7 +1,3 @@
-// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
-// not under the equilibrium formula; it should underline the whole formula.
-// The moment of f_eq prints round-off terms (`1 + 1.310623e-22·uy^2 - …`); terms below the
-// check's tolerance should be dropped, so it reads `1 instead of T`.
 // Rule: a thermal model's equilibrium conserves energy (the moment T of f_eq is T).
 // Mistake: the isothermal second-order formula on the thermal D2Q37, so f_eq has T = 1 whatever T is.
 

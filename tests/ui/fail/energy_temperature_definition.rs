@@ -1,6 +1,3 @@
-// KNOWN ISSUE: the message is drowned in round-off terms
-// (`8.328268e-22 + 2·T + 1.091361e-21·T^2 - …`); it should read `2·T instead of T`. The mistake is in
-// the definition of T, but only the equilibrium is pointed at; a second note at `T = …` would help.
 // Rule: a thermal model's equilibrium conserves energy, with T as the model defines it.
 // Mistake: the factor dim left out of the definition of T, so the moment T of f_eq is 2 T.
 

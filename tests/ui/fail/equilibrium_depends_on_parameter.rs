@@ -1,5 +1,3 @@
-// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)`;
-// it should point at the offending name, `tau` in `u + tau * (ax, ay)`.
 // Rule: the equilibrium depends only on the moments (and c, w, cs2), not on the parameters.
 // Mistake: a force folded into the equilibrium by shifting u with tau * a.
 

@@ -1,6 +1,3 @@
-// KNOWN ISSUE: misleading message: "`rho` is not defined: declare it in `params { … }`
-// or `moments { … }`", but `rho` IS declared in `moments`; it should say the force may use only
-// parameters (it is an acceleration; the forcing scheme multiplies by rho itself).
 // Rule: the force is an acceleration, a vector of the parameters (the momentum change rho g is the
 // runtime's job), so it may not use the moments.
 // Mistake: gravity multiplied by rho, as a force density.

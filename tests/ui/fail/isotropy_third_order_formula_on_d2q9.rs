@@ -1,5 +1,3 @@
-// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
-// not under the equilibrium formula; it should underline the whole formula.
 // Rule: the lattice is isotropic up to the order the equilibrium needs (2N for order N).
 // Mistake: third-order terms added by hand to the D2Q9 equilibrium.
 

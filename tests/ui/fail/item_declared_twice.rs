@@ -1,5 +1,3 @@
-// KNOWN ISSUE: (minor) says what is wrong but not what to do; it should add
-// "merge the two into one `params { … }`" (or "remove one").
 // Rule: each item is declared once.
 // Mistake: a second `params` block for the force instead of one block.
 

@@ -1,6 +1,3 @@
-// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
-// not under the equilibrium formula; it should underline the whole formula.
-// The coefficient prints as `1.500000`; `3/2` (or 1.5) would read better.
 // Rule: the equilibrium conserves mass, sum(f_eq) = rho.
 // Mistake: the factor 2 dropped from the u.u term.
 

@@ -1,6 +1,3 @@
-// KNOWN ISSUE: the caret is under the second `*` of `w * rho * (…)` (the top-level operator),
-// not under the equilibrium formula; it should underline the whole formula.
-// The moment prints as ` - ux` (leading space, spaced sign); it should read `-ux`.
 // Rule: the equilibrium conserves momentum, sum(f_eq c) = rho u.
 // Mistake: a wrong sign on the first-order term.
 

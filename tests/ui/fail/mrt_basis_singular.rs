@@ -1,5 +1,3 @@
-// KNOWN ISSUE: the caret is under the operator `*` of `cx * cx` (a binary expression's span is its
-// operator token), not under the whole row; it should underline `cx * cx`.
 // Rule: the MRT basis is invertible.
 // Mistake: cx * cx typed for p_xy = cx * cy; cx^2 is a combination of 1, e and p_xx.
 

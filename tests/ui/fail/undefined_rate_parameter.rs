@@ -1,5 +1,3 @@
-// KNOWN ISSUE: (minor) the message suggests declaring `tau_nu` in `moments { … }`
-// too, but a rate may use only parameters; it should say "declare it in `params { … }`".
 // Rule: every identifier is defined, in the collision as in the equilibrium.
 // Mistake: the relaxation time referred to by a name that is not declared in `params`.
 

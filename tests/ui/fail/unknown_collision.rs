@@ -1,6 +1,3 @@
-// KNOWN ISSUE: wrong message: it prints "`srt` has no argument `tau` (it takes basis,
-// rates)" under `tau`; it should print "unknown collision operator `srt`: use bgk, trt or mrt" under
-// `srt` (the argument-name check runs before the operator is recognised).
 // Rule: the collision is bgk, trt or mrt.
 // Mistake: `srt`, another name for BGK, which the DSL does not know.
 

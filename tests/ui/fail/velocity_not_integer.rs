@@ -1,5 +1,3 @@
-// KNOWN ISSUE: the caret is under the operator `/` of `1/2` (a binary expression's span is its
-// operator token), not under the whole component; it should underline `1/2`.
 // Rule: velocity components are whole numbers of lattice sites.
 // Mistake: a half-integer component.
 

@@ -1,6 +1,3 @@
-// KNOWN ISSUE: the caret is under the operator `/` of `-1/36` (a binary expression's span is its
-// operator token), not under the whole weight; it should underline `-1/36`.
-// The weight prints as `-2.777778e-2`; `-1/36` would read better.
 // Rule: every weight is positive.
 // Mistake: a sign typo on one diagonal weight.
 

@@ -1,6 +1,3 @@
-// KNOWN ISSUE: the caret is under the operator `/` of `1/6` (a binary expression's span is its
-// operator token), not under the whole weight; it should underline `1/6`.
-// The weights print as `1.666667e-1`, `5.555556e-2`; `1/6`, `1/18` would read better.
 // Rule: the weights are symmetric, w(c) = w(-c).
 // Mistake: w(1, 0) and w(-1, 0) differ (their sum, and so the total, is still right).
 
