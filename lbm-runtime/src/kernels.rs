@@ -75,7 +75,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
     fn run<const VL: usize>(self) {
         debug_assert_eq!(VL, L::VL);
         let job = &self;
-        let o = &Offsets::new::<M, L>(&self.d);
+        let o = &Offsets::new::<M, L, T>(&self.d);
         (0..self.d.lx).into_par_iter().for_each_init(
             || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len()),
             |s, x| column::<M, L, T, VL>(job, o, x, s),
@@ -96,9 +96,9 @@ fn column<M: Model, L: Layout, T: Real, const VL: usize>(
         Pass::Fused => fused_column::<M, L, T, VL>(job, o, x, s),
         Pass::Propagate => propagate_column::<M, L, T, VL>(job, o, x),
         Pass::Bc => bc_column::<M, L, T>(job, x, &mut s.site, &mut s.moments),
-        Pass::Collide => collide_column::<M, L, T, VL>(job, x, s),
+        Pass::Collide => collide_column::<M, L, T, VL>(job, o, x, s),
         Pass::AaPull => aa_pull_column::<M, L, T, VL>(job, o, x, s),
-        Pass::AaLocal => aa_local_column::<M, L, T, VL>(job, x, s),
+        Pass::AaLocal => aa_local_column::<M, L, T, VL>(job, o, x, s),
     }
 }
 
@@ -112,10 +112,16 @@ struct Offsets {
     push: Vec<isize>,
     /// Population `i` of the cluster itself.
     own: Vec<isize>,
+    /// Prefetch distance: [`PREFETCH_BYTES`] ahead along the column, in elements, rounded to
+    /// whole clusters.
+    ahead: isize,
 }
 
+/// How far ahead of the cluster being computed the kernels prefetch, per stream.
+const PREFETCH_BYTES: usize = 2048;
+
 impl Offsets {
-    fn new<M: Model, L: Layout>(d: &Dims) -> Self {
+    fn new<M: Model, L: Layout, T: Real>(d: &Dims) -> Self {
         let interior = L::interior(d);
         let (col, k) = (d.col(0), interior.start);
         let plain = |i: usize, col: usize, dy: i32| match L::shifted(d, i, col, k, dy as isize) {
@@ -128,6 +134,7 @@ impl Offsets {
                 pull: Vec::new(),
                 push: Vec::new(),
                 own: Vec::new(),
+                ahead: 0,
             };
         }
         let base = L::cluster_base(d, 0, col, k) as isize;
@@ -137,11 +144,15 @@ impl Offsets {
             push.push(plain(M::OPPOSITE[i], col_of(d, 0, c[0]), c[1]) - base);
             own.push(plain(i, col, 0) - base);
         }
+        let stride = L::cluster_base(d, 0, col, k + 1) - L::cluster_base(d, 0, col, k);
+        let bytes = stride * T::BYTES;
+        let ahead = (PREFETCH_BYTES / bytes.max(1)).max(1) * stride;
         Self {
             interior,
             pull,
             push,
             own,
+            ahead: ahead as isize,
         }
     }
 
@@ -307,9 +318,10 @@ fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
     for k in 0..L::clusters(d) {
         let here = cluster_sites(sites, &mut at, k);
         if o.fast(k, here) {
-            let b = L::cluster_base(d, 0, col, k) as isize;
+            let b = L::cluster_base(d, 0, col, k);
             for (v, off) in s.cl.iter_mut().zip(&o.pull) {
-                *v = job.src.load::<VL>((b + off) as usize);
+                job.src.prefetch(b, off + o.ahead);
+                *v = job.src.load::<VL>((b as isize + off) as usize);
             }
         } else {
             gather_pull::<M, L, T, VL>(job, x, k, here, s);
@@ -372,6 +384,7 @@ fn bc_column<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, x: usize, g: &mut
 #[inline(always)] // into `column`
 fn collide_column<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
+    o: &Offsets,
     x: usize,
     s: &mut Scratch<T, VL>,
 ) {
@@ -379,7 +392,9 @@ fn collide_column<M: Model, L: Layout, T: Real, const VL: usize>(
     let col = col_of(d, x, 0);
     for k in 0..L::clusters(d) {
         for (i, v) in s.cl.iter_mut().enumerate() {
-            *v = job.dst.load::<VL>(L::cluster_base(d, i, col, k));
+            let at = L::cluster_base(d, i, col, k);
+            job.dst.prefetch(at, o.ahead);
+            *v = job.dst.load::<VL>(at);
         }
         M::collide_cluster::<T, VL>(&mut s.cl, job.params);
         for (i, v) in s.cl.iter().enumerate() {
@@ -406,6 +421,7 @@ fn aa_pull_column<M: Model, L: Layout, T: Real, const VL: usize>(
         if o.fast(k, here) {
             let b = L::cluster_base(d, 0, col, k) as isize;
             for (v, off) in s.cl.iter_mut().zip(&o.pull) {
+                job.src.prefetch(b as usize, off + o.ahead);
                 *v = job.src.load::<VL>((b + off) as usize);
             }
             M::collide_cluster::<T, VL>(&mut s.cl, job.params);
@@ -448,6 +464,7 @@ fn gather_pull_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
     sites: &[Site],
     s: &mut Scratch<T, VL>,
 ) {
+    #[allow(clippy::needless_range_loop)] // `l` is the lane of every population array
     for l in 0..VL {
         let site = lane_site::<L>(&job.d, sites, x, k, l);
         for i in 0..M::Q {
@@ -482,6 +499,7 @@ fn push_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
     cl: &[[T; VL]],
 ) {
     let d = &job.d;
+    #[allow(clippy::needless_range_loop)] // `l` is the lane of every population array
     for l in 0..VL {
         let site = lane_site::<L>(d, sites, x, k, l);
         for (i, c) in M::VELOCITIES.iter().enumerate() {
@@ -501,6 +519,7 @@ fn push_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
 #[inline(always)] // into `column`
 fn aa_local_column<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
+    o: &Offsets,
     x: usize,
     s: &mut Scratch<T, VL>,
 ) {
@@ -510,9 +529,9 @@ fn aa_local_column<M: Model, L: Layout, T: Real, const VL: usize>(
     let mut at = 0;
     for k in 0..L::clusters(d) {
         for (i, v) in s.cl.iter_mut().enumerate() {
-            *v = job
-                .src
-                .load::<VL>(L::cluster_base(d, M::OPPOSITE[i], col, k));
+            let at = L::cluster_base(d, M::OPPOSITE[i], col, k);
+            job.src.prefetch(at, o.ahead);
+            *v = job.src.load::<VL>(at);
         }
         for site in cluster_sites(sites, &mut at, k) {
             local_site_bc::<M, L, T, VL>(job, site, s);

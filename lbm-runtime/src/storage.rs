@@ -129,6 +129,24 @@ impl<T: Real> RawBuf<'_, T> {
         unsafe { (self.ptr.add(i) as *const [T; VL]).read() }
     }
 
+    /// Asks the CPU to bring the cache line of element `base + i` into L1 ahead of use (the
+    /// kernels interleave compute with streaming, and two cores alone do not keep enough
+    /// misses in flight without it). A hint: it never faults, and `base + i` may lie outside
+    /// the array (the address is formed with wrapping arithmetic and never dereferenced).
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, base: usize, i: isize) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `_mm_prefetch` only needs SSE (baseline on x86-64) and does not access memory
+        // architecturally.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let p = self.ptr.wrapping_add(base).wrapping_offset(i);
+            _mm_prefetch::<_MM_HINT_T0>(p as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (base, i);
+    }
+
     /// Writes `VL` consecutive elements starting at `i`.
     #[inline(always)]
     pub(crate) fn store<const VL: usize>(&self, i: usize, v: [T; VL]) {

@@ -119,6 +119,7 @@ impl Model for TestD2Q9 {
         }
     }
 
+    #[allow(clippy::needless_range_loop)] // `l` and `i` index lanes and populations together
     fn collide_cluster<T: Real, const VL: usize>(f: &mut [[T; VL]], p: &TestParams) {
         let omega = T::from_f64(1.0 / p.tau);
         let (ax, ay) = (T::from_f64(p.ax), T::from_f64(p.ay));
