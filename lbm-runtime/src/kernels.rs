@@ -67,6 +67,9 @@ pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     pub d: Dims,
     pub bc: &'a Boundaries<T>,
     pub params: &'a M::Params,
+    /// The site columns `x` to update (`0..LX` for a whole step; a distributed slab updates
+    /// its bulk and its border columns separately, seed 003 §4).
+    pub cols: std::ops::Range<usize>,
     pub _layout: std::marker::PhantomData<L>,
 }
 
@@ -76,7 +79,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
         debug_assert_eq!(VL, L::VL);
         let job = &self;
         let o = &Offsets::new::<M, L, T>(&self.d);
-        (0..self.d.lx).into_par_iter().for_each_init(
+        self.cols.clone().into_par_iter().for_each_init(
             || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len()),
             |s, x| column::<M, L, T, VL>(job, o, x, s),
         );

@@ -120,6 +120,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
+    /// Sets the step counter (restart from a checkpoint).
+    pub(crate) fn set_steps_done(&mut self, step: u64) {
+        self.step = step;
+    }
+
     /// The lattice's shape.
     pub fn dims(&self) -> Dims {
         self.d
@@ -319,6 +324,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     fn launch(&mut self, pass: Pass) {
+        self.launch_cols(pass, 0..self.d.lx);
+    }
+
+    /// Runs `pass` on the site columns `cols` only.
+    fn launch_cols(&mut self, pass: Pass, cols: std::ops::Range<usize>) {
         let d = self.d;
         let (src, dst) = match self.g.as_mut() {
             Some(g) => (self.f.raw(), g.raw()),
@@ -334,6 +344,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             d,
             bc: &self.bc,
             params: &self.params,
+            cols,
             _layout: PhantomData,
         };
         L::dispatch(job);
@@ -470,6 +481,40 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             }
         }
         None
+    }
+}
+
+/// What a slab of a decomposed lattice needs (see [`crate::domain`]): a slab is an ordinary
+/// two-copy lattice whose x-halos are filled by its neighbours instead of the periodic copy,
+/// and whose columns are updated in two parts, the bulk while the halos travel and the
+/// borders after them (seed 003 §4, Fig. 5).
+impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
+    /// Replaces the compiled boundaries (a slab takes its slice of the global lattice's).
+    pub(crate) fn replace_boundaries(&mut self, bc: Boundaries<T>) {
+        self.bc = bc;
+    }
+
+    /// The fused two-copy kernel on the site columns `cols` only: no halo fill, no swap
+    /// (finish the step with [`Lattice::finish_step`]).
+    pub(crate) fn fused_columns(&mut self, cols: std::ops::Range<usize>) {
+        debug_assert_eq!(self.scheme, Scheme::TwoCopy);
+        self.launch_cols(Pass::Fused, cols);
+    }
+
+    /// Ends a step done with [`Lattice::fused_columns`]: the new state becomes the current one.
+    pub(crate) fn finish_step(&mut self) {
+        self.swap();
+        self.step += 1;
+    }
+
+    /// The current copy of the populations, in storage order (halos included).
+    pub(crate) fn state(&self) -> &[T] {
+        &self.f
+    }
+
+    /// The current copy of the populations, mutable (halo exchange).
+    pub(crate) fn state_mut(&mut self) -> &mut [T] {
+        &mut self.f
     }
 }
 

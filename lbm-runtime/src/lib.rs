@@ -5,6 +5,7 @@
 
 pub mod boundary;
 pub mod cavity;
+pub mod domain;
 mod error;
 #[cfg(feature = "gpu")]
 pub mod gpu;

@@ -1,0 +1,157 @@
+//! Unit tests of the decomposition with the hand-written D2Q9 of [`crate::testing`].
+
+use super::*;
+use crate::testing::{TestD2Q9, TestParams};
+use crate::{Aos, CAoSoa, CSoa, Soa};
+
+const P: TestParams = TestParams {
+    tau: 0.8,
+    ax: 1e-5,
+    ay: -2e-6,
+};
+
+fn initial(x: usize, y: usize) -> Vec<f64> {
+    let (xf, yf) = (x as f64, y as f64);
+    vec![
+        1.0 + 0.01 * (0.3 * xf + 0.2 * yf).sin(),
+        0.05 * (0.4 * yf).sin(),
+        0.03 * (0.5 * xf + 0.1 * yf).cos(),
+    ]
+}
+
+fn bits<L: Layout>(lat: &Lattice<TestD2Q9, L, f64>) -> Vec<u64> {
+    let d = lat.dims();
+    let mut f = [0.0; 9];
+    let mut out = Vec::new();
+    for x in 0..d.lx {
+        for y in 0..d.ly {
+            lat.populations(x, y, &mut f).unwrap();
+            out.extend(f.iter().map(|v| v.to_bits()));
+        }
+    }
+    out
+}
+
+/// A cavity with an obstacle straddling the slab edges of every split tried below.
+fn obstacle_cavity(lx: usize, ly: usize) -> BoundarySpec {
+    let mut spec = BoundarySpec::cavity(0.05);
+    let mut solid = vec![false; lx * ly];
+    for x in 4..9 {
+        for y in 5..8 {
+            solid[x * ly + y] = true;
+        }
+    }
+    spec.solid = Some(solid);
+    spec
+}
+
+#[test]
+fn slabs_cover_the_lattice_and_differ_by_at_most_one_column() {
+    let dec = Decomposition::new::<TestD2Q9>(23, 5).unwrap();
+    let slabs: Vec<_> = (0..5).map(|r| dec.slab(r).unwrap()).collect();
+    assert_eq!(slabs[0].start, 0);
+    assert_eq!(slabs[4].end, 23);
+    for w in slabs.windows(2) {
+        assert_eq!(w[0].end, w[1].start);
+    }
+    let widths: Vec<_> = slabs.iter().map(|s| s.len()).collect();
+    assert_eq!(widths, [5, 5, 5, 4, 4]);
+    assert_eq!((dec.left(0), dec.right(4)), (4, 0));
+}
+
+#[test]
+fn too_many_ranks_is_a_clear_error() {
+    let e = Decomposition::new::<TestD2Q9>(3, 4).unwrap_err();
+    assert_eq!(
+        e,
+        DomainError::TooManyRanks {
+            lx: 3,
+            ranks: 4,
+            model: TestD2Q9::NAME,
+            min_width: 1,
+            max_ranks: 3
+        }
+    );
+    assert!(e.to_string().contains("at most 3 ranks"), "{e}");
+    assert_eq!(
+        Decomposition::new::<TestD2Q9>(3, 0).unwrap_err(),
+        DomainError::NoRanks
+    );
+    let dec = Decomposition::new::<TestD2Q9>(8, 2).unwrap();
+    assert!(matches!(dec.slab(2), Err(DomainError::NoSuchRank { .. })));
+}
+
+#[test]
+fn in_place_scheme_is_refused() {
+    let spec = GlobalSpec::<TestD2Q9> {
+        lx: 8,
+        ly: 8,
+        params: P,
+        boundaries: BoundarySpec::periodic(),
+    };
+    let e = SlabRing::<TestD2Q9, Soa, f64>::new(spec, 2, Scheme::InPlace).err();
+    assert_eq!(e, Some(DomainError::InPlace));
+}
+
+#[test]
+fn bulk_and_borders_cover_each_column_once() {
+    for lx in 1..12 {
+        for h in 1..4 {
+            let mut seen = vec![0; lx];
+            let [a, b] = border_columns(lx, h);
+            for x in bulk_columns(lx, h).chain(a).chain(b) {
+                seen[x] += 1;
+            }
+            assert!(seen.iter().all(|&n| n == 1), "lx {lx} h {h}: {seen:?}");
+        }
+    }
+}
+
+/// The runs of a halo block: one run for AoS and CAoSoA, one per population for SoA.
+#[test]
+fn halo_columns_are_contiguous_per_population() {
+    let d = Dims {
+        lx: 10,
+        ly: 16,
+        halo: 3,
+        q: 9,
+    };
+    let count = |runs: &Runs| (runs.0.len(), runs.len());
+    assert_eq!(count(&HaloPlan::new::<Aos>(&d).recv[LEFT]), (1, 3 * 16 * 9));
+    assert_eq!(count(&HaloPlan::new::<CAoSoa<8>>(&d).send[RIGHT]), (1, 432));
+    assert_eq!(count(&HaloPlan::new::<Soa>(&d).recv[RIGHT]), (9, 432));
+    assert_eq!(count(&HaloPlan::new::<CSoa<4>>(&d).send[LEFT]), (9, 432));
+}
+
+fn ring_matches_single<L: Layout>(lx: usize, ly: usize, spec: BoundarySpec, ranks: usize) {
+    let g = GlobalSpec::<TestD2Q9> {
+        lx,
+        ly,
+        params: P,
+        boundaries: spec,
+    };
+    let mut single = g.lattice::<L, f64>().unwrap();
+    single.set_equilibrium(initial).unwrap();
+    let mut ring = SlabRing::<TestD2Q9, L, f64>::new(g, ranks, Scheme::TwoCopy).unwrap();
+    ring.set_equilibrium(initial).unwrap();
+    for _ in 0..25 {
+        single.step();
+        ring.step();
+    }
+    let gathered = ring.gather().unwrap();
+    assert_eq!(bits(&single), bits(&gathered), "{} on {ranks} slabs", L::NAME);
+    assert_eq!(
+        single.moment_field("ux").unwrap(),
+        gathered.moment_field("ux").unwrap()
+    );
+}
+
+/// Periodic and walled lattices, widths divisible or not, 1 to 4 slabs: bitwise identical.
+#[test]
+fn slab_ring_is_bitwise_identical_to_one_lattice() {
+    for ranks in 1..=4 {
+        ring_matches_single::<Soa>(13, 12, BoundarySpec::channel(), ranks);
+        ring_matches_single::<CAoSoa<4>>(16, 16, BoundarySpec::periodic(), ranks);
+        ring_matches_single::<Aos>(14, 12, obstacle_cavity(14, 12), ranks);
+    }
+}
