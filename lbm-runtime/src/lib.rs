@@ -4,6 +4,7 @@
 //! ([`boundary`]) and the benchmark probes ([`metrics`]).
 
 pub mod boundary;
+mod checkpoint;
 pub mod cavity;
 pub mod domain;
 mod error;
@@ -20,6 +21,7 @@ mod storage;
 mod testing;
 
 pub use boundary::{Boundaries, BoundarySpec, Wall};
+pub use checkpoint::{read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, ParamValue};
 pub use error::LbmError;
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};

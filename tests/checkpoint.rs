@@ -1,0 +1,160 @@
+//! Checkpoint and restart: a resumed run is bitwise identical to an uninterrupted one (across
+//! layouts and streaming schemes too); damaged, truncated or foreign checkpoints are refused with
+//! a message that says so.
+
+use std::path::Path;
+
+use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::{
+    read_checkpoint, BoundarySpec, CAoSoa, CheckpointError, Lattice, Layout, Model, Real, Scheme,
+    Soa,
+};
+
+fn all_populations<M: Model, L: Layout, T: Real>(lat: &Lattice<M, L, T>) -> Vec<T> {
+    let d = lat.dims();
+    let mut out = Vec::new();
+    let mut f = vec![T::default(); M::Q];
+    for x in 0..d.lx {
+        for y in 0..d.ly {
+            lat.populations(x, y, &mut f).unwrap();
+            out.extend_from_slice(&f);
+        }
+    }
+    out
+}
+
+fn cavity() -> Lattice<D2Q9Bgk, Soa, f64> {
+    let mut lat = Lattice::new(
+        16,
+        16,
+        D2Q9BgkParams {
+            tau: 0.6,
+            ax: 0.0,
+            ay: 0.0,
+        },
+        Scheme::TwoCopy,
+        &BoundarySpec::cavity(0.1),
+    )
+    .unwrap();
+    lat.run(7, 0).unwrap();
+    lat
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cavity.ckpt");
+    let mut straight = cavity();
+    straight.write_checkpoint(&path).unwrap();
+    straight.run(40, 0).unwrap();
+
+    // Resume in the same layout and scheme, and in another layout with in-place streaming.
+    let ckpt = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    assert_eq!(ckpt.header.step, 7);
+    let mut resumed = ckpt
+        .into_lattice::<Soa>(Scheme::TwoCopy, &BoundarySpec::cavity(0.1))
+        .unwrap();
+    resumed.run(40, 0).unwrap();
+    assert_eq!(resumed.steps_done(), straight.steps_done());
+    let want = all_populations(&straight);
+    assert!(all_populations(&resumed)
+        .iter()
+        .zip(&want)
+        .all(|(a, b)| a.to_bits() == b.to_bits()));
+
+    let ckpt = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    let mut other = ckpt
+        .into_lattice::<CAoSoa<4>>(Scheme::InPlace, &BoundarySpec::cavity(0.1))
+        .unwrap();
+    other.run(40, 0).unwrap();
+    assert!(all_populations(&other)
+        .iter()
+        .zip(&want)
+        .all(|(a, b)| a.to_bits() == b.to_bits()));
+}
+
+#[test]
+fn thermal_model_in_single_precision_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d2q37.ckpt");
+    let mut lat = Lattice::<D2Q37, Soa, f32>::new(
+        8,
+        8,
+        D2Q37Params { tau: 0.8, g: 1e-4 },
+        Scheme::TwoCopy,
+        &BoundarySpec::periodic(),
+    )
+    .unwrap();
+    lat.set_equilibrium(|x, y| vec![1.0 + 0.01 * (x + y) as f64, 0.01, 0.0, 1.0])
+        .unwrap();
+    lat.run(3, 0).unwrap();
+    lat.write_checkpoint(&path).unwrap();
+    let back = read_checkpoint::<D2Q37, f32>(&path).unwrap();
+    assert_eq!(back.params, D2Q37Params { tau: 0.8, g: 1e-4 });
+    let restored = back
+        .into_lattice::<Soa>(Scheme::TwoCopy, &BoundarySpec::periodic())
+        .unwrap();
+    assert_eq!(all_populations(&restored), all_populations(&lat));
+}
+
+fn damaged(path: &Path, edit: impl FnOnce(&mut Vec<u8>)) -> CheckpointError {
+    let mut bytes = std::fs::read(path).unwrap();
+    edit(&mut bytes);
+    let bad = path.with_extension("bad");
+    std::fs::write(&bad, bytes).unwrap();
+    read_checkpoint::<D2Q9Bgk, f64>(&bad)
+        .err()
+        .expect("a damaged checkpoint must be refused")
+}
+
+#[test]
+fn damaged_or_foreign_checkpoints_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cavity.ckpt");
+    cavity().write_checkpoint(&path).unwrap();
+
+    let truncated = damaged(&path, |b| b.truncate(b.len() - 100));
+    assert!(truncated.to_string().contains("truncated"), "{truncated}");
+    let flipped = damaged(&path, |b| {
+        let n = b.len();
+        b[n - 5] ^= 0x40;
+    });
+    assert!(flipped.to_string().contains("checksum"), "{flipped}");
+    let not_ours = damaged(&path, |b| b[0] = b'X');
+    assert!(
+        not_ours.to_string().contains("not an lbm checkpoint"),
+        "{not_ours}"
+    );
+    let header = damaged(&path, |b| b.truncate(40));
+    assert!(
+        matches!(header, CheckpointError::Corrupt { .. }),
+        "{header}"
+    );
+
+    let other_model = read_checkpoint::<D2Q37, f64>(&path).err().unwrap();
+    assert!(
+        other_model.to_string().contains("model D2Q9Bgk"),
+        "{other_model}"
+    );
+    let other_precision = read_checkpoint::<D2Q9Bgk, f32>(&path).err().unwrap();
+    assert!(
+        other_precision.to_string().contains("--precision f64"),
+        "{other_precision}"
+    );
+
+    let missing_dir = cavity()
+        .write_checkpoint(&dir.path().join("no/such/dir/c.ckpt"))
+        .unwrap_err();
+    assert!(
+        matches!(missing_dir, CheckpointError::Io { .. }),
+        "{missing_dir}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains(".tmp")),
+        "no temporary file is left behind"
+    );
+}
