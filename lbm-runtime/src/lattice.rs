@@ -125,11 +125,6 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.step = step;
     }
 
-    /// Sets the step counter (restart from a checkpoint).
-    pub(crate) fn set_steps_done(&mut self, step: u64) {
-        self.step = step;
-    }
-
     /// The lattice's shape.
     pub fn dims(&self) -> Dims {
         self.d
