@@ -133,6 +133,31 @@ fn unknown_adapter_is_a_clear_error() {
 }
 
 #[test]
+fn f64_without_shader_f64_is_a_clear_error() {
+    if gpu_support::context().is_none() {
+        return;
+    }
+    let opts = GpuOptions {
+        without_f64: true,
+        ..GpuOptions::default()
+    };
+    let ctx = Arc::new(GpuContext::new(&opts).unwrap());
+    assert!(!ctx.supports_f64());
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    let spec = BoundarySpec::periodic();
+    let e = GpuLattice::<D2Q9Bgk, Soa, f64>::new(&ctx, 8, 8, p, &spec).unwrap_err();
+    assert!(matches!(e, GpuError::NoF64 { .. }), "{e}");
+    assert!(e.to_string().contains("use f32"), "{e}");
+    let mut f32_lat = GpuLattice::<D2Q9Bgk, Soa, f32>::new(&ctx, 8, 8, p, &spec).unwrap();
+    f32_lat.steps(3);
+    assert!((f32_lat.mass().unwrap() - 64.0).abs() < 1e-4);
+}
+
+#[test]
 fn adapter_is_described() {
     let Some(ctx) = gpu_support::context() else {
         return;

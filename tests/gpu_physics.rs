@@ -27,10 +27,10 @@ fn poiseuille<L: Layout, T: Real>(ctx: &Arc<GpuContext>) -> f64 {
     let nu = (tau - 0.5) / 3.0;
     let ux = lat.moment_field("ux").unwrap();
     let (mut num, mut den) = (0.0, 0.0);
-    for y in 0..ly {
+    for (y, u) in ux.iter().take(ly).enumerate() {
         let yy = y as f64 + 0.5;
         let exact = a / (2.0 * nu) * yy * (ly as f64 - yy);
-        num += (ux[y] - exact).powi(2);
+        num += (u - exact).powi(2);
         den += exact * exact;
     }
     (num / den).sqrt()

@@ -152,6 +152,7 @@ fn d2q9_bgk_matches_cpu() {
     };
     both_precisions::<D2Q9Bgk>(16, 16, &p, &BoundarySpec::periodic());
     both_precisions::<D2Q9Bgk>(16, 16, &p, &BoundarySpec::cavity(0.05));
+    both_precisions::<D2Q9Bgk>(16, 16, &p, &BoundarySpec::channel());
     both_precisions::<D2Q9Bgk>(16, 16, &p, &zou_he_channel());
     both_precisions::<D2Q9Bgk>(16, 16, &p, &obstacle(16, 16));
 }
@@ -205,8 +206,7 @@ fn split_kernels_match_fused_step() {
         zou_he_channel(),
     ] {
         let mk = || {
-            let mut l =
-                GpuLattice::<D2Q9Bgk, CAoSoa<8>, f64>::new(&ctx, 16, 16, p.clone(), &spec).unwrap();
+            let mut l = GpuLattice::<D2Q9Bgk, CAoSoa<8>, f64>::new(&ctx, 16, 16, p, &spec).unwrap();
             l.set_equilibrium(initial::<D2Q9Bgk>(16, 16)).unwrap();
             l
         };

@@ -42,6 +42,9 @@ pub struct GpuOptions {
     /// `max_storage_buffer_binding_size` (tests use it to force the split of the populations
     /// across bindings).
     pub max_binding_bytes: Option<u64>,
+    /// Do not enable `SHADER_F64` even where the adapter offers it (f32-only runs, and tests
+    /// of the error an f64 lattice gets on an adapter without it).
+    pub without_f64: bool,
 }
 
 /// An opened device and its queue.
@@ -107,7 +110,7 @@ impl GpuContext {
 
     fn open(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Self, GpuError> {
         let info = adapter.get_info();
-        let f64 = adapter.features().contains(wgpu::Features::SHADER_F64);
+        let f64 = adapter.features().contains(wgpu::Features::SHADER_F64) && !opts.without_f64;
         let limits = adapter.limits();
         let desc = wgpu::DeviceDescriptor {
             label: Some("lbm"),

@@ -46,6 +46,21 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     _m: PhantomData<(M, L)>,
 }
 
+impl<M: Model, L: Layout, T: Real> std::fmt::Debug for GpuLattice<M, L, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "GpuLattice({}, {}×{}, step {}, {} binding(s) per copy, on {})",
+            what::<M, L, T>(),
+            self.d.lx,
+            self.d.ly,
+            self.step,
+            self.spec.chunks,
+            self.ctx.describe()
+        )
+    }
+}
+
 /// Sizes derived from the lattice and the device limits.
 struct Plan {
     chunk: u64,

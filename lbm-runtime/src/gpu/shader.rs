@@ -107,7 +107,7 @@ pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String
     let lay = AffineLayout::probe::<L>(&spec.dims)?;
     let mut s = format!("alias real = {};\n\n", T::NAME);
     s += M::WGSL;
-    s += &constants::<M, L>(spec);
+    s += &constants::<L>(spec);
     s += &bindings(spec);
     s += &accessors(spec);
     s += &lay.wgsl();
@@ -150,7 +150,7 @@ fn causes(e: &dyn std::error::Error) -> String {
     s
 }
 
-fn constants<M: Model, L: Layout>(spec: &ShaderSpec) -> String {
+fn constants<L: Layout>(spec: &ShaderSpec) -> String {
     let d = &spec.dims;
     format!(
         "\nconst LX: u32 = {lx}u;\nconst LY: u32 = {ly}u;\nconst H: u32 = {h}u;\n\
