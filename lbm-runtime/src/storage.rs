@@ -5,15 +5,23 @@
 //! of `VL`, every cluster starts on a `VL·size_of::<T>()` boundary, so cluster loads and stores
 //! are aligned vector moves.
 
-use std::alloc::{alloc_zeroed, dealloc, Layout as AllocLayout};
+use std::alloc::{alloc, dealloc, Layout as AllocLayout};
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
+use rayon::prelude::*;
+
 use crate::Real;
 
-/// Alignment of every population array, in bytes.
+/// Alignment of every population array, in bytes (at least; large arrays are aligned to
+/// [`HUGE_PAGE`]).
 pub const ALIGN: usize = 64;
+
+/// Arrays of at least this many bytes are aligned to it and asked to be backed by huge pages
+/// (Linux `madvise(MADV_HUGEPAGE)`): a streaming sweep over a lattice of gigabytes otherwise
+/// walks a new 4 KiB page every few dozen sites.
+pub const HUGE_PAGE: usize = 2 << 20;
 
 /// A zero-initialised, 64-byte aligned, fixed-length array of `T`.
 pub struct AlignedBuf<T: Real> {
@@ -27,7 +35,8 @@ unsafe impl<T: Real> Send for AlignedBuf<T> {}
 unsafe impl<T: Real> Sync for AlignedBuf<T> {}
 
 impl<T: Real> AlignedBuf<T> {
-    /// Allocates `len` zeros (all-zero bits are `0.0` for both precisions).
+    /// Allocates `len` zeros (all-zero bits are `0.0` for both precisions). The memory is
+    /// first touched by the rayon workers, after the huge-page advice.
     ///
     /// # Panics
     /// If the size overflows `isize` or the allocator fails (out of memory).
@@ -40,13 +49,25 @@ impl<T: Real> AlignedBuf<T> {
         }
         let layout = Self::alloc_layout(len);
         // SAFETY: the layout has non-zero size.
-        let raw = unsafe { alloc_zeroed(layout) } as *mut T;
+        let raw = unsafe { alloc(layout) } as *mut T;
         let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        Self { ptr, len }
+        advise_huge_pages(raw as *mut u8, layout.size());
+        let buf = Self { ptr, len };
+        let chunk = (HUGE_PAGE / std::mem::size_of::<T>()).max(1);
+        let base = buf.ptr.as_ptr() as usize;
+        (0..len.div_ceil(chunk)).into_par_iter().for_each(|c| {
+            let start = c * chunk;
+            let n = chunk.min(len - start);
+            // SAFETY: chunks are disjoint and inside the allocation; writing zeros initialises.
+            unsafe { std::ptr::write_bytes((base as *mut T).add(start), 0, n) }
+        });
+        buf
     }
 
     fn alloc_layout(len: usize) -> AllocLayout {
-        AllocLayout::from_size_align(len * std::mem::size_of::<T>(), ALIGN)
+        let bytes = len * std::mem::size_of::<T>();
+        let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { ALIGN };
+        AllocLayout::from_size_align(bytes, align)
             .expect("population array larger than the address space")
     }
 
@@ -58,6 +79,20 @@ impl<T: Real> AlignedBuf<T> {
             _life: PhantomData,
         }
     }
+}
+
+/// Asks Linux to back `[p, p + bytes)` with transparent huge pages; a hint, ignored elsewhere
+/// or when it fails (THP disabled).
+fn advise_huge_pages(p: *mut u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    if bytes >= HUGE_PAGE {
+        // SAFETY: the range is one live allocation of ours; MADV_HUGEPAGE changes no contents.
+        unsafe {
+            libc::madvise(p as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (p, bytes);
 }
 
 impl<T: Real> Drop for AlignedBuf<T> {
