@@ -15,8 +15,7 @@ use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Kernel, Layout, Model, Real, Soa};
 
 fn context() -> Option<Arc<GpuContext>> {
-    let adapter =
-        std::env::var("LBM_GPU_ADAPTER").map_or(AdapterChoice::Best, |s| AdapterChoice::parse(&s));
+    let adapter = AdapterChoice::from_env();
     match GpuContext::new(&GpuOptions {
         adapter,
         ..GpuOptions::default()

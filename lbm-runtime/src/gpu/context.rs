@@ -20,6 +20,12 @@ pub enum AdapterChoice {
 }
 
 impl AdapterChoice {
+    /// The choice named by the environment variable `LBM_GPU_ADAPTER` (see
+    /// [`AdapterChoice::parse`]), or [`AdapterChoice::Best`] when it is unset.
+    pub fn from_env() -> Self {
+        std::env::var("LBM_GPU_ADAPTER").map_or(AdapterChoice::Best, |s| Self::parse(&s))
+    }
+
     /// Parses `best`, `discrete`, `integrated`, `virtual`, `cpu`, or else a name fragment.
     pub fn parse(s: &str) -> Self {
         match s.to_ascii_lowercase().as_str() {
