@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
-use lbm::{BoundarySpec, CAoSoa, Layout, Model, Real, Soa};
+use lbm::{BoundarySpec, CAoSoa, CSoa, Layout, Model, Real, Soa};
 
 /// A cap of 4 KiB per binding: a 16×16 D2Q9 f64 copy (18·16·9 values, 20 KiB) needs 6.
 const CAP: u64 = 4096;
@@ -66,6 +66,27 @@ fn split_bindings_give_identical_results() {
     let (n2, b) = run::<D2Q37, Soa, f32>(&split, (6, 16), &q, &BoundarySpec::periodic());
     assert!(n2 > 1);
     assert_eq!(a, b, "D2Q37 f32: split bindings change the result");
+}
+
+/// With at most 3 workgroups per dimension, a 16×16 lattice (4 workgroups of 64 sites, and
+/// the halo and bc kernels) runs on a 3 × 2 grid and gives the same result.
+#[test]
+fn two_dimensional_dispatch_grid_gives_identical_results() {
+    let (Some(one), Some(grid)) = (gpu_support::context(), gpu_support::grid_capped_context(3))
+    else {
+        return;
+    };
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 1e-5,
+        ay: 0.0,
+    };
+    let spec = BoundarySpec::channel();
+    let (_, a) = run::<D2Q9Bgk, CSoa<8>, f32>(&one, (16, 16), &p, &spec);
+    let (_, b) = run::<D2Q9Bgk, CSoa<8>, f32>(&grid, (16, 16), &p, &spec);
+    assert_eq!(a, b, "the 2-D dispatch grid changes the result");
+    let lat = GpuLattice::<D2Q9Bgk, CSoa<8>, f32>::new(&grid, 16, 16, p, &spec).unwrap();
+    assert_eq!(lat.site_grid(), (3, 2));
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! boundary code, in one binding per copy and split across three — parses and passes naga's
 //! validator (with the f64 capability for f64). Needs no device.
 
-use lbm::gpu::shader::{compose, validate, ShaderSpec};
+use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec};
 use lbm::gpu::BcShape;
 use lbm::layout::Dims;
 use lbm::models::*;
@@ -113,4 +113,12 @@ fn f64_constants_keep_full_precision() {
     );
     let v: f64 = format!("{:?}", 1.0f64 / 36.0).parse().unwrap();
     assert_eq!(v, 1.0 / 36.0);
+}
+
+/// The lattice indexes its pipelines by `Entry as usize`: the order of `Entry::ALL`.
+#[test]
+fn entry_points_are_listed_in_order() {
+    for (k, e) in Entry::ALL.iter().enumerate() {
+        assert_eq!(*e as usize, k, "{e:?}");
+    }
 }

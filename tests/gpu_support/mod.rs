@@ -33,6 +33,19 @@ pub fn capped_context(bytes: u64) -> Option<Arc<GpuContext>> {
     ))
 }
 
+/// A device whose dispatches may hold at most `n` workgroups per dimension (to force the
+/// 2-D dispatch grid on small lattices).
+pub fn grid_capped_context(n: u32) -> Option<Arc<GpuContext>> {
+    context()?;
+    let opts = GpuOptions {
+        max_workgroups_per_dim: Some(n),
+        ..GpuOptions::default()
+    };
+    Some(Arc::new(
+        GpuContext::new(&opts).expect("the default adapter opens twice"),
+    ))
+}
+
 fn skip(e: &GpuError) -> Option<Arc<GpuContext>> {
     let required = std::env::var("LBM_REQUIRE_GPU").is_ok_and(|v| v == "1");
     if required || !matches!(e, GpuError::NoAdapter { .. }) {

@@ -48,6 +48,9 @@ pub struct GpuOptions {
     /// `max_storage_buffer_binding_size` (tests use it to force the split of the populations
     /// across bindings).
     pub max_binding_bytes: Option<u64>,
+    /// A cap on the workgroups per dispatch dimension, below the device's
+    /// `max_compute_workgroups_per_dimension` (tests use it to force the 2-D dispatch grid).
+    pub max_workgroups_per_dim: Option<u32>,
     /// Do not enable `SHADER_F64` even where the adapter offers it (f32-only runs, and tests
     /// of the error an f64 lattice gets on an adapter without it).
     pub without_f64: bool,
@@ -61,6 +64,7 @@ pub struct GpuContext {
     limits: wgpu::Limits,
     f64: bool,
     binding_limit: u64,
+    workgroup_limit: u32,
     errors: Arc<Mutex<Vec<String>>>,
 }
 
@@ -143,6 +147,10 @@ impl GpuContext {
         let binding_limit = opts
             .max_binding_bytes
             .map_or(device_cap, |b| b.min(device_cap));
+        let wg_cap = limits.max_compute_workgroups_per_dimension;
+        let workgroup_limit = opts
+            .max_workgroups_per_dim
+            .map_or(wg_cap, |w| w.clamp(1, wg_cap));
         Ok(Self {
             device,
             queue,
@@ -150,6 +158,7 @@ impl GpuContext {
             limits,
             f64,
             binding_limit,
+            workgroup_limit,
             errors,
         })
     }
@@ -184,6 +193,12 @@ impl GpuContext {
     /// [`GpuOptions::max_binding_bytes`]).
     pub fn binding_limit(&self) -> u64 {
         self.binding_limit
+    }
+
+    /// Workgroups one dispatch dimension may hold (the device's limit, or the cap of
+    /// [`GpuOptions::max_workgroups_per_dim`]).
+    pub fn workgroup_limit(&self) -> u32 {
+        self.workgroup_limit
     }
 
     /// Returns the device errors captured since the last call as one error.

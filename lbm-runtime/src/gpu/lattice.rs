@@ -38,7 +38,8 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     mout_cols: usize,
     ctl: wgpu::Buffer,
     groups: [wgpu::BindGroup; 2],
-    pipelines: Vec<(Entry, wgpu::ComputePipeline)>,
+    /// One pipeline per entry point, indexed by `Entry as usize` (the order of `Entry::ALL`).
+    pipelines: Vec<wgpu::ComputePipeline>,
     /// The copy holding the state.
     cur: usize,
     step: u64,
@@ -174,6 +175,19 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// The device context.
     pub fn context(&self) -> &Arc<GpuContext> {
         &self.ctx
+    }
+
+    /// The dispatch grid of a kernel over all sites: workgroups in x and in y.
+    pub fn site_grid(&self) -> (u32, u32) {
+        self.grid(self.d.lx * self.d.ly)
+    }
+
+    /// The grid of `n` threads: rows of `spec.row` threads (`wx` workgroups; the plan keeps
+    /// both counts within `max_compute_workgroups_per_dimension`).
+    fn grid(&self, n: usize) -> (u32, u32) {
+        let wg = n.div_ceil(WORKGROUP as usize) as u32;
+        let wx = self.spec.row / WORKGROUP;
+        (wg.min(wx), wg.div_ceil(wx))
     }
 
     /// Storage bindings each copy of the populations is split across.
@@ -317,20 +331,13 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Dispatches `n` threads of `e` on the current copy, as a 2-D grid of rows of
     /// `spec.row` threads (`max_compute_workgroups_per_dimension` is respected by the plan).
     fn dispatch_n(&self, pass: &mut wgpu::ComputePass<'_>, e: Entry, n: usize) {
-        let wg = n.div_ceil(WORKGROUP as usize) as u32;
-        if wg == 0 {
+        let (gx, gy) = self.grid(n);
+        if gx == 0 {
             return;
         }
-        let wx = self.spec.row / WORKGROUP;
-        let pipeline = &self
-            .pipelines
-            .iter()
-            .find(|(p, _)| *p == e)
-            .expect("one pipeline per entry")
-            .1;
-        pass.set_pipeline(pipeline);
+        pass.set_pipeline(&self.pipelines[e as usize]);
         pass.set_bind_group(0, &self.groups[self.cur], &[]);
-        pass.dispatch_workgroups(wg.min(wx), wg.div_ceil(wx), 1);
+        pass.dispatch_workgroups(gx, gy, 1);
     }
 
     // ---------------------------------------------------------------- transfers
@@ -799,7 +806,7 @@ fn plan<M: Model, T: Real>(
     }
     let threads = (d.lx * d.ly).max(2 * d.halo * d.ly).max(tables.shape.sites) as u64;
     let wg = threads.div_ceil(WORKGROUP as u64);
-    let max_dim = ctx.limits().max_compute_workgroups_per_dimension as u64;
+    let max_dim = ctx.workgroup_limit() as u64;
     let wx = wg.min(max_dim).max(1);
     if wg.div_ceil(wx) > max_dim {
         return fail(format!(
@@ -930,7 +937,7 @@ impl Device<'_> {
         &self,
         layout: &wgpu::BindGroupLayout,
         source: &str,
-    ) -> Vec<(Entry, wgpu::ComputePipeline)> {
+    ) -> Vec<wgpu::ComputePipeline> {
         let dev = &self.ctx.device;
         let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lbm"),
@@ -944,15 +951,14 @@ impl Device<'_> {
         Entry::ALL
             .iter()
             .map(|&e| {
-                let p = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(e.name()),
                     layout: Some(&pl),
                     module: &module,
                     entry_point: Some(e.name()),
                     compilation_options: Default::default(),
                     cache: None,
-                });
-                (e, p)
+                })
             })
             .collect()
     }

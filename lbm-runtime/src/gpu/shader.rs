@@ -48,7 +48,7 @@ pub enum Entry {
 }
 
 impl Entry {
-    /// All entry points.
+    /// All entry points, in declaration order (`Entry::ALL[e as usize] == e`).
     pub const ALL: [Entry; 6] = [
         Entry::Halo,
         Entry::Propagate,
