@@ -139,7 +139,12 @@ fn ring_matches_single<L: Layout>(lx: usize, ly: usize, spec: BoundarySpec, rank
         ring.step();
     }
     let gathered = ring.gather().unwrap();
-    assert_eq!(bits(&single), bits(&gathered), "{} on {ranks} slabs", L::NAME);
+    assert_eq!(
+        bits(&single),
+        bits(&gathered),
+        "{} on {ranks} slabs",
+        L::NAME
+    );
     assert_eq!(
         single.moment_field("ux").unwrap(),
         gathered.moment_field("ux").unwrap()

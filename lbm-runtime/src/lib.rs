@@ -4,8 +4,8 @@
 //! ([`boundary`]) and the benchmark probes ([`metrics`]).
 
 pub mod boundary;
-mod checkpoint;
 pub mod cavity;
+mod checkpoint;
 pub mod domain;
 mod error;
 #[cfg(feature = "gpu")]
@@ -15,7 +15,10 @@ mod lattice;
 pub mod layout;
 pub mod metrics;
 mod model;
+#[cfg(feature = "mpi")]
+pub mod mpi_ring;
 mod real;
+pub mod scaling;
 mod storage;
 #[cfg(test)]
 mod testing;
