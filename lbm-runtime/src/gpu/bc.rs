@@ -38,7 +38,7 @@ pub mod kind {
 pub struct BcShape {
     /// Number of boundary sites (0: a fully periodic lattice, no boundary code at all).
     pub sites: usize,
-    /// Zou–He sites with each of [`NORMALS`].
+    /// Zou–He sites with each inward normal: (0, 1), (0, −1), (1, 0), (−1, 0).
     pub zou_he: [bool; 4],
     /// Thermal-wall sites.
     pub thermal: bool,

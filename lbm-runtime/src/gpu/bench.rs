@@ -7,6 +7,10 @@
 //! MLUPS = LX · LY · steps / t / 10⁶,      GB/s = MLUPS · 2 · Q · sizeof(real) / 10³
 //! ```
 //!
+//! The reference is the device's copy bandwidth, measured in the same run on buffers of one
+//! population copy's size (`copy_buffer_to_buffer`, read + write counted), since wgpu does
+//! not report a peak bandwidth.
+//!
 //! On a CPU adapter (lavapipe) the figures are those of a software rasteriser on the host
 //! cores, not GPU figures; [`GpuBench`] says so when printed.
 
@@ -37,6 +41,8 @@ pub struct GpuBench {
     pub mlups: f64,
     /// Bytes moved per second (one read and one write per population), in GB/s.
     pub gbps: f64,
+    /// The device's copy bandwidth measured in the same run ([`copy_gbps`]), in GB/s.
+    pub copy_gbps: f64,
     /// The adapter ([`GpuContext::describe`]).
     pub adapter: String,
     /// Whether the adapter is a CPU (the figures are then not GPU figures).
@@ -53,13 +59,19 @@ impl GpuBench {
     pub fn share_of(&self, peak_gbps: f64) -> f64 {
         self.gbps / peak_gbps
     }
+
+    /// The share of the measured copy bandwidth reached.
+    pub fn share_of_copy(&self) -> f64 {
+        self.share_of(self.copy_gbps)
+    }
 }
 
 impl fmt::Display for GpuBench {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "GPU fused step {} {} {} {}×{}: {:.3} ms/step, {:.1} MLUPS, {:.2} GB/s on {}",
+            "GPU fused step {} {} {} {}×{}: {:.3} ms/step, {:.1} MLUPS, {:.2} GB/s \
+             ({:.0}% of the measured copy bandwidth {:.2} GB/s) on {}",
             self.model,
             self.layout,
             self.precision,
@@ -68,6 +80,8 @@ impl fmt::Display for GpuBench {
             self.ms_per_step(),
             self.mlups,
             self.gbps,
+            100.0 * self.share_of_copy(),
+            self.copy_gbps,
             self.adapter
         )?;
         if self.cpu_adapter {
@@ -94,6 +108,8 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     lat.finish()?;
     let seconds = t0.elapsed().as_secs_f64();
     let mlups = (lx * ly) as f64 * steps as f64 / seconds / 1e6;
+    let copy_bytes = (lat.storage_bytes() / 2) as u64;
+    drop(lat);
     Ok(GpuBench {
         model: M::NAME,
         layout: L::NAME,
@@ -103,7 +119,36 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
         seconds,
         mlups,
         gbps: mlups * (2 * M::Q * T::BYTES) as f64 / 1e3,
+        copy_gbps: copy_gbps(ctx, copy_bytes.min(ctx.binding_limit()), 10)?,
         adapter: ctx.describe(),
         cpu_adapter: ctx.is_cpu(),
     })
+}
+
+/// The device's copy bandwidth in GB/s: `reps` copies of a `bytes`-byte buffer into another
+/// (`copy_buffer_to_buffer`), each counted as `2 · bytes` moved, after one warm-up copy.
+pub fn copy_gbps(ctx: &GpuContext, bytes: u64, reps: u32) -> Result<f64, GpuError> {
+    let bytes = (bytes / 4 * 4).max(4);
+    let mk = |label| {
+        ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(label),
+            size: bytes,
+            usage: wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    };
+    let (a, b) = (mk("copy-src"), mk("copy-dst"));
+    let submit = |n: u32| {
+        let mut enc = ctx.device.create_command_encoder(&Default::default());
+        for _ in 0..n {
+            enc.copy_buffer_to_buffer(&a, 0, &b, 0, bytes);
+        }
+        ctx.queue.submit([enc.finish()]);
+    };
+    submit(1);
+    ctx.wait()?;
+    let t0 = Instant::now();
+    submit(reps);
+    ctx.wait()?;
+    Ok(2.0 * bytes as f64 * reps as f64 / t0.elapsed().as_secs_f64() / 1e9)
 }

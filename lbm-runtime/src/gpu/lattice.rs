@@ -231,7 +231,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.steps(1);
     }
 
-    /// Records and submits `n` time steps, [`STEPS_PER_SUBMIT`] per command buffer, without
+    /// Records and submits `n` time steps, 128 per command buffer, without
     /// waiting for the device.
     pub fn steps(&mut self, n: u64) {
         let mut left = n;

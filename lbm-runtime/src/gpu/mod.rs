@@ -13,7 +13,7 @@
 //! - f32 runs everywhere; f64 needs `SHADER_F64` (otherwise [`GpuError::NoF64`]). A copy of
 //!   the populations larger than `max_storage_buffer_binding_size` is split across several
 //!   bindings; a lattice beyond the device's limits is refused with the size that fits.
-//! - [`bench`] measures the fused step (MLUPS, GB/s) for the `lbm bench` command.
+//! - [`mod@bench`] measures the fused step (MLUPS, GB/s) for the `lbm bench` command.
 
 mod bc;
 pub mod bench;
