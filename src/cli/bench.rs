@@ -30,8 +30,8 @@ pub struct BenchArgs {
     /// Layouts to run.
     #[arg(long, value_enum, num_args = 1.., default_values_t = [LayoutArg::Aos, LayoutArg::Soa, LayoutArg::Csoa, LayoutArg::Caosoa])]
     pub layout: Vec<LayoutArg>,
-    /// Size of each array of the bandwidth probes, MiB.
-    #[arg(long, default_value_t = 2048)]
+    /// Size of each array of the bandwidth probes, MiB (well above the last-level cache).
+    #[arg(long, default_value_t = 1024)]
     pub bw_mib: usize,
     /// Peak double-precision rate of the machine, GFLOP/s (single precision: twice).
     #[arg(long, default_value_t = PEAK_DP_GFLOPS)]
@@ -60,14 +60,10 @@ fn parse_size(s: &str) -> Result<(usize, usize), String> {
 /// Runs the benchmark.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     println!(
-        "measuring memory bandwidth ({} MiB arrays, {} threads)...",
+        "{} threads; bandwidth probes on {} MiB arrays before each table; peak {:.0} DP GFLOP/s",
+        rayon::current_num_threads(),
         a.bw_mib,
-        rayon::current_num_threads()
-    );
-    let bw = measure_bandwidth(a.bw_mib << 20, 5);
-    println!(
-        "bandwidth: in-place read-modify-write {:.1} GB/s, copy {:.1} GB/s (reads + writes); peak {:.0} DP GFLOP/s",
-        bw.rmw, bw.copy, a.peak_gflops
+        a.peak_gflops
     );
     let d2q9 = D2Q9BgkParams {
         tau: 0.8,
@@ -82,18 +78,19 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     };
     for &p in &a.precision {
         if a.model != Which::D2q37 {
-            model_table::<D2Q9Bgk>(a, &bw, p, a.d2q9_size, &d2q9, &BoundarySpec::channel())?;
+            model_table::<D2Q9Bgk>(a, p, a.d2q9_size, &d2q9, &BoundarySpec::channel())?;
         }
         if a.model != Which::D2q9 {
-            model_table::<D2Q37>(a, &bw, p, a.d2q37_size, &d2q37, &thermal)?;
+            model_table::<D2Q37>(a, p, a.d2q37_size, &d2q37, &thermal)?;
         }
     }
     Ok(())
 }
 
+/// One table: the bandwidth measured now (the machine may be shared, so each table gets its
+/// own reference), then every layout.
 fn model_table<M: Model>(
     a: &BenchArgs,
-    bw: &Bandwidth,
     p: Precision,
     (lx, ly): (usize, usize),
     params: &M::Params,
@@ -103,11 +100,14 @@ fn model_table<M: Model>(
         Precision::F64 => a.peak_gflops,
         Precision::F32 => 2.0 * a.peak_gflops,
     };
+    let bw = &measure_bandwidth(a.bw_mib << 20, 5);
     println!(
-        "\n{} {:?}, {lx}×{ly} sites, {} flops/site in collide",
+        "\n{} {:?}, {lx}×{ly} sites, {} flops/site in collide; bandwidth now: read-modify-write {:.1} GB/s, copy {:.1} GB/s",
         M::NAME,
         p,
-        M::collide_flops(params)
+        M::collide_flops(params),
+        bw.rmw,
+        bw.copy
     );
     println!(
         "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
