@@ -259,6 +259,15 @@ pub fn border_columns(lx: usize, h: usize) -> [Range<usize>; 2] {
     [0..bulk.start.min(lx), bulk.end.min(lx)..lx]
 }
 
+/// `cols` cut into `n` consecutive parts of equal width but the last (none when `n` is 0).
+pub fn split_columns(cols: Range<usize>, n: usize) -> impl Iterator<Item = Range<usize>> {
+    let width = cols.len().div_ceil(n.max(1)).max(1);
+    let end = if n == 0 { cols.start } else { cols.end };
+    (cols.start..end)
+        .step_by(width)
+        .map(move |a| a..(a + width).min(end))
+}
+
 /// The slice of the global boundaries `g` (of a lattice `ly` high) over the global columns
 /// `xs`, renumbered from 0.
 fn slice_boundaries<T: Real>(g: &Boundaries<T>, ly: usize, xs: Range<usize>) -> Boundaries<T> {
@@ -390,7 +399,13 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     /// Updates the bulk columns (those that need no halo).
     pub fn update_bulk(&mut self) {
         let d = self.lattice.dims();
-        self.lattice.fused_columns(bulk_columns(d.lx, d.halo));
+        self.update_columns(bulk_columns(d.lx, d.halo));
+    }
+
+    /// Updates the site columns `cols` (a part of the bulk, or of the borders once the halos
+    /// arrived), without ending the step.
+    pub fn update_columns(&mut self, cols: Range<usize>) {
+        self.lattice.fused_columns(cols);
     }
 
     /// Updates the border columns (after the halos arrived) and ends the step.

@@ -107,6 +107,15 @@ fn bulk_and_borders_cover_each_column_once() {
     }
 }
 
+#[test]
+fn split_columns_covers_the_range_in_order() {
+    let parts: Vec<_> = split_columns(3..20, 4).collect();
+    assert_eq!(parts, [3..8, 8..13, 13..18, 18..20]);
+    assert_eq!(split_columns(3..5, 8).collect::<Vec<_>>(), [3..4, 4..5]);
+    assert_eq!(split_columns(3..20, 0).count(), 0);
+    assert_eq!(split_columns(3..3, 8).count(), 0);
+}
+
 /// The runs of a halo block: one run for AoS and CAoSoA, one per population for SoA.
 #[test]
 fn halo_columns_are_contiguous_per_population() {

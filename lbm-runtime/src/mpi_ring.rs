@@ -9,8 +9,8 @@
 //! ring closes on itself and the same code path runs (the rank sends to itself).
 //!
 //! MPICH (as most MPI libraries) progresses a large (rendezvous) message only inside MPI calls,
-//! so on one machine the transfer of a big halo partly happens in the final wait; small halos
-//! (eager protocol) travel entirely under the bulk update.
+//! so the bulk is updated in [`BULK_CHUNKS`] parts with an `MPI_Test` of the transfers between
+//! them; small halos (eager protocol) travel entirely under the first part.
 //!
 //! Every rank must call the collective methods ([`DistLattice::new`],
 //! [`DistLattice::step`], [`DistLattice::gather`], [`DistLattice::mass`]) in the same order.
@@ -23,12 +23,27 @@ pub use mpi;
 use mpi::collective::SystemOperation;
 use mpi::datatype::{DynBuffer, DynBufferMut, Equivalence, UserDatatype};
 use mpi::point_to_point::{Destination, Source};
+use mpi::request::{Request, Scope};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use mpi::Tag;
 
-use crate::domain::{import_slab, Decomposition, DomainError, GlobalSpec, Runs, Slab, LEFT, RIGHT};
+use crate::domain::{
+    bulk_columns, import_slab, split_columns, Decomposition, DomainError, GlobalSpec, Runs, Slab,
+    LEFT, RIGHT,
+};
 use crate::{Lattice, Layout, LbmError, Model, Real, Scheme};
+
+/// Parts of the bulk update between which MPI may progress the halo transfers: MPICH (as most
+/// MPI libraries) advances a large (rendezvous) message only inside MPI calls.
+const BULK_CHUNKS: usize = 8;
+
+/// Lets MPI progress a transfer still in flight (`MPI_Test`), keeping it while not done.
+fn poke<'a, D: ?Sized, S: Scope<'a>>(slot: &mut Option<Request<'a, D, S>>) {
+    if let Some(r) = slot.take() {
+        *slot = r.test().err();
+    }
+}
 
 /// Tag of the halo travelling to the right neighbour (into its left halo).
 const RIGHTWARD: Tag = 1;
@@ -168,7 +183,7 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
     /// One time step (collective with the two neighbours): post the halo exchange, update the
     /// bulk, wait, update the borders (seed 003 Fig. 5).
     pub fn step(&mut self) {
-        self.exchange_around(Slab::update_bulk);
+        self.exchange_around(BULK_CHUNKS);
         self.slab.update_borders_and_finish();
     }
 
@@ -182,16 +197,17 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
     /// The halo exchange alone, nothing computed under it (benchmarks: the `T_MPI` of the
     /// performance model).
     pub fn exchange(&mut self) {
-        self.exchange_around(|_| {});
+        self.exchange_around(0);
     }
 
-    /// Posts the four halo transfers, runs `work` on the slab while they travel, waits.
-    fn exchange_around(&mut self, work: impl FnOnce(&mut Slab<M, L, T>)) {
+    /// Posts the four halo transfers, updates the bulk in `chunks` parts while they travel
+    /// (none: `0`), letting MPI progress them between the parts, and waits for them.
+    fn exchange_around(&mut self, chunks: usize) {
         let base = self.slab.state_ptr();
         let (t, comm) = (&self.types, &self.comm);
         // SAFETY: every block lies inside the current population array (its runs come from
         // the slab's own index function) and the array outlives the transfers, which all
-        // complete before this function returns. During the transfers `work` (the bulk update)
+        // complete before this function returns. During the transfers the bulk update
         // reads only the site columns [0, lx) of this array and writes only the other copy;
         // MPI writes only the halo columns (`recv`, disjoint from [0, lx)) and reads the
         // border columns (`send`), so no element is written by one side and touched by the
@@ -208,6 +224,8 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
             self.peer(self.dec.right(self.rank)),
         );
         let slab = &mut self.slab;
+        let d = slab.lattice().dims();
+        let bulk = bulk_columns(d.lx, d.halo);
         mpi::request::scope(|scope| {
             let [recv_l, recv_r] = &mut recv;
             let from_left = comm
@@ -222,11 +240,19 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
             let to_left =
                 comm.process_at_rank(left)
                     .immediate_send_with_tag(scope, &send[LEFT], LEFTWARD);
-            work(slab);
-            from_left.wait();
-            from_right.wait();
-            to_right.wait();
-            to_left.wait();
+            let mut recvs = [Some(from_left), Some(from_right)];
+            let mut sends = [Some(to_right), Some(to_left)];
+            for cols in split_columns(bulk, chunks) {
+                slab.update_columns(cols);
+                recvs.iter_mut().for_each(poke);
+                sends.iter_mut().for_each(poke);
+            }
+            recvs.into_iter().flatten().for_each(|r| {
+                r.wait();
+            });
+            sends.into_iter().flatten().for_each(|r| {
+                r.wait();
+            });
         });
     }
 
