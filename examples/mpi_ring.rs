@@ -4,6 +4,8 @@
 //! ```text
 //! mpi_ring check MODEL LAYOUT LX LY STEPS   distributed run vs the single-process run on rank 0:
 //!                                           bitwise comparison of populations and moment fields
+//! mpi_ring resume MODEL LAYOUT LX LY STEPS  the same, the first half of the steps run on one
+//!                                           lattice on rank 0 and scattered over the ranks
 //! mpi_ring bench MODEL LAYOUT LX LY STEPS [RANKS…]
 //!                                           step time with / without the halo exchange on these
 //!                                           ranks, and the predicted strong and weak scaling
@@ -90,7 +92,7 @@ struct Args {
 fn parse() -> Result<Args, String> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 6 {
-        return Err("usage: mpi_ring check|bench MODEL LAYOUT LX LY STEPS [RANKS…]".into());
+        return Err("usage: mpi_ring check|resume|bench MODEL LAYOUT LX LY STEPS [RANKS…]".into());
     }
     let num = |s: &String| s.parse::<usize>().map_err(|e| format!("`{s}`: {e}"));
     Ok(Args {
@@ -159,8 +161,9 @@ fn by_model<L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
 fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
     match a.command.as_str() {
         "check" => check::<M, L, f64>(world, a).map_err(|e| e.to_string()),
+        "resume" => resume::<M, L, f64>(world, a).map_err(|e| e.to_string()),
         "bench" => bench::<M, L, f64>(world, a).map_err(|e| e.to_string()),
-        other => Err(format!("unknown command `{other}` (check, bench)")),
+        other => Err(format!("unknown command `{other}` (check, resume, bench)")),
     }
 }
 
@@ -192,15 +195,51 @@ fn check<M: Case, L: Layout, T: Real + Equivalence>(
     for _ in 0..a.steps {
         dist.step();
     }
+    compare(&dist, a)
+}
+
+/// Half the steps on one lattice (rank 0), the other half resumed on every rank.
+fn resume<M: Case, L: Layout, T: Real + Equivalence>(
+    world: &SimpleCommunicator,
+    a: &Args,
+) -> Result<bool, DomainError> {
+    let half = a.steps / 2;
+    let first = if world.rank() == 0 {
+        Some(single_run::<M, L, T>(a, half)?)
+    } else {
+        None
+    };
+    let mut dist = DistLattice::scatter(world, M::spec(a.lx, a.ly), first.as_ref())?;
+    for _ in half..a.steps {
+        dist.step();
+    }
+    compare(&dist, a)
+}
+
+/// The single-process lattice after `steps` steps.
+fn single_run<M: Case, L: Layout, T: Real>(
+    a: &Args,
+    steps: usize,
+) -> Result<Lattice<M, L, T>, DomainError> {
+    let mut single = M::spec(a.lx, a.ly).lattice::<L, T>()?;
+    single.set_equilibrium(M::initial)?;
+    for _ in 0..steps {
+        single.step();
+    }
+    Ok(single)
+}
+
+/// Gathers `dist` on rank 0 and compares it bit by bit with the single-process run of
+/// `a.steps` steps (collective; `true` on the other ranks).
+fn compare<M: Case, L: Layout, T: Real + Equivalence>(
+    dist: &DistLattice<M, L, T>,
+    a: &Args,
+) -> Result<bool, DomainError> {
     let mass = dist.mass();
     let Some(gathered) = dist.gather()? else {
         return Ok(true);
     };
-    let mut single = M::spec(a.lx, a.ly).lattice::<L, T>()?;
-    single.set_equilibrium(M::initial)?;
-    for _ in 0..a.steps {
-        single.step();
-    }
+    let single = single_run::<M, L, T>(a, a.steps)?;
     let (got, want) = (state_bits(&gathered)?, state_bits(&single)?);
     let differ = got.iter().zip(&want).filter(|(g, w)| g != w).count();
     let what = format!(

@@ -94,6 +94,21 @@ fn d2q37_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     identical("d2q37", "caosoa4", 24, 16);
 }
 
+/// A run started on one process (rank 0) and resumed on 2 and 3 ranks, as from a checkpoint.
+#[test]
+fn a_run_resumed_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
+    for ranks in [2, 3] {
+        let out = mpiexec(ranks, &["resume", "d2q37", "aos", "25", "16", "200"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("bitwise identical"),
+            "resume on {ranks} ranks: {}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 /// 24 columns hold at most 8 slabs of D2Q37's 3 halo columns: 9 ranks fail, every one of them
 /// with the reason and the remedy, and the run ends.
 #[test]

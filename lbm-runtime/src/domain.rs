@@ -436,26 +436,48 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
 
     /// The post-collision populations of every site of the slab, `[(x·LY + y)·Q + i]`.
     pub fn export(&self) -> Vec<T> {
+        export_columns(&self.lattice, 0..self.lattice.dims().lx).expect("the slab's own columns")
+    }
+
+    /// Sets the slab's populations from values laid out as [`Slab::export`]'s (a slab cut
+    /// from a global lattice with [`export_columns`]: resuming on another number of ranks).
+    pub fn import(&mut self, values: &[T]) -> Result<(), LbmError> {
         let d = self.lattice.dims();
-        let mut out = vec![T::default(); d.lx * d.ly * M::Q];
-        for (s, chunk) in out.chunks_mut(M::Q).enumerate() {
-            self.lattice
-                .populations(s / d.ly, s % d.ly, chunk)
-                .expect("site inside the slab");
+        if values.len() != d.lx * d.ly * M::Q {
+            return Err(LbmError::Shape(format!(
+                "slab of {}×{} sites: got {} populations, expected {}",
+                d.lx,
+                d.ly,
+                values.len(),
+                d.lx * d.ly * M::Q
+            )));
         }
-        out
+        import_slab(&mut self.lattice, 0, values)
     }
 }
 
-/// Writes slab `x0`'s exported populations (see [`Slab::export`]) into the global lattice.
+/// The post-collision populations of the columns `xs` of `lattice`, `[((x − x0)·LY + y)·Q + i]`.
+pub fn export_columns<M: Model, L: Layout, T: Real>(
+    lattice: &Lattice<M, L, T>,
+    xs: Range<usize>,
+) -> Result<Vec<T>, LbmError> {
+    let ly = lattice.dims().ly;
+    let mut out = vec![T::default(); xs.len() * ly * M::Q];
+    for (s, chunk) in out.chunks_mut(M::Q).enumerate() {
+        lattice.populations(xs.start + s / ly, s % ly, chunk)?;
+    }
+    Ok(out)
+}
+
+/// Writes populations laid out as [`export_columns`]'s into the columns from `x0` on.
 pub fn import_slab<M: Model, L: Layout, T: Real>(
-    global: &mut Lattice<M, L, T>,
+    lattice: &mut Lattice<M, L, T>,
     x0: usize,
     values: &[T],
 ) -> Result<(), LbmError> {
-    let ly = global.dims().ly;
+    let ly = lattice.dims().ly;
     for (s, f) in values.chunks(M::Q).enumerate() {
-        global.set_populations(x0 + s / ly, s % ly, f)?;
+        lattice.set_populations(x0 + s / ly, s % ly, f)?;
     }
     Ok(())
 }
@@ -477,6 +499,21 @@ impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
             .map(|r| Slab::new(&spec, &dec, r, scheme))
             .collect::<Result<_, _>>()?;
         Ok(Self { spec, dec, slabs })
+    }
+
+    /// The global lattice `global` (of the same specification) cut into `ranks` slabs: a run
+    /// resumed on another number of slabs.
+    pub fn scatter(
+        spec: GlobalSpec<M>,
+        ranks: usize,
+        global: &Lattice<M, L, T>,
+    ) -> Result<Self, DomainError> {
+        let mut ring = Self::new(spec, ranks, Scheme::TwoCopy)?;
+        for s in &mut ring.slabs {
+            let xs = s.x0()..s.x0() + s.lattice().dims().lx;
+            s.import(&export_columns(global, xs)?)?;
+        }
+        Ok(ring)
     }
 
     /// The slabs.

@@ -160,6 +160,44 @@ fn ring_matches_single<L: Layout>(lx: usize, ly: usize, spec: BoundarySpec, rank
     );
 }
 
+/// A run stopped on one lattice and resumed on 3 slabs ends as if never cut.
+#[test]
+fn a_run_resumes_on_slabs() {
+    let g = GlobalSpec::<TestD2Q9> {
+        lx: 13,
+        ly: 12,
+        params: P,
+        boundaries: BoundarySpec::channel(),
+    };
+    let mut single = g.lattice::<CSoa<4>, f64>().unwrap();
+    single.set_equilibrium(initial).unwrap();
+    for _ in 0..10 {
+        single.step();
+    }
+    let mut ring = SlabRing::scatter(g, 3, &single).unwrap();
+    for _ in 0..10 {
+        single.step();
+        ring.step();
+    }
+    assert_eq!(bits(&single), bits(&ring.gather().unwrap()));
+    let wrong = ring.slabs()[0].export();
+    let mut slab = SlabRing::<TestD2Q9, CSoa<4>, f64>::new(
+        GlobalSpec {
+            lx: 13,
+            ly: 12,
+            params: P,
+            boundaries: BoundarySpec::channel(),
+        },
+        2,
+        Scheme::TwoCopy,
+    )
+    .unwrap();
+    assert!(matches!(
+        slab.slabs[0].import(&wrong),
+        Err(LbmError::Shape(m)) if m.contains("expected")
+    ));
+}
+
 /// Periodic and walled lattices, widths divisible or not, 1 to 4 slabs: bitwise identical.
 #[test]
 fn slab_ring_is_bitwise_identical_to_one_lattice() {

@@ -25,12 +25,12 @@ use mpi::datatype::{DynBuffer, DynBufferMut, Equivalence, UserDatatype};
 use mpi::point_to_point::{Destination, Source};
 use mpi::request::{Request, Scope};
 use mpi::topology::{Communicator, SimpleCommunicator};
-use mpi::traits::CommunicatorCollectives;
+use mpi::traits::{CommunicatorCollectives, Root};
 use mpi::Tag;
 
 use crate::domain::{
-    bulk_columns, import_slab, split_columns, Decomposition, DomainError, GlobalSpec, Runs, Slab,
-    LEFT, RIGHT,
+    bulk_columns, export_columns, import_slab, split_columns, Decomposition, DomainError,
+    GlobalSpec, Runs, Slab, LEFT, RIGHT,
 };
 use crate::{Lattice, Layout, LbmError, Model, Real, Scheme};
 
@@ -51,6 +51,8 @@ const RIGHTWARD: Tag = 1;
 const LEFTWARD: Tag = 2;
 /// Tag of the slabs gathered on rank 0.
 const GATHER: Tag = 3;
+/// Tag of the slabs sent from rank 0.
+const SCATTER: Tag = 4;
 
 /// Initialises MPI (once per process), or says why it cannot.
 pub fn init() -> Result<mpi::environment::Universe, DomainError> {
@@ -154,6 +156,53 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
             slab,
             types,
         })
+    }
+
+    /// The global lattice `global`, held by rank 0 (`None` elsewhere), cut over the ranks of
+    /// `comm` (collective): a run resumed on another number of ranks, from a checkpoint read
+    /// on rank 0. Rank 0 first tells every rank whether `global` fits `spec`, so a missing or
+    /// mismatched lattice is an error on every rank, not a hang.
+    pub fn scatter(
+        comm: &SimpleCommunicator,
+        spec: GlobalSpec<M>,
+        global: Option<&Lattice<M, L, T>>,
+    ) -> Result<Self, DomainError> {
+        let mut lat = Self::new(comm, spec, Scheme::TwoCopy)?;
+        let fits = global.is_some_and(|g| {
+            let d = g.dims();
+            (d.lx, d.ly) == (lat.spec.lx, lat.spec.ly)
+        });
+        let mut ok = u8::from(lat.rank != 0 || fits);
+        lat.comm.process_at_rank(0).broadcast_into(&mut ok);
+        if ok == 0 {
+            return Err(DomainError::Mpi(format!(
+                "scatter: rank 0 needs the global {}×{} lattice to cut into slabs",
+                lat.spec.lx, lat.spec.ly
+            )));
+        }
+        match global.filter(|_| lat.rank == 0) {
+            Some(g) => lat.send_slabs(g)?,
+            None => {
+                let (values, _) = lat
+                    .comm
+                    .process_at_rank(0)
+                    .receive_vec_with_tag::<T>(SCATTER);
+                lat.slab.import(&values)?;
+            }
+        }
+        Ok(lat)
+    }
+
+    /// Rank 0's part of [`DistLattice::scatter`]: every other rank's columns, then its own.
+    fn send_slabs(&mut self, global: &Lattice<M, L, T>) -> Result<(), DomainError> {
+        for r in 1..self.dec.ranks() {
+            let values = export_columns(global, self.dec.slab(r)?)?;
+            self.comm
+                .process_at_rank(self.peer(r))
+                .send_with_tag(&values[..], SCATTER);
+        }
+        let own = export_columns(global, self.dec.slab(0)?)?;
+        Ok(self.slab.import(&own)?)
     }
 
     /// The decomposition.
