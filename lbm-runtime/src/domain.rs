@@ -18,7 +18,7 @@
 //!
 //! Column-major storage makes a block of halo columns one contiguous run of memory for AoS
 //! and CAoSoA, and `Q` runs (one per population) for SoA and CSoA: a [`Runs`] list describes
-//! it, and the MPI ring ([`crate::mpi_ring`], feature `mpi`) sends it without packing, as an
+//! it, and the MPI ring (`crate::mpi_ring`, feature `mpi`) sends it without packing, as an
 //! MPI indexed datatype. [`SlabRing`] runs the same decomposition in one process (the halos
 //! copied between slabs), which tests the decomposition without MPI and measures the
 //! bulk/border split for the performance model ([`crate::scaling`]).

@@ -9,7 +9,7 @@
 //! ring closes on itself and the same code path runs (the rank sends to itself).
 //!
 //! MPICH (as most MPI libraries) progresses a large (rendezvous) message only inside MPI calls,
-//! so the bulk is updated in [`BULK_CHUNKS`] parts with an `MPI_Test` of the transfers between
+//! so the bulk is updated in `BULK_CHUNKS` (8) parts with an `MPI_Test` of the transfers between
 //! them; small halos (eager protocol) travel entirely under the first part.
 //!
 //! Every rank must call the collective methods ([`DistLattice::new`],
