@@ -14,8 +14,8 @@ use rayon::prelude::*;
 
 use crate::Real;
 
-/// Alignment of every population array, in bytes (at least; large arrays are aligned to
-/// [`HUGE_PAGE`]).
+/// Alignment of every population array, in bytes (at least; arrays of 2 MiB or more are
+/// aligned to a huge page).
 pub const ALIGN: usize = 64;
 
 /// Arrays of at least this many bytes are aligned to it and asked to be backed by huge pages
