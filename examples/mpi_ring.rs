@@ -323,7 +323,7 @@ fn bench<M: Case, L: Layout, T: Real + Equivalence>(
         );
         table(
             &format!("strong scaling, {}×{}", a.lx, a.ly),
-            &scaling::strong_scaling(&cn, a.lx, a.ly, &ranks),
+            &scaling::strong_scaling(&cn, a.lx, a.ly, M::HALO, &ranks),
         );
         let per_rank = a.lx / ranks.first().copied().unwrap_or(1).max(1);
         table(

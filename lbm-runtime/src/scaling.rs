@@ -138,9 +138,21 @@ impl Coefficients {
 }
 
 /// Strong scaling of an `lx × ly` lattice: `relative` is the speed-up `S_r(n) = T(1)/T(n)`.
-pub fn strong_scaling(c: &Coefficients, lx: usize, ly: usize, ranks: &[usize]) -> Vec<Prediction> {
+/// Rank counts that would leave a slab narrower than `halo` columns (which
+/// [`crate::domain::Decomposition`] refuses) are left out.
+pub fn strong_scaling(
+    c: &Coefficients,
+    lx: usize,
+    ly: usize,
+    halo: usize,
+    ranks: &[usize],
+) -> Vec<Prediction> {
     let t1 = c.step_time(lx, ly, 1);
-    ranks.iter().map(|&n| c.predict(lx, ly, n, t1)).collect()
+    ranks
+        .iter()
+        .filter(|&&n| n > 0 && lx / n >= halo.max(1))
+        .map(|&n| c.predict(lx, ly, n, t1))
+        .collect()
 }
 
 /// Weak scaling, `lx_per_rank` columns per rank: `relative` is the parallel efficiency
@@ -266,7 +278,8 @@ mod tests {
     /// `α (Lx/n) Ly + β Lx/n = (γ + δ) Ly + λ` the step time stops falling.
     #[test]
     fn strong_scaling_is_linear_until_communication_dominates() {
-        let p = strong_scaling(&C, 1000, 1000, &[1, 2, 10, 100, 1000]);
+        let p = strong_scaling(&C, 1000, 1000, 3, &[1, 2, 10, 100, 250, 500]);
+        assert_eq!(p.len(), 5, "500 ranks leave 2 columns per slab: {p:?}");
         assert_eq!(p[0].relative, 1.0);
         assert!((p[1].relative - 2.0).abs() < 1e-12, "{:?}", p[1]);
         assert!((p[2].relative - 10.0).abs() < 1e-12, "{:?}", p[2]);
