@@ -158,7 +158,9 @@ fn ref_d2q9_mrt(f: &[f64], p: &D2Q9MrtParams) -> Vec<f64> {
         .collect()
 }
 
-/// D2Q37 weights by shell (reference/d2q37.md), keyed by the sorted absolute components.
+/// D2Q37 weights by shell (reference/d2q37.md), keyed by the sorted absolute components; the
+/// published digits are kept verbatim.
+#[allow(clippy::excessive_precision)]
 fn d2q37_weight(c: [i32; 2]) -> f64 {
     let (a, b) = (c[0].abs().max(c[1].abs()), c[0].abs().min(c[1].abs()));
     match (a, b) {
@@ -174,6 +176,8 @@ fn d2q37_weight(c: [i32; 2]) -> f64 {
     }
 }
 
+/// The lattice scale of reference/d2q37.md, cs² = 1/r², digits as published.
+#[allow(clippy::excessive_precision)]
 const R: f64 = 1.19697977039307435897239;
 
 /// The 4th-order Hermite equilibrium of reference/d2q37.md, in scaled units ξ = r c, v = r u.
@@ -556,11 +560,14 @@ fn recorded_model_properties() {
         (D2Q37::Q, D2Q37::HALO, D2Q37::EQUILIBRIUM_ORDER),
         (37, 3, 4)
     );
-    assert!(D2Q37::ISOTROPY_ORDER >= 8);
+    const { assert!(D2Q37::ISOTROPY_ORDER >= 8) };
     assert!((D2Q37::CS2 - 0.6979533220196831).abs() < 1e-15);
-    assert!(
-        D2Q37::COLLIDE_FLOPS_FORCED < 6600 && D2Q37::COLLIDE_FLOPS < D2Q37::COLLIDE_FLOPS_FORCED
-    );
+    const {
+        assert!(
+            D2Q37::COLLIDE_FLOPS_FORCED < 6600
+                && D2Q37::COLLIDE_FLOPS < D2Q37::COLLIDE_FLOPS_FORCED
+        )
+    };
     assert!(
         D2Q37::force_on(&D2Q37Params { tau: 1.0, g: 1e-4 })
             && !D2Q37::force_on(&D2Q37Params { tau: 1.0, g: 0.0 })

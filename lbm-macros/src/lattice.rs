@@ -270,7 +270,7 @@ fn check_cs2(c: &[[i32; 2]], w: &[Q], cs2: &Q, expr: &Expr) -> syn::Result<()> {
             return Err(expr.error(
                 format!(
                     "cs2 = {} does not match the lattice: {name} = {} but Σ w c c must equal cs2·I (cs2 = {} for these weights)",
-                    fmt_q(&cs2),
+                    fmt_q(cs2),
                     fmt_q(&m),
                     fmt_q(&moment(c, w, 2, 0))
                 ),
