@@ -5,6 +5,9 @@
 use clap::{Args, ValueEnum};
 use lbm::metrics::{measure_bandwidth, time_kernel, Bandwidth, KernelTiming, PEAK_DP_GFLOPS};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use std::sync::Arc;
+
+use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
 use lbm::{BoundarySpec, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
 
 use super::{dispatch, CliError, Generic, LayoutArg, Precision};
@@ -36,6 +39,28 @@ pub struct BenchArgs {
     /// Peak double-precision rate of the machine, GFLOP/s (single precision: twice).
     #[arg(long, default_value_t = PEAK_DP_GFLOPS)]
     pub peak_gflops: f64,
+    /// Backends: the CPU kernels, the GPU's fused step, or both (`all` skips the GPU with a
+    /// note when no adapter is found; `gpu` then fails).
+    #[arg(long, value_enum, default_value_t = Backend::All)]
+    pub backend: Backend,
+    /// GPU adapter: `best`, a device type (`discrete`, `integrated`, `virtual`, `cpu`) or part
+    /// of an adapter's name [default: $LBM_GPU_ADAPTER, else best].
+    #[arg(long)]
+    pub adapter: Option<String>,
+    /// Timed GPU steps per layout and precision.
+    #[arg(long, default_value_t = 10)]
+    pub gpu_steps: u64,
+}
+
+/// Backends to benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Backend {
+    /// The CPU kernels (seed 000 Table 2).
+    Cpu,
+    /// The GPU's fused step.
+    Gpu,
+    /// Both.
+    All,
 }
 
 /// Models to benchmark.
@@ -76,15 +101,108 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         top: Some(Wall::Thermal { temperature: 1.0 }),
         ..BoundarySpec::default()
     };
-    for &p in &a.precision {
-        if a.model != Which::D2q37 {
-            model_table::<D2Q9Bgk>(a, p, a.d2q9_size, &d2q9, &BoundarySpec::channel())?;
+    if a.backend != Backend::Gpu {
+        for &p in &a.precision {
+            if a.model != Which::D2q37 {
+                model_table::<D2Q9Bgk>(a, p, a.d2q9_size, &d2q9, &BoundarySpec::channel())?;
+            }
+            if a.model != Which::D2q9 {
+                model_table::<D2Q37>(a, p, a.d2q37_size, &d2q37, &thermal)?;
+            }
         }
-        if a.model != Which::D2q9 {
-            model_table::<D2Q37>(a, p, a.d2q37_size, &d2q37, &thermal)?;
+    }
+    if a.backend != Backend::Cpu {
+        gpu_tables(a, d2q9, d2q37)?;
+    }
+    Ok(())
+}
+
+/// The GPU's fused step for every model, precision and layout, on the chosen adapter.
+fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<(), CliError> {
+    let choice = a
+        .adapter
+        .as_deref()
+        .map_or_else(AdapterChoice::from_env, AdapterChoice::parse);
+    let ctx = match GpuContext::new(&GpuOptions {
+        adapter: choice,
+        ..GpuOptions::default()
+    }) {
+        Ok(ctx) => Arc::new(ctx),
+        Err(e) if a.backend == Backend::All => {
+            println!("\nGPU: skipped ({e})");
+            return Ok(());
+        }
+        Err(e) => return Err(e.into()),
+    };
+    println!("\nGPU fused step on {}", ctx.describe());
+    if ctx.is_cpu() {
+        println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
+    }
+    println!(
+        "{:<12} {:<10} {:<5} {:>9} {:>8} {:>26}",
+        "model", "layout", "prec", "ms/step", "MLUPS", "GB/s (% of copy GB/s)"
+    );
+    for &p in &a.precision {
+        if p == Precision::F64 && !ctx.supports_f64() {
+            println!("f64: skipped, the adapter has no SHADER_F64");
+            continue;
+        }
+        for &l in &a.layout {
+            if a.model != Which::D2q37 {
+                dispatch(
+                    l,
+                    p,
+                    GpuJob::<D2Q9Bgk> {
+                        ctx: &ctx,
+                        size: a.d2q9_size,
+                        params: d2q9,
+                        steps: a.gpu_steps,
+                    },
+                );
+            }
+            if a.model != Which::D2q9 {
+                dispatch(
+                    l,
+                    p,
+                    GpuJob::<D2Q37> {
+                        ctx: &ctx,
+                        size: a.d2q37_size,
+                        params: d2q37,
+                        steps: a.gpu_steps,
+                    },
+                );
+            }
         }
     }
     Ok(())
+}
+
+/// One row of the GPU table; a configuration the device cannot run (too large) is reported in
+/// its row and the others still run.
+struct GpuJob<'a, M: Model> {
+    ctx: &'a Arc<GpuContext>,
+    size: (usize, usize),
+    params: M::Params,
+    steps: u64,
+}
+
+impl<M: Model> Generic for GpuJob<'_, M> {
+    type Output = ();
+    fn run<L: Layout, T: Real>(self) {
+        let (lx, ly) = self.size;
+        let head = format!("{:<12} {:<10} {:<5}", M::NAME, L::NAME, T::NAME);
+        match gpu::bench::fused_mlups::<M, L, T>(self.ctx, lx, ly, self.params, self.steps) {
+            Ok(b) => println!(
+                "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})",
+                b.ms_per_step(),
+                b.mlups,
+                b.gbps,
+                100.0 * b.share_of_copy(),
+                b.copy_gbps
+            ),
+            Err(e) => println!("{head} not run: {e}"),
+        }
+    }
 }
 
 /// One table: the bandwidth measured now (the machine may be shared, so each table gets its

@@ -43,6 +43,9 @@ pub enum CliError {
     /// From the runtime.
     #[error(transparent)]
     Lbm(#[from] LbmError),
+    /// From the GPU backend.
+    #[error(transparent)]
+    Gpu(#[from] lbm::gpu::GpuError),
     /// Writing an output file failed.
     #[error("cannot write {path}: {source}")]
     Io {
