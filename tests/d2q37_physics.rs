@@ -99,6 +99,16 @@ fn mass_momentum_energy_are_conserved_on_a_periodic_lattice() {
     }
 }
 
+/// The diffusivity `D` of a mode `sin(k y)` that decays as `exp(−D k² t)`: its amplitude (by
+/// `measure`) after 50 steps of settling and after `steps` more.
+fn diffusivity(lat: &mut L37, k: f64, steps: u64, measure: impl Fn(&L37) -> f64) -> f64 {
+    lat.run(50, 0).unwrap();
+    let a1 = measure(lat);
+    lat.run(steps, 0).unwrap();
+    let a2 = measure(lat);
+    (a1 / a2).ln() / (k * k * steps as f64)
+}
+
 /// `u_x = U sin(k y)` decays as `exp(−ν k² t)`; ν must be `cs²(τ − ½)` within 1%.
 #[test]
 fn shear_wave_decay_gives_the_viscosity() {
@@ -107,12 +117,8 @@ fn shear_wave_decay_gives_the_viscosity() {
     let mut lat = periodic(lx, ly, tau, |_, y| {
         vec![1.0, 0.01 * (k * y as f64).sin(), 0.0, 1.0]
     });
-    lat.run(50, 0).unwrap();
-    let a1 = sine_amplitude(&lat.moment_field("ux").unwrap(), lx, ly, 0.0);
-    let steps = 400;
-    lat.run(steps, 0).unwrap();
-    let a2 = sine_amplitude(&lat.moment_field("ux").unwrap(), lx, ly, 0.0);
-    let nu = (a1 / a2).ln() / (k * k * steps as f64);
+    let ux = |lat: &L37| sine_amplitude(&lat.moment_field("ux").unwrap(), lx, ly, 0.0);
+    let nu = diffusivity(&mut lat, k, 400, ux);
     let want = D2Q37::CS2 * (tau - 0.5);
     assert!(
         (nu / want - 1.0).abs() < 0.01,
@@ -141,12 +147,7 @@ fn temperature_wave_decay_gives_the_thermal_diffusivity() {
             .collect();
         sine_amplitude(&s, lx, ly, 0.0)
     };
-    lat.run(50, 0).unwrap();
-    let a1 = entropy_mode(&lat);
-    let steps = 500;
-    lat.run(steps, 0).unwrap();
-    let a2 = entropy_mode(&lat);
-    let kappa = (a1 / a2).ln() / (k * k * steps as f64);
+    let kappa = diffusivity(&mut lat, k, 500, entropy_mode);
     let want = D2Q37::CS2 * (tau - 0.5);
     assert!(
         (kappa / want - 1.0).abs() < 0.02,
