@@ -214,7 +214,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// Sets every site to the equilibrium of the moments `moments(x, y)` (order of
-    /// `M::MOMENT_NAMES`); refuses non-finite moments before changing anything.
+    /// `M::MOMENT_NAMES`); refuses non-finite moments before changing anything. The velocity
+    /// given is the bare `Σ f c / ρ` of the equilibrium: with a body force `a`
+    /// ([`Model::acceleration`]) the physical velocity that [`Lattice::moments`] reports is
+    /// `u + a/2`, so a fluid meant to be at rest is initialised with `u = −a/2`.
     pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), LbmError>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
