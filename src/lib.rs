@@ -65,3 +65,6 @@
 pub use lbm_macros::lbm_model;
 pub use lbm_models as models;
 pub use lbm_runtime::*;
+
+pub mod cases;
+pub mod output;

@@ -19,12 +19,13 @@
 //! scheme restarts with any other, and the continued run is bitwise identical to an
 //! uninterrupted one.
 
-use std::fs::{self, File};
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::io::write_atomically;
 use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real, Scheme};
 
 const MAGIC: &str = "LBM-CHECKPOINT 1";
@@ -141,64 +142,62 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 payload.extend_from_slice(&f);
             }
         }
-        let bytes: &[u8] = bytemuck::cast_slice(&payload);
-        let header = CheckpointHeader {
-            model: M::NAME.into(),
-            q: M::Q,
-            lx: d.lx,
-            ly: d.ly,
-            precision: T::NAME.into(),
-            step: self.steps_done(),
-            params: M::param_values(self.params())
-                .into_iter()
-                .map(|(n, v)| ParamValue {
-                    name: n.into(),
-                    value: v,
-                })
-                .collect(),
-            order: "x, y, i (little-endian)".into(),
-            payload_bytes: bytes.len() as u64,
-            crc32: crc32fast::hash(bytes),
-        };
-        let text = toml::to_string(&header).expect("the header is plain data");
-        write_atomically(
+        write_state::<M, T>(
             path,
-            &[
-                format!("{MAGIC}\n{}\n", text.len()).as_bytes(),
-                text.as_bytes(),
-                bytes,
-            ],
+            (d.lx, d.ly),
+            self.params(),
+            self.steps_done(),
+            &payload,
         )
     }
 }
 
-/// Writes `parts` to a temporary file beside `path`, syncs it and renames it over `path`.
-fn write_atomically(path: &Path, parts: &[&[u8]]) -> Result<(), CheckpointError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .ok_or_else(|| corrupt(path, "a checkpoint needs a file name"))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = File::create(&tmp)?;
-        for p in parts {
-            file.write_all(p)?;
-        }
-        file.sync_all()?;
-        fs::rename(&tmp, path)?;
-        File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+/// Writes a checkpoint of a `lx × ly` lattice of model `M` after `step` steps, from its
+/// populations in the layout-independent order `[(x·LY + y)·Q + i]`, atomically.
+pub(crate) fn write_state<M: Model, T: Real>(
+    path: &Path,
+    (lx, ly): (usize, usize),
+    params: &M::Params,
+    step: u64,
+    payload: &[T],
+) -> Result<(), CheckpointError> {
+    if payload.len() != lx * ly * M::Q {
+        return Err(LbmError::Shape(format!(
+            "a checkpoint of {lx}×{ly} sites needs {} populations, got {}",
+            lx * ly * M::Q,
+            payload.len()
+        ))
+        .into());
     }
-    result.map_err(io_err(path))
+    let bytes: &[u8] = bytemuck::cast_slice(payload);
+    let header = CheckpointHeader {
+        model: M::NAME.into(),
+        q: M::Q,
+        lx,
+        ly,
+        precision: T::NAME.into(),
+        step,
+        params: M::param_values(params)
+            .into_iter()
+            .map(|(n, v)| ParamValue {
+                name: n.into(),
+                value: v,
+            })
+            .collect(),
+        order: "x, y, i (little-endian)".into(),
+        payload_bytes: bytes.len() as u64,
+        crc32: crc32fast::hash(bytes),
+    };
+    let text = toml::to_string(&header).expect("the header is plain data");
+    write_atomically(
+        path,
+        &[
+            format!("{MAGIC}\n{}\n", text.len()).as_bytes(),
+            text.as_bytes(),
+            bytes,
+        ],
+    )
+    .map_err(io_err(path))
 }
 
 /// Reads and verifies a checkpoint of model `M` in precision `T`.
@@ -312,6 +311,11 @@ fn check_fits<M: Model, T: Real>(h: &CheckpointHeader, path: &Path) -> Result<()
 }
 
 impl<M: Model, T: Real> Checkpoint<M, T> {
+    /// The populations, in the order `[(x·LY + y)·Q + i]`.
+    pub fn populations(&self) -> &[T] {
+        &self.populations
+    }
+
     /// The lattice the checkpoint was taken from, in layout `L` with `scheme` and the run's
     /// boundary conditions, ready to continue from step `header.step`.
     pub fn into_lattice<L: Layout>(

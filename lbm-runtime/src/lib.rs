@@ -10,6 +10,7 @@ pub mod domain;
 mod error;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod io;
 mod kernels;
 mod lattice;
 pub mod layout;

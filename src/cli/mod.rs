@@ -2,12 +2,16 @@
 //! precision) to the generic lattice types.
 
 mod bench;
-mod cavity;
+mod driver;
 mod models;
-mod png;
+mod run;
+mod settings;
+mod solver;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lbm::{Aos, CAoSoa, CSoa, Layout, LbmError, Real, Scheme, Soa};
+use lbm::output::OutputError;
+use lbm::{Aos, CAoSoa, CSoa, CheckpointError, Layout, LbmError, Real, Scheme, Soa};
+use serde::{Deserialize, Serialize};
 
 /// Lattice Boltzmann solvers declared with a DSL, run on the CPU.
 #[derive(Debug, Parser)]
@@ -19,22 +23,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a case.
-    Run {
-        #[command(subcommand)]
-        case: Case,
-    },
+    /// Run a case: rayleigh-taylor (D2Q37), cavity, poiseuille or taylor-green (D2Q9), with
+    /// images, VTK files, diagnostics, checkpoints and a performance summary.
+    Run(Box<run::RunArgs>),
     /// Benchmark propagate, bc, collide and the fused step for every layout and precision
     /// (seed 000 Table 2), with the machine's bandwidth measured in the same run.
     Bench(bench::BenchArgs),
     /// List the shipped models.
     Models,
-}
-
-#[derive(Debug, Subcommand)]
-enum Case {
-    /// D2Q9 lid-driven cavity to steady state, compared with Ghia et al. (1982).
-    Cavity(cavity::CavityArgs),
 }
 
 /// Errors of the program.
@@ -46,30 +42,81 @@ pub enum CliError {
     /// From the GPU backend.
     #[error(transparent)]
     Gpu(#[from] lbm::gpu::GpuError),
-    /// Writing an output file failed.
-    #[error("cannot write {path}: {source}")]
+    /// Reading a file failed.
+    #[error("cannot read {path}: {source}")]
     Io {
         /// The file.
         path: String,
         /// Why.
         source: std::io::Error,
     },
-    /// Encoding an image failed.
-    #[error("cannot write image {path}: {source}")]
-    Image {
+    /// Writing an output failed.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// A checkpoint could not be written or read.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointError),
+    /// A setting is invalid.
+    #[error("setting `{key}`: {message}")]
+    Config {
+        /// The key (the option's name without `--`).
+        key: String,
+        /// What is wrong and what is allowed.
+        message: String,
+    },
+    /// A case file is invalid.
+    #[error("case file {path}: {message}")]
+    ConfigFile {
         /// The file.
         path: String,
-        /// Why.
-        source: image::ImageError,
+        /// The parser's message, with the line and the key.
+        message: String,
     },
+    /// The output directory cannot be used.
+    #[error("output directory {path}: {reason}")]
+    OutDir {
+        /// The directory.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// A checkpoint does not belong to the run that resumes it.
+    #[error("cannot resume from {path}: {what}; give the settings of the run that wrote it")]
+    Resume {
+        /// The checkpoint.
+        path: String,
+        /// What differs.
+        what: String,
+    },
+    /// The run was stopped by Ctrl-C.
+    #[error("{}", interrupted_message(*.step, .checkpoint.as_deref()))]
+    Interrupted {
+        /// The last step done.
+        step: u64,
+        /// The checkpoint written, if checkpoints are on.
+        checkpoint: Option<std::path::PathBuf>,
+    },
+}
+
+fn interrupted_message(step: u64, checkpoint: Option<&std::path::Path>) -> String {
+    match checkpoint {
+        Some(p) => format!(
+            "interrupted at step {step}; the state is in {}: continue with the same options \
+             and --resume {}",
+            p.display(),
+            p.display()
+        ),
+        None => format!(
+            "interrupted at step {step}; no checkpoint was written (checkpoints are off: use \
+             --checkpoint-every N)"
+        ),
+    }
 }
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Run {
-            case: Case::Cavity(a),
-        } => cavity::run(&a),
+        Command::Run(a) => run::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Models => {
             models::print();
@@ -80,7 +127,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
 
 /// Data layout, chosen at run time. The clustered layouts use `VL` = one 64-byte vector:
 /// 8 lanes in f64, 16 in f32.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum LayoutArg {
     /// Array of structures.
     Aos,
@@ -93,7 +141,8 @@ pub enum LayoutArg {
 }
 
 /// Floating-point precision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Precision {
     /// Single precision.
     F32,
@@ -102,7 +151,8 @@ pub enum Precision {
 }
 
 /// Streaming scheme.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum SchemeArg {
     /// Two copies, pull streaming (A-B).
     TwoCopy,
@@ -127,7 +177,23 @@ pub trait Generic {
     fn run<L: Layout, T: Real>(self) -> Self::Output;
 }
 
-/// Runs `job` with the layout and precision chosen at run time.
+impl Precision {
+    /// Bytes of one value.
+    pub fn bytes(self) -> usize {
+        match self {
+            Self::F32 => 4,
+            Self::F64 => 8,
+        }
+    }
+
+    /// The cluster width of one 64-byte vector: 8 lanes in f64, 16 in f32.
+    pub fn default_vl(self) -> usize {
+        64 / self.bytes()
+    }
+}
+
+/// Runs `job` with the layout and precision chosen at run time, the clustered layouts with
+/// one 64-byte vector per cluster.
 pub fn dispatch<G: Generic>(layout: LayoutArg, precision: Precision, job: G) -> G::Output {
     match (layout, precision) {
         (LayoutArg::Aos, Precision::F64) => job.run::<Aos, f64>(),
@@ -138,5 +204,34 @@ pub fn dispatch<G: Generic>(layout: LayoutArg, precision: Precision, job: G) -> 
         (LayoutArg::Soa, Precision::F32) => job.run::<Soa, f32>(),
         (LayoutArg::Csoa, Precision::F32) => job.run::<CSoa<16>, f32>(),
         (LayoutArg::Caosoa, Precision::F32) => job.run::<CAoSoa<16>, f32>(),
+    }
+}
+
+/// Runs `job` with the layout, cluster width (4, 8 or 16; others fall back to one 64-byte
+/// vector) and precision chosen at run time.
+pub fn dispatch_vl<G: Generic>(
+    layout: LayoutArg,
+    vl: usize,
+    precision: Precision,
+    job: G,
+) -> G::Output {
+    macro_rules! by_vl {
+        ($layout:ident, $t:ty) => {
+            match vl {
+                4 => job.run::<$layout<4>, $t>(),
+                16 => job.run::<$layout<16>, $t>(),
+                _ => job.run::<$layout<8>, $t>(),
+            }
+        };
+    }
+    match (layout, precision) {
+        (LayoutArg::Aos, Precision::F64) => job.run::<Aos, f64>(),
+        (LayoutArg::Soa, Precision::F64) => job.run::<Soa, f64>(),
+        (LayoutArg::Csoa, Precision::F64) => by_vl!(CSoa, f64),
+        (LayoutArg::Caosoa, Precision::F64) => by_vl!(CAoSoa, f64),
+        (LayoutArg::Aos, Precision::F32) => job.run::<Aos, f32>(),
+        (LayoutArg::Soa, Precision::F32) => job.run::<Soa, f32>(),
+        (LayoutArg::Csoa, Precision::F32) => by_vl!(CSoa, f32),
+        (LayoutArg::Caosoa, Precision::F32) => by_vl!(CAoSoa, f32),
     }
 }

@@ -78,6 +78,10 @@ pub enum GpuError {
     /// buffer mapping).
     #[error("GPU device error: {0}")]
     Device(String),
+    /// Writing or restoring a checkpoint failed (the message of the
+    /// [`crate::CheckpointError`]).
+    #[error("{0}")]
+    Checkpoint(String),
     /// A lattice-level error (bad size, parameters, boundaries, divergence).
     #[error(transparent)]
     Lbm(#[from] LbmError),

@@ -533,6 +533,37 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         Ok(out)
     }
 
+    /// Sets all populations from values indexed `[(x·LY + y)·Q + i]` (the order of
+    /// [`GpuLattice::read_populations`] and of checkpoints), in one upload; refuses non-finite
+    /// values before changing anything.
+    pub fn write_populations(&mut self, f: &[T]) -> Result<(), GpuError> {
+        let d = self.d;
+        check_len(f.len(), d.lx * d.ly * d.q, "populations")?;
+        if let Some((n, v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            let s = n / d.q;
+            return Err(non_finite(
+                s / d.ly,
+                s % d.ly,
+                format!("population {}", n % d.q),
+                v.to_f64(),
+            ));
+        }
+        let mut state = self.rest_state();
+        for (s, site) in f.chunks_exact(d.q).enumerate() {
+            let (x, y) = (s / d.ly, s % d.ly);
+            for (i, v) in site.iter().enumerate() {
+                state[L::index(&d, i, d.col(x as isize), y)] = *v;
+            }
+        }
+        self.upload(self.cur, 0, &state);
+        Ok(())
+    }
+
+    /// Sets the step counter (a lattice restored from a checkpoint).
+    pub(crate) fn set_steps_done(&mut self, step: u64) {
+        self.step = step;
+    }
+
     /// The storage indices of storage column `col` (halos included), merged into ranges, and
     /// for each value `[y·Q + i]` its position in the concatenated ranges.
     fn column_ranges(&self, col: usize) -> (Vec<(u64, u64)>, Vec<usize>) {

@@ -17,6 +17,7 @@
 
 mod bc;
 pub mod bench;
+mod checkpoint;
 mod context;
 mod error;
 mod lattice;

@@ -1,0 +1,59 @@
+//! Files written whole or not at all: every output of a run (checkpoints, images, VTK files,
+//! diagnostics) goes through [`write_atomically`], so a crash or a full disk leaves either the
+//! previous file or the new one, never a truncated mixture.
+
+use std::fs::{self, File};
+use std::io::{self, Write};
+use std::path::Path;
+
+/// Writes the concatenation of `parts` to a temporary file beside `path`, flushes it to disk
+/// (fsync), renames it over `path` and syncs the directory. On failure the temporary file is
+/// removed and `path` is untouched.
+pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a file name", path.display()),
+        )
+    })?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut file = File::create(&tmp)?;
+        for p in parts {
+            file.write_all(p)?;
+        }
+        file.sync_all()?;
+        fs::rename(&tmp, path)?;
+        File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replaces_the_file_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("lbm-io-test-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.txt");
+        write_atomically(&path, &[b"old"]).unwrap();
+        write_atomically(&path, &[b"ne", b"w"]).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new");
+        assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
+        assert!(write_atomically(&dir.join("missing").join("b"), &[b"x"]).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,124 @@
+//! The lid-driven cavity (D2Q9, seed 004): an `n × n` box with bounce-back walls and a lid
+//! moving at `U`, `τ = U n / (Re cs²) + ½`. At steady state the centre-line profiles are
+//! compared with Ghia, Ghia & Shin (1982) ([`crate::cavity`]).
+
+use super::Case;
+use crate::cavity::{compare, ghia};
+use crate::models::{D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams};
+use crate::output::Fields;
+use crate::{BoundarySpec, Model};
+
+/// The cavity with model `M` (D2Q9 BGK or MRT).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cavity<M: Model> {
+    /// Lattice side.
+    pub n: usize,
+    /// Reynolds number `U n / ν`.
+    pub re: f64,
+    /// Lid speed in lattice units.
+    pub lid: f64,
+    /// The model's parameters.
+    pub params: M::Params,
+}
+
+/// Relaxation time for Reynolds number `re` on an `n`-site cavity with lid speed `lid`:
+/// `ν = U n / Re`, `τ = ν / cs² + ½`.
+pub fn tau_for(re: f64, n: usize, lid: f64) -> f64 {
+    lid * n as f64 / re / D2Q9Bgk::CS2 + 0.5
+}
+
+impl Cavity<D2Q9Bgk> {
+    /// The cavity with BGK collision.
+    pub fn bgk(n: usize, re: f64, lid: f64) -> Self {
+        let params = D2Q9BgkParams {
+            tau: tau_for(re, n, lid),
+            ax: 0.0,
+            ay: 0.0,
+        };
+        Self { n, re, lid, params }
+    }
+}
+
+impl Cavity<D2Q9Mrt> {
+    /// The cavity with MRT collision: Lallemand & Luo's `s_e = 1.64`, `s_ε = 1.54`, and
+    /// `s_q = 8(2 − s_ν)/(8 − s_ν)`, which puts bounce-back walls exactly half-way.
+    pub fn mrt(n: usize, re: f64, lid: f64) -> Self {
+        let tau = tau_for(re, n, lid);
+        let s_nu = 1.0 / tau;
+        let params = D2Q9MrtParams {
+            tau,
+            s_e: 1.64,
+            s_eps: 1.54,
+            s_q: 8.0 * (2.0 - s_nu) / (8.0 - s_nu),
+            ax: 0.0,
+            ay: 0.0,
+        };
+        Self { n, re, lid, params }
+    }
+}
+
+impl<M: Model> Case for Cavity<M> {
+    type Model = M;
+
+    fn name(&self) -> &'static str {
+        "cavity"
+    }
+
+    fn size(&self) -> (usize, usize) {
+        (self.n, self.n)
+    }
+
+    fn params(&self) -> M::Params {
+        self.params.clone()
+    }
+
+    fn boundaries(&self) -> BoundarySpec {
+        BoundarySpec::cavity(self.lid)
+    }
+
+    fn initial(&self) -> impl Fn(usize, usize) -> Vec<f64> + Sync + '_ {
+        |_, _| vec![1.0, 0.0, 0.0]
+    }
+
+    fn images(&self) -> &'static [&'static str] {
+        &["speed", "vorticity"]
+    }
+
+    fn image_range(&self, field: &str) -> Option<(f64, f64)> {
+        (field == "speed").then_some((0.0, self.lid))
+    }
+
+    fn velocity_scale(&self) -> f64 {
+        self.lid
+    }
+
+    fn report(&self, f: &Fields) -> Vec<String> {
+        let (Some(ux), Some(uy)) = (f.moment("ux"), f.moment("uy")) else {
+            return vec!["no velocity field".into()];
+        };
+        let re = self.re.round() as u32;
+        let reference = match ghia(re) {
+            Ok(r) if (self.re - re as f64).abs() < 1e-9 => r,
+            _ => {
+                return vec![format!(
+                    "no reference data for Re = {} (Ghia et al. tabulate Re = 100 and 400)",
+                    self.re
+                )]
+            }
+        };
+        let dev = compare(ux, uy, self.n, self.lid, &reference);
+        let mut lines = vec![format!(
+            "deviation from Ghia et al. (1982), Re = {re}, in lid units: u(y) {:.4}, v(x) {:.4}, max {:.4}",
+            dev.u,
+            dev.v,
+            dev.max()
+        )];
+        if let Some((p, val)) = dev.worst {
+            lines.push(format!(
+                "largest at {:?} coordinate {}: computed {val:.5}, reference {:.5}",
+                p.profile, p.coord, p.value
+            ));
+        }
+        lines
+    }
+}

@@ -1,0 +1,89 @@
+//! The shipped cases: a model, its parameters, boundaries and initial state, the fields worth
+//! drawing, the diagnostics it adds, and its comparison with theory or published data. The
+//! `lbm run` program runs any [`Case`] on any backend; a library user can run one on a
+//! [`crate::Lattice`] directly:
+//!
+//! ```
+//! use lbm::cases::{Case, TaylorGreen};
+//! use lbm::{Lattice, Scheme, Soa};
+//!
+//! let case = TaylorGreen { n: 32, tau: 0.8, u0: 0.02 };
+//! let (lx, ly) = case.size();
+//! let mut lat = Lattice::<_, Soa, f64>::new(lx, ly, case.params(), Scheme::TwoCopy, &case.boundaries())?;
+//! lat.set_equilibrium(case.initial())?;
+//! lat.run(200, 100)?;
+//! let fields = lbm::output::Fields::collect::<lbm::models::D2Q9Bgk, _>((lx, ly), 200, |n| lat.moment_field(n))?;
+//! for line in case.report(&fields) {
+//!     println!("{line}");   // measured viscosity against cs²(τ − ½)
+//! }
+//! # Ok::<(), lbm::LbmError>(())
+//! ```
+
+mod cavity;
+mod poiseuille;
+mod rayleigh_taylor;
+mod taylor_green;
+
+pub use cavity::Cavity;
+pub use poiseuille::Poiseuille;
+pub use rayleigh_taylor::RayleighTaylor;
+pub use taylor_green::TaylorGreen;
+
+use crate::output::Fields;
+use crate::{BoundarySpec, Model};
+
+/// A case: what to run and how to judge it.
+pub trait Case {
+    /// The model it runs.
+    type Model: Model;
+
+    /// The case's name (file names, summaries).
+    fn name(&self) -> &'static str;
+
+    /// Lattice width and height.
+    fn size(&self) -> (usize, usize);
+
+    /// The model's parameters.
+    fn params(&self) -> <Self::Model as Model>::Params;
+
+    /// Walls and periodicity.
+    fn boundaries(&self) -> BoundarySpec;
+
+    /// The initial state: the moments at site `(x, y)` in the order of
+    /// `Model::MOMENT_NAMES`, with the bare velocity that
+    /// [`crate::Lattice::set_equilibrium`] takes.
+    fn initial(&self) -> impl Fn(usize, usize) -> Vec<f64> + Sync + '_;
+
+    /// The fields drawn as images by default.
+    fn images(&self) -> &'static [&'static str];
+
+    /// The colour range of an image of `field`, when the case knows it (constant across
+    /// frames); otherwise each image spans its data.
+    fn image_range(&self, _field: &str) -> Option<(f64, f64)> {
+        None
+    }
+
+    /// The case's time unit in steps, for the `time` column of the diagnostics.
+    fn time_unit(&self) -> f64 {
+        1.0
+    }
+
+    /// The velocity scale of the flow (steady-state tolerances are relative to it).
+    fn velocity_scale(&self) -> f64;
+
+    /// Diagnostics columns the case adds to the global ones.
+    fn extra_diagnostics(&self, _f: &Fields) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    /// The comparison of `f` with theory or published data, as lines to print.
+    fn report(&self, f: &Fields) -> Vec<String>;
+}
+
+/// Relative L2 distance `‖a − b‖ / ‖b‖`.
+pub(crate) fn relative_l2(a: impl Iterator<Item = f64>, b: impl Iterator<Item = f64>) -> f64 {
+    let (num, den) = a.zip(b).fold((0.0, 0.0), |(n, d), (x, y)| {
+        (n + (x - y).powi(2), d + y * y)
+    });
+    (num / den).sqrt()
+}

@@ -1,0 +1,352 @@
+//! The run loop shared by every case and backend: steps in chunks of about a quarter of a
+//! second (so the progress bar moves and Ctrl-C is answered promptly), divergence checks,
+//! the steady-state test, outputs and checkpoints at their intervals, and the summary.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use lbm::cases::Case;
+use lbm::metrics::PEAK_DP_GFLOPS;
+use lbm::output::{png, vtk, Diagnostics, DiagnosticsLog, Fields};
+use lbm::Model;
+
+use super::run::Plan;
+use super::solver::Solver;
+use super::CliError;
+
+/// Wall time a chunk of steps aims at.
+const CHUNK: Duration = Duration::from_millis(250);
+
+/// Set by Ctrl-C.
+fn interrupt_flag() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let f = flag.clone();
+    if let Err(e) = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst)) {
+        eprintln!("note: Ctrl-C cannot be caught ({e}); it will stop the run without a checkpoint");
+    }
+    flag
+}
+
+/// The smallest multiple of `every` above `now` (`u64::MAX` when `every` is 0).
+fn next_multiple(now: u64, every: u64) -> u64 {
+    if every == 0 {
+        u64::MAX
+    } else {
+        (now / every + 1) * every
+    }
+}
+
+/// Whether step `now` is a multiple of a non-zero interval `every`.
+fn due(now: u64, every: u64) -> bool {
+    every > 0 && now % every == 0
+}
+
+/// Runs `case` on `solver` to the end of the plan.
+pub fn drive<C: Case, S: Solver<Model = C::Model>>(
+    plan: &Plan,
+    case: &C,
+    solver: &mut S,
+) -> Result<(), CliError> {
+    let root = solver.is_root();
+    let start = solver.steps_done();
+    let mut out = Outputs::new(plan, case, start)?;
+    let (lx, ly) = case.size();
+    if root {
+        println!(
+            "{}: {} {lx}×{ly}, {}; {}",
+            case.name(),
+            C::Model::NAME,
+            solver.layout(),
+            solver.backend()
+        );
+        if start > 0 {
+            println!("resumed at step {start}");
+        }
+    }
+    if start == 0 {
+        out.write(solver)?;
+    }
+    let bar = progress(root, plan.steps, start);
+    let interrupted = interrupt_flag();
+    let mut steady = Steady::new(plan.until_steady, case.velocity_scale());
+    let mut chunk = 1;
+    let mut stepping = Duration::ZERO;
+    let mut stop = None;
+    while solver.steps_done() < plan.steps && stop.is_none() {
+        let now = solver.steps_done();
+        let next = [
+            next_multiple(now, plan.output_every),
+            next_multiple(now, plan.checkpoint_every),
+            next_multiple(now, plan.check_every),
+            plan.steps,
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(plan.steps);
+        let n = chunk.min(next - now);
+        let t = Instant::now();
+        solver.advance(n)?;
+        let dt = t.elapsed();
+        stepping += dt;
+        chunk = ((n as f64 * CHUNK.as_secs_f64() / dt.as_secs_f64().max(1e-6)) as u64).max(1);
+        let now = solver.steps_done();
+        bar.set_position(now);
+        bar.set_message(format!(
+            "{:.0} steps/s, {:.1} MLUPS",
+            n as f64 / dt.as_secs_f64(),
+            (lx * ly) as f64 * n as f64 / dt.as_secs_f64() / 1e6
+        ));
+        let last = now >= plan.steps;
+        if due(now, plan.check_every) || last {
+            solver.check()?;
+            if steady.reached(solver)? {
+                stop = Some(format!("steady at step {now}"));
+            }
+        }
+        if interrupted.load(Ordering::SeqCst) {
+            stop = Some(format!("interrupted by Ctrl-C at step {now}"));
+        }
+        let end = last || stop.is_some();
+        if end || due(now, plan.output_every) {
+            bar.suspend(|| out.write(solver))?;
+        }
+        if plan.checkpoint_every > 0 && (end || due(now, plan.checkpoint_every)) {
+            bar.suspend(|| out.checkpoint(solver))?;
+        }
+    }
+    bar.finish_and_clear();
+    let done = solver.steps_done();
+    if root {
+        if let Some(why) = &stop {
+            println!("{why}");
+        }
+        if let Some(f) = &out.last {
+            for line in case.report(f) {
+                println!("{line}");
+            }
+        }
+        out.print_files();
+        let summary = Summary {
+            sites: lx * ly,
+            steps: done - start,
+            stepping,
+            output: out.time,
+            bytes_per_site: 2 * C::Model::Q * plan.precision.bytes(),
+            flops_per_site: C::Model::collide_flops(&case.params()),
+            f32: plan.precision.bytes() == 4,
+        };
+        summary.print(solver)?;
+    }
+    if stop
+        .as_deref()
+        .is_some_and(|s| s.starts_with("interrupted"))
+    {
+        return Err(CliError::Interrupted {
+            step: done,
+            checkpoint: (plan.checkpoint_every > 0).then(|| out.checkpoint_path()),
+        });
+    }
+    Ok(())
+}
+
+/// The progress bar (hidden when stderr is not a terminal, and on processes other than the
+/// root).
+fn progress(root: bool, steps: u64, start: u64) -> ProgressBar {
+    let bar = if root {
+        ProgressBar::new(steps)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:36}] {pos}/{len} steps, eta {eta}, {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_position(start);
+    bar
+}
+
+/// The steady-state test: the velocity changes by less than `tol · scale` (max norm) between
+/// two checks.
+struct Steady {
+    tol: Option<f64>,
+    scale: f64,
+    previous: Option<Vec<f64>>,
+}
+
+impl Steady {
+    fn new(tol: Option<f64>, scale: f64) -> Self {
+        Self {
+            tol,
+            scale,
+            previous: None,
+        }
+    }
+
+    fn reached<S: Solver>(&mut self, solver: &S) -> Result<bool, CliError> {
+        let Some(tol) = self.tol else {
+            return Ok(false);
+        };
+        let Some(f) = solver.fields()? else {
+            return Ok(false);
+        };
+        let u: Vec<f64> = ["ux", "uy"]
+            .iter()
+            .filter_map(|n| f.moment(n))
+            .flatten()
+            .copied()
+            .collect();
+        let change = self.previous.as_ref().map(|p| {
+            p.iter()
+                .zip(&u)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max)
+        });
+        self.previous = Some(u);
+        Ok(change.is_some_and(|c| c < tol * self.scale))
+    }
+}
+
+/// The files of a run.
+struct Outputs<'a, C: Case> {
+    plan: &'a Plan,
+    case: &'a C,
+    log: DiagnosticsLog,
+    written: usize,
+    /// The fields of the last output step.
+    last: Option<Fields>,
+    /// Time spent writing.
+    time: Duration,
+}
+
+impl<'a, C: Case> Outputs<'a, C> {
+    fn new(plan: &'a Plan, case: &'a C, start: u64) -> Result<Self, CliError> {
+        let path = plan.out.join(format!("{}_diagnostics.csv", case.name()));
+        let log = if start > 0 {
+            DiagnosticsLog::resume(&path, start)?
+        } else {
+            DiagnosticsLog::new(&path)
+        };
+        Ok(Self {
+            plan,
+            case,
+            log,
+            written: 0,
+            last: None,
+            time: Duration::ZERO,
+        })
+    }
+
+    fn file(&self, name: String) -> PathBuf {
+        self.plan.out.join(name)
+    }
+
+    fn checkpoint_path(&self) -> PathBuf {
+        self.file(format!("{}_checkpoint.lbm", self.case.name()))
+    }
+
+    /// Diagnostics row, images and VTK file of the current step.
+    fn write<S: Solver>(&mut self, solver: &S) -> Result<(), CliError> {
+        let t = Instant::now();
+        let Some(f) = solver.fields()? else {
+            return Ok(());
+        };
+        let name = self.case.name();
+        let d = Diagnostics::of(&f, self.case.time_unit(), self.case.extra_diagnostics(&f));
+        self.log.push(&d)?;
+        for field in self.plan.images.iter().flatten() {
+            let values = f.get(field)?;
+            let range = self
+                .case
+                .image_range(field)
+                .unwrap_or_else(|| png::range(&values));
+            let path = self.file(format!("{name}_{field}_{:08}.png", f.step));
+            png::write_field(&path, &values, f.lx, f.ly, range)?;
+            self.written += 1;
+        }
+        if self.plan.vtk {
+            let path = self.file(format!("{name}_{:08}.vtk", f.step));
+            vtk::write(&path, &f, &format!("lbm {name} step {}", f.step))?;
+            self.written += 1;
+        }
+        let extra: String = d
+            .extra
+            .iter()
+            .map(|(k, v)| format!(", {k} {v:.4}"))
+            .collect();
+        println!(
+            "step {:>8}: mass {:.12e}, energy {:.9e}, max Mach {:.4}{extra}",
+            f.step, d.mass, d.energy, d.max_mach
+        );
+        self.last = Some(f);
+        self.time += t.elapsed();
+        Ok(())
+    }
+
+    fn checkpoint<S: Solver>(&mut self, solver: &S) -> Result<(), CliError> {
+        let t = Instant::now();
+        let path = self.checkpoint_path();
+        solver.write_checkpoint(&path)?;
+        self.time += t.elapsed();
+        Ok(())
+    }
+
+    fn print_files(&self) {
+        println!(
+            "outputs in {}: {} image/VTK files, diagnostics in {}",
+            self.plan.out.display(),
+            self.written,
+            self.log.path().display()
+        );
+    }
+}
+
+/// The performance of a run.
+struct Summary {
+    sites: usize,
+    steps: u64,
+    stepping: Duration,
+    output: Duration,
+    bytes_per_site: usize,
+    flops_per_site: u64,
+    f32: bool,
+}
+
+impl Summary {
+    fn print<S: Solver>(&self, solver: &S) -> Result<(), CliError> {
+        let secs = self.stepping.as_secs_f64();
+        println!(
+            "summary: {} steps in {:.2} s ({:.2} s stepping, {:.2} s writing outputs)",
+            self.steps,
+            secs + self.output.as_secs_f64(),
+            secs,
+            self.output.as_secs_f64()
+        );
+        if self.steps == 0 || secs == 0.0 {
+            return Ok(());
+        }
+        let mlups = self.sites as f64 * self.steps as f64 / secs / 1e6;
+        let gbps = mlups * self.bytes_per_site as f64 / 1e3;
+        let gflops = mlups * self.flops_per_site as f64 / 1e3;
+        let (bw, what) = solver.reference_bandwidth()?;
+        let peak = if self.f32 {
+            2.0 * PEAK_DP_GFLOPS
+        } else {
+            PEAK_DP_GFLOPS
+        };
+        println!(
+            "  {mlups:.1} MLUPS, {gbps:.1} GB/s = {:.0}% of the {bw:.1} GB/s {what} measured \
+             now, {gflops:.1} GFLOP/s ({} flops/site in collide) = {:.0}% of the {peak:.0} \
+             GFLOP/s reference peak",
+            100.0 * gbps / bw,
+            self.flops_per_site,
+            100.0 * gflops / peak
+        );
+        Ok(())
+    }
+}

@@ -1,0 +1,482 @@
+//! `lbm run`: a case run end to end on the chosen backend, layout and precision, with a
+//! progress bar, images, VTK files and diagnostics at the output interval, checkpoints, a
+//! stop on Ctrl-C that keeps the state, and a performance summary.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::Args;
+use lbm::cases::{Case, Cavity, Poiseuille, RayleighTaylor, TaylorGreen};
+use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
+use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme};
+
+use super::driver::drive;
+use super::settings::{bad, require, BackendArg, CaseName, Collision, Settings};
+use super::solver::{CpuSolver, GpuSolver};
+use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, SchemeArg};
+
+/// Every key of a case file, as printed after `lbm run --help`.
+const FILE_HELP: &str = "\
+Case files: every option above is also a key of a TOML file given with --config, spelled the
+same (`--output-every 500` is `output-every = 500`); options on the command line override the
+file's keys, and `case` names the case:
+
+    case = \"rayleigh-taylor\"
+    lx = 256
+    ly = 1024
+    steps = 20000
+    atwood = 0.2
+    gravity = 2e-4
+    tau = 0.52
+    output-every = 2000
+    images = [\"T\", \"vorticity\"]
+    checkpoint-every = 5000
+
+Outputs in the output directory, all named after the case: <case>_<field>_<step>.png,
+<case>_<step>.vtk (ParaView), <case>_diagnostics.csv (step, time, mass, momentum_x,
+momentum_y, energy, max_mach and the case's columns), <case>_checkpoint.lbm. Existing outputs of
+the case are not overwritten without --force. Ctrl-C stops after the current step and writes a
+checkpoint when checkpoints are on; continue with --resume <out>/<case>_checkpoint.lbm.";
+
+/// Options of `lbm run`.
+#[derive(Debug, Clone, Args)]
+#[command(after_long_help = FILE_HELP)]
+pub struct RunArgs {
+    /// A TOML case file (keys as the options); command-line options override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Continue from this checkpoint (the case and lattice must be those of the run that
+    /// wrote it); outputs of later steps are overwritten.
+    #[arg(long, value_name = "CHECKPOINT")]
+    pub resume: Option<PathBuf>,
+    /// Overwrite the outputs of an earlier run of the case in the output directory.
+    #[arg(long)]
+    pub force: bool,
+    /// The settings.
+    #[command(flatten)]
+    pub settings: Settings,
+}
+
+/// The resolved settings that every case shares.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Steps in total.
+    pub steps: u64,
+    /// Precision.
+    pub precision: Precision,
+    /// Layout.
+    pub layout: LayoutArg,
+    /// Cluster width.
+    pub vl: usize,
+    /// Streaming scheme.
+    pub scheme: Scheme,
+    /// Backend.
+    pub backend: BackendArg,
+    /// GPU adapter.
+    pub adapter: AdapterChoice,
+    /// Divergence checks every this many steps.
+    pub check_every: u64,
+    /// Steady-state tolerance.
+    pub until_steady: Option<f64>,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Output interval (0: first and last step only).
+    pub output_every: u64,
+    /// Fields drawn as images (`None`: the case's).
+    pub images: Option<Vec<String>>,
+    /// Write VTK files.
+    pub vtk: bool,
+    /// Checkpoint interval (0: none).
+    pub checkpoint_every: u64,
+    /// The checkpoint to resume from.
+    pub resume: Option<PathBuf>,
+    /// Overwrite earlier outputs.
+    pub force: bool,
+}
+
+/// Defaults of a case: lattice, steps and output interval.
+struct Defaults {
+    size: (usize, usize),
+    steps: u64,
+    output_every: u64,
+    until_steady: Option<f64>,
+}
+
+fn defaults(case: CaseName) -> Defaults {
+    match case {
+        CaseName::RayleighTaylor => Defaults {
+            size: (256, 1024),
+            steps: 20_000,
+            output_every: 2_000,
+            until_steady: None,
+        },
+        CaseName::Cavity => Defaults {
+            size: (128, 128),
+            steps: 400_000,
+            output_every: 0,
+            until_steady: Some(1e-6),
+        },
+        CaseName::Poiseuille => Defaults {
+            size: (8, 64),
+            steps: 40_000,
+            output_every: 0,
+            until_steady: Some(1e-8),
+        },
+        CaseName::TaylorGreen => Defaults {
+            size: (128, 128),
+            steps: 5_000,
+            output_every: 1_000,
+            until_steady: None,
+        },
+    }
+}
+
+/// Runs `lbm run`.
+pub fn run(a: &RunArgs) -> Result<(), CliError> {
+    let file = match &a.config {
+        Some(path) => Settings::from_file(path)?,
+        None => Settings::default(),
+    };
+    let s = a.settings.clone().over(file);
+    let case = s.case.ok_or_else(|| {
+        bad(
+            "case",
+            "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green) or set \
+             `case` in the --config file",
+        )
+    })?;
+    s.check_keys(case)?;
+    let d = defaults(case);
+    let plan = plan(&s, case, &d, a)?;
+    let (lx, ly) = size(&s, case, d.size)?;
+    let tau = |default| -> Result<f64, CliError> {
+        require(
+            "tau",
+            s.tau.unwrap_or(default),
+            f64::is_finite,
+            "a finite number > 1/2",
+        )
+    };
+    match case {
+        CaseName::RayleighTaylor => launch(
+            &plan,
+            RayleighTaylor {
+                lx,
+                ly,
+                atwood: require(
+                    "atwood",
+                    s.atwood.unwrap_or(0.2),
+                    |v| v > 0.0 && v < 1.0,
+                    "the Atwood number lies in (0, 1)",
+                )?,
+                gravity: require(
+                    "gravity",
+                    s.gravity.unwrap_or(2e-4),
+                    |v| v > 0.0 && v < 0.01,
+                    "gravity in (0, 0.01) lattice units",
+                )?,
+                tau: tau(0.52)?,
+                amplitude: require(
+                    "amplitude",
+                    s.amplitude.unwrap_or(4.0),
+                    |v| v.abs() < ly as f64 / 4.0,
+                    "|amplitude| below a quarter of the height",
+                )?,
+                width: require(
+                    "width",
+                    s.width.unwrap_or(2.0),
+                    |v| v > 0.0 && v < ly as f64 / 4.0,
+                    "a width in (0, LY/4) sites",
+                )?,
+            },
+        ),
+        CaseName::Cavity => {
+            let re = require(
+                "re",
+                s.re.unwrap_or(100.0),
+                |v| v > 0.0 && v.is_finite(),
+                "a positive Reynolds number",
+            )?;
+            let lid = require(
+                "lid",
+                s.lid.unwrap_or(0.1),
+                |v| v > 0.0 && v <= 0.3,
+                "a lid speed in (0, 0.3] (the Mach number U/cs stays below about 0.5)",
+            )?;
+            match s.collision.unwrap_or(Collision::Bgk) {
+                Collision::Bgk => launch(&plan, Cavity::bgk(lx, re, lid)),
+                Collision::Mrt => launch(&plan, Cavity::mrt(lx, re, lid)),
+            }
+        }
+        CaseName::Poiseuille => launch(
+            &plan,
+            Poiseuille {
+                lx,
+                ly,
+                tau: tau(0.8)?,
+                acceleration: require(
+                    "acceleration",
+                    s.acceleration.unwrap_or(1e-6),
+                    |v| v.abs() < 1e-3,
+                    "|acceleration| below 1e-3",
+                )?,
+            },
+        ),
+        CaseName::TaylorGreen => launch(
+            &plan,
+            TaylorGreen {
+                n: lx,
+                tau: tau(0.8)?,
+                u0: require(
+                    "velocity",
+                    s.velocity.unwrap_or(0.05),
+                    |v| (0.0..=0.3).contains(&v),
+                    "an amplitude in [0, 0.3]",
+                )?,
+            },
+        ),
+    }
+}
+
+/// The lattice size: square for the cavity and Taylor–Green.
+fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize, usize), CliError> {
+    let square = matches!(case, CaseName::Cavity | CaseName::TaylorGreen);
+    let (lx, ly) = match (s.lx, s.ly) {
+        (Some(x), None) if square => (x, x),
+        (None, Some(y)) if square => (y, y),
+        (x, y) => (x.unwrap_or(default.0), y.unwrap_or(default.1)),
+    };
+    if square && lx != ly {
+        return Err(bad(
+            "ly",
+            format!(
+                "{ly} differs from lx = {lx}: the {} case is square; give one of them",
+                case.as_str()
+            ),
+        ));
+    }
+    require("lx", lx, |v| v > 0, "a positive width")?;
+    require("ly", ly, |v| v > 0, "a positive height")?;
+    Ok((lx, ly))
+}
+
+/// Resolves the settings shared by every case.
+fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan, CliError> {
+    let precision = s.precision.unwrap_or(Precision::F64);
+    let layout = s.layout.unwrap_or(LayoutArg::Caosoa);
+    let backend = s.backend.unwrap_or(BackendArg::Cpu);
+    let vl = match (s.vl, layout) {
+        (None, _) => precision.default_vl(),
+        (Some(v), LayoutArg::Csoa | LayoutArg::Caosoa) => {
+            require("vl", v, |v| [4, 8, 16].contains(&v), "4, 8 or 16")?
+        }
+        (Some(_), _) => {
+            return Err(bad(
+                "vl",
+                "applies to the clustered layouts csoa and caosoa only",
+            ))
+        }
+    };
+    let scheme =
+        match (s.scheme, backend) {
+            (Some(SchemeArg::InPlace), BackendArg::Gpu) => return Err(bad(
+                "scheme",
+                "in-place is not available on the GPU backend, which runs the two-copy scheme; \
+                 use scheme two-copy",
+            )),
+            (Some(sch), _) => sch.into(),
+            (None, BackendArg::Cpu) => Scheme::InPlace,
+            (None, BackendArg::Gpu) => Scheme::TwoCopy,
+        };
+    let until_steady = match s.until_steady.or(d.until_steady) {
+        Some(t) => Some(require(
+            "until-steady",
+            t,
+            |t| t > 0.0 && t.is_finite(),
+            "a positive tolerance",
+        )?),
+        None => None,
+    };
+    Ok(Plan {
+        steps: require("steps", s.steps.unwrap_or(d.steps), |v| v > 0, "at least 1")?,
+        precision,
+        layout,
+        vl,
+        scheme,
+        backend,
+        adapter: s
+            .adapter
+            .as_deref()
+            .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
+        check_every: require(
+            "check-every",
+            s.check_every.unwrap_or(500),
+            |v| v > 0,
+            "at least 1",
+        )?,
+        until_steady,
+        out: s
+            .out
+            .clone()
+            .unwrap_or_else(|| Path::new("out").join(case.as_str())),
+        output_every: s.output_every.unwrap_or(d.output_every),
+        images: s.images.clone(),
+        vtk: s.vtk.unwrap_or(true),
+        checkpoint_every: s.checkpoint_every.unwrap_or(0),
+        resume: a.resume.clone(),
+        force: a.force,
+    })
+}
+
+/// Checks the images asked for, prepares the output directory and runs `case`.
+fn launch<C: Case>(plan: &Plan, case: C) -> Result<(), CliError> {
+    let mut plan = plan.clone();
+    let images = plan
+        .images
+        .take()
+        .unwrap_or_else(|| case.images().iter().map(|s| s.to_string()).collect());
+    let names = <C::Model as Model>::MOMENT_NAMES;
+    let known = |n: &str| names.contains(&n) || lbm::output::DERIVED.contains(&n);
+    if let Some(name) = images.iter().find(|n| !known(n)) {
+        let all: Vec<&str> = names.iter().chain(&lbm::output::DERIVED).copied().collect();
+        return Err(bad(
+            "images",
+            format!(
+                "model {} has no field `{name}`; it has {}",
+                <C::Model as Model>::NAME,
+                all.join(", ")
+            ),
+        ));
+    }
+    plan.images = Some(images);
+    prepare_out_dir(&plan, case.name())?;
+    dispatch_vl(
+        plan.layout,
+        plan.vl,
+        plan.precision,
+        Job {
+            plan: &plan,
+            case: &case,
+        },
+    )
+}
+
+/// Creates the output directory, checks that it can be written, and refuses to overwrite the
+/// outputs of an earlier run of the case unless `--force` (or `--resume`, which continues it).
+fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
+    let dir = &plan.out;
+    let fail = |reason: String| CliError::OutDir {
+        path: dir.display().to_string(),
+        reason,
+    };
+    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
+    let probe = dir.join(format!(".lbm-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| fail(e.to_string()))?;
+    let _ = std::fs::remove_file(&probe);
+    if plan.force || plan.resume.is_some() {
+        return Ok(());
+    }
+    let prefix = format!("{name}_");
+    let mut existing: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| fail(e.to_string()))?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.starts_with(&prefix))
+        .collect();
+    existing.sort();
+    if let Some(first) = existing.first() {
+        return Err(fail(format!(
+            "it holds outputs of an earlier {name} run ({first} and {} more); pass --force to \
+             overwrite them, --out to choose another directory, or --resume to continue that run",
+            existing.len() - 1
+        )));
+    }
+    Ok(())
+}
+
+/// The run of a case with a layout and precision chosen at run time.
+struct Job<'a, C: Case> {
+    plan: &'a Plan,
+    case: &'a C,
+}
+
+impl<C: Case> Generic for Job<'_, C> {
+    type Output = Result<(), CliError>;
+
+    fn run<L: Layout, T: Real>(self) -> Self::Output {
+        let (plan, case) = (self.plan, self.case);
+        let checkpoint = match &plan.resume {
+            Some(path) => Some(resume_from::<C, T>(path, case)?),
+            None => None,
+        };
+        match plan.backend {
+            BackendArg::Cpu => {
+                let lat = match checkpoint {
+                    Some(c) => c.into_lattice::<L>(plan.scheme, &case.boundaries())?,
+                    None => {
+                        let (lx, ly) = case.size();
+                        let mut lat = lbm::Lattice::<C::Model, L, T>::new(
+                            lx,
+                            ly,
+                            case.params(),
+                            plan.scheme,
+                            &case.boundaries(),
+                        )?;
+                        lat.set_equilibrium(case.initial())?;
+                        lat
+                    }
+                };
+                drive(plan, case, &mut CpuSolver::new(lat))
+            }
+            BackendArg::Gpu => {
+                let ctx = Arc::new(GpuContext::new(&GpuOptions {
+                    adapter: plan.adapter.clone(),
+                    ..GpuOptions::default()
+                })?);
+                let lat = match checkpoint {
+                    Some(c) => c.into_gpu_lattice::<L>(&ctx, &case.boundaries())?,
+                    None => {
+                        let (lx, ly) = case.size();
+                        let mut lat = lbm::gpu::GpuLattice::<C::Model, L, T>::new(
+                            &ctx,
+                            lx,
+                            ly,
+                            case.params(),
+                            &case.boundaries(),
+                        )?;
+                        lat.set_equilibrium(case.initial())?;
+                        lat
+                    }
+                };
+                drive(plan, case, &mut GpuSolver::new(lat, ctx))
+            }
+        }
+    }
+}
+
+/// Reads the checkpoint at `path` and checks that it belongs to this case: model, precision
+/// (by [`read_checkpoint`]), lattice size and parameters.
+fn resume_from<C: Case, T: Real>(
+    path: &Path,
+    case: &C,
+) -> Result<Checkpoint<C::Model, T>, CliError> {
+    let c = read_checkpoint::<C::Model, T>(path)?;
+    let (lx, ly) = case.size();
+    let mismatch = |what: String| CliError::Resume {
+        path: path.display().to_string(),
+        what,
+    };
+    if (c.header.lx, c.header.ly) != (lx, ly) {
+        return Err(mismatch(format!(
+            "it holds a {}×{} lattice, this run is {lx}×{ly}",
+            c.header.lx, c.header.ly
+        )));
+    }
+    let ours = <C::Model as Model>::param_values(&case.params());
+    let theirs = <C::Model as Model>::param_values(&c.params);
+    if let Some(((n, a), (_, b))) = theirs.iter().zip(&ours).find(|(a, b)| a.1 != b.1) {
+        return Err(mismatch(format!(
+            "its parameter {n} = {a}, this run has {n} = {b}"
+        )));
+    }
+    Ok(c)
+}

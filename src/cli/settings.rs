@@ -1,0 +1,334 @@
+//! The settings of `lbm run`: every option is also a key of a TOML case file (`--config`),
+//! spelled the same (`--output-every 500` ⇔ `output-every = 500`). Command-line options
+//! override the file's keys; keys that are given to a case they do not apply to, unknown keys
+//! and values outside what is allowed are reported by key, before any work is done.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
+
+use super::{CliError, LayoutArg, Precision, SchemeArg};
+
+/// The shipped cases.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaseName {
+    /// D2Q37 Rayleigh–Taylor instability between thermal walls (the seeds' production case).
+    RayleighTaylor,
+    /// D2Q9 lid-driven cavity, compared with Ghia et al. (1982) at steady state.
+    Cavity,
+    /// D2Q9 force-driven channel flow, compared with the parabolic profile.
+    Poiseuille,
+    /// D2Q9 decaying Taylor–Green vortex, its viscosity compared with cs²(τ − ½).
+    TaylorGreen,
+}
+
+impl CaseName {
+    /// The name as written on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::RayleighTaylor => "rayleigh-taylor",
+            Self::Cavity => "cavity",
+            Self::Poiseuille => "poiseuille",
+            Self::TaylorGreen => "taylor-green",
+        }
+    }
+}
+
+/// Where the run executes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendArg {
+    /// The CPU kernels, parallel over columns with rayon.
+    Cpu,
+    /// The GPU (wgpu; any Vulkan, Metal or DX12 adapter, lavapipe included).
+    Gpu,
+}
+
+/// Collision operator of the cavity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Collision {
+    /// Single relaxation time.
+    Bgk,
+    /// Multiple relaxation times (Lallemand & Luo 2000).
+    Mrt,
+}
+
+/// Every setting of a run; each is optional, unset ones take the case's default.
+#[derive(Debug, Clone, Default, Args, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Settings {
+    /// The case to run.
+    #[arg(value_enum)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case: Option<CaseName>,
+    /// Lattice width LX [default: per case].
+    #[arg(long, help_heading = "Lattice")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lx: Option<usize>,
+    /// Lattice height LY, a multiple of the layout's VL [default: per case].
+    #[arg(long, help_heading = "Lattice")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ly: Option<usize>,
+    /// Steps in total; a resumed run continues up to this step [default: per case].
+    #[arg(long, help_heading = "Lattice")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steps: Option<u64>,
+    /// Precision [default: f64].
+    #[arg(long, value_enum, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision: Option<Precision>,
+    /// Data layout [default: caosoa].
+    #[arg(long, value_enum, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<LayoutArg>,
+    /// Cluster width VL of csoa and caosoa: 4, 8 or 16 [default: one 64-byte vector, 8 in f64
+    /// and 16 in f32].
+    #[arg(long, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vl: Option<usize>,
+    /// Streaming scheme [default: in-place on the CPU, two-copy on the GPU].
+    #[arg(long, value_enum, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scheme: Option<SchemeArg>,
+    /// Backend [default: cpu].
+    #[arg(long, value_enum, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub backend: Option<BackendArg>,
+    /// GPU adapter: `best`, a device type (`discrete`, `integrated`, `virtual`, `cpu`) or part
+    /// of an adapter's name [default: $LBM_GPU_ADAPTER, else best].
+    #[arg(long, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adapter: Option<String>,
+    /// Check for divergence (NaN, Mach beyond the model's range, T ≤ 0) every N steps
+    /// [default: 500].
+    #[arg(long, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check_every: Option<u64>,
+    /// Stop when steady: the velocity changes by less than TOL × the case's velocity scale
+    /// over `check-every` steps [default: 1e-6 for the cavity, off otherwise].
+    #[arg(long, value_name = "TOL", help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until_steady: Option<f64>,
+    /// Output directory [default: out/<case>].
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<PathBuf>,
+    /// Write images, VTK files and a diagnostics row every N steps, besides the first and the
+    /// last step (0: only those) [default: per case].
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_every: Option<u64>,
+    /// Fields drawn as PNG images, comma-separated: the model's moments (rho, ux, uy, T),
+    /// speed, vorticity; an empty list draws none [default: per case].
+    #[arg(long, value_delimiter = ',', num_args = 0.., help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub images: Option<Vec<String>>,
+    /// Write VTK files (true or false) [default: true].
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vtk: Option<bool>,
+    /// Write a checkpoint every N steps, at the end and on Ctrl-C (0: never) [default: 0].
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_every: Option<u64>,
+    /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green) [default: 0.52, 0.8,
+    /// 0.8].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tau: Option<f64>,
+    /// Atwood number, in (0, 1): the walls hold T = 1 ± A (rayleigh-taylor) [default: 0.2].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub atwood: Option<f64>,
+    /// Gravity along −y, lattice units (rayleigh-taylor) [default: 2e-4].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gravity: Option<f64>,
+    /// Initial displacement of the interface, sites (rayleigh-taylor) [default: 4].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amplitude: Option<f64>,
+    /// Width of the interface's tanh profile, sites (rayleigh-taylor) [default: 2].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<f64>,
+    /// Reynolds number U·N/ν (cavity; Ghia's tables have 100 and 400) [default: 100].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub re: Option<f64>,
+    /// Lid speed U, lattice units, at most 0.3 (cavity) [default: 0.1].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lid: Option<f64>,
+    /// Collision operator (cavity) [default: bgk].
+    #[arg(long, value_enum, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collision: Option<Collision>,
+    /// Body acceleration along x, lattice units (poiseuille) [default: 1e-6].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceleration: Option<f64>,
+    /// Initial velocity amplitude u₀, at most 0.3 (taylor-green) [default: 0.05].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub velocity: Option<f64>,
+}
+
+/// The keys that only some cases take.
+const CASE_KEYS: &[(&str, &[CaseName])] = &[
+    (
+        "tau",
+        &[
+            CaseName::RayleighTaylor,
+            CaseName::Poiseuille,
+            CaseName::TaylorGreen,
+        ],
+    ),
+    ("atwood", &[CaseName::RayleighTaylor]),
+    ("gravity", &[CaseName::RayleighTaylor]),
+    ("amplitude", &[CaseName::RayleighTaylor]),
+    ("width", &[CaseName::RayleighTaylor]),
+    ("re", &[CaseName::Cavity]),
+    ("lid", &[CaseName::Cavity]),
+    ("collision", &[CaseName::Cavity]),
+    ("acceleration", &[CaseName::Poiseuille]),
+    ("velocity", &[CaseName::TaylorGreen]),
+];
+
+/// A configuration error about `key`.
+pub fn bad(key: &str, message: impl Into<String>) -> CliError {
+    CliError::Config {
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+impl Settings {
+    /// The settings of the TOML file at `path`.
+    pub fn from_file(path: &Path) -> Result<Self, CliError> {
+        let text = std::fs::read_to_string(path).map_err(|source| CliError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_toml(&text).map_err(|message| CliError::ConfigFile {
+            path: path.display().to_string(),
+            message,
+        })
+    }
+
+    /// Parses a TOML case file; the error names the key and what it allows.
+    pub fn from_toml(text: &str) -> Result<Self, String> {
+        toml::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// `self`'s keys over `base`'s (the command line over the file).
+    pub fn over(self, base: Settings) -> Settings {
+        let table = |s: &Settings| match toml::Table::try_from(s) {
+            Ok(t) => t,
+            Err(e) => unreachable!("settings are plain data: {e}"),
+        };
+        let mut merged = table(&base);
+        merged.extend(table(&self));
+        match merged.try_into() {
+            Ok(s) => s,
+            Err(e) => unreachable!("merged settings have the same keys: {e}"),
+        }
+    }
+
+    /// The keys that are set.
+    pub fn keys(&self) -> Vec<String> {
+        toml::Table::try_from(self)
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Refuses keys that do not apply to `case`.
+    pub fn check_keys(&self, case: CaseName) -> Result<(), CliError> {
+        for key in self.keys() {
+            if let Some((_, cases)) = CASE_KEYS.iter().find(|(k, _)| *k == key) {
+                if !cases.contains(&case) {
+                    let names: Vec<&str> = cases.iter().map(|c| c.as_str()).collect();
+                    return Err(bad(
+                        &key,
+                        format!(
+                            "does not apply to case {}; it is a key of {}",
+                            case.as_str(),
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checks that `value` of `key` satisfies `ok`, or reports what is allowed.
+pub fn require<T: std::fmt::Display + Copy>(
+    key: &str,
+    value: T,
+    ok: impl Fn(T) -> bool,
+    allowed: &str,
+) -> Result<T, CliError> {
+    if ok(value) {
+        Ok(value)
+    } else {
+        Err(bad(key, format!("{value} is not allowed: {allowed}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_keys_are_the_option_names() {
+        let s = Settings::from_toml(
+            "case = \"rayleigh-taylor\"\nlx = 128\noutput-every = 100\nlayout = \"soa\"\n\
+             images = [\"T\"]\nvtk = false\n",
+        )
+        .unwrap();
+        assert_eq!(s.case, Some(CaseName::RayleighTaylor));
+        assert_eq!((s.lx, s.output_every), (Some(128), Some(100)));
+        assert_eq!(s.layout, Some(LayoutArg::Soa));
+        assert_eq!(s.images, Some(vec!["T".to_string()]));
+    }
+
+    #[test]
+    fn unknown_keys_and_values_are_named() {
+        let e = Settings::from_toml("lx = 128\nsteps = 10\nviscosity = 0.1\n").unwrap_err();
+        assert!(
+            e.contains("unknown field `viscosity`") && e.contains("line 3"),
+            "{e}"
+        );
+        let e = Settings::from_toml("layout = \"zigzag\"\n").unwrap_err();
+        assert!(e.contains("zigzag") && e.contains("caosoa"), "{e}");
+        let e = Settings::from_toml("steps = -4\n").unwrap_err();
+        assert!(e.contains("steps"), "{e}");
+    }
+
+    #[test]
+    fn command_line_overrides_the_file() {
+        let file = Settings::from_toml("lx = 128\nly = 256\ntau = 0.6\n").unwrap();
+        let cli = Settings {
+            ly: Some(512),
+            ..Settings::default()
+        };
+        let s = cli.over(file);
+        assert_eq!((s.lx, s.ly, s.tau), (Some(128), Some(512), Some(0.6)));
+    }
+
+    #[test]
+    fn keys_of_other_cases_are_refused() {
+        let s = Settings::from_toml("re = 400\n").unwrap();
+        let e = s
+            .check_keys(CaseName::RayleighTaylor)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`re`") && e.contains("cavity"), "{e}");
+        assert!(s.check_keys(CaseName::Cavity).is_ok());
+    }
+}

@@ -1,0 +1,212 @@
+//! Global diagnostics of a run, one row per output step, written as CSV:
+//!
+//! ```text
+//! mass      M = Σ ρ
+//! momentum  P = Σ ρ u
+//! energy    E = ½ Σ ρ (|u|² + D cs² T)      (T ≡ 1 for athermal models: ½ Σ ρ (|u|² + D cs²))
+//! max Mach  max |u| / √(cs² T)
+//! ```
+//! over the lattice's sites (with `u` the physical velocity the model reports), plus the
+//! columns a case adds (for Rayleigh–Taylor the mixing-layer width). `time` is the step times
+//! the case's time unit.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::{write_file, Fields, OutputError};
+
+/// The diagnostics of one step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostics {
+    /// Steps done.
+    pub step: u64,
+    /// Time in the case's unit.
+    pub time: f64,
+    /// Σ ρ.
+    pub mass: f64,
+    /// Σ ρ u.
+    pub momentum: [f64; 2],
+    /// ½ Σ ρ (|u|² + D cs² T).
+    pub energy: f64,
+    /// max |u| / √(cs² T).
+    pub max_mach: f64,
+    /// Columns of the case, by name.
+    pub extra: Vec<(&'static str, f64)>,
+}
+
+impl Diagnostics {
+    /// The diagnostics of `f`, with time `step · time_unit` and the case's `extra` columns.
+    pub fn of(f: &Fields, time_unit: f64, extra: Vec<(&'static str, f64)>) -> Self {
+        let n = f.lx * f.ly;
+        let zero = vec![0.0; n];
+        let rho = f.moment("rho").unwrap_or(&zero);
+        let ux = f.moment("ux").unwrap_or(&zero);
+        let uy = f.moment("uy").unwrap_or(&zero);
+        let t = f.temperature();
+        let mut d = Self {
+            step: f.step,
+            time: f.step as f64 * time_unit,
+            mass: 0.0,
+            momentum: [0.0; 2],
+            energy: 0.0,
+            max_mach: 0.0,
+            extra,
+        };
+        for s in 0..n {
+            let u2 = ux[s] * ux[s] + uy[s] * uy[s];
+            d.mass += rho[s];
+            d.momentum[0] += rho[s] * ux[s];
+            d.momentum[1] += rho[s] * uy[s];
+            d.energy += 0.5 * rho[s] * (u2 + 2.0 * f.cs2 * t[s]);
+            if rho[s] != 0.0 {
+                d.max_mach = d.max_mach.max((u2 / (f.cs2 * t[s])).sqrt());
+            }
+        }
+        d
+    }
+
+    fn header(&self) -> String {
+        let mut h = String::from("step,time,mass,momentum_x,momentum_y,energy,max_mach");
+        for (name, _) in &self.extra {
+            let _ = write!(h, ",{name}");
+        }
+        h
+    }
+
+    fn row(&self) -> String {
+        let mut r = format!(
+            "{},{:.9e},{:.17e},{:.17e},{:.17e},{:.17e},{:.9e}",
+            self.step,
+            self.time,
+            self.mass,
+            self.momentum[0],
+            self.momentum[1],
+            self.energy,
+            self.max_mach
+        );
+        for (_, v) in &self.extra {
+            let _ = write!(r, ",{v:.9e}");
+        }
+        r
+    }
+}
+
+/// The CSV file of a run's diagnostics, rewritten whole (atomically) at every row so that it
+/// is never truncated.
+#[derive(Debug)]
+pub struct DiagnosticsLog {
+    path: PathBuf,
+    header: Option<String>,
+    rows: Vec<(u64, String)>,
+}
+
+impl DiagnosticsLog {
+    /// A new log at `path` (nothing is written until the first row).
+    pub fn new(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            header: None,
+            rows: Vec::new(),
+        }
+    }
+
+    /// The log of a resumed run: the rows of the file at `path` up to step `step` are kept
+    /// (a missing file starts empty; rows after `step` belong to the interrupted run and are
+    /// dropped).
+    pub fn resume(path: &Path, step: u64) -> Result<Self, OutputError> {
+        let mut log = Self::new(path);
+        let text = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(log),
+            Err(source) => {
+                return Err(OutputError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                })
+            }
+        };
+        let mut lines = text.lines();
+        log.header = lines.next().map(str::to_string);
+        log.rows = lines
+            .filter_map(|l| Some((l.split(',').next()?.parse().ok()?, l.to_string())))
+            .filter(|(s, _)| *s <= step)
+            .collect();
+        Ok(log)
+    }
+
+    /// Appends `d` (replacing a row of the same step) and rewrites the file.
+    pub fn push(&mut self, d: &Diagnostics) -> Result<(), OutputError> {
+        self.header = Some(d.header());
+        self.rows.retain(|(s, _)| *s != d.step);
+        self.rows.push((d.step, d.row()));
+        let mut text = self.header.clone().unwrap_or_default();
+        text.push('\n');
+        for (_, r) in &self.rows {
+            text.push_str(r);
+            text.push('\n');
+        }
+        write_file(&self.path, &[text.as_bytes()])
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(step: u64) -> Fields {
+        Fields::new(
+            (2, 1),
+            step,
+            1.0 / 3.0,
+            vec![
+                ("rho", vec![1.0, 2.0]),
+                ("ux", vec![0.1, 0.0]),
+                ("uy", vec![0.0, -0.2]),
+            ],
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn sums_and_mach() {
+        let d = Diagnostics::of(&fields(3), 0.5, vec![("width", 7.0)]);
+        assert_eq!(d.time, 1.5);
+        assert!((d.mass - 3.0).abs() < 1e-15);
+        assert!((d.momentum[0] - 0.1).abs() < 1e-15 && (d.momentum[1] + 0.4).abs() < 1e-15);
+        let e = 0.5 * (0.01 + 2.0 / 3.0) + 0.5 * 2.0 * (0.04 + 2.0 / 3.0);
+        assert!((d.energy - e).abs() < 1e-15);
+        assert!((d.max_mach - 0.2 * 3f64.sqrt()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn log_is_rewritten_and_resumed() {
+        let dir = std::env::temp_dir().join(format!("lbm-diag-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("d.csv");
+        let mut log = DiagnosticsLog::new(&path);
+        for step in [0, 10, 20] {
+            log.push(&Diagnostics::of(&fields(step), 1.0, vec![]))
+                .unwrap();
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 4);
+        assert!(text.starts_with("step,time,mass,momentum_x,momentum_y,energy,max_mach\n0,"));
+        let mut resumed = DiagnosticsLog::resume(&path, 10).unwrap();
+        resumed
+            .push(&Diagnostics::of(&fields(15), 1.0, vec![]))
+            .unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let steps: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap())
+            .collect();
+        assert_eq!(steps, ["0", "10", "15"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,181 @@
+//! The macroscopic fields of a lattice at one step, and the fields derived from them.
+
+use super::OutputError;
+use crate::{LbmError, Model};
+
+/// The moment fields of an `lx × ly` lattice after `step` steps, each indexed `[x·LY + y]`
+/// (the order of [`crate::Lattice::moment_field`]), with the model's `cs²` and dimension.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fields {
+    /// Lattice width.
+    pub lx: usize,
+    /// Lattice height.
+    pub ly: usize,
+    /// Steps done.
+    pub step: u64,
+    /// The model's squared sound speed.
+    pub cs2: f64,
+    names: Vec<&'static str>,
+    data: Vec<Vec<f64>>,
+}
+
+/// Names of the derived fields, besides the model's moments.
+pub const DERIVED: [&str; 2] = ["speed", "vorticity"];
+
+impl Fields {
+    /// Collects every moment of model `M` with `field(name)`, e.g. a lattice's
+    /// `moment_field`.
+    pub fn collect<M: Model, E>(
+        (lx, ly): (usize, usize),
+        step: u64,
+        mut field: impl FnMut(&str) -> Result<Vec<f64>, E>,
+    ) -> Result<Self, E> {
+        let data = M::MOMENT_NAMES
+            .iter()
+            .map(|n| field(n))
+            .collect::<Result<Vec<_>, E>>()?;
+        Ok(Self {
+            lx,
+            ly,
+            step,
+            cs2: M::CS2,
+            names: M::MOMENT_NAMES.to_vec(),
+            data,
+        })
+    }
+
+    /// Builds fields from named arrays (each of `lx·ly` values, indexed `[x·LY + y]`).
+    pub fn new(
+        (lx, ly): (usize, usize),
+        step: u64,
+        cs2: f64,
+        fields: Vec<(&'static str, Vec<f64>)>,
+    ) -> Result<Self, LbmError> {
+        if let Some((n, f)) = fields.iter().find(|(_, f)| f.len() != lx * ly) {
+            return Err(LbmError::Shape(format!(
+                "field {n} has {} values, a {lx}×{ly} lattice {}",
+                f.len(),
+                lx * ly
+            )));
+        }
+        let (names, data) = fields.into_iter().unzip();
+        Ok(Self {
+            lx,
+            ly,
+            step,
+            cs2,
+            names,
+            data,
+        })
+    }
+
+    /// The model's moment names (`rho`, `ux`, `uy`, and `T` for thermal models).
+    pub fn names(&self) -> &[&'static str] {
+        &self.names
+    }
+
+    /// A moment field, if the model has it.
+    pub fn moment(&self, name: &str) -> Option<&[f64]> {
+        let j = self.names.iter().position(|n| *n == name)?;
+        Some(&self.data[j])
+    }
+
+    /// The temperature, 1 everywhere for athermal models.
+    pub fn temperature(&self) -> Vec<f64> {
+        self.moment("T")
+            .map_or_else(|| vec![1.0; self.lx * self.ly], <[f64]>::to_vec)
+    }
+
+    /// A moment or a derived field: `speed` = |u|, `vorticity` = ∂u_y/∂x − ∂u_x/∂y.
+    pub fn get(&self, name: &str) -> Result<Vec<f64>, OutputError> {
+        match name {
+            "speed" => Ok(self.speed()),
+            "vorticity" => Ok(self.vorticity()),
+            _ => self
+                .moment(name)
+                .map(<[f64]>::to_vec)
+                .ok_or_else(|| OutputError::NoField {
+                    name: name.into(),
+                    available: self.available(),
+                }),
+        }
+    }
+
+    /// Every name [`Fields::get`] accepts.
+    pub fn available(&self) -> String {
+        self.names
+            .iter()
+            .chain(DERIVED.iter())
+            .map(|n| format!("`{n}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn velocity(&self) -> (&[f64], &[f64]) {
+        let zero: &[f64] = &[];
+        (
+            self.moment("ux").unwrap_or(zero),
+            self.moment("uy").unwrap_or(zero),
+        )
+    }
+
+    /// The speed |u| at every site.
+    pub fn speed(&self) -> Vec<f64> {
+        let (ux, uy) = self.velocity();
+        ux.iter().zip(uy).map(|(a, b)| a.hypot(*b)).collect()
+    }
+
+    /// The vorticity ω = ∂u_y/∂x − ∂u_x/∂y by central differences (one-sided at the edges).
+    pub fn vorticity(&self) -> Vec<f64> {
+        let (lx, ly) = (self.lx, self.ly);
+        let (ux, uy) = self.velocity();
+        if ux.is_empty() {
+            return vec![0.0; lx * ly];
+        }
+        (0..lx * ly)
+            .map(|s| {
+                let (x, y) = (s / ly, s % ly);
+                let duy_dx = derivative(lx, x, |xx| uy[xx * ly + y]);
+                let dux_dy = derivative(ly, y, |yy| ux[x * ly + yy]);
+                duy_dx - dux_dy
+            })
+            .collect()
+    }
+}
+
+/// The derivative at `i` of the line `at(0..n)`: central, one-sided at the ends.
+fn derivative(n: usize, i: usize, at: impl Fn(usize) -> f64) -> f64 {
+    match i {
+        _ if n < 2 => 0.0,
+        0 => at(1) - at(0),
+        i if i == n - 1 => at(i) - at(i - 1),
+        i => 0.5 * (at(i + 1) - at(i - 1)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vorticity_of_solid_rotation_is_twice_the_rate() {
+        // u = Ω (−(y − y0), x − x0): ω = 2Ω everywhere (exact for central differences).
+        let (lx, ly, omega) = (5, 4, 0.01);
+        let ux = (0..lx * ly).map(|s| -omega * (s % ly) as f64).collect();
+        let uy = (0..lx * ly).map(|s| omega * (s / ly) as f64).collect();
+        let f = Fields::new(
+            (lx, ly),
+            0,
+            1.0 / 3.0,
+            vec![("rho", vec![1.0; lx * ly]), ("ux", ux), ("uy", uy)],
+        )
+        .unwrap();
+        assert!(f
+            .vorticity()
+            .iter()
+            .all(|w| (w - 2.0 * omega).abs() < 1e-15));
+        assert!((f.speed()[ly + 1] - omega * 2f64.sqrt()).abs() < 1e-15);
+        assert!(matches!(f.get("p"), Err(OutputError::NoField { .. })));
+        assert_eq!(f.temperature(), vec![1.0; lx * ly]);
+    }
+}
