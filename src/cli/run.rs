@@ -23,12 +23,12 @@ file's keys, and `case` names the case:
 
     case = \"rayleigh-taylor\"
     lx = 256
-    ly = 1024
-    steps = 20000
+    ly = 512
+    steps = 16000
     atwood = 0.2
     gravity = 2e-4
     tau = 0.52
-    output-every = 2000
+    output-every = 1000
     images = [\"T\", \"vorticity\"]
     checkpoint-every = 5000
 
@@ -105,9 +105,9 @@ struct Defaults {
 fn defaults(case: CaseName) -> Defaults {
     match case {
         CaseName::RayleighTaylor => Defaults {
-            size: (256, 1024),
-            steps: 20_000,
-            output_every: 2_000,
+            size: (256, 512),
+            steps: 16_000,
+            output_every: 1_000,
             until_steady: None,
         },
         CaseName::Cavity => Defaults {
@@ -331,10 +331,11 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
 /// Checks the images asked for, prepares the output directory and runs `case`.
 fn launch<C: Case>(plan: &Plan, case: C) -> Result<(), CliError> {
     let mut plan = plan.clone();
-    let images = plan
+    let mut images = plan
         .images
         .take()
         .unwrap_or_else(|| case.images().iter().map(|s| s.to_string()).collect());
+    images.retain(|s| !s.is_empty());
     let names = <C::Model as Model>::MOMENT_NAMES;
     let known = |n: &str| names.contains(&n) || lbm::output::DERIVED.contains(&n);
     if let Some(name) = images.iter().find(|n| !known(n)) {
@@ -405,7 +406,7 @@ impl<C: Case> Generic for Job<'_, C> {
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let (plan, case) = (self.plan, self.case);
         let checkpoint = match &plan.resume {
-            Some(path) => Some(resume_from::<C, T>(path, case)?),
+            Some(path) => Some(resume_from::<C, T>(path, case, plan.steps)?),
             None => None,
         };
         match plan.backend {
@@ -454,12 +455,23 @@ impl<C: Case> Generic for Job<'_, C> {
 }
 
 /// Reads the checkpoint at `path` and checks that it belongs to this case: model, precision
-/// (by [`read_checkpoint`]), lattice size and parameters.
+/// (by [`read_checkpoint`]), lattice size and parameters, and that steps remain to be run.
 fn resume_from<C: Case, T: Real>(
     path: &Path,
     case: &C,
+    steps: u64,
 ) -> Result<Checkpoint<C::Model, T>, CliError> {
     let c = read_checkpoint::<C::Model, T>(path)?;
+    if c.header.step >= steps {
+        return Err(bad(
+            "steps",
+            format!(
+                "{steps}: the checkpoint {} is at step {} already; give more steps to continue",
+                path.display(),
+                c.header.step
+            ),
+        ));
+    }
     let (lx, ly) = case.size();
     let mismatch = |what: String| CliError::Resume {
         path: path.display().to_string(),

@@ -1,0 +1,285 @@
+//! The `lbm run` program end to end: outputs, checkpoints and resume (bitwise identical to an
+//! uninterrupted run, on the CPU and on the GPU), damaged and foreign checkpoints refused,
+//! configuration errors reported by key, output directories that cannot be written or hold
+//! earlier outputs, divergence, and Ctrl-C.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `lbm` with `args`.
+fn lbm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "2")
+        .output()
+        .expect("the lbm program runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Runs `lbm` and expects success.
+fn ok(args: &[&str]) -> String {
+    let o = lbm(args);
+    assert!(o.status.success(), "lbm {args:?} failed:\n{}", text(&o));
+    text(&o)
+}
+
+/// Runs `lbm` and expects a failure whose message contains every one of `needles`.
+fn fails(args: &[&str], needles: &[&str]) -> String {
+    let o = lbm(args);
+    let t = text(&o);
+    assert!(!o.status.success(), "lbm {args:?} should fail:\n{t}");
+    for n in needles {
+        assert!(t.contains(n), "lbm {args:?}: `{n}` missing from:\n{t}");
+    }
+    t
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// The checkpoint of a taylor-green run in `dir`.
+fn checkpoint(dir: &Path) -> PathBuf {
+    dir.join("taylor-green_checkpoint.lbm")
+}
+
+const TG: &[&str] = &["run", "taylor-green", "--lx", "32", "--images", "vorticity"];
+
+fn tg(extra: &[&str]) -> Vec<String> {
+    TG.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+fn run_ok(args: Vec<String>) -> String {
+    ok(&args.iter().map(String::as_str).collect::<Vec<_>>())
+}
+
+/// A run resumed from a checkpoint ends bitwise identical to the uninterrupted run.
+fn resume_is_bitwise(backend: &str) {
+    let (a, b, c) = (tmp(), tmp(), tmp());
+    let common = ["--backend", backend, "--scheme", "two-copy"];
+    let half = tg(&[&common[..], &["--steps", "100", "--checkpoint-every", "100", "--out", s(a.path())]].concat());
+    run_ok(half);
+    let resumed = tg(&[
+        &common[..],
+        &["--steps", "200", "--checkpoint-every", "200", "--out", s(b.path())],
+        &["--resume", s(&checkpoint(a.path()))],
+    ]
+    .concat());
+    assert!(run_ok(resumed).contains("resumed at step 100"));
+    let whole = tg(&[&common[..], &["--steps", "200", "--checkpoint-every", "200", "--out", s(c.path())]].concat());
+    run_ok(whole);
+    let read = |d: &Path| std::fs::read(checkpoint(d)).expect("a checkpoint");
+    assert_eq!(read(b.path()), read(c.path()), "{backend}: checkpoints differ");
+    let vtk = |d: &Path| std::fs::read(d.join("taylor-green_00000200.vtk")).expect("a VTK file");
+    assert_eq!(vtk(b.path()), vtk(c.path()));
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical_on_the_cpu() {
+    resume_is_bitwise("cpu");
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical_on_the_gpu() {
+    if lbm::gpu::GpuContext::new(&Default::default()).is_err()
+        && std::env::var("LBM_REQUIRE_GPU").as_deref() != Ok("1")
+    {
+        eprintln!("no GPU adapter: skipped");
+        return;
+    }
+    resume_is_bitwise("gpu");
+}
+
+#[test]
+fn outputs_are_written_and_mass_is_conserved() {
+    let d = tmp();
+    let out = ok(&[
+        "run",
+        "rayleigh-taylor",
+        "--lx",
+        "32",
+        "--ly",
+        "128",
+        "--steps",
+        "200",
+        "--output-every",
+        "100",
+        "--out",
+        s(d.path()),
+    ]);
+    assert!(out.contains("summary: 200 steps") && out.contains("MLUPS"), "{out}");
+    assert!(out.contains("GFLOP/s") && out.contains("GB/s"), "{out}");
+    for step in ["00000000", "00000100", "00000200"] {
+        for f in ["T", "vorticity"] {
+            let png = d.path().join(format!("rayleigh-taylor_{f}_{step}.png"));
+            assert!(image::open(&png).is_ok(), "{}", png.display());
+        }
+        let vtk = std::fs::read(d.path().join(format!("rayleigh-taylor_{step}.vtk"))).unwrap();
+        assert!(vtk.starts_with(b"# vtk DataFile Version 3.0\n"));
+    }
+    let csv = std::fs::read_to_string(d.path().join("rayleigh-taylor_diagnostics.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("step,time,mass,momentum_x,momentum_y,energy,max_mach,mixing_width,interface_amplitude")
+    );
+    let mass: Vec<f64> = lines
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(mass.len(), 3);
+    assert!(mass.iter().all(|m| (m / mass[0] - 1.0).abs() < 1e-12), "{mass:?}");
+}
+
+#[test]
+fn damaged_and_foreign_checkpoints_are_refused() {
+    let d = tmp();
+    run_ok(tg(&["--steps", "20", "--checkpoint-every", "20", "--out", s(d.path())]));
+    let cp = checkpoint(d.path());
+    let bytes = std::fs::read(&cp).unwrap();
+    let cut = d.path().join("cut.lbm");
+    std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
+    let out = tmp();
+    fails(
+        &[TG, &["--steps", "40", "--out", s(out.path()), "--resume", s(&cut)]].concat(),
+        &["damaged", "truncated"],
+    );
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    let bad = d.path().join("flipped.lbm");
+    std::fs::write(&bad, &flipped).unwrap();
+    fails(
+        &[TG, &["--steps", "40", "--out", s(out.path()), "--resume", s(&bad)]].concat(),
+        &["damaged", "CRC-32"],
+    );
+    fails(
+        &["run", "rayleigh-taylor", "--lx", "32", "--ly", "128", "--out", s(out.path()), "--resume", s(&cp)],
+        &["does not fit", "D2Q9Bgk"],
+    );
+    fails(
+        &[TG, &["--lx", "64", "--out", s(out.path()), "--resume", s(&cp)]].concat(),
+        &["cannot resume", "32×32"],
+    );
+    fails(
+        &[TG, &["--tau", "0.9", "--out", s(out.path()), "--resume", s(&cp)]].concat(),
+        &["cannot resume", "tau"],
+    );
+}
+
+#[test]
+fn bad_settings_are_reported_by_key() {
+    let d = tmp();
+    let o = s(d.path());
+    fails(&["run", "rayleigh-taylor", "--re", "100", "--out", o], &["`re`", "cavity"]);
+    fails(&["run", "rayleigh-taylor", "--atwood", "1.5", "--out", o], &["`atwood`", "(0, 1)"]);
+    fails(&["run", "taylor-green", "--tau", "0.5", "--out", o], &["tau"]);
+    fails(&["run", "taylor-green", "--lx", "30", "--out", o], &["LY = 30", "VL = 8"]);
+    fails(&["run", "taylor-green", "--layout", "soa", "--vl", "4", "--out", o], &["`vl`", "csoa"]);
+    fails(&["run", "cavity", "--lx", "64", "--ly", "32", "--out", o], &["`ly`", "square"]);
+    fails(&["run", "poiseuille", "--images", "T", "--out", o], &["`images`", "no field `T`"]);
+    fails(&["run", "cavity", "--backend", "gpu", "--scheme", "in-place", "--out", o], &["`scheme`"]);
+    fails(&["run", "--out", o], &["`case`"]);
+    let file = d.path().join("case.toml");
+    std::fs::write(&file, "case = \"cavity\"\nlx = 64\nviscosity = 0.1\n").unwrap();
+    fails(&["run", "--config", s(&file)], &["case.toml", "viscosity", "line 3"]);
+    std::fs::write(&file, "case = \"cavity\"\nlayout = \"zigzag\"\n").unwrap();
+    fails(&["run", "--config", s(&file)], &["zigzag", "caosoa"]);
+}
+
+#[test]
+fn case_files_run_and_the_command_line_overrides_them() {
+    let d = tmp();
+    let file = d.path().join("tg.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "case = \"taylor-green\"\nlx = 64\nsteps = 1000\ntau = 0.9\nvelocity = 0.02\nvtk = false\nimages = []\nout = \"{}\"\n",
+            s(&d.path().join("out"))
+        ),
+    )
+    .unwrap();
+    let out = ok(&["run", "--config", s(&file), "--lx", "32", "--steps", "50"]);
+    assert!(out.contains("D2Q9Bgk 32×32") && out.contains("summary: 50 steps"), "{out}");
+    assert!(out.contains("viscosity from the decay"), "{out}");
+}
+
+#[test]
+fn output_directories_are_checked_before_the_run() {
+    let d = tmp();
+    let file = d.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let under_file = file.join("out");
+    fails(&[TG, &["--out", s(&under_file)]].concat(), &["output directory"]);
+    run_ok(tg(&["--steps", "10", "--out", s(d.path())]));
+    fails(&[TG, &["--steps", "10", "--out", s(d.path())]].concat(), &["--force", "taylor-green_"]);
+    run_ok(tg(&["--steps", "10", "--out", s(d.path()), "--force"]));
+}
+
+#[test]
+fn divergence_stops_with_the_step_the_site_and_a_hint() {
+    let d = tmp();
+    fails(
+        &["run", "taylor-green", "--lx", "32", "--velocity", "0.3", "--tau", "0.5001", "--steps", "5000", "--check-every", "50", "--out", s(d.path())],
+        &["diverged at step", "site (", "raise τ"],
+    );
+}
+
+#[test]
+fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
+    let d = tmp();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args(["run", "taylor-green", "--lx", "256", "--steps", "100000000", "--images", "", "--vtk", "false"])
+        .args(["--checkpoint-every", "100000000", "--out", s(d.path())])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lbm starts");
+    std::thread::sleep(Duration::from_secs(2));
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(30), "Ctrl-C did not stop the run");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert!(!o.status.success());
+    assert!(t.contains("interrupted at step") && t.contains("--resume"), "{t}");
+    let cp = checkpoint(d.path());
+    let header = std::fs::read(&cp).expect("a checkpoint on Ctrl-C");
+    assert!(header.starts_with(b"LBM-CHECKPOINT 1\n"));
+    let step: u64 = t
+        .split("interrupted at step ")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .expect("the step in the message");
+    let out = tmp();
+    let o = s(out.path());
+    let c = s(&cp);
+    let early = step.to_string();
+    fails(
+        &["run", "taylor-green", "--lx", "256", "--steps", &early, "--out", o, "--resume", c],
+        &["`steps`", "already"],
+    );
+    let more = (step + 10).to_string();
+    let resumed = ok(&["run", "taylor-green", "--lx", "256", "--steps", &more, "--out", o, "--resume", c]);
+    assert!(resumed.contains(&format!("resumed at step {step}")), "{resumed}");
+    assert!(resumed.contains("summary: 10 steps"), "{resumed}");
+}
