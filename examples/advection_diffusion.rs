@@ -24,12 +24,12 @@
 //! sum of the Gaussian's periodic images.
 //!
 //! The lattice adds one known deviation: D2Q9's second-order equilibrium lacks the third
-//! moment `ρ u u u` of the Maxwellian (`c_x³ = c_x` on this lattice), so the viscous stress
-//! carries an extra `(τ − ½) ∂β∂γ(ρ u_α u_β u_γ)`, which in this flow is `(τ − ½) U² ∂ξ² v`:
-//! the diffusivity of `v` is `D = (τ − ½)(cs² − U²) = ν (1 − U²/cs²)`, 3% below ν at U = 0.1
-//! (the cubic defect in Galilean invariance; Dellar 2014, Phys. Rev. E 89, 053306). The example
-//! checks the measured diffusivity against that value; runs at U = 0, 0.05, 0.1 and 0.15 all
-//! land within 0.15% of it.
+//! moment `ρ u u u` of the Maxwellian (`c_x³ = c_x` on this lattice), so the momentum equation
+//! carries an extra `−(τ − ½) ∂β∂γ(ρ u_α u_β u_γ)`, which in this flow is `−(τ − ½) U² ∂ξ² v`
+//! along t̂: the diffusivity of `v` is `D = (τ − ½)(cs² − U²) = ν (1 − U²/cs²)`, 3% below ν at
+//! U = 0.1 (the cubic defect in Galilean invariance; Dellar 2014, J. Comput. Phys. 259, 270).
+//! The example checks the measured diffusivity against that value; runs at U = 0, 0.05, 0.1 and
+//! 0.15 all land within 0.15% of it.
 //!
 //! Time: the runtime reads moments from the pre-collision populations of the next step (the
 //! stored state streamed once), so after `n` steps from `set_equilibrium` the moment fields are
@@ -48,7 +48,7 @@
 //! invariant, so a D2Q5 model with `f_eq = w ρ (1 + c·u/cs²)` conserves Σ f c as well as Σ f:
 //! its density obeys the damped wave equation of linear acoustics (`∂t j = −cs² ∇ρ + …`), not
 //! advection–diffusion. Transverse momentum in a stream is a conserved quantity that is
-//! advected and diffuses, which the DSL's fluid models express exactly.
+//! advected and diffuses, which the DSL's fluid models capture.
 
 use std::f64::consts::SQRT_2;
 use std::process::ExitCode;
