@@ -5,6 +5,9 @@
 //! compile time the macro proves the model consistent and generates its kernels; the runtime
 //! ([`Lattice`] and friends, re-exported here from `lbm-runtime`) runs them.
 //!
+//! New here? The [user guide](guide) walks from declaring a model, through running it on the CPU
+//! and the GPU, to reading the outputs.
+//!
 //! ## Declaring a model
 //!
 //! ```
@@ -61,6 +64,8 @@
 //! collide), `validate` (relaxation rates in (0, 2), i.e. τ > ½), `moments`, `equilibrium`,
 //! `collide` for one site and `collide_cluster` for VL sites at once (straight-line code over
 //! lanes that vectorises), generic over `f32`/`f64`, and the WGSL source for the GPU.
+
+pub mod guide;
 
 pub use lbm_macros::lbm_model;
 pub use lbm_models as models;
