@@ -21,10 +21,12 @@ fn main() -> Result<(), LbmError> {
     )?;
     lat.set_equilibrium(case.initial())?;
     let steps = run_to_steady(&mut lat, case.lid, 1000, 1e-6, 200_000)?;
-    let fields = Fields::collect::<lbm::models::D2Q9Mrt, _>((lx, ly), steps, |n| {
-        lat.moment_field(n)
-    })?;
-    println!("{lx}×{ly} cavity, Re = {}: steady after {steps} steps", case.re);
+    let fields =
+        Fields::collect::<lbm::models::D2Q9Mrt, _>((lx, ly), steps, |n| lat.moment_field(n))?;
+    println!(
+        "{lx}×{ly} cavity, Re = {}: steady after {steps} steps",
+        case.re
+    );
     for line in case.report(&fields) {
         println!("{line}");
     }

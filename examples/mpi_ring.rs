@@ -6,23 +6,18 @@
 //!                                           bitwise comparison of populations and moment fields
 //! mpi_ring resume MODEL LAYOUT LX LY STEPS  the same, the first half of the steps run on one
 //!                                           lattice on rank 0 and scattered over the ranks
-//! mpi_ring bench MODEL LAYOUT LX LY STEPS [RANKS…]
-//!                                           step time with / without the halo exchange on these
-//!                                           ranks, and the predicted strong and weak scaling
 //! ```
 //! MODEL: `d2q9` (BGK, channel with a body force) or `d2q37` (thermal walls, gravity);
 //! LAYOUT: `aos`, `soa`, `csoa8`, `caosoa4`, `caosoa8`. Errors are printed by every rank
-//! (exit code 2).
+//! (exit code 2). The benchmark of the ring and the scaling model is `lbm bench --ranks`.
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use lbm::domain::{DomainError, GlobalSpec};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
-use lbm::mpi_ring::mpi::datatype::Equivalence;
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
-use lbm::mpi_ring::{self, bench_ranks, DistLattice};
-use lbm::scaling::{self, Network, Prediction};
+use lbm::mpi_ring::{self, DistLattice};
 use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Lattice, Layout, Model, Real, Scheme, Soa, Wall};
 
 /// A test case: the global lattice and an initial state with structure everywhere.
@@ -86,13 +81,12 @@ struct Args {
     lx: usize,
     ly: usize,
     steps: usize,
-    ranks: Vec<usize>,
 }
 
 fn parse() -> Result<Args, String> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 6 {
-        return Err("usage: mpi_ring check|resume|bench MODEL LAYOUT LX LY STEPS [RANKS…]".into());
+        return Err("usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS".into());
     }
     let num = |s: &String| s.parse::<usize>().map_err(|e| format!("`{s}`: {e}"));
     Ok(Args {
@@ -102,7 +96,6 @@ fn parse() -> Result<Args, String> {
         lx: num(&a[3])?,
         ly: num(&a[4])?,
         steps: num(&a[5])?,
-        ranks: a[6..].iter().map(num).collect::<Result<_, _>>()?,
     })
 }
 
@@ -162,8 +155,7 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
     match a.command.as_str() {
         "check" => check::<M, L, f64>(world, a).map_err(|e| e.to_string()),
         "resume" => resume::<M, L, f64>(world, a).map_err(|e| e.to_string()),
-        "bench" => bench::<M, L, f64>(world, a).map_err(|e| e.to_string()),
-        other => Err(format!("unknown command `{other}` (check, resume, bench)")),
+        other => Err(format!("unknown command `{other}` (check, resume)")),
     }
 }
 
@@ -186,7 +178,7 @@ fn state_bits<M: Model, L: Layout, T: Real>(
     Ok(out)
 }
 
-fn check<M: Case, L: Layout, T: Real + Equivalence>(
+fn check<M: Case, L: Layout, T: Real>(
     world: &SimpleCommunicator,
     a: &Args,
 ) -> Result<bool, DomainError> {
@@ -199,7 +191,7 @@ fn check<M: Case, L: Layout, T: Real + Equivalence>(
 }
 
 /// Half the steps on one lattice (rank 0), the other half resumed on every rank.
-fn resume<M: Case, L: Layout, T: Real + Equivalence>(
+fn resume<M: Case, L: Layout, T: Real>(
     world: &SimpleCommunicator,
     a: &Args,
 ) -> Result<bool, DomainError> {
@@ -231,7 +223,7 @@ fn single_run<M: Case, L: Layout, T: Real>(
 
 /// Gathers `dist` on rank 0 and compares it bit by bit with the single-process run of
 /// `a.steps` steps (collective; `true` on the other ranks).
-fn compare<M: Case, L: Layout, T: Real + Equivalence>(
+fn compare<M: Case, L: Layout, T: Real>(
     dist: &DistLattice<M, L, T>,
     a: &Args,
 ) -> Result<bool, DomainError> {
@@ -265,91 +257,5 @@ fn compare<M: Case, L: Layout, T: Real + Equivalence>(
             want.len()
         );
         Ok(false)
-    }
-}
-
-fn bench<M: Case, L: Layout, T: Real + Equivalence>(
-    world: &SimpleCommunicator,
-    a: &Args,
-) -> Result<bool, DomainError> {
-    let spec = M::spec(a.lx, a.ly);
-    let t = bench_ranks::<M, L, T>(world, spec.clone(), a.steps)?;
-    if world.rank() != 0 {
-        return Ok(true);
-    }
-    let sites = (a.lx * a.ly) as f64;
-    println!(
-        "{} {} {}×{} on {} rank(s): step with halo exchange {:.3} ms ({:.1} MLUPS), without \
-         {:.3} ms ({:.1} MLUPS), exchange alone {:.3} ms ({} bytes per message)",
-        M::NAME,
-        L::NAME,
-        a.lx,
-        a.ly,
-        t.ranks,
-        t.with_exchange * 1e3,
-        sites / t.with_exchange / 1e6,
-        t.without_exchange * 1e3,
-        sites / t.without_exchange / 1e6,
-        t.exchange_only * 1e3,
-        t.halo_bytes
-    );
-    let cal = scaling::calibrate::<M, L, T>(&spec, a.steps)?;
-    let c = cal.coefficients;
-    println!(
-        "calibration (one process): α = {:.3e} s/site, β = {:.3e} s/column, γ = {:.3e} s/row \
-         (border), from {:.3} ms at LY = {} and {:.3} ms at LY = {}",
-        c.alpha,
-        c.beta,
-        c.gamma,
-        cal.t_full * 1e3,
-        a.ly,
-        cal.t_other * 1e3,
-        cal.ly_other
-    );
-    let ranks = if a.ranks.is_empty() {
-        vec![1, 2, 4, 8, 16, 32, 64]
-    } else {
-        a.ranks.clone()
-    };
-    let loopback = Network::from_loopback(t.halo_bytes, t.exchange_only, 1e-6);
-    for (name, net) in [
-        ("EDR InfiniBand (1.5 µs, 12 GB/s)", Network::INFINIBAND_EDR),
-        ("this machine's loopback (fitted, ℓ = 1 µs)", loopback),
-    ] {
-        let cn = c.with_network(&net, M::HALO, M::Q, T::BYTES);
-        println!(
-            "\nnetwork: {name}: δ = {:.3e} s/row, λ = {:.3e} s",
-            cn.delta, cn.lambda
-        );
-        table(
-            &format!("strong scaling, {}×{}", a.lx, a.ly),
-            &scaling::strong_scaling(&cn, a.lx, a.ly, M::HALO, &ranks),
-        );
-        let per_rank = a.lx / ranks.first().copied().unwrap_or(1).max(1);
-        table(
-            &format!("weak scaling, {per_rank}×{} per rank", a.ly),
-            &scaling::weak_scaling(&cn, per_rank, a.ly, &ranks),
-        );
-    }
-    Ok(true)
-}
-
-fn table(title: &str, rows: &[Prediction]) {
-    println!("  {title}");
-    println!(
-        "  {:>6} {:>8} {:>11} {:>11} {:>11} {:>9} {:>9}",
-        "ranks", "LX", "T_a ms", "T_b ms", "T ms", "rel.", "MLUPS"
-    );
-    for p in rows {
-        println!(
-            "  {:>6} {:>8} {:>11.4} {:>11.4} {:>11.4} {:>9.3} {:>9.1}",
-            p.ranks,
-            p.lx,
-            p.t_a * 1e3,
-            p.t_b * 1e3,
-            p.t * 1e3,
-            p.relative,
-            p.mlups
-        );
     }
 }

@@ -1,22 +1,48 @@
 //! The `lbm` program: run cases, benchmark the kernels, list the models.
 //!
 //! ```text
+//! lbm run rayleigh-taylor   # D2Q37 Rayleigh–Taylor instability (the seeds' production case)
 //! lbm run cavity            # D2Q9 lid-driven cavity, Re = 100, to steady state, vs Ghia et al.
+//! lbm run --help            # every case, option and case-file key
 //! lbm bench                 # seed 000 Table-2-style benchmark: every layout and precision
+//! lbm bench --ranks         # under mpiexec -n N (feature mpi): the ring with and without the
+//!                           # halo exchange, and the predicted strong and weak scaling
 //! lbm models                # the shipped models: Q, isotropy, equilibrium order, flops
 //! ```
 
 mod cli;
 
+use std::io::Write;
+use std::process::ExitCode;
+
 use clap::Parser;
 
-fn main() -> std::process::ExitCode {
+fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    match cli::run(args) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::ExitCode::FAILURE
-        }
+    #[cfg(feature = "mpi")]
+    let universe = match lbm::mpi_ring::init() {
+        Ok(u) => u,
+        Err(e) => return fail(&format!("error: {e}\n")),
+    };
+    #[cfg(feature = "mpi")]
+    let world = cli::World::new(&universe);
+    #[cfg(not(feature = "mpi"))]
+    let world = cli::World::new();
+    match cli::run(args, &world) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if world.ranks() > 1 => fail(&format!(
+            "rank {} of {}: error: {e}\n",
+            world.rank(),
+            world.ranks()
+        )),
+        Err(e) => fail(&format!("error: {e}\n")),
     }
+}
+
+/// Prints `message` with one write (the lines of several ranks do not interleave) and
+/// returns the failure code.
+fn fail(message: &str) -> ExitCode {
+    // Nothing better to do if stderr itself fails: the exit code still says it.
+    let _ = std::io::stderr().write_all(message.as_bytes());
+    ExitCode::FAILURE
 }

@@ -69,19 +69,52 @@ fn run_ok(args: Vec<String>) -> String {
 fn resume_is_bitwise(backend: &str) {
     let (a, b, c) = (tmp(), tmp(), tmp());
     let common = ["--backend", backend, "--scheme", "two-copy"];
-    let half = tg(&[&common[..], &["--steps", "100", "--checkpoint-every", "100", "--out", s(a.path())]].concat());
+    let half = tg(&[
+        &common[..],
+        &[
+            "--steps",
+            "100",
+            "--checkpoint-every",
+            "100",
+            "--out",
+            s(a.path()),
+        ],
+    ]
+    .concat());
     run_ok(half);
     let resumed = tg(&[
         &common[..],
-        &["--steps", "200", "--checkpoint-every", "200", "--out", s(b.path())],
+        &[
+            "--steps",
+            "200",
+            "--checkpoint-every",
+            "200",
+            "--out",
+            s(b.path()),
+        ],
         &["--resume", s(&checkpoint(a.path()))],
     ]
     .concat());
     assert!(run_ok(resumed).contains("resumed at step 100"));
-    let whole = tg(&[&common[..], &["--steps", "200", "--checkpoint-every", "200", "--out", s(c.path())]].concat());
+    let whole = tg(&[
+        &common[..],
+        &[
+            "--steps",
+            "200",
+            "--checkpoint-every",
+            "200",
+            "--out",
+            s(c.path()),
+        ],
+    ]
+    .concat());
     run_ok(whole);
     let read = |d: &Path| std::fs::read(checkpoint(d)).expect("a checkpoint");
-    assert_eq!(read(b.path()), read(c.path()), "{backend}: checkpoints differ");
+    assert_eq!(
+        read(b.path()),
+        read(c.path()),
+        "{backend}: checkpoints differ"
+    );
     let vtk = |d: &Path| std::fs::read(d.join("taylor-green_00000200.vtk")).expect("a VTK file");
     assert_eq!(vtk(b.path()), vtk(c.path()));
 }
@@ -119,7 +152,10 @@ fn outputs_are_written_and_mass_is_conserved() {
         "--out",
         s(d.path()),
     ]);
-    assert!(out.contains("summary: 200 steps") && out.contains("MLUPS"), "{out}");
+    assert!(
+        out.contains("summary: 200 steps") && out.contains("MLUPS"),
+        "{out}"
+    );
     assert!(out.contains("GFLOP/s") && out.contains("GB/s"), "{out}");
     for step in ["00000000", "00000100", "00000200"] {
         for f in ["T", "vorticity"] {
@@ -133,26 +169,42 @@ fn outputs_are_written_and_mass_is_conserved() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("step,time,mass,momentum_x,momentum_y,energy,max_mach,mixing_width,interface_amplitude")
+        Some(
+            "step,time,mass,momentum_x,momentum_y,energy,max_mach,mixing_width,interface_amplitude"
+        )
     );
     let mass: Vec<f64> = lines
         .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
         .collect();
     assert_eq!(mass.len(), 3);
-    assert!(mass.iter().all(|m| (m / mass[0] - 1.0).abs() < 1e-12), "{mass:?}");
+    assert!(
+        mass.iter().all(|m| (m / mass[0] - 1.0).abs() < 1e-12),
+        "{mass:?}"
+    );
 }
 
 #[test]
 fn damaged_and_foreign_checkpoints_are_refused() {
     let d = tmp();
-    run_ok(tg(&["--steps", "20", "--checkpoint-every", "20", "--out", s(d.path())]));
+    run_ok(tg(&[
+        "--steps",
+        "20",
+        "--checkpoint-every",
+        "20",
+        "--out",
+        s(d.path()),
+    ]));
     let cp = checkpoint(d.path());
     let bytes = std::fs::read(&cp).unwrap();
     let cut = d.path().join("cut.lbm");
     std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
     let out = tmp();
     fails(
-        &[TG, &["--steps", "40", "--out", s(out.path()), "--resume", s(&cut)]].concat(),
+        &[
+            TG,
+            &["--steps", "40", "--out", s(out.path()), "--resume", s(&cut)],
+        ]
+        .concat(),
         &["damaged", "truncated"],
     );
     let mut flipped = bytes.clone();
@@ -161,19 +213,42 @@ fn damaged_and_foreign_checkpoints_are_refused() {
     let bad = d.path().join("flipped.lbm");
     std::fs::write(&bad, &flipped).unwrap();
     fails(
-        &[TG, &["--steps", "40", "--out", s(out.path()), "--resume", s(&bad)]].concat(),
+        &[
+            TG,
+            &["--steps", "40", "--out", s(out.path()), "--resume", s(&bad)],
+        ]
+        .concat(),
         &["damaged", "CRC-32"],
     );
     fails(
-        &["run", "rayleigh-taylor", "--lx", "32", "--ly", "128", "--out", s(out.path()), "--resume", s(&cp)],
+        &[
+            "run",
+            "rayleigh-taylor",
+            "--lx",
+            "32",
+            "--ly",
+            "128",
+            "--out",
+            s(out.path()),
+            "--resume",
+            s(&cp),
+        ],
         &["does not fit", "D2Q9Bgk"],
     );
     fails(
-        &[TG, &["--lx", "64", "--out", s(out.path()), "--resume", s(&cp)]].concat(),
+        &[
+            TG,
+            &["--lx", "64", "--out", s(out.path()), "--resume", s(&cp)],
+        ]
+        .concat(),
         &["cannot resume", "32×32"],
     );
     fails(
-        &[TG, &["--tau", "0.9", "--out", s(out.path()), "--resume", s(&cp)]].concat(),
+        &[
+            TG,
+            &["--tau", "0.9", "--out", s(out.path()), "--resume", s(&cp)],
+        ]
+        .concat(),
         &["cannot resume", "tau"],
     );
 }
@@ -182,18 +257,63 @@ fn damaged_and_foreign_checkpoints_are_refused() {
 fn bad_settings_are_reported_by_key() {
     let d = tmp();
     let o = s(d.path());
-    fails(&["run", "rayleigh-taylor", "--re", "100", "--out", o], &["`re`", "cavity"]);
-    fails(&["run", "rayleigh-taylor", "--atwood", "1.5", "--out", o], &["`atwood`", "(0, 1)"]);
-    fails(&["run", "taylor-green", "--tau", "0.5", "--out", o], &["tau"]);
-    fails(&["run", "taylor-green", "--lx", "30", "--out", o], &["LY = 30", "VL = 8"]);
-    fails(&["run", "taylor-green", "--layout", "soa", "--vl", "4", "--out", o], &["`vl`", "csoa"]);
-    fails(&["run", "cavity", "--lx", "64", "--ly", "32", "--out", o], &["`ly`", "square"]);
-    fails(&["run", "poiseuille", "--images", "T", "--out", o], &["`images`", "no field `T`"]);
-    fails(&["run", "cavity", "--backend", "gpu", "--scheme", "in-place", "--out", o], &["`scheme`"]);
+    fails(
+        &["run", "rayleigh-taylor", "--re", "100", "--out", o],
+        &["`re`", "cavity"],
+    );
+    fails(
+        &["run", "rayleigh-taylor", "--atwood", "1.5", "--out", o],
+        &["`atwood`", "(0, 1)"],
+    );
+    fails(
+        &["run", "taylor-green", "--tau", "0.5", "--out", o],
+        &["tau"],
+    );
+    fails(
+        &["run", "taylor-green", "--lx", "30", "--out", o],
+        &["LY = 30", "VL = 8"],
+    );
+    fails(
+        &[
+            "run",
+            "taylor-green",
+            "--layout",
+            "soa",
+            "--vl",
+            "4",
+            "--out",
+            o,
+        ],
+        &["`vl`", "csoa"],
+    );
+    fails(
+        &["run", "cavity", "--lx", "64", "--ly", "32", "--out", o],
+        &["`ly`", "square"],
+    );
+    fails(
+        &["run", "poiseuille", "--images", "T", "--out", o],
+        &["`images`", "no field `T`"],
+    );
+    fails(
+        &[
+            "run",
+            "cavity",
+            "--backend",
+            "gpu",
+            "--scheme",
+            "in-place",
+            "--out",
+            o,
+        ],
+        &["`scheme`"],
+    );
     fails(&["run", "--out", o], &["`case`"]);
     let file = d.path().join("case.toml");
     std::fs::write(&file, "case = \"cavity\"\nlx = 64\nviscosity = 0.1\n").unwrap();
-    fails(&["run", "--config", s(&file)], &["case.toml", "viscosity", "line 3"]);
+    fails(
+        &["run", "--config", s(&file)],
+        &["case.toml", "viscosity", "line 3"],
+    );
     std::fs::write(&file, "case = \"cavity\"\nlayout = \"zigzag\"\n").unwrap();
     fails(&["run", "--config", s(&file)], &["zigzag", "caosoa"]);
 }
@@ -211,7 +331,10 @@ fn case_files_run_and_the_command_line_overrides_them() {
     )
     .unwrap();
     let out = ok(&["run", "--config", s(&file), "--lx", "32", "--steps", "50"]);
-    assert!(out.contains("D2Q9Bgk 32×32") && out.contains("summary: 50 steps"), "{out}");
+    assert!(
+        out.contains("D2Q9Bgk 32×32") && out.contains("summary: 50 steps"),
+        "{out}"
+    );
     assert!(out.contains("viscosity from the decay"), "{out}");
 }
 
@@ -221,9 +344,15 @@ fn output_directories_are_checked_before_the_run() {
     let file = d.path().join("a-file");
     std::fs::write(&file, "").unwrap();
     let under_file = file.join("out");
-    fails(&[TG, &["--out", s(&under_file)]].concat(), &["output directory"]);
+    fails(
+        &[TG, &["--out", s(&under_file)]].concat(),
+        &["output directory"],
+    );
     run_ok(tg(&["--steps", "10", "--out", s(d.path())]));
-    fails(&[TG, &["--steps", "10", "--out", s(d.path())]].concat(), &["--force", "taylor-green_"]);
+    fails(
+        &[TG, &["--steps", "10", "--out", s(d.path())]].concat(),
+        &["--force", "taylor-green_"],
+    );
     run_ok(tg(&["--steps", "10", "--out", s(d.path()), "--force"]));
 }
 
@@ -231,7 +360,22 @@ fn output_directories_are_checked_before_the_run() {
 fn divergence_stops_with_the_step_the_site_and_a_hint() {
     let d = tmp();
     fails(
-        &["run", "taylor-green", "--lx", "32", "--velocity", "0.3", "--tau", "0.5001", "--steps", "5000", "--check-every", "50", "--out", s(d.path())],
+        &[
+            "run",
+            "taylor-green",
+            "--lx",
+            "32",
+            "--velocity",
+            "0.3",
+            "--tau",
+            "0.5001",
+            "--steps",
+            "5000",
+            "--check-every",
+            "50",
+            "--out",
+            s(d.path()),
+        ],
         &["diverged at step", "site (", "raise τ"],
     );
 }
@@ -240,7 +384,18 @@ fn divergence_stops_with_the_step_the_site_and_a_hint() {
 fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
     let d = tmp();
     let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args(["run", "taylor-green", "--lx", "256", "--steps", "100000000", "--images", "", "--vtk", "false"])
+        .args([
+            "run",
+            "taylor-green",
+            "--lx",
+            "256",
+            "--steps",
+            "100000000",
+            "--images",
+            "",
+            "--vtk",
+            "false",
+        ])
         .args(["--checkpoint-every", "100000000", "--out", s(d.path())])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -254,13 +409,19 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
     assert!(status.success());
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < Duration::from_secs(30), "Ctrl-C did not stop the run");
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "Ctrl-C did not stop the run"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     let o = child.wait_with_output().unwrap();
     let t = text(&o);
     assert!(!o.status.success());
-    assert!(t.contains("interrupted at step") && t.contains("--resume"), "{t}");
+    assert!(
+        t.contains("interrupted at step") && t.contains("--resume"),
+        "{t}"
+    );
     let cp = checkpoint(d.path());
     let header = std::fs::read(&cp).expect("a checkpoint on Ctrl-C");
     assert!(header.starts_with(b"LBM-CHECKPOINT 1\n"));
@@ -275,11 +436,36 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
     let c = s(&cp);
     let early = step.to_string();
     fails(
-        &["run", "taylor-green", "--lx", "256", "--steps", &early, "--out", o, "--resume", c],
+        &[
+            "run",
+            "taylor-green",
+            "--lx",
+            "256",
+            "--steps",
+            &early,
+            "--out",
+            o,
+            "--resume",
+            c,
+        ],
         &["`steps`", "already"],
     );
     let more = (step + 10).to_string();
-    let resumed = ok(&["run", "taylor-green", "--lx", "256", "--steps", &more, "--out", o, "--resume", c]);
-    assert!(resumed.contains(&format!("resumed at step {step}")), "{resumed}");
+    let resumed = ok(&[
+        "run",
+        "taylor-green",
+        "--lx",
+        "256",
+        "--steps",
+        &more,
+        "--out",
+        o,
+        "--resume",
+        c,
+    ]);
+    assert!(
+        resumed.contains(&format!("resumed at step {step}")),
+        "{resumed}"
+    );
     assert!(resumed.contains("summary: 10 steps"), "{resumed}");
 }

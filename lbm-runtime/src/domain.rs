@@ -417,6 +417,12 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.lattice.finish_step();
     }
 
+    /// Sets the step counter (a slab cut from a lattice restored from a checkpoint).
+    #[cfg(feature = "mpi")]
+    pub(crate) fn set_steps_done(&mut self, step: u64) {
+        self.lattice.set_steps_done(step);
+    }
+
     /// The values this slab sends to its neighbour on `side`.
     pub fn pack_border(&self, side: usize) -> Vec<T> {
         self.plan.send[side].pack(self.lattice.state())

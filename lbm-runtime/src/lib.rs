@@ -30,7 +30,7 @@ pub use error::LbmError;
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};
 pub use model::{Model, ParamError};
-pub use real::Real;
+pub use real::{Real, Transferable};
 pub use storage::ALIGN;
 #[cfg(test)]
 mod lattice_tests;

@@ -113,7 +113,7 @@ struct HaloTypes {
 }
 
 /// A lattice distributed over the ranks of a communicator: this rank's slab and the ring.
-pub struct DistLattice<M: Model, L: Layout, T: Real + Equivalence> {
+pub struct DistLattice<M: Model, L: Layout, T: Real> {
     comm: SimpleCommunicator,
     dec: Decomposition,
     rank: usize,
@@ -122,7 +122,7 @@ pub struct DistLattice<M: Model, L: Layout, T: Real + Equivalence> {
     types: HaloTypes,
 }
 
-impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
+impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
     /// Rank `comm.rank()`'s slab of the global lattice `spec`, at rest (collective).
     ///
     /// Every check (rank count against `LX` and the halo, layout against `LY`, parameters,
@@ -161,7 +161,8 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
     /// The global lattice `global`, held by rank 0 (`None` elsewhere), cut over the ranks of
     /// `comm` (collective): a run resumed on another number of ranks, from a checkpoint read
     /// on rank 0. Rank 0 first tells every rank whether `global` fits `spec`, so a missing or
-    /// mismatched lattice is an error on every rank, not a hang.
+    /// mismatched lattice is an error on every rank, not a hang. The slabs continue from the
+    /// step count of `global`.
     pub fn scatter(
         comm: &SimpleCommunicator,
         spec: GlobalSpec<M>,
@@ -180,6 +181,9 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
                 lat.spec.lx, lat.spec.ly
             )));
         }
+        let mut step = global.map_or(0, Lattice::steps_done);
+        lat.comm.process_at_rank(0).broadcast_into(&mut step);
+        lat.slab.set_steps_done(step);
         match global.filter(|_| lat.rank == 0) {
             Some(g) => lat.send_slabs(g)?,
             None => {
@@ -309,6 +313,76 @@ impl<M: Model, L: Layout, T: Real + Equivalence> DistLattice<M, L, T> {
         i32::try_from(rank).expect("rank came from an MPI communicator")
     }
 
+    /// Checks every rank's slab for divergence (collective): every rank gets the same answer,
+    /// the error of the lowest rank whose slab diverged, with the site in global coordinates.
+    pub fn check(&self) -> Result<(), LbmError> {
+        let local = self.slab.lattice().check();
+        let mine = if local.is_err() {
+            self.rank as u64
+        } else {
+            u64::MAX
+        };
+        let mut first = u64::MAX;
+        self.comm
+            .all_reduce_into(&mine, &mut first, SystemOperation::min());
+        if first == u64::MAX {
+            return Ok(());
+        }
+        // The diverged rank tells the others what it found.
+        let x0 = self.slab.x0();
+        let mut report = match local {
+            Err(LbmError::Diverged { step, x, y, reason }) => {
+                format!("{step}\n{}\n{y}\n{reason}", x + x0).into_bytes()
+            }
+            Err(e) => format!("0\n0\n0\n{e}").into_bytes(),
+            Ok(()) => Vec::new(),
+        };
+        let root = self.comm.process_at_rank(self.peer(first as usize));
+        let mut len = report.len() as u64;
+        root.broadcast_into(&mut len);
+        report.resize(len as usize, 0);
+        root.broadcast_into(&mut report[..]);
+        let text = String::from_utf8_lossy(&report);
+        let mut parts = text.splitn(4, '\n');
+        let mut num = || parts.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+        let (step, x, y) = (num(), num() as usize, num() as usize);
+        Err(LbmError::Diverged {
+            step,
+            x,
+            y,
+            reason: format!("{} (on rank {first})", parts.next().unwrap_or("")),
+        })
+    }
+
+    /// Every rank's `value` combined (collective): the minimum over the ranks.
+    pub fn min_over_ranks(&self, value: u64) -> u64 {
+        let mut out = 0;
+        self.comm
+            .all_reduce_into(&value, &mut out, SystemOperation::min());
+        out
+    }
+
+    /// Whether `flag` is set on any rank (collective).
+    pub fn any_rank(&self, flag: bool) -> bool {
+        let mut out = 0u8;
+        self.comm
+            .all_reduce_into(&u8::from(flag), &mut out, SystemOperation::max());
+        out != 0
+    }
+
+    /// Rank 0's `ok` told to every rank (collective): an outcome only rank 0 knows, such as
+    /// writing a file, shared so that all ranks stop or go on together.
+    pub fn root_says(&self, ok: bool) -> bool {
+        let mut v = u8::from(ok);
+        self.comm.process_at_rank(0).broadcast_into(&mut v);
+        v != 0
+    }
+
+    /// The number of ranks.
+    pub fn ranks(&self) -> usize {
+        self.dec.ranks()
+    }
+
     /// Total mass of the global lattice (collective: a sum over the ranks).
     pub fn mass(&self) -> f64 {
         let local = self.slab.lattice().mass();
@@ -381,7 +455,7 @@ pub struct RankTimes {
 /// Measures a step of the lattice `spec` on the ranks of `comm` with and without the halo
 /// exchange, and the exchange alone, `steps` steps each after a warm-up (collective; every
 /// rank gets the same answer).
-pub fn bench_ranks<M: Model, L: Layout, T: Real + Equivalence>(
+pub fn bench_ranks<M: Model, L: Layout, T: Real>(
     comm: &SimpleCommunicator,
     spec: GlobalSpec<M>,
     steps: usize,

@@ -7,9 +7,24 @@
 use std::fmt::{Debug, Display};
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
 
-/// A floating-point type the kernels can run in.
+/// Values that MPI can send: with the `mpi` feature, the types with an MPI datatype
+/// (`f32` and `f64` are); without it, every type.
+#[cfg(feature = "mpi")]
+pub trait Transferable: mpi::datatype::Equivalence {}
+#[cfg(feature = "mpi")]
+impl<T: mpi::datatype::Equivalence> Transferable for T {}
+/// Values that MPI can send: with the `mpi` feature, the types with an MPI datatype
+/// (`f32` and `f64` are); without it, every type.
+#[cfg(not(feature = "mpi"))]
+pub trait Transferable {}
+#[cfg(not(feature = "mpi"))]
+impl<T> Transferable for T {}
+
+/// A floating-point type the kernels can run in (and, with the `mpi` feature, send between
+/// ranks).
 pub trait Real:
     Copy
+    + Transferable
     + Default
     + Debug
     + Display

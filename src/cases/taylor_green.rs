@@ -102,7 +102,8 @@ impl Case for TaylorGreen {
             .sum();
         let norm: f64 = modes.iter().map(|(mx, my)| mx * mx + my * my).sum();
         let amplitude = proj / norm;
-        let t = f.step as f64;
+        // The moments after n steps are those of the populations streamed once more: t = n + 1.
+        let t = f.step as f64 + 1.0;
         let k2 = 2.0 * self.k().powi(2);
         let nu = self.viscosity();
         let exact = self.u0 * (-nu * k2 * t).exp();

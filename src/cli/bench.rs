@@ -10,7 +10,7 @@ use std::sync::Arc;
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
 use lbm::{BoundarySpec, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
 
-use super::{dispatch, CliError, Generic, LayoutArg, Precision};
+use super::{dispatch, CliError, Generic, LayoutArg, Precision, World};
 
 /// Options of the benchmark.
 #[derive(Debug, Clone, Args)]
@@ -50,6 +50,15 @@ pub struct BenchArgs {
     /// Timed GPU steps per layout and precision.
     #[arg(long, default_value_t = 10)]
     pub gpu_steps: u64,
+    /// The distributed ring instead (feature `mpi`, under `mpiexec -n N`): the step with and
+    /// without the halo exchange, the performance model's coefficients, and the strong- and
+    /// weak-scaling curves it predicts for these rank counts [default: 1 2 4 … 64]; first
+    /// layout and precision given.
+    #[arg(long, num_args = 0.., value_name = "RANKS")]
+    pub ranks: Option<Vec<usize>>,
+    /// Steps per timing of `--ranks`.
+    #[arg(long, default_value_t = 20)]
+    pub rank_steps: usize,
 }
 
 /// Backends to benchmark.
@@ -83,7 +92,10 @@ fn parse_size(s: &str) -> Result<(usize, usize), String> {
 }
 
 /// Runs the benchmark.
-pub fn run(a: &BenchArgs) -> Result<(), CliError> {
+pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
+    if let Some(ranks) = &a.ranks {
+        return ranks_bench(a, ranks, world);
+    }
     println!(
         "{} threads; bandwidth probes on {} MiB arrays before each table; peak {:.0} DP GFLOP/s",
         rayon::current_num_threads(),
@@ -115,6 +127,22 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         gpu_tables(a, d2q9, d2q37)?;
     }
     Ok(())
+}
+
+#[cfg(feature = "mpi")]
+fn ranks_bench(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError> {
+    super::ranks::run(a, ranks, world)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn ranks_bench(_: &BenchArgs, _: &[usize], _: &World) -> Result<(), CliError> {
+    Err(CliError::Config {
+        key: "ranks".into(),
+        message: "this lbm was built without MPI: build it with `cargo build --release \
+                  --features mpi` (needs MPICH: scripts/setup installs it) and run it under \
+                  `mpiexec -n N target/release/lbm bench --ranks`"
+            .into(),
+    })
 }
 
 /// The GPU's fused step for every model, precision and layout, on the chosen adapter.

@@ -44,6 +44,18 @@ fn due(now: u64, every: u64) -> bool {
     every > 0 && now % every == 0
 }
 
+/// `result` of an output written by the root, shared by every process: all go on, or all
+/// stop with an error.
+fn together<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
+    if solver.root_ok(result.is_ok()) {
+        result
+    } else {
+        result.and(Err(CliError::OtherRank(
+            "rank 0 could not write the outputs".into(),
+        )))
+    }
+}
+
 /// Runs `case` on `solver` to the end of the plan.
 pub fn drive<C: Case, S: Solver<Model = C::Model>>(
     plan: &Plan,
@@ -67,7 +79,7 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         }
     }
     if start == 0 {
-        out.write(solver)?;
+        together(solver, out.write(solver))?;
     }
     let bar = progress(root, plan.steps, start);
     let interrupted = interrupt_flag();
@@ -100,18 +112,24 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
             (lx * ly) as f64 * n as f64 / dt.as_secs_f64() / 1e6
         ));
         let last = now >= plan.steps;
+        let mut reason = None;
         if due(now, plan.check_every) || last {
             solver.check()?;
             if steady.reached(solver)? {
-                stop = Some(format!("steady at step {now}"));
+                reason = Some(format!("steady at step {now}"));
             }
         }
         if interrupted.load(Ordering::SeqCst) {
-            stop = Some(format!("interrupted by Ctrl-C at step {now}"));
+            reason = Some(format!("interrupted by Ctrl-C at step {now}"));
+        }
+        let (agreed, stop_all) = solver.agree(chunk, reason.is_some());
+        chunk = agreed;
+        if stop_all {
+            stop = Some(reason.unwrap_or_else(|| format!("stopped at step {now} by another rank")));
         }
         let end = last || stop.is_some();
         if end || due(now, plan.output_every) {
-            bar.suspend(|| out.write(solver))?;
+            bar.suspend(|| together(solver, out.write(solver)))?;
         }
         if plan.checkpoint_every > 0 && (end || due(now, plan.checkpoint_every)) {
             bar.suspend(|| out.checkpoint(solver))?;

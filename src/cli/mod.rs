@@ -2,11 +2,18 @@
 //! precision) to the generic lattice types.
 
 mod bench;
+#[cfg(feature = "mpi")]
+mod dist;
 mod driver;
 mod models;
+#[cfg(feature = "mpi")]
+mod ranks;
 mod run;
 mod settings;
 mod solver;
+mod world;
+
+pub use world::World;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lbm::output::OutputError;
@@ -88,6 +95,13 @@ pub enum CliError {
         /// What differs.
         what: String,
     },
+    /// Another rank failed (its message is printed by that rank).
+    #[error("{0}")]
+    OtherRank(String),
+    /// MPI could not start, or a distributed run could not be set up.
+    #[cfg(feature = "mpi")]
+    #[error(transparent)]
+    Domain(#[from] lbm::domain::DomainError),
     /// The run was stopped by Ctrl-C.
     #[error("{}", interrupted_message(*.step, .checkpoint.as_deref()))]
     Interrupted {
@@ -113,11 +127,11 @@ fn interrupted_message(step: u64, checkpoint: Option<&std::path::Path>) -> Strin
     }
 }
 
-/// Runs the parsed command line.
-pub fn run(cli: Cli) -> Result<(), CliError> {
+/// Runs the parsed command line in `world`.
+pub fn run(cli: Cli, world: &World) -> Result<(), CliError> {
     match cli.command {
-        Command::Run(a) => run::run(&a),
-        Command::Bench(a) => bench::run(&a),
+        Command::Run(a) => run::run(&a, world),
+        Command::Bench(a) => bench::run(&a, world),
         Command::Models => {
             models::print();
             Ok(())

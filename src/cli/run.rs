@@ -13,7 +13,7 @@ use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme};
 use super::driver::drive;
 use super::settings::{bad, require, BackendArg, CaseName, Collision, Settings};
 use super::solver::{CpuSolver, GpuSolver};
-use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, SchemeArg};
+use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, SchemeArg, World};
 
 /// Every key of a case file, as printed after `lbm run --help`.
 const FILE_HELP: &str = "\
@@ -24,10 +24,10 @@ file's keys, and `case` names the case:
     case = \"rayleigh-taylor\"
     lx = 256
     ly = 512
-    steps = 16000
+    steps = 10000
     atwood = 0.2
     gravity = 2e-4
-    tau = 0.52
+    tau = 0.55
     output-every = 1000
     images = [\"T\", \"vorticity\"]
     checkpoint-every = 5000
@@ -106,7 +106,7 @@ fn defaults(case: CaseName) -> Defaults {
     match case {
         CaseName::RayleighTaylor => Defaults {
             size: (256, 512),
-            steps: 16_000,
+            steps: 10_000,
             output_every: 1_000,
             until_steady: None,
         },
@@ -132,7 +132,7 @@ fn defaults(case: CaseName) -> Defaults {
 }
 
 /// Runs `lbm run`.
-pub fn run(a: &RunArgs) -> Result<(), CliError> {
+pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     let file = match &a.config {
         Some(path) => Settings::from_file(path)?,
         None => Settings::default(),
@@ -147,7 +147,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     })?;
     s.check_keys(case)?;
     let d = defaults(case);
-    let plan = plan(&s, case, &d, a)?;
+    let plan = plan(&s, case, &d, a, world.ranks())?;
     let (lx, ly) = size(&s, case, d.size)?;
     let tau = |default| -> Result<f64, CliError> {
         require(
@@ -159,6 +159,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
     };
     match case {
         CaseName::RayleighTaylor => launch(
+            world,
             &plan,
             RayleighTaylor {
                 lx,
@@ -175,7 +176,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                     |v| v > 0.0 && v < 0.01,
                     "gravity in (0, 0.01) lattice units",
                 )?,
-                tau: tau(0.52)?,
+                tau: tau(0.55)?,
                 amplitude: require(
                     "amplitude",
                     s.amplitude.unwrap_or(4.0),
@@ -204,11 +205,12 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
                 "a lid speed in (0, 0.3] (the Mach number U/cs stays below about 0.5)",
             )?;
             match s.collision.unwrap_or(Collision::Bgk) {
-                Collision::Bgk => launch(&plan, Cavity::bgk(lx, re, lid)),
-                Collision::Mrt => launch(&plan, Cavity::mrt(lx, re, lid)),
+                Collision::Bgk => launch(world, &plan, Cavity::bgk(lx, re, lid)),
+                Collision::Mrt => launch(world, &plan, Cavity::mrt(lx, re, lid)),
             }
         }
         CaseName::Poiseuille => launch(
+            world,
             &plan,
             Poiseuille {
                 lx,
@@ -223,6 +225,7 @@ pub fn run(a: &RunArgs) -> Result<(), CliError> {
             },
         ),
         CaseName::TaylorGreen => launch(
+            world,
             &plan,
             TaylorGreen {
                 n: lx,
@@ -261,7 +264,13 @@ fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize,
 }
 
 /// Resolves the settings shared by every case.
-fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan, CliError> {
+fn plan(
+    s: &Settings,
+    case: CaseName,
+    d: &Defaults,
+    a: &RunArgs,
+    ranks: usize,
+) -> Result<Plan, CliError> {
     let precision = s.precision.unwrap_or(Precision::F64);
     let layout = s.layout.unwrap_or(LayoutArg::Caosoa);
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
@@ -277,16 +286,34 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
             ))
         }
     };
+    if ranks > 1 && backend == BackendArg::Gpu {
+        return Err(bad(
+            "backend",
+            format!(
+                "gpu runs in one process; the {ranks} MPI ranks of a distributed run use the cpu \
+                 backend"
+            ),
+        ));
+    }
     let scheme =
         match (s.scheme, backend) {
+            (Some(SchemeArg::InPlace), _) if ranks > 1 => {
+                return Err(bad(
+                    "scheme",
+                    format!(
+                    "in-place is not available on {ranks} MPI ranks (the AA scheme writes into \
+                     the halos in its pull half-step); distributed runs use two-copy"
+                ),
+                ))
+            }
             (Some(SchemeArg::InPlace), BackendArg::Gpu) => return Err(bad(
                 "scheme",
                 "in-place is not available on the GPU backend, which runs the two-copy scheme; \
                  use scheme two-copy",
             )),
             (Some(sch), _) => sch.into(),
-            (None, BackendArg::Cpu) => Scheme::InPlace,
-            (None, BackendArg::Gpu) => Scheme::TwoCopy,
+            (None, BackendArg::Cpu) if ranks == 1 => Scheme::InPlace,
+            (None, _) => Scheme::TwoCopy,
         };
     let until_steady = match s.until_steady.or(d.until_steady) {
         Some(t) => Some(require(
@@ -329,7 +356,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
 }
 
 /// Checks the images asked for, prepares the output directory and runs `case`.
-fn launch<C: Case>(plan: &Plan, case: C) -> Result<(), CliError> {
+fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> {
     let mut plan = plan.clone();
     let mut images = plan
         .images
@@ -351,11 +378,14 @@ fn launch<C: Case>(plan: &Plan, case: C) -> Result<(), CliError> {
     }
     plan.images = Some(images);
     prepare_out_dir(&plan, case.name())?;
+    // Every rank has checked the directory before rank 0 writes into it.
+    world.barrier();
     dispatch_vl(
         plan.layout,
         plan.vl,
         plan.precision,
         Job {
+            world,
             plan: &plan,
             case: &case,
         },
@@ -396,6 +426,8 @@ fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
 
 /// The run of a case with a layout and precision chosen at run time.
 struct Job<'a, C: Case> {
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    world: &'a World,
     plan: &'a Plan,
     case: &'a C,
 }
@@ -410,6 +442,10 @@ impl<C: Case> Generic for Job<'_, C> {
             None => None,
         };
         match plan.backend {
+            #[cfg(feature = "mpi")]
+            BackendArg::Cpu if self.world.ranks() > 1 => {
+                super::dist::run::<C, L, T>(self.world, plan, case, checkpoint)
+            }
             BackendArg::Cpu => {
                 let lat = match checkpoint {
                     Some(c) => c.into_lattice::<L>(plan.scheme, &case.boundaries())?,

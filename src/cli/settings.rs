@@ -134,7 +134,7 @@ pub struct Settings {
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<u64>,
-    /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green) [default: 0.52, 0.8,
+    /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green) [default: 0.55, 0.8,
     /// 0.8].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -30,6 +30,15 @@ pub trait Solver {
     fn is_root(&self) -> bool {
         true
     }
+    /// The next chunk's length and whether to stop, agreed by every process: the shortest
+    /// chunk, and stop if any process asks to (one process: its own).
+    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
+        (chunk, stop)
+    }
+    /// Whether the outputs written by the root succeeded, told to every process.
+    fn root_ok(&self, ok: bool) -> bool {
+        ok
+    }
     /// Layout, precision and scheme.
     fn layout(&self) -> String;
     /// The backend: device and threads.
@@ -93,15 +102,21 @@ impl<M: Model, L: Layout, T: Real> Solver for CpuSolver<M, L, T> {
     }
 
     fn reference_bandwidth(&self) -> Result<(f64, String), CliError> {
-        let bw = measure_bandwidth(PROBE_BYTES, 3);
-        Ok(match self.lat.scheme() {
-            Scheme::InPlace => (
-                bw.for_pattern(Pattern::InPlace),
-                "read-modify-write bandwidth".into(),
-            ),
-            Scheme::TwoCopy => (bw.for_pattern(Pattern::Copy), "copy bandwidth".into()),
-        })
+        cpu_bandwidth(self.lat.scheme())
     }
+}
+
+/// The host's bandwidth for the memory pattern of `scheme`, measured now: read-modify-write
+/// for the in-place scheme, copy for two-copy.
+pub fn cpu_bandwidth(scheme: Scheme) -> Result<(f64, String), CliError> {
+    let bw = measure_bandwidth(PROBE_BYTES, 3);
+    Ok(match scheme {
+        Scheme::InPlace => (
+            bw.for_pattern(Pattern::InPlace),
+            "read-modify-write bandwidth".into(),
+        ),
+        Scheme::TwoCopy => (bw.for_pattern(Pattern::Copy), "copy bandwidth".into()),
+    })
 }
 
 /// The GPU lattice.

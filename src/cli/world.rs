@@ -1,0 +1,59 @@
+//! The processes of a run: this process alone, or — built with the `mpi` feature and started
+//! under `mpiexec -n N` — the N ranks of MPI's world, which cut the lattice into slabs
+//! (seed 003 §4). Only rank 0 prints and writes outputs.
+
+#[cfg(feature = "mpi")]
+use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
+
+/// The processes of the run.
+pub struct World {
+    #[cfg(feature = "mpi")]
+    comm: SimpleCommunicator,
+}
+
+impl World {
+    /// The world of this process: MPI's when built with the `mpi` feature.
+    #[cfg(feature = "mpi")]
+    pub fn new(universe: &lbm::mpi_ring::mpi::environment::Universe) -> Self {
+        Self {
+            comm: universe.world(),
+        }
+    }
+
+    /// The world of this process alone.
+    #[cfg(not(feature = "mpi"))]
+    pub fn new() -> Self {
+        Self {}
+    }
+
+    /// The number of processes.
+    pub fn ranks(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return usize::try_from(self.comm.size()).unwrap_or(1);
+        #[cfg(not(feature = "mpi"))]
+        1
+    }
+
+    /// This process's rank.
+    pub fn rank(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return usize::try_from(self.comm.rank()).unwrap_or(0);
+        #[cfg(not(feature = "mpi"))]
+        0
+    }
+
+    /// Waits for every process.
+    pub fn barrier(&self) {
+        #[cfg(feature = "mpi")]
+        {
+            use lbm::mpi_ring::mpi::collective::CommunicatorCollectives;
+            self.comm.barrier();
+        }
+    }
+
+    /// MPI's world communicator.
+    #[cfg(feature = "mpi")]
+    pub fn comm(&self) -> &SimpleCommunicator {
+        &self.comm
+    }
+}
