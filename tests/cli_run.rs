@@ -237,10 +237,15 @@ fn damaged_and_foreign_checkpoints_are_refused() {
     );
     fails(
         &[
-            TG,
-            &["--lx", "64", "--out", s(out.path()), "--resume", s(&cp)],
-        ]
-        .concat(),
+            "run",
+            "taylor-green",
+            "--lx",
+            "64",
+            "--out",
+            s(out.path()),
+            "--resume",
+            s(&cp),
+        ],
         &["cannot resume", "32×32"],
     );
     fails(
@@ -468,4 +473,14 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
         "{resumed}"
     );
     assert!(resumed.contains("summary: 10 steps"), "{resumed}");
+}
+
+/// Without the `mpi` feature `lbm bench --ranks` says how to get it.
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn bench_ranks_without_mpi_says_how_to_build_it() {
+    fails(
+        &["bench", "--ranks"],
+        &["without MPI", "--features mpi", "mpiexec"],
+    );
 }

@@ -45,10 +45,15 @@ fn example() -> PathBuf {
 
 /// Runs the example under `mpiexec -n ranks`, killing it after [`TIMEOUT`].
 fn mpiexec(ranks: usize, args: &[&str]) -> Output {
+    mpiexec_program(ranks, &example(), args)
+}
+
+/// Runs `program` under `mpiexec -n ranks`, killing it after [`TIMEOUT`].
+fn mpiexec_program(ranks: usize, program: &std::path::Path, args: &[&str]) -> Output {
     let _one = MPI.lock().unwrap_or_else(|e| e.into_inner());
     let mut child = Command::new("mpiexec")
         .args(["-n", &ranks.to_string()])
-        .arg(example())
+        .arg(program)
         .args(args)
         .env("RAYON_NUM_THREADS", "1")
         .stdout(Stdio::piped())
@@ -125,5 +130,143 @@ fn too_many_ranks_fail_on_every_rank_without_hanging() {
             line.contains("cannot be split over 9 ranks") && line.contains("at most 8 ranks"),
             "{line}"
         );
+    }
+}
+
+/// `lbm run` under `mpiexec`: a case run on 2 ranks, checkpointed, and resumed on 3 ranks ends
+/// bitwise identical (checkpoint and VTK file) to the single-process run, for D2Q9 and D2Q37.
+#[test]
+fn lbm_run_on_ranks_resumes_on_another_rank_count_bitwise() {
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    for (case, size, names) in [
+        ("taylor-green", ["--ly", "48"], "taylor-green"),
+        ("rayleigh-taylor", ["--ly", "64"], "rayleigh-taylor"),
+    ] {
+        let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+        let d: Vec<&str> = dirs.iter().map(|d| d.path().to_str().unwrap()).collect();
+        let common = [
+            &["run", case][..],
+            &size[..],
+            &["--lx", "48", "--images", ""][..],
+        ]
+        .concat();
+        let run = |ranks: usize, extra: &[&str]| {
+            let args = [&common[..], extra].concat();
+            let out = mpiexec_program(ranks, lbm, &args);
+            assert!(
+                out.status.success(),
+                "lbm {args:?} on {ranks} ranks: {}\n{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).to_string()
+        };
+        let single = [
+            "--steps",
+            "200",
+            "--scheme",
+            "two-copy",
+            "--checkpoint-every",
+            "200",
+        ];
+        run(1, &[&single[..], &["--out", d[0]]].concat());
+        let first = run(
+            2,
+            &["--steps", "100", "--checkpoint-every", "100", "--out", d[1]],
+        );
+        assert!(first.contains("2 MPI ranks"), "{first}");
+        let checkpoint = format!("{}/{names}_checkpoint.lbm", d[1]);
+        let resumed = run(
+            3,
+            &[
+                "--steps",
+                "200",
+                "--checkpoint-every",
+                "200",
+                "--out",
+                d[2],
+                "--resume",
+                &checkpoint,
+            ],
+        );
+        assert!(
+            resumed.contains("resumed at step 100") && resumed.contains("3 MPI ranks"),
+            "{resumed}"
+        );
+        for file in [
+            format!("{names}_checkpoint.lbm"),
+            format!("{names}_00000200.vtk"),
+        ] {
+            let read = |dir: &str| std::fs::read(format!("{dir}/{file}")).unwrap();
+            assert!(
+                read(d[0]) == read(d[2]),
+                "{case}: {file} differs from the single-process run"
+            );
+        }
+    }
+}
+
+/// A lattice the ranks cannot share fails on every rank of `lbm run`, without hanging.
+#[test]
+fn lbm_run_with_too_many_ranks_fails_on_every_rank() {
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "rayleigh-taylor",
+        "--lx",
+        "6",
+        "--ly",
+        "64",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ];
+    let out = mpiexec_program(3, lbm, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    for rank in 0..3 {
+        assert!(
+            stderr.contains(&format!(
+                "rank {rank} of 3: error: a lattice of width LX = 6 cannot be split over 3 ranks"
+            )),
+            "{stderr}"
+        );
+    }
+}
+
+/// `lbm bench --ranks` on 2 ranks: the step with and without the exchange, and the curves.
+#[test]
+fn lbm_bench_ranks_measures_and_predicts() {
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let args = [
+        "bench",
+        "--ranks",
+        "1",
+        "2",
+        "4",
+        "--model",
+        "d2q9",
+        "--d2q9-size",
+        "256x256",
+        "--rank-steps",
+        "5",
+    ];
+    let out = mpiexec_program(2, lbm, &args);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "on 2 rank(s)",
+        "with the halo exchange",
+        "without it",
+        "strong scaling",
+        "weak scaling",
+        "EDR InfiniBand",
+        "measured",
+    ] {
+        assert!(stdout.contains(needle), "`{needle}` missing:\n{stdout}");
     }
 }

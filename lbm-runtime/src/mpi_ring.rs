@@ -394,7 +394,8 @@ impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
 
     /// The whole lattice, assembled on rank 0 from every slab's populations (collective):
     /// `Some` on rank 0, `None` elsewhere. The assembled lattice is an ordinary two-copy
-    /// lattice, so its moment fields ([`Lattice::moment_field`]) are the single-process ones.
+    /// lattice, so its moment fields ([`Lattice::moment_field`]) are the single-process ones;
+    /// it has done the slabs' steps.
     pub fn gather(&self) -> Result<Option<Lattice<M, L, T>>, LbmError> {
         let mine = self.slab.export();
         if self.rank != 0 {
@@ -404,6 +405,7 @@ impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
             return Ok(None);
         }
         let mut global = self.spec.lattice::<L, T>()?;
+        global.set_steps_done(self.slab.lattice().steps_done());
         import_slab(&mut global, self.slab.x0(), &mine)?;
         for r in 1..self.dec.ranks() {
             let (values, _) = self
