@@ -153,7 +153,7 @@ fn outputs_are_written_and_mass_is_conserved() {
         s(d.path()),
     ]);
     assert!(
-        out.contains("summary: 200 steps") && out.contains("MLUPS"),
+        out.contains("200 steps in") && out.contains("MLUPS"),
         "{out}"
     );
     assert!(out.contains("GFLOP/s") && out.contains("GB/s"), "{out}");
@@ -337,7 +337,7 @@ fn case_files_run_and_the_command_line_overrides_them() {
     .unwrap();
     let out = ok(&["run", "--config", s(&file), "--lx", "32", "--steps", "50"]);
     assert!(
-        out.contains("D2Q9Bgk 32×32") && out.contains("summary: 50 steps"),
+        out.contains("D2Q9Bgk 32×32") && out.contains("50 steps in"),
         "{out}"
     );
     assert!(out.contains("viscosity from the decay"), "{out}");
@@ -472,7 +472,7 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
         resumed.contains(&format!("resumed at step {step}")),
         "{resumed}"
     );
-    assert!(resumed.contains("summary: 10 steps"), "{resumed}");
+    assert!(resumed.contains("10 steps in"), "{resumed}");
 }
 
 /// Without the `mpi` feature `lbm bench --ranks` says how to get it.

@@ -148,6 +148,13 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         }
         out.print_files();
         let summary = Summary {
+            title: format!(
+                "{}, {} {lx}×{ly}, {}; {}",
+                case.name(),
+                C::Model::NAME,
+                solver.layout(),
+                solver.backend()
+            ),
             sites: lx * ly,
             steps: done - start,
             stepping,
@@ -326,6 +333,7 @@ impl<'a, C: Case> Outputs<'a, C> {
 
 /// The performance of a run.
 struct Summary {
+    title: String,
     sites: usize,
     steps: u64,
     stepping: Duration,
@@ -338,8 +346,9 @@ struct Summary {
 impl Summary {
     fn print<S: Solver>(&self, solver: &S) -> Result<(), CliError> {
         let secs = self.stepping.as_secs_f64();
+        println!("summary: {}", self.title);
         println!(
-            "summary: {} steps in {:.2} s ({:.2} s stepping, {:.2} s writing outputs)",
+            "  {} steps in {:.2} s ({:.2} s stepping, {:.2} s writing outputs)",
             self.steps,
             secs + self.output.as_secs_f64(),
             secs,
