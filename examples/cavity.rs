@@ -6,13 +6,14 @@
 
 use lbm::cases::{Case, Cavity};
 use lbm::cavity::run_to_steady;
+use lbm::models::D2Q9Mrt;
 use lbm::output::Fields;
 use lbm::{CAoSoa, Lattice, LbmError, Scheme};
 
 fn main() -> Result<(), LbmError> {
     let case = Cavity::mrt(64, 100.0, 0.1);
     let (lx, ly) = case.size();
-    let mut lat = Lattice::<_, CAoSoa<8>, f64>::new(
+    let mut lat = Lattice::<D2Q9Mrt, CAoSoa<8>, f64>::new(
         lx,
         ly,
         case.params(),

@@ -5,14 +5,15 @@
 //!
 //! ```
 //! use lbm::cases::{Case, TaylorGreen};
+//! use lbm::models::D2Q9Bgk;
 //! use lbm::{Lattice, Scheme, Soa};
 //!
 //! let case = TaylorGreen { n: 32, tau: 0.8, u0: 0.02 };
 //! let (lx, ly) = case.size();
-//! let mut lat = Lattice::<_, Soa, f64>::new(lx, ly, case.params(), Scheme::TwoCopy, &case.boundaries())?;
+//! let mut lat = Lattice::<D2Q9Bgk, Soa, f64>::new(lx, ly, case.params(), Scheme::TwoCopy, &case.boundaries())?;
 //! lat.set_equilibrium(case.initial())?;
 //! lat.run(200, 100)?;
-//! let fields = lbm::output::Fields::collect::<lbm::models::D2Q9Bgk, _>((lx, ly), 200, |n| lat.moment_field(n))?;
+//! let fields = lbm::output::Fields::collect::<D2Q9Bgk, _>((lx, ly), 200, |n| lat.moment_field(n))?;
 //! for line in case.report(&fields) {
 //!     println!("{line}");   // measured viscosity against cs²(τ − ½)
 //! }

@@ -32,11 +32,8 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 
 /// The smallest multiple of `every` above `now` (`u64::MAX` when `every` is 0).
 fn next_multiple(now: u64, every: u64) -> u64 {
-    if every == 0 {
-        u64::MAX
-    } else {
-        (now / every + 1) * every
-    }
+    now.checked_div(every)
+        .map_or(u64::MAX, |k| (k + 1).saturating_mul(every))
 }
 
 /// Whether step `now` is a multiple of a non-zero interval `every`.
