@@ -484,3 +484,33 @@ fn bench_ranks_without_mpi_says_how_to_build_it() {
         &["without MPI", "--features mpi", "mpiexec"],
     );
 }
+
+/// The number after `label` in `text`.
+fn number_after(text: &str, label: &str) -> f64 {
+    text.split(label)
+        .nth(1)
+        .and_then(|r| {
+            r.split(|c: char| c.is_whitespace() || c == ',' || c == ')')
+                .find(|w| !w.is_empty())
+        })
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no number after `{label}` in:\n{text}"))
+}
+
+/// The cavity runs to steady state and lies within 0.03 (lid units) of Ghia's tables; the
+/// Poiseuille profile is the parabola to 1e-3; both judged by the program's own report.
+#[test]
+fn steady_cases_report_their_agreement_with_references() {
+    let d = tmp();
+    let cavity = ok(&["run", "cavity", "--lx", "64", "--out", s(d.path())]);
+    assert!(cavity.contains("steady at step"), "{cavity}");
+    let ghia = cavity
+        .lines()
+        .find(|l| l.starts_with("deviation from Ghia"))
+        .unwrap_or_else(|| panic!("no comparison with Ghia:\n{cavity}"));
+    let dev = number_after(ghia, "max ");
+    assert!(dev < 0.03, "deviation from Ghia {dev}:\n{cavity}");
+    let poiseuille = ok(&["run", "poiseuille", "--out", s(d.path())]);
+    let err = number_after(&poiseuille, "from the parabola ");
+    assert!(err < 1e-3, "relative L2 {err}:\n{poiseuille}");
+}
