@@ -83,6 +83,21 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         params: M::Params,
         boundaries: &BoundarySpec,
     ) -> Result<Self, GpuError> {
+        Self::with_boundaries(ctx, lx, ly, params, |d| {
+            Boundaries::compile::<M, L>(boundaries, d)
+        })
+    }
+
+    /// As [`GpuLattice::new`], with the boundaries compiled by `compile` once the size is
+    /// checked (a part of a larger lattice takes its slice of the global boundaries, see
+    /// [`crate::hetero`]).
+    pub(crate) fn with_boundaries(
+        ctx: &Arc<GpuContext>,
+        lx: usize,
+        ly: usize,
+        params: M::Params,
+        compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
+    ) -> Result<Self, GpuError> {
         check_size::<M, L>(lx, ly)?;
         M::validate(&params).map_err(LbmError::from)?;
         if T::BYTES == 8 && !ctx.supports_f64() {
@@ -97,7 +112,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             q: M::Q,
         };
         let cap = capacity::<M, T>(ctx, &d)?;
-        let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
+        let bc = compile(&d)?;
         let tables = bc::pack::<M, T>(&d, &bc, &params);
         let plan = plan::<M, T>(ctx, &d, &tables, &cap)?;
         let spec = ShaderSpec {
@@ -533,12 +548,20 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         Ok(out)
     }
 
-    /// The storage indices of storage column `col` (halos included), merged into ranges, and
-    /// for each value `[y·Q + i]` its position in the concatenated ranges.
-    fn column_ranges(&self, col: usize) -> (Vec<(u64, u64)>, Vec<usize>) {
+    /// The storage indices of the storage columns `cols` (halos included), merged into
+    /// ranges, and for each value `[(col − cols.start)·LY·Q + y·Q + i]` its position in the
+    /// concatenated ranges.
+    fn column_ranges(&self, cols: std::ops::Range<usize>) -> (Vec<(u64, u64)>, Vec<usize>) {
         let d = &self.d;
-        let mut idx: Vec<(usize, usize)> = (0..d.ly)
-            .flat_map(|y| (0..d.q).map(move |i| (L::index(d, i, col, y), y * d.q + i)))
+        let first = cols.start;
+        let mut idx: Vec<(usize, usize)> = cols
+            .flat_map(|col| {
+                (0..d.ly).flat_map(move |y| {
+                    (0..d.q).map(move |i| {
+                        (L::index(d, i, col, y), ((col - first) * d.ly + y) * d.q + i)
+                    })
+                })
+            })
             .collect();
         idx.sort_unstable();
         let mut ranges: Vec<(u64, u64)> = Vec::new();
@@ -553,10 +576,10 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         (ranges, pos)
     }
 
-    fn check_col(&self, col: usize) -> Result<(), GpuError> {
-        if col >= self.d.ncols() {
+    fn check_cols(&self, cols: &std::ops::Range<usize>) -> Result<(), GpuError> {
+        if cols.start > cols.end || cols.end > self.d.ncols() {
             return Err(LbmError::Shape(format!(
-                "storage column {col} outside 0..{} (halos included)",
+                "storage columns {cols:?} outside 0..{} (halos included)",
                 self.d.ncols()
             ))
             .into());
@@ -567,8 +590,14 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// The stored values of storage column `col` (`col = x + HALO`; halo columns included),
     /// indexed `[y·Q + i]`: what a host part of the slab needs from the device each step.
     pub fn read_column(&self, col: usize) -> Result<Vec<T>, GpuError> {
-        self.check_col(col)?;
-        let (ranges, pos) = self.column_ranges(col);
+        self.read_columns(col..col + 1)
+    }
+
+    /// The stored values of the storage columns `cols`, indexed
+    /// `[(col − cols.start)·LY·Q + y·Q + i]`, in one read of the device.
+    pub fn read_columns(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, GpuError> {
+        self.check_cols(&cols)?;
+        let (ranges, pos) = self.column_ranges(cols);
         let raw = self.download(&ranges)?;
         Ok(pos.iter().map(|&p| raw[p]).collect())
     }
@@ -576,9 +605,24 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Writes storage column `col` from values indexed `[y·Q + i]` (a border column computed
     /// by the host, or a halo received from a neighbour).
     pub fn write_column(&mut self, col: usize, vals: &[T]) -> Result<(), GpuError> {
-        self.check_col(col)?;
         check_len(vals.len(), self.d.ly * self.d.q, "column")?;
-        let (ranges, pos) = self.column_ranges(col);
+        self.write_columns(col, vals)
+    }
+
+    /// Writes the storage columns from `first` on from values indexed as
+    /// [`GpuLattice::read_columns`]' (as many columns as `vals` holds).
+    pub fn write_columns(&mut self, first: usize, vals: &[T]) -> Result<(), GpuError> {
+        let per_col = self.d.ly * self.d.q;
+        if vals.is_empty() || vals.len() % per_col != 0 {
+            return Err(LbmError::Shape(format!(
+                "columns: got {} values, expected a positive multiple of LY·Q = {per_col}",
+                vals.len()
+            ))
+            .into());
+        }
+        let cols = first..first + vals.len() / per_col;
+        self.check_cols(&cols)?;
+        let (ranges, pos) = self.column_ranges(cols);
         let mut sorted = vec![T::default(); vals.len()];
         for (logical, &p) in pos.iter().enumerate() {
             sorted[p] = vals[logical];

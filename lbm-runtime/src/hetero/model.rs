@@ -1,0 +1,263 @@
+//! The workload model of the host/device split (seed 000 §6.1, eq. 4–8) and its calibration
+//! by short benchmarks at start-up.
+//!
+//! With `M` border columns on each side on the host and `LX − 2M` bulk columns on the device,
+//! a step takes
+//!
+//! ```text
+//! T_exe  = max{T_acc, T_host + T_mpi} + T_swap                     (eq. 4)
+//! T_acc  = (LX − 2M)·LY·t_d                                         (eq. 5)
+//! T_host = 2M·LY·t_h                                                (eq. 6)
+//! T_mpi  = LY·t_c                                                   (eq. 7)
+//! ```
+//!
+//! `T_swap = LY·t_swap` is the host↔device transfer of the `2H` border and halo columns at
+//! the end of the step; it does not depend on `M`, so `T_exe` is least at the balance point
+//! `M*` of eq. 8, `T_acc(M*) = T_host(M*) + T_mpi(M*)`:
+//!
+//! ```text
+//! M* = (LX·t_d − t_c) / (2 (t_d + t_h))
+//! ```
+//!
+//! The seed writes `T_mpi = t_c` per step; here `t_c` is per row (the halo messages are `LY`
+//! high), and it is 0 in one process (the MPI ring is not wired into the split yet).
+//!
+//! The two ends are different machines: at `M = 0` (device only) and `2M = LX` (host only)
+//! there is no swap, and the one side runs alone. On a discrete GPU a side alone runs at the
+//! same rate as beside the other; on a device that shares the host's cores (lavapipe) it runs
+//! faster, having every core. [`calibrate`] therefore measures each side both while the other
+//! runs (`t_d`, `t_h`: the interior of the curve) and alone (`t_d_alone`, `t_h_alone`: the
+//! ends), and [`SplitModel::optimal_m`] picks the admissible `M` of least predicted `T_exe`,
+//! which is next to `M*` unless an end wins.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{admissible, HeteroError, HeteroLattice};
+use crate::domain::GlobalSpec;
+use crate::gpu::GpuContext;
+use crate::{Layout, Model, Real};
+
+/// The coefficients of seed 000 eq. 4–8 for one lattice, in seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SplitModel {
+    /// Lattice width `LX`.
+    pub lx: usize,
+    /// Lattice height `LY`.
+    pub ly: usize,
+    /// The model's halo width `H` (which splits are admissible, see [`admissible`]).
+    pub halo: usize,
+    /// Device time per site while the host runs its borders.
+    pub t_d: f64,
+    /// Host time per site while the device runs the bulk.
+    pub t_h: f64,
+    /// MPI halo exchange per row per step (0 in one process).
+    pub t_c: f64,
+    /// Host↔device column swap per row per step.
+    pub t_swap: f64,
+    /// Device time per site when it runs the whole lattice alone (`M = 0`).
+    pub t_d_alone: f64,
+    /// Host time per site when it runs the whole lattice alone (`2M = LX`).
+    pub t_h_alone: f64,
+}
+
+impl SplitModel {
+    /// A model whose sides run at the same rate alone as together (a discrete device), with
+    /// no swap cost: the analytic form of eq. 4–8.
+    pub fn concurrent(lx: usize, ly: usize, halo: usize, t_d: f64, t_h: f64, t_c: f64) -> Self {
+        Self {
+            lx,
+            ly,
+            halo,
+            t_d,
+            t_h,
+            t_c,
+            t_swap: 0.0,
+            t_d_alone: t_d,
+            t_h_alone: t_h,
+        }
+    }
+
+    /// `T_acc(M) = (LX − 2M)·LY·t_d` (eq. 5).
+    pub fn t_acc(&self, m: usize) -> f64 {
+        self.lx.saturating_sub(2 * m) as f64 * self.ly as f64 * self.t_d
+    }
+
+    /// `T_host(M) = 2M·LY·t_h` (eq. 6).
+    pub fn t_host(&self, m: usize) -> f64 {
+        (2 * m) as f64 * self.ly as f64 * self.t_h
+    }
+
+    /// `T_mpi = LY·t_c` (eq. 7).
+    pub fn t_mpi(&self) -> f64 {
+        self.ly as f64 * self.t_c
+    }
+
+    /// The predicted time of one step with split `M` (eq. 4; the ends run one side alone).
+    pub fn t_exe(&self, m: usize) -> f64 {
+        let sites = (self.lx * self.ly) as f64;
+        if m == 0 {
+            sites * self.t_d_alone + self.t_mpi()
+        } else if 2 * m >= self.lx {
+            sites * self.t_h_alone + self.t_mpi()
+        } else {
+            self.t_acc(m).max(self.t_host(m) + self.t_mpi()) + self.ly as f64 * self.t_swap
+        }
+    }
+
+    /// The predicted million lattice updates per second with split `M`.
+    pub fn mlups(&self, m: usize) -> f64 {
+        (self.lx * self.ly) as f64 / self.t_exe(m) / 1e6
+    }
+
+    /// The balance point `M*` of eq. 8, `T_acc(M*) = T_host(M*) + T_mpi(M*)`, as a real
+    /// number clamped to `[0, LX/2]`.
+    pub fn balance_point(&self) -> f64 {
+        let m = (self.lx as f64 * self.t_d - self.t_c) / (2.0 * (self.t_d + self.t_h));
+        m.clamp(0.0, self.lx as f64 / 2.0)
+    }
+
+    /// The admissible `M` (see [`admissible`]) of least predicted `T_exe`: next to
+    /// [`SplitModel::balance_point`], or an end when one side alone is faster; ties go to the
+    /// one nearest `M*`.
+    pub fn optimal_m(&self) -> usize {
+        let star = self.balance_point();
+        (0..=self.lx / 2)
+            .filter(|&m| admissible(self.lx, self.halo, m))
+            .min_by(|&a, &b| {
+                let key = |m: usize| (self.t_exe(m), (m as f64 - star).abs());
+                key(a).partial_cmp(&key(b)).expect("finite times")
+            })
+            .unwrap_or(0)
+    }
+}
+
+/// Steps run before timing (shader warm-up, first-touch of host pages).
+const WARMUP_STEPS: u64 = 2;
+
+/// The probe split of [`calibrate`]: the admissible `M` nearest a host share of one half.
+fn probe_m(lx: usize, halo: usize) -> Option<usize> {
+    (1..lx.div_ceil(2))
+        .filter(|&m| 2 * m < lx && admissible(lx, halo, m))
+        .min_by_key(|&m| (4 * m).abs_diff(lx))
+}
+
+/// Measures the coefficients of [`SplitModel`] on the lattice `spec` with the device of
+/// `ctx` (seed 000 §6.1: "an initial auto-tuning phase, in which it runs a set of
+/// mini-benchmarks"): a split at host share ½ runs `steps` steps, timing the device's bulk
+/// (from submission to completion, on a waiting thread), the host's borders and the swap;
+/// then each side runs `steps` steps alone. Medians are taken. A lattice too narrow to
+/// split gets a model in which both sides alone are timed on the whole lattice's probe.
+pub fn calibrate<M: Model, L: Layout, T: Real>(
+    ctx: &Arc<GpuContext>,
+    spec: &GlobalSpec<M>,
+    steps: u64,
+) -> Result<SplitModel, HeteroError> {
+    let (lx, ly, halo) = (spec.lx, spec.ly, M::HALO);
+    let Some(m) = probe_m(lx, halo) else {
+        let t = calibrate_ends::<M, L, T>(ctx, spec, steps)?;
+        return Ok(SplitModel::concurrent(lx, ly, halo, t.0, t.1, 0.0));
+    };
+    let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m)?;
+    for _ in 0..WARMUP_STEPS {
+        lat.step()?;
+    }
+    let mut dev = Vec::new();
+    let mut host = Vec::new();
+    let mut swap = Vec::new();
+    for _ in 0..steps.max(1) {
+        let t = lat.probe_step()?;
+        dev.push(t.device);
+        host.push(t.host);
+        swap.push(t.swap);
+    }
+    let (bulk, border) = (((lx - 2 * m) * ly) as f64, (2 * m * ly) as f64);
+    let (d_alone, h_alone) = lat.probe_alone(steps.max(1))?;
+    Ok(SplitModel {
+        lx,
+        ly,
+        halo,
+        t_d: median(&mut dev) / bulk,
+        t_h: median(&mut host) / border,
+        t_c: 0.0,
+        t_swap: median(&mut swap) / ly as f64,
+        t_d_alone: d_alone / bulk,
+        t_h_alone: h_alone / border,
+    })
+}
+
+/// Per-site times of the device and the host alone on the whole lattice (no split fits).
+fn calibrate_ends<M: Model, L: Layout, T: Real>(
+    ctx: &Arc<GpuContext>,
+    spec: &GlobalSpec<M>,
+    steps: u64,
+) -> Result<(f64, f64), HeteroError> {
+    let sites = (spec.lx * spec.ly) as f64;
+    let mut per_site = [0.0; 2];
+    for (k, m) in [0, spec.lx / 2].into_iter().enumerate() {
+        let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m)?;
+        lat.run(WARMUP_STEPS, 0)?;
+        let t0 = Instant::now();
+        lat.run(steps.max(1), 0)?;
+        per_site[k] = t0.elapsed().as_secs_f64() / steps.max(1) as f64 / sites;
+    }
+    Ok((per_site[0], per_site[1]))
+}
+
+/// The median of `v` (0 when empty).
+pub(crate) fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(|a, b| a.partial_cmp(b).expect("finite times"));
+    v[v.len() / 2]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn balance_point_solves_eq_8() {
+        // t_d = 1, t_h = 3, no MPI: (LX − 2M)·1 = 2M·3 → M* = LX/8.
+        let m = SplitModel::concurrent(800, 10, 1, 1e-9, 3e-9, 0.0);
+        assert!((m.balance_point() - 100.0).abs() < 1e-9);
+        assert_eq!(m.optimal_m(), 100);
+        assert!((m.t_acc(100) - m.t_host(100)).abs() < 1e-15);
+        // With MPI, t_c = 40 site-times per row: (800 − 2M) = 6M + 40 → M* = 95.
+        let m = SplitModel::concurrent(800, 10, 1, 1e-9, 3e-9, 40e-9);
+        assert!((m.balance_point() - 95.0).abs() < 1e-9);
+        assert_eq!(m.optimal_m(), 95);
+    }
+
+    #[test]
+    fn optimum_is_the_least_predicted_time_and_admissible() {
+        // M* = 100/7 ≈ 14.29: the integer neighbours are compared by T_exe.
+        let m = SplitModel::concurrent(100, 8, 3, 1e-9, 2.5e-9, 0.0);
+        let best = m.optimal_m();
+        assert_eq!(best, 14);
+        for k in (2..=48).filter(|&k| admissible(100, 3, k)) {
+            assert!(m.t_exe(best) <= m.t_exe(k) + 1e-18);
+        }
+        // A host far slower than the device: the device alone wins.
+        assert_eq!(
+            SplitModel::concurrent(100, 8, 3, 1e-9, 1e3, 0.0).optimal_m(),
+            0
+        );
+        // A device sharing the host's cores: the host alone is faster than any split.
+        let shared = SplitModel {
+            t_swap: 1e-9,
+            t_h_alone: 0.4e-9,
+            ..SplitModel::concurrent(100, 8, 3, 2e-9, 1e-9, 0.0)
+        };
+        assert_eq!(shared.optimal_m(), 50);
+    }
+
+    #[test]
+    fn probe_is_an_interior_split_near_half_the_host() {
+        assert_eq!(probe_m(64, 1), Some(16));
+        assert_eq!(probe_m(64, 3), Some(16));
+        assert_eq!(probe_m(3, 3), None);
+        assert!(probe_m(8, 3).is_some_and(|m| admissible(8, 3, m) && 2 * m < 8));
+    }
+}
