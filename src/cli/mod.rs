@@ -5,6 +5,7 @@ mod bench;
 mod cavity;
 mod models;
 mod png;
+mod split;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lbm::{Aos, CAoSoa, CSoa, Layout, LbmError, Real, Scheme, Soa};
@@ -25,7 +26,8 @@ enum Command {
         case: Case,
     },
     /// Benchmark propagate, bc, collide and the fused step for every layout and precision
-    /// (seed 000 Table 2), with the machine's bandwidth measured in the same run.
+    /// (seed 000 Table 2), with the machine's bandwidth measured in the same run; with
+    /// `--split`, sweep the host/device split (seed 000 Fig. 8).
     Bench(bench::BenchArgs),
     /// List the shipped models.
     Models,
@@ -46,6 +48,9 @@ pub enum CliError {
     /// From the GPU backend.
     #[error(transparent)]
     Gpu(#[from] lbm::gpu::GpuError),
+    /// From the host/device split.
+    #[error(transparent)]
+    Hetero(#[from] lbm::hetero::HeteroError),
     /// Writing an output file failed.
     #[error("cannot write {path}: {source}")]
     Io {

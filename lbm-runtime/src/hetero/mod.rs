@@ -110,6 +110,17 @@ pub fn admissible(lx: usize, halo: usize, m: usize) -> bool {
     m == 0 || 2 * m == lx || (2 * m >= h && 2 * m < lx && lx - 2 * m >= h)
 }
 
+/// The admissible `M` nearest `want` (the smaller on a tie).
+pub fn nearest_admissible(lx: usize, halo: usize, want: f64) -> usize {
+    (0..=lx / 2)
+        .filter(|&m| admissible(lx, halo, m))
+        .min_by(|&a, &b| {
+            let d = |m: usize| (m as f64 - want).abs();
+            d(a).partial_cmp(&d(b)).expect("finite distances")
+        })
+        .unwrap_or(0)
+}
+
 /// The admissible `M` for `lx` and `halo`, as ranges (for messages).
 fn admissible_list(lx: usize, halo: usize) -> String {
     let mut out: Vec<String> = Vec::new();
@@ -192,15 +203,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 if !(0.0..=1.0).contains(&s) {
                     return Err(HeteroError::BadShare(s));
                 }
-                let want = s * lx as f64 / 2.0;
-                let m = (0..=lx / 2)
-                    .filter(|&m| admissible(lx, halo, m))
-                    .min_by(|&a, &b| {
-                        let d = |m: usize| (m as f64 - want).abs();
-                        d(a).partial_cmp(&d(b)).expect("finite")
-                    })
-                    .unwrap_or(0);
-                (m, None)
+                (nearest_admissible(lx, halo, s * lx as f64 / 2.0), None)
             }
             SplitChoice::Auto => {
                 let model = calibrate::<M, L, T>(ctx, &spec, CALIBRATION_STEPS)?;
@@ -369,12 +372,13 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
             .into());
         }
         let (on_host, lx) = self.locate(x);
-        match &self.parts {
-            Parts::Host(h) | Parts::Split { host: h, .. } if on_host => {
+        match (&self.parts, on_host) {
+            (Parts::Host(h), _) | (Parts::Split { host: h, .. }, true) => {
                 Ok(h.populations(lx, y, out)?)
             }
-            Parts::Device(d) | Parts::Split { device: d, .. } => Ok(d.populations(lx, y, out)?),
-            Parts::Host(_) => unreachable!("a host-only lattice has every column on the host"),
+            (Parts::Device(d), _) | (Parts::Split { device: d, .. }, false) => {
+                Ok(d.populations(lx, y, out)?)
+            }
         }
     }
 
