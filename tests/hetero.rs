@@ -249,9 +249,13 @@ fn auto_split_is_admissible_and_correct() {
         return;
     };
     let spec = d2q9(32, 16, BoundarySpec::channel());
-    let mut het =
-        HeteroLattice::<D2Q9Bgk, Aos, f64>::new(&ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Auto)
-            .unwrap();
+    let mut het = HeteroLattice::<D2Q9Bgk, Aos, f64>::new(
+        &ctx,
+        spec.clone(),
+        Scheme::TwoCopy,
+        SplitChoice::Auto,
+    )
+    .unwrap();
     let model = *het.split_model().expect("Auto keeps its model");
     assert!(model.t_d > 0.0 && model.t_h > 0.0, "{model:?}");
     assert_eq!(het.border_columns(), model.optimal_m());
@@ -260,6 +264,10 @@ fn auto_split_is_admissible_and_correct() {
     let mut cpu = spec.lattice::<Aos, f64>().unwrap();
     cpu.set_equilibrium(initial::<D2Q9Bgk>(32, 16)).unwrap();
     cpu.run(20, 0).unwrap();
-    let d = population_diff(9, &populations(&het.to_lattice().unwrap()), &populations(&cpu));
+    let d = population_diff(
+        9,
+        &populations(&het.to_lattice().unwrap()),
+        &populations(&cpu),
+    );
     assert!(d <= TOL, "M = {}: {d:e}", het.border_columns());
 }

@@ -370,7 +370,11 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             Scheme::TwoCopy,
             &BoundarySpec::periodic(),
         )?;
-        lattice.replace_boundaries(slice_boundaries(&global_bc, g.ly, &[xs.clone()]));
+        lattice.replace_boundaries(slice_boundaries(
+            &global_bc,
+            g.ly,
+            std::slice::from_ref(&xs),
+        ));
         let plan = HaloPlan::new::<L>(&lattice.dims());
         Ok(Self {
             lattice,

@@ -61,7 +61,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 9)]
     pub split_points: usize,
     /// Timed steps per point of the split sweep.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 40)]
     pub split_steps: u64,
 }
 

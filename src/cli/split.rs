@@ -23,7 +23,10 @@ const D2Q37_SIZE: (usize, usize) = (192, 128);
 /// Runs the sweep for the chosen models, in the first chosen layout and precision.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     let ctx = open_context(a)?;
-    println!("Host/device split (seed 000 §6.1, Fig. 8) on {}", ctx.describe());
+    println!(
+        "Host/device split (seed 000 §6.1, Fig. 8) on {}",
+        ctx.describe()
+    );
     if ctx.is_cpu() {
         println!(
             "device is a CPU (lavapipe): it shares the host's cores, so the balance found is a \

@@ -47,7 +47,7 @@ use crate::layout::Layout;
 use crate::{BoundarySpec, Lattice, LbmError, Model, Real, Scheme};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
-pub const CALIBRATION_STEPS: u64 = 5;
+pub const CALIBRATION_STEPS: u64 = 9;
 
 /// How the columns are shared between host and device.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -252,11 +252,12 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 &BoundarySpec::periodic(),
             )?;
             host.replace_boundaries(slice_boundaries(bc, ly, &[lx - m..lx, 0..m]));
-            let mut bulk_bc = slice_boundaries(bc, ly, &[m..lx - m]);
+            let mut bulk_bc = slice_boundaries(bc, ly, std::slice::from_ref(&(m..lx - m)));
             bulk_bc.x_periodic = false;
-            let device = GpuLattice::with_boundaries(ctx, lx - 2 * m, ly, spec.params.clone(), |_| {
-                Ok(bulk_bc)
-            })?;
+            let device =
+                GpuLattice::with_boundaries(ctx, lx - 2 * m, ly, spec.params.clone(), |_| {
+                    Ok(bulk_bc)
+                })?;
             Parts::Split { host, device }
         };
         let mut lat = Self {

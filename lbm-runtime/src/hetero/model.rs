@@ -135,29 +135,71 @@ impl SplitModel {
 /// Steps run before timing (shader warm-up, first-touch of host pages).
 const WARMUP_STEPS: u64 = 2;
 
-/// The probe split of [`calibrate`]: the admissible `M` nearest a host share of one half.
-fn probe_m(lx: usize, halo: usize) -> Option<usize> {
+/// Probes of [`calibrate`] at most: the first at host share ½, then at the `M*` found.
+const MAX_PROBES: usize = 3;
+
+/// The admissible split with both parts non-empty nearest `want` (none when the lattice is
+/// too narrow to split).
+fn nearest_interior(lx: usize, halo: usize, want: f64) -> Option<usize> {
     (1..lx.div_ceil(2))
         .filter(|&m| 2 * m < lx && admissible(lx, halo, m))
-        .min_by_key(|&m| (4 * m).abs_diff(lx))
+        .min_by(|&a, &b| {
+            let d = |m: usize| (m as f64 - want).abs();
+            d(a).partial_cmp(&d(b)).expect("finite distances")
+        })
 }
 
 /// Measures the coefficients of [`SplitModel`] on the lattice `spec` with the device of
 /// `ctx` (seed 000 §6.1: "an initial auto-tuning phase, in which it runs a set of
-/// mini-benchmarks"): a split at host share ½ runs `steps` steps, timing the device's bulk
-/// (from submission to completion, on a waiting thread), the host's borders and the swap;
-/// then each side runs `steps` steps alone. Medians are taken. A lattice too narrow to
-/// split gets a model in which both sides alone are timed on the whole lattice's probe.
+/// mini-benchmarks"). A probe split runs `steps` steps, timing the device's bulk (from
+/// submission to completion, on a waiting thread), the host's strip and the swap; then each
+/// side runs `steps` steps alone. Medians are taken.
+///
+/// The model is linear, but the rates it holds depend on the split where the device has a
+/// launch latency or shares the host's cores (one side finishing early gives the other the
+/// whole machine). So the first probe, at host share ½, is followed by probes halfway to the
+/// balance point `M*` found (a damped fixed-point iteration: undamped, the rates measured on
+/// either side of the balance make it oscillate), until the probe would move by less than
+/// `LX/64` columns or [`MAX_PROBES`] are done: the final rates are those near the operating
+/// point. Where the rates do not depend on the split (a discrete GPU), every probe gives the
+/// same `M*`. The rates alone are those of the
+/// first probe, where both parts are large. A lattice too narrow to split
+/// gets a model of the two sides alone, timed on the whole lattice.
 pub fn calibrate<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
     spec: &GlobalSpec<M>,
     steps: u64,
 ) -> Result<SplitModel, HeteroError> {
     let (lx, ly, halo) = (spec.lx, spec.ly, M::HALO);
-    let Some(m) = probe_m(lx, halo) else {
+    let Some(mut m) = nearest_interior(lx, halo, lx as f64 / 4.0) else {
         let t = calibrate_ends::<M, L, T>(ctx, spec, steps)?;
         return Ok(SplitModel::concurrent(lx, ly, halo, t.0, t.1, 0.0));
     };
+    let first = probe::<M, L, T>(ctx, spec, m, steps)?;
+    let mut model = first;
+    for _ in 1..MAX_PROBES {
+        let halfway = (m as f64 + model.balance_point()) / 2.0;
+        match nearest_interior(lx, halo, halfway) {
+            Some(next) if next.abs_diff(m) > (lx / 64).max(1) => m = next,
+            _ => break,
+        }
+        model = probe::<M, L, T>(ctx, spec, m, steps)?;
+    }
+    Ok(SplitModel {
+        t_d_alone: first.t_d_alone,
+        t_h_alone: first.t_h_alone,
+        ..model
+    })
+}
+
+/// The model measured at the split `m` (see [`calibrate`]).
+fn probe<M: Model, L: Layout, T: Real>(
+    ctx: &Arc<GpuContext>,
+    spec: &GlobalSpec<M>,
+    m: usize,
+    steps: u64,
+) -> Result<SplitModel, HeteroError> {
+    let (lx, ly) = (spec.lx, spec.ly);
     let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m)?;
     for _ in 0..WARMUP_STEPS {
         lat.step()?;
@@ -176,7 +218,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
     Ok(SplitModel {
         lx,
         ly,
-        halo,
+        halo: M::HALO,
         t_d: median(&mut dev) / bulk,
         t_h: median(&mut host) / border,
         t_c: 0.0,
@@ -254,10 +296,11 @@ mod tests {
     }
 
     #[test]
-    fn probe_is_an_interior_split_near_half_the_host() {
-        assert_eq!(probe_m(64, 1), Some(16));
-        assert_eq!(probe_m(64, 3), Some(16));
-        assert_eq!(probe_m(3, 3), None);
-        assert!(probe_m(8, 3).is_some_and(|m| admissible(8, 3, m) && 2 * m < 8));
+    fn probes_are_interior_splits() {
+        assert_eq!(nearest_interior(64, 1, 16.0), Some(16));
+        assert_eq!(nearest_interior(64, 3, 0.4), Some(2));
+        assert_eq!(nearest_interior(64, 3, 40.0), Some(30));
+        assert_eq!(nearest_interior(3, 3, 1.0), None);
+        assert!(nearest_interior(8, 3, 2.0).is_some_and(|m| admissible(8, 3, m) && 2 * m < 8));
     }
 }
