@@ -116,7 +116,7 @@ pub fn nearest_admissible(lx: usize, halo: usize, want: f64) -> usize {
         .filter(|&m| admissible(lx, halo, m))
         .min_by(|&a, &b| {
             let d = |m: usize| (m as f64 - want).abs();
-            d(a).partial_cmp(&d(b)).expect("finite distances")
+            d(a).total_cmp(&d(b))
         })
         .unwrap_or(0)
 }
@@ -475,7 +475,12 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
             let waiter = s.spawn(|| ctx.wait().map(|()| t0.elapsed().as_secs_f64()));
             update_strip(host);
             let h = t0.elapsed().as_secs_f64();
-            (waiter.join().expect("the waiting thread does not panic"), h)
+            let dev = waiter.join().unwrap_or_else(|_| {
+                Err(GpuError::Device(
+                    "the thread waiting for the device panicked".into(),
+                ))
+            });
+            (dev, h)
         });
         let t1 = Instant::now();
         self.swap()?;

@@ -22,13 +22,23 @@
 //! The seed writes `T_mpi = t_c` per step; here `t_c` is per row (the halo messages are `LY`
 //! high), and it is 0 in one process (the MPI ring is not wired into the split yet).
 //!
-//! The two ends are different machines: at `M = 0` (device only) and `2M = LX` (host only)
-//! there is no swap, and the one side runs alone. On a discrete GPU a side alone runs at the
-//! same rate as beside the other; on a device that shares the host's cores (lavapipe) it runs
-//! faster, having every core. [`calibrate`] therefore measures each side both while the other
-//! runs (`t_d`, `t_h`: the interior of the curve) and alone (`t_d_alone`, `t_h_alone`: the
-//! ends), and [`SplitModel::optimal_m`] picks the admissible `M` of least predicted `T_exe`,
-//! which is next to `M*` unless an end wins.
+//! # A device that shares the host's cores
+//! Eq. 4 assumes the two sides run on separate hardware. On a device that shares the host's
+//! cores (lavapipe) each side runs slower beside the other (rates `t_d`, `t_h`) than alone
+//! (`t_d_alone`, `t_h_alone`), and when one side finishes the other gets the whole machine.
+//! The step is then two phases: both sides run until the first finishes, at
+//! `min{D, H}` with `D = T_acc`, `H = T_host + T_mpi`; the other finishes what it has left
+//! alone:
+//!
+//! ```text
+//! T_exe = min{D, H} + |D − H|·r + T_swap,    r = t_alone / t of the side finishing last
+//! ```
+//!
+//! With rates that do not depend on the other side (`r = 1`, a discrete GPU) this is eq. 4;
+//! it covers the ends too (`M = 0`: the device alone, `2M = LX`: the host alone, no swap).
+//! [`calibrate`] measures both kinds of rate, and [`SplitModel::optimal_m`] picks the
+//! admissible `M` of least predicted `T_exe`: next to `M*` when the sides overlap well, an
+//! end when they only share.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -93,16 +103,22 @@ impl SplitModel {
         self.ly as f64 * self.t_c
     }
 
-    /// The predicted time of one step with split `M` (eq. 4; the ends run one side alone).
+    /// The predicted time of one step with split `M`: eq. 4 with the two-phase correction of
+    /// a device that shares the host's cores (see the module documentation).
     pub fn t_exe(&self, m: usize) -> f64 {
-        let sites = (self.lx * self.ly) as f64;
-        if m == 0 {
-            sites * self.t_d_alone + self.t_mpi()
-        } else if 2 * m >= self.lx {
-            sites * self.t_h_alone + self.t_mpi()
+        let (d, h) = (self.t_acc(m), self.t_host(m) + self.t_mpi());
+        let r = if d >= h {
+            self.t_d_alone / self.t_d
         } else {
-            self.t_acc(m).max(self.t_host(m) + self.t_mpi()) + self.ly as f64 * self.t_swap
-        }
+            self.t_h_alone / self.t_h
+        };
+        let interior = m > 0 && 2 * m < self.lx;
+        let swap = if interior {
+            self.ly as f64 * self.t_swap
+        } else {
+            0.0
+        };
+        d.min(h) + (d - h).abs() * r + swap
     }
 
     /// The predicted million lattice updates per second with split `M`.
@@ -126,7 +142,8 @@ impl SplitModel {
             .filter(|&m| admissible(self.lx, self.halo, m))
             .min_by(|&a, &b| {
                 let key = |m: usize| (self.t_exe(m), (m as f64 - star).abs());
-                key(a).partial_cmp(&key(b)).expect("finite times")
+                let ((ta, da), (tb, db)) = (key(a), key(b));
+                ta.total_cmp(&tb).then(da.total_cmp(&db))
             })
             .unwrap_or(0)
     }
@@ -145,7 +162,7 @@ fn nearest_interior(lx: usize, halo: usize, want: f64) -> Option<usize> {
         .filter(|&m| 2 * m < lx && admissible(lx, halo, m))
         .min_by(|&a, &b| {
             let d = |m: usize| (m as f64 - want).abs();
-            d(a).partial_cmp(&d(b)).expect("finite distances")
+            d(a).total_cmp(&d(b))
         })
 }
 
@@ -251,7 +268,7 @@ pub(crate) fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
-    v.sort_by(|a, b| a.partial_cmp(b).expect("finite times"));
+    v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
@@ -287,11 +304,18 @@ mod tests {
             0
         );
         // A device sharing the host's cores: the host alone is faster than any split.
+        // A device sharing the host's cores: each side at half speed beside the other. At
+        // M = 40 both run 160 ns, then the host finishes its 480 ns left alone, 0.3× faster.
         let shared = SplitModel {
             t_swap: 1e-9,
-            t_h_alone: 0.4e-9,
-            ..SplitModel::concurrent(100, 8, 3, 2e-9, 1e-9, 0.0)
+            t_d_alone: 0.7e-9,
+            t_h_alone: 0.3e-9,
+            ..SplitModel::concurrent(100, 8, 3, 1e-9, 1e-9, 0.0)
         };
+        assert!((shared.t_exe(40) - (160e-9 + 480e-9 * 0.3 + 8e-9)).abs() < 1e-18);
+        assert!((shared.t_exe(0) - 800e-9 * 0.7).abs() < 1e-18);
+        assert!((shared.t_exe(50) - 800e-9 * 0.3).abs() < 1e-18);
+        // The host alone is faster than any split.
         assert_eq!(shared.optimal_m(), 50);
     }
 
