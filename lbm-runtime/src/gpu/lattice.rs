@@ -596,10 +596,31 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// The stored values of the storage columns `cols`, indexed
     /// `[(col − cols.start)·LY·Q + y·Q + i]`, in one read of the device.
     pub fn read_columns(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, GpuError> {
-        self.check_cols(&cols)?;
-        let (ranges, pos) = self.column_ranges(cols);
+        let mut blocks = self.read_column_blocks(std::slice::from_ref(&cols))?;
+        Ok(blocks.pop().unwrap_or_default())
+    }
+
+    /// The stored values of each block of storage columns in `blocks`, each indexed as
+    /// [`GpuLattice::read_columns`]', in one read of the device (one wait: the two edges a
+    /// host part needs each step).
+    pub fn read_column_blocks(
+        &self,
+        blocks: &[std::ops::Range<usize>],
+    ) -> Result<Vec<Vec<T>>, GpuError> {
+        let mut ranges = Vec::new();
+        let mut positions = Vec::new();
+        for cols in blocks {
+            self.check_cols(cols)?;
+            let (r, pos) = self.column_ranges(cols.clone());
+            let base: u64 = ranges.iter().map(|&(_, len)| len).sum();
+            positions.push((base as usize, pos));
+            ranges.extend(r);
+        }
         let raw = self.download(&ranges)?;
-        Ok(pos.iter().map(|&p| raw[p]).collect())
+        Ok(positions
+            .iter()
+            .map(|(base, pos)| pos.iter().map(|&p| raw[base + p]).collect())
+            .collect())
     }
 
     /// Writes storage column `col` from values indexed `[y·Q + i]` (a border column computed

@@ -520,10 +520,9 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         };
         let h = M::HALO;
         let (w, b) = (host.dims().lx, device.dims().lx);
-        let bulk_first = device.read_columns(h..2 * h)?;
-        let bulk_last = device.read_columns(b..b + h)?;
-        set_host_columns(host, w + h, &bulk_first);
-        set_host_columns(host, 0, &bulk_last);
+        let edges = device.read_column_blocks(&[h..2 * h, b..b + h])?;
+        set_host_columns(host, w + h, &edges[0]);
+        set_host_columns(host, 0, &edges[1]);
         device.write_columns(0, &host_columns(host, w..w + h))?;
         device.write_columns(b + h, &host_columns(host, h..2 * h))?;
         Ok(())
