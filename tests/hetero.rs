@@ -10,8 +10,10 @@
 mod gpu_support;
 
 use std::f64::consts::PI;
+use std::sync::Arc;
 
 use lbm::domain::GlobalSpec;
+use lbm::gpu::GpuContext;
 use lbm::hetero::{HeteroError, HeteroLattice, SplitChoice};
 use lbm::models::*;
 use lbm::{Aos, BoundarySpec, CAoSoa, Lattice, Layout, Model, Scheme, Soa, Wall};
@@ -68,9 +70,13 @@ fn population_diff(q: usize, a: &[f64], b: &[f64]) -> f64 {
 /// Runs `spec` for [`STEPS`] steps on the CPU and split with each of `ms`, and compares every
 /// population, the density and the mass.
 fn compare<M: Model, L: Layout>(spec: &GlobalSpec<M>, ms: &[usize]) {
-    let Some(ctx) = gpu_support::context() else {
-        return;
-    };
+    if let Some(ctx) = gpu_support::context() {
+        compare_on::<M, L>(&ctx, spec, ms);
+    }
+}
+
+/// [`compare`] on the device `ctx`.
+fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, ms: &[usize]) {
     let (lx, ly) = (spec.lx, spec.ly);
     let mut cpu = spec.lattice::<L, f64>().unwrap();
     cpu.set_equilibrium(initial::<M>(lx, ly)).unwrap();
@@ -79,7 +85,7 @@ fn compare<M: Model, L: Layout>(spec: &GlobalSpec<M>, ms: &[usize]) {
     for &m in ms {
         let what = format!("{} × {} M = {m} ({:?})", M::NAME, L::NAME, spec.boundaries);
         let mut het = HeteroLattice::<M, L, f64>::new(
-            &ctx,
+            ctx,
             spec.clone(),
             Scheme::TwoCopy,
             SplitChoice::Columns(m),
@@ -180,6 +186,16 @@ fn d2q37_split_matches_cpu() {
     };
     compare::<D2Q37, Soa>(&spec, &[0, 2, 5, 12]);
     compare::<D2Q37, CAoSoa<8>>(&spec, &[0, 9, 12]);
+}
+
+/// The device's copy split across several storage bindings (4 KiB each here): the swap's
+/// reads and writes cross binding boundaries.
+#[test]
+fn split_matches_cpu_across_bindings() {
+    let Some(ctx) = gpu_support::capped_context(4096) else {
+        return;
+    };
+    compare_on::<D2Q9Bgk, Soa>(&ctx, &d2q9(24, 16, obstacle(24, 16)), &[0, 4]);
 }
 
 /// Scattering a CPU lattice and gathering it back is exact, whatever the split, and resumes

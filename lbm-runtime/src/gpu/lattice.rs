@@ -587,6 +587,55 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         Ok(())
     }
 
+    /// Where the blocks of storage columns `blocks` lie in the device's copies (computed once
+    /// for the transfers a host part repeats every step).
+    pub fn column_blocks(
+        &self,
+        blocks: &[std::ops::Range<usize>],
+    ) -> Result<ColumnBlocks, GpuError> {
+        let mut plan = ColumnBlocks {
+            ranges: Vec::new(),
+            blocks: Vec::new(),
+        };
+        for cols in blocks {
+            self.check_cols(cols)?;
+            let (ranges, pos) = self.column_ranges(cols.clone());
+            plan.blocks.push((plan.len(), pos));
+            plan.ranges.extend(ranges);
+        }
+        Ok(plan)
+    }
+
+    /// The stored values of each block of `plan`, indexed `[(col − start)·LY·Q + y·Q + i]`,
+    /// in one read of the device (one wait).
+    pub fn read_blocks(&self, plan: &ColumnBlocks) -> Result<Vec<Vec<T>>, GpuError> {
+        let raw = self.download(&plan.ranges)?;
+        Ok(plan
+            .blocks
+            .iter()
+            .map(|(base, pos)| pos.iter().map(|&p| raw[base + p]).collect())
+            .collect())
+    }
+
+    /// Writes each block of `plan` from `vals` (one slice per block, laid out as
+    /// [`GpuLattice::read_blocks`]' values).
+    pub fn write_blocks(&mut self, plan: &ColumnBlocks, vals: &[&[T]]) -> Result<(), GpuError> {
+        check_len(vals.len(), plan.blocks.len(), "column blocks")?;
+        let mut sorted = vec![T::default(); plan.len()];
+        for ((base, pos), v) in plan.blocks.iter().zip(vals) {
+            check_len(v.len(), pos.len(), "column block")?;
+            for (logical, &p) in pos.iter().enumerate() {
+                sorted[base + p] = v[logical];
+            }
+        }
+        let mut at = 0;
+        for &(start, len) in &plan.ranges {
+            self.upload(self.cur, start, &sorted[at..at + len as usize]);
+            at += len as usize;
+        }
+        Ok(())
+    }
+
     /// The stored values of storage column `col` (`col = x + HALO`; halo columns included),
     /// indexed `[y·Q + i]`: what a host part of the slab needs from the device each step.
     pub fn read_column(&self, col: usize) -> Result<Vec<T>, GpuError> {
@@ -596,31 +645,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// The stored values of the storage columns `cols`, indexed
     /// `[(col − cols.start)·LY·Q + y·Q + i]`, in one read of the device.
     pub fn read_columns(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, GpuError> {
-        let mut blocks = self.read_column_blocks(std::slice::from_ref(&cols))?;
-        Ok(blocks.pop().unwrap_or_default())
-    }
-
-    /// The stored values of each block of storage columns in `blocks`, each indexed as
-    /// [`GpuLattice::read_columns`]', in one read of the device (one wait: the two edges a
-    /// host part needs each step).
-    pub fn read_column_blocks(
-        &self,
-        blocks: &[std::ops::Range<usize>],
-    ) -> Result<Vec<Vec<T>>, GpuError> {
-        let mut ranges = Vec::new();
-        let mut positions = Vec::new();
-        for cols in blocks {
-            self.check_cols(cols)?;
-            let (r, pos) = self.column_ranges(cols.clone());
-            let base: u64 = ranges.iter().map(|&(_, len)| len).sum();
-            positions.push((base as usize, pos));
-            ranges.extend(r);
-        }
-        let raw = self.download(&ranges)?;
-        Ok(positions
-            .iter()
-            .map(|(base, pos)| pos.iter().map(|&p| raw[base + p]).collect())
-            .collect())
+        let plan = self.column_blocks(std::slice::from_ref(&cols))?;
+        Ok(self.read_blocks(&plan)?.pop().unwrap_or_default())
     }
 
     /// Writes storage column `col` from values indexed `[y·Q + i]` (a border column computed
@@ -641,19 +667,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             ))
             .into());
         }
-        let cols = first..first + vals.len() / per_col;
-        self.check_cols(&cols)?;
-        let (ranges, pos) = self.column_ranges(cols);
-        let mut sorted = vec![T::default(); vals.len()];
-        for (logical, &p) in pos.iter().enumerate() {
-            sorted[p] = vals[logical];
-        }
-        let mut at = 0;
-        for (start, len) in ranges {
-            self.upload(self.cur, start, &sorted[at..at + len as usize]);
-            at += len as usize;
-        }
-        Ok(())
+        let plan = self.column_blocks(&[first..first + vals.len() / per_col])?;
+        self.write_blocks(&plan, &[vals])
     }
 
     /// Total mass `Σ_x Σ_i f*_i(x)` over the fluid sites, accumulated in `f64`.
@@ -787,6 +802,22 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             .into());
         }
         Ok(())
+    }
+}
+
+/// Where blocks of storage columns lie in a [`GpuLattice`]'s copies: the storage ranges they
+/// cover, merged, and for each block the offset of its values in the concatenated ranges and
+/// the position there of each value `[(col − start)·LY·Q + y·Q + i]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnBlocks {
+    ranges: Vec<(u64, u64)>,
+    blocks: Vec<(usize, Vec<usize>)>,
+}
+
+impl ColumnBlocks {
+    /// Number of values covered.
+    fn len(&self) -> usize {
+        self.ranges.iter().map(|&(_, len)| len as usize).sum()
     }
 }
 

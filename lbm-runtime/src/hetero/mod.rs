@@ -42,7 +42,7 @@ use std::time::Instant;
 pub use model::{calibrate, SplitModel};
 
 use crate::domain::{export_columns, import_slab, slice_boundaries, GlobalSpec};
-use crate::gpu::{GpuContext, GpuError, GpuLattice};
+use crate::gpu::{ColumnBlocks, GpuContext, GpuError, GpuLattice};
 use crate::layout::Layout;
 use crate::{BoundarySpec, Lattice, LbmError, Model, Real, Scheme};
 
@@ -158,6 +158,13 @@ pub struct StepTimes {
     pub swap: f64,
 }
 
+/// The device columns the swap reads (the bulk's first and last `H`) and writes (its left and
+/// right halos), located once.
+struct SwapPlan {
+    edges: ColumnBlocks,
+    halos: ColumnBlocks,
+}
+
 /// Where the columns live.
 enum Parts<M: Model, L: Layout, T: Real> {
     /// `M = 0`: the whole lattice on the device.
@@ -168,6 +175,7 @@ enum Parts<M: Model, L: Layout, T: Real> {
     Split {
         host: Lattice<M, L, T>,
         device: GpuLattice<M, L, T>,
+        swap: SwapPlan,
     },
 }
 
@@ -258,7 +266,12 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 GpuLattice::with_boundaries(ctx, lx - 2 * m, ly, spec.params.clone(), |_| {
                     Ok(bulk_bc)
                 })?;
-            Parts::Split { host, device }
+            let (h, b) = (halo, lx - 2 * m);
+            let swap = SwapPlan {
+                edges: device.column_blocks(&[h..2 * h, b..b + h])?,
+                halos: device.column_blocks(&[0..h, b + h..b + 2 * h])?,
+            };
+            Parts::Split { host, device, swap }
         };
         let mut lat = Self {
             spec,
@@ -296,7 +309,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         match &mut lat.parts {
             Parts::Device(dev) => dev.write_columns(d.halo, &export_columns(global, 0..lx)?)?,
             Parts::Host(host) => import_slab(host, 0, &export_columns(global, 0..lx)?)?,
-            Parts::Split { host, device } => {
+            Parts::Split { host, device, .. } => {
                 let mut strip = export_columns(global, lx - m..lx)?;
                 strip.extend(export_columns(global, 0..m)?);
                 import_slab(host, 0, &strip)?;
@@ -355,7 +368,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         match &mut self.parts {
             Parts::Device(dev) => dev.set_equilibrium(moments)?,
             Parts::Host(host) => host.set_equilibrium(moments)?,
-            Parts::Split { host, device } => {
+            Parts::Split { host, device, .. } => {
                 host.set_equilibrium(|p, y| moments((p + lx - m) % lx, y))?;
                 device.set_equilibrium(|q, y| moments(q + m, y))?;
             }
@@ -388,7 +401,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         Ok(match &self.parts {
             Parts::Device(d) => d.mass()?,
             Parts::Host(h) => h.mass(),
-            Parts::Split { host, device } => host.mass() + device.mass()?,
+            Parts::Split { host, device, .. } => host.mass() + device.mass()?,
         })
     }
 
@@ -399,7 +412,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         match &self.parts {
             Parts::Device(d) => import_slab(&mut global, 0, &d.read_populations()?)?,
             Parts::Host(h) => import_slab(&mut global, 0, &export_columns(h, 0..lx)?)?,
-            Parts::Split { host, device } => {
+            Parts::Split { host, device, .. } => {
                 let strip = export_columns(host, 0..2 * m)?;
                 let (right, left) = strip.split_at(m * ly * M::Q);
                 import_slab(&mut global, lx - m, right)?;
@@ -429,7 +442,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         match &mut self.parts {
             Parts::Device(d) => d.step(),
             Parts::Host(h) => h.step(),
-            Parts::Split { host, device } => {
+            Parts::Split { host, device, .. } => {
                 device.step();
                 update_strip(host);
                 self.swap()?;
@@ -465,7 +478,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     /// One split step with its phases timed: the device's completion is awaited on a second
     /// thread while the host runs its strip (calibration).
     pub(crate) fn probe_step(&mut self) -> Result<StepTimes, HeteroError> {
-        let Parts::Split { host, device } = &mut self.parts else {
+        let Parts::Split { host, device, .. } = &mut self.parts else {
             return Err(LbmError::Shape("only a split lattice times its phases".into()).into());
         };
         let ctx = device.context().clone();
@@ -496,7 +509,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     /// over `steps` steps each (calibration; the parts' halos go stale, so the state is
     /// scratch afterwards).
     pub(crate) fn probe_alone(&mut self, steps: u64) -> Result<(f64, f64), HeteroError> {
-        let Parts::Split { host, device } = &mut self.parts else {
+        let Parts::Split { host, device, .. } = &mut self.parts else {
             return Err(LbmError::Shape("only a split lattice times its parts".into()).into());
         };
         let (mut dev, mut hst) = (Vec::new(), Vec::new());
@@ -515,16 +528,16 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     /// Copies each part's edge columns into the other's halos (nothing to do unsplit). Reading
     /// the bulk's edges waits for the device's step.
     fn swap(&mut self) -> Result<(), HeteroError> {
-        let Parts::Split { host, device } = &mut self.parts else {
+        let Parts::Split { host, device, swap } = &mut self.parts else {
             return Ok(());
         };
         let h = M::HALO;
-        let (w, b) = (host.dims().lx, device.dims().lx);
-        let edges = device.read_column_blocks(&[h..2 * h, b..b + h])?;
+        let w = host.dims().lx;
+        let edges = device.read_blocks(&swap.edges)?;
         set_host_columns(host, w + h, &edges[0]);
         set_host_columns(host, 0, &edges[1]);
-        device.write_columns(0, &host_columns(host, w..w + h))?;
-        device.write_columns(b + h, &host_columns(host, h..2 * h))?;
+        let (left, right) = (host_columns(host, w..w + h), host_columns(host, h..2 * h));
+        device.write_blocks(&swap.halos, &[&left, &right])?;
         Ok(())
     }
 }
