@@ -667,7 +667,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             ))
             .into());
         }
-        let plan = self.column_blocks(&[first..first + vals.len() / per_col])?;
+        let cols = first..first + vals.len() / per_col;
+        let plan = self.column_blocks(std::slice::from_ref(&cols))?;
         self.write_blocks(&plan, &[vals])
     }
 

@@ -165,7 +165,9 @@ struct SwapPlan {
     halos: ColumnBlocks,
 }
 
-/// Where the columns live.
+/// Where the columns live (one per lattice, never moved in a loop: the variants' sizes do not
+/// matter).
+#[allow(clippy::large_enum_variant)]
 enum Parts<M: Model, L: Layout, T: Real> {
     /// `M = 0`: the whole lattice on the device.
     Device(GpuLattice<M, L, T>),
