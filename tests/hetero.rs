@@ -287,3 +287,39 @@ fn auto_split_is_admissible_and_correct() {
     );
     assert!(d <= TOL, "M = {}: {d:e}", het.border_columns());
 }
+
+/// `lbm bench --split` sweeps a small lattice, prints the model beside the measurements and
+/// marks the tuned and the best split.
+#[test]
+fn bench_split_sweeps_and_marks_the_tuned_split() {
+    if gpu_support::context().is_none() {
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args([
+            "bench",
+            "--split",
+            "--model",
+            "d2q9",
+            "--split-size",
+            "32x16",
+        ])
+        .args(["--split-points", "3", "--split-steps", "2"])
+        .output()
+        .expect("the lbm program runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "model MLUPS",
+        "<- M* (tuned)",
+        "<- best measured",
+        "device only",
+        "host only",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+}
