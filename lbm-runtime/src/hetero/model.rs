@@ -172,16 +172,15 @@ fn nearest_interior(lx: usize, halo: usize, want: f64) -> Option<usize> {
 /// submission to completion, on a waiting thread), the host's strip and the swap; then each
 /// side runs `steps` steps alone. Medians are taken.
 ///
-/// The model is linear, but the rates it holds depend on the split where the device has a
-/// launch latency or shares the host's cores (one side finishing early gives the other the
-/// whole machine). So the first probe, at host share ½, is followed by probes halfway to the
-/// balance point `M*` found (a damped fixed-point iteration: undamped, the rates measured on
-/// either side of the balance make it oscillate), until the probe would move by less than
-/// `LX/64` columns or [`MAX_PROBES`] are done: the final rates are those near the operating
-/// point. Where the rates do not depend on the split (a discrete GPU), every probe gives the
-/// same `M*`. The rates alone are those of the
-/// first probe, where both parts are large. A lattice too narrow to split
-/// gets a model of the two sides alone, timed on the whole lattice.
+/// The rates depend on the split where the device has a launch latency or shares the host's
+/// cores (one side finishing early gives the other the whole machine). So the first probe,
+/// at host share ½, is followed by probes halfway to the balance point `M*` found (a damped
+/// fixed-point iteration: undamped, the rates measured on either side of the balance make it
+/// oscillate), until the probe would move by less than `LX/64` columns or three probes are
+/// done: the final rates are those near the operating point. Where the rates do not depend
+/// on the split (a discrete GPU), every probe gives the same `M*`. The rates alone are those
+/// of the first probe, where both parts are large. A lattice too narrow to split gets a model
+/// of the two sides alone, timed on the whole lattice.
 pub fn calibrate<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
     spec: &GlobalSpec<M>,
