@@ -15,6 +15,7 @@ use super::bc::{self, BcTables};
 use super::shader::{self, Entry, ShaderSpec, WORKGROUP};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
+use crate::lattice::check_size;
 use crate::layout::{Dims, Layout};
 use crate::{default_max_mach, Kernel, LbmError, Model, Real};
 
@@ -1059,29 +1060,6 @@ impl Device<'_> {
             })
             .collect()
     }
-}
-
-/// The size checks of [`crate::Lattice::new`]: `LY` a multiple of `VL`, and the lattice at
-/// least as large as the model's halo.
-fn check_size<M: Model, L: Layout>(lx: usize, ly: usize) -> Result<(), LbmError> {
-    if ly % L::VL != 0 {
-        return Err(LbmError::NotMultipleOfVl {
-            layout: L::NAME,
-            ly,
-            vl: L::VL,
-        });
-    }
-    let h = M::HALO.max(1);
-    if lx < h || ly / L::VL < h {
-        return Err(LbmError::TooSmall {
-            model: M::NAME,
-            lx,
-            ly,
-            halo: M::HALO,
-            min_ly: h * L::VL,
-        });
-    }
-    Ok(())
 }
 
 fn check_len(got: usize, want: usize, what: &str) -> Result<(), GpuError> {

@@ -41,9 +41,11 @@ use std::time::Instant;
 
 pub use model::{calibrate, SplitModel};
 
+use crate::boundary::Boundaries;
 use crate::domain::{export_columns, import_slab, slice_boundaries, GlobalSpec};
 use crate::gpu::{ColumnBlocks, GpuContext, GpuError, GpuLattice};
-use crate::layout::Layout;
+use crate::lattice::check_size;
+use crate::layout::{Dims, Layout};
 use crate::{BoundarySpec, Lattice, LbmError, Model, Real, Scheme};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
@@ -205,7 +207,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         if scheme != Scheme::TwoCopy {
             return Err(HeteroError::InPlace);
         }
-        spec.lattice::<L, T>()?;
+        global_boundaries::<M, L, T>(&spec)?;
         let (lx, halo) = (spec.lx, M::HALO);
         let (m, model) = match choice {
             SplitChoice::Columns(m) => (m, None),
@@ -252,8 +254,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         } else if 2 * m == lx {
             Parts::Host(spec.lattice()?)
         } else {
-            let global = spec.lattice::<L, T>()?;
-            let bc = global.boundaries();
+            let bc = &global_boundaries::<M, L, T>(&spec)?;
             let mut host = Lattice::new(
                 2 * m,
                 ly,
@@ -542,6 +543,22 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         device.write_blocks(&swap.halos, &[&left, &right])?;
         Ok(())
     }
+}
+
+/// The global lattice's size, parameters and boundaries checked as [`Lattice::new`] does, and
+/// its boundaries compiled (to be sliced), without allocating the lattice.
+fn global_boundaries<M: Model, L: Layout, T: Real>(
+    spec: &GlobalSpec<M>,
+) -> Result<Boundaries<T>, LbmError> {
+    check_size::<M, L>(spec.lx, spec.ly)?;
+    M::validate(&spec.params)?;
+    let d = Dims {
+        lx: spec.lx,
+        ly: spec.ly,
+        halo: M::HALO,
+        q: M::Q,
+    };
+    Boundaries::compile::<M, L>(&spec.boundaries, &d)
 }
 
 /// The fused step on every column of the strip (its halos filled by the swap).
