@@ -323,3 +323,21 @@ fn bench_split_sweeps_and_marks_the_tuned_split() {
         assert!(text.contains(want), "no `{want}` in\n{text}");
     }
 }
+
+/// A lattice too narrow to split (D2Q37, LX = 6: no M leaves both parts 3 wide) is calibrated
+/// on the two ends and runs on one of them.
+#[test]
+fn auto_split_of_a_narrow_lattice_is_an_end() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = GlobalSpec::<D2Q37> {
+        lx: 6,
+        ly: 24,
+        params: D2Q37Params { tau: 0.8, g: 1e-5 },
+        boundaries: BoundarySpec::periodic(),
+    };
+    let het = HeteroLattice::<D2Q37, Aos, f64>::new(&ctx, spec, Scheme::TwoCopy, SplitChoice::Auto)
+        .unwrap();
+    assert!([0, 3].contains(&het.border_columns()));
+}

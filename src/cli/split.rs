@@ -188,14 +188,10 @@ fn measure<M: Model, L: Layout, T: Real>(
 ) -> Result<f64, CliError> {
     let mut lat =
         HeteroLattice::<M, L, T>::new(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
-    for _ in 0..2 {
-        lat.step()?;
-    }
+    lat.steps(2)?;
     lat.finish()?;
     let t0 = Instant::now();
-    for _ in 0..steps {
-        lat.step()?;
-    }
+    lat.steps(steps)?;
     lat.finish()?;
     Ok((spec.lx * spec.ly) as f64 * steps as f64 / t0.elapsed().as_secs_f64() / 1e6)
 }

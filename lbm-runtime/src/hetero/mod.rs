@@ -362,7 +362,8 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     }
 
     /// Sets every site to the equilibrium of `moments(x, y)` (global coordinates; see
-    /// [`Lattice::set_equilibrium`]).
+    /// [`Lattice::set_equilibrium`]). Non-finite moments are refused part by part: after such
+    /// an error the host's part may be set already, so set the lattice again.
     pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), HeteroError>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
@@ -381,7 +382,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
 
     /// The post-collision populations of site `(x, y)` (order of `M::VELOCITIES`).
     pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), HeteroError> {
-        if x >= self.spec.lx {
+        if x >= self.spec.lx || y >= self.spec.ly {
             return Err(LbmError::Shape(format!(
                 "site ({x}, {y}) outside the {}×{} lattice",
                 self.spec.lx, self.spec.ly
@@ -455,17 +456,30 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         Ok(())
     }
 
+    /// `n` time steps without checks (on the device alone, recorded 128 per submission as
+    /// [`GpuLattice::steps`]; the device may still be running when this returns, see
+    /// [`HeteroLattice::finish`]).
+    pub fn steps(&mut self, n: u64) -> Result<(), HeteroError> {
+        if let Parts::Device(d) = &mut self.parts {
+            d.steps(n);
+            self.step += n;
+            return Ok(());
+        }
+        (0..n).try_for_each(|_| self.step())
+    }
+
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
-    /// end) and at the end.
+    /// end) and at the end (each check gathers the lattice, see [`HeteroLattice::check`]).
     pub fn run(&mut self, steps: u64, check_every: u64) -> Result<(), HeteroError> {
-        for s in 1..=steps {
-            self.step()?;
-            if check_every > 0 && s % check_every == 0 {
+        let every = if check_every == 0 { steps } else { check_every };
+        let mut done = 0;
+        while done < steps {
+            let n = every.min(steps - done);
+            self.steps(n)?;
+            done += n;
+            if done < steps {
                 self.check()?;
             }
-        }
-        if let Parts::Device(d) = &self.parts {
-            d.finish()?;
         }
         self.check()
     }

@@ -217,9 +217,7 @@ fn probe<M: Model, L: Layout, T: Real>(
 ) -> Result<SplitModel, HeteroError> {
     let (lx, ly) = (spec.lx, spec.ly);
     let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m)?;
-    for _ in 0..WARMUP_STEPS {
-        lat.step()?;
-    }
+    lat.steps(WARMUP_STEPS)?;
     let mut dev = Vec::new();
     let mut host = Vec::new();
     let mut swap = Vec::new();
@@ -254,9 +252,11 @@ fn calibrate_ends<M: Model, L: Layout, T: Real>(
     let mut per_site = [0.0; 2];
     for (k, m) in [0, spec.lx / 2].into_iter().enumerate() {
         let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m)?;
-        lat.run(WARMUP_STEPS, 0)?;
+        lat.steps(WARMUP_STEPS)?;
+        lat.finish()?;
         let t0 = Instant::now();
-        lat.run(steps.max(1), 0)?;
+        lat.steps(steps.max(1))?;
+        lat.finish()?;
         per_site[k] = t0.elapsed().as_secs_f64() / steps.max(1) as f64 / sites;
     }
     Ok((per_site[0], per_site[1]))
