@@ -29,6 +29,12 @@
 //! two-copy scheme is supported: the in-place (AA) scheme writes into the halos in its pull
 //! half-step, which would need a second swap per step.
 //!
+//! Not yet wired: MPI. Over several ranks a rank's two borders are no longer neighbours, so
+//! the strip becomes two host lattices whose outer halos come from the ring's exchange
+//! ([`crate::domain::HaloPlan`], overlapped with the device's bulk as seed 000 Fig. 7 shows)
+//! and whose inner halos come from the device; the model's `T_mpi = LY·t_c` then enters the
+//! balance.
+//!
 //! The split is fixed by the user ([`SplitChoice::Columns`], [`SplitChoice::HostShare`]) or
 //! chosen at start-up ([`SplitChoice::Auto`]): [`calibrate`] times a probe split and each
 //! side alone, and [`SplitModel::optimal_m`] picks `M*`.
