@@ -66,9 +66,9 @@ fn run_ok(args: Vec<String>) -> String {
 }
 
 /// A run resumed from a checkpoint ends bitwise identical to the uninterrupted run.
-fn resume_is_bitwise(backend: &str) {
+fn resume_is_bitwise(backend: &[&str]) {
     let (a, b, c) = (tmp(), tmp(), tmp());
-    let common = ["--backend", backend, "--scheme", "two-copy"];
+    let common = [backend, &["--scheme", "two-copy"][..]].concat();
     let half = tg(&[
         &common[..],
         &[
@@ -113,7 +113,7 @@ fn resume_is_bitwise(backend: &str) {
     assert_eq!(
         read(b.path()),
         read(c.path()),
-        "{backend}: checkpoints differ"
+        "{backend:?}: checkpoints differ"
     );
     let vtk = |d: &Path| std::fs::read(d.join("taylor-green_00000200.vtk")).expect("a VTK file");
     assert_eq!(vtk(b.path()), vtk(c.path()));
@@ -121,18 +121,90 @@ fn resume_is_bitwise(backend: &str) {
 
 #[test]
 fn resumed_run_is_bitwise_identical_on_the_cpu() {
-    resume_is_bitwise("cpu");
+    resume_is_bitwise(&["--backend", "cpu"]);
+}
+
+/// Whether the GPU tests run: an adapter exists, or `LBM_REQUIRE_GPU=1` demands one.
+fn gpu_available() -> bool {
+    let ok = lbm::gpu::GpuContext::new(&Default::default()).is_ok()
+        || std::env::var("LBM_REQUIRE_GPU").as_deref() == Ok("1");
+    if !ok {
+        eprintln!("no GPU adapter: skipped");
+    }
+    ok
 }
 
 #[test]
 fn resumed_run_is_bitwise_identical_on_the_gpu() {
-    if lbm::gpu::GpuContext::new(&Default::default()).is_err()
-        && std::env::var("LBM_REQUIRE_GPU").as_deref() != Ok("1")
-    {
-        eprintln!("no GPU adapter: skipped");
+    if gpu_available() {
+        resume_is_bitwise(&["--backend", "gpu"]);
+    }
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical_with_host_and_device_together() {
+    if gpu_available() {
+        resume_is_bitwise(&["--backend", "hetero", "--host-columns", "5"]);
+    }
+}
+
+/// The diagnostics (mass, momentum, energy, max Mach) of a run, by step.
+fn diagnostics(dir: &Path, case: &str) -> Vec<Vec<f64>> {
+    std::fs::read_to_string(dir.join(format!("{case}_diagnostics.csv")))
+        .expect("a diagnostics file")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|v| v.parse().expect("a number")).collect())
+        .collect()
+}
+
+/// The GPU and the host/device split (tuned, and fixed at a few columns) give the CPU run's
+/// diagnostics to 1e-12 relative, D2Q37 included.
+#[test]
+fn gpu_and_hetero_runs_agree_with_the_cpu_run() {
+    if !gpu_available() {
         return;
     }
-    resume_is_bitwise("gpu");
+    let args = [
+        "run",
+        "rayleigh-taylor",
+        "--lx",
+        "32",
+        "--ly",
+        "64",
+        "--steps",
+        "100",
+        "--output-every",
+        "50",
+        "--images",
+        "",
+        "--vtk",
+        "false",
+        "--scheme",
+        "two-copy",
+    ];
+    let cpu = tmp();
+    ok(&[&args[..], &["--out", s(cpu.path())]].concat());
+    let reference = diagnostics(cpu.path(), "rayleigh-taylor");
+    for backend in [
+        &["--backend", "gpu"][..],
+        &["--backend", "hetero"],
+        &["--backend", "hetero", "--host-columns", "4"],
+    ] {
+        let d = tmp();
+        ok(&[&args[..], backend, &["--out", s(d.path())]].concat());
+        let got = diagnostics(d.path(), "rayleigh-taylor");
+        assert_eq!(got.len(), reference.len());
+        for (gr, rr) in got.iter().zip(&reference) {
+            // Sums that cancel (the momentum) are compared on the scale of the mass.
+            let mass = rr[2];
+            for (j, (g, r)) in gr.iter().zip(rr).enumerate() {
+                let momentum = j == 3 || j == 4;
+                let scale = if momentum { mass } else { r.abs() };
+                assert!((g - r).abs() <= 1e-12 * scale, "{backend:?}: {g} vs {r}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -268,32 +268,41 @@ pub fn split_columns(cols: Range<usize>, n: usize) -> impl Iterator<Item = Range
         .map(move |a| a..(a + width).min(end))
 }
 
-/// The slice of the global boundaries `g` (of a lattice `ly` high) over the global columns
-/// `xs`, renumbered from 0.
-fn slice_boundaries<T: Real>(g: &Boundaries<T>, ly: usize, xs: Range<usize>) -> Boundaries<T> {
-    let (lo, hi) = (g.col_start[xs.start], g.col_start[xs.end]);
-    let sites = g.sites[lo..hi]
-        .iter()
-        .map(|s| Site {
-            x: s.x - xs.start,
-            ..*s
-        })
-        .collect();
-    let solid = if g.solid.is_empty() {
-        Vec::new()
-    } else {
-        g.solid[xs.start * ly..xs.end * ly].to_vec()
-    };
-    Boundaries {
-        sites,
-        col_start: g.col_start[xs.start..=xs.end]
-            .iter()
-            .map(|c| c - lo)
-            .collect(),
+/// The slice of the global boundaries `g` (of a lattice `ly` high) over the global column
+/// ranges `parts`, laid side by side and renumbered from 0 (a hetero host strip is the right
+/// border followed by the left one, [`crate::hetero`]). The slice keeps `g`'s x periodicity.
+pub(crate) fn slice_boundaries<T: Real>(
+    g: &Boundaries<T>,
+    ly: usize,
+    parts: &[Range<usize>],
+) -> Boundaries<T> {
+    let mut out = Boundaries {
+        sites: Vec::new(),
+        col_start: vec![0],
         corr: g.corr.clone(),
         x_periodic: g.x_periodic,
-        solid,
+        solid: Vec::new(),
+    };
+    let mut x0 = 0;
+    for xs in parts {
+        let (lo, hi) = (g.col_start[xs.start], g.col_start[xs.end]);
+        let base = out.sites.len();
+        out.sites.extend(g.sites[lo..hi].iter().map(|s| Site {
+            x: s.x - xs.start + x0,
+            ..*s
+        }));
+        out.col_start.extend(
+            g.col_start[xs.start + 1..=xs.end]
+                .iter()
+                .map(|c| c - lo + base),
+        );
+        if !g.solid.is_empty() {
+            out.solid
+                .extend_from_slice(&g.solid[xs.start * ly..xs.end * ly]);
+        }
+        x0 += xs.len();
     }
+    out
 }
 
 /// What defines the global lattice: size, parameters and boundaries (every rank holds the
@@ -361,7 +370,11 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             Scheme::TwoCopy,
             &BoundarySpec::periodic(),
         )?;
-        lattice.replace_boundaries(slice_boundaries(&global_bc, g.ly, xs.clone()));
+        lattice.replace_boundaries(slice_boundaries(
+            &global_bc,
+            g.ly,
+            std::slice::from_ref(&xs),
+        ));
         let plan = HaloPlan::new::<L>(&lattice.dims());
         Ok(Self {
             lattice,

@@ -535,7 +535,7 @@ pub fn default_max_mach<M: Model>() -> f64 {
     }
 }
 
-fn check_size<M: Model, L: Layout>(lx: usize, ly: usize) -> Result<(), LbmError> {
+pub(crate) fn check_size<M: Model, L: Layout>(lx: usize, ly: usize) -> Result<(), LbmError> {
     if ly % L::VL != 0 {
         return Err(LbmError::NotMultipleOfVl {
             layout: L::NAME,

@@ -1,7 +1,8 @@
 //! Runtime of the `lbm` framework: the [`Model`] trait that generated models implement, and the
 //! machinery that runs them on lattices: the four data layouts of seed 000 §4 ([`layout`]),
 //! the [`Lattice`] with its streaming schemes, the CPU kernels, boundary conditions
-//! ([`boundary`]) and the benchmark probes ([`metrics`]).
+//! ([`boundary`]) and the benchmark probes ([`metrics`]); the GPU backend ([`gpu`]) and the
+//! host/device split of a lattice ([`hetero`], seed 000 §5–6).
 
 pub mod boundary;
 pub mod cavity;
@@ -10,6 +11,8 @@ pub mod domain;
 mod error;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+#[cfg(feature = "gpu")]
+pub mod hetero;
 pub mod io;
 mod kernels;
 mod lattice;

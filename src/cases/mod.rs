@@ -81,6 +81,17 @@ pub trait Case {
     fn report(&self, f: &Fields) -> Vec<String>;
 }
 
+/// The global lattice of `case`, to be cut into slabs (MPI ranks, host and device parts).
+pub fn global_spec<C: Case>(case: &C) -> crate::domain::GlobalSpec<C::Model> {
+    let (lx, ly) = case.size();
+    crate::domain::GlobalSpec {
+        lx,
+        ly,
+        params: case.params(),
+        boundaries: case.boundaries(),
+    }
+}
+
 /// Relative L2 distance `‖a − b‖ / ‖b‖`.
 pub(crate) fn relative_l2(a: impl Iterator<Item = f64>, b: impl Iterator<Item = f64>) -> f64 {
     let (num, den) = a.zip(b).fold((0.0, 0.0), |(n, d), (x, y)| {

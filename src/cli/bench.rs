@@ -59,6 +59,19 @@ pub struct BenchArgs {
     /// Steps per timing of `--ranks`.
     #[arg(long, default_value_t = 20)]
     pub rank_steps: usize,
+    /// Instead of the tables: sweep the host/device split M (seed 000 Fig. 8) in the first
+    /// chosen layout and precision, measured beside the calibrated model, marking M*.
+    #[arg(long)]
+    pub split: bool,
+    /// Lattice of the split sweep, `LXxLY` [default: 512x512 for D2Q9, 192x128 for D2Q37].
+    #[arg(long, value_parser = parse_size)]
+    pub split_size: Option<(usize, usize)>,
+    /// Points of the split sweep, evenly spaced in 2M/LX from 0 to 1 (plus the tuned M*).
+    #[arg(long, default_value_t = 9)]
+    pub split_points: usize,
+    /// Timed steps per point of the split sweep.
+    #[arg(long, default_value_t = 40)]
+    pub split_steps: u64,
 }
 
 /// Backends to benchmark.
@@ -95,6 +108,9 @@ fn parse_size(s: &str) -> Result<(usize, usize), String> {
 pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
     if let Some(ranks) = &a.ranks {
         return ranks_bench(a, ranks, world);
+    }
+    if a.split {
+        return super::split::run(a);
     }
     println!(
         "{} threads; bandwidth probes on {} MiB arrays before each table; peak {:.0} DP GFLOP/s",
@@ -145,17 +161,23 @@ fn ranks_bench(_: &BenchArgs, _: &[usize], _: &World) -> Result<(), CliError> {
     })
 }
 
-/// The GPU's fused step for every model, precision and layout, on the chosen adapter.
-fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<(), CliError> {
+/// The adapter chosen by `--adapter` (or `$LBM_GPU_ADAPTER`, else the best).
+pub fn open_context(a: &BenchArgs) -> Result<Arc<GpuContext>, gpu::GpuError> {
     let choice = a
         .adapter
         .as_deref()
         .map_or_else(AdapterChoice::from_env, AdapterChoice::parse);
-    let ctx = match GpuContext::new(&GpuOptions {
+    GpuContext::new(&GpuOptions {
         adapter: choice,
         ..GpuOptions::default()
-    }) {
-        Ok(ctx) => Arc::new(ctx),
+    })
+    .map(Arc::new)
+}
+
+/// The GPU's fused step for every model, precision and layout, on the chosen adapter.
+fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<(), CliError> {
+    let ctx = match open_context(a) {
+        Ok(ctx) => ctx,
         Err(e) if a.backend == Backend::All => {
             println!("\nGPU: skipped ({e})");
             return Ok(());

@@ -7,8 +7,7 @@
 
 use std::path::Path;
 
-use lbm::cases::Case;
-use lbm::domain::GlobalSpec;
+use lbm::cases::{global_spec, Case};
 use lbm::mpi_ring::DistLattice;
 use lbm::output::Fields;
 use lbm::{Checkpoint, Layout, Model, Real, Scheme};
@@ -26,13 +25,7 @@ pub fn run<C: Case, L: Layout, T: Real>(
     case: &C,
     checkpoint: Option<Checkpoint<C::Model, T>>,
 ) -> Result<(), CliError> {
-    let (lx, ly) = case.size();
-    let spec = GlobalSpec {
-        lx,
-        ly,
-        params: case.params(),
-        boundaries: case.boundaries(),
-    };
+    let spec = global_spec(case);
     let lat = match checkpoint {
         Some(c) => {
             let global = match world.rank() {

@@ -11,6 +11,7 @@ mod ranks;
 mod run;
 mod settings;
 mod solver;
+mod split;
 mod world;
 
 pub use world::World;
@@ -34,7 +35,8 @@ enum Command {
     /// images, VTK files, diagnostics, checkpoints and a performance summary.
     Run(Box<run::RunArgs>),
     /// Benchmark propagate, bc, collide and the fused step for every layout and precision
-    /// (seed 000 Table 2), with the machine's bandwidth measured in the same run.
+    /// (seed 000 Table 2), with the machine's bandwidth measured in the same run; with
+    /// `--split`, sweep the host/device split (seed 000 Fig. 8).
     Bench(bench::BenchArgs),
     /// List the shipped models.
     Models,
@@ -49,6 +51,9 @@ pub enum CliError {
     /// From the GPU backend.
     #[error(transparent)]
     Gpu(#[from] lbm::gpu::GpuError),
+    /// From the host/device split.
+    #[error(transparent)]
+    Hetero(#[from] lbm::hetero::HeteroError),
     /// Reading a file failed.
     #[error("cannot read {path}: {source}")]
     Io {

@@ -6,7 +6,7 @@
 //! and weak-scaling curves it predicts over EDR InfiniBand (1.5 µs, 12 GB/s — the network
 //! assumed for cluster predictions) and over this machine's loopback, beside the measured step.
 
-use lbm::cases::{Case, Poiseuille, RayleighTaylor};
+use lbm::cases::{global_spec, Poiseuille, RayleighTaylor};
 use lbm::domain::GlobalSpec;
 use lbm::mpi_ring::bench_ranks;
 use lbm::scaling::{self, Network, Prediction};
@@ -43,7 +43,7 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
                 a,
                 world,
                 ranks: &ranks,
-                spec: spec(&case),
+                spec: global_spec(&case),
             },
         )?;
     }
@@ -65,21 +65,11 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
                 a,
                 world,
                 ranks: &ranks,
-                spec: spec(&case),
+                spec: global_spec(&case),
             },
         )?;
     }
     Ok(())
-}
-
-fn spec<C: Case>(case: &C) -> GlobalSpec<C::Model> {
-    let (lx, ly) = case.size();
-    GlobalSpec {
-        lx,
-        ly,
-        params: case.params(),
-        boundaries: case.boundaries(),
-    }
 }
 
 struct Job<'a, M: Model> {

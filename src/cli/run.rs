@@ -6,13 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use lbm::cases::{Case, Cavity, Poiseuille, RayleighTaylor, TaylorGreen};
+use lbm::cases::{global_spec, Case, Cavity, Poiseuille, RayleighTaylor, TaylorGreen};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
+use lbm::hetero::{HeteroLattice, SplitChoice};
 use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme};
 
 use super::driver::drive;
 use super::settings::{bad, require, BackendArg, CaseName, Collision, Settings};
-use super::solver::{CpuSolver, GpuSolver};
+use super::solver::{CpuSolver, GpuSolver, HeteroSolver};
 use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, SchemeArg, World};
 
 /// Every key of a case file, as printed after `lbm run --help`.
@@ -74,6 +75,8 @@ pub struct Plan {
     pub backend: BackendArg,
     /// GPU adapter.
     pub adapter: AdapterChoice,
+    /// The host/device split of backend hetero.
+    pub split: SplitChoice,
     /// Divergence checks every this many steps.
     pub check_every: u64,
     /// Steady-state tolerance.
@@ -286,15 +289,16 @@ fn plan(
             ))
         }
     };
-    if ranks > 1 && backend == BackendArg::Gpu {
+    if ranks > 1 && backend != BackendArg::Cpu {
         return Err(bad(
             "backend",
             format!(
-                "gpu runs in one process; the {ranks} MPI ranks of a distributed run use the cpu \
-                 backend"
+                "gpu and hetero run in one process; the {ranks} MPI ranks of a distributed run \
+                 use the cpu backend"
             ),
         ));
     }
+    let split = split(s, backend)?;
     let scheme =
         match (s.scheme, backend) {
             (Some(SchemeArg::InPlace), _) if ranks > 1 => {
@@ -331,6 +335,7 @@ fn plan(
         vl,
         scheme,
         backend,
+        split,
         adapter: s
             .adapter
             .as_deref()
@@ -353,6 +358,33 @@ fn plan(
         resume: a.resume.clone(),
         force: a.force,
     })
+}
+
+/// The host/device split: tuned, or fixed by `host-columns` or `host-share` (backend hetero
+/// only).
+fn split(s: &Settings, backend: BackendArg) -> Result<SplitChoice, CliError> {
+    match (s.host_columns, s.host_share) {
+        (Some(_), Some(_)) => Err(bad(
+            "host-share",
+            "give host-columns or host-share, not both",
+        )),
+        (Some(_), _) | (_, Some(_)) if backend != BackendArg::Hetero => Err(bad(
+            if s.host_columns.is_some() {
+                "host-columns"
+            } else {
+                "host-share"
+            },
+            "applies to backend hetero only",
+        )),
+        (Some(m), None) => Ok(SplitChoice::Columns(m)),
+        (None, Some(share)) => Ok(SplitChoice::HostShare(require(
+            "host-share",
+            share,
+            |v| (0.0..=1.0).contains(&v),
+            "a share of the columns in [0, 1]",
+        )?)),
+        (None, None) => Ok(SplitChoice::Auto),
+    }
 }
 
 /// Checks the images asked for, prepares the output directory and runs `case`.
@@ -485,6 +517,30 @@ impl<C: Case> Generic for Job<'_, C> {
                     }
                 };
                 drive(plan, case, &mut GpuSolver::new(lat, ctx))
+            }
+            BackendArg::Hetero => {
+                let ctx = Arc::new(GpuContext::new(&GpuOptions {
+                    adapter: plan.adapter.clone(),
+                    ..GpuOptions::default()
+                })?);
+                let spec = global_spec(case);
+                let lat = match checkpoint {
+                    Some(c) => {
+                        let global = c.into_lattice::<L>(Scheme::TwoCopy, &case.boundaries())?;
+                        HeteroLattice::scatter(&ctx, spec, plan.split, &global)?
+                    }
+                    None => {
+                        let mut lat = HeteroLattice::<C::Model, L, T>::new(
+                            &ctx,
+                            spec,
+                            Scheme::TwoCopy,
+                            plan.split,
+                        )?;
+                        lat.set_equilibrium(case.initial())?;
+                        lat
+                    }
+                };
+                drive(plan, case, &mut HeteroSolver::new(lat, ctx))
             }
         }
     }

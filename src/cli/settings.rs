@@ -44,6 +44,10 @@ pub enum BackendArg {
     Cpu,
     /// The GPU (wgpu; any Vulkan, Metal or DX12 adapter, lavapipe included).
     Gpu,
+    /// Host and device together (seed 000 §5–6): the border columns on the CPU, the bulk on
+    /// the GPU, concurrently; the split is tuned at start-up unless `host-columns` or
+    /// `host-share` fixes it.
+    Hetero,
 }
 
 /// Collision operator of the cavity.
@@ -102,6 +106,15 @@ pub struct Settings {
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adapter: Option<String>,
+    /// Backend hetero: M, the border columns on each side run on the host [default: tuned at
+    /// start-up by the model of seed 000 eq. 4–8].
+    #[arg(long, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_columns: Option<usize>,
+    /// Backend hetero: the host's share 2M/LX of the columns, in [0, 1] [default: tuned].
+    #[arg(long, help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_share: Option<f64>,
     /// Check for divergence (NaN, Mach beyond the model's range, T ≤ 0) every N steps
     /// [default: 500].
     #[arg(long, help_heading = "Execution")]

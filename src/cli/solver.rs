@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use lbm::gpu::{GpuContext, GpuLattice};
+use lbm::hetero::HeteroLattice;
 use lbm::metrics::{measure_bandwidth, Pattern};
 use lbm::output::Fields;
 use lbm::{Lattice, Layout, Model, Real, Scheme};
@@ -177,5 +178,67 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuSolver<M, L, T> {
         let bytes = self.lat.storage_bytes() as u64 / 2;
         let gbps = lbm::gpu::bench::copy_gbps(&self.ctx, bytes.min(256 << 20), 3)?;
         Ok((gbps, "device copy bandwidth".into()))
+    }
+}
+
+/// The lattice split between host and device ([`lbm::hetero`]).
+pub struct HeteroSolver<M: Model, L: Layout, T: Real> {
+    lat: HeteroLattice<M, L, T>,
+    ctx: Arc<GpuContext>,
+}
+
+impl<M: Model, L: Layout, T: Real> HeteroSolver<M, L, T> {
+    /// Wraps `lat`, whose device part runs on `ctx`.
+    pub fn new(lat: HeteroLattice<M, L, T>, ctx: Arc<GpuContext>) -> Self {
+        Self { lat, ctx }
+    }
+}
+
+impl<M: Model, L: Layout, T: Real> Solver for HeteroSolver<M, L, T> {
+    type Model = M;
+
+    fn steps_done(&self) -> u64 {
+        self.lat.steps_done()
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), CliError> {
+        self.lat.steps(n)?;
+        Ok(self.lat.finish()?)
+    }
+
+    fn check(&self) -> Result<(), CliError> {
+        Ok(self.lat.check()?)
+    }
+
+    fn fields(&self) -> Result<Option<Fields>, CliError> {
+        let global = self.lat.to_lattice()?;
+        CpuSolver::new(global).fields()
+    }
+
+    fn write_checkpoint(&self, path: &Path) -> Result<(), CliError> {
+        Ok(self.lat.to_lattice()?.write_checkpoint(path)?)
+    }
+
+    fn layout(&self) -> String {
+        format!("{}, {}, two-copy (A-B)", L::NAME, T::NAME)
+    }
+
+    fn backend(&self) -> String {
+        let how = if self.lat.split_model().is_some() {
+            "tuned at start-up"
+        } else {
+            "fixed"
+        };
+        format!(
+            "hetero: M = {} border columns on each side on the host ({:.0}% of the columns, {how}), \
+             the bulk on {}",
+            self.lat.border_columns(),
+            100.0 * self.lat.host_share(),
+            self.ctx.describe()
+        )
+    }
+
+    fn reference_bandwidth(&self) -> Result<(f64, String), CliError> {
+        cpu_bandwidth(Scheme::TwoCopy)
     }
 }

@@ -15,6 +15,7 @@ use super::bc::{self, BcTables};
 use super::shader::{self, Entry, ShaderSpec, WORKGROUP};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
+use crate::lattice::check_size;
 use crate::layout::{Dims, Layout};
 use crate::{default_max_mach, Kernel, LbmError, Model, Real};
 
@@ -83,6 +84,21 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         params: M::Params,
         boundaries: &BoundarySpec,
     ) -> Result<Self, GpuError> {
+        Self::with_boundaries(ctx, lx, ly, params, |d| {
+            Boundaries::compile::<M, L>(boundaries, d)
+        })
+    }
+
+    /// As [`GpuLattice::new`], with the boundaries compiled by `compile` once the size is
+    /// checked (a part of a larger lattice takes its slice of the global boundaries, see
+    /// [`crate::hetero`]).
+    pub(crate) fn with_boundaries(
+        ctx: &Arc<GpuContext>,
+        lx: usize,
+        ly: usize,
+        params: M::Params,
+        compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
+    ) -> Result<Self, GpuError> {
         check_size::<M, L>(lx, ly)?;
         M::validate(&params).map_err(LbmError::from)?;
         if T::BYTES == 8 && !ctx.supports_f64() {
@@ -97,7 +113,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             q: M::Q,
         };
         let cap = capacity::<M, T>(ctx, &d)?;
-        let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
+        let bc = compile(&d)?;
         let tables = bc::pack::<M, T>(&d, &bc, &params);
         let plan = plan::<M, T>(ctx, &d, &tables, &cap)?;
         let spec = ShaderSpec {
@@ -564,12 +580,20 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.step = step;
     }
 
-    /// The storage indices of storage column `col` (halos included), merged into ranges, and
-    /// for each value `[y·Q + i]` its position in the concatenated ranges.
-    fn column_ranges(&self, col: usize) -> (Vec<(u64, u64)>, Vec<usize>) {
+    /// The storage indices of the storage columns `cols` (halos included), merged into
+    /// ranges, and for each value `[(col − cols.start)·LY·Q + y·Q + i]` its position in the
+    /// concatenated ranges.
+    fn column_ranges(&self, cols: std::ops::Range<usize>) -> (Vec<(u64, u64)>, Vec<usize>) {
         let d = &self.d;
-        let mut idx: Vec<(usize, usize)> = (0..d.ly)
-            .flat_map(|y| (0..d.q).map(move |i| (L::index(d, i, col, y), y * d.q + i)))
+        let first = cols.start;
+        let mut idx: Vec<(usize, usize)> = cols
+            .flat_map(|col| {
+                (0..d.ly).flat_map(move |y| {
+                    (0..d.q).map(move |i| {
+                        (L::index(d, i, col, y), ((col - first) * d.ly + y) * d.q + i)
+                    })
+                })
+            })
             .collect();
         idx.sort_unstable();
         let mut ranges: Vec<(u64, u64)> = Vec::new();
@@ -584,10 +608,10 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         (ranges, pos)
     }
 
-    fn check_col(&self, col: usize) -> Result<(), GpuError> {
-        if col >= self.d.ncols() {
+    fn check_cols(&self, cols: &std::ops::Range<usize>) -> Result<(), GpuError> {
+        if cols.start > cols.end || cols.end > self.d.ncols() {
             return Err(LbmError::Shape(format!(
-                "storage column {col} outside 0..{} (halos included)",
+                "storage columns {cols:?} outside 0..{} (halos included)",
                 self.d.ncols()
             ))
             .into());
@@ -595,31 +619,89 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         Ok(())
     }
 
+    /// Where the blocks of storage columns `blocks` lie in the device's copies (computed once
+    /// for the transfers a host part repeats every step).
+    pub fn column_blocks(
+        &self,
+        blocks: &[std::ops::Range<usize>],
+    ) -> Result<ColumnBlocks, GpuError> {
+        let mut plan = ColumnBlocks {
+            ranges: Vec::new(),
+            blocks: Vec::new(),
+        };
+        for cols in blocks {
+            self.check_cols(cols)?;
+            let (ranges, pos) = self.column_ranges(cols.clone());
+            plan.blocks.push((plan.len(), pos));
+            plan.ranges.extend(ranges);
+        }
+        Ok(plan)
+    }
+
+    /// The stored values of each block of `plan`, indexed `[(col − start)·LY·Q + y·Q + i]`,
+    /// in one read of the device (one wait).
+    pub fn read_blocks(&self, plan: &ColumnBlocks) -> Result<Vec<Vec<T>>, GpuError> {
+        let raw = self.download(&plan.ranges)?;
+        Ok(plan
+            .blocks
+            .iter()
+            .map(|(base, pos)| pos.iter().map(|&p| raw[base + p]).collect())
+            .collect())
+    }
+
+    /// Writes each block of `plan` from `vals` (one slice per block, laid out as
+    /// [`GpuLattice::read_blocks`]' values).
+    pub fn write_blocks(&mut self, plan: &ColumnBlocks, vals: &[&[T]]) -> Result<(), GpuError> {
+        check_len(vals.len(), plan.blocks.len(), "column blocks")?;
+        let mut sorted = vec![T::default(); plan.len()];
+        for ((base, pos), v) in plan.blocks.iter().zip(vals) {
+            check_len(v.len(), pos.len(), "column block")?;
+            for (logical, &p) in pos.iter().enumerate() {
+                sorted[base + p] = v[logical];
+            }
+        }
+        let mut at = 0;
+        for &(start, len) in &plan.ranges {
+            self.upload(self.cur, start, &sorted[at..at + len as usize]);
+            at += len as usize;
+        }
+        Ok(())
+    }
+
     /// The stored values of storage column `col` (`col = x + HALO`; halo columns included),
     /// indexed `[y·Q + i]`: what a host part of the slab needs from the device each step.
     pub fn read_column(&self, col: usize) -> Result<Vec<T>, GpuError> {
-        self.check_col(col)?;
-        let (ranges, pos) = self.column_ranges(col);
-        let raw = self.download(&ranges)?;
-        Ok(pos.iter().map(|&p| raw[p]).collect())
+        self.read_columns(col..col + 1)
+    }
+
+    /// The stored values of the storage columns `cols`, indexed
+    /// `[(col − cols.start)·LY·Q + y·Q + i]`, in one read of the device.
+    pub fn read_columns(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, GpuError> {
+        let plan = self.column_blocks(std::slice::from_ref(&cols))?;
+        Ok(self.read_blocks(&plan)?.pop().unwrap_or_default())
     }
 
     /// Writes storage column `col` from values indexed `[y·Q + i]` (a border column computed
     /// by the host, or a halo received from a neighbour).
     pub fn write_column(&mut self, col: usize, vals: &[T]) -> Result<(), GpuError> {
-        self.check_col(col)?;
         check_len(vals.len(), self.d.ly * self.d.q, "column")?;
-        let (ranges, pos) = self.column_ranges(col);
-        let mut sorted = vec![T::default(); vals.len()];
-        for (logical, &p) in pos.iter().enumerate() {
-            sorted[p] = vals[logical];
+        self.write_columns(col, vals)
+    }
+
+    /// Writes the storage columns from `first` on from values indexed as
+    /// [`GpuLattice::read_columns`]' (as many columns as `vals` holds).
+    pub fn write_columns(&mut self, first: usize, vals: &[T]) -> Result<(), GpuError> {
+        let per_col = self.d.ly * self.d.q;
+        if vals.is_empty() || vals.len() % per_col != 0 {
+            return Err(LbmError::Shape(format!(
+                "columns: got {} values, expected a positive multiple of LY·Q = {per_col}",
+                vals.len()
+            ))
+            .into());
         }
-        let mut at = 0;
-        for (start, len) in ranges {
-            self.upload(self.cur, start, &sorted[at..at + len as usize]);
-            at += len as usize;
-        }
-        Ok(())
+        let cols = first..first + vals.len() / per_col;
+        let plan = self.column_blocks(std::slice::from_ref(&cols))?;
+        self.write_blocks(&plan, &[vals])
     }
 
     /// Total mass `Σ_x Σ_i f*_i(x)` over the fluid sites, accumulated in `f64`.
@@ -753,6 +835,22 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             .into());
         }
         Ok(())
+    }
+}
+
+/// Where blocks of storage columns lie in a [`GpuLattice`]'s copies: the storage ranges they
+/// cover, merged, and for each block the offset of its values in the concatenated ranges and
+/// the position there of each value `[(col − start)·LY·Q + y·Q + i]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnBlocks {
+    ranges: Vec<(u64, u64)>,
+    blocks: Vec<(usize, Vec<usize>)>,
+}
+
+impl ColumnBlocks {
+    /// Number of values covered.
+    fn len(&self) -> usize {
+        self.ranges.iter().map(|&(_, len)| len as usize).sum()
     }
 }
 
@@ -993,29 +1091,6 @@ impl Device<'_> {
             })
             .collect()
     }
-}
-
-/// The size checks of [`crate::Lattice::new`]: `LY` a multiple of `VL`, and the lattice at
-/// least as large as the model's halo.
-fn check_size<M: Model, L: Layout>(lx: usize, ly: usize) -> Result<(), LbmError> {
-    if ly % L::VL != 0 {
-        return Err(LbmError::NotMultipleOfVl {
-            layout: L::NAME,
-            ly,
-            vl: L::VL,
-        });
-    }
-    let h = M::HALO.max(1);
-    if lx < h || ly / L::VL < h {
-        return Err(LbmError::TooSmall {
-            model: M::NAME,
-            lx,
-            ly,
-            halo: M::HALO,
-            min_ly: h * L::VL,
-        });
-    }
-    Ok(())
 }
 
 fn check_len(got: usize, want: usize, what: &str) -> Result<(), GpuError> {

@@ -27,5 +27,5 @@ pub mod shader;
 pub use bc::BcShape;
 pub use context::{AdapterChoice, GpuContext, GpuOptions};
 pub use error::GpuError;
-pub use lattice::GpuLattice;
+pub use lattice::{ColumnBlocks, GpuLattice};
 pub use wgpu::DeviceType;

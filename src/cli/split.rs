@@ -1,0 +1,197 @@
+//! `lbm bench --split`: the host/device split swept over `M` (seed 000 Fig. 8) — the measured
+//! MLUPS beside the model's prediction (eq. 4–8, calibrated at start-up), with the tuned `M*`
+//! and the best measured `M` marked.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use lbm::domain::GlobalSpec;
+use lbm::gpu::GpuContext;
+use lbm::hetero::{
+    calibrate, nearest_admissible, HeteroLattice, SplitChoice, SplitModel, CALIBRATION_STEPS,
+};
+use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
+
+use super::bench::{open_context, BenchArgs, Which};
+use super::{dispatch, CliError, Generic};
+
+/// Default sweep lattices: a few milliseconds per step on two cores.
+const D2Q9_SIZE: (usize, usize) = (512, 512);
+const D2Q37_SIZE: (usize, usize) = (192, 128);
+
+/// Runs the sweep for the chosen models, in the first chosen layout and precision.
+pub fn run(a: &BenchArgs) -> Result<(), CliError> {
+    let ctx = open_context(a)?;
+    println!(
+        "Host/device split (seed 000 §6.1, Fig. 8) on {}",
+        ctx.describe()
+    );
+    if ctx.is_cpu() {
+        println!(
+            "device is a CPU (lavapipe): it shares the host's cores, so the balance found is a \
+             real one, but not a GPU one"
+        );
+    }
+    let (layout, precision) = (a.layout[0], a.precision[0]);
+    if a.model != Which::D2q37 {
+        let spec = GlobalSpec::<D2Q9Bgk> {
+            lx: a.split_size.unwrap_or(D2Q9_SIZE).0,
+            ly: a.split_size.unwrap_or(D2Q9_SIZE).1,
+            params: D2Q9BgkParams {
+                tau: 0.8,
+                ax: 1e-6,
+                ay: 0.0,
+            },
+            boundaries: BoundarySpec::channel(),
+        };
+        let what = "channel, body force";
+        dispatch(
+            layout,
+            precision,
+            Sweep {
+                a,
+                ctx: &ctx,
+                spec,
+                what,
+            },
+        )?;
+    }
+    if a.model != Which::D2q9 {
+        let spec = GlobalSpec::<D2Q37> {
+            lx: a.split_size.unwrap_or(D2Q37_SIZE).0,
+            ly: a.split_size.unwrap_or(D2Q37_SIZE).1,
+            params: D2Q37Params { tau: 0.8, g: 1e-5 },
+            boundaries: BoundarySpec {
+                bottom: Some(Wall::Thermal { temperature: 1.0 }),
+                top: Some(Wall::Thermal { temperature: 1.0 }),
+                ..BoundarySpec::default()
+            },
+        };
+        let what = "thermal walls, gravity";
+        dispatch(
+            layout,
+            precision,
+            Sweep {
+                a,
+                ctx: &ctx,
+                spec,
+                what,
+            },
+        )?;
+    }
+    Ok(())
+}
+
+/// One model's sweep.
+struct Sweep<'a, M: Model> {
+    a: &'a BenchArgs,
+    ctx: &'a Arc<GpuContext>,
+    spec: GlobalSpec<M>,
+    /// The boundaries, in words.
+    what: &'static str,
+}
+
+impl<M: Model> Generic for Sweep<'_, M> {
+    type Output = Result<(), CliError>;
+    fn run<L: Layout, T: Real>(self) -> Self::Output {
+        let (spec, a) = (&self.spec, self.a);
+        let (lx, ly) = (spec.lx, spec.ly);
+        println!(
+            "\n{} {} {}, {lx}×{ly} ({}), {} timed steps per point",
+            M::NAME,
+            L::NAME,
+            T::NAME,
+            self.what,
+            a.split_steps
+        );
+        let model = calibrate::<M, L, T>(self.ctx, spec, CALIBRATION_STEPS)?;
+        print_model(&model);
+        let tuned = model.optimal_m();
+        let n = a.split_points.max(2);
+        let mut ms: Vec<usize> = (0..n)
+            .map(|k| nearest_admissible(lx, M::HALO, (k * lx) as f64 / (2 * (n - 1)) as f64))
+            .chain([tuned])
+            .collect();
+        ms.sort_unstable();
+        ms.dedup();
+        let measured = ms
+            .iter()
+            .map(|&m| measure::<M, L, T>(self.ctx, spec, m, a.split_steps))
+            .collect::<Result<Vec<f64>, CliError>>()?;
+        let best = (0..ms.len())
+            .max_by(|&i, &j| measured[i].total_cmp(&measured[j]))
+            .unwrap_or(0);
+        println!(
+            "{:>6} {:>7} {:>15} {:>12}",
+            "M", "2M/LX", "measured MLUPS", "model MLUPS"
+        );
+        for (k, &m) in ms.iter().enumerate() {
+            let mut marks = Vec::new();
+            if m == 0 {
+                marks.push("device only");
+            }
+            if 2 * m == lx {
+                marks.push("host only");
+            }
+            if m == tuned {
+                marks.push("<- M* (tuned)");
+            }
+            if k == best {
+                marks.push("<- best measured");
+            }
+            println!(
+                "{m:>6} {:>7.3} {:>15.2} {:>12.2}   {}",
+                (2 * m) as f64 / lx as f64,
+                measured[k],
+                model.mlups(m),
+                marks.join(", ")
+            );
+        }
+        let at = |m: usize| ms.iter().position(|&k| k == m).map_or(0.0, |k| measured[k]);
+        println!(
+            "tuned M* = {tuned} (2M/LX = {:.3}): {:.2} MLUPS; best measured M = {} \
+             (2M/LX = {:.3}): {:.2} MLUPS; the tuned split reaches {:.0}% of the best; \
+             device only {:.2}, host only {:.2} MLUPS",
+            (2 * tuned) as f64 / lx as f64,
+            at(tuned),
+            ms[best],
+            (2 * ms[best]) as f64 / lx as f64,
+            measured[best],
+            100.0 * at(tuned) / measured[best],
+            at(0),
+            at(lx / 2)
+        );
+        Ok(())
+    }
+}
+
+fn print_model(m: &SplitModel) {
+    println!(
+        "calibration: t_d = {:.2} ns/site, t_h = {:.2} ns/site (each beside the other); alone \
+         t_d = {:.2}, t_h = {:.2} ns/site; swap {:.1} ns/row; eq. 8 balance point M* = {:.1}",
+        1e9 * m.t_d,
+        1e9 * m.t_h,
+        1e9 * m.t_d_alone,
+        1e9 * m.t_h_alone,
+        1e9 * m.t_swap,
+        m.balance_point()
+    );
+}
+
+/// Measured MLUPS of `steps` steps with split `m` (after two warm-up steps).
+fn measure<M: Model, L: Layout, T: Real>(
+    ctx: &Arc<GpuContext>,
+    spec: &GlobalSpec<M>,
+    m: usize,
+    steps: u64,
+) -> Result<f64, CliError> {
+    let mut lat =
+        HeteroLattice::<M, L, T>::new(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
+    lat.steps(2)?;
+    lat.finish()?;
+    let t0 = Instant::now();
+    lat.steps(steps)?;
+    lat.finish()?;
+    Ok((spec.lx * spec.ly) as f64 * steps as f64 / t0.elapsed().as_secs_f64() / 1e6)
+}
