@@ -385,6 +385,23 @@ fn bad_settings_are_reported_by_key() {
         &["`scheme`"],
     );
     fails(&["run", "--out", o], &["`case`"]);
+    fails(
+        &["run", "taylor-green", "--host-columns", "3", "--out", o],
+        &["`host-columns`", "hetero"],
+    );
+    fails(
+        &[
+            "run",
+            "taylor-green",
+            "--backend",
+            "hetero",
+            "--host-share",
+            "1.5",
+            "--out",
+            o,
+        ],
+        &["`host-share`", "[0, 1]"],
+    );
     let file = d.path().join("case.toml");
     std::fs::write(&file, "case = \"cavity\"\nlx = 64\nviscosity = 0.1\n").unwrap();
     fails(

@@ -37,7 +37,7 @@ enum Command {
     /// Benchmark propagate, bc, collide and the fused step for every layout and precision
     /// (seed 000 Table 2), with the machine's bandwidth measured in the same run; with
     /// `--split`, sweep the host/device split (seed 000 Fig. 8).
-    Bench(bench::BenchArgs),
+    Bench(Box<bench::BenchArgs>),
     /// List the shipped models.
     Models,
 }
