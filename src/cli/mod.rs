@@ -2,6 +2,7 @@
 //! precision) to the generic lattice types.
 
 mod bench;
+mod case_settings;
 #[cfg(feature = "mpi")]
 mod dist;
 mod driver;

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use lbm::cases::{global_spec, Case, Cavity, Poiseuille, RayleighTaylor, TaylorGreen};
+use lbm::cases::{global_spec, Case, Cavity};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::{HeteroLattice, SplitChoice};
 use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme};
 
+use super::case_settings;
 use super::driver::drive;
 use super::settings::{bad, require, BackendArg, CaseName, Collision, Settings};
 use super::solver::{CpuSolver, GpuSolver, HeteroSolver};
@@ -151,96 +152,18 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     s.check_keys(case)?;
     let d = defaults(case);
     let plan = plan(&s, case, &d, a, world.ranks())?;
-    let (lx, ly) = size(&s, case, d.size)?;
-    let tau = |default| -> Result<f64, CliError> {
-        require(
-            "tau",
-            s.tau.unwrap_or(default),
-            f64::is_finite,
-            "a finite number > 1/2",
-        )
-    };
+    let size = size(&s, case, d.size)?;
     match case {
-        CaseName::RayleighTaylor => launch(
-            world,
-            &plan,
-            RayleighTaylor {
-                lx,
-                ly,
-                atwood: require(
-                    "atwood",
-                    s.atwood.unwrap_or(0.2),
-                    |v| v > 0.0 && v < 1.0,
-                    "the Atwood number lies in (0, 1)",
-                )?,
-                gravity: require(
-                    "gravity",
-                    s.gravity.unwrap_or(2e-4),
-                    |v| v > 0.0 && v < 0.01,
-                    "gravity in (0, 0.01) lattice units",
-                )?,
-                tau: tau(0.55)?,
-                amplitude: require(
-                    "amplitude",
-                    s.amplitude.unwrap_or(4.0),
-                    |v| v.abs() < ly as f64 / 4.0,
-                    "|amplitude| below a quarter of the height",
-                )?,
-                width: require(
-                    "width",
-                    s.width.unwrap_or(2.0),
-                    |v| v > 0.0 && v < ly as f64 / 4.0,
-                    "a width in (0, LY/4) sites",
-                )?,
-            },
-        ),
+        CaseName::RayleighTaylor => launch(world, &plan, case_settings::rayleigh_taylor(&s, size)?),
         CaseName::Cavity => {
-            let re = require(
-                "re",
-                s.re.unwrap_or(100.0),
-                |v| v > 0.0 && v.is_finite(),
-                "a positive Reynolds number",
-            )?;
-            let lid = require(
-                "lid",
-                s.lid.unwrap_or(0.1),
-                |v| v > 0.0 && v <= 0.3,
-                "a lid speed in (0, 0.3] (the Mach number U/cs stays below about 0.5)",
-            )?;
+            let (re, lid) = case_settings::cavity(&s)?;
             match s.collision.unwrap_or(Collision::Bgk) {
-                Collision::Bgk => launch(world, &plan, Cavity::bgk(lx, re, lid)),
-                Collision::Mrt => launch(world, &plan, Cavity::mrt(lx, re, lid)),
+                Collision::Bgk => launch(world, &plan, Cavity::bgk(size.0, re, lid)),
+                Collision::Mrt => launch(world, &plan, Cavity::mrt(size.0, re, lid)),
             }
         }
-        CaseName::Poiseuille => launch(
-            world,
-            &plan,
-            Poiseuille {
-                lx,
-                ly,
-                tau: tau(0.8)?,
-                acceleration: require(
-                    "acceleration",
-                    s.acceleration.unwrap_or(1e-6),
-                    |v| v.abs() < 1e-3,
-                    "|acceleration| below 1e-3",
-                )?,
-            },
-        ),
-        CaseName::TaylorGreen => launch(
-            world,
-            &plan,
-            TaylorGreen {
-                n: lx,
-                tau: tau(0.8)?,
-                u0: require(
-                    "velocity",
-                    s.velocity.unwrap_or(0.05),
-                    |v| (0.0..=0.3).contains(&v),
-                    "an amplitude in [0, 0.3]",
-                )?,
-            },
-        ),
+        CaseName::Poiseuille => launch(world, &plan, case_settings::poiseuille(&s, size)?),
+        CaseName::TaylorGreen => launch(world, &plan, case_settings::taylor_green(&s, size)?),
     }
 }
 

@@ -1,0 +1,95 @@
+//! The physics settings of each case, checked by key with their defaults.
+
+use lbm::cases::{Poiseuille, RayleighTaylor, TaylorGreen};
+
+use super::settings::{require, Settings};
+use super::CliError;
+
+/// The relaxation time (τ > ½ is checked by the model, which names it).
+fn tau(s: &Settings, default: f64) -> Result<f64, CliError> {
+    require(
+        "tau",
+        s.tau.unwrap_or(default),
+        f64::is_finite,
+        "a finite number > 1/2",
+    )
+}
+
+/// The Rayleigh–Taylor case of `s` on an `lx × ly` box.
+pub fn rayleigh_taylor(s: &Settings, (lx, ly): (usize, usize)) -> Result<RayleighTaylor, CliError> {
+    Ok(RayleighTaylor {
+        lx,
+        ly,
+        atwood: require(
+            "atwood",
+            s.atwood.unwrap_or(0.2),
+            |v| v > 0.0 && v < 1.0,
+            "the Atwood number lies in (0, 1)",
+        )?,
+        gravity: require(
+            "gravity",
+            s.gravity.unwrap_or(2e-4),
+            |v| v > 0.0 && v < 0.01,
+            "gravity in (0, 0.01) lattice units",
+        )?,
+        tau: tau(s, 0.55)?,
+        amplitude: require(
+            "amplitude",
+            s.amplitude.unwrap_or(4.0),
+            |v| v.abs() < ly as f64 / 4.0,
+            "|amplitude| below a quarter of the height",
+        )?,
+        width: require(
+            "width",
+            s.width.unwrap_or(2.0),
+            |v| v > 0.0 && v < ly as f64 / 4.0,
+            "a width in (0, LY/4) sites",
+        )?,
+    })
+}
+
+/// The cavity's Reynolds number and lid speed.
+pub fn cavity(s: &Settings) -> Result<(f64, f64), CliError> {
+    let re = require(
+        "re",
+        s.re.unwrap_or(100.0),
+        |v| v > 0.0 && v.is_finite(),
+        "a positive Reynolds number",
+    )?;
+    let lid = require(
+        "lid",
+        s.lid.unwrap_or(0.1),
+        |v| v > 0.0 && v <= 0.3,
+        "a lid speed in (0, 0.3] (the Mach number U/cs stays below about 0.5)",
+    )?;
+    Ok((re, lid))
+}
+
+/// The Poiseuille case of `s` in an `lx × ly` channel.
+pub fn poiseuille(s: &Settings, (lx, ly): (usize, usize)) -> Result<Poiseuille, CliError> {
+    Ok(Poiseuille {
+        lx,
+        ly,
+        tau: tau(s, 0.8)?,
+        acceleration: require(
+            "acceleration",
+            s.acceleration.unwrap_or(1e-6),
+            |v| v.abs() < 1e-3,
+            "|acceleration| below 1e-3",
+        )?,
+    })
+}
+
+/// The Taylor–Green case of `s` on an `n × n` box.
+pub fn taylor_green(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen, CliError> {
+    Ok(TaylorGreen {
+        n,
+        tau: tau(s, 0.8)?,
+        u0: require(
+            "velocity",
+            s.velocity.unwrap_or(0.05),
+            |v| (0.0..=0.3).contains(&v),
+            "an amplitude in [0, 0.3]",
+        )?,
+    })
+}
