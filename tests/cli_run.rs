@@ -3,6 +3,7 @@
 //! configuration errors reported by key, output directories that cannot be written or hold
 //! earlier outputs, divergence, and Ctrl-C.
 
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -495,7 +496,12 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("lbm starts");
-    std::thread::sleep(Duration::from_secs(2));
+    // The first line of the run is printed once Ctrl-C is caught; let it step a little.
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("the run's first line");
+    assert!(first.starts_with("taylor-green:"), "{first}");
+    std::thread::sleep(Duration::from_millis(500));
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -509,8 +515,10 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
         );
         std::thread::sleep(Duration::from_millis(50));
     }
+    let mut rest = first;
+    stdout.read_to_string(&mut rest).expect("the run's output");
     let o = child.wait_with_output().unwrap();
-    let t = text(&o);
+    let t = format!("{rest}{}", String::from_utf8_lossy(&o.stderr));
     assert!(!o.status.success());
     assert!(
         t.contains("interrupted at step") && t.contains("--resume"),

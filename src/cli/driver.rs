@@ -59,6 +59,8 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
     case: &C,
     solver: &mut S,
 ) -> Result<(), CliError> {
+    // Caught from here on: the first line printed below says the run is under way.
+    let interrupted = interrupt_flag();
     let root = solver.is_root();
     let start = solver.steps_done();
     let mut out = Outputs::new(plan, case, start)?;
@@ -79,7 +81,6 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         together(solver, out.write(solver))?;
     }
     let bar = progress(root, plan.steps, start);
-    let interrupted = interrupt_flag();
     let mut steady = Steady::new(plan.until_steady, case.velocity_scale());
     let mut chunk = 1;
     let mut stepping = Duration::ZERO;
