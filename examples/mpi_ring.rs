@@ -2,11 +2,14 @@
 //! `cargo run --release --features mpi --example mpi_ring -- …` under `mpiexec -n N`:
 //!
 //! ```text
-//! mpi_ring check MODEL LAYOUT LX LY STEPS   distributed run vs the single-process run on rank 0:
-//!                                           bitwise comparison of populations and moment fields
-//! mpi_ring resume MODEL LAYOUT LX LY STEPS  the same, the first half of the steps run on one
-//!                                           lattice on rank 0 and scattered over the ranks
+//! mpi_ring check MODEL LAYOUT LX LY STEPS [BACKEND]   distributed run vs the single-process
+//!                                           CPU run on rank 0: populations and moment fields
+//! mpi_ring resume MODEL LAYOUT LX LY STEPS [BACKEND]  the same, the first half of the steps run
+//!                                           on one lattice on rank 0 and scattered over the ranks
 //! ```
+//! BACKEND: what each rank runs its slab on, `cpu` (the default: the comparison is bitwise)
+//! or `gpu` (each rank's GPU, the halo columns passing through the host: every value within
+//! 1e-12 of the CPU run's, relative to its size or 1, in f64).
 //! MODEL: `d2q9` (BGK, channel with a body force) or `d2q37` (thermal walls, gravity);
 //! LAYOUT: `aos`, `soa`, `csoa8`, `caosoa4`, `caosoa8`. Errors are printed by every rank
 //! (exit code 2). The benchmark of the ring and the scaling model is `lbm bench --ranks`.
@@ -14,11 +17,17 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use lbm::domain::{DomainError, GlobalSpec};
+use std::sync::Arc;
+
+use lbm::domain::{GlobalSpec, Slab};
+use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
 use lbm::mpi_ring::{self, DistLattice};
-use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Lattice, Layout, Model, Real, Scheme, Soa, Wall};
+use lbm::{
+    Aos, BoundarySpec, CAoSoa, CSoa, Error, Lattice, Layout, Model, Real, Scheme, SlabBackend, Soa,
+    Solver, Wall,
+};
 
 /// A test case: the global lattice and an initial state with structure everywhere.
 trait Case: Model + Sized {
@@ -81,12 +90,13 @@ struct Args {
     lx: usize,
     ly: usize,
     steps: usize,
+    gpu: bool,
 }
 
 fn parse() -> Result<Args, String> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 6 {
-        return Err("usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS".into());
+        return Err("usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS [cpu|gpu]".into());
     }
     let num = |s: &String| s.parse::<usize>().map_err(|e| format!("`{s}`: {e}"));
     Ok(Args {
@@ -96,6 +106,11 @@ fn parse() -> Result<Args, String> {
         lx: num(&a[3])?,
         ly: num(&a[4])?,
         steps: num(&a[5])?,
+        gpu: match a.get(6).map(String::as_str) {
+            None | Some("cpu") => false,
+            Some("gpu") => true,
+            Some(other) => return Err(format!("unknown backend `{other}` (cpu, gpu)")),
+        },
     })
 }
 
@@ -152,67 +167,72 @@ fn by_model<L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
 }
 
 fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
-    match a.command.as_str() {
-        "check" => check::<M, L, f64>(world, a).map_err(|e| e.to_string()),
-        "resume" => resume::<M, L, f64>(world, a).map_err(|e| e.to_string()),
-        other => Err(format!("unknown command `{other}` (check, resume)")),
-    }
+    let spec = M::spec(a.lx, a.ly);
+    let outcome = if a.gpu {
+        let dist =
+            DistLattice::<M, L, f64, GpuSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
+                let ctx = Arc::new(GpuContext::new(&GpuOptions::default())?);
+                GpuSlab::new(&ctx, s, d, r)
+            });
+        dist.and_then(|d| run(d, a))
+    } else {
+        let dist = DistLattice::<M, L, f64>::with_slab(world, spec, |s, d, r| {
+            Ok(Slab::new(s, d, r, Scheme::TwoCopy)?)
+        });
+        dist.and_then(|d| run(d, a))
+    };
+    outcome.map_err(|e| e.to_string())
 }
 
-/// All populations in logical order as bit patterns, then every moment field.
-fn state_bits<M: Model, L: Layout, T: Real>(
-    lat: &Lattice<M, L, T>,
-) -> Result<Vec<u64>, DomainError> {
-    let d = lat.dims();
-    let mut f = vec![T::default(); M::Q];
-    let mut out = Vec::new();
-    for x in 0..d.lx {
-        for y in 0..d.ly {
-            lat.populations(x, y, &mut f)?;
-            out.extend(f.iter().map(|v| v.to_f64().to_bits()));
+/// Runs `a.command` on the distributed lattice `dist` and compares it with one process.
+fn run<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
+    mut dist: DistLattice<M, L, T, P>,
+    a: &Args,
+) -> Result<bool, Error> {
+    let first = match a.command.as_str() {
+        "check" => {
+            dist.set_equilibrium_at(M::initial)?;
+            0
         }
+        "resume" => {
+            let half = a.steps / 2;
+            let single = match dist.rank() {
+                0 => Some(single_run::<M, L, T>(a, half)?),
+                _ => None,
+            };
+            dist.scatter(single.as_ref())?;
+            half
+        }
+        other => {
+            return Err(
+                lbm::LbmError::Shape(format!("unknown command `{other}` (check, resume)")).into(),
+            )
+        }
+    };
+    for _ in first..a.steps {
+        dist.step()?;
     }
+    compare(&dist, a)
+}
+
+/// All populations in logical order, then every moment field.
+fn state<M: Model, L: Layout, T: Real>(lat: &Lattice<M, L, T>) -> Result<Vec<f64>, Error> {
+    let mut out: Vec<f64> = lat
+        .local_populations()?
+        .iter()
+        .map(|v| v.to_f64())
+        .collect();
     for name in M::MOMENT_NAMES {
-        out.extend(lat.moment_field(name)?.iter().map(|v| v.to_bits()));
+        out.extend(lat.moment_field(name)?);
     }
     Ok(out)
-}
-
-fn check<M: Case, L: Layout, T: Real>(
-    world: &SimpleCommunicator,
-    a: &Args,
-) -> Result<bool, DomainError> {
-    let mut dist = DistLattice::<M, L, T>::new(world, M::spec(a.lx, a.ly), Scheme::TwoCopy)?;
-    dist.set_equilibrium(M::initial)?;
-    for _ in 0..a.steps {
-        dist.step();
-    }
-    compare(&dist, a)
-}
-
-/// Half the steps on one lattice (rank 0), the other half resumed on every rank.
-fn resume<M: Case, L: Layout, T: Real>(
-    world: &SimpleCommunicator,
-    a: &Args,
-) -> Result<bool, DomainError> {
-    let half = a.steps / 2;
-    let first = if world.rank() == 0 {
-        Some(single_run::<M, L, T>(a, half)?)
-    } else {
-        None
-    };
-    let mut dist = DistLattice::scatter(world, M::spec(a.lx, a.ly), first.as_ref())?;
-    for _ in half..a.steps {
-        dist.step();
-    }
-    compare(&dist, a)
 }
 
 /// The single-process lattice after `steps` steps.
 fn single_run<M: Case, L: Layout, T: Real>(
     a: &Args,
     steps: usize,
-) -> Result<Lattice<M, L, T>, DomainError> {
+) -> Result<Lattice<M, L, T>, Error> {
     let mut single = M::spec(a.lx, a.ly).lattice::<L, T>()?;
     single.set_equilibrium(M::initial)?;
     for _ in 0..steps {
@@ -221,39 +241,56 @@ fn single_run<M: Case, L: Layout, T: Real>(
     Ok(single)
 }
 
-/// Gathers `dist` on rank 0 and compares it bit by bit with the single-process run of
-/// `a.steps` steps (collective; `true` on the other ranks).
-fn compare<M: Case, L: Layout, T: Real>(
-    dist: &DistLattice<M, L, T>,
+/// Gathers `dist` on rank 0 and compares it with the single-process run of `a.steps` steps
+/// (collective; `true` on the other ranks): bit by bit, or within 1e-12 with GPU ranks.
+fn compare<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
+    dist: &DistLattice<M, L, T, P>,
     a: &Args,
-) -> Result<bool, DomainError> {
-    let mass = dist.mass();
+) -> Result<bool, Error> {
+    let mass = dist.totals()?.mass;
     let Some(gathered) = dist.gather()? else {
         return Ok(true);
     };
     let single = single_run::<M, L, T>(a, a.steps)?;
-    let (got, want) = (state_bits(&gathered)?, state_bits(&single)?);
-    let differ = got.iter().zip(&want).filter(|(g, w)| g != w).count();
+    let (got, want) = (state(&gathered)?, state(&single)?);
+    let tol = if a.gpu { 1e-12 } else { 0.0 };
+    let off = |g: f64, w: f64| (g - w).abs() / w.abs().max(1.0);
+    let worst = got
+        .iter()
+        .zip(&want)
+        .map(|(g, w)| off(*g, *w))
+        .fold(0.0, f64::max);
+    let differ = got
+        .iter()
+        .zip(&want)
+        .filter(|(g, w)| g.to_bits() != w.to_bits() && !(off(**g, **w) <= tol))
+        .count();
     let what = format!(
-        "{} {} {}×{}, {} steps, {} ranks",
+        "{} {} {}×{}, {} steps, {} ranks on {}",
         M::NAME,
         L::NAME,
         a.lx,
         a.ly,
         a.steps,
-        dist.decomposition().ranks()
+        dist.decomposition().ranks(),
+        if a.gpu { "gpu" } else { "cpu" }
     );
+    let how = if a.gpu {
+        format!("within {tol:e} (largest difference {worst:.1e})")
+    } else {
+        "bitwise identical".into()
+    };
     if differ == 0 && got.len() == want.len() {
         println!(
-            "bitwise identical: {what}: {} values (populations and moment fields); mass {mass} \
-             (single process {})",
+            "{how}: {what}: {} values (populations and moment fields); mass {mass} (single \
+             process {})",
             got.len(),
             single.mass()
         );
         Ok(true)
     } else {
         println!(
-            "DIFFERENT: {what}: {differ} of {} values differ",
+            "DIFFERENT: {what}: {differ} of {} values differ (largest {worst:.1e})",
             want.len()
         );
         Ok(false)

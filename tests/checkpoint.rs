@@ -7,7 +7,7 @@ use std::path::Path;
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::{
     read_checkpoint, BoundarySpec, CAoSoa, CheckpointError, Lattice, Layout, Model, Real, Scheme,
-    Soa,
+    Soa, Solver,
 };
 
 fn all_populations<M: Model, L: Layout, T: Real>(lat: &Lattice<M, L, T>) -> Vec<T> {
@@ -146,7 +146,10 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         .write_checkpoint(&dir.path().join("no/such/dir/c.ckpt"))
         .unwrap_err();
     assert!(
-        matches!(missing_dir, CheckpointError::Io { .. }),
+        matches!(
+            missing_dir,
+            lbm::Error::Checkpoint(CheckpointError::Io { .. })
+        ),
         "{missing_dir}"
     );
     assert!(

@@ -114,6 +114,99 @@ fn a_run_resumed_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     }
 }
 
+/// The ring with GPU ranks (lavapipe in CI): each rank's slab on its device, the halo columns
+/// through the host; every population and moment within 1e-12 of the single-process CPU run.
+fn within_tolerance_on_gpu_ranks(command: &str, model: &str, layout: &str, lx: usize, ly: usize) {
+    for ranks in [2, 3] {
+        let (lx, ly) = (lx.to_string(), ly.to_string());
+        let out = mpiexec(ranks, &[command, model, layout, &lx, &ly, "200", "gpu"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("within 1e-12"),
+            "{command} {model} {layout} {lx}×{ly} on {ranks} GPU ranks: {}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains(&format!("{ranks} ranks on gpu")),
+            "{stdout}"
+        );
+    }
+}
+
+#[test]
+fn d2q9_on_2_and_3_gpu_ranks_matches_the_single_process_run() {
+    within_tolerance_on_gpu_ranks("check", "d2q9", "soa", 24, 32);
+    within_tolerance_on_gpu_ranks("check", "d2q9", "caosoa8", 25, 32);
+}
+
+#[test]
+fn d2q37_on_2_and_3_gpu_ranks_matches_the_single_process_run() {
+    within_tolerance_on_gpu_ranks("check", "d2q37", "caosoa4", 24, 16);
+    within_tolerance_on_gpu_ranks("resume", "d2q37", "aos", 25, 16);
+}
+
+/// `mpiexec -n 2 lbm run taylor-green --backend gpu` gives the diagnostics of the
+/// single-process CPU run, to 1e-12.
+#[test]
+fn lbm_run_on_gpu_ranks_gives_the_single_process_diagnostics() {
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let csv = |ranks: usize, backend: &str, dir: &tempfile::TempDir| {
+        let args = [
+            "run",
+            "taylor-green",
+            "--lx",
+            "48",
+            "--ly",
+            "48",
+            "--steps",
+            "200",
+            "--output-every",
+            "100",
+            "--scheme",
+            "two-copy",
+            "--images",
+            "",
+            "--vtk",
+            "false",
+            "--backend",
+            backend,
+            "--out",
+            dir.path().to_str().unwrap(),
+        ];
+        let out = mpiexec_program(ranks, lbm, &args);
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "lbm {args:?} on {ranks} ranks: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(dir.path().join("taylor-green_diagnostics.csv"));
+        (stdout, text.unwrap())
+    };
+    let (_, cpu) = csv(1, "cpu", &dirs[0]);
+    let (stdout, gpu) = csv(2, "gpu", &dirs[1]);
+    assert!(
+        stdout.contains("2 MPI ranks") && stdout.contains("gpu"),
+        "{stdout}"
+    );
+    let rows = |t: &str| -> Vec<Vec<f64>> {
+        t.lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect()
+    };
+    let (cpu, gpu) = (rows(&cpu), rows(&gpu));
+    assert_eq!(cpu.len(), 3, "rows at steps 0, 100, 200");
+    assert_eq!(cpu.len(), gpu.len());
+    for (a, b) in cpu.iter().zip(&gpu) {
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-12 * x.abs().max(1.0), "{a:?}\n{b:?}");
+        }
+    }
+}
+
 /// 24 columns hold at most 8 slabs of D2Q37's 3 halo columns: 9 ranks fail, every one of them
 /// with the reason and the remedy, and the run ends.
 #[test]

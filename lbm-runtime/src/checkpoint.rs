@@ -130,28 +130,6 @@ fn mismatch(path: &Path, reason: impl Into<String>) -> CheckpointError {
     }
 }
 
-impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
-    /// Writes the whole state to `path`, atomically (temporary file, fsync, rename).
-    pub fn write_checkpoint(&self, path: &Path) -> Result<(), CheckpointError> {
-        let d = self.dims();
-        let mut payload: Vec<T> = Vec::with_capacity(d.lx * d.ly * M::Q);
-        let mut f = vec![T::default(); M::Q];
-        for x in 0..d.lx {
-            for y in 0..d.ly {
-                self.populations(x, y, &mut f)?;
-                payload.extend_from_slice(&f);
-            }
-        }
-        write_state::<M, T>(
-            path,
-            (d.lx, d.ly),
-            self.params(),
-            self.steps_done(),
-            &payload,
-        )
-    }
-}
-
 /// Writes a checkpoint of a `lx × ly` lattice of model `M` after `step` steps, from its
 /// populations in the layout-independent order `[(x·LY + y)·Q + i]`, atomically.
 pub(crate) fn write_state<M: Model, T: Real>(

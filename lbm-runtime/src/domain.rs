@@ -16,10 +16,8 @@
 //! reads (the border columns) and never what it writes (the halos), which is what lets the
 //! exchange run under the bulk update.
 //!
-//! Column-major storage makes a block of halo columns one contiguous run of memory for AoS
-//! and CAoSoA, and `Q` runs (one per population) for SoA and CSoA: a [`Runs`] list describes
-//! it, and the MPI ring (`crate::mpi_ring`, feature `mpi`) sends it without packing, as an
-//! MPI indexed datatype. [`SlabRing`] runs the same decomposition in one process (the halos
+//! The halo columns travel between slabs in logical order ([`crate::slab_backend`]), whatever
+//! the backend that runs a slab. [`SlabRing`] runs the same decomposition in one process (the halos
 //! copied between slabs), which tests the decomposition without MPI and measures the
 //! bulk/border split for the performance model ([`crate::scaling`]).
 //!
@@ -31,8 +29,9 @@
 use std::ops::Range;
 
 use crate::boundary::{Boundaries, BoundarySpec, Site};
+use crate::lattice::check_size;
 use crate::layout::{Dims, Layout};
-use crate::{Lattice, LbmError, Model, Real, Scheme};
+use crate::{Lattice, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Why a decomposed lattice cannot be built or run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -73,9 +72,14 @@ pub enum DomainError {
         /// The ring's size.
         ranks: usize,
     },
-    /// A halo region too large to describe with MPI's `int` counts.
-    #[error("the halo region spans {0} values, more than an MPI count can describe (2³¹ − 1)")]
-    TooLarge(usize),
+    /// Another rank failed (building its slab, a check): every rank stops with its message.
+    #[error("rank {rank} failed: {message}")]
+    OtherRank {
+        /// The lowest rank that failed.
+        rank: usize,
+        /// Its error.
+        message: String,
+    },
     /// An MPI call failed or MPI could not be initialised.
     #[error("MPI: {0}")]
     Mpi(String),
@@ -153,98 +157,10 @@ impl Decomposition {
     }
 }
 
-/// A contiguous run of storage: `len` values from index `start`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Run {
-    /// First index.
-    pub start: usize,
-    /// Number of values.
-    pub len: usize,
-}
-
-/// The storage runs of a block of columns (all populations, all rows), in memory order.
-/// Memory order is the same on every slab whatever its width (the width only scales the
-/// strides), so the `j`-th value of a sender's runs is the `j`-th value of the receiver's.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Runs(pub Vec<Run>);
-
-impl Runs {
-    /// The runs of site columns `xs` (which may lie in the halos) of a lattice of shape `d`.
-    pub fn of_columns<L: Layout>(d: &Dims, xs: Range<isize>) -> Self {
-        let mut idx: Vec<usize> = xs
-            .flat_map(|x| (0..d.q).flat_map(move |i| (0..d.ly).map(move |y| (i, x, y))))
-            .map(|(i, x, y)| L::index(d, i, d.col(x), y))
-            .collect();
-        idx.sort_unstable();
-        let mut runs: Vec<Run> = Vec::new();
-        for i in idx {
-            match runs.last_mut() {
-                Some(r) if r.start + r.len == i => r.len += 1,
-                _ => runs.push(Run { start: i, len: 1 }),
-            }
-        }
-        Self(runs)
-    }
-
-    /// Total number of values.
-    pub fn len(&self) -> usize {
-        self.0.iter().map(|r| r.len).sum()
-    }
-
-    /// Whether the runs hold no value.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The values at the runs, in order.
-    pub fn pack<T: Copy>(&self, src: &[T]) -> Vec<T> {
-        self.0
-            .iter()
-            .flat_map(|r| src[r.start..r.start + r.len].iter().copied())
-            .collect()
-    }
-
-    /// Writes `values` (as produced by [`Runs::pack`] on the sender) at the runs.
-    pub fn unpack<T: Copy>(&self, values: &[T], dst: &mut [T]) {
-        let mut at = 0;
-        for r in &self.0 {
-            dst[r.start..r.start + r.len].copy_from_slice(&values[at..at + r.len]);
-            at += r.len;
-        }
-    }
-}
-
 /// Side of a slab: index 0 is left (towards `x = 0`), 1 is right.
 pub const LEFT: usize = 0;
 /// See [`LEFT`].
 pub const RIGHT: usize = 1;
-
-/// The storage runs a slab sends and receives: `send[s]` are the `H` border columns on side
-/// `s` (for the neighbour on that side), `recv[s]` the `H` halo columns on side `s`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HaloPlan {
-    /// Border columns `[0, H)` and `[lx − H, lx)`.
-    pub send: [Runs; 2],
-    /// Halo columns `[−H, 0)` and `[lx, lx + H)`.
-    pub recv: [Runs; 2],
-}
-
-impl HaloPlan {
-    /// The plan of a slab of shape `d` in layout `L`.
-    pub fn new<L: Layout>(d: &Dims) -> Self {
-        let (lx, h) = (d.lx as isize, d.halo as isize);
-        Self {
-            send: [
-                Runs::of_columns::<L>(d, 0..h),
-                Runs::of_columns::<L>(d, lx - h..lx),
-            ],
-            recv: [
-                Runs::of_columns::<L>(d, -h..0),
-                Runs::of_columns::<L>(d, lx..lx + h),
-            ],
-        }
-    }
-}
 
 /// The bulk columns of a slab `lx` wide with halo `h`: `[h, lx − h)`, those whose update reads
 /// no halo column (empty when `lx < 2h`).
@@ -330,6 +246,20 @@ impl<M: Model> Clone for GlobalSpec<M> {
 }
 
 impl<M: Model> GlobalSpec<M> {
+    /// The global lattice's size, parameters and boundaries checked as [`Lattice::new`] does,
+    /// and its boundaries compiled (to be sliced into slabs), without allocating the lattice.
+    pub(crate) fn boundaries_of<L: Layout, T: Real>(&self) -> Result<Boundaries<T>, LbmError> {
+        check_size::<M, L>(self.lx, self.ly)?;
+        M::validate(&self.params)?;
+        let d = Dims {
+            lx: self.lx,
+            ly: self.ly,
+            halo: M::HALO,
+            q: M::Q,
+        };
+        Boundaries::compile::<M, L>(&self.boundaries, &d)
+    }
+
     /// The global lattice at rest (two-copy scheme): where gathered slabs are assembled.
     pub fn lattice<L: Layout, T: Real>(&self) -> Result<Lattice<M, L, T>, LbmError> {
         Lattice::new(
@@ -342,11 +272,10 @@ impl<M: Model> GlobalSpec<M> {
     }
 }
 
-/// One rank's slab: its lattice, where it sits, and its halo plan.
+/// One rank's slab on the host: its lattice and where it sits.
 pub struct Slab<M: Model, L: Layout, T: Real> {
     lattice: Lattice<M, L, T>,
     x0: usize,
-    plan: HaloPlan,
 }
 
 impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
@@ -362,7 +291,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             return Err(DomainError::InPlace);
         }
         let xs = dec.slab(rank)?;
-        let global_bc = g.lattice::<L, T>()?.boundaries().clone();
+        let global_bc = g.boundaries_of::<L, T>()?;
         let mut lattice = Lattice::new(
             xs.len(),
             g.ly,
@@ -375,11 +304,9 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             g.ly,
             std::slice::from_ref(&xs),
         ));
-        let plan = HaloPlan::new::<L>(&lattice.dims());
         Ok(Self {
             lattice,
             x0: xs.start,
-            plan,
         })
     }
 
@@ -393,11 +320,6 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     /// The first global column of the slab.
     pub fn x0(&self) -> usize {
         self.x0
-    }
-
-    /// The slab's halo plan.
-    pub fn plan(&self) -> &HaloPlan {
-        &self.plan
     }
 
     /// Sets every site to the equilibrium of `moments(x, y)`, `x` a *global* column.
@@ -430,27 +352,14 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.lattice.finish_step();
     }
 
+    /// The slab's lattice, mutable (halos written by the ring).
+    pub(crate) fn lattice_mut(&mut self) -> &mut Lattice<M, L, T> {
+        &mut self.lattice
+    }
+
     /// Sets the step counter (a slab cut from a lattice restored from a checkpoint).
-    #[cfg(feature = "mpi")]
     pub(crate) fn set_steps_done(&mut self, step: u64) {
         self.lattice.set_steps_done(step);
-    }
-
-    /// The values this slab sends to its neighbour on `side`.
-    pub fn pack_border(&self, side: usize) -> Vec<T> {
-        self.plan.send[side].pack(self.lattice.state())
-    }
-
-    /// Stores what the neighbour on `side` sent into the halo on that side.
-    pub fn unpack_halo(&mut self, side: usize, values: &[T]) {
-        let runs = self.plan.recv[side].clone();
-        runs.unpack(values, self.lattice.state_mut());
-    }
-
-    /// Base pointer of the current population copy (for zero-copy MPI transfers).
-    #[cfg(feature = "mpi")]
-    pub(crate) fn state_ptr(&mut self) -> *mut T {
-        self.lattice.state_mut().as_mut_ptr()
     }
 
     /// The post-collision populations of every site of the slab, `[(x·LY + y)·Q + i]`.
@@ -499,6 +408,35 @@ pub fn import_slab<M: Model, L: Layout, T: Real>(
         lattice.set_populations(x0 + s / ly, s % ly, f)?;
     }
     Ok(())
+}
+
+/// The current values of the storage columns `cols` of `lat` (halo columns included: storage
+/// column `x + HALO` holds site column `x`), indexed `[(col − cols.start)·LY·Q + y·Q + i]`:
+/// the order in which border and halo columns travel between the parts of a slab and between
+/// ranks, whatever the layout (as [`crate::gpu::GpuLattice::read_columns`]).
+pub(crate) fn read_storage_columns<M: Model, L: Layout, T: Real>(
+    lat: &Lattice<M, L, T>,
+    cols: Range<usize>,
+) -> Vec<T> {
+    let d = lat.dims();
+    let f = lat.state();
+    cols.flat_map(|c| (0..d.ly).flat_map(move |y| (0..d.q).map(move |i| f[L::index(&d, i, c, y)])))
+        .collect()
+}
+
+/// Writes values laid out as [`read_storage_columns`]' into the storage columns from `first`
+/// on.
+pub(crate) fn write_storage_columns<M: Model, L: Layout, T: Real>(
+    lat: &mut Lattice<M, L, T>,
+    first: usize,
+    vals: &[T],
+) {
+    let d = lat.dims();
+    let f = lat.state_mut();
+    for (k, v) in vals.iter().enumerate() {
+        let (c, y, i) = (first + k / (d.ly * d.q), k / d.q % d.ly, k % d.q);
+        f[L::index(&d, i, c, y)] = *v;
+    }
 }
 
 /// The decomposition run in one process: `n` slabs whose halos are copied from their
@@ -550,14 +488,20 @@ impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
             .try_for_each(|s| s.set_equilibrium(&moments))
     }
 
-    /// Copies every slab's borders into its neighbours' halos.
+    /// Copies every slab's borders into its neighbours' halos (as the MPI ring sends them,
+    /// [`SlabBackend::borders`] and [`SlabBackend::set_halos`]).
     pub fn exchange(&mut self) {
+        let borders: Vec<[Vec<T>; 2]> = self
+            .slabs
+            .iter()
+            .map(|s| s.borders().expect("host slabs read their borders"))
+            .collect();
         for r in 0..self.dec.ranks() {
-            let to_right = self.slabs[r].pack_border(RIGHT);
-            let to_left = self.slabs[r].pack_border(LEFT);
-            let (right, left) = (self.dec.right(r), self.dec.left(r));
-            self.slabs[right].unpack_halo(LEFT, &to_right);
-            self.slabs[left].unpack_halo(RIGHT, &to_left);
+            let from_left = &borders[self.dec.left(r)][RIGHT];
+            let from_right = &borders[self.dec.right(r)][LEFT];
+            self.slabs[r]
+                .set_halos([from_left, from_right])
+                .expect("host slabs take their halos");
         }
     }
 

@@ -116,22 +116,6 @@ fn split_columns_covers_the_range_in_order() {
     assert_eq!(split_columns(3..3, 8).count(), 0);
 }
 
-/// The runs of a halo block: one run for AoS and CAoSoA, one per population for SoA.
-#[test]
-fn halo_columns_are_contiguous_per_population() {
-    let d = Dims {
-        lx: 10,
-        ly: 16,
-        halo: 3,
-        q: 9,
-    };
-    let count = |runs: &Runs| (runs.0.len(), runs.len());
-    assert_eq!(count(&HaloPlan::new::<Aos>(&d).recv[LEFT]), (1, 3 * 16 * 9));
-    assert_eq!(count(&HaloPlan::new::<CAoSoa<8>>(&d).send[RIGHT]), (1, 432));
-    assert_eq!(count(&HaloPlan::new::<Soa>(&d).recv[RIGHT]), (9, 432));
-    assert_eq!(count(&HaloPlan::new::<CSoa<4>>(&d).send[LEFT]), (9, 432));
-}
-
 fn ring_matches_single<L: Layout>(lx: usize, ly: usize, spec: BoundarySpec, ranks: usize) {
     let g = GlobalSpec::<TestD2Q9> {
         lx,

@@ -73,3 +73,43 @@ pub enum LbmError {
         reason: String,
     },
 }
+
+/// The runtime's one error type, returned by every [`crate::Solver`]: a lattice-level error,
+/// or one of a backend's, kept as its source.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Size, parameters, boundaries, initial state or divergence.
+    #[error(transparent)]
+    Lattice(#[from] LbmError),
+    /// The GPU backend: adapter, shaders, device.
+    #[cfg(feature = "gpu")]
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    /// The host/device split.
+    #[cfg(feature = "gpu")]
+    #[error(transparent)]
+    Hetero(#[from] crate::hetero::HeteroError),
+    /// The decomposition over ranks, or MPI.
+    #[error(transparent)]
+    Domain(#[from] crate::domain::DomainError),
+    /// Writing or reading a checkpoint.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::CheckpointError),
+}
+
+impl Error {
+    /// The lattice-level error inside, wherever it came from (a divergence reported by the
+    /// device, say).
+    pub fn as_lattice(&self) -> Option<&LbmError> {
+        match self {
+            Error::Lattice(e) => Some(e),
+            #[cfg(feature = "gpu")]
+            Error::Gpu(crate::gpu::GpuError::Lbm(e)) => Some(e),
+            #[cfg(feature = "gpu")]
+            Error::Hetero(crate::hetero::HeteroError::Gpu(crate::gpu::GpuError::Lbm(e))) => Some(e),
+            Error::Domain(crate::domain::DomainError::Lattice(e)) => Some(e),
+            Error::Checkpoint(crate::CheckpointError::Lattice(e)) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
 use crate::kernels::{fill_halo, fold_halo, Job, Pass};
 use crate::layout::{Dims, Layout};
+use crate::model::{divergence, moment_named};
 use crate::storage::AlignedBuf;
 use crate::{LbmError, Model, Real};
 
@@ -285,16 +286,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (solid sites hold 0).
     pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, LbmError> {
-        let j = M::MOMENT_NAMES
-            .iter()
-            .position(|n| *n == name)
-            .ok_or_else(|| {
-                LbmError::Shape(format!(
-                    "model {} has no moment `{name}` (it has {:?})",
-                    M::NAME,
-                    M::MOMENT_NAMES
-                ))
-            })?;
+        Ok(self.moment_field_at(moment_named::<M>(name)?))
+    }
+
+    /// The field of moment `j` (order of `M::MOMENT_NAMES`), as [`Lattice::moment_field`].
+    pub(crate) fn moment_field_at(&self, j: usize) -> Vec<f64> {
         let d = self.d;
         let mut out = vec![0.0; d.lx * d.ly];
         out.par_chunks_mut(d.ly).enumerate().for_each(|(x, col)| {
@@ -306,7 +302,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 }
             }
         });
-        Ok(out)
+        out
     }
 
     /// Total mass `Σ_x Σ_i f*_i(x)` over the fluid sites, accumulated in `f64`.
@@ -457,33 +453,13 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     fn check_column(&self, x: usize) -> Option<(usize, usize, String)> {
         let d = self.d;
-        let names = M::MOMENT_NAMES;
-        let (iux, iuy) = (index_of(names, "ux"), index_of(names, "uy"));
-        let it = index_of(names, "T");
-        let mut m = vec![T::default(); names.len()];
-        for y in (0..d.ly).filter(|&y| !self.bc.is_solid(&d, x, y)) {
-            self.moments(x, y, &mut m).ok()?;
-            if let Some(v) = m.iter().find(|v| !v.is_finite()) {
-                return Some((x, y, format!("non-finite moment {v}")));
-            }
-            let (ux, uy) = (
-                iux.map_or(0.0, |j| m[j].to_f64()),
-                iuy.map_or(0.0, |j| m[j].to_f64()),
-            );
-            let temp = it.map_or(1.0, |j| m[j].to_f64());
-            let mach = (ux * ux + uy * uy).sqrt() / (M::CS2 * temp.abs()).sqrt();
-            if mach > self.max_mach || temp <= 0.0 {
-                return Some((
-                    x,
-                    y,
-                    format!(
-                        "Mach number {mach:.3} (limit {}), T = {temp}",
-                        self.max_mach
-                    ),
-                ));
-            }
-        }
-        None
+        let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
+        (0..d.ly)
+            .filter(|&y| !self.bc.is_solid(&d, x, y))
+            .find_map(|y| {
+                self.moments(x, y, &mut m).ok()?;
+                divergence::<M, T>(&m, self.max_mach).map(|r| (x, y, r))
+            })
     }
 }
 
@@ -519,10 +495,6 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     pub(crate) fn state_mut(&mut self) -> &mut [T] {
         &mut self.f
     }
-}
-
-fn index_of(names: &[&str], n: &str) -> Option<usize> {
-    names.iter().position(|m| *m == n)
 }
 
 /// The Mach number beyond which a model's equilibrium is out of its range: 0.5 for

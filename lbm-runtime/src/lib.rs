@@ -23,17 +23,21 @@ mod model;
 pub mod mpi_ring;
 mod real;
 pub mod scaling;
+pub mod slab_backend;
+pub mod solver;
 mod storage;
 #[cfg(test)]
 mod testing;
 
 pub use boundary::{Boundaries, BoundarySpec, Wall};
 pub use checkpoint::{read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, ParamValue};
-pub use error::LbmError;
+pub use error::{Error, LbmError};
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};
-pub use model::{Model, ParamError};
+pub use model::{moment_index, Model, ParamError, Role};
 pub use real::{Real, Transferable};
+pub use slab_backend::SlabBackend;
+pub use solver::{Extent, Placement, Solver, Totals};
 pub use storage::ALIGN;
 #[cfg(test)]
 mod lattice_tests;

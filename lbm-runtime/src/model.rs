@@ -128,3 +128,62 @@ pub trait Model: 'static + Send + Sync {
     /// loop is straight-line code that the compiler vectorises.
     fn collide_cluster<T: Real, const VL: usize>(f: &mut [[T; VL]], params: &Self::Params);
 }
+
+/// What a moment means to the runtime, whatever the model calls it: the runtime looks moments
+/// up by role (divergence check, Mach number, totals), never by a name of its own choosing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Role {
+    /// The density `ρ = Σ f`.
+    Density,
+    /// The velocity's component along axis `0, 1, …` (x, y, z).
+    Velocity(usize),
+    /// The temperature of thermal models.
+    Temperature,
+}
+
+impl Role {
+    /// The name the DSL gives the moment of this role (`rho`, `ux`, `uy`, `uz`, `T`).
+    fn dsl_name(self) -> Option<&'static str> {
+        match self {
+            Role::Density => Some("rho"),
+            Role::Velocity(a) => ["ux", "uy", "uz"].get(a).copied(),
+            Role::Temperature => Some("T"),
+        }
+    }
+}
+
+/// The index in [`Model::MOMENT_NAMES`] of the moment of `role`, if model `M` has one.
+pub fn moment_index<M: Model>(role: Role) -> Option<usize> {
+    let name = role.dsl_name()?;
+    M::MOMENT_NAMES.iter().position(|n| *n == name)
+}
+
+/// Why one site's moments `m` (order of [`Model::MOMENT_NAMES`]) show a diverged run: a
+/// non-finite moment, a Mach number `|u| / (cs √T)` beyond `max_mach`, or `T ≤ 0`. The one
+/// divergence test of every backend.
+pub(crate) fn divergence<M: Model, T: Real>(m: &[T], max_mach: f64) -> Option<String> {
+    if let Some(v) = m.iter().find(|v| !v.is_finite()) {
+        return Some(format!("non-finite moment {v}"));
+    }
+    let get = |r: Role, dflt: f64| moment_index::<M>(r).map_or(dflt, |j| m[j].to_f64());
+    let u2: f64 = (0..M::D).map(|a| get(Role::Velocity(a), 0.0).powi(2)).sum();
+    let temp = get(Role::Temperature, 1.0);
+    let mach = u2.sqrt() / (M::CS2 * temp.abs()).sqrt();
+    (mach > max_mach || temp <= 0.0)
+        .then(|| format!("Mach number {mach:.3} (limit {max_mach}), T = {temp}"))
+}
+
+/// The index of the moment called `name` in [`Model::MOMENT_NAMES`], or an error that lists
+/// the model's moments.
+pub(crate) fn moment_named<M: Model>(name: &str) -> Result<usize, crate::LbmError> {
+    M::MOMENT_NAMES
+        .iter()
+        .position(|n| *n == name)
+        .ok_or_else(|| {
+            crate::LbmError::Shape(format!(
+                "model {} has no moment `{name}` (it has {:?})",
+                M::NAME,
+                M::MOMENT_NAMES
+            ))
+        })
+}

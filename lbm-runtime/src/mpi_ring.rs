@@ -1,38 +1,38 @@
 //! The lattice distributed over MPI ranks in a periodic ring (seed 003 §4, seed 000 §5;
 //! feature `mpi`, rsmpi over the system MPI).
 //!
-//! Each rank owns one [`Slab`] of the [`Decomposition`]; a step posts the non-blocking halo
-//! exchange with both neighbours, updates the bulk, waits, and updates the borders (seed 003
-//! Fig. 5; see [`crate::domain`]). The halo blocks are sent straight from the population
-//! array, described by MPI indexed datatypes built from the slab's [`Runs`] (one block for
-//! AoS and CAoSoA, one per population for SoA and CSoA): nothing is packed. With one rank the
+//! Each rank owns one slab of the [`Decomposition`], run on any rank-local backend
+//! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`); a step reads the
+//! slab's border columns, posts the non-blocking halo exchange with both neighbours, updates
+//! the bulk, waits, stores the halos and updates the borders (seed 003 Fig. 5; see
+//! [`crate::slab_backend`]). Halos travel as packed buffers in logical order (`H·LY·Q` values a
+//! side, small beside the slab), so ranks need not share a storage order. With one rank the
 //! ring closes on itself and the same code path runs (the rank sends to itself).
 //!
 //! MPICH (as most MPI libraries) progresses a large (rendezvous) message only inside MPI calls,
 //! so the bulk is updated in `BULK_CHUNKS` (8) parts with an `MPI_Test` of the transfers between
 //! them; small halos (eager protocol) travel entirely under the first part.
 //!
-//! Every rank must call the collective methods ([`DistLattice::new`],
-//! [`DistLattice::step`], [`DistLattice::gather`], [`DistLattice::mass`]) in the same order.
-//! Drop a `DistLattice` before the [`mpi::environment::Universe`] (it frees its communicator
-//! and datatypes).
+//! Every rank must call the collective methods (construction, [`DistLattice::step`],
+//! [`DistLattice::gather`], the collective methods of [`Solver`]) in the same order; an error
+//! on one rank is agreed on by all ([`agree`]), so none waits for one that stopped. Drop a
+//! `DistLattice` before the [`mpi::environment::Universe`] (it frees its communicator).
 
+use std::marker::PhantomData;
+use std::ops::Range;
 use std::time::Instant;
 
 pub use mpi;
 use mpi::collective::SystemOperation;
-use mpi::datatype::{DynBuffer, DynBufferMut, Equivalence, UserDatatype};
 use mpi::point_to_point::{Destination, Source};
 use mpi::request::{Request, Scope};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{CommunicatorCollectives, Root};
 use mpi::Tag;
 
-use crate::domain::{
-    bulk_columns, export_columns, import_slab, split_columns, Decomposition, DomainError,
-    GlobalSpec, Runs, Slab, LEFT, RIGHT,
-};
-use crate::{Lattice, Layout, LbmError, Model, Real, Scheme};
+use crate::domain::{export_columns, import_slab, Decomposition, DomainError, GlobalSpec, Slab};
+use crate::solver::{Extent, Placement};
+use crate::{Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
 
 /// Parts of the bulk update between which MPI may progress the halo transfers: MPICH (as most
 /// MPI libraries) advances a large (rendezvous) message only inside MPI calls.
@@ -61,152 +61,140 @@ pub fn init() -> Result<mpi::environment::Universe, DomainError> {
     })
 }
 
-/// A halo block as an MPI datatype: the first index of the block and the indexed type of its
-/// runs, displacements relative to that index.
-struct Block {
-    start: usize,
-    ty: UserDatatype,
-}
-
-impl Block {
-    fn new<T: Equivalence>(runs: &Runs) -> Result<Self, DomainError> {
-        let start = runs.0.first().map_or(0, |r| r.start);
-        let count = |v: usize| i32::try_from(v).map_err(|_| DomainError::TooLarge(v));
-        let lens = runs
-            .0
-            .iter()
-            .map(|r| count(r.len))
-            .collect::<Result<Vec<_>, _>>()?;
-        count(runs.0.last().map_or(0, |r| r.start + r.len - start))?;
-        let disp = runs
-            .0
-            .iter()
-            .map(|r| count(r.start - start))
-            .collect::<Result<Vec<_>, _>>()?;
-        let ty = UserDatatype::indexed(&lens, &disp, &T::equivalent_datatype());
-        Ok(Self { start, ty })
+/// `local` on every rank of `comm` made one outcome (collective): `Ok` where every rank
+/// succeeded, else on every rank the error of the lowest rank that failed, told by it to the
+/// others, so no rank goes on to wait for one that stopped.
+pub fn agree<R>(comm: &SimpleCommunicator, local: Result<R, Error>) -> Result<R, Error> {
+    let rank = comm.rank();
+    let mine = if local.is_err() { rank } else { i32::MAX };
+    let mut first = i32::MAX;
+    comm.all_reduce_into(&mine, &mut first, SystemOperation::min());
+    if first == i32::MAX {
+        return local;
     }
-
-    /// The block of the array at `base`, to send.
-    ///
-    /// # Safety
-    /// `base` must point to an array holding every index of the block's runs, alive and not
-    /// written while the returned view is in use.
-    unsafe fn read<T>(&self, base: *mut T) -> DynBuffer<'_> {
-        DynBuffer::from_raw(base.add(self.start) as *const T, 1, self.ty.as_ref())
-    }
-
-    /// The block of the array at `base`, to receive into.
-    ///
-    /// # Safety
-    /// As for [`Block::read`], and no element of the block may be touched by anything else
-    /// while the returned view is in use.
-    unsafe fn write<T>(&self, base: *mut T) -> DynBufferMut<'_> {
-        DynBufferMut::from_raw(base.add(self.start), 1, self.ty.as_ref())
+    let mut text = match &local {
+        Err(e) => e.to_string().into_bytes(),
+        Ok(_) => Vec::new(),
+    };
+    let root = comm.process_at_rank(first);
+    let mut len = text.len() as u64;
+    root.broadcast_into(&mut len);
+    text.resize(len as usize, 0);
+    root.broadcast_into(&mut text[..]);
+    match local {
+        Err(e) => Err(e),
+        Ok(_) => Err(DomainError::OtherRank {
+            rank: first as usize,
+            message: String::from_utf8_lossy(&text).into_owned(),
+        }
+        .into()),
     }
 }
 
-/// The four halo blocks of a slab: `send[s]`, `recv[s]` for the sides `s` ∈ {LEFT, RIGHT}.
-struct HaloTypes {
-    send: [Block; 2],
-    recv: [Block; 2],
-}
-
-/// A lattice distributed over the ranks of a communicator: this rank's slab and the ring.
-pub struct DistLattice<M: Model, L: Layout, T: Real> {
+/// A lattice distributed over the ranks of a communicator: this rank's slab, on the
+/// rank-local backend `P` (the host's [`Slab`] by default, a GPU's
+/// [`crate::gpu::GpuSlab`]), and the ring.
+pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     comm: SimpleCommunicator,
     dec: Decomposition,
     rank: usize,
+    x0: usize,
     spec: GlobalSpec<M>,
-    slab: Slab<M, L, T>,
-    types: HaloTypes,
+    slab: P,
+    _l: PhantomData<(L, T)>,
 }
 
 impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
-    /// Rank `comm.rank()`'s slab of the global lattice `spec`, at rest (collective).
+    /// Rank `comm.rank()`'s slab of the global lattice `spec` on the host, at rest
+    /// (collective).
     ///
     /// Every check (rank count against `LX` and the halo, layout against `LY`, parameters,
-    /// boundaries, scheme) depends only on arguments every rank shares, so a bad input fails
-    /// on every rank with the same message and no rank waits for another.
+    /// boundaries, scheme) fails on every rank with the same message and no rank waits for
+    /// another.
     pub fn new(
         comm: &SimpleCommunicator,
         spec: GlobalSpec<M>,
         scheme: Scheme,
-    ) -> Result<Self, DomainError> {
-        let ranks = usize::try_from(comm.size()).map_err(|e| DomainError::Mpi(e.to_string()))?;
-        let rank = usize::try_from(comm.rank()).map_err(|e| DomainError::Mpi(e.to_string()))?;
-        let dec = Decomposition::new::<M>(spec.lx, ranks)?;
-        let slab = Slab::new(&spec, &dec, rank, scheme)?;
-        let plan = slab.plan();
-        let types = HaloTypes {
-            send: [
-                Block::new::<T>(&plan.send[LEFT])?,
-                Block::new::<T>(&plan.send[RIGHT])?,
-            ],
-            recv: [
-                Block::new::<T>(&plan.recv[LEFT])?,
-                Block::new::<T>(&plan.recv[RIGHT])?,
-            ],
-        };
+    ) -> Result<Self, Error> {
+        Self::with_slab(comm, spec, |spec, dec, rank| {
+            Ok(Slab::new(spec, dec, rank, scheme)?)
+        })
+    }
+}
+
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLattice<M, L, T, P> {
+    /// Rank `comm.rank()`'s slab of the global lattice `spec`, built by `make` (given the
+    /// specification, the decomposition and the rank) on a rank-local backend, at rest
+    /// (collective). Whatever fails on one rank — a rank count the lattice cannot hold, an
+    /// adapter missing on one node — fails on every rank, with the failing rank's message.
+    pub fn with_slab(
+        comm: &SimpleCommunicator,
+        spec: GlobalSpec<M>,
+        make: impl FnOnce(&GlobalSpec<M>, &Decomposition, usize) -> Result<P, Error>,
+    ) -> Result<Self, Error> {
+        let comm = comm.duplicate();
+        let built = (|| {
+            let ranks =
+                usize::try_from(comm.size()).map_err(|e| DomainError::Mpi(e.to_string()))?;
+            let rank = usize::try_from(comm.rank()).map_err(|e| DomainError::Mpi(e.to_string()))?;
+            let dec = Decomposition::new::<M>(spec.lx, ranks)?;
+            let x0 = dec.slab(rank)?.start;
+            let slab = make(&spec, &dec, rank)?;
+            Ok((dec, rank, x0, slab))
+        })();
+        let (dec, rank, x0, slab) = agree(&comm, built)?;
         Ok(Self {
-            comm: comm.duplicate(),
+            comm,
             dec,
             rank,
+            x0,
             spec,
             slab,
-            types,
+            _l: PhantomData,
         })
     }
 
     /// The global lattice `global`, held by rank 0 (`None` elsewhere), cut over the ranks of
-    /// `comm` (collective): a run resumed on another number of ranks, from a checkpoint read
-    /// on rank 0. Rank 0 first tells every rank whether `global` fits `spec`, so a missing or
-    /// mismatched lattice is an error on every rank, not a hang. The slabs continue from the
-    /// step count of `global`.
-    pub fn scatter(
-        comm: &SimpleCommunicator,
-        spec: GlobalSpec<M>,
-        global: Option<&Lattice<M, L, T>>,
-    ) -> Result<Self, DomainError> {
-        let mut lat = Self::new(comm, spec, Scheme::TwoCopy)?;
+    /// this lattice (collective): a run resumed on another number of ranks, from a lattice
+    /// read on rank 0. Rank 0 first tells every rank whether `global` fits the
+    /// specification, so a missing or mismatched lattice is an error on every rank, not a
+    /// hang. The slabs continue from the step count of `global`.
+    pub fn scatter(&mut self, global: Option<&Lattice<M, L, T>>) -> Result<(), Error> {
         let fits = global.is_some_and(|g| {
             let d = g.dims();
-            (d.lx, d.ly) == (lat.spec.lx, lat.spec.ly)
+            (d.lx, d.ly) == (self.spec.lx, self.spec.ly)
         });
-        let mut ok = u8::from(lat.rank != 0 || fits);
-        lat.comm.process_at_rank(0).broadcast_into(&mut ok);
-        if ok == 0 {
-            return Err(DomainError::Mpi(format!(
+        let fits = if self.rank == 0 && !fits {
+            Err(Error::from(DomainError::Mpi(format!(
                 "scatter: rank 0 needs the global {}×{} lattice to cut into slabs",
-                lat.spec.lx, lat.spec.ly
-            )));
-        }
+                self.spec.lx, self.spec.ly
+            ))))
+        } else {
+            Ok(())
+        };
+        agree(&self.comm, fits)?;
         let mut step = global.map_or(0, Lattice::steps_done);
-        lat.comm.process_at_rank(0).broadcast_into(&mut step);
-        lat.slab.set_steps_done(step);
-        match global.filter(|_| lat.rank == 0) {
-            Some(g) => lat.send_slabs(g)?,
-            None => {
-                let (values, _) = lat
-                    .comm
-                    .process_at_rank(0)
-                    .receive_vec_with_tag::<T>(SCATTER);
-                lat.slab.import(&values)?;
+        self.comm.process_at_rank(0).broadcast_into(&mut step);
+        self.slab.set_steps_done(step);
+        let mine = match global.filter(|_| self.rank == 0) {
+            Some(g) => {
+                for r in 1..self.dec.ranks() {
+                    let values = export_columns(g, self.dec.slab(r)?)?;
+                    self.comm
+                        .process_at_rank(peer(r))
+                        .send_with_tag(&values[..], SCATTER);
+                }
+                export_columns(g, self.dec.slab(0)?)?
             }
-        }
-        Ok(lat)
-    }
-
-    /// Rank 0's part of [`DistLattice::scatter`]: every other rank's columns, then its own.
-    fn send_slabs(&mut self, global: &Lattice<M, L, T>) -> Result<(), DomainError> {
-        for r in 1..self.dec.ranks() {
-            let values = export_columns(global, self.dec.slab(r)?)?;
-            self.comm
-                .process_at_rank(self.peer(r))
-                .send_with_tag(&values[..], SCATTER);
-        }
-        let own = export_columns(global, self.dec.slab(0)?)?;
-        Ok(self.slab.import(&own)?)
+            None => {
+                self.comm
+                    .process_at_rank(0)
+                    .receive_vec_with_tag::<T>(SCATTER)
+                    .0
+            }
+        };
+        let set = self.slab.set_populations(&mine);
+        agree(&self.comm, set)
     }
 
     /// The decomposition.
@@ -214,89 +202,67 @@ impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
         &self.dec
     }
 
-    /// This rank.
-    pub fn rank(&self) -> usize {
-        self.rank
-    }
-
     /// This rank's slab.
-    pub fn slab(&self) -> &Slab<M, L, T> {
+    pub fn slab(&self) -> &P {
         &self.slab
-    }
-
-    /// Sets every site to the equilibrium of `moments(x, y)` (global coordinates; local, no
-    /// communication).
-    pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), LbmError>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-    {
-        self.slab.set_equilibrium(moments)
     }
 
     /// One time step (collective with the two neighbours): post the halo exchange, update the
     /// bulk, wait, update the borders (seed 003 Fig. 5).
-    pub fn step(&mut self) {
-        self.exchange_around(BULK_CHUNKS);
-        self.slab.update_borders_and_finish();
+    pub fn step(&mut self) -> Result<(), Error> {
+        self.exchange_around(BULK_CHUNKS)?;
+        self.slab.update_borders_and_finish()
     }
 
     /// One step without the halo exchange (the halos keep stale values: benchmarks only, the
     /// compute part of the performance model).
-    pub fn step_without_exchange(&mut self) {
-        self.slab.update_bulk();
-        self.slab.update_borders_and_finish();
+    pub fn step_without_exchange(&mut self) -> Result<(), Error> {
+        self.slab.update_bulk(0, 1)?;
+        self.slab.update_borders_and_finish()
     }
 
     /// The halo exchange alone, nothing computed under it (benchmarks: the `T_MPI` of the
     /// performance model).
-    pub fn exchange(&mut self) {
-        self.exchange_around(0);
+    pub fn exchange(&mut self) -> Result<(), Error> {
+        self.exchange_around(0)
     }
 
-    /// Posts the four halo transfers, updates the bulk in `chunks` parts while they travel
-    /// (none: `0`), letting MPI progress them between the parts, and waits for them.
-    fn exchange_around(&mut self, chunks: usize) {
-        let base = self.slab.state_ptr();
-        let (t, comm) = (&self.types, &self.comm);
-        // SAFETY: every block lies inside the current population array (its runs come from
-        // the slab's own index function) and the array outlives the transfers, which all
-        // complete before this function returns. During the transfers the bulk update
-        // reads only the site columns [0, lx) of this array and writes only the other copy;
-        // MPI writes only the halo columns (`recv`, disjoint from [0, lx)) and reads the
-        // border columns (`send`), so no element is written by one side and touched by the
-        // other, and no Rust reference to the array exists meanwhile (the kernels go through
-        // raw pointers).
-        let (send, mut recv) = unsafe {
-            (
-                [t.send[LEFT].read(base), t.send[RIGHT].read(base)],
-                [t.recv[LEFT].write(base), t.recv[RIGHT].write(base)],
-            )
-        };
+    /// Reads the borders, posts the four halo transfers, updates the bulk in `chunks` parts
+    /// while they travel (none: `0`), letting MPI progress them between the parts, waits for
+    /// them and stores the halos.
+    fn exchange_around(&mut self, chunks: usize) -> Result<(), Error> {
+        let [to_left, to_right] = self.slab.borders()?;
+        let mut from_left = vec![T::default(); to_right.len()];
+        let mut from_right = vec![T::default(); to_left.len()];
         let (left, right) = (
-            self.peer(self.dec.left(self.rank)),
-            self.peer(self.dec.right(self.rank)),
+            peer(self.dec.left(self.rank)),
+            peer(self.dec.right(self.rank)),
         );
-        let slab = &mut self.slab;
-        let d = slab.lattice().dims();
-        let bulk = bulk_columns(d.lx, d.halo);
-        mpi::request::scope(|scope| {
-            let [recv_l, recv_r] = &mut recv;
-            let from_left = comm
-                .process_at_rank(left)
-                .immediate_receive_into_with_tag(scope, recv_l, RIGHTWARD);
-            let from_right = comm
-                .process_at_rank(right)
-                .immediate_receive_into_with_tag(scope, recv_r, LEFTWARD);
-            let to_right =
-                comm.process_at_rank(right)
-                    .immediate_send_with_tag(scope, &send[RIGHT], RIGHTWARD);
-            let to_left =
+        let (comm, slab) = (&self.comm, &mut self.slab);
+        let bulk = mpi::request::scope(|scope| {
+            let mut bulk = Ok(());
+            let recv_l = comm.process_at_rank(left).immediate_receive_into_with_tag(
+                scope,
+                &mut from_left[..],
+                RIGHTWARD,
+            );
+            let recv_r = comm.process_at_rank(right).immediate_receive_into_with_tag(
+                scope,
+                &mut from_right[..],
+                LEFTWARD,
+            );
+            let send_r = comm.process_at_rank(right).immediate_send_with_tag(
+                scope,
+                &to_right[..],
+                RIGHTWARD,
+            );
+            let send_l =
                 comm.process_at_rank(left)
-                    .immediate_send_with_tag(scope, &send[LEFT], LEFTWARD);
-            let mut recvs = [Some(from_left), Some(from_right)];
-            let mut sends = [Some(to_right), Some(to_left)];
-            for cols in split_columns(bulk, chunks) {
-                slab.update_columns(cols);
+                    .immediate_send_with_tag(scope, &to_left[..], LEFTWARD);
+            let mut recvs = [Some(recv_l), Some(recv_r)];
+            let mut sends = [Some(send_r), Some(send_l)];
+            for k in 0..chunks {
+                bulk = bulk.and_then(|()| slab.update_bulk(k, chunks));
                 recvs.iter_mut().for_each(poke);
                 sends.iter_mut().for_each(poke);
             }
@@ -306,137 +272,65 @@ impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
             sends.into_iter().flatten().for_each(|r| {
                 r.wait();
             });
+            bulk
         });
-    }
-
-    fn peer(&self, rank: usize) -> i32 {
-        i32::try_from(rank).expect("rank came from an MPI communicator")
+        bulk?;
+        self.slab.set_halos([&from_left, &from_right])
     }
 
     /// Checks every rank's slab for divergence (collective): every rank gets the same answer,
     /// the error of the lowest rank whose slab diverged, with the site in global coordinates.
-    pub fn check(&self) -> Result<(), LbmError> {
-        let local = self.slab.lattice().check();
-        let mine = if local.is_err() {
-            self.rank as u64
-        } else {
-            u64::MAX
-        };
-        let mut first = u64::MAX;
-        self.comm
-            .all_reduce_into(&mine, &mut first, SystemOperation::min());
-        if first == u64::MAX {
-            return Ok(());
-        }
-        // The diverged rank tells the others what it found.
-        let x0 = self.slab.x0();
-        let mut report = match local {
-            Err(LbmError::Diverged { step, x, y, reason }) => {
-                format!("{step}\n{}\n{y}\n{reason}", x + x0).into_bytes()
-            }
-            Err(e) => format!("0\n0\n0\n{e}").into_bytes(),
-            Ok(()) => Vec::new(),
-        };
-        let root = self.comm.process_at_rank(self.peer(first as usize));
-        let mut len = report.len() as u64;
-        root.broadcast_into(&mut len);
-        report.resize(len as usize, 0);
-        root.broadcast_into(&mut report[..]);
-        let text = String::from_utf8_lossy(&report);
-        let mut parts = text.splitn(4, '\n');
-        let mut num = || parts.next().and_then(|v| v.parse().ok()).unwrap_or(0);
-        let (step, x, y) = (num(), num() as usize, num() as usize);
-        Err(LbmError::Diverged {
-            step,
-            x,
-            y,
-            reason: format!("{} (on rank {first})", parts.next().unwrap_or("")),
-        })
-    }
-
-    /// Every rank's `value` combined (collective): the minimum over the ranks.
-    pub fn min_over_ranks(&self, value: u64) -> u64 {
-        let mut out = 0;
-        self.comm
-            .all_reduce_into(&value, &mut out, SystemOperation::min());
-        out
-    }
-
-    /// Whether `flag` is set on any rank (collective).
-    pub fn any_rank(&self, flag: bool) -> bool {
-        let mut out = 0u8;
-        self.comm
-            .all_reduce_into(&u8::from(flag), &mut out, SystemOperation::max());
-        out != 0
-    }
-
-    /// Rank 0's `ok` told to every rank (collective): an outcome only rank 0 knows, such as
-    /// writing a file, shared so that all ranks stop or go on together.
-    pub fn root_says(&self, ok: bool) -> bool {
-        let mut v = u8::from(ok);
-        self.comm.process_at_rank(0).broadcast_into(&mut v);
-        v != 0
-    }
-
-    /// The number of ranks.
-    pub fn ranks(&self) -> usize {
-        self.dec.ranks()
-    }
-
-    /// Total mass of the global lattice (collective: a sum over the ranks).
-    pub fn mass(&self) -> f64 {
-        let local = self.slab.lattice().mass();
-        let mut total = 0.0;
-        self.comm
-            .all_reduce_into(&local, &mut total, SystemOperation::sum());
-        total
+    pub fn check(&self) -> Result<(), Error> {
+        let local = self.slab.check().map_err(|e| match e.as_lattice() {
+            Some(LbmError::Diverged { step, x, y, reason }) => Error::from(LbmError::Diverged {
+                step: *step,
+                x: x + self.x0,
+                y: *y,
+                reason: format!("{reason} (on rank {})", self.rank),
+            }),
+            _ => e,
+        });
+        agree(&self.comm, local)
     }
 
     /// The whole lattice, assembled on rank 0 from every slab's populations (collective):
     /// `Some` on rank 0, `None` elsewhere. The assembled lattice is an ordinary two-copy
     /// lattice, so its moment fields ([`Lattice::moment_field`]) are the single-process ones;
     /// it has done the slabs' steps.
-    pub fn gather(&self) -> Result<Option<Lattice<M, L, T>>, LbmError> {
-        let mine = self.slab.export();
-        if self.rank != 0 {
-            self.comm
-                .process_at_rank(0)
-                .send_with_tag(&mine[..], GATHER);
+    pub fn gather(&self) -> Result<Option<Lattice<M, L, T>>, Error> {
+        let Some(all) = self.gather_planes(self.slab.populations()?)? else {
             return Ok(None);
-        }
+        };
         let mut global = self.spec.lattice::<L, T>()?;
-        global.set_steps_done(self.slab.lattice().steps_done());
-        import_slab(&mut global, self.slab.x0(), &mine)?;
-        for r in 1..self.dec.ranks() {
-            let (values, _) = self
-                .comm
-                .process_at_rank(self.peer(r))
-                .receive_vec_with_tag::<T>(GATHER);
-            let x0 = self
-                .dec
-                .slab(r)
-                .map_err(|e| LbmError::Shape(e.to_string()))?
-                .start;
-            import_slab(&mut global, x0, &values)?;
-        }
+        global.set_steps_done(self.slab.steps_done());
+        import_slab(&mut global, 0, &all)?;
         Ok(Some(global))
     }
 
     /// Seconds per step of `f` run `steps` times, the slowest rank's (collective: barriers
-    /// before and after, and a max over the ranks).
-    pub fn time_per_step(&mut self, steps: usize, mut f: impl FnMut(&mut Self)) -> f64 {
+    /// before and after, the device's work awaited, and a max over the ranks).
+    pub fn time_per_step(
+        &mut self,
+        steps: usize,
+        mut f: impl FnMut(&mut Self) -> Result<(), Error>,
+    ) -> Result<f64, Error> {
         self.comm.barrier();
         let t0 = Instant::now();
-        for _ in 0..steps {
-            f(self);
-        }
-        self.comm.barrier();
+        let ran = (0..steps)
+            .try_for_each(|_| f(self))
+            .and_then(|()| self.slab.finish());
+        agree(&self.comm, ran)?;
         let local = t0.elapsed().as_secs_f64() / steps.max(1) as f64;
         let mut slowest = 0.0;
         self.comm
             .all_reduce_into(&local, &mut slowest, SystemOperation::max());
-        slowest
+        Ok(slowest)
     }
+}
+
+/// A rank as MPI counts it.
+fn peer(rank: usize) -> i32 {
+    i32::try_from(rank).expect("rank came from an MPI communicator")
 }
 
 /// Step times measured on the ranks of a communicator, seconds (the slowest rank's).
@@ -461,15 +355,157 @@ pub fn bench_ranks<M: Model, L: Layout, T: Real>(
     comm: &SimpleCommunicator,
     spec: GlobalSpec<M>,
     steps: usize,
-) -> Result<RankTimes, DomainError> {
+) -> Result<RankTimes, Error> {
     let ly = spec.ly;
     let mut lat = DistLattice::<M, L, T>::new(comm, spec, Scheme::TwoCopy)?;
-    lat.time_per_step(steps.div_ceil(4), DistLattice::step);
+    lat.time_per_step(steps.div_ceil(4), DistLattice::step)?;
     Ok(RankTimes {
         ranks: lat.dec.ranks(),
-        with_exchange: lat.time_per_step(steps, DistLattice::step),
-        without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange),
-        exchange_only: lat.time_per_step(steps, DistLattice::exchange),
+        with_exchange: lat.time_per_step(steps, DistLattice::step)?,
+        without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange)?,
+        exchange_only: lat.time_per_step(steps, DistLattice::exchange)?,
         halo_bytes: M::HALO * ly * M::Q * T::BYTES,
     })
+}
+
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
+    for DistLattice<M, L, T, P>
+{
+    type Model = M;
+    type Real = T;
+
+    fn extent(&self) -> Extent {
+        Extent::new(&[self.spec.lx, self.spec.ly])
+    }
+
+    fn params(&self) -> &M::Params {
+        &self.spec.params
+    }
+
+    fn scheme(&self) -> Scheme {
+        Scheme::TwoCopy
+    }
+
+    fn layout_name(&self) -> &'static str {
+        L::NAME
+    }
+
+    fn schemes() -> &'static [Scheme] {
+        &[Scheme::TwoCopy]
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.slab.steps_done()
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        self.slab.set_steps_done(step);
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        let ran = (0..n)
+            .try_for_each(|_| self.step())
+            .and_then(|()| self.slab.finish());
+        agree(&self.comm, ran)
+    }
+
+    fn local_planes(&self) -> Range<usize> {
+        self.x0..self.x0 + self.slab.width()
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        self.slab.populations()
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let set = self.slab.set_populations(values);
+        agree(&self.comm, set)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        self.slab.is_solid(s)
+    }
+
+    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
+        Ok(self.gather()?.map(|g| g.moment_field_at(j)))
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        DistLattice::check(self)
+    }
+
+    fn placement(&self) -> Placement {
+        self.slab.placement()
+    }
+
+    fn describe(&self) -> String {
+        let d = &self.dec;
+        let widths: Vec<usize> = (0..d.ranks())
+            .filter_map(|r| d.slab(r).ok().map(|s| s.len()))
+            .collect();
+        let local = match self.slab.placement() {
+            Placement::Host => format!("cpu × {} threads", rayon::current_num_threads()),
+            #[cfg(feature = "gpu")]
+            Placement::Device(ctx) => format!("gpu {}", ctx.describe()),
+            #[cfg(feature = "gpu")]
+            Placement::Split(ctx) => format!("hetero, bulk on {}", ctx.describe()),
+        };
+        format!(
+            "{} MPI ranks in a ring (slab widths {widths:?}), each on {local} (rank 0's)",
+            d.ranks(),
+        )
+    }
+
+    fn rank(&self) -> usize {
+        self.rank
+    }
+
+    fn ranks(&self) -> usize {
+        self.dec.ranks()
+    }
+
+    fn min_over_ranks(&self, value: u64) -> u64 {
+        let mut out = 0;
+        self.comm
+            .all_reduce_into(&value, &mut out, SystemOperation::min());
+        out
+    }
+
+    fn any_rank(&self, flag: bool) -> bool {
+        let mut out = 0u8;
+        self.comm
+            .all_reduce_into(&u8::from(flag), &mut out, SystemOperation::max());
+        out != 0
+    }
+
+    fn root_says(&self, ok: bool) -> bool {
+        let mut v = u8::from(ok);
+        self.comm.process_at_rank(0).broadcast_into(&mut v);
+        v != 0
+    }
+
+    fn sum_over_ranks(&self, values: Vec<f64>) -> Vec<f64> {
+        let mut out = vec![0.0; values.len()];
+        self.comm
+            .all_reduce_into(&values[..], &mut out[..], SystemOperation::sum());
+        out
+    }
+
+    fn gather_planes(&self, local: Vec<T>) -> Result<Option<Vec<T>>, Error> {
+        if self.rank != 0 {
+            self.comm
+                .process_at_rank(0)
+                .send_with_tag(&local[..], GATHER);
+            return Ok(None);
+        }
+        let mut all = local;
+        for r in 1..self.dec.ranks() {
+            let (values, _) = self
+                .comm
+                .process_at_rank(peer(r))
+                .receive_vec_with_tag::<T>(GATHER);
+            all.extend(values);
+        }
+        Ok(Some(all))
+    }
 }

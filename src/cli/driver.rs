@@ -14,7 +14,9 @@ use lbm::output::{png, vtk, Diagnostics, DiagnosticsLog, Fields};
 use lbm::Model;
 
 use super::run::Plan;
-use super::solver::Solver;
+use lbm::Solver;
+
+use super::solver::Driven;
 use super::CliError;
 
 /// Wall time a chunk of steps aims at.
@@ -44,7 +46,7 @@ fn due(now: u64, every: u64) -> bool {
 /// `result` of an output written by the root, shared by every process: all go on, or all
 /// stop with an error.
 fn together<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
-    if solver.root_ok(result.is_ok()) {
+    if solver.root_says(result.is_ok()) {
         result
     } else {
         result.and(Err(CliError::OtherRank(
@@ -70,8 +72,8 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
             "{}: {} {lx}×{ly}, {}; {}",
             case.name(),
             C::Model::NAME,
-            solver.layout(),
-            solver.backend()
+            solver.storage(),
+            solver.describe()
         );
         if start > 0 {
             println!("resumed at step {start}");
@@ -150,8 +152,8 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
                 "{}, {} {lx}×{ly}, {}; {}",
                 case.name(),
                 C::Model::NAME,
-                solver.layout(),
-                solver.backend()
+                solver.storage(),
+                solver.describe()
             ),
             sites: lx * ly,
             steps: done - start,

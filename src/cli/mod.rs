@@ -49,6 +49,9 @@ pub enum CliError {
     /// From the runtime.
     #[error(transparent)]
     Lbm(#[from] LbmError),
+    /// From a solver of the runtime (any backend).
+    #[error(transparent)]
+    Runtime(#[from] lbm::Error),
     /// From the GPU backend.
     #[error(transparent)]
     Gpu(#[from] lbm::gpu::GpuError),

@@ -9,12 +9,11 @@ use clap::Args;
 use lbm::cases::{global_spec, Case, Cavity};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::{HeteroLattice, SplitChoice};
-use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme};
+use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme, Solver};
 
 use super::case_settings;
 use super::driver::drive;
 use super::settings::{bad, require, BackendArg, CaseName, Collision, Settings};
-use super::solver::{CpuSolver, GpuSolver, HeteroSolver};
 use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, SchemeArg, World};
 
 /// Every key of a case file, as printed after `lbm run --help`.
@@ -212,14 +211,8 @@ fn plan(
             ))
         }
     };
-    if ranks > 1 && backend != BackendArg::Cpu {
-        return Err(bad(
-            "backend",
-            format!(
-                "gpu and hetero run in one process; the {ranks} MPI ranks of a distributed run \
-                 use the cpu backend"
-            ),
-        ));
+    if ranks > 1 && backend == BackendArg::Hetero {
+        return Err(super::settings::hetero_on_ranks());
     }
     let split = split(s, backend)?;
     let scheme =
@@ -393,80 +386,68 @@ impl<C: Case> Generic for Job<'_, C> {
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let (plan, case) = (self.plan, self.case);
         let checkpoint = match &plan.resume {
-            Some(path) => Some(resume_from::<C, T>(path, case, plan.steps)?),
+            Some(path) => Some((path, resume_from::<C, T>(path, case, plan.steps)?)),
             None => None,
         };
+        let opts = GpuOptions {
+            adapter: plan.adapter.clone(),
+            ..GpuOptions::default()
+        };
+        #[cfg(feature = "mpi")]
+        if self.world.ranks() > 1 {
+            return super::dist::run::<C, L, T>(self.world, plan, case, &opts, checkpoint);
+        }
         match plan.backend {
-            #[cfg(feature = "mpi")]
-            BackendArg::Cpu if self.world.ranks() > 1 => {
-                super::dist::run::<C, L, T>(self.world, plan, case, checkpoint)
-            }
             BackendArg::Cpu => {
-                let lat = match checkpoint {
-                    Some(c) => c.into_lattice::<L>(plan.scheme, &case.boundaries())?,
-                    None => {
-                        let (lx, ly) = case.size();
-                        let mut lat = lbm::Lattice::<C::Model, L, T>::new(
-                            lx,
-                            ly,
-                            case.params(),
-                            plan.scheme,
-                            &case.boundaries(),
-                        )?;
-                        lat.set_equilibrium(case.initial())?;
-                        lat
-                    }
-                };
-                drive(plan, case, &mut CpuSolver::new(lat))
+                let (lx, ly) = case.size();
+                let lat = lbm::Lattice::<C::Model, L, T>::new(
+                    lx,
+                    ly,
+                    case.params(),
+                    plan.scheme,
+                    &case.boundaries(),
+                )?;
+                start_and_drive(plan, case, lat, checkpoint)
             }
             BackendArg::Gpu => {
-                let ctx = Arc::new(GpuContext::new(&GpuOptions {
-                    adapter: plan.adapter.clone(),
-                    ..GpuOptions::default()
-                })?);
-                let lat = match checkpoint {
-                    Some(c) => c.into_gpu_lattice::<L>(&ctx, &case.boundaries())?,
-                    None => {
-                        let (lx, ly) = case.size();
-                        let mut lat = lbm::gpu::GpuLattice::<C::Model, L, T>::new(
-                            &ctx,
-                            lx,
-                            ly,
-                            case.params(),
-                            &case.boundaries(),
-                        )?;
-                        lat.set_equilibrium(case.initial())?;
-                        lat
-                    }
-                };
-                drive(plan, case, &mut GpuSolver::new(lat, ctx))
+                let ctx = Arc::new(GpuContext::new(&opts)?);
+                let (lx, ly) = case.size();
+                let lat = lbm::gpu::GpuLattice::<C::Model, L, T>::new(
+                    &ctx,
+                    lx,
+                    ly,
+                    case.params(),
+                    &case.boundaries(),
+                )?;
+                start_and_drive(plan, case, lat, checkpoint)
             }
             BackendArg::Hetero => {
-                let ctx = Arc::new(GpuContext::new(&GpuOptions {
-                    adapter: plan.adapter.clone(),
-                    ..GpuOptions::default()
-                })?);
-                let spec = global_spec(case);
-                let lat = match checkpoint {
-                    Some(c) => {
-                        let global = c.into_lattice::<L>(Scheme::TwoCopy, &case.boundaries())?;
-                        HeteroLattice::scatter(&ctx, spec, plan.split, &global)?
-                    }
-                    None => {
-                        let mut lat = HeteroLattice::<C::Model, L, T>::new(
-                            &ctx,
-                            spec,
-                            Scheme::TwoCopy,
-                            plan.split,
-                        )?;
-                        lat.set_equilibrium(case.initial())?;
-                        lat
-                    }
-                };
-                drive(plan, case, &mut HeteroSolver::new(lat, ctx))
+                let ctx = Arc::new(GpuContext::new(&opts)?);
+                let lat = HeteroLattice::<C::Model, L, T>::new(
+                    &ctx,
+                    global_spec(case),
+                    Scheme::TwoCopy,
+                    plan.split,
+                )?;
+                start_and_drive(plan, case, lat, checkpoint)
             }
         }
     }
+}
+
+/// Sets `solver`'s initial state — the checkpoint's when resuming, else the case's — and runs
+/// the case on it: the same for every backend.
+pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
+    plan: &Plan,
+    case: &C,
+    mut solver: S,
+    checkpoint: Option<(&PathBuf, Checkpoint<C::Model, S::Real>)>,
+) -> Result<(), CliError> {
+    match checkpoint {
+        Some((path, c)) => solver.restore(&c, path)?,
+        None => solver.set_equilibrium_at(case.initial())?,
+    }
+    drive(plan, case, &mut solver)
 }
 
 /// Reads the checkpoint at `path` and checks that it belongs to this case: model, precision

@@ -1,22 +1,91 @@
-//! Checkpoints of a [`GpuLattice`]: the same file format as the CPU lattice's
-//! ([`crate::Lattice::write_checkpoint`]), so a run checkpointed on one backend resumes on the
-//! other, bitwise identical to the state the device held.
+//! The [`Solver`] interface of a [`GpuLattice`], and restoring one from a checkpoint: the one
+//! checkpoint format of every backend, so a run checkpointed on one backend resumes on
+//! another, bitwise identical to the state the device held.
 
-use std::path::Path;
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::{GpuContext, GpuError, GpuLattice};
-use crate::checkpoint::write_state;
-use crate::{BoundarySpec, Checkpoint, Layout, Model, Real};
+use crate::solver::{check_values, Extent, Placement};
+use crate::{BoundarySpec, Checkpoint, Error, Layout, Model, Real, Scheme, Solver};
 
-impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
-    /// Writes the whole state to `path`, atomically (temporary file, fsync, rename), in the
-    /// checkpoint format of the CPU lattice.
-    pub fn write_checkpoint(&self, path: &Path) -> Result<(), GpuError> {
+impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
+    type Model = M;
+    type Real = T;
+
+    fn extent(&self) -> Extent {
         let d = self.dims();
-        let f = self.read_populations()?;
-        write_state::<M, T>(path, (d.lx, d.ly), self.params(), self.steps_done(), &f)
-            .map_err(|e| GpuError::Checkpoint(e.to_string()))
+        Extent::new(&[d.lx, d.ly])
+    }
+
+    fn params(&self) -> &M::Params {
+        GpuLattice::params(self)
+    }
+
+    fn scheme(&self) -> Scheme {
+        Scheme::TwoCopy
+    }
+
+    fn layout_name(&self) -> &'static str {
+        L::NAME
+    }
+
+    fn schemes() -> &'static [Scheme] {
+        &[Scheme::TwoCopy]
+    }
+
+    fn steps_done(&self) -> u64 {
+        GpuLattice::steps_done(self)
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        GpuLattice::set_steps_done(self, step);
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        self.steps(n);
+        Ok(self.finish()?)
+    }
+
+    fn local_planes(&self) -> Range<usize> {
+        0..self.dims().lx
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        Ok(self.read_populations()?)
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let d = self.dims();
+        check_values(values.len(), d.lx * d.ly * M::Q, "populations")?;
+        Ok(self.write_populations(values)?)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        let d = self.dims();
+        self.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+    }
+
+    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
+        Ok(Some(self.moment_field_at(j)?))
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        Ok(GpuLattice::check(self)?)
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::Device(self.context().clone())
+    }
+
+    fn describe(&self) -> String {
+        let ctx = self.context();
+        let note = if ctx.is_cpu() {
+            " — a CPU adapter (software Vulkan): not GPU figures"
+        } else {
+            ""
+        };
+        format!("gpu, {}{note}", ctx.describe())
     }
 }
 

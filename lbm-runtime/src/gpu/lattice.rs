@@ -17,6 +17,7 @@ use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout};
+use crate::model::{divergence, moment_named};
 use crate::{default_max_mach, Kernel, LbmError, Model, Real};
 
 /// Steps recorded per command buffer.
@@ -774,16 +775,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (solid sites hold 0).
     pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, GpuError> {
-        let j = M::MOMENT_NAMES
-            .iter()
-            .position(|n| *n == name)
-            .ok_or_else(|| {
-                LbmError::Shape(format!(
-                    "model {} has no moment `{name}` (it has {:?})",
-                    M::NAME,
-                    M::MOMENT_NAMES
-                ))
-            })?;
+        self.moment_field_at(moment_named::<M>(name)?)
+    }
+
+    /// The field of moment `j` (order of `M::MOMENT_NAMES`), as [`GpuLattice::moment_field`].
+    pub(crate) fn moment_field_at(&self, j: usize) -> Result<Vec<f64>, GpuError> {
         let d = self.d;
         let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
@@ -802,39 +798,25 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// (as [`crate::Lattice::check`]); reads the moments back.
     pub fn check(&self) -> Result<(), GpuError> {
         let d = self.d;
-        let names = M::MOMENT_NAMES;
-        let nm = names.len();
-        let pos = |n: &str| names.iter().position(|m| *m == n);
-        let (iux, iuy, it) = (pos("ux"), pos("uy"), pos("T"));
+        let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
-        for (s, m) in all.chunks(nm).enumerate() {
+        let found = all.chunks(nm).enumerate().find_map(|(s, m)| {
             let (x, y) = (s / d.ly, s % d.ly);
-            if self.bc.is_solid(&d, x, y) {
-                continue;
-            }
-            let get = |j: Option<usize>, dflt: f64| j.map_or(dflt, |j| m[j].to_f64());
-            let reason = if let Some(v) = m.iter().find(|v| !v.is_finite()) {
-                format!("non-finite moment {v}")
-            } else {
-                let (ux, uy, temp) = (get(iux, 0.0), get(iuy, 0.0), get(it, 1.0));
-                let mach = (ux * ux + uy * uy).sqrt() / (M::CS2 * temp.abs()).sqrt();
-                if mach <= self.max_mach && temp > 0.0 {
-                    continue;
-                }
-                format!(
-                    "Mach number {mach:.3} (limit {}), T = {temp}",
-                    self.max_mach
-                )
-            };
-            return Err(LbmError::Diverged {
+            (!self.bc.is_solid(&d, x, y))
+                .then(|| divergence::<M, T>(m, self.max_mach))
+                .flatten()
+                .map(|r| (x, y, r))
+        });
+        match found {
+            Some((x, y, reason)) => Err(LbmError::Diverged {
                 step: self.step,
                 x,
                 y,
                 reason,
             }
-            .into());
+            .into()),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 

@@ -23,9 +23,11 @@ mod error;
 mod lattice;
 pub mod layout;
 pub mod shader;
+mod slab;
 
 pub use bc::BcShape;
 pub use context::{AdapterChoice, GpuContext, GpuOptions};
 pub use error::GpuError;
 pub use lattice::{ColumnBlocks, GpuLattice};
+pub use slab::GpuSlab;
 pub use wgpu::DeviceType;

@@ -47,12 +47,14 @@ use std::time::Instant;
 
 pub use model::{calibrate, SplitModel};
 
-use crate::boundary::Boundaries;
-use crate::domain::{export_columns, import_slab, slice_boundaries, GlobalSpec};
+use crate::domain::{
+    export_columns, import_slab, read_storage_columns, slice_boundaries, write_storage_columns,
+    GlobalSpec,
+};
 use crate::gpu::{ColumnBlocks, GpuContext, GpuError, GpuLattice};
-use crate::lattice::check_size;
-use crate::layout::{Dims, Layout};
-use crate::{BoundarySpec, Lattice, LbmError, Model, Real, Scheme};
+use crate::layout::Layout;
+use crate::solver::{Extent, Placement};
+use crate::{BoundarySpec, Error, Lattice, LbmError, Model, Real, Scheme, Solver};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
 pub const CALIBRATION_STEPS: u64 = 9;
@@ -213,7 +215,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         if scheme != Scheme::TwoCopy {
             return Err(HeteroError::InPlace);
         }
-        global_boundaries::<M, L, T>(&spec)?;
+        spec.boundaries_of::<L, T>()?;
         let (lx, halo) = (spec.lx, M::HALO);
         let (m, model) = match choice {
             SplitChoice::Columns(m) => (m, None),
@@ -260,7 +262,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         } else if 2 * m == lx {
             Parts::Host(spec.lattice()?)
         } else {
-            let bc = &global_boundaries::<M, L, T>(&spec)?;
+            let bc = &spec.boundaries_of::<L, T>()?;
             let mut host = Lattice::new(
                 2 * m,
                 ly,
@@ -314,20 +316,46 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
             .into());
         }
         let mut lat = Self::new(ctx, spec, Scheme::TwoCopy, choice)?;
-        let m = lat.m;
-        match &mut lat.parts {
-            Parts::Device(dev) => dev.write_columns(d.halo, &export_columns(global, 0..lx)?)?,
-            Parts::Host(host) => import_slab(host, 0, &export_columns(global, 0..lx)?)?,
+        lat.write_all(&export_columns(global, 0..lx)?)?;
+        lat.step = global.steps_done();
+        Ok(lat)
+    }
+
+    /// The post-collision populations of every site, `[(x·LY + y)·Q + i]`, read from both
+    /// parts.
+    fn read_all(&self) -> Result<Vec<T>, HeteroError> {
+        let (lx, m) = (self.spec.lx, self.m);
+        Ok(match &self.parts {
+            Parts::Device(d) => d.read_populations()?,
+            Parts::Host(h) => export_columns(h, 0..lx)?,
             Parts::Split { host, device, .. } => {
-                let mut strip = export_columns(global, lx - m..lx)?;
-                strip.extend(export_columns(global, 0..m)?);
-                import_slab(host, 0, &strip)?;
-                device.write_columns(d.halo, &export_columns(global, m..lx - m)?)?;
+                let mut all = export_columns(host, m..2 * m)?;
+                all.extend(device.read_populations()?);
+                all.extend(export_columns(host, 0..m)?);
+                all
+            }
+        })
+    }
+
+    /// Sets every site from values laid out as [`HeteroLattice::read_all`]'s, then swaps the
+    /// parts' edges into each other's halos.
+    fn write_all(&mut self, f: &[T]) -> Result<(), HeteroError> {
+        let (lx, ly, m) = (self.spec.lx, self.spec.ly, self.m);
+        let per_col = ly * M::Q;
+        crate::solver::check_values(f.len(), lx * per_col, "populations")?;
+        let halo = M::HALO;
+        match &mut self.parts {
+            Parts::Device(dev) => dev.write_columns(halo, f)?,
+            Parts::Host(host) => import_slab(host, 0, f)?,
+            Parts::Split { host, device, .. } => {
+                let (left, rest) = f.split_at(m * per_col);
+                let (bulk, right) = rest.split_at((lx - 2 * m) * per_col);
+                import_slab(host, 0, right)?;
+                import_slab(host, m, left)?;
+                device.write_columns(halo, bulk)?;
             }
         }
-        lat.step = global.steps_done();
-        lat.swap()?;
-        Ok(lat)
+        self.swap()
     }
 
     /// Host border columns per side, `M`.
@@ -417,19 +445,8 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
 
     /// The whole lattice gathered into a CPU [`Lattice`] (outputs, checkpoints, moments).
     pub fn to_lattice(&self) -> Result<Lattice<M, L, T>, HeteroError> {
-        let (lx, ly, m) = (self.spec.lx, self.spec.ly, self.m);
         let mut global = self.spec.lattice::<L, T>()?;
-        match &self.parts {
-            Parts::Device(d) => import_slab(&mut global, 0, &d.read_populations()?)?,
-            Parts::Host(h) => import_slab(&mut global, 0, &export_columns(h, 0..lx)?)?,
-            Parts::Split { host, device, .. } => {
-                let strip = export_columns(host, 0..2 * m)?;
-                let (right, left) = strip.split_at(m * ly * M::Q);
-                import_slab(&mut global, lx - m, right)?;
-                import_slab(&mut global, 0, left)?;
-                import_slab(&mut global, m, &device.read_populations()?)?;
-            }
-        }
+        import_slab(&mut global, 0, &self.read_all()?)?;
         global.set_steps_done(self.step);
         Ok(global)
     }
@@ -557,28 +574,15 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         let h = M::HALO;
         let w = host.dims().lx;
         let edges = device.read_blocks(&swap.edges)?;
-        set_host_columns(host, w + h, &edges[0]);
-        set_host_columns(host, 0, &edges[1]);
-        let (left, right) = (host_columns(host, w..w + h), host_columns(host, h..2 * h));
+        write_storage_columns(host, w + h, &edges[0]);
+        write_storage_columns(host, 0, &edges[1]);
+        let (left, right) = (
+            read_storage_columns(host, w..w + h),
+            read_storage_columns(host, h..2 * h),
+        );
         device.write_blocks(&swap.halos, &[&left, &right])?;
         Ok(())
     }
-}
-
-/// The global lattice's size, parameters and boundaries checked as [`Lattice::new`] does, and
-/// its boundaries compiled (to be sliced), without allocating the lattice.
-fn global_boundaries<M: Model, L: Layout, T: Real>(
-    spec: &GlobalSpec<M>,
-) -> Result<Boundaries<T>, LbmError> {
-    check_size::<M, L>(spec.lx, spec.ly)?;
-    M::validate(&spec.params)?;
-    let d = Dims {
-        lx: spec.lx,
-        ly: spec.ly,
-        halo: M::HALO,
-        q: M::Q,
-    };
-    Boundaries::compile::<M, L>(&spec.boundaries, &d)
 }
 
 /// The fused step on every column of the strip (its halos filled by the swap).
@@ -587,28 +591,99 @@ fn update_strip<M: Model, L: Layout, T: Real>(host: &mut Lattice<M, L, T>) {
     host.finish_step();
 }
 
-/// The current values of the storage columns `cols` of `lat`, indexed
-/// `[(col − cols.start)·LY·Q + y·Q + i]` (as [`GpuLattice::read_columns`]).
-fn host_columns<M: Model, L: Layout, T: Real>(
-    lat: &Lattice<M, L, T>,
-    cols: Range<usize>,
-) -> Vec<T> {
-    let d = lat.dims();
-    let f = lat.state();
-    cols.flat_map(|c| (0..d.ly).flat_map(move |y| (0..d.q).map(move |i| f[L::index(&d, i, c, y)])))
-        .collect()
-}
+impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
+    type Model = M;
+    type Real = T;
 
-/// Writes values laid out as [`host_columns`]' into the storage columns from `first` on.
-fn set_host_columns<M: Model, L: Layout, T: Real>(
-    lat: &mut Lattice<M, L, T>,
-    first: usize,
-    vals: &[T],
-) {
-    let d = lat.dims();
-    let f = lat.state_mut();
-    for (k, v) in vals.iter().enumerate() {
-        let (c, y, i) = (first + k / (d.ly * d.q), k / d.q % d.ly, k % d.q);
-        f[L::index(&d, i, c, y)] = *v;
+    fn extent(&self) -> Extent {
+        Extent::new(&[self.spec.lx, self.spec.ly])
+    }
+
+    fn params(&self) -> &M::Params {
+        &self.spec.params
+    }
+
+    fn scheme(&self) -> Scheme {
+        Scheme::TwoCopy
+    }
+
+    fn layout_name(&self) -> &'static str {
+        L::NAME
+    }
+
+    fn schemes() -> &'static [Scheme] {
+        &[Scheme::TwoCopy]
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.step
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        self.step = step;
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        self.steps(n)?;
+        Ok(self.finish()?)
+    }
+
+    fn local_planes(&self) -> Range<usize> {
+        0..self.spec.lx
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        Ok(self.read_all()?)
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        Ok(self.write_all(values)?)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        let ly = self.spec.ly;
+        let (on_host, x) = self.locate(s / ly);
+        match (&self.parts, on_host) {
+            (Parts::Host(h), _) | (Parts::Split { host: h, .. }, true) => {
+                h.boundaries().is_solid(&h.dims(), x, s % ly)
+            }
+            (Parts::Device(d), _) | (Parts::Split { device: d, .. }, false) => {
+                d.boundaries().is_solid(&d.dims(), x, s % ly)
+            }
+        }
+    }
+
+    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
+        Ok(Some(self.to_lattice()?.moment_field_at(j)))
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        Ok(HeteroLattice::check(self)?)
+    }
+
+    fn placement(&self) -> Placement {
+        match &self.parts {
+            Parts::Host(_) => Placement::Host,
+            Parts::Device(d) => Placement::Device(d.context().clone()),
+            Parts::Split { device, .. } => Placement::Split(device.context().clone()),
+        }
+    }
+
+    fn describe(&self) -> String {
+        let how = if self.model.is_some() {
+            "tuned at start-up"
+        } else {
+            "fixed"
+        };
+        let device = match &self.parts {
+            Parts::Device(d) | Parts::Split { device: d, .. } => d.context().describe(),
+            Parts::Host(_) => "no device (host only)".into(),
+        };
+        format!(
+            "hetero: M = {} border columns on each side on the host ({:.0}% of the columns, \
+             {how}), the bulk on {device}",
+            self.m,
+            100.0 * self.host_share(),
+        )
     }
 }

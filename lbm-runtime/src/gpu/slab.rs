@@ -1,0 +1,132 @@
+//! [`GpuSlab`]: a rank's slab of the ring run on a GPU. The slab is an ordinary
+//! [`GpuLattice`] `w` columns wide whose x-halos are not filled periodically on the device
+//! but from the host, with the neighbours' border columns the ring exchanged; its border
+//! columns are read back for the neighbours after each step (seed 003 §4: the halo columns
+//! pass through the host). The device's step needs the halos, so it is submitted once they
+//! are in ([`SlabBackend::update_borders_and_finish`]); the exchange overlaps with the
+//! reading of the previous step's borders and with the host's own work, not with the device's
+//! bulk.
+
+use std::sync::Arc;
+
+use super::{ColumnBlocks, GpuContext, GpuLattice};
+use crate::domain::{slice_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
+use crate::slab_backend::SlabBackend;
+use crate::solver::Placement;
+use crate::{Error, Layout, LbmError, Model, Real};
+
+/// A rank's slab on a GPU (see the module documentation).
+pub struct GpuSlab<M: Model, L: Layout, T: Real> {
+    lattice: GpuLattice<M, L, T>,
+    /// The storage columns of the two borders, `[H, 2H)` and `[w, w + H)`.
+    borders: ColumnBlocks,
+    /// The storage columns of the two halos, `[0, H)` and `[w + H, w + 2H)`.
+    halos: ColumnBlocks,
+}
+
+impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
+    /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, at rest, on the device of
+    /// `ctx`. Validates the global lattice first (size, parameters, boundaries), so every rank
+    /// fails alike.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        spec: &GlobalSpec<M>,
+        dec: &Decomposition,
+        rank: usize,
+    ) -> Result<Self, Error> {
+        let global = spec.boundaries_of::<L, T>()?;
+        let xs = dec.slab(rank)?;
+        let (w, h) = (xs.len(), M::HALO);
+        let mut bc = slice_boundaries(&global, spec.ly, std::slice::from_ref(&xs));
+        bc.x_periodic = false;
+        let lattice =
+            GpuLattice::with_boundaries(ctx, w, spec.ly, spec.params.clone(), |_| Ok(bc))?;
+        let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
+        let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
+        Ok(Self {
+            lattice,
+            borders,
+            halos,
+        })
+    }
+
+    /// The slab's device lattice.
+    pub fn lattice(&self) -> &GpuLattice<M, L, T> {
+        &self.lattice
+    }
+}
+
+impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
+    type Model = M;
+    type Real = T;
+
+    fn width(&self) -> usize {
+        self.lattice.dims().lx
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.lattice.steps_done()
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        self.lattice.set_steps_done(step);
+    }
+
+    fn borders(&self) -> Result<[Vec<T>; 2], Error> {
+        let mut b = self.lattice.read_blocks(&self.borders)?;
+        let right = b.pop().unwrap_or_default();
+        let left = b.pop().unwrap_or_default();
+        Ok([left, right])
+    }
+
+    fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
+        Ok(self
+            .lattice
+            .write_blocks(&self.halos, &[halos[LEFT], halos[RIGHT]])?)
+    }
+
+    fn update_bulk(&mut self, _k: usize, _n: usize) -> Result<(), Error> {
+        Ok(())
+    }
+
+    fn update_borders_and_finish(&mut self) -> Result<(), Error> {
+        self.lattice.step();
+        Ok(())
+    }
+
+    fn finish(&self) -> Result<(), Error> {
+        Ok(self.lattice.finish()?)
+    }
+
+    fn populations(&self) -> Result<Vec<T>, Error> {
+        Ok(self.lattice.read_populations()?)
+    }
+
+    fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let d = self.lattice.dims();
+        if values.len() != d.lx * d.ly * M::Q {
+            return Err(LbmError::Shape(format!(
+                "slab of {}×{} sites: got {} populations, expected {}",
+                d.lx,
+                d.ly,
+                values.len(),
+                d.lx * d.ly * M::Q
+            ))
+            .into());
+        }
+        Ok(self.lattice.write_populations(values)?)
+    }
+
+    fn is_solid(&self, s: usize) -> bool {
+        let d = self.lattice.dims();
+        self.lattice.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        Ok(self.lattice.check()?)
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::Device(self.lattice.context().clone())
+    }
+}

@@ -1,0 +1,139 @@
+//! [`SlabBackend`]: what one rank of the ring runs its slab on — the host ([`Slab`]), a GPU
+//! (`crate::gpu::GpuSlab`) — so that the ring ([`crate::domain::SlabRing`] in one process,
+//! `crate::mpi_ring::DistLattice` over MPI) is written once for every rank-local backend.
+//!
+//! # One step of a rank (seed 003 Fig. 5, seed 000 Fig. 7)
+//! ```text
+//! borders()                 the H border columns on each side, for the neighbours
+//! post the halo exchange
+//! update_bulk(k, n)         k = 0..n: the work that reads no halo, while the halos travel
+//!                           (the host's bulk columns; a device submits its step here when
+//!                           it needs no halo from the ring)
+//! wait, set_halos(…)        the neighbours' borders into the halo columns
+//! update_borders_and_finish the rest of the step; the new state becomes the current one
+//! ```
+//! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
+//! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
+
+use crate::domain::{
+    bulk_columns, read_storage_columns, split_columns, write_storage_columns, Slab, LEFT, RIGHT,
+};
+use crate::solver::Placement;
+use crate::{Error, Layout, Model, Real};
+
+/// A rank's slab on some backend (see the module documentation).
+pub trait SlabBackend: Send {
+    /// The model.
+    type Model: Model;
+    /// The precision.
+    type Real: Real;
+
+    /// The slab's width in site columns.
+    fn width(&self) -> usize;
+
+    /// Steps done.
+    fn steps_done(&self) -> u64;
+
+    /// Sets the step counter (a state restored from a checkpoint).
+    fn set_steps_done(&mut self, step: u64);
+
+    /// The `H` border columns on the left and on the right, in logical order (waits for the
+    /// step in flight).
+    fn borders(&self) -> Result<[Vec<Self::Real>; 2], Error>;
+
+    /// Stores the neighbours' borders into the halo columns on the left and on the right.
+    fn set_halos(&mut self, halos: [&[Self::Real]; 2]) -> Result<(), Error>;
+
+    /// Part `k` of `n` of the work that reads no halo column.
+    fn update_bulk(&mut self, k: usize, n: usize) -> Result<(), Error>;
+
+    /// The rest of the step, the halos being in place; ends the step.
+    fn update_borders_and_finish(&mut self) -> Result<(), Error>;
+
+    /// Waits for the work in flight (a device's step).
+    fn finish(&self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// The post-collision populations of the slab's sites, `[(x·LY + y)·Q + i]`, `x` local.
+    fn populations(&self) -> Result<Vec<Self::Real>, Error>;
+
+    /// Sets the slab's populations from values laid out as [`SlabBackend::populations`]'.
+    fn set_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
+
+    /// Whether the local site `s = x·LY + y` is solid.
+    fn is_solid(&self, s: usize) -> bool;
+
+    /// The divergence check of the slab's sites (site columns local: the ring adds `x0`).
+    fn check(&self) -> Result<(), Error>;
+
+    /// Where the slab's sites are updated.
+    fn placement(&self) -> Placement;
+}
+
+impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
+    type Model = M;
+    type Real = T;
+
+    fn width(&self) -> usize {
+        self.lattice().dims().lx
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.lattice().steps_done()
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        Slab::set_steps_done(self, step);
+    }
+
+    fn borders(&self) -> Result<[Vec<T>; 2], Error> {
+        let (lat, w, h) = (self.lattice(), self.width(), M::HALO);
+        Ok([
+            read_storage_columns(lat, h..2 * h),
+            read_storage_columns(lat, w..w + h),
+        ])
+    }
+
+    fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
+        let (w, h) = (self.width(), M::HALO);
+        let lat = self.lattice_mut();
+        write_storage_columns(lat, 0, halos[LEFT]);
+        write_storage_columns(lat, w + h, halos[RIGHT]);
+        Ok(())
+    }
+
+    fn update_bulk(&mut self, k: usize, n: usize) -> Result<(), Error> {
+        if let Some(cols) = split_columns(bulk_columns(self.width(), M::HALO), n).nth(k) {
+            self.update_columns(cols);
+        }
+        Ok(())
+    }
+
+    fn update_borders_and_finish(&mut self) -> Result<(), Error> {
+        Slab::update_borders_and_finish(self);
+        Ok(())
+    }
+
+    fn populations(&self) -> Result<Vec<T>, Error> {
+        Ok(self.export())
+    }
+
+    fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        Ok(self.import(values)?)
+    }
+
+    fn is_solid(&self, s: usize) -> bool {
+        let lat = self.lattice();
+        let d = lat.dims();
+        lat.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        Ok(self.lattice().check()?)
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::Host
+    }
+}

@@ -1,0 +1,430 @@
+//! [`Solver`]: the one interface to a lattice, however it is run — on the host
+//! ([`crate::Lattice`]), on a GPU ([`crate::gpu::GpuLattice`]), split between the two
+//! ([`crate::hetero::HeteroLattice`]) or cut into slabs over MPI ranks
+//! (`crate::mpi_ring::DistLattice`). A program (the `lbm` binary, a user's own driver, the
+//! conformance tests) is written once against it and runs on every backend.
+//!
+//! The interface speaks in *logical* order, independent of the layout and of the streaming
+//! scheme: the post-collision populations `f*_i(x)` of the sites, `[(s·Q + i]` with `s` the
+//! site's index in x-major order (`s = x·LY + y` in 2-D), and the moments in the order of
+//! [`Model::MOMENT_NAMES`]. The slowest axis, x, is the one cut over ranks, so what one process
+//! holds is a range of x-planes ([`Solver::local_planes`]); nothing in the signatures assumes
+//! two dimensions ([`Extent`]).
+//!
+//! What every backend shares is written here once, on top of the few things each backend
+//! provides: the totals (mass, momentum, energy), the checkpoint written from the gathered
+//! populations and restored into the local planes, and the process group's agreements (one
+//! process: trivially its own).
+
+use std::ops::Range;
+use std::path::Path;
+
+use crate::checkpoint::write_state;
+use crate::{Checkpoint, CheckpointError, Error, LbmError, Model, Real, Scheme};
+
+/// The global lattice's extent: sites along each axis, x (the axis cut over ranks) first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extent {
+    axes: [usize; 3],
+    dim: usize,
+}
+
+impl Extent {
+    /// The extent of a lattice of `axes.len()` (1 to 3) dimensions.
+    ///
+    /// # Panics
+    /// If `axes` is empty or has more than three entries (a programming error).
+    pub fn new(axes: &[usize]) -> Self {
+        assert!((1..=3).contains(&axes.len()), "1 to 3 axes, got {axes:?}");
+        let mut a = [1; 3];
+        a[..axes.len()].copy_from_slice(axes);
+        Self {
+            axes: a,
+            dim: axes.len(),
+        }
+    }
+
+    /// Sites along each axis, x first.
+    pub fn axes(&self) -> &[usize] {
+        &self.axes[..self.dim]
+    }
+
+    /// The number of x-planes (the global width `LX`).
+    pub fn planes(&self) -> usize {
+        self.axes[0]
+    }
+
+    /// Sites in one x-plane (`LY` in 2-D, `LY·LZ` in 3-D).
+    pub fn plane_sites(&self) -> usize {
+        self.axes[1..self.dim].iter().product()
+    }
+
+    /// Sites in the whole lattice.
+    pub fn sites(&self) -> usize {
+        self.planes() * self.plane_sites()
+    }
+}
+
+impl std::fmt::Display for Extent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.axes().iter().map(|a| a.to_string()).collect();
+        f.write_str(&parts.join("×"))
+    }
+}
+
+/// The conserved totals over the fluid sites, from the post-collision populations and
+/// accumulated in `f64`: mass `Σ f_i`, momentum `Σ f_i c_i`, energy `Σ f_i |c_i|²/2`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Totals {
+    /// `Σ_x Σ_i f*_i(x)`.
+    pub mass: f64,
+    /// `Σ_x Σ_i f*_i(x) c_iα`, one entry per axis (the unused ones 0).
+    pub momentum: [f64; 3],
+    /// `Σ_x Σ_i f*_i(x) |c_i|² / 2`.
+    pub energy: f64,
+}
+
+impl Totals {
+    /// The totals of the populations `f` (`[s·Q + i]`) of the sites for which `fluid(s)`.
+    pub fn of<M: Model, T: Real>(f: &[T], fluid: impl Fn(usize) -> bool) -> Self {
+        let mut t = Totals::default();
+        for (_, site) in f.chunks_exact(M::Q).enumerate().filter(|(s, _)| fluid(*s)) {
+            for (v, c) in site.iter().zip(M::VELOCITIES) {
+                let v = v.to_f64();
+                t.mass += v;
+                for (p, &ca) in t.momentum.iter_mut().zip(c.iter()) {
+                    *p += v * f64::from(ca);
+                }
+                t.energy += v * c.iter().map(|&ca| f64::from(ca * ca)).sum::<f64>() / 2.0;
+            }
+        }
+        t
+    }
+
+    fn to_vec(self) -> Vec<f64> {
+        let [a, b, c] = self.momentum;
+        vec![self.mass, a, b, c, self.energy]
+    }
+
+    fn from_slice(v: &[f64]) -> Self {
+        Self {
+            mass: v[0],
+            momentum: [v[1], v[2], v[3]],
+            energy: v[4],
+        }
+    }
+}
+
+/// Where the sites of a lattice are updated.
+#[derive(Debug, Clone)]
+pub enum Placement {
+    /// On the host CPU (rayon).
+    Host,
+    /// On a GPU.
+    #[cfg(feature = "gpu")]
+    Device(std::sync::Arc<crate::gpu::GpuContext>),
+    /// Border columns on the host, the bulk on a GPU.
+    #[cfg(feature = "gpu")]
+    Split(std::sync::Arc<crate::gpu::GpuContext>),
+}
+
+/// A lattice of a model, run by some backend (see the module documentation).
+///
+/// Methods marked *collective* must be called by every process of the lattice's group in the
+/// same order (one process: no constraint); they return the same answer on every process.
+pub trait Solver {
+    /// The model.
+    type Model: Model;
+    /// The precision the populations are stored and computed in.
+    type Real: Real;
+
+    /// The global lattice's extent.
+    fn extent(&self) -> Extent;
+
+    /// The model parameters.
+    fn params(&self) -> &<Self::Model as Model>::Params;
+
+    /// The streaming scheme.
+    fn scheme(&self) -> Scheme;
+
+    /// The name of the populations' layout (`AoS`, `CAoSoA<8>`, …).
+    fn layout_name(&self) -> &'static str;
+
+    /// The schemes this backend runs.
+    fn schemes() -> &'static [Scheme]
+    where
+        Self: Sized;
+
+    /// Steps done so far.
+    fn steps_done(&self) -> u64;
+
+    /// Sets the step counter (a state restored from a checkpoint).
+    fn set_steps_done(&mut self, step: u64);
+
+    /// Runs `n` steps and waits for them (collective).
+    fn advance(&mut self, n: u64) -> Result<(), Error>;
+
+    /// The global x-planes whose sites this process holds (all of them on one process).
+    fn local_planes(&self) -> Range<usize>;
+
+    /// The post-collision populations of the local planes, `[s·Q + i]` with `s` counted from
+    /// the first local plane.
+    fn local_populations(&self) -> Result<Vec<Self::Real>, Error>;
+
+    /// Sets the populations of the local planes from values laid out as
+    /// [`Solver::local_populations`]'; refuses non-finite values.
+    fn set_local_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
+
+    /// Whether the local site `s` (counted as in [`Solver::local_populations`]) is solid.
+    fn local_solid(&self, s: usize) -> bool;
+
+    /// The field of moment `j` (order of [`Model::MOMENT_NAMES`]) over the whole lattice,
+    /// `[x·LY + y]` (solid sites hold 0): `Some` on the root process, `None` elsewhere
+    /// (collective).
+    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error>;
+
+    /// Fails with [`LbmError::Diverged`] where a fluid site has a non-finite moment, a Mach
+    /// number beyond the model's range or `T ≤ 0` (collective).
+    fn check(&self) -> Result<(), Error>;
+
+    /// Where the sites are updated.
+    fn placement(&self) -> Placement;
+
+    /// The backend in words: device, threads, ranks, split.
+    fn describe(&self) -> String;
+
+    /// This process's rank in the lattice's group (0 on one process).
+    fn rank(&self) -> usize {
+        0
+    }
+
+    /// The size of the lattice's group (1 on one process).
+    fn ranks(&self) -> usize {
+        1
+    }
+
+    /// The smallest `value` over the group (collective).
+    fn min_over_ranks(&self, value: u64) -> u64 {
+        value
+    }
+
+    /// Whether `flag` is set on any process of the group (collective).
+    fn any_rank(&self, flag: bool) -> bool {
+        flag
+    }
+
+    /// The root's `ok`, told to every process (collective): an outcome only the root knows
+    /// (a file written) shared so that all stop or go on together.
+    fn root_says(&self, ok: bool) -> bool {
+        ok
+    }
+
+    /// Element-wise sums of `values` over the group (collective).
+    fn sum_over_ranks(&self, values: Vec<f64>) -> Vec<f64> {
+        values
+    }
+
+    /// Every process's `local` (its planes' values, in rank order) concatenated on the root:
+    /// `Some` there, `None` elsewhere (collective).
+    fn gather_planes(&self, local: Vec<Self::Real>) -> Result<Option<Vec<Self::Real>>, Error> {
+        Ok(Some(local))
+    }
+
+    /// Whether this process is the group's root (prints, writes the outputs).
+    fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+
+    /// The totals over the whole lattice (collective).
+    fn totals(&self) -> Result<Totals, Error> {
+        let f = self.local_populations()?;
+        let local = Totals::of::<Self::Model, Self::Real>(&f, |s| !self.local_solid(s));
+        Ok(Totals::from_slice(&self.sum_over_ranks(local.to_vec())))
+    }
+
+    /// Sets every local site to the equilibrium of the moments `moments(x, y)` (global
+    /// coordinates, order of [`Model::MOMENT_NAMES`]); refuses a wrong count or non-finite
+    /// moments before changing anything. As for [`crate::Lattice::set_equilibrium`], the
+    /// velocity given is the bare one of the equilibrium.
+    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
+    where
+        F: Fn(usize, usize) -> Vec<f64>,
+    {
+        let (planes, ly) = (self.local_planes(), self.extent().plane_sites());
+        let q = <Self::Model as Model>::Q;
+        let names = <Self::Model as Model>::MOMENT_NAMES;
+        let mut f = vec![Self::Real::default(); planes.len() * ly * q];
+        let mut mt = vec![Self::Real::default(); names.len()];
+        for (s, feq) in f.chunks_exact_mut(q).enumerate() {
+            let (x, y) = (planes.start + s / ly, s % ly);
+            let m = moments(x, y);
+            check_values(m.len(), names.len(), "moments")?;
+            if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                return Err(LbmError::NonFinite {
+                    x,
+                    y,
+                    what: names[j].to_string(),
+                    value: *v,
+                }
+                .into());
+            }
+            for (a, b) in mt.iter_mut().zip(m) {
+                *a = Self::Real::from_f64(b);
+            }
+            <Self::Model as Model>::equilibrium(&mt, feq);
+        }
+        self.set_local_populations(&f)
+    }
+
+    /// The populations of the whole lattice in logical order, on the root (collective).
+    fn populations(&self) -> Result<Option<Vec<Self::Real>>, Error> {
+        self.gather_planes(self.local_populations()?)
+    }
+
+    /// Writes the whole state to `path`, atomically, in the one checkpoint format of every
+    /// backend (collective: the root writes, and every process learns whether it could).
+    fn write_checkpoint(&self, path: &Path) -> Result<(), Error> {
+        let written = match self.populations()? {
+            Some(f) => {
+                let e = self.extent();
+                write_state::<Self::Model, Self::Real>(
+                    path,
+                    (e.planes(), e.plane_sites()),
+                    self.params(),
+                    self.steps_done(),
+                    &f,
+                )
+                .map_err(Error::from)
+            }
+            None => Ok(()),
+        };
+        if self.root_says(written.is_ok()) {
+            written
+        } else {
+            written.and(Err(LbmError::Shape(format!(
+                "the root process could not write the checkpoint {}",
+                path.display()
+            ))
+            .into()))
+        }
+    }
+
+    /// Continues from `checkpoint`: its populations (the local planes of them) and its step.
+    /// Refuses a checkpoint of another extent or other parameters before changing anything.
+    fn restore(
+        &mut self,
+        checkpoint: &Checkpoint<Self::Model, Self::Real>,
+        path: &Path,
+    ) -> Result<(), Error> {
+        let (h, e) = (&checkpoint.header, self.extent());
+        let mismatch = |reason: String| CheckpointError::Mismatch {
+            path: path.to_path_buf(),
+            reason,
+        };
+        if (h.lx, h.ly) != (e.planes(), e.plane_sites()) {
+            return Err(mismatch(format!(
+                "it holds a {}×{} lattice, this run's is {e}",
+                h.lx, h.ly
+            ))
+            .into());
+        }
+        if &checkpoint.params != self.params() {
+            return Err(mismatch(format!(
+                "its parameters {:?} differ from this run's {:?}",
+                checkpoint.params,
+                self.params()
+            ))
+            .into());
+        }
+        let planes = self.local_planes();
+        let per_plane = e.plane_sites() * <Self::Model as Model>::Q;
+        let f = &checkpoint.populations()[planes.start * per_plane..planes.end * per_plane];
+        self.set_local_populations(f)?;
+        self.set_steps_done(h.step);
+        Ok(())
+    }
+}
+
+impl<M: Model, L: crate::Layout, T: Real> Solver for crate::Lattice<M, L, T> {
+    type Model = M;
+    type Real = T;
+
+    fn extent(&self) -> Extent {
+        let d = self.dims();
+        Extent::new(&[d.lx, d.ly])
+    }
+
+    fn params(&self) -> &M::Params {
+        crate::Lattice::params(self)
+    }
+
+    fn scheme(&self) -> Scheme {
+        crate::Lattice::scheme(self)
+    }
+
+    fn layout_name(&self) -> &'static str {
+        L::NAME
+    }
+
+    fn schemes() -> &'static [Scheme] {
+        &[Scheme::TwoCopy, Scheme::InPlace]
+    }
+
+    fn steps_done(&self) -> u64 {
+        crate::Lattice::steps_done(self)
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        crate::Lattice::set_steps_done(self, step);
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        (0..n).for_each(|_| self.step());
+        Ok(())
+    }
+
+    fn local_planes(&self) -> Range<usize> {
+        0..self.dims().lx
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        Ok(crate::domain::export_columns(self, self.local_planes())?)
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let d = self.dims();
+        check_values(values.len(), d.lx * d.ly * M::Q, "populations")?;
+        Ok(crate::domain::import_slab(self, 0, values)?)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        let d = self.dims();
+        self.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+    }
+
+    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
+        Ok(Some(self.moment_field_at(j)))
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        Ok(crate::Lattice::check(self)?)
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::Host
+    }
+
+    fn describe(&self) -> String {
+        format!("cpu, {} threads", rayon::current_num_threads())
+    }
+}
+
+/// Refuses an array of `what` of the wrong size.
+pub(crate) fn check_values(got: usize, want: usize, what: &str) -> Result<(), LbmError> {
+    if got != want {
+        return Err(LbmError::Shape(format!(
+            "{what}: got {got} values, expected {want}"
+        )));
+    }
+    Ok(())
+}
