@@ -7,16 +7,15 @@
 //! collective calls (chunk length, stop, a failed write) is agreed by all ranks, so no rank
 //! waits for another that has left.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use lbm::cases::{global_spec, Case};
 use lbm::domain::Slab;
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::mpi_ring::DistLattice;
-use lbm::{Checkpoint, Layout, Real, Scheme};
+use lbm::{Layout, Real, Scheme};
 
-use super::run::{start_and_drive, Plan};
+use super::run::{start_and_drive, Plan, Resume};
 use super::settings::BackendArg;
 use super::world::World;
 use super::CliError;
@@ -28,7 +27,7 @@ pub fn run<C: Case, L: Layout, T: Real>(
     plan: &Plan,
     case: &C,
     opts: &GpuOptions,
-    checkpoint: Option<(&PathBuf, Checkpoint<C::Model, T>)>,
+    checkpoint: Resume<'_, C::Model, T>,
 ) -> Result<(), CliError> {
     let spec = global_spec(case);
     match plan.backend {

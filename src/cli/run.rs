@@ -435,13 +435,16 @@ impl<C: Case> Generic for Job<'_, C> {
     }
 }
 
+/// A checkpoint to resume from, with its path.
+pub(super) type Resume<'a, M, T> = Option<(&'a PathBuf, Checkpoint<M, T>)>;
+
 /// Sets `solver`'s initial state — the checkpoint's when resuming, else the case's — and runs
 /// the case on it: the same for every backend.
 pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
     plan: &Plan,
     case: &C,
     mut solver: S,
-    checkpoint: Option<(&PathBuf, Checkpoint<C::Model, S::Real>)>,
+    checkpoint: Resume<'_, C::Model, S::Real>,
 ) -> Result<(), CliError> {
     match checkpoint {
         Some((path, c)) => solver.restore(&c, path)?,
