@@ -31,6 +31,7 @@ use std::ops::Range;
 use crate::boundary::{Boundaries, BoundarySpec, Site};
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout};
+use crate::solver::check_values;
 use crate::{Lattice, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Why a decomposed lattice cannot be built or run.
@@ -371,15 +372,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     /// from a global lattice with [`export_columns`]: resuming on another number of ranks).
     pub fn import(&mut self, values: &[T]) -> Result<(), LbmError> {
         let d = self.lattice.dims();
-        if values.len() != d.lx * d.ly * M::Q {
-            return Err(LbmError::Shape(format!(
-                "slab of {}×{} sites: got {} populations, expected {}",
-                d.lx,
-                d.ly,
-                values.len(),
-                d.lx * d.ly * M::Q
-            )));
-        }
+        check_values(values.len(), d.lx * d.ly * M::Q, "slab populations")?;
         import_slab(&mut self.lattice, 0, values)
     }
 }

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::domain::{slice_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
-use crate::solver::Placement;
-use crate::{Error, Layout, LbmError, Model, Real};
+use crate::solver::{check_values, Placement};
+use crate::{Error, Layout, Model, Real};
 
 /// A rank's slab on a GPU (see the module documentation).
 pub struct GpuSlab<M: Model, L: Layout, T: Real> {
@@ -104,16 +104,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
 
     fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
         let d = self.lattice.dims();
-        if values.len() != d.lx * d.ly * M::Q {
-            return Err(LbmError::Shape(format!(
-                "slab of {}×{} sites: got {} populations, expected {}",
-                d.lx,
-                d.ly,
-                values.len(),
-                d.lx * d.ly * M::Q
-            ))
-            .into());
-        }
+        check_values(values.len(), d.lx * d.ly * M::Q, "slab populations")?;
         Ok(self.lattice.write_populations(values)?)
     }
 
