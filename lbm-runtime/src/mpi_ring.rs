@@ -430,6 +430,14 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         Ok(self.gather()?.map(|g| g.moment_field_at(j)))
     }
 
+    fn moment_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        Ok(self.gather()?.map(|g| {
+            (0..M::MOMENT_NAMES.len())
+                .map(|j| g.moment_field_at(j))
+                .collect()
+        }))
+    }
+
     fn check(&self) -> Result<(), Error> {
         DistLattice::check(self)
     }

@@ -183,6 +183,16 @@ pub trait Solver {
     /// (collective).
     fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error>;
 
+    /// Every moment field (order of [`Model::MOMENT_NAMES`]), as [`Solver::moment_field`]
+    /// gives each: `Some` on the root (collective). Backends that gather the lattice to
+    /// compute moments override it to gather once.
+    fn moment_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        (0..<Self::Model as Model>::MOMENT_NAMES.len())
+            .map(|j| self.moment_field(j))
+            .collect::<Result<Vec<_>, _>>()
+            .map(|all| all.into_iter().collect())
+    }
+
     /// Fails with [`LbmError::Diverged`] where a fluid site has a non-finite moment, a Mach
     /// number beyond the model's range or `T ≤ 0` (collective).
     fn check(&self) -> Result<(), Error>;

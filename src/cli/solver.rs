@@ -16,13 +16,9 @@ pub trait Driven: Solver {
     /// The moment fields of the whole lattice: `Some` on the root process (collective).
     fn fields(&self) -> Result<Option<Fields>, CliError> {
         let e = self.extent();
-        let mut data = Vec::new();
-        for j in 0..<Self::Model as Model>::MOMENT_NAMES.len() {
-            data.extend(self.moment_field(j)?);
-        }
-        if !self.is_root() {
+        let Some(data) = self.moment_fields()? else {
             return Ok(None);
-        }
+        };
         let mut it = data.into_iter();
         let f = Fields::collect::<Self::Model, CliError>(
             (e.planes(), e.plane_sites()),

@@ -657,6 +657,14 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         Ok(Some(self.to_lattice()?.moment_field_at(j)))
     }
 
+    fn moment_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        Ok(Some(self.to_lattice()?).map(|g| {
+            (0..M::MOMENT_NAMES.len())
+                .map(|j| g.moment_field_at(j))
+                .collect()
+        }))
+    }
+
     fn check(&self) -> Result<(), Error> {
         Ok(HeteroLattice::check(self)?)
     }
