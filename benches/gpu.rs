@@ -12,7 +12,7 @@ use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use lbm::gpu::{bench::fused_mlups, AdapterChoice, GpuContext, GpuLattice, GpuOptions};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
-use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Kernel, Layout, Model, Real, Soa};
+use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Kernel, Layout, Model, Real, Scheme, Soa};
 
 fn context() -> Option<Arc<GpuContext>> {
     let adapter = AdapterChoice::from_env();
@@ -36,7 +36,8 @@ fn timed<M: Model, L: Layout, T: Real>(
 ) -> Duration {
     let t0 = Instant::now();
     for _ in 0..iters {
-        lat.run_kernel(k);
+        lat.run_kernel(k)
+            .expect("the two-copy scheme runs every kernel");
     }
     lat.finish().expect("device runs the kernels");
     t0.elapsed()
@@ -56,13 +57,13 @@ fn bench<M: Model, L: Layout, T: Real>(
         return;
     }
     let spec = BoundarySpec::periodic();
-    let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params.clone(), &spec)
+    let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params.clone(), Scheme::TwoCopy, &spec)
         .expect("benchmark lattice fits");
     for &k in kernels {
         let name = format!("{}/{}/{:?}", L::NAME, T::NAME, k);
         g.bench_function(name, |b| b.iter_custom(|iters| timed(&mut lat, k, iters)));
     }
-    match fused_mlups::<M, L, T>(ctx, lx, ly, params.clone(), 50) {
+    match fused_mlups::<M, L, T>(ctx, (lx, ly), params.clone(), Scheme::TwoCopy, 50) {
         Ok(r) => println!("{r}"),
         Err(e) => println!("{} {} {}: {e}", M::NAME, L::NAME, T::NAME),
     }

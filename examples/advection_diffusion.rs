@@ -222,6 +222,7 @@ fn run_gpu<T: Real>(ctx: &Arc<GpuContext>) -> Result<Vec<f64>, GpuError> {
         N,
         N,
         params,
+        Scheme::TwoCopy,
         &BoundarySpec::periodic(),
     )?;
     lat.set_equilibrium(initial)?;

@@ -66,12 +66,12 @@ fn run_ok(args: Vec<String>) -> String {
     ok(&args.iter().map(String::as_str).collect::<Vec<_>>())
 }
 
-/// A run resumed from a checkpoint ends bitwise identical to the uninterrupted run.
-fn resume_is_bitwise(backend: &[&str]) {
+/// A run resumed from a checkpoint ends bitwise identical to the uninterrupted run, with the
+/// settings `common` (backend, scheme).
+fn resume_is_bitwise(common: &[&str]) {
     let (a, b, c) = (tmp(), tmp(), tmp());
-    let common = [backend, &["--scheme", "two-copy"][..]].concat();
     let half = tg(&[
-        &common[..],
+        common,
         &[
             "--steps",
             "100",
@@ -84,7 +84,7 @@ fn resume_is_bitwise(backend: &[&str]) {
     .concat());
     run_ok(half);
     let resumed = tg(&[
-        &common[..],
+        common,
         &[
             "--steps",
             "200",
@@ -98,7 +98,7 @@ fn resume_is_bitwise(backend: &[&str]) {
     .concat());
     assert!(run_ok(resumed).contains("resumed at step 100"));
     let whole = tg(&[
-        &common[..],
+        common,
         &[
             "--steps",
             "200",
@@ -114,7 +114,7 @@ fn resume_is_bitwise(backend: &[&str]) {
     assert_eq!(
         read(b.path()),
         read(c.path()),
-        "{backend:?}: checkpoints differ"
+        "{common:?}: checkpoints differ"
     );
     let vtk = |d: &Path| std::fs::read(d.join("taylor-green_00000200.vtk")).expect("a VTK file");
     assert_eq!(vtk(b.path()), vtk(c.path()));
@@ -122,7 +122,7 @@ fn resume_is_bitwise(backend: &[&str]) {
 
 #[test]
 fn resumed_run_is_bitwise_identical_on_the_cpu() {
-    resume_is_bitwise(&["--backend", "cpu"]);
+    resume_is_bitwise(&["--backend", "cpu", "--scheme", "two-copy"]);
 }
 
 /// Whether the GPU tests run: an adapter exists, or `LBM_REQUIRE_GPU=1` demands one.
@@ -138,14 +138,22 @@ fn gpu_available() -> bool {
 #[test]
 fn resumed_run_is_bitwise_identical_on_the_gpu() {
     if gpu_available() {
-        resume_is_bitwise(&["--backend", "gpu"]);
+        resume_is_bitwise(&["--backend", "gpu", "--scheme", "two-copy"]);
+        resume_is_bitwise(&["--backend", "gpu", "--scheme", "in-place"]);
     }
 }
 
 #[test]
 fn resumed_run_is_bitwise_identical_with_host_and_device_together() {
     if gpu_available() {
-        resume_is_bitwise(&["--backend", "hetero", "--host-columns", "5"]);
+        resume_is_bitwise(&[
+            "--backend",
+            "hetero",
+            "--host-columns",
+            "5",
+            "--scheme",
+            "two-copy",
+        ]);
     }
 }
 
@@ -159,8 +167,8 @@ fn diagnostics(dir: &Path, case: &str) -> Vec<Vec<f64>> {
         .collect()
 }
 
-/// The GPU and the host/device split (tuned, and fixed at a few columns) give the CPU run's
-/// diagnostics to 1e-12 relative, D2Q37 included.
+/// The GPU (both schemes) and the host/device split (tuned, and fixed at a few columns) give
+/// the CPU run's diagnostics to 1e-12 relative, D2Q37 included.
 #[test]
 fn gpu_and_hetero_runs_agree_with_the_cpu_run() {
     if !gpu_available() {
@@ -181,14 +189,13 @@ fn gpu_and_hetero_runs_agree_with_the_cpu_run() {
         "",
         "--vtk",
         "false",
-        "--scheme",
-        "two-copy",
     ];
     let cpu = tmp();
     ok(&[&args[..], &["--out", s(cpu.path())]].concat());
     let reference = diagnostics(cpu.path(), "rayleigh-taylor");
     for backend in [
-        &["--backend", "gpu"][..],
+        &["--backend", "gpu", "--scheme", "two-copy"][..],
+        &["--backend", "gpu", "--scheme", "in-place"],
         &["--backend", "hetero"],
         &["--backend", "hetero", "--host-columns", "4"],
     ] {
@@ -377,13 +384,13 @@ fn bad_settings_are_reported_by_key() {
             "run",
             "cavity",
             "--backend",
-            "gpu",
+            "hetero",
             "--scheme",
             "in-place",
             "--out",
             o,
         ],
-        &["`scheme`"],
+        &["`scheme`", "host/device split"],
     );
     fails(&["run", "--out", o], &["`case`"]);
     fails(

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
-use lbm::{BoundarySpec, CAoSoa, CSoa, Layout, Model, Real, Soa};
+use lbm::{BoundarySpec, CAoSoa, CSoa, Layout, Model, Real, Scheme, Soa};
 
 /// A cap of 4 KiB per binding: a 16×16 D2Q9 f64 copy (18·16·9 values, 20 KiB) needs 6.
 const CAP: u64 = 4096;
@@ -33,7 +33,8 @@ fn run<M: Model, L: Layout, T: Real>(
     p: &M::Params,
     spec: &BoundarySpec,
 ) -> (usize, Vec<T>) {
-    let mut lat = GpuLattice::<M, L, T>::new(ctx, size.0, size.1, p.clone(), spec).unwrap();
+    let mut lat =
+        GpuLattice::<M, L, T>::new(ctx, size.0, size.1, p.clone(), Scheme::TwoCopy, spec).unwrap();
     lat.set_equilibrium(wave(size.0, size.1, M::MOMENT_NAMES.len()))
         .unwrap();
     lat.steps(50);
@@ -85,7 +86,8 @@ fn two_dimensional_dispatch_grid_gives_identical_results() {
     let (_, a) = run::<D2Q9Bgk, CSoa<8>, f32>(&one, (16, 16), &p, &spec);
     let (_, b) = run::<D2Q9Bgk, CSoa<8>, f32>(&grid, (16, 16), &p, &spec);
     assert_eq!(a, b, "the 2-D dispatch grid changes the result");
-    let lat = GpuLattice::<D2Q9Bgk, CSoa<8>, f32>::new(&grid, 16, 16, p, &spec).unwrap();
+    let lat =
+        GpuLattice::<D2Q9Bgk, CSoa<8>, f32>::new(&grid, 16, 16, p, Scheme::TwoCopy, &spec).unwrap();
     assert_eq!(lat.site_grid(), (3, 2));
 }
 
@@ -99,8 +101,15 @@ fn border_columns_round_trip_across_bindings() {
         ax: 0.0,
         ay: 0.0,
     };
-    let mut lat =
-        GpuLattice::<D2Q9Bgk, Soa, f64>::new(&ctx, 16, 16, p, &BoundarySpec::periodic()).unwrap();
+    let mut lat = GpuLattice::<D2Q9Bgk, Soa, f64>::new(
+        &ctx,
+        16,
+        16,
+        p,
+        Scheme::TwoCopy,
+        &BoundarySpec::periodic(),
+    )
+    .unwrap();
     lat.set_equilibrium(wave(16, 16, 3)).unwrap();
     let all = lat.read_populations().unwrap();
     // Storage column 3 holds site column x = 2 (halo 1): values [y·Q + i].
@@ -128,8 +137,14 @@ fn too_large_lattice_is_a_clear_error() {
         ax: 0.0,
         ay: 0.0,
     };
-    let r =
-        GpuLattice::<D2Q9Bgk, Soa, f64>::new(&ctx, 100_000, 100_000, p, &BoundarySpec::periodic());
+    let r = GpuLattice::<D2Q9Bgk, Soa, f64>::new(
+        &ctx,
+        100_000,
+        100_000,
+        p,
+        Scheme::TwoCopy,
+        &BoundarySpec::periodic(),
+    );
     match r {
         Err(GpuError::TooLarge { max_sites, .. }) => {
             let msg = r.err().unwrap().to_string();
@@ -170,10 +185,12 @@ fn f64_without_shader_f64_is_a_clear_error() {
         ay: 0.0,
     };
     let spec = BoundarySpec::periodic();
-    let e = GpuLattice::<D2Q9Bgk, Soa, f64>::new(&ctx, 8, 8, p, &spec).unwrap_err();
+    let e =
+        GpuLattice::<D2Q9Bgk, Soa, f64>::new(&ctx, 8, 8, p, Scheme::TwoCopy, &spec).unwrap_err();
     assert!(matches!(e, GpuError::NoF64 { .. }), "{e}");
     assert!(e.to_string().contains("use f32"), "{e}");
-    let mut f32_lat = GpuLattice::<D2Q9Bgk, Soa, f32>::new(&ctx, 8, 8, p, &spec).unwrap();
+    let mut f32_lat =
+        GpuLattice::<D2Q9Bgk, Soa, f32>::new(&ctx, 8, 8, p, Scheme::TwoCopy, &spec).unwrap();
     f32_lat.steps(3);
     assert!((f32_lat.mass().unwrap() - 64.0).abs() < 1e-4);
 }

@@ -1,14 +1,15 @@
-//! Every composed GPU shader — each shipped model × layout × precision, with and without
-//! boundary code, in one binding per copy and split across three — parses and passes naga's
-//! validator (with the f64 capability for f64). Needs no device.
+//! Every composed GPU shader — each shipped model × layout × precision × streaming scheme,
+//! with and without boundary code, in one binding per copy and split across three — parses,
+//! passes naga's validator (with the f64 capability for f64) and has the entry points of its
+//! scheme. Needs no device.
 
 use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec};
 use lbm::gpu::BcShape;
 use lbm::layout::Dims;
 use lbm::models::*;
-use lbm::{Aos, CAoSoa, CSoa, Layout, Model, Real, Soa};
+use lbm::{Aos, CAoSoa, CSoa, Layout, Model, Real, Scheme, Soa};
 
-/// Composes and validates `M × L × T` for every boundary shape and binding split.
+/// Composes and validates `M × L × T` for every boundary shape, binding split and scheme.
 fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
     let dims = Dims {
         lx: 6,
@@ -17,7 +18,10 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
         q: M::Q,
     };
     for &bc in shapes {
-        for chunks in [1, 3] {
+        for (chunks, scheme) in [1, 3]
+            .into_iter()
+            .flat_map(|c| [(c, Scheme::TwoCopy), (c, Scheme::InPlace)])
+        {
             let spec = ShaderSpec {
                 dims,
                 params: M::param_values(params).len().max(1),
@@ -25,16 +29,22 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
                 chunks,
                 row: 256,
                 bc,
+                scheme,
             };
             let what = format!(
-                "{} × {} × {} ({chunks} bindings, {bc:?})",
+                "{} × {} × {} {} ({chunks} bindings, {bc:?})",
                 M::NAME,
                 L::NAME,
-                T::NAME
+                T::NAME,
+                scheme.name()
             );
             let src = compose::<M, L, T>(&spec).unwrap_or_else(|e| panic!("{what}: {e}"));
             validate(&src, T::BYTES == 8, &what).unwrap_or_else(|e| panic!("{e}"));
             assert!(src.starts_with(&format!("alias real = {};", T::NAME)));
+            for e in Entry::of(scheme) {
+                let entry = format!("fn {}(@builtin", e.name());
+                assert!(src.contains(&entry), "{what}: no entry point {e:?}");
+            }
         }
     }
 }
@@ -105,6 +115,7 @@ fn f64_constants_keep_full_precision() {
         chunks: 1,
         row: 64,
         bc: BcShape::all(false, false),
+        scheme: Scheme::TwoCopy,
     };
     let src = compose::<D2Q9Bgk, Soa, f64>(&spec).unwrap();
     assert!(

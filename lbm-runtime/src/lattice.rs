@@ -51,6 +51,32 @@ pub enum Kernel {
     Fused,
 }
 
+/// Storage index of the post-collision population `f*_i(x, y)`: `F_i(x)` between steps of
+/// the two-copy scheme and in the even state of the AA scheme; in its odd state (after a
+/// pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)` where the site's link
+/// `ī` is bounced and the population was redirected. Every backend that runs the AA scheme
+/// reads and writes its logical view through this one map.
+pub(crate) fn stored_slot<M: Model, L: Layout, T: Real>(
+    d: &Dims,
+    bc: &Boundaries<T>,
+    odd: bool,
+    i: usize,
+    x: usize,
+    y: usize,
+) -> usize {
+    if !odd {
+        return L::index(d, i, d.col(x as isize), y);
+    }
+    let o = M::OPPOSITE[i];
+    if bc.site::<L>(d, x, y).is_some_and(|s| s.bounced(o)) {
+        L::index(d, i, d.col(x as isize), y)
+    } else {
+        let c = M::VELOCITIES[i];
+        let xs = (x as isize + c[0] as isize).rem_euclid(d.lx as isize);
+        L::index(d, o, d.col(xs), d.wrap_y(y, c[1] as isize))
+    }
+}
+
 /// A lattice of model `M`, layout `L`, precision `T`.
 pub struct Lattice<M: Model, L: Layout, T: Real> {
     d: Dims,
@@ -174,19 +200,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// Storage index of the post-collision population `f*_i(x, y)` in the current state.
     fn slot(&self, i: usize, x: usize, y: usize) -> usize {
-        let d = &self.d;
-        if !self.odd {
-            return L::index(d, i, d.col(x as isize), y);
-        }
-        let o = M::OPPOSITE[i];
-        let redirected = self.bc.site::<L>(d, x, y).is_some_and(|s| s.bounced(o));
-        if redirected {
-            L::index(d, i, d.col(x as isize), y)
-        } else {
-            let c = M::VELOCITIES[i];
-            let xs = (x as isize + c[0] as isize).rem_euclid(d.lx as isize);
-            L::index(d, o, d.col(xs), d.wrap_y(y, c[1] as isize))
-        }
+        stored_slot::<M, L, T>(&self.d, &self.bc, self.odd, i, x, y)
     }
 
     /// The post-collision populations `f*_i(x, y)` of the stored state, in the order of

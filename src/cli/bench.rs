@@ -189,15 +189,19 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
         println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
     }
     println!(
-        "{:<12} {:<10} {:<5} {:>9} {:>8} {:>26}",
-        "model", "layout", "prec", "ms/step", "MLUPS", "GB/s (% of copy GB/s)"
+        "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26}",
+        "model", "layout", "prec", "scheme", "ms/step", "MLUPS", "GB/s (% of copy GB/s)"
     );
     for &p in &a.precision {
         if p == Precision::F64 && !ctx.supports_f64() {
             println!("f64: skipped, the adapter has no SHADER_F64");
             continue;
         }
-        for &l in &a.layout {
+        for (&l, scheme) in a
+            .layout
+            .iter()
+            .flat_map(|l| [(l, Scheme::TwoCopy), (l, Scheme::InPlace)])
+        {
             if a.model != Which::D2q37 {
                 dispatch(
                     l,
@@ -206,6 +210,7 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
                         ctx: &ctx,
                         size: a.d2q9_size,
                         params: d2q9,
+                        scheme,
                         steps: a.gpu_steps,
                     },
                 );
@@ -218,6 +223,7 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
                         ctx: &ctx,
                         size: a.d2q37_size,
                         params: d2q37,
+                        scheme,
                         steps: a.gpu_steps,
                     },
                 );
@@ -233,15 +239,22 @@ struct GpuJob<'a, M: Model> {
     ctx: &'a Arc<GpuContext>,
     size: (usize, usize),
     params: M::Params,
+    scheme: Scheme,
     steps: u64,
 }
 
 impl<M: Model> Generic for GpuJob<'_, M> {
     type Output = ();
     fn run<L: Layout, T: Real>(self) {
-        let (lx, ly) = self.size;
-        let head = format!("{:<12} {:<10} {:<5}", M::NAME, L::NAME, T::NAME);
-        match gpu::bench::fused_mlups::<M, L, T>(self.ctx, lx, ly, self.params, self.steps) {
+        let head = format!(
+            "{:<12} {:<10} {:<5} {:<9}",
+            M::NAME,
+            L::NAME,
+            T::NAME,
+            self.scheme.name()
+        );
+        let bench = gpu::bench::fused_mlups::<M, L, T>;
+        match bench(self.ctx, self.size, self.params, self.scheme, self.steps) {
             Ok(b) => println!(
                 "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})",
                 b.ms_per_step(),

@@ -215,26 +215,27 @@ fn plan(
         return Err(super::settings::hetero_on_ranks());
     }
     let split = split(s, backend)?;
-    let scheme =
-        match (s.scheme, backend) {
-            (Some(SchemeArg::InPlace), _) if ranks > 1 => {
-                return Err(bad(
-                    "scheme",
-                    format!(
+    let scheme = match (s.scheme, backend) {
+        (Some(SchemeArg::InPlace), _) if ranks > 1 => {
+            return Err(bad(
+                "scheme",
+                format!(
                     "in-place is not available on {ranks} MPI ranks (the AA scheme writes into \
                      the halos in its pull half-step); distributed runs use two-copy"
                 ),
-                ))
-            }
-            (Some(SchemeArg::InPlace), BackendArg::Gpu) => return Err(bad(
+            ))
+        }
+        (Some(SchemeArg::InPlace), BackendArg::Hetero) => {
+            return Err(bad(
                 "scheme",
-                "in-place is not available on the GPU backend, which runs the two-copy scheme; \
-                 use scheme two-copy",
-            )),
-            (Some(sch), _) => sch.into(),
-            (None, BackendArg::Cpu) if ranks == 1 => Scheme::InPlace,
-            (None, _) => Scheme::TwoCopy,
-        };
+                "in-place is not available on the host/device split, which runs the two-copy \
+                 scheme; use scheme two-copy, or backend cpu or gpu for in-place",
+            ))
+        }
+        (Some(sch), _) => sch.into(),
+        (None, BackendArg::Cpu) if ranks == 1 => Scheme::InPlace,
+        (None, _) => Scheme::TwoCopy,
+    };
     let until_steady = match s.until_steady.or(d.until_steady) {
         Some(t) => Some(require(
             "until-steady",
@@ -417,6 +418,7 @@ impl<C: Case> Generic for Job<'_, C> {
                     lx,
                     ly,
                     case.params(),
+                    plan.scheme,
                     &case.boundaries(),
                 )?;
                 start_and_drive(plan, case, lat, checkpoint)
@@ -426,7 +428,7 @@ impl<C: Case> Generic for Job<'_, C> {
                 let lat = HeteroLattice::<C::Model, L, T>::new(
                     &ctx,
                     global_spec(case),
-                    Scheme::TwoCopy,
+                    plan.scheme,
                     plan.split,
                 )?;
                 start_and_drive(plan, case, lat, checkpoint)

@@ -20,7 +20,7 @@ use std::time::Instant;
 
 use super::{GpuContext, GpuError, GpuLattice};
 use crate::boundary::BoundarySpec;
-use crate::{Layout, Model, Real};
+use crate::{Layout, Model, Real, Scheme};
 
 /// The result of [`fused_mlups`].
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +31,8 @@ pub struct GpuBench {
     pub layout: &'static str,
     /// `f32` or `f64`.
     pub precision: &'static str,
+    /// The streaming scheme.
+    pub scheme: Scheme,
     /// Lattice width and height.
     pub size: (usize, usize),
     /// Timed steps.
@@ -70,11 +72,12 @@ impl fmt::Display for GpuBench {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "GPU fused step {} {} {} {}×{}: {:.3} ms/step, {:.1} MLUPS, {:.2} GB/s \
+            "GPU fused step {} {} {} {} {}×{}: {:.3} ms/step, {:.1} MLUPS, {:.2} GB/s \
              ({:.0}% of the measured copy bandwidth {:.2} GB/s) on {}",
             self.model,
             self.layout,
             self.precision,
+            self.scheme.name(),
             self.size.0,
             self.size.1,
             self.ms_per_step(),
@@ -91,16 +94,17 @@ impl fmt::Display for GpuBench {
     }
 }
 
-/// Times `steps` fused steps of a periodic `lx × ly` lattice at rest (after `steps / 10 + 1`
-/// warm-up steps), submitted without waiting, and waits once at the end.
+/// Times `steps` fused steps in `scheme` of a periodic `lx × ly` lattice at rest (after
+/// `steps / 10 + 1` warm-up steps), submitted without waiting, and waits once at the end.
 pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
-    lx: usize,
-    ly: usize,
+    (lx, ly): (usize, usize),
     params: M::Params,
+    scheme: Scheme,
     steps: u64,
 ) -> Result<GpuBench, GpuError> {
-    let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params, &BoundarySpec::periodic())?;
+    let spec = BoundarySpec::periodic();
+    let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params, scheme, &spec)?;
     lat.steps(steps / 10 + 1);
     lat.finish()?;
     let t0 = Instant::now();
@@ -108,12 +112,13 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     lat.finish()?;
     let seconds = t0.elapsed().as_secs_f64();
     let mlups = (lx * ly) as f64 * steps as f64 / seconds / 1e6;
-    let copy_bytes = (lat.storage_bytes() / 2) as u64;
+    let copy_bytes = (lat.dims().len() * T::BYTES) as u64;
     drop(lat);
     Ok(GpuBench {
         model: M::NAME,
         layout: L::NAME,
         precision: T::NAME,
+        scheme,
         size: (lx, ly),
         steps,
         seconds,

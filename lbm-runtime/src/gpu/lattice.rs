@@ -1,12 +1,15 @@
 //! [`GpuLattice`]: a lattice whose populations live on the device, with the API of the CPU
 //! [`crate::Lattice`] (initialise, step, read populations and moments back).
 //!
-//! The GPU runs the two-copy (A-B) pull scheme of seed 000 §4: the state between steps is the
-//! post-collision populations `f*` in one copy, in the layout `L` — the same index formula as
-//! the CPU ([`super::layout`]), halo columns included, so border columns can be exchanged
-//! with a host part of the slab ([`GpuLattice::read_column`], [`GpuLattice::write_column`]).
-//! A step is `halo` (x periodic) then `fused` (or `propagate`, `bc`, `collide`); steps are
-//! recorded into command buffers and submitted without waiting; only reads wait.
+//! The GPU runs either scheme of the CPU. Two-copy (A-B) pull, seed 000 §4: the state between
+//! steps is the post-collision populations `f*` in one copy, in the layout `L` — the same
+//! index formula as the CPU ([`super::layout`]), halo columns included, so border columns can
+//! be exchanged with a host part of the slab ([`GpuLattice::read_column`],
+//! [`GpuLattice::write_column`]); a step is `halo` (x periodic) then `fused` (or `propagate`,
+//! `bc`, `collide`). In place (AA), in half the memory: even steps are `halo`, `aa_pull`,
+//! `fold`, odd steps `aa_local`, and the logical view of the odd state follows the CPU's map
+//! ([`crate::lattice::stored_slot`]). Steps are recorded into command buffers and submitted
+//! without waiting; only reads wait.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -15,10 +18,10 @@ use super::bc::{self, BcTables};
 use super::shader::{self, Entry, ShaderSpec, WORKGROUP};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
-use crate::lattice::check_size;
+use crate::lattice::{check_size, stored_slot};
 use crate::layout::{Dims, Layout};
 use crate::model::{divergence, moment_named};
-use crate::{default_max_mach, Kernel, LbmError, Model, Real};
+use crate::{default_max_mach, Kernel, LbmError, Model, Real, Scheme};
 
 /// Steps recorded per command buffer.
 const STEPS_PER_SUBMIT: u64 = 128;
@@ -35,15 +38,19 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     bc: Boundaries<T>,
     spec: ShaderSpec,
     source: String,
-    copies: [Vec<wgpu::Buffer>; 2],
+    /// The copies of the populations (two, or one in place), each split across bindings.
+    copies: Vec<Vec<wgpu::Buffer>>,
     mout: wgpu::Buffer,
     mout_cols: usize,
     ctl: wgpu::Buffer,
-    groups: [wgpu::BindGroup; 2],
-    /// One pipeline per entry point, indexed by `Entry as usize` (the order of `Entry::ALL`).
-    pipelines: Vec<wgpu::ComputePipeline>,
+    /// One bind group per copy holding the state.
+    groups: Vec<wgpu::BindGroup>,
+    /// The pipeline of each entry point of the scheme, indexed by `Entry as usize`.
+    pipelines: Vec<Option<wgpu::ComputePipeline>>,
     /// The copy holding the state.
     cur: usize,
+    /// In-place scheme: the last half-step was a pull (the state is "odd").
+    odd: bool,
     step: u64,
     max_mach: f64,
     _m: PhantomData<(M, L)>,
@@ -53,10 +60,11 @@ impl<M: Model, L: Layout, T: Real> std::fmt::Debug for GpuLattice<M, L, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "GpuLattice({}, {}×{}, step {}, {} binding(s) per copy, on {})",
+            "GpuLattice({}, {}×{}, {}, step {}, {} binding(s) per copy, on {})",
             what::<M, L, T>(),
             self.d.lx,
             self.d.ly,
+            self.spec.scheme.name(),
             self.step,
             self.spec.chunks,
             self.ctx.describe()
@@ -77,15 +85,17 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     ///
     /// Fails before touching the device when the size does not fit the layout or the model
     /// (as [`crate::Lattice::new`]), the parameters or boundaries are invalid, `T` is `f64` on
-    /// an adapter without `SHADER_F64`, or the lattice exceeds the device's limits.
+    /// an adapter without `SHADER_F64`, or the lattice exceeds the device's limits (one copy
+    /// of the populations in place, two for the two-copy scheme).
     pub fn new(
         ctx: &Arc<GpuContext>,
         lx: usize,
         ly: usize,
         params: M::Params,
+        scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Self, GpuError> {
-        Self::with_boundaries(ctx, lx, ly, params, |d| {
+        Self::with_boundaries(ctx, lx, ly, params, scheme, |d| {
             Boundaries::compile::<M, L>(boundaries, d)
         })
     }
@@ -98,6 +108,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         lx: usize,
         ly: usize,
         params: M::Params,
+        scheme: Scheme,
         compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
     ) -> Result<Self, GpuError> {
         check_size::<M, L>(lx, ly)?;
@@ -113,7 +124,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             halo: M::HALO,
             q: M::Q,
         };
-        let cap = capacity::<M, T>(ctx, &d)?;
+        let copies = match scheme {
+            Scheme::TwoCopy => 2,
+            Scheme::InPlace => 1,
+        };
+        let cap = capacity::<M, T>(ctx, &d, copies)?;
         let bc = compile(&d)?;
         let tables = bc::pack::<M, T>(&d, &bc, &params);
         let plan = plan::<M, T>(ctx, &d, &tables, &cap)?;
@@ -124,25 +139,26 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             chunks: plan.chunks,
             row: plan.wx * WORKGROUP,
             bc: tables.shape,
+            scheme,
         };
         let source = shader::compose::<M, L, T>(&spec)?;
         shader::validate(&source, T::BYTES == 8, &what::<M, L, T>())?;
         let dev = Device { ctx, spec: &spec };
-        let copies = [dev.population_copy::<T>(), dev.population_copy::<T>()];
+        let copies: Vec<_> = (0..copies).map(|_| dev.population_copy::<T>()).collect();
         let consts = dev.init_buffer("consts", bytemuck::cast_slice(&tables.consts), false);
         let tables_buf = dev.init_buffer("tables", bytemuck::cast_slice(&tables.tables), false);
         let mout_bytes = (plan.mout_cols * ly * M::MOMENT_NAMES.len() * T::BYTES) as u64;
         let mout = dev.buffer("moments", mout_bytes, wgpu::BufferUsages::COPY_SRC);
         let ctl = dev.init_buffer("ctl", &[0u8; 16], true);
         let layout = dev.bind_group_layout();
-        let groups = [0, 1].map(|p| {
-            dev.bind_group(
-                &layout,
-                [&copies[p], &copies[1 - p]],
-                [&consts, &tables_buf, &mout],
-                &ctl,
-            )
-        });
+        // Group `p` binds the copy holding the state as A (and the other one as B).
+        let groups = (0..copies.len())
+            .map(|p| {
+                let pops: Vec<&wgpu::Buffer> =
+                    copies[p..].iter().chain(&copies[..p]).flatten().collect();
+                dev.bind_group(&layout, &pops, [&consts, &tables_buf, &mout], &ctl)
+            })
+            .collect();
         let pipelines = dev.pipelines(&layout, &source);
         let lat = Self {
             ctx: ctx.clone(),
@@ -158,13 +174,15 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             groups,
             pipelines,
             cur: 0,
+            odd: false,
             step: 0,
             max_mach: default_max_mach::<M>(),
             _m: PhantomData,
         };
         let rest = lat.rest_state();
-        lat.upload(0, 0, &rest);
-        lat.upload(1, 0, &rest);
+        for copy in 0..lat.copies.len() {
+            lat.upload(copy, 0, &rest);
+        }
         lat.ctx.wait()?;
         Ok(lat)
     }
@@ -182,6 +200,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Steps done so far.
     pub fn steps_done(&self) -> u64 {
         self.step
+    }
+
+    /// The streaming scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.spec.scheme
     }
 
     /// The compiled boundary conditions.
@@ -217,9 +240,9 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         &self.source
     }
 
-    /// Bytes of population storage on the device (both copies).
+    /// Bytes of population storage on the device (both copies, or the one in place).
     pub fn storage_bytes(&self) -> usize {
-        2 * self.d.len() * T::BYTES
+        self.copies.len() * self.d.len() * T::BYTES
     }
 
     /// Sets the Mach number beyond which [`GpuLattice::check`] reports divergence.
@@ -259,7 +282,6 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 let mut pass = enc.begin_compute_pass(&Default::default());
                 for _ in 0..batch {
                     self.record_step(&mut pass);
-                    self.cur = 1 - self.cur;
                 }
             }
             self.ctx.queue.submit([enc.finish()]);
@@ -268,11 +290,32 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.step += n;
     }
 
-    fn record_step(&self, pass: &mut wgpu::ComputePass<'_>) {
-        if self.bc.x_periodic() {
-            self.dispatch(pass, Entry::Halo);
+    /// Records one step and moves to the state after it.
+    fn record_step(&mut self, pass: &mut wgpu::ComputePass<'_>) {
+        let periodic = self.bc.x_periodic();
+        match self.spec.scheme {
+            Scheme::TwoCopy => {
+                if periodic {
+                    self.dispatch(pass, Entry::Halo);
+                }
+                self.dispatch(pass, Entry::Fused);
+                self.cur = 1 - self.cur;
+            }
+            Scheme::InPlace if !self.odd => {
+                if periodic {
+                    self.dispatch(pass, Entry::Halo);
+                }
+                self.dispatch(pass, Entry::AaPull);
+                if periodic {
+                    self.dispatch(pass, Entry::Fold);
+                }
+                self.odd = true;
+            }
+            Scheme::InPlace => {
+                self.dispatch(pass, Entry::AaLocal);
+                self.odd = false;
+            }
         }
-        self.dispatch(pass, Entry::Fused);
     }
 
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
@@ -291,10 +334,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.check()
     }
 
-    /// One time step as the seeds' separate kernels: propagate, bc, collide.
+    /// One time step as the seeds' separate kernels: propagate, bc, collide (two-copy scheme
+    /// only).
     pub fn step_split(&mut self) -> Result<(), GpuError> {
         for k in [Kernel::Propagate, Kernel::Bc, Kernel::Collide] {
-            self.run_kernel(k);
+            self.run_kernel(k)?;
         }
         self.cur = 1 - self.cur;
         self.step += 1;
@@ -302,10 +346,20 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     }
 
     /// Submits one kernel of the two-copy pipeline without finishing the step (benchmarks;
-    /// `Fused` is a whole [`GpuLattice::step`]).
-    pub fn run_kernel(&mut self, k: Kernel) {
+    /// `Fused` is a whole [`GpuLattice::step`]). The separate kernels need the two-copy scheme.
+    pub fn run_kernel(&mut self, k: Kernel) -> Result<(), GpuError> {
+        if k == Kernel::Fused {
+            self.step();
+            return Ok(());
+        }
+        if self.spec.scheme != Scheme::TwoCopy {
+            return Err(LbmError::Shape(
+                "the separate propagate/bc/collide kernels need the two-copy scheme".into(),
+            )
+            .into());
+        }
         let entries: &[Entry] = match k {
-            Kernel::Fused => return self.step(),
+            Kernel::Fused => unreachable!("handled above"),
             Kernel::Propagate if self.bc.x_periodic() => &[Entry::Halo, Entry::Propagate],
             Kernel::Propagate => &[Entry::Propagate],
             Kernel::Bc => &[Entry::Bc],
@@ -319,6 +373,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             }
         }
         self.ctx.queue.submit([enc.finish()]);
+        Ok(())
     }
 
     /// Waits until the device has finished all submitted work.
@@ -334,10 +389,12 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     fn threads(&self, e: Entry, moment_cols: usize) -> usize {
         let d = &self.d;
         match e {
-            Entry::Halo => 2 * d.halo * d.ly,
+            Entry::Halo | Entry::Fold => 2 * d.halo * d.ly,
             Entry::Bc => self.spec.bc.sites,
-            Entry::Moments => moment_cols * d.ly,
-            Entry::Propagate | Entry::Collide | Entry::Fused => d.lx * d.ly,
+            Entry::Moments | Entry::MomentsOdd => moment_cols * d.ly,
+            Entry::Propagate | Entry::Collide | Entry::Fused | Entry::AaPull | Entry::AaLocal => {
+                d.lx * d.ly
+            }
         }
     }
 
@@ -352,7 +409,10 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         if gx == 0 {
             return;
         }
-        pass.set_pipeline(&self.pipelines[e as usize]);
+        let pipeline = self.pipelines[e as usize]
+            .as_ref()
+            .expect("the shader of the lattice's scheme has every entry it dispatches");
+        pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &self.groups[self.cur], &[]);
         pass.dispatch_workgroups(gx, gy, 1);
     }
@@ -470,10 +530,13 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         Ok(())
     }
 
-    fn site_ranges(&self, col: usize, y: usize) -> Vec<(u64, u64)> {
-        (0..M::Q)
-            .map(|i| (L::index(&self.d, i, col, y) as u64, 1))
-            .collect()
+    /// Storage index of `f*_i(x, y)` in the current state (either scheme).
+    fn slot(&self, i: usize, x: usize, y: usize) -> usize {
+        stored_slot::<M, L, T>(&self.d, &self.bc, self.odd, i, x, y)
+    }
+
+    fn site_ranges(&self, x: usize, y: usize) -> Vec<(u64, u64)> {
+        (0..M::Q).map(|i| (self.slot(i, x, y) as u64, 1)).collect()
     }
 
     /// The post-collision populations `f*_i(x, y)` of the stored state (order of
@@ -481,7 +544,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), GpuError> {
         self.check_site(x, y)?;
         check_len(out.len(), M::Q, "populations")?;
-        let v = self.download(&self.site_ranges(self.d.col(x as isize), y))?;
+        let v = self.download(&self.site_ranges(x, y))?;
         out.copy_from_slice(&v);
         Ok(())
     }
@@ -493,13 +556,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         if let Some((i, v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(non_finite(x, y, format!("population {i}"), v.to_f64()));
         }
-        let col = self.d.col(x as isize);
         for (i, v) in f.iter().enumerate() {
-            self.upload(
-                self.cur,
-                L::index(&self.d, i, col, y) as u64,
-                std::slice::from_ref(v),
-            );
+            self.upload(self.cur, self.slot(i, x, y) as u64, std::slice::from_ref(v));
         }
         Ok(())
     }
@@ -527,7 +585,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 }
                 M::equilibrium(&mt, &mut feq);
                 for (i, v) in feq.iter().enumerate() {
-                    state[L::index(&d, i, d.col(x as isize), y)] = *v;
+                    state[self.slot(i, x, y)] = *v;
                 }
             }
         }
@@ -543,7 +601,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         for x in 0..d.lx {
             for y in 0..d.ly {
                 for i in 0..d.q {
-                    out[(x * d.ly + y) * d.q + i] = raw[L::index(&d, i, d.col(x as isize), y)];
+                    out[(x * d.ly + y) * d.q + i] = raw[self.slot(i, x, y)];
                 }
             }
         }
@@ -569,7 +627,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         for (s, site) in f.chunks_exact(d.q).enumerate() {
             let (x, y) = (s / d.ly, s % d.ly);
             for (i, v) in site.iter().enumerate() {
-                state[L::index(&d, i, d.col(x as isize), y)] = *v;
+                state[self.slot(i, x, y)] = *v;
             }
         }
         self.upload(self.cur, 0, &state);
@@ -753,10 +811,15 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            if self.bc.x_periodic() {
-                self.dispatch(&mut pass, Entry::Halo);
-            }
-            self.dispatch_n(&mut pass, Entry::Moments, self.threads(Entry::Moments, n));
+            let entry = if self.odd {
+                Entry::MomentsOdd
+            } else {
+                if self.bc.x_periodic() {
+                    self.dispatch(&mut pass, Entry::Halo);
+                }
+                Entry::Moments
+            };
+            self.dispatch_n(&mut pass, entry, self.threads(entry, n));
         }
         enc.copy_buffer_to_buffer(&self.mout, 0, &staging, 0, bytes);
         self.ctx.queue.submit([enc.finish()]);
@@ -869,17 +932,22 @@ fn too_large<M: Model, T: Real>(
     }
 }
 
-/// Checks that one copy of the populations fits `max_storage_buffers_per_shader_stage`
-/// bindings of `binding_limit` bytes (beside [`EXTRA_STORAGE`] others) with 32-bit indices;
+/// Checks that one copy of the populations fits its share (of `copies`) of
+/// `max_storage_buffers_per_shader_stage` bindings of `binding_limit` bytes (beside
+/// [`EXTRA_STORAGE`] others) with 32-bit indices;
 /// checked before anything proportional to the lattice is built.
-fn capacity<M: Model, T: Real>(ctx: &GpuContext, d: &Dims) -> Result<Capacity, GpuError> {
+fn capacity<M: Model, T: Real>(
+    ctx: &GpuContext,
+    d: &Dims,
+    copies: u32,
+) -> Result<Capacity, GpuError> {
     let binding = ctx.binding_limit();
     let chunk = (binding / T::BYTES as u64) / 64 * 64;
     let max_bufs = ctx
         .limits()
         .max_storage_buffers_per_shader_stage
         .saturating_sub(EXTRA_STORAGE)
-        / 2;
+        / copies;
     let max_vals = (max_bufs as u64 * chunk).min(u32::MAX as u64);
     let len = d.len() as u64;
     if chunk == 0 || len > max_vals {
@@ -1017,16 +1085,11 @@ impl Device<'_> {
     fn bind_group(
         &self,
         layout: &wgpu::BindGroupLayout,
-        pops: [&Vec<wgpu::Buffer>; 2],
+        pops: &[&wgpu::Buffer],
         storage: [&wgpu::Buffer; 3],
         ctl: &wgpu::Buffer,
     ) -> wgpu::BindGroup {
-        let bufs: Vec<&wgpu::Buffer> = pops[0]
-            .iter()
-            .chain(pops[1].iter())
-            .chain(storage)
-            .chain([ctl])
-            .collect();
+        let bufs: Vec<&wgpu::Buffer> = pops.iter().copied().chain(storage).chain([ctl]).collect();
         let entries: Vec<_> = bufs
             .iter()
             .enumerate()
@@ -1044,11 +1107,13 @@ impl Device<'_> {
             })
     }
 
+    /// The pipeline of each entry point of the scheme (`None` for the others), indexed by
+    /// `Entry as usize`.
     fn pipelines(
         &self,
         layout: &wgpu::BindGroupLayout,
         source: &str,
-    ) -> Vec<wgpu::ComputePipeline> {
+    ) -> Vec<Option<wgpu::ComputePipeline>> {
         let dev = &self.ctx.device;
         let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lbm"),
@@ -1059,16 +1124,19 @@ impl Device<'_> {
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
+        let entries = Entry::of(self.spec.scheme);
         Entry::ALL
             .iter()
             .map(|&e| {
-                dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(e.name()),
-                    layout: Some(&pl),
-                    module: &module,
-                    entry_point: Some(e.name()),
-                    compilation_options: Default::default(),
-                    cache: None,
+                entries.contains(&e).then(|| {
+                    dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                        label: Some(e.name()),
+                        layout: Some(&pl),
+                        module: &module,
+                        entry_point: Some(e.name()),
+                        compilation_options: Default::default(),
+                        cache: None,
+                    })
                 })
             })
             .collect()

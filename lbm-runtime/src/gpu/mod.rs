@@ -17,13 +17,13 @@
 
 mod bc;
 pub mod bench;
-mod checkpoint;
 mod context;
 mod error;
 mod lattice;
 pub mod layout;
 pub mod shader;
 mod slab;
+mod solver;
 
 pub use bc::BcShape;
 pub use context::{AdapterChoice, GpuContext, GpuOptions};

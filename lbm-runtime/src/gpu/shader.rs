@@ -2,8 +2,8 @@
 //! generated WGSL (`Model::WGSL`: `lbm_moments`, `lbm_equilibrium`, `lbm_collide`), the
 //! layout's index function ([`AffineLayout::wgsl`]) and the lattice's geometry.
 //!
-//! One shader module holds every kernel of the two-copy (A-B) pipeline of seed 000 §4, as
-//! entry points ([`Entry`]):
+//! One shader module holds every kernel of a streaming scheme, as entry points ([`Entry`]).
+//! The two-copy (A-B) pipeline of seed 000 §4:
 //!
 //! ```text
 //! halo:      A_i(col ≥ LX + H) ← A_i(periodic image)        (x periodic only)
@@ -13,6 +13,19 @@
 //! fused:     B(x) = Ω(bc(A_i(x − c_i)))                      (one read, one write per population)
 //! moments:   m(x) = lbm_moments(bc(A_i(x − c_i)))            (for reads of fields)
 //! ```
+//!
+//! The in-place (AA) scheme (Bailey et al. 2009; the CPU's [`crate::kernels`] documents the
+//! pattern) binds one copy `F` and alternates two half-steps, each a whole time step:
+//!
+//! ```text
+//! aa_pull:     g = bc(F_i(x − c_i)); h = Ω(g); F_ī(x + c_i) = h_i   (F_i(x) on bounced ī)
+//! fold:        halo columns pushed by aa_pull → their periodic image  (x periodic only)
+//! aa_local:    g_i = F_ī(x) (+ wall correction); h = Ω(rules(g)); F_i(x) = h_i
+//! moments_odd: m(x) = lbm_moments(g) with g as aa_local gathers it
+//! ```
+//!
+//! A site reads and writes the same elements in each half-step, so one thread per site
+//! needs no synchronisation; the arithmetic is the CPU's, so both agree to round-off.
 //!
 //! Everything the shader needs about the lattice is a constant (sizes, strides, weights,
 //! velocities); real constants are written as `real(<shortest round-trip decimal of the f64>)`,
@@ -25,7 +38,7 @@ use super::bc::{BcShape, NONE, NORMALS, REC};
 use super::layout::AffineLayout;
 use super::GpuError;
 use crate::layout::{Dims, Layout};
-use crate::{Model, Real};
+use crate::{Model, Real, Scheme};
 
 /// Threads per workgroup of every kernel.
 pub const WORKGROUP: u32 = 64;
@@ -43,20 +56,47 @@ pub enum Entry {
     Collide,
     /// Pull + bc + collide, A → B.
     Fused,
-    /// Pre-collision moments of A for a range of columns.
+    /// Pre-collision moments of A (of the even AA state) for a range of columns.
     Moments,
+    /// AA even → odd half-step on F.
+    AaPull,
+    /// Moves what [`Entry::AaPull`] pushed into the halo columns to their periodic image.
+    Fold,
+    /// AA odd → even half-step on F.
+    AaLocal,
+    /// Pre-collision moments of the odd AA state for a range of columns.
+    MomentsOdd,
 }
 
 impl Entry {
     /// All entry points, in declaration order (`Entry::ALL[e as usize] == e`).
-    pub const ALL: [Entry; 6] = [
+    pub const ALL: [Entry; 10] = [
         Entry::Halo,
         Entry::Propagate,
         Entry::Bc,
         Entry::Collide,
         Entry::Fused,
         Entry::Moments,
+        Entry::AaPull,
+        Entry::Fold,
+        Entry::AaLocal,
+        Entry::MomentsOdd,
     ];
+
+    /// The entry points of the shader of `scheme`.
+    pub fn of(scheme: Scheme) -> &'static [Entry] {
+        match scheme {
+            Scheme::TwoCopy => &Entry::ALL[..6],
+            Scheme::InPlace => &[
+                Entry::Halo,
+                Entry::Moments,
+                Entry::AaPull,
+                Entry::Fold,
+                Entry::AaLocal,
+                Entry::MomentsOdd,
+            ],
+        }
+    }
 
     /// The WGSL function name.
     pub fn name(self) -> &'static str {
@@ -67,6 +107,10 @@ impl Entry {
             Entry::Collide => "collide",
             Entry::Fused => "fused",
             Entry::Moments => "moments",
+            Entry::AaPull => "aa_pull",
+            Entry::Fold => "fold",
+            Entry::AaLocal => "aa_local",
+            Entry::MomentsOdd => "moments_odd",
         }
     }
 }
@@ -87,13 +131,23 @@ pub struct ShaderSpec {
     pub row: u32,
     /// Boundary code to include.
     pub bc: BcShape,
+    /// The streaming scheme: which entry points, and one copy of the populations or two.
+    pub scheme: Scheme,
 }
 
 impl ShaderSpec {
-    /// Binding numbers: `0..chunks` copy A, `chunks..2·chunks` copy B, then consts, tables,
-    /// the moments output and the control uniform.
+    /// Copies of the populations bound: two (A, B) for the two-copy scheme, one in place.
+    pub fn copies(&self) -> usize {
+        match self.scheme {
+            Scheme::TwoCopy => 2,
+            Scheme::InPlace => 1,
+        }
+    }
+
+    /// Binding numbers: `0..chunks` copy A, `chunks..2·chunks` copy B (two-copy scheme), then
+    /// consts, tables, the moments output and the control uniform.
     pub fn binding_consts(&self) -> u32 {
-        2 * self.chunks as u32
+        (self.copies() * self.chunks) as u32
     }
 }
 
@@ -118,6 +172,9 @@ pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String
     }
     s += &gather::<M>(spec);
     s += &entries::<M>(spec);
+    if spec.scheme == Scheme::InPlace {
+        s += &in_place::<M>(spec);
+    }
     Ok(s)
 }
 
@@ -175,7 +232,7 @@ fn constants<L: Layout>(spec: &ShaderSpec) -> String {
 fn bindings(spec: &ShaderSpec) -> String {
     let n = spec.chunks;
     let mut s = String::new();
-    for (copy, name) in [(0, "a"), (1, "b")] {
+    for (copy, name) in [(0, "a"), (1, "b")].into_iter().take(spec.copies()) {
         for c in 0..n {
             s += &format!(
                 "@group(0) @binding({}) var<storage, read_write> {name}{c}: array<real>;\n",
@@ -197,10 +254,12 @@ fn bindings(spec: &ShaderSpec) -> String {
     s
 }
 
-/// `src_ld`, `src_st` (copy A) and `dst_ld`, `dst_st` (copy B): global index → binding.
+/// `src_ld`, `src_st` (copy A) and `dst_ld`, `dst_st` (copy B; A in place): global index →
+/// binding.
 fn accessors(spec: &ShaderSpec) -> String {
     let mut s = String::new();
-    for (f, arr) in [("src", "a"), ("dst", "b")] {
+    let dst = if spec.copies() == 2 { "b" } else { "a" };
+    for (f, arr) in [("src", "a"), ("dst", dst)] {
         if spec.chunks == 1 {
             s += &format!(
                 "fn {f}_ld(g: u32) -> real {{\n    return {arr}0[g];\n}}\n\
@@ -295,6 +354,14 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
         );
     }
     s += "    return g;\n}\n";
+    s += &format!(
+        "fn bounced(r: u32, i: u32) -> bool {{\n    let b = RECS + r * REC;\n\
+         \x20   return ((tables[b + 2u + (i >> 5u)] >> (i & 31u)) & 1u) != 0u;\n}}\n\
+         fn local_links(r: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n    var g = g_in;\n\
+         \x20   let co = tables[RECS + r * REC + 4u];\n    if (co == NONE) {{ return g; }}\n\
+         \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n\
+         \x20       if (bounced(r, i)) {{ g[i] = g[i] + consts[co + i]; }}\n    }}\n    return g;\n}}\n"
+    );
     s += &rules::<M>(spec);
     s
 }
@@ -455,15 +522,10 @@ fn site_io<M: Model>() -> String {
     ld + "    return g;\n}\n" + &st + "}\n"
 }
 
+/// The entry points every scheme has (halo, moments) and those of the two-copy scheme.
 fn entries<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
-    let head = |name: &str, guard: &str| {
-        format!(
-            "\n@compute @workgroup_size({WORKGROUP})\nfn {name}(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
-             \x20   let t = thread(gid);\n    if (t >= {guard}) {{ return; }}\n"
-        )
-    };
-    let mut s = site_io::<M>();
+    let mut s = String::new();
     // Halo: thread j·LY + y copies row y of halo column j from its periodic image.
     s += &head("halo", "2u * H * LY");
     s += &format!(
@@ -471,6 +533,11 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
          \x20   if (j >= H) {{\n        let jj = j - H;\n        from_col = H + LX - 1u - jj;\n        to_col = H - 1u - jj;\n    }}\n\
          \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n        src_st(idx(i, to_col, y), src_ld(idx(i, from_col, y)));\n    }}\n}}\n"
     );
+    s += &moments_entry::<M>("moments", "gather");
+    if spec.scheme == Scheme::InPlace {
+        return s;
+    }
+    s += &site_io::<M>();
     s += &head("propagate", "NSITES");
     s += "    let p = site_of(t);\n    store_dst(p.x, p.y, pull(p.x, p.y));\n}\n";
     s += &head("bc", "NBC");
@@ -484,13 +551,122 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
     s += "    let p = site_of(t);\n    store_dst(p.x, p.y, lbm_collide(load_dst(p.x, p.y), params()));\n}\n";
     s += &head("fused", "NSITES");
     s += "    let p = site_of(t);\n    store_dst(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n}\n";
-    // Moments of columns ctl.x .. ctl.x + ctl.y, written as mout[(t)·NM + j].
-    let nm = M::MOMENT_NAMES.len();
-    s += &head("moments", "ctl.y * LY");
-    s += &format!(
-        "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments(gather(x, p.y), params());\n\
-         \x20   let o = (p.x * LY + p.y) * {nm}u;\n{}}}\n",
-        (0..nm).map(|j| format!("    mout[o + {j}u] = m[{j}];\n")).collect::<String>()
-    );
     s
+}
+
+/// The head of an entry point over `guard` threads.
+fn head(name: &str, guard: &str) -> String {
+    format!(
+        "\n@compute @workgroup_size({WORKGROUP})\nfn {name}(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
+         \x20   let t = thread(gid);\n    if (t >= {guard}) {{ return; }}\n"
+    )
+}
+
+/// Entry `name`: the moments of columns `ctl.x .. ctl.x + ctl.y` from the populations that
+/// `gather` collects, written as `mout[t·NM + j]`.
+fn moments_entry<M: Model>(name: &str, gather: &str) -> String {
+    let nm = M::MOMENT_NAMES.len();
+    head(name, "ctl.y * LY")
+        + &format!(
+            "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments({gather}(x, p.y), params());\n\
+             \x20   let o = (p.x * LY + p.y) * {nm}u;\n{}}}\n",
+            (0..nm).map(|j| format!("    mout[o + {j}u] = m[{j}];\n")).collect::<String>()
+        )
+}
+
+/// The in-place (AA) half-steps, the fold of the periodic halos and the odd-state moments.
+fn in_place<M: Model>(spec: &ShaderSpec) -> String {
+    let q = M::Q;
+    let bc = spec.bc.sites > 0;
+    // gather_local: g_i = F_ī(x), then the wall corrections and rules of a boundary site.
+    let mut s = format!(
+        "\nfn gather_local(x: u32, y: u32) -> array<real, {q}> {{\n    var g: array<real, {q}>;\n    let col = x + H;\n"
+    );
+    for i in 0..q {
+        s += &format!("    g[{i}] = src_ld(idx({}u, col, y));\n", M::OPPOSITE[i]);
+    }
+    if bc {
+        s += "    let r = bc_site(x, y);\n    if (r != NONE) { g = rule(r, local_links(r, g)); }\n";
+    }
+    s += "    return g;\n}\n";
+    // push: F_ī(x + c_i) = h_i, or F_i(x) when link ī of a boundary site is bounced.
+    s += &format!("fn push(x: u32, y: u32, h: array<real, {q}>) {{\n");
+    if bc {
+        s += "    let r = bc_site(x, y);\n";
+    }
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        let o = M::OPPOSITE[i];
+        let away = format!(
+            "src_st(idx({o}u, x + {}u, {}), h[{i}]);",
+            M::HALO as i32 + c[0],
+            shifted_row(-c[1])
+        );
+        s += &if bc {
+            format!(
+                "    if (r != NONE && bounced(r, {o}u)) {{ src_st(idx({i}u, x + H, y), h[{i}]); }} else {{ {away} }}\n"
+            )
+        } else {
+            format!("    {away}\n")
+        };
+    }
+    s += "}\n";
+    s += &head("aa_pull", "NSITES");
+    s += "    let p = site_of(t);\n    push(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n}\n";
+    s += &head("aa_local", "NSITES");
+    s += &format!(
+        "    let p = site_of(t);\n    let h = lbm_collide(gather_local(p.x, p.y), params());\n\
+         \x20   let col = p.x + H;\n{}}}\n",
+        (0..q)
+            .map(|i| format!("    src_st(idx({i}u, col, p.y), h[{i}]);\n"))
+            .collect::<String>()
+    );
+    s += &fold::<M>(bc);
+    s + &moments_entry::<M>("moments_odd", "gather_local")
+}
+
+/// The fold after `aa_pull` with periodic x: thread `j·LY + y` moves row `y` of halo column
+/// `LX + j` (the populations with `c_x < −j`) to column `j`, or for `j ≥ H` of halo column
+/// `−1 − jj` (`c_x > jj`, `jj = j − H`) to `LX − 1 − jj` — except where the pushing site
+/// `from + c_p` redirected the population (its link `p` is bounced), as
+/// [`crate::kernels`]' `fold_halo`.
+fn fold<M: Model>(bc: bool) -> String {
+    let mut right = String::new();
+    let mut left = String::new();
+    for (p, c) in M::VELOCITIES.iter().enumerate() {
+        let row = shifted_row(-c[1]);
+        let moved = |from: &str, to: &str, pusher: String| {
+            let copy = format!("src_st(idx({p}u, {to}, y), src_ld(idx({p}u, {from}, y)));");
+            if bc {
+                format!(
+                    "{{\n            let r = bc_site({pusher}, {row});\n            \
+                     if (r == NONE || !bounced(r, {p}u)) {{ {copy} }}\n        }}"
+                )
+            } else {
+                format!("{{ {copy} }}")
+            }
+        };
+        if c[0] < 0 {
+            right += &format!(
+                "        if (j < {}u) {}\n",
+                -c[0],
+                moved("H + LX + j", "H + j", format!("LX + j - {}u", -c[0]))
+            );
+        }
+        if c[0] > 0 {
+            left += &format!(
+                "        if (jj < {}u) {}\n",
+                c[0],
+                moved(
+                    "H - 1u - jj",
+                    "H + LX - 1u - jj",
+                    format!("{}u - 1u - jj", c[0])
+                )
+            );
+        }
+    }
+    head("fold", "2u * H * LY")
+        + &format!(
+            "    let j = t / LY;\n    let y = t - j * LY;\n    if (j < H) {{\n{right}    }} else {{\n\
+             \x20       let jj = j - H;\n{left}    }}\n}}\n"
+        )
 }

@@ -13,7 +13,7 @@ use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::domain::{slice_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
 use crate::solver::{check_values, Placement};
-use crate::{Error, Layout, Model, Real};
+use crate::{Error, Layout, Model, Real, Scheme};
 
 /// A rank's slab on a GPU (see the module documentation).
 pub struct GpuSlab<M: Model, L: Layout, T: Real> {
@@ -39,8 +39,14 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
         let (w, h) = (xs.len(), M::HALO);
         let mut bc = slice_boundaries(&global, spec.ly, std::slice::from_ref(&xs));
         bc.x_periodic = false;
-        let lattice =
-            GpuLattice::with_boundaries(ctx, w, spec.ly, spec.params.clone(), |_| Ok(bc))?;
+        let lattice = GpuLattice::with_boundaries(
+            ctx,
+            w,
+            spec.ly,
+            spec.params.clone(),
+            Scheme::TwoCopy,
+            |_| Ok(bc),
+        )?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
         let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
         Ok(Self {

@@ -257,6 +257,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 lx,
                 ly,
                 spec.params.clone(),
+                Scheme::TwoCopy,
                 &spec.boundaries,
             )?)
         } else if 2 * m == lx {
@@ -273,10 +274,14 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
             host.replace_boundaries(slice_boundaries(bc, ly, &[lx - m..lx, 0..m]));
             let mut bulk_bc = slice_boundaries(bc, ly, std::slice::from_ref(&(m..lx - m)));
             bulk_bc.x_periodic = false;
-            let device =
-                GpuLattice::with_boundaries(ctx, lx - 2 * m, ly, spec.params.clone(), |_| {
-                    Ok(bulk_bc)
-                })?;
+            let device = GpuLattice::with_boundaries(
+                ctx,
+                lx - 2 * m,
+                ly,
+                spec.params.clone(),
+                Scheme::TwoCopy,
+                |_| Ok(bulk_bc),
+            )?;
             let (h, b) = (halo, lx - 2 * m);
             let swap = SwapPlan {
                 edges: device.column_blocks(&[h..2 * h, b..b + h])?,

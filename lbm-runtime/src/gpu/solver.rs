@@ -1,13 +1,12 @@
-//! The [`Solver`] interface of a [`GpuLattice`], and restoring one from a checkpoint: the one
-//! checkpoint format of every backend, so a run checkpointed on one backend resumes on
-//! another, bitwise identical to the state the device held.
+//! The [`Solver`] interface of a [`GpuLattice`]: populations in logical order (either
+//! scheme), moments computed on the device, and through them the one checkpoint format of
+//! every backend.
 
 use std::ops::Range;
-use std::sync::Arc;
 
-use super::{GpuContext, GpuError, GpuLattice};
+use super::GpuLattice;
 use crate::solver::{check_values, Extent, Placement};
-use crate::{BoundarySpec, Checkpoint, Error, Layout, Model, Real, Scheme, Solver};
+use crate::{Error, Layout, Model, Real, Scheme, Solver};
 
 impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
     type Model = M;
@@ -23,7 +22,7 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
     }
 
     fn scheme(&self) -> Scheme {
-        Scheme::TwoCopy
+        GpuLattice::scheme(self)
     }
 
     fn layout_name(&self) -> &'static str {
@@ -31,7 +30,7 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
     }
 
     fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy]
+        &[Scheme::TwoCopy, Scheme::InPlace]
     }
 
     fn steps_done(&self) -> u64 {
@@ -86,21 +85,5 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
             ""
         };
         format!("gpu, {}{note}", ctx.describe())
-    }
-}
-
-impl<M: Model, T: Real> Checkpoint<M, T> {
-    /// The lattice the checkpoint was taken from, on the device of `ctx` in layout `L`, with
-    /// the run's boundary conditions, ready to continue from step `header.step`.
-    pub fn into_gpu_lattice<L: Layout>(
-        self,
-        ctx: &Arc<GpuContext>,
-        boundaries: &BoundarySpec,
-    ) -> Result<GpuLattice<M, L, T>, GpuError> {
-        let h = &self.header;
-        let mut lat = GpuLattice::new(ctx, h.lx, h.ly, self.params.clone(), boundaries)?;
-        lat.write_populations(self.populations())?;
-        lat.set_steps_done(h.step);
-        Ok(lat)
     }
 }
