@@ -2,14 +2,15 @@
 //! `cargo run --release --features mpi --example mpi_ring -- …` under `mpiexec -n N`:
 //!
 //! ```text
-//! mpi_ring check MODEL LAYOUT LX LY STEPS [BACKEND]   distributed run vs the single-process
-//!                                           CPU run on rank 0: populations and moment fields
-//! mpi_ring resume MODEL LAYOUT LX LY STEPS [BACKEND]  the same, the first half of the steps run
-//!                                           on one lattice on rank 0 and scattered over the ranks
+//! mpi_ring check MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME]]   distributed run vs the
+//!                            single-process CPU run on rank 0: populations and moment fields
+//! mpi_ring resume MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME]]  the same, the first half of the
+//!                            steps run on one lattice on rank 0 and scattered over the ranks
 //! ```
 //! BACKEND: what each rank runs its slab on, `cpu` (the default: the comparison is bitwise)
 //! or `gpu` (each rank's GPU, the halo columns passing through the host: every value within
-//! 1e-12 of the CPU run's, relative to its size or 1, in f64).
+//! 1e-12 of the CPU run's, relative to its size or 1, in f64). SCHEME: the ranks' streaming
+//! scheme, `two-copy` (the default) or `in-place` (AA; the reference run is two-copy).
 //! MODEL: `d2q9` (BGK, channel with a body force) or `d2q37` (thermal walls, gravity);
 //! LAYOUT: `aos`, `soa`, `csoa8`, `caosoa4`, `caosoa8`. Errors are printed by every rank
 //! (exit code 2). The benchmark of the ring and the scaling model is `lbm bench --ranks`.
@@ -91,12 +92,16 @@ struct Args {
     ly: usize,
     steps: usize,
     gpu: bool,
+    scheme: Scheme,
 }
 
 fn parse() -> Result<Args, String> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 6 {
-        return Err("usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS [cpu|gpu]".into());
+        return Err(
+            "usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS [cpu|gpu [two-copy|in-place]]"
+                .into(),
+        );
     }
     let num = |s: &String| s.parse::<usize>().map_err(|e| format!("`{s}`: {e}"));
     Ok(Args {
@@ -110,6 +115,11 @@ fn parse() -> Result<Args, String> {
             None | Some("cpu") => false,
             Some("gpu") => true,
             Some(other) => return Err(format!("unknown backend `{other}` (cpu, gpu)")),
+        },
+        scheme: match a.get(7).map(String::as_str) {
+            None | Some("two-copy") => Scheme::TwoCopy,
+            Some("in-place") => Scheme::InPlace,
+            Some(other) => return Err(format!("unknown scheme `{other}` (two-copy, in-place)")),
         },
     })
 }
@@ -172,12 +182,12 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
         let dist =
             DistLattice::<M, L, f64, GpuSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
                 let ctx = Arc::new(GpuContext::new(&GpuOptions::default())?);
-                GpuSlab::new(&ctx, s, d, r)
+                GpuSlab::new(&ctx, s, d, r, a.scheme)
             });
         dist.and_then(|d| run(d, a))
     } else {
         let dist = DistLattice::<M, L, f64>::with_slab(world, spec, |s, d, r| {
-            Ok(Slab::new(s, d, r, Scheme::TwoCopy)?)
+            Ok(Slab::new(s, d, r, a.scheme)?)
         });
         dist.and_then(|d| run(d, a))
     };

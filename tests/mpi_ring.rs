@@ -71,16 +71,26 @@ fn mpiexec_program(ranks: usize, program: &std::path::Path, args: &[&str]) -> Ou
     child.wait_with_output().expect("mpiexec output")
 }
 
-/// The distributed run of `model` in `layout` on `lx × ly` is bitwise the single-process one.
+/// The distributed run of `model` in `layout` on `lx × ly`, in both schemes, is bitwise the
+/// single-process one (in place after an odd number of steps too: the ring's odd AA state
+/// keeps the populations that crossed a cut on the neighbour).
 fn identical(model: &str, layout: &str, lx: usize, ly: usize) {
-    for ranks in [2, 3] {
+    for (ranks, scheme, steps) in [
+        (2, "two-copy", "200"),
+        (3, "two-copy", "200"),
+        (2, "in-place", "201"),
+        (3, "in-place", "200"),
+    ] {
         let (lx, ly) = (lx.to_string(), ly.to_string());
-        let out = mpiexec(ranks, &["check", model, layout, &lx, &ly, "200"]);
+        let out = mpiexec(
+            ranks,
+            &["check", model, layout, &lx, &ly, steps, "cpu", scheme],
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.status.success() && stdout.contains("bitwise identical"),
-            "{model} {layout} {lx}×{ly} on {ranks} ranks: {}\n{stdout}\n{stderr}",
+            "{model} {layout} {lx}×{ly} {scheme} on {ranks} ranks: {}\n{stdout}\n{stderr}",
             out.status
         );
         assert!(stdout.contains(&format!("{ranks} ranks")), "{stdout}");
@@ -99,11 +109,15 @@ fn d2q37_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     identical("d2q37", "caosoa4", 24, 16);
 }
 
-/// A run started on one process (rank 0) and resumed on 2 and 3 ranks, as from a checkpoint.
+/// A run started on one process (rank 0) and resumed on 2 and 3 ranks, as from a checkpoint
+/// (in place on 3).
 #[test]
 fn a_run_resumed_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
-    for ranks in [2, 3] {
-        let out = mpiexec(ranks, &["resume", "d2q37", "aos", "25", "16", "200"]);
+    for (ranks, scheme) in [(2, "two-copy"), (3, "in-place")] {
+        let out = mpiexec(
+            ranks,
+            &["resume", "d2q37", "aos", "25", "16", "201", "cpu", scheme],
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.contains("bitwise identical"),
@@ -115,15 +129,19 @@ fn a_run_resumed_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
 }
 
 /// The ring with GPU ranks (lavapipe in CI): each rank's slab on its device, the halo columns
-/// through the host; every population and moment within 1e-12 of the single-process CPU run.
+/// through the host; every population and moment within 1e-12 of the single-process CPU run,
+/// two-copy on 2 ranks and in place (after an odd number of steps) on 3.
 fn within_tolerance_on_gpu_ranks(command: &str, model: &str, layout: &str, lx: usize, ly: usize) {
-    for ranks in [2, 3] {
+    for (ranks, scheme, steps) in [(2, "two-copy", "200"), (3, "in-place", "201")] {
         let (lx, ly) = (lx.to_string(), ly.to_string());
-        let out = mpiexec(ranks, &[command, model, layout, &lx, &ly, "200", "gpu"]);
+        let out = mpiexec(
+            ranks,
+            &[command, model, layout, &lx, &ly, steps, "gpu", scheme],
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.contains("within 1e-12"),
-            "{command} {model} {layout} {lx}×{ly} on {ranks} GPU ranks: {}\n{stdout}\n{}",
+            "{command} {model} {layout} {lx}×{ly} {scheme} on {ranks} GPU ranks: {}\n{stdout}\n{}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
@@ -146,13 +164,13 @@ fn d2q37_on_2_and_3_gpu_ranks_matches_the_single_process_run() {
     within_tolerance_on_gpu_ranks("resume", "d2q37", "aos", 25, 16);
 }
 
-/// `mpiexec -n 2 lbm run taylor-green --backend gpu` gives the diagnostics of the
-/// single-process CPU run, to 1e-12.
+/// `mpiexec -n 2 lbm run taylor-green --backend gpu --scheme in-place` gives the diagnostics
+/// of the single-process two-copy CPU run, to 1e-12.
 #[test]
 fn lbm_run_on_gpu_ranks_gives_the_single_process_diagnostics() {
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
-    let csv = |ranks: usize, backend: &str, dir: &tempfile::TempDir| {
+    let csv = |ranks: usize, backend: &str, scheme: &str, dir: &tempfile::TempDir| {
         let args = [
             "run",
             "taylor-green",
@@ -165,7 +183,7 @@ fn lbm_run_on_gpu_ranks_gives_the_single_process_diagnostics() {
             "--output-every",
             "100",
             "--scheme",
-            "two-copy",
+            scheme,
             "--images",
             "",
             "--vtk",
@@ -185,8 +203,8 @@ fn lbm_run_on_gpu_ranks_gives_the_single_process_diagnostics() {
         let text = std::fs::read_to_string(dir.path().join("taylor-green_diagnostics.csv"));
         (stdout, text.unwrap())
     };
-    let (_, cpu) = csv(1, "cpu", &dirs[0]);
-    let (stdout, gpu) = csv(2, "gpu", &dirs[1]);
+    let (_, cpu) = csv(1, "cpu", "two-copy", &dirs[0]);
+    let (stdout, gpu) = csv(2, "gpu", "in-place", &dirs[1]);
     assert!(
         stdout.contains("2 MPI ranks") && stdout.contains("gpu"),
         "{stdout}"

@@ -23,8 +23,14 @@
 //!
 //! Boundaries are compiled once for the global lattice and sliced, so walls (x walls
 //! included: the first and last slabs' outer halos are then never read) and obstacles act
-//! exactly as in a single lattice. Only the two-copy scheme is supported: the in-place AA
-//! scheme writes into the halos in its pull half-step, which would need a second exchange.
+//! exactly as in a single lattice.
+//!
+//! # The in-place (AA) scheme on slabs
+//! The pull half-step reads the halos like a two-copy step (the same exchange before it) and
+//! pushes the populations that leave the slab into them; a second exchange sends those back
+//! ([`SlabBackend::pushed`]) and the neighbour writes them into its border columns
+//! ([`folded`]), as the fold of a periodic lattice does with its own halos. The local
+//! half-step reads only its own sites: no exchange. Two exchanges per two steps, as two-copy.
 
 use std::ops::Range;
 
@@ -58,13 +64,6 @@ pub enum DomainError {
         /// The most ranks this lattice supports.
         max_ranks: usize,
     },
-    /// The in-place scheme is not supported distributed.
-    #[error(
-        "distributed runs support the two-copy scheme only: the in-place (AA) scheme writes \
-         into the halo columns in its pull half-step, which would need a second exchange per \
-         step; use Scheme::TwoCopy"
-    )]
-    InPlace,
     /// A rank outside the ring.
     #[error("rank {rank} is outside the ring of {ranks} ranks")]
     NoSuchRank {
@@ -288,23 +287,19 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, DomainError> {
-        if scheme != Scheme::TwoCopy {
-            return Err(DomainError::InPlace);
-        }
         let xs = dec.slab(rank)?;
         let global_bc = g.boundaries_of::<L, T>()?;
         let mut lattice = Lattice::new(
             xs.len(),
             g.ly,
             g.params.clone(),
-            Scheme::TwoCopy,
+            scheme,
             &BoundarySpec::periodic(),
         )?;
-        lattice.replace_boundaries(slice_boundaries(
-            &global_bc,
-            g.ly,
-            std::slice::from_ref(&xs),
-        ));
+        let mut bc = slice_boundaries(&global_bc, g.ly, std::slice::from_ref(&xs));
+        // The halos come from the neighbours, never from the slab's own periodic image.
+        bc.x_periodic = false;
+        lattice.replace_boundaries(bc);
         Ok(Self {
             lattice,
             x0: xs.start,
@@ -332,7 +327,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.lattice.set_equilibrium(|x, y| moments(x + x0, y))
     }
 
-    /// Updates the bulk columns (those that need no halo).
+    /// Updates the bulk columns (those that read and write no halo).
     pub fn update_bulk(&mut self) {
         let d = self.lattice.dims();
         self.update_columns(bulk_columns(d.lx, d.halo));
@@ -341,14 +336,14 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     /// Updates the site columns `cols` (a part of the bulk, or of the borders once the halos
     /// arrived), without ending the step.
     pub fn update_columns(&mut self, cols: Range<usize>) {
-        self.lattice.fused_columns(cols);
+        self.lattice.update_columns(cols);
     }
 
     /// Updates the border columns (after the halos arrived) and ends the step.
     pub fn update_borders_and_finish(&mut self) {
         let d = self.lattice.dims();
         for cols in border_columns(d.lx, d.halo) {
-            self.lattice.fused_columns(cols);
+            self.lattice.update_columns(cols);
         }
         self.lattice.finish_step();
     }
@@ -370,11 +365,48 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
 
     /// Sets the slab's populations from values laid out as [`Slab::export`]'s (a slab cut
     /// from a global lattice with [`export_columns`]: resuming on another number of ranks).
+    /// The slab is left in the even AA state, which holds every population on the slab.
     pub fn import(&mut self, values: &[T]) -> Result<(), LbmError> {
         let d = self.lattice.dims();
         check_values(values.len(), d.lx * d.ly * M::Q, "slab populations")?;
+        self.lattice.set_even();
         import_slab(&mut self.lattice, 0, values)
     }
+}
+
+/// The populations the neighbours pushed across the cuts in an AA pull half-step, as
+/// `(site column, row, population, value)` of a slab of shape `d` with boundaries `bc`:
+/// `from[LEFT]` is the left neighbour's right halo (this slab's columns `c < H`, where the
+/// populations with `c_x < −c` arrived), `from[RIGHT]` the right neighbour's left halo
+/// (columns `w − H + c`, populations with `c_x > H − 1 − c`); both in logical order
+/// `[(c·LY + y)·Q + i]`. The other values of those halos are stale copies and are skipped, as
+/// is population `p` of a site whose link `p̄` is bounced: the wall sent nothing across, the
+/// site redirected its own population there (the masks are symmetric, [`crate::boundary`]).
+pub(crate) fn folded<'a, M: Model, L: Layout, T: Real>(
+    d: &'a Dims,
+    bc: &'a Boundaries<T>,
+    from: [&'a [T]; 2],
+) -> impl Iterator<Item = (usize, usize, usize, T)> + 'a {
+    let (h, ly) = (M::HALO, d.ly);
+    let crossed = move |side: usize, c: usize, p: usize| {
+        let cx = M::VELOCITIES[p][0] as isize;
+        if side == LEFT {
+            cx < -(c as isize)
+        } else {
+            cx > (h - 1 - c) as isize
+        }
+    };
+    let redirected = move |x: usize, y: usize, p: usize| {
+        bc.site::<L>(d, x, y)
+            .is_some_and(|s| s.bounced(M::OPPOSITE[p]))
+    };
+    [LEFT, RIGHT].into_iter().flat_map(move |side| {
+        from[side].iter().enumerate().filter_map(move |(k, &v)| {
+            let (c, y, p) = (k / (ly * M::Q), k / M::Q % ly, k % M::Q);
+            let x = if side == LEFT { c } else { d.lx - h + c };
+            (crossed(side, c, p) && !redirected(x, y, p)).then_some((x, y, p, v))
+        })
+    })
 }
 
 /// The post-collision populations of the columns `xs` of `lattice`, `[((x − x0)·LY + y)·Q + i]`.
@@ -451,14 +483,15 @@ impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
         Ok(Self { spec, dec, slabs })
     }
 
-    /// The global lattice `global` (of the same specification) cut into `ranks` slabs: a run
-    /// resumed on another number of slabs.
+    /// The global lattice `global` (of the same specification) cut into `ranks` slabs run in
+    /// `scheme`: a run resumed on another number of slabs.
     pub fn scatter(
         spec: GlobalSpec<M>,
         ranks: usize,
+        scheme: Scheme,
         global: &Lattice<M, L, T>,
     ) -> Result<Self, DomainError> {
-        let mut ring = Self::new(spec, ranks, Scheme::TwoCopy)?;
+        let mut ring = Self::new(spec, ranks, scheme)?;
         for s in &mut ring.slabs {
             let xs = s.x0()..s.x0() + s.lattice().dims().lx;
             s.import(&export_columns(global, xs)?)?;
@@ -498,13 +531,36 @@ impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
         }
     }
 
-    /// One time step: exchange, bulk, borders.
+    /// After an AA pull half-step, hands every slab's pushed halos to its neighbours
+    /// ([`SlabBackend::pushed`], [`SlabBackend::fold`]).
+    fn fold(&mut self) {
+        let pushed: Vec<Option<[Vec<T>; 2]>> = self
+            .slabs
+            .iter()
+            .map(|s| s.pushed().expect("host slabs read their halos"))
+            .collect();
+        for r in 0..self.dec.ranks() {
+            let (Some(left), Some(right)) = (&pushed[self.dec.left(r)], &pushed[self.dec.right(r)])
+            else {
+                continue;
+            };
+            self.slabs[r]
+                .fold([&left[RIGHT], &right[LEFT]])
+                .expect("host slabs take what was pushed to them");
+        }
+    }
+
+    /// One time step: exchange (when the step pulls from the halos), bulk, borders, and the
+    /// fold of what an AA pull half-step pushed across the cuts.
     pub fn step(&mut self) {
-        self.exchange();
+        if self.slabs.iter().any(SlabBackend::needs_halos) {
+            self.exchange();
+        }
         for s in &mut self.slabs {
             s.update_bulk();
             s.update_borders_and_finish();
         }
+        self.fold();
     }
 
     /// Updates the border columns of every slab and ends the step, nothing else (benchmarks:

@@ -51,11 +51,28 @@ pub enum Kernel {
     Fused,
 }
 
+impl Scheme {
+    /// Whether the step taken from this state pulls from the x-halos: every two-copy step
+    /// and the AA pull half-step (even state); the AA local half-step (odd state) reads only
+    /// its own sites.
+    pub(crate) fn pulls(self, odd: bool) -> bool {
+        self == Scheme::TwoCopy || !odd
+    }
+
+    /// Whether the state was reached by pushing into the x-halos (the odd AA state: the pull
+    /// half-step wrote the populations that crossed an edge of the columns into the halos).
+    pub(crate) fn pushed(self, odd: bool) -> bool {
+        self == Scheme::InPlace && odd
+    }
+}
+
 /// Storage index of the post-collision population `f*_i(x, y)`: `F_i(x)` between steps of
 /// the two-copy scheme and in the even state of the AA scheme; in its odd state (after a
 /// pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)` where the site's link
-/// `ī` is bounced and the population was redirected. Every backend that runs the AA scheme
-/// reads and writes its logical view through this one map.
+/// `ī` is bounced and the population was redirected. With periodic x a population that
+/// crossed an edge is at its periodic image (the halos were folded back); otherwise it is in
+/// the halo column it was pushed into (a slab: the neighbour holds its own copy). Every
+/// backend that runs the AA scheme reads and writes its logical view through this one map.
 pub(crate) fn stored_slot<M: Model, L: Layout, T: Real>(
     d: &Dims,
     bc: &Boundaries<T>,
@@ -72,7 +89,10 @@ pub(crate) fn stored_slot<M: Model, L: Layout, T: Real>(
         L::index(d, i, d.col(x as isize), y)
     } else {
         let c = M::VELOCITIES[i];
-        let xs = (x as isize + c[0] as isize).rem_euclid(d.lx as isize);
+        let mut xs = x as isize + c[0] as isize;
+        if bc.x_periodic() {
+            xs = xs.rem_euclid(d.lx as isize);
+        }
         L::index(d, o, d.col(xs), d.wrap_y(y, c[1] as isize))
     }
 }
@@ -229,7 +249,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// Sets every site to the equilibrium of the moments `moments(x, y)` (order of
-    /// `M::MOMENT_NAMES`); refuses non-finite moments before changing anything. The velocity
+    /// `M::MOMENT_NAMES`; the lattice is left in the even state of the AA scheme, every site
+    /// being written); refuses non-finite moments before changing anything. The velocity
     /// given is the bare `Σ f c / ρ` of the equilibrium: with a body force `a`
     /// ([`Model::acceleration`]) the physical velocity that [`Lattice::moments`] reports is
     /// `u + a/2`, so a fluid meant to be at rest is initialised with `u = −a/2`.
@@ -249,6 +270,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             }
         }
         let mut mt = vec![T::default(); nm];
+        self.odd = false;
         for x in 0..self.d.lx {
             for y in 0..self.d.ly {
                 for (a, b) in mt.iter_mut().zip(moments(x, y)) {
@@ -262,7 +284,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// The pre-collision populations of site `(x, y)` at the next step: the stored state
-    /// streamed, with the boundary links and rules applied (what the collision will see).
+    /// streamed, with the boundary links and rules applied (what the collision will see). In
+    /// the odd AA state they are the site's own elements `F_ī(x)`, as the local half-step
+    /// reads them.
     pub fn pre_collision(&self, x: usize, y: usize, g: &mut [T]) -> Result<(), LbmError> {
         self.check_site(x, y)?;
         check_len(g.len(), M::Q, "populations")?;
@@ -270,6 +294,13 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         let site = self.bc.site::<L>(d, x, y);
         for (i, gi) in g.iter_mut().enumerate() {
             *gi = match site {
+                _ if self.odd => {
+                    let v = self.f[L::index(d, M::OPPOSITE[i], d.col(x as isize), y)];
+                    match site.and_then(|s| s.corr.filter(|_| s.bounced(i))) {
+                        Some(o) => v + self.bc.corr[o + i],
+                        None => v,
+                    }
+                }
                 Some(s) if s.bounced(i) => {
                     let v = self.f[self.slot(M::OPPOSITE[i], x, y)];
                     s.corr.map_or(v, |o| v + self.bc.corr[o + i])
@@ -372,26 +403,28 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// One time step: fused propagate + bc + collide (two-copy), or one AA half-step
     /// (in-place; two half-steps are two full time steps of the lattice Boltzmann equation).
     pub fn step(&mut self) {
-        match self.scheme {
-            Scheme::TwoCopy => {
-                self.fill_halo_if_periodic();
-                self.launch(Pass::Fused);
-                self.swap();
-            }
-            Scheme::InPlace if !self.odd => {
-                self.fill_halo_if_periodic();
-                self.launch(Pass::AaPull);
-                if self.bc.x_periodic() {
-                    fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
-                }
-                self.odd = true;
-            }
-            Scheme::InPlace => {
-                self.launch(Pass::AaLocal);
-                self.odd = false;
-            }
+        if self.scheme.pulls(self.odd) {
+            self.fill_halo_if_periodic();
         }
-        self.step += 1;
+        self.update_columns(0..self.d.lx);
+        self.finish_step();
+        if self.scheme.pushed(self.odd) && self.bc.x_periodic() {
+            fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
+        }
+    }
+
+    /// The pass of the step taken from the current state.
+    fn step_pass(&self) -> Pass {
+        match (self.scheme, self.odd) {
+            (Scheme::TwoCopy, _) => Pass::Fused,
+            (Scheme::InPlace, false) => Pass::AaPull,
+            (Scheme::InPlace, true) => Pass::AaLocal,
+        }
+    }
+
+    /// In the AA scheme, whether the state is the odd one (after a pull half-step).
+    pub(crate) fn is_odd(&self) -> bool {
+        self.odd
     }
 
     fn swap(&mut self) {
@@ -487,17 +520,27 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.bc = bc;
     }
 
-    /// The fused two-copy kernel on the site columns `cols` only: no halo fill, no swap
-    /// (finish the step with [`Lattice::finish_step`]).
-    pub(crate) fn fused_columns(&mut self, cols: std::ops::Range<usize>) {
-        debug_assert_eq!(self.scheme, Scheme::TwoCopy);
-        self.launch_cols(Pass::Fused, cols);
+    /// The step from the current state (fused two-copy, or the AA half-step) on the site
+    /// columns `cols` only: no halo fill or fold (finish the step with
+    /// [`Lattice::finish_step`]).
+    pub(crate) fn update_columns(&mut self, cols: std::ops::Range<usize>) {
+        self.launch_cols(self.step_pass(), cols);
     }
 
-    /// Ends a step done with [`Lattice::fused_columns`]: the new state becomes the current one.
+    /// Ends a step done with [`Lattice::update_columns`]: the new state becomes the current
+    /// one.
     pub(crate) fn finish_step(&mut self) {
-        self.swap();
+        match self.scheme {
+            Scheme::TwoCopy => self.swap(),
+            Scheme::InPlace => self.odd = !self.odd,
+        }
         self.step += 1;
+    }
+
+    /// Marks the state even, before every site is written in even order (a slab's whole
+    /// state imported: its odd state would keep some populations on the neighbours).
+    pub(crate) fn set_even(&mut self) {
+        self.odd = false;
     }
 
     /// The current copy of the populations, in storage order (halos included).

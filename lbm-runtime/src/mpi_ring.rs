@@ -5,9 +5,12 @@
 //! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`); a step reads the
 //! slab's border columns, posts the non-blocking halo exchange with both neighbours, updates
 //! the bulk, waits, stores the halos and updates the borders (seed 003 Fig. 5; see
-//! [`crate::slab_backend`]). Halos travel as packed buffers in logical order (`H·LY·Q` values a
-//! side, small beside the slab), so ranks need not share a storage order. With one rank the
-//! ring closes on itself and the same code path runs (the rank sends to itself).
+//! [`crate::slab_backend`]). In the in-place (AA) scheme the pull half-step is such a step
+//! followed by a second exchange of what it pushed across the cuts, and the local half-step
+//! exchanges nothing ([`crate::domain`]). Halos travel as packed buffers in logical order
+//! (`H·LY·Q` values a side, small beside the slab), so ranks need not share a storage order.
+//! With one rank the ring closes on itself and the same code path runs (the rank sends to
+//! itself).
 //!
 //! MPICH (as most MPI libraries) progresses a large (rendezvous) message only inside MPI calls,
 //! so the bulk is updated in `BULK_CHUNKS` (8) parts with an `MPI_Test` of the transfers between
@@ -208,10 +211,20 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     }
 
     /// One time step (collective with the two neighbours): post the halo exchange, update the
-    /// bulk, wait, update the borders (seed 003 Fig. 5).
+    /// bulk, wait, update the borders (seed 003 Fig. 5); after an AA pull half-step, hand
+    /// what it pushed across the cuts to the neighbours.
     pub fn step(&mut self) -> Result<(), Error> {
-        self.exchange_around(BULK_CHUNKS)?;
-        self.slab.update_borders_and_finish()
+        if self.slab.needs_halos() {
+            self.exchange_around(BULK_CHUNKS)?;
+        } else {
+            self.slab.update_bulk(0, 1)?;
+        }
+        self.slab.update_borders_and_finish()?;
+        if let Some(pushed) = self.slab.pushed()? {
+            let [from_left, from_right] = self.swap(pushed, 0)?;
+            self.slab.fold([&from_left, &from_right])?;
+        }
+        Ok(())
     }
 
     /// One step without the halo exchange (the halos keep stale values: benchmarks only, the
@@ -227,11 +240,22 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         self.exchange_around(0)
     }
 
-    /// Reads the borders, posts the four halo transfers, updates the bulk in `chunks` parts
-    /// while they travel (none: `0`), letting MPI progress them between the parts, waits for
-    /// them and stores the halos.
+    /// Reads the borders, swaps them with the neighbours while updating the bulk in `chunks`
+    /// parts (none: `0`), and stores the halos.
     fn exchange_around(&mut self, chunks: usize) -> Result<(), Error> {
-        let [to_left, to_right] = self.slab.borders()?;
+        let borders = self.slab.borders()?;
+        let [from_left, from_right] = self.swap(borders, chunks)?;
+        self.slab.set_halos([&from_left, &from_right])
+    }
+
+    /// Sends `[to_left, to_right]` to the neighbours and receives what they send this way
+    /// (`[from_left, from_right]`), updating the bulk in `chunks` parts (none: `0`) while the
+    /// four transfers travel, letting MPI progress them between the parts.
+    fn swap(
+        &mut self,
+        [to_left, to_right]: [Vec<T>; 2],
+        chunks: usize,
+    ) -> Result<[Vec<T>; 2], Error> {
         let mut from_left = vec![T::default(); to_right.len()];
         let mut from_right = vec![T::default(); to_left.len()];
         let (left, right) = (
@@ -275,7 +299,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
             bulk
         });
         bulk?;
-        self.slab.set_halos([&from_left, &from_right])
+        Ok([from_left, from_right])
     }
 
     /// Checks every rank's slab for divergence (collective): every rank gets the same answer,
@@ -383,7 +407,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     }
 
     fn scheme(&self) -> Scheme {
-        Scheme::TwoCopy
+        self.slab.scheme()
     }
 
     fn layout_name(&self) -> &'static str {
@@ -391,7 +415,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     }
 
     fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy]
+        &[Scheme::TwoCopy, Scheme::InPlace]
     }
 
     fn steps_done(&self) -> u64 {

@@ -4,22 +4,26 @@
 //!
 //! # One step of a rank (seed 003 Fig. 5, seed 000 Fig. 7)
 //! ```text
-//! borders()                 the H border columns on each side, for the neighbours
-//! post the halo exchange
+//! if needs_halos():         (every two-copy step; the AA pull half-step)
+//!   borders()               the H border columns on each side, for the neighbours
+//!   post the halo exchange
 //! update_bulk(k, n)         k = 0..n: the work that reads no halo, while the halos travel
 //!                           (the host's bulk columns; a device submits its step here when
 //!                           it needs no halo from the ring)
 //! wait, set_halos(…)        the neighbours' borders into the halo columns
 //! update_borders_and_finish the rest of the step; the new state becomes the current one
+//! if pushed() is Some:      (after an AA pull half-step, see `crate::domain`)
+//!   exchange, fold(…)       what crossed the cuts, into the neighbours' border columns
 //! ```
 //! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
 
 use crate::domain::{
-    bulk_columns, read_storage_columns, split_columns, write_storage_columns, Slab, LEFT, RIGHT,
+    bulk_columns, folded, read_storage_columns, split_columns, write_storage_columns, Slab, LEFT,
+    RIGHT,
 };
 use crate::solver::Placement;
-use crate::{Error, Layout, Model, Real};
+use crate::{Error, Layout, Model, Real, Scheme};
 
 /// A rank's slab on some backend (see the module documentation).
 pub trait SlabBackend: Send {
@@ -30,6 +34,9 @@ pub trait SlabBackend: Send {
 
     /// The slab's width in site columns.
     fn width(&self) -> usize;
+
+    /// The streaming scheme.
+    fn scheme(&self) -> Scheme;
 
     /// Steps done.
     fn steps_done(&self) -> u64;
@@ -49,6 +56,20 @@ pub trait SlabBackend: Send {
 
     /// The rest of the step, the halos being in place; ends the step.
     fn update_borders_and_finish(&mut self) -> Result<(), Error>;
+
+    /// Whether the next step pulls from the halo columns (which must then hold the
+    /// neighbours' borders): every two-copy step, and the AA pull half-step.
+    fn needs_halos(&self) -> bool;
+
+    /// After an AA pull half-step, the halo columns on the left and on the right in logical
+    /// order: they hold the populations pushed across the cuts, for the neighbours; `None`
+    /// after any other step.
+    fn pushed(&self) -> Result<Option<[Vec<Self::Real>; 2]>, Error>;
+
+    /// Writes the populations the neighbours pushed across the cuts (their
+    /// [`SlabBackend::pushed`] halos: the left neighbour's right one, the right neighbour's
+    /// left one) into the border columns ([`folded`]).
+    fn fold(&mut self, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// Waits for the work in flight (a device's step).
     fn finish(&self) -> Result<(), Error> {
@@ -77,6 +98,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn width(&self) -> usize {
         self.lattice().dims().lx
+    }
+
+    fn scheme(&self) -> Scheme {
+        self.lattice().scheme()
     }
 
     fn steps_done(&self) -> u64 {
@@ -112,6 +137,32 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn update_borders_and_finish(&mut self) -> Result<(), Error> {
         Slab::update_borders_and_finish(self);
+        Ok(())
+    }
+
+    fn needs_halos(&self) -> bool {
+        let lat = self.lattice();
+        lat.scheme().pulls(lat.is_odd())
+    }
+
+    fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
+        let (lat, w, h) = (self.lattice(), self.width(), M::HALO);
+        Ok(lat.scheme().pushed(lat.is_odd()).then(|| {
+            [
+                read_storage_columns(lat, 0..h),
+                read_storage_columns(lat, w + h..w + 2 * h),
+            ]
+        }))
+    }
+
+    fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
+        let lat = self.lattice();
+        let d = lat.dims();
+        let writes: Vec<_> = folded::<M, L, T>(&d, lat.boundaries(), from).collect();
+        let f = self.lattice_mut().state_mut();
+        for (x, y, p, v) in writes {
+            f[L::index(&d, p, d.col(x as isize), y)] = v;
+        }
         Ok(())
     }
 

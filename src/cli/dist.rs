@@ -13,7 +13,7 @@ use lbm::cases::{global_spec, Case};
 use lbm::domain::Slab;
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::mpi_ring::DistLattice;
-use lbm::{Layout, Real, Scheme};
+use lbm::{Layout, Real};
 
 use super::run::{start_and_drive, Plan, Resume};
 use super::settings::BackendArg;
@@ -33,7 +33,7 @@ pub fn run<C: Case, L: Layout, T: Real>(
     match plan.backend {
         BackendArg::Cpu => {
             let lat = DistLattice::<C::Model, L, T>::with_slab(world.comm(), spec, |s, d, r| {
-                Ok(Slab::new(s, d, r, Scheme::TwoCopy)?)
+                Ok(Slab::new(s, d, r, plan.scheme)?)
             })?;
             start_and_drive(plan, case, lat, checkpoint)
         }
@@ -43,7 +43,7 @@ pub fn run<C: Case, L: Layout, T: Real>(
                 spec,
                 |s, d, r| {
                     let ctx = Arc::new(GpuContext::new(opts)?);
-                    GpuSlab::new(&ctx, s, d, r)
+                    GpuSlab::new(&ctx, s, d, r, plan.scheme)
                 },
             )?;
             start_and_drive(plan, case, lat, checkpoint)

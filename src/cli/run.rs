@@ -216,15 +216,6 @@ fn plan(
     }
     let split = split(s, backend)?;
     let scheme = match (s.scheme, backend) {
-        (Some(SchemeArg::InPlace), _) if ranks > 1 => {
-            return Err(bad(
-                "scheme",
-                format!(
-                    "in-place is not available on {ranks} MPI ranks (the AA scheme writes into \
-                     the halos in its pull half-step); distributed runs use two-copy"
-                ),
-            ))
-        }
         (Some(SchemeArg::InPlace), BackendArg::Hetero) => {
             return Err(bad(
                 "scheme",
@@ -233,7 +224,7 @@ fn plan(
             ))
         }
         (Some(sch), _) => sch.into(),
-        (None, BackendArg::Cpu) if ranks == 1 => Scheme::InPlace,
+        (None, BackendArg::Cpu) => Scheme::InPlace,
         (None, _) => Scheme::TwoCopy,
     };
     let until_steady = match s.until_steady.or(d.until_steady) {

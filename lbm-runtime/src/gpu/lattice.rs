@@ -207,6 +207,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.spec.scheme
     }
 
+    /// In the AA scheme, whether the state is the odd one (after a pull half-step).
+    pub(crate) fn is_odd(&self) -> bool {
+        self.odd
+    }
+
     /// The compiled boundary conditions.
     pub fn boundaries(&self) -> &Boundaries<T> {
         &self.bc
@@ -563,8 +568,9 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     }
 
     /// Sets every site to the equilibrium of the moments `moments(x, y)` (order of
-    /// `M::MOMENT_NAMES`), computed on the host by `M::equilibrium` and uploaded at once;
-    /// refuses non-finite moments before changing anything.
+    /// `M::MOMENT_NAMES`), computed on the host by `M::equilibrium` and uploaded at once (the
+    /// state is then the even one of the AA scheme); refuses non-finite moments before
+    /// changing anything.
     pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), GpuError>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
@@ -572,6 +578,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let d = self.d;
         let nm = M::MOMENT_NAMES.len();
         let mut state = self.rest_state();
+        self.odd = false;
         let (mut mt, mut feq) = (vec![T::default(); nm], vec![T::default(); M::Q]);
         for x in 0..d.lx {
             for y in 0..d.ly {
@@ -609,8 +616,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     }
 
     /// Sets all populations from values indexed `[(x·LY + y)·Q + i]` (the order of
-    /// [`GpuLattice::read_populations`] and of checkpoints), in one upload; refuses non-finite
-    /// values before changing anything.
+    /// [`GpuLattice::read_populations`] and of checkpoints), in one upload (the state is then
+    /// the even one of the AA scheme); refuses non-finite values before changing anything.
     pub fn write_populations(&mut self, f: &[T]) -> Result<(), GpuError> {
         let d = self.d;
         check_len(f.len(), d.lx * d.ly * d.q, "populations")?;
@@ -624,6 +631,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             ));
         }
         let mut state = self.rest_state();
+        self.odd = false;
         for (s, site) in f.chunks_exact(d.q).enumerate() {
             let (x, y) = (s / d.ly, s % d.ly);
             for (i, v) in site.iter().enumerate() {

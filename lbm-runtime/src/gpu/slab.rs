@@ -5,12 +5,14 @@
 //! pass through the host). The device's step needs the halos, so it is submitted once they
 //! are in ([`SlabBackend::update_borders_and_finish`]); the exchange overlaps with the
 //! reading of the previous step's borders and with the host's own work, not with the device's
-//! bulk.
+//! bulk. In place (AA), the pull half-step's halos are read back for the neighbours and what
+//! they pushed is merged into the border columns on the host and written back
+//! ([`SlabBackend::fold`]).
 
 use std::sync::Arc;
 
 use super::{ColumnBlocks, GpuContext, GpuLattice};
-use crate::domain::{slice_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
+use crate::domain::{folded, slice_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
 use crate::solver::{check_values, Placement};
 use crate::{Error, Layout, Model, Real, Scheme};
@@ -22,37 +24,44 @@ pub struct GpuSlab<M: Model, L: Layout, T: Real> {
     borders: ColumnBlocks,
     /// The storage columns of the two halos, `[0, H)` and `[w + H, w + 2H)`.
     halos: ColumnBlocks,
+    /// The border columns as disjoint blocks (the two borders, or the whole slab when they
+    /// overlap, `w < 2H`) and the first site column of each: where a fold writes.
+    fold_window: (ColumnBlocks, Vec<usize>),
 }
 
 impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, at rest, on the device of
-    /// `ctx`. Validates the global lattice first (size, parameters, boundaries), so every rank
-    /// fails alike.
+    /// `ctx`, run in `scheme`. Validates the global lattice first (size, parameters,
+    /// boundaries), so every rank fails alike.
     pub fn new(
         ctx: &Arc<GpuContext>,
         spec: &GlobalSpec<M>,
         dec: &Decomposition,
         rank: usize,
+        scheme: Scheme,
     ) -> Result<Self, Error> {
         let global = spec.boundaries_of::<L, T>()?;
         let xs = dec.slab(rank)?;
         let (w, h) = (xs.len(), M::HALO);
         let mut bc = slice_boundaries(&global, spec.ly, std::slice::from_ref(&xs));
         bc.x_periodic = false;
-        let lattice = GpuLattice::with_boundaries(
-            ctx,
-            w,
-            spec.ly,
-            spec.params.clone(),
-            Scheme::TwoCopy,
-            |_| Ok(bc),
-        )?;
+        let lattice =
+            GpuLattice::with_boundaries(ctx, w, spec.ly, spec.params.clone(), scheme, |_| Ok(bc))?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
         let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
+        let fold_window = if 2 * h <= w {
+            (borders.clone(), vec![0, w - h])
+        } else {
+            (
+                lattice.column_blocks(std::slice::from_ref(&(h..h + w)))?,
+                vec![0],
+            )
+        };
         Ok(Self {
             lattice,
             borders,
             halos,
+            fold_window,
         })
     }
 
@@ -68,6 +77,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
 
     fn width(&self) -> usize {
         self.lattice.dims().lx
+    }
+
+    fn scheme(&self) -> Scheme {
+        self.lattice.scheme()
     }
 
     fn steps_done(&self) -> u64 {
@@ -98,6 +111,32 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
     fn update_borders_and_finish(&mut self) -> Result<(), Error> {
         self.lattice.step();
         Ok(())
+    }
+
+    fn needs_halos(&self) -> bool {
+        self.lattice.scheme().pulls(self.lattice.is_odd())
+    }
+
+    fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
+        if !self.lattice.scheme().pushed(self.lattice.is_odd()) {
+            return Ok(None);
+        }
+        let mut h = self.lattice.read_blocks(&self.halos)?;
+        let right = h.pop().unwrap_or_default();
+        let left = h.pop().unwrap_or_default();
+        Ok(Some([left, right]))
+    }
+
+    fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
+        let d = self.lattice.dims();
+        let (plan, firsts) = &self.fold_window;
+        let mut blocks = self.lattice.read_blocks(plan)?;
+        for (x, y, p, v) in folded::<M, L, T>(&d, self.lattice.boundaries(), from) {
+            let b = firsts.iter().rposition(|&f| f <= x).unwrap_or(0);
+            blocks[b][((x - firsts[b]) * d.ly + y) * d.q + p] = v;
+        }
+        let vals: Vec<&[T]> = blocks.iter().map(Vec::as_slice).collect();
+        Ok(self.lattice.write_blocks(plan, &vals)?)
     }
 
     fn finish(&self) -> Result<(), Error> {

@@ -592,7 +592,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
 
 /// The fused step on every column of the strip (its halos filled by the swap).
 fn update_strip<M: Model, L: Layout, T: Real>(host: &mut Lattice<M, L, T>) {
-    host.fused_columns(0..host.dims().lx);
+    host.update_columns(0..host.dims().lx);
     host.finish_step();
 }
 
