@@ -181,7 +181,11 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
     let outcome = if a.gpu {
         let dist =
             DistLattice::<M, L, f64, GpuSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
-                let ctx = Arc::new(GpuContext::new(&GpuOptions::default())?);
+                let opts = GpuOptions {
+                    node_rank: mpi_ring::node_rank(world),
+                    ..GpuOptions::default()
+                };
+                let ctx = Arc::new(GpuContext::new(&opts)?);
                 GpuSlab::new(&ctx, s, d, r, a.scheme)
             });
         dist.and_then(|d| run(d, a))

@@ -64,6 +64,15 @@ pub fn init() -> Result<mpi::environment::Universe, DomainError> {
     })
 }
 
+/// This process's rank among the ranks of `comm` that share its node (collective: a
+/// shared-memory split, `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`, keyed by the rank in
+/// `comm`): what spreads the ranks of a node over its GPUs ([`crate::gpu::GpuOptions`]'s
+/// `node_rank`).
+pub fn node_rank(comm: &SimpleCommunicator) -> usize {
+    let node = comm.split_shared(comm.rank());
+    usize::try_from(node.rank()).expect("a rank is not negative")
+}
+
 /// `local` on every rank of `comm` made one outcome (collective): `Ok` where every rank
 /// succeeded, else on every rank the error of the lowest rank that failed, told by it to the
 /// others, so no rank goes on to wait for one that stopped.

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use lbm::cases::{global_spec, Case};
 use lbm::domain::Slab;
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
-use lbm::mpi_ring::DistLattice;
+use lbm::mpi_ring::{self, DistLattice};
 use lbm::{Layout, Real};
 
 use super::run::{start_and_drive, Plan, Resume};
@@ -38,11 +38,15 @@ pub fn run<C: Case, L: Layout, T: Real>(
             start_and_drive(plan, case, lat, checkpoint)
         }
         BackendArg::Gpu => {
+            let opts = GpuOptions {
+                node_rank: mpi_ring::node_rank(world.comm()),
+                ..opts.clone()
+            };
             let lat = DistLattice::<C::Model, L, T, GpuSlab<C::Model, L, T>>::with_slab(
                 world.comm(),
                 spec,
                 |s, d, r| {
-                    let ctx = Arc::new(GpuContext::new(opts)?);
+                    let ctx = Arc::new(GpuContext::new(&opts)?);
                     GpuSlab::new(&ctx, s, d, r, plan.scheme)
                 },
             )?;

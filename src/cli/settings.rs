@@ -102,7 +102,8 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub backend: Option<BackendArg>,
     /// GPU adapter: `best`, a device type (`discrete`, `integrated`, `virtual`, `cpu`) or part
-    /// of an adapter's name [default: $LBM_GPU_ADAPTER, else best].
+    /// of an adapter's name [default: $LBM_GPU_ADAPTER, else best]. On MPI ranks the ranks of
+    /// a node take the best adapters (or those of the type) in turn; a named one is shared.
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adapter: Option<String>,

@@ -54,6 +54,12 @@ pub struct GpuOptions {
     /// Do not enable `SHADER_F64` even where the adapter offers it (f32-only runs, and tests
     /// of the error an f64 lattice gets on an adapter without it).
     pub without_f64: bool,
+    /// This process's rank among the processes of its node (0 when alone; MPI ranks take it
+    /// from a shared-memory split, `crate::mpi_ring::node_rank`). With
+    /// [`AdapterChoice::Best`] or a device type, the processes of a node take the equally good
+    /// adapters in turn, so ranks on a node with several GPUs run on different ones; an
+    /// adapter chosen by name is the one every rank takes.
+    pub node_rank: usize,
 }
 
 /// An opened device and its queue.
@@ -104,7 +110,7 @@ impl GpuContext {
                 backends: format!("{backends:?}"),
             });
         }
-        let adapter = choose(adapters, &opts.adapter)?;
+        let adapter = choose(adapters, &opts.adapter, opts.node_rank)?;
         Self::open(adapter, opts)
     }
 
@@ -224,8 +230,13 @@ impl GpuContext {
     }
 }
 
-/// Picks the adapter `choice` asks for among `adapters`.
-fn choose(adapters: Vec<wgpu::Adapter>, choice: &AdapterChoice) -> Result<wgpu::Adapter, GpuError> {
+/// Picks the adapter `choice` asks for among `adapters`: the best match, or for a choice by
+/// rank or type the `node_rank`-th of the equally good ones in turn ([`in_turn`]).
+fn choose(
+    adapters: Vec<wgpu::Adapter>,
+    choice: &AdapterChoice,
+    node_rank: usize,
+) -> Result<wgpu::Adapter, GpuError> {
     let available = adapters
         .iter()
         .map(|a| describe_info(&a.get_info()))
@@ -244,11 +255,38 @@ fn choose(adapters: Vec<wgpu::Adapter>, choice: &AdapterChoice) -> Result<wgpu::
         })
         .collect();
     matching.sort_by_key(key);
+    let keys: Vec<_> = matching.iter().map(key).collect();
+    let turn = match choice {
+        AdapterChoice::Name(_) => 0,
+        _ => in_turn(&keys, node_rank),
+    };
     matching
         .into_iter()
-        .next()
+        .nth(turn)
         .ok_or_else(|| GpuError::AdapterNotFound {
             wanted: format!("{choice:?}"),
             available,
         })
+}
+
+/// The index that process `node_rank` of a node takes among adapters sorted best first by
+/// `keys`: the best ones (equal keys) in turn, `node_rank mod count`.
+fn in_turn<K: PartialEq>(keys: &[K], node_rank: usize) -> usize {
+    let best = keys.iter().take_while(|k| Some(*k) == keys.first()).count();
+    node_rank % best.max(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_turn;
+
+    #[test]
+    fn ranks_of_a_node_take_the_best_adapters_in_turn() {
+        // Two discrete GPUs with f64, then an integrated one and a CPU adapter.
+        let keys = [(0, false), (0, false), (1, false), (4, true)];
+        let taken: Vec<usize> = (0..5).map(|r| in_turn(&keys, r)).collect();
+        assert_eq!(taken, [0, 1, 0, 1, 0]);
+        assert_eq!(in_turn(&[(4, false)], 3), 0);
+        assert_eq!(in_turn::<(u8, bool)>(&[], 3), 0);
+    }
 }
