@@ -20,7 +20,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use crate::checkpoint::write_state;
-use crate::{Checkpoint, CheckpointError, Error, LbmError, Model, Real, Scheme};
+use crate::{Checkpoint, CheckpointError, Error, Lattice, LbmError, Model, Real, Scheme};
 
 /// The global lattice's extent: sites along each axis, x (the axis cut over ranks) first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -355,38 +355,48 @@ pub trait Solver {
     }
 }
 
-impl<M: Model, L: crate::Layout, T: Real> Solver for crate::Lattice<M, L, T> {
-    type Model = M;
-    type Real = T;
+/// The [`Solver`] items a whole lattice (CPU or GPU) answers from its own accessors (`dims`,
+/// `params`, `scheme`, `steps_done`, `set_steps_done`): written once for both, inside their
+/// `impl Solver` blocks (generic parameters `M`, `L`, `T`).
+macro_rules! lattice_basics {
+    ($lattice:ident) => {
+        type Model = M;
+        type Real = T;
 
-    fn extent(&self) -> Extent {
-        let d = self.dims();
-        Extent::new(&[d.lx, d.ly])
-    }
+        fn extent(&self) -> $crate::solver::Extent {
+            let d = self.dims();
+            $crate::solver::Extent::new(&[d.lx, d.ly])
+        }
 
-    fn params(&self) -> &M::Params {
-        crate::Lattice::params(self)
-    }
+        fn params(&self) -> &M::Params {
+            $lattice::params(self)
+        }
 
-    fn scheme(&self) -> Scheme {
-        crate::Lattice::scheme(self)
-    }
+        fn scheme(&self) -> $crate::Scheme {
+            $lattice::scheme(self)
+        }
 
-    fn layout_name(&self) -> &'static str {
-        L::NAME
-    }
+        fn layout_name(&self) -> &'static str {
+            L::NAME
+        }
 
-    fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy, Scheme::InPlace]
-    }
+        fn schemes() -> &'static [$crate::Scheme] {
+            &[$crate::Scheme::TwoCopy, $crate::Scheme::InPlace]
+        }
 
-    fn steps_done(&self) -> u64 {
-        crate::Lattice::steps_done(self)
-    }
+        fn steps_done(&self) -> u64 {
+            $lattice::steps_done(self)
+        }
 
-    fn set_steps_done(&mut self, step: u64) {
-        crate::Lattice::set_steps_done(self, step);
-    }
+        fn set_steps_done(&mut self, step: u64) {
+            $lattice::set_steps_done(self, step);
+        }
+    };
+}
+pub(crate) use lattice_basics;
+
+impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
+    lattice_basics!(Lattice);
 
     fn advance(&mut self, n: u64) -> Result<(), Error> {
         (0..n).for_each(|_| self.step());

@@ -5,41 +5,11 @@
 use std::ops::Range;
 
 use super::GpuLattice;
-use crate::solver::{check_values, Extent, Placement};
-use crate::{Error, Layout, Model, Real, Scheme, Solver};
+use crate::solver::{check_values, lattice_basics, Placement};
+use crate::{Error, Layout, Model, Real, Solver};
 
 impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
-    type Model = M;
-    type Real = T;
-
-    fn extent(&self) -> Extent {
-        let d = self.dims();
-        Extent::new(&[d.lx, d.ly])
-    }
-
-    fn params(&self) -> &M::Params {
-        GpuLattice::params(self)
-    }
-
-    fn scheme(&self) -> Scheme {
-        GpuLattice::scheme(self)
-    }
-
-    fn layout_name(&self) -> &'static str {
-        L::NAME
-    }
-
-    fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy, Scheme::InPlace]
-    }
-
-    fn steps_done(&self) -> u64 {
-        GpuLattice::steps_done(self)
-    }
-
-    fn set_steps_done(&mut self, step: u64) {
-        GpuLattice::set_steps_done(self, step);
-    }
+    lattice_basics!(GpuLattice);
 
     fn advance(&mut self, n: u64) -> Result<(), Error> {
         self.steps(n);
