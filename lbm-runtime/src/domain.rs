@@ -38,7 +38,7 @@ use crate::boundary::{Boundaries, BoundarySpec, Site};
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout};
 use crate::solver::check_values;
-use crate::{Lattice, LbmError, Model, Real, Scheme, SlabBackend};
+use crate::{Error, Lattice, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Why a decomposed lattice cannot be built or run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -221,6 +221,18 @@ pub(crate) fn slice_boundaries<T: Real>(
     out
 }
 
+/// The boundaries of the slab of global columns `xs`: the slice of `g`, not periodic in x (the
+/// halos come from the neighbours, never from the slab's own periodic image).
+pub(crate) fn slab_boundaries<T: Real>(
+    g: &Boundaries<T>,
+    ly: usize,
+    xs: &Range<usize>,
+) -> Boundaries<T> {
+    let mut bc = slice_boundaries(g, ly, std::slice::from_ref(xs));
+    bc.x_periodic = false;
+    bc
+}
+
 /// What defines the global lattice: size, parameters and boundaries (every rank holds the
 /// same, so every rank validates it identically).
 #[derive(Debug)]
@@ -288,7 +300,17 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         scheme: Scheme,
     ) -> Result<Self, DomainError> {
         let xs = dec.slab(rank)?;
-        let global_bc = g.boundaries_of::<L, T>()?;
+        Ok(Self::cut(g, &g.boundaries_of::<L, T>()?, xs, scheme)?)
+    }
+
+    /// The slab of the global columns `xs` of `g`, whose boundaries compiled are `global_bc`,
+    /// at rest (a rank's slab, or a part of it: [`crate::hetero::SplitSlab`]).
+    pub(crate) fn cut(
+        g: &GlobalSpec<M>,
+        global_bc: &Boundaries<T>,
+        xs: Range<usize>,
+        scheme: Scheme,
+    ) -> Result<Self, LbmError> {
         let mut lattice = Lattice::new(
             xs.len(),
             g.ly,
@@ -296,10 +318,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             scheme,
             &BoundarySpec::periodic(),
         )?;
-        let mut bc = slice_boundaries(&global_bc, g.ly, std::slice::from_ref(&xs));
-        // The halos come from the neighbours, never from the slab's own periodic image.
-        bc.x_periodic = false;
-        lattice.replace_boundaries(bc);
+        lattice.replace_boundaries(slab_boundaries(global_bc, g.ly, &xs));
         Ok(Self {
             lattice,
             x0: xs.start,
@@ -346,6 +365,14 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             self.lattice.update_columns(cols);
         }
         self.lattice.finish_step();
+    }
+
+    /// Writes the neighbour's border columns, laid out as [`read_storage_columns`]' values, into
+    /// the halo on `side` ([`LEFT`] or [`RIGHT`]).
+    pub(crate) fn set_halo(&mut self, side: usize, values: &[T]) {
+        let (w, h) = (self.lattice.dims().lx, M::HALO);
+        let first = if side == LEFT { 0 } else { w + h };
+        write_storage_columns(&mut self.lattice, first, values);
     }
 
     /// The slab's lattice, mutable (halos written by the ring).
@@ -464,23 +491,22 @@ pub(crate) fn write_storage_columns<M: Model, L: Layout, T: Real>(
     }
 }
 
-/// The decomposition run in one process: `n` slabs whose halos are copied from their
-/// neighbours, then bulk and borders updated, as each rank of the MPI ring does. Bitwise
-/// identical to the single lattice; the loopback reference of the performance model.
-pub struct SlabRing<M: Model, L: Layout, T: Real> {
+/// The decomposition run in one process: `n` slabs on a rank-local backend `P` (the host's
+/// [`Slab`] by default) whose halos are copied from their neighbours, then bulk and borders
+/// updated, as each rank of the MPI ring does. Bitwise identical to the single lattice on the
+/// host; the loopback reference of the performance model. One slab is a ring closed on
+/// itself: its halos come from its own borders, as a periodic lattice's.
+pub struct SlabRing<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     spec: GlobalSpec<M>,
     dec: Decomposition,
-    slabs: Vec<Slab<M, L, T>>,
+    slabs: Vec<P>,
+    _l: std::marker::PhantomData<(L, T)>,
 }
 
 impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
-    /// The global lattice `spec` cut into `ranks` slabs, at rest.
+    /// The global lattice `spec` cut into `ranks` host slabs, at rest.
     pub fn new(spec: GlobalSpec<M>, ranks: usize, scheme: Scheme) -> Result<Self, DomainError> {
-        let dec = Decomposition::new::<M>(spec.lx, ranks)?;
-        let slabs = (0..ranks)
-            .map(|r| Slab::new(&spec, &dec, r, scheme))
-            .collect::<Result<_, _>>()?;
-        Ok(Self { spec, dec, slabs })
+        Self::with_slabs(spec, ranks, |g, dec, r| Slab::new(g, dec, r, scheme))
     }
 
     /// The global lattice `global` (of the same specification) cut into `ranks` slabs run in
@@ -499,11 +525,6 @@ impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
         Ok(ring)
     }
 
-    /// The slabs.
-    pub fn slabs(&self) -> &[Slab<M, L, T>] {
-        &self.slabs
-    }
-
     /// Sets every site to the equilibrium of `moments(x, y)` (global coordinates).
     pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), LbmError>
     where
@@ -514,55 +535,6 @@ impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
             .try_for_each(|s| s.set_equilibrium(&moments))
     }
 
-    /// Copies every slab's borders into its neighbours' halos (as the MPI ring sends them,
-    /// [`SlabBackend::borders`] and [`SlabBackend::set_halos`]).
-    pub fn exchange(&mut self) {
-        let borders: Vec<[Vec<T>; 2]> = self
-            .slabs
-            .iter()
-            .map(|s| s.borders().expect("host slabs read their borders"))
-            .collect();
-        for r in 0..self.dec.ranks() {
-            let from_left = &borders[self.dec.left(r)][RIGHT];
-            let from_right = &borders[self.dec.right(r)][LEFT];
-            self.slabs[r]
-                .set_halos([from_left, from_right])
-                .expect("host slabs take their halos");
-        }
-    }
-
-    /// After an AA pull half-step, hands every slab's pushed halos to its neighbours
-    /// ([`SlabBackend::pushed`], [`SlabBackend::fold`]).
-    fn fold(&mut self) {
-        let pushed: Vec<Option<[Vec<T>; 2]>> = self
-            .slabs
-            .iter()
-            .map(|s| s.pushed().expect("host slabs read their halos"))
-            .collect();
-        for r in 0..self.dec.ranks() {
-            let (Some(left), Some(right)) = (&pushed[self.dec.left(r)], &pushed[self.dec.right(r)])
-            else {
-                continue;
-            };
-            self.slabs[r]
-                .fold([&left[RIGHT], &right[LEFT]])
-                .expect("host slabs take what was pushed to them");
-        }
-    }
-
-    /// One time step: exchange (when the step pulls from the halos), bulk, borders, and the
-    /// fold of what an AA pull half-step pushed across the cuts.
-    pub fn step(&mut self) {
-        if self.slabs.iter().any(SlabBackend::needs_halos) {
-            self.exchange();
-        }
-        for s in &mut self.slabs {
-            s.update_bulk();
-            s.update_borders_and_finish();
-        }
-        self.fold();
-    }
-
     /// Updates the border columns of every slab and ends the step, nothing else (benchmarks:
     /// the `T_border` of the performance model).
     pub fn update_borders(&mut self) {
@@ -570,13 +542,95 @@ impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
             s.update_borders_and_finish();
         }
     }
+}
+
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> SlabRing<M, L, T, P> {
+    /// The global lattice `spec` cut into `ranks` slabs, slab `r` built by `make(spec, dec,
+    /// r)` on its backend, at rest.
+    pub fn with_slabs<E>(
+        spec: GlobalSpec<M>,
+        ranks: usize,
+        make: impl Fn(&GlobalSpec<M>, &Decomposition, usize) -> Result<P, E>,
+    ) -> Result<Self, E>
+    where
+        E: From<DomainError>,
+    {
+        let dec = Decomposition::new::<M>(spec.lx, ranks)?;
+        let slabs = (0..ranks)
+            .map(|r| make(&spec, &dec, r))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            spec,
+            dec,
+            slabs,
+            _l: std::marker::PhantomData,
+        })
+    }
+
+    /// The slabs.
+    pub fn slabs(&self) -> &[P] {
+        &self.slabs
+    }
+
+    /// The slabs, mutable (their states set, their phases timed).
+    pub(crate) fn slabs_mut(&mut self) -> &mut [P] {
+        &mut self.slabs
+    }
+
+    /// Copies every slab's borders into its neighbours' halos (as the MPI ring sends them,
+    /// [`SlabBackend::borders`] and [`SlabBackend::set_halos`]).
+    pub fn exchange(&mut self) -> Result<(), Error> {
+        let borders = self
+            .slabs
+            .iter()
+            .map(SlabBackend::borders)
+            .collect::<Result<Vec<_>, _>>()?;
+        for r in 0..self.dec.ranks() {
+            let from_left = &borders[self.dec.left(r)][RIGHT];
+            let from_right = &borders[self.dec.right(r)][LEFT];
+            self.slabs[r].set_halos([from_left, from_right])?;
+        }
+        Ok(())
+    }
+
+    /// After an AA pull half-step, hands every slab's pushed halos to its neighbours
+    /// ([`SlabBackend::pushed`], [`SlabBackend::fold`]).
+    fn fold(&mut self) -> Result<(), Error> {
+        let pushed = self
+            .slabs
+            .iter()
+            .map(SlabBackend::pushed)
+            .collect::<Result<Vec<_>, _>>()?;
+        for r in 0..self.dec.ranks() {
+            let (Some(left), Some(right)) = (&pushed[self.dec.left(r)], &pushed[self.dec.right(r)])
+            else {
+                continue;
+            };
+            self.slabs[r].fold([&left[RIGHT], &right[LEFT]])?;
+        }
+        Ok(())
+    }
+
+    /// One time step: exchange (when the step pulls from the halos), bulk, borders, and the
+    /// fold of what an AA pull half-step pushed across the cuts.
+    pub fn step(&mut self) -> Result<(), Error> {
+        if self.slabs.iter().any(SlabBackend::needs_halos) {
+            self.exchange()?;
+        }
+        for s in &mut self.slabs {
+            s.update_bulk(0, 1)?;
+            s.update_borders_and_finish()?;
+        }
+        self.fold()
+    }
 
     /// The whole lattice assembled from the slabs.
-    pub fn gather(&self) -> Result<Lattice<M, L, T>, LbmError> {
+    pub fn gather(&self) -> Result<Lattice<M, L, T>, Error> {
         let mut global = self.spec.lattice::<L, T>()?;
-        for s in &self.slabs {
-            import_slab(&mut global, s.x0(), &s.export())?;
+        for (r, s) in self.slabs.iter().enumerate() {
+            import_slab(&mut global, self.dec.slab(r)?.start, &s.populations()?)?;
         }
+        global.set_steps_done(self.slabs[0].steps_done());
         Ok(global)
     }
 }

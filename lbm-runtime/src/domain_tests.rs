@@ -131,7 +131,7 @@ fn ring_in_scheme_matches_single<L: Layout>(
     ring.set_equilibrium(initial).unwrap();
     for _ in 0..25 {
         single.step();
-        ring.step();
+        ring.step().unwrap();
     }
     let gathered = ring.gather().unwrap();
     assert_eq!(
@@ -146,7 +146,7 @@ fn ring_in_scheme_matches_single<L: Layout>(
         gathered.moment_field("ux").unwrap()
     );
     single.step();
-    ring.step();
+    ring.step().unwrap();
     assert_eq!(
         bits(&single),
         bits(&ring.gather().unwrap()),
@@ -173,7 +173,7 @@ fn a_run_resumes_on_slabs() {
     let mut ring = SlabRing::scatter(g, 3, Scheme::InPlace, &single).unwrap();
     for _ in 0..10 {
         single.step();
-        ring.step();
+        ring.step().unwrap();
     }
     assert_eq!(bits(&single), bits(&ring.gather().unwrap()));
     let wrong = ring.slabs()[0].export();

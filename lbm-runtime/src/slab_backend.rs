@@ -19,8 +19,7 @@
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
 
 use crate::domain::{
-    bulk_columns, folded, read_storage_columns, split_columns, write_storage_columns, Slab, LEFT,
-    RIGHT,
+    bulk_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT,
 };
 use crate::solver::Placement;
 use crate::{Error, Layout, Model, Real, Scheme};
@@ -68,7 +67,7 @@ pub trait SlabBackend: Send {
 
     /// Writes the populations the neighbours pushed across the cuts (their
     /// [`SlabBackend::pushed`] halos: the left neighbour's right one, the right neighbour's
-    /// left one) into the border columns ([`folded`]).
+    /// left one) into the border columns ([`folded`]); an empty side writes nothing there.
     fn fold(&mut self, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// Waits for the work in flight (a device's step).
@@ -121,10 +120,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
     }
 
     fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
-        let (w, h) = (self.width(), M::HALO);
-        let lat = self.lattice_mut();
-        write_storage_columns(lat, 0, halos[LEFT]);
-        write_storage_columns(lat, w + h, halos[RIGHT]);
+        self.set_halo(LEFT, halos[LEFT]);
+        self.set_halo(RIGHT, halos[RIGHT]);
         Ok(())
     }
 

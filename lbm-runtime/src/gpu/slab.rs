@@ -9,10 +9,12 @@
 //! they pushed is merged into the border columns on the host and written back
 //! ([`SlabBackend::fold`]).
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use super::{ColumnBlocks, GpuContext, GpuLattice};
-use crate::domain::{folded, slice_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
+use crate::boundary::Boundaries;
+use crate::domain::{folded, slab_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
 use crate::solver::{check_values, Placement};
 use crate::{Error, Layout, Model, Real, Scheme};
@@ -41,10 +43,21 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
         scheme: Scheme,
     ) -> Result<Self, Error> {
         let global = spec.boundaries_of::<L, T>()?;
-        let xs = dec.slab(rank)?;
+        Self::cut(ctx, spec, &global, dec.slab(rank)?, scheme)
+    }
+
+    /// The slab of the global columns `xs` of `spec`, whose boundaries compiled are `global`,
+    /// at rest on the device of `ctx` (a rank's slab, or the bulk of a
+    /// [`crate::hetero::SplitSlab`]).
+    pub(crate) fn cut(
+        ctx: &Arc<GpuContext>,
+        spec: &GlobalSpec<M>,
+        global: &Boundaries<T>,
+        xs: Range<usize>,
+        scheme: Scheme,
+    ) -> Result<Self, Error> {
         let (w, h) = (xs.len(), M::HALO);
-        let mut bc = slice_boundaries(&global, spec.ly, std::slice::from_ref(&xs));
-        bc.x_periodic = false;
+        let bc = slab_boundaries(global, spec.ly, &xs);
         let lattice =
             GpuLattice::with_boundaries(ctx, w, spec.ly, spec.params.clone(), scheme, |_| Ok(bc))?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;

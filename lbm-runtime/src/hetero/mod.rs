@@ -3,58 +3,48 @@
 //!
 //! # The split (seed 000 Fig. 6)
 //! The `LX` columns are cut into a left border `[0, M)`, the bulk `[M, LX − M)` and a right
-//! border `[LX − M, LX)`. The bulk lives on the device (a [`GpuLattice`] `LX − 2M` wide); the
-//! two borders live on the host, side by side in one two-copy [`Lattice`] `2M` wide, the
-//! *strip*: the right border then the left one, which are neighbours across `x = LX` when x is
-//! periodic. Each part has `H = M::HALO` halo columns on each side holding copies of the
-//! other part's edge columns: the strip's left halo is the bulk's last `H` columns, its right
-//! halo the bulk's first `H`; the bulk's halos are the strip's last and first `H` columns.
-//! With x walls the strip's junction is never read across (the links crossing a wall are
-//! bounced), as the outer halos of the first and last slabs of [`crate::domain`].
+//! border `[LX − M, LX)`: the borders on the host, the bulk on the device. The same split
+//! runs a rank's slab in the MPI ring ([`SplitSlab`]: the parts form a chain whose inner halos
+//! are copied between host and device and whose outer halos come from the ring); in one
+//! process a [`HeteroLattice`] is that slab closed on itself, a ring of one, whose outer halos
+//! are its own opposite borders (neighbours across `x = LX` when x is periodic; with x walls
+//! never read across, as the outer halos of the first and last slabs of [`crate::domain`]).
 //!
 //! # One step (seed 000 Fig. 7)
 //! ```text
+//! swap     edge columns of each part → the other parts' inner halos
 //! device   propagate + bc + collide on the bulk, submitted without waiting
-//! host     [MPI halos: not wired yet]  propagate + bc + collide on the strip (rayon)
-//! swap     bulk edge columns → strip halos; strip edge columns → bulk halos
+//! host     [MPI halos overlapped, on ranks]  propagate + bc + collide on the borders (rayon)
 //! ```
 //! Every site computes the arithmetic of a single lattice, on the host in Rust and on the
 //! device in WGSL, so a split run matches a single-backend run to the GPU-vs-CPU tolerance.
+//! Both streaming schemes run: in place (AA), what the pull half-step pushes into an inner
+//! halo is folded into the sibling part's border as between ranks ([`crate::domain`]).
 //!
 //! Boundaries are compiled once for the global lattice and sliced ([`crate::domain`]), so
 //! walls, obstacles and thermal walls act as in one lattice. `M = 0` runs the whole lattice
-//! on the device and `2M = LX` on the host (no swap). Between them a split must give each
-//! part at least a halo's width, `2M ≥ H` and `LX − 2M ≥ H` ([`admissible`]): a part
-//! narrower than the halo could not fill the other's halo from its own columns. Only the
-//! two-copy scheme is supported: the in-place (AA) scheme writes into the halos in its pull
-//! half-step, which would need a second swap per step.
-//!
-//! Not yet wired: MPI. Over several ranks a rank's two borders are no longer neighbours, so
-//! the strip becomes two host lattices whose outer halos come from the ring's exchange
-//! ([`crate::domain::HaloPlan`], overlapped with the device's bulk as seed 000 Fig. 7 shows)
-//! and whose inner halos come from the device; the model's `T_mpi = LY·t_c` then enters the
-//! balance.
+//! on the device and `2M = LX` on the host (no swap). Between them each part must be at
+//! least a halo wide, `M ≥ H` and `LX − 2M ≥ H` ([`admissible`]): a part narrower than the
+//! halo could not fill the others' halos from its own columns.
 //!
 //! The split is fixed by the user ([`SplitChoice::Columns`], [`SplitChoice::HostShare`]) or
 //! chosen at start-up ([`SplitChoice::Auto`]): [`calibrate`] times a probe split and each
 //! side alone, and [`SplitModel::optimal_m`] picks `M*`.
 
 mod model;
+mod slab;
 
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Instant;
 
 pub use model::{calibrate, SplitModel};
+pub use slab::SplitSlab;
 
-use crate::domain::{
-    export_columns, import_slab, read_storage_columns, slice_boundaries, write_storage_columns,
-    GlobalSpec,
-};
-use crate::gpu::{ColumnBlocks, GpuContext, GpuError, GpuLattice};
+use crate::domain::{export_columns, import_slab, GlobalSpec, SlabRing};
+use crate::gpu::{GpuContext, GpuError, GpuLattice};
 use crate::layout::Layout;
 use crate::solver::{Extent, Placement};
-use crate::{BoundarySpec, Error, Lattice, LbmError, Model, Real, Scheme, Solver};
+use crate::{Error, Lattice, LbmError, Model, Real, Scheme, SlabBackend, Solver};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
 pub const CALIBRATION_STEPS: u64 = 9;
@@ -95,13 +85,6 @@ pub enum HeteroError {
     /// A host share outside `[0, 1]`.
     #[error("host share {0} is not a fraction in [0, 1]: give 2M/LX, e.g. 0.25")]
     BadShare(f64),
-    /// The in-place scheme is not supported.
-    #[error(
-        "the host/device split supports the two-copy scheme only: the in-place (AA) scheme \
-         writes into the halo columns in its pull half-step, which would need a second swap \
-         per step; use Scheme::TwoCopy"
-    )]
-    InPlace,
     /// The device, the lattice, or a divergence.
     #[error(transparent)]
     Gpu(#[from] GpuError),
@@ -113,11 +96,12 @@ impl From<LbmError> for HeteroError {
     }
 }
 
-/// Whether `M` border columns per side split a lattice `lx` wide with halo `halo`: `M = 0`,
-/// `2M = LX`, or both parts at least `max(H, 1)` wide.
+/// Whether `M` border columns per side split a lattice (or a rank's slab) `lx` wide with halo
+/// `halo`: `M = 0`, `2M = LX`, or every part at least `max(H, 1)` wide — each host border
+/// (`M ≥ H`) and the device's bulk (`LX − 2M ≥ H`).
 pub fn admissible(lx: usize, halo: usize, m: usize) -> bool {
     let h = halo.max(1);
-    m == 0 || 2 * m == lx || (2 * m >= h && 2 * m < lx && lx - 2 * m >= h)
+    m == 0 || 2 * m == lx || (m >= h && 2 * m < lx && lx - 2 * m >= h)
 }
 
 /// The admissible `M` nearest `want` (the smaller on a tie).
@@ -157,22 +141,15 @@ fn range_text(a: usize, b: usize) -> String {
     }
 }
 
-/// The wall times of one split step's phases, in seconds (from the device submission).
+/// The wall times of one split step's phases, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StepTimes {
-    /// Until the device finished the bulk.
+    /// From the device's submission until it finished the bulk.
     pub device: f64,
-    /// Until the host finished the strip.
+    /// From the device's submission until the host finished its borders.
     pub host: f64,
-    /// The swap of border and halo columns.
+    /// The swap of edge and halo columns between host and device, before the submission.
     pub swap: f64,
-}
-
-/// The device columns the swap reads (the bulk's first and last `H`) and writes (its left and
-/// right halos), located once.
-struct SwapPlan {
-    edges: ColumnBlocks,
-    halos: ColumnBlocks,
 }
 
 /// Where the columns live (one per lattice, never moved in a loop: the variants' sizes do not
@@ -183,12 +160,9 @@ enum Parts<M: Model, L: Layout, T: Real> {
     Device(GpuLattice<M, L, T>),
     /// `2M = LX`: the whole lattice on the host.
     Host(Lattice<M, L, T>),
-    /// The borders on the host (the strip), the bulk on the device.
-    Split {
-        host: Lattice<M, L, T>,
-        device: GpuLattice<M, L, T>,
-        swap: SwapPlan,
-    },
+    /// The borders on the host, the bulk on the device: one [`SplitSlab`] whose outer halos
+    /// come from its own opposite borders (a ring of one).
+    Split(SlabRing<M, L, T, SplitSlab<M, L, T>>),
 }
 
 /// A lattice of model `M`, layout `L`, precision `T` whose border columns run on the host and
@@ -196,32 +170,30 @@ enum Parts<M: Model, L: Layout, T: Real> {
 pub struct HeteroLattice<M: Model, L: Layout, T: Real> {
     spec: GlobalSpec<M>,
     m: usize,
+    scheme: Scheme,
     parts: Parts<M, L, T>,
     model: Option<SplitModel>,
     step: u64,
 }
 
 impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
-    /// The lattice `spec` at rest, split as `choice` says between the host and the device of
-    /// `ctx`. [`SplitChoice::Auto`] first calibrates the model ([`calibrate`], a few steps of
-    /// a scratch lattice). Fails on the in-place scheme, an inadmissible `M`, a share outside
-    /// `[0, 1]`, or whatever [`Lattice::new`] and [`GpuLattice::new`] refuse.
+    /// The lattice `spec` at rest, run in `scheme`, split as `choice` says between the host
+    /// and the device of `ctx`. [`SplitChoice::Auto`] first calibrates the model
+    /// ([`calibrate`], a few steps of a scratch lattice). Fails on an inadmissible `M`, a share
+    /// outside `[0, 1]`, or whatever [`Lattice::new`] and [`GpuLattice::new`] refuse.
     pub fn new(
         ctx: &Arc<GpuContext>,
         spec: GlobalSpec<M>,
         scheme: Scheme,
         choice: SplitChoice,
-    ) -> Result<Self, HeteroError> {
-        if scheme != Scheme::TwoCopy {
-            return Err(HeteroError::InPlace);
-        }
+    ) -> Result<Self, Error> {
         spec.boundaries_of::<L, T>()?;
         let (lx, halo) = (spec.lx, M::HALO);
         let (m, model) = match choice {
             SplitChoice::Columns(m) => (m, None),
             SplitChoice::HostShare(s) => {
                 if !(0.0..=1.0).contains(&s) {
-                    return Err(HeteroError::BadShare(s));
+                    return Err(HeteroError::BadShare(s).into());
                 }
                 (nearest_admissible(lx, halo, s * lx as f64 / 2.0), None)
             }
@@ -230,7 +202,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 (model.optimal_m(), Some(model))
             }
         };
-        let mut lat = Self::with_columns(ctx, spec, m)?;
+        let mut lat = Self::with_columns(ctx, spec, m, scheme)?;
         lat.model = model;
         Ok(lat)
     }
@@ -240,7 +212,8 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         ctx: &Arc<GpuContext>,
         spec: GlobalSpec<M>,
         m: usize,
-    ) -> Result<Self, HeteroError> {
+        scheme: Scheme,
+    ) -> Result<Self, Error> {
         let (lx, ly, halo) = (spec.lx, spec.ly, M::HALO);
         if !admissible(lx, halo, m) || 2 * m > lx {
             return Err(HeteroError::BadColumns {
@@ -249,7 +222,8 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 model: M::NAME,
                 halo,
                 admissible: admissible_list(lx, halo),
-            });
+            }
+            .into());
         }
         let parts = if m == 0 {
             Parts::Device(GpuLattice::new(
@@ -257,70 +231,51 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 lx,
                 ly,
                 spec.params.clone(),
-                Scheme::TwoCopy,
+                scheme,
                 &spec.boundaries,
             )?)
         } else if 2 * m == lx {
-            Parts::Host(spec.lattice()?)
+            Parts::Host(Lattice::new(
+                lx,
+                ly,
+                spec.params.clone(),
+                scheme,
+                &spec.boundaries,
+            )?)
         } else {
-            let bc = &spec.boundaries_of::<L, T>()?;
-            let mut host = Lattice::new(
-                2 * m,
-                ly,
-                spec.params.clone(),
-                Scheme::TwoCopy,
-                &BoundarySpec::periodic(),
-            )?;
-            host.replace_boundaries(slice_boundaries(bc, ly, &[lx - m..lx, 0..m]));
-            let mut bulk_bc = slice_boundaries(bc, ly, std::slice::from_ref(&(m..lx - m)));
-            bulk_bc.x_periodic = false;
-            let device = GpuLattice::with_boundaries(
-                ctx,
-                lx - 2 * m,
-                ly,
-                spec.params.clone(),
-                Scheme::TwoCopy,
-                |_| Ok(bulk_bc),
-            )?;
-            let (h, b) = (halo, lx - 2 * m);
-            let swap = SwapPlan {
-                edges: device.column_blocks(&[h..2 * h, b..b + h])?,
-                halos: device.column_blocks(&[0..h, b + h..b + 2 * h])?,
-            };
-            Parts::Split { host, device, swap }
+            Parts::Split(SlabRing::with_slabs(spec.clone(), 1, |g, dec, r| {
+                SplitSlab::new(ctx, g, dec, r, scheme, m)
+            })?)
         };
-        let mut lat = Self {
+        Ok(Self {
             spec,
             m,
+            scheme,
             parts,
             model: None,
             step: 0,
-        };
-        lat.swap()?;
-        Ok(lat)
+        })
     }
 
-    /// The global lattice `global` (of specification `spec`) split as `choice` says: a run
-    /// resumed from a checkpoint or moved from a CPU lattice.
+    /// The global lattice `global` (of specification `spec`) split as `choice` says, in its
+    /// scheme: a run resumed from a checkpoint or moved from a CPU lattice.
     pub fn scatter(
         ctx: &Arc<GpuContext>,
         spec: GlobalSpec<M>,
         choice: SplitChoice,
         global: &Lattice<M, L, T>,
-    ) -> Result<Self, HeteroError> {
+    ) -> Result<Self, Error> {
         let (lx, ly) = (spec.lx, spec.ly);
         let d = global.dims();
-        if (d.lx, d.ly) != (lx, ly) || global.scheme() != Scheme::TwoCopy {
+        if (d.lx, d.ly) != (lx, ly) {
             return Err(LbmError::Shape(format!(
-                "a {}×{} {} lattice cannot be scattered as the {lx}×{ly} two-copy lattice of \
-                 the specification",
-                d.lx,
-                d.ly,
-                global.scheme().name()
+                "a {}×{} lattice cannot be scattered as the {lx}×{ly} lattice of the \
+                 specification",
+                d.lx, d.ly,
             ))
             .into());
         }
-        let mut lat = Self::new(ctx, spec, Scheme::TwoCopy, choice)?;
+        let mut lat = Self::new(ctx, spec, global.scheme(), choice)?;
         lat.write_all(&export_columns(global, 0..lx)?)?;
         lat.step = global.steps_done();
         Ok(lat)
@@ -328,39 +283,28 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
 
     /// The post-collision populations of every site, `[(x·LY + y)·Q + i]`, read from both
     /// parts.
-    fn read_all(&self) -> Result<Vec<T>, HeteroError> {
-        let (lx, m) = (self.spec.lx, self.m);
+    fn read_all(&self) -> Result<Vec<T>, Error> {
         Ok(match &self.parts {
             Parts::Device(d) => d.read_populations()?,
-            Parts::Host(h) => export_columns(h, 0..lx)?,
-            Parts::Split { host, device, .. } => {
-                let mut all = export_columns(host, m..2 * m)?;
-                all.extend(device.read_populations()?);
-                all.extend(export_columns(host, 0..m)?);
-                all
-            }
+            Parts::Host(h) => export_columns(h, 0..self.spec.lx)?,
+            Parts::Split(ring) => ring.slabs()[0].populations()?,
         })
     }
 
-    /// Sets every site from values laid out as [`HeteroLattice::read_all`]'s, then swaps the
-    /// parts' edges into each other's halos.
-    fn write_all(&mut self, f: &[T]) -> Result<(), HeteroError> {
-        let (lx, ly, m) = (self.spec.lx, self.spec.ly, self.m);
-        let per_col = ly * M::Q;
-        crate::solver::check_values(f.len(), lx * per_col, "populations")?;
-        let halo = M::HALO;
+    /// Sets every site from values laid out as [`HeteroLattice::read_all`]'s (the even state
+    /// of the in-place scheme).
+    fn write_all(&mut self, f: &[T]) -> Result<(), Error> {
+        let (lx, ly) = (self.spec.lx, self.spec.ly);
+        crate::solver::check_values(f.len(), lx * ly * M::Q, "populations")?;
         match &mut self.parts {
-            Parts::Device(dev) => dev.write_columns(halo, f)?,
-            Parts::Host(host) => import_slab(host, 0, f)?,
-            Parts::Split { host, device, .. } => {
-                let (left, rest) = f.split_at(m * per_col);
-                let (bulk, right) = rest.split_at((lx - 2 * m) * per_col);
-                import_slab(host, 0, right)?;
-                import_slab(host, m, left)?;
-                device.write_columns(halo, bulk)?;
+            Parts::Device(dev) => dev.write_populations(f)?,
+            Parts::Host(host) => {
+                host.set_even();
+                import_slab(host, 0, f)?;
             }
+            Parts::Split(ring) => ring.slabs_mut()[0].set_populations(f)?,
         }
-        self.swap()
+        Ok(())
     }
 
     /// Host border columns per side, `M`.
@@ -388,68 +332,44 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         self.step
     }
 
-    /// The part and local column of global column `x`: `(on the host, local x)`.
-    fn locate(&self, x: usize) -> (bool, usize) {
-        let (lx, m) = (self.spec.lx, self.m);
-        match &self.parts {
-            Parts::Device(_) => (false, x),
-            Parts::Host(_) => (true, x),
-            Parts::Split { .. } if x < m => (true, x + m),
-            Parts::Split { .. } if x >= lx - m => (true, x + m - lx),
-            Parts::Split { .. } => (false, x - m),
-        }
-    }
-
     /// Sets every site to the equilibrium of `moments(x, y)` (global coordinates; see
-    /// [`Lattice::set_equilibrium`]). Non-finite moments are refused part by part: after such
-    /// an error the host's part may be set already, so set the lattice again.
-    pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), HeteroError>
+    /// [`Solver::set_equilibrium_at`]).
+    pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), Error>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
     {
-        let (lx, m) = (self.spec.lx, self.m);
-        match &mut self.parts {
-            Parts::Device(dev) => dev.set_equilibrium(moments)?,
-            Parts::Host(host) => host.set_equilibrium(moments)?,
-            Parts::Split { host, device, .. } => {
-                host.set_equilibrium(|p, y| moments((p + lx - m) % lx, y))?;
-                device.set_equilibrium(|q, y| moments(q + m, y))?;
-            }
-        }
-        self.swap()
+        self.set_equilibrium_at(moments)
     }
 
     /// The post-collision populations of site `(x, y)` (order of `M::VELOCITIES`).
-    pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), HeteroError> {
-        if x >= self.spec.lx || y >= self.spec.ly {
+    pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), Error> {
+        let (lx, ly) = (self.spec.lx, self.spec.ly);
+        if x >= lx || y >= ly {
             return Err(LbmError::Shape(format!(
-                "site ({x}, {y}) outside the {}×{} lattice",
-                self.spec.lx, self.spec.ly
+                "site ({x}, {y}) outside the {lx}×{ly} lattice"
             ))
             .into());
         }
-        let (on_host, lx) = self.locate(x);
-        match (&self.parts, on_host) {
-            (Parts::Host(h), _) | (Parts::Split { host: h, .. }, true) => {
-                Ok(h.populations(lx, y, out)?)
-            }
-            (Parts::Device(d), _) | (Parts::Split { device: d, .. }, false) => {
-                Ok(d.populations(lx, y, out)?)
+        crate::solver::check_values(out.len(), M::Q, "populations of a site")?;
+        match &self.parts {
+            Parts::Device(d) => d.populations(x, y, out)?,
+            Parts::Host(h) => h.populations(x, y, out)?,
+            Parts::Split(_) => {
+                let s = (x * ly + y) * M::Q;
+                out.copy_from_slice(&self.read_all()?[s..s + M::Q]);
             }
         }
+        Ok(())
     }
 
     /// Total mass over the fluid sites, accumulated in `f64`.
-    pub fn mass(&self) -> Result<f64, HeteroError> {
-        Ok(match &self.parts {
-            Parts::Device(d) => d.mass()?,
-            Parts::Host(h) => h.mass(),
-            Parts::Split { host, device, .. } => host.mass() + device.mass()?,
-        })
+    pub fn mass(&self) -> Result<f64, Error> {
+        Ok(self.totals()?.mass)
     }
 
-    /// The whole lattice gathered into a CPU [`Lattice`] (outputs, checkpoints, moments).
-    pub fn to_lattice(&self) -> Result<Lattice<M, L, T>, HeteroError> {
+    /// The whole lattice gathered into a two-copy CPU [`Lattice`] (outputs, checkpoints,
+    /// moments).
+    pub fn to_lattice(&self) -> Result<Lattice<M, L, T>, Error> {
         let mut global = self.spec.lattice::<L, T>()?;
         import_slab(&mut global, 0, &self.read_all()?)?;
         global.set_steps_done(self.step);
@@ -458,27 +378,23 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
 
     /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (gathered: see
     /// [`Lattice::moment_field`]).
-    pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, HeteroError> {
+    pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, Error> {
         Ok(self.to_lattice()?.moment_field(name)?)
     }
 
     /// Checks every fluid site for NaN and an excessive Mach number (gathered: see
     /// [`Lattice::check`]).
-    pub fn check(&self) -> Result<(), HeteroError> {
+    pub fn check(&self) -> Result<(), Error> {
         Ok(self.to_lattice()?.check()?)
     }
 
-    /// One time step: the device's bulk submitted, the host's strip updated meanwhile, then
-    /// the swap.
-    pub fn step(&mut self) -> Result<(), HeteroError> {
+    /// One time step: the device's bulk submitted, the host's borders updated meanwhile
+    /// ([`SplitSlab`]).
+    pub fn step(&mut self) -> Result<(), Error> {
         match &mut self.parts {
             Parts::Device(d) => d.step(),
             Parts::Host(h) => h.step(),
-            Parts::Split { host, device, .. } => {
-                device.step();
-                update_strip(host);
-                self.swap()?;
-            }
+            Parts::Split(ring) => ring.step()?,
         }
         self.step += 1;
         Ok(())
@@ -487,7 +403,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     /// `n` time steps without checks (on the device alone, recorded 128 per submission as
     /// [`GpuLattice::steps`]; the device may still be running when this returns, see
     /// [`HeteroLattice::finish`]).
-    pub fn steps(&mut self, n: u64) -> Result<(), HeteroError> {
+    pub fn steps(&mut self, n: u64) -> Result<(), Error> {
         if let Parts::Device(d) = &mut self.parts {
             d.steps(n);
             self.step += n;
@@ -498,7 +414,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
 
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
     /// end) and at the end (each check gathers the lattice, see [`HeteroLattice::check`]).
-    pub fn run(&mut self, steps: u64, check_every: u64) -> Result<(), HeteroError> {
+    pub fn run(&mut self, steps: u64, check_every: u64) -> Result<(), Error> {
         let every = if check_every == 0 { steps } else { check_every };
         let mut done = 0;
         while done < steps {
@@ -513,87 +429,35 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     }
 
     /// Waits until the device has finished the submitted work (timing a run).
-    pub fn finish(&self) -> Result<(), HeteroError> {
+    pub fn finish(&self) -> Result<(), Error> {
         match &self.parts {
-            Parts::Device(d) | Parts::Split { device: d, .. } => Ok(d.finish()?),
+            Parts::Device(d) => Ok(d.finish()?),
             Parts::Host(_) => Ok(()),
+            Parts::Split(ring) => ring.slabs()[0].finish(),
         }
     }
 
-    /// One split step with its phases timed: the device's completion is awaited on a second
-    /// thread while the host runs its strip (calibration).
-    pub(crate) fn probe_step(&mut self) -> Result<StepTimes, HeteroError> {
-        let Parts::Split { host, device, .. } = &mut self.parts else {
-            return Err(LbmError::Shape("only a split lattice times its phases".into()).into());
-        };
-        let ctx = device.context().clone();
-        let t0 = Instant::now();
-        device.step();
-        let (dev, host_s) = std::thread::scope(|s| {
-            let waiter = s.spawn(|| ctx.wait().map(|()| t0.elapsed().as_secs_f64()));
-            update_strip(host);
-            let h = t0.elapsed().as_secs_f64();
-            let dev = waiter.join().unwrap_or_else(|_| {
-                Err(GpuError::Device(
-                    "the thread waiting for the device panicked".into(),
-                ))
-            });
-            (dev, h)
-        });
-        let t1 = Instant::now();
-        self.swap()?;
-        self.step += 1;
-        Ok(StepTimes {
-            device: dev?,
-            host: host_s,
-            swap: t1.elapsed().as_secs_f64(),
-        })
-    }
-
-    /// The median seconds per step of the device's bulk alone and of the host's strip alone
-    /// over `steps` steps each (calibration; the parts' halos go stale, so the state is
-    /// scratch afterwards).
-    pub(crate) fn probe_alone(&mut self, steps: u64) -> Result<(f64, f64), HeteroError> {
-        let Parts::Split { host, device, .. } = &mut self.parts else {
+    /// The split slab (calibration), with its outer halos filled from its own borders.
+    fn split_for_probe(&mut self) -> Result<&mut SplitSlab<M, L, T>, Error> {
+        let Parts::Split(ring) = &mut self.parts else {
             return Err(LbmError::Shape("only a split lattice times its parts".into()).into());
         };
-        let (mut dev, mut hst) = (Vec::new(), Vec::new());
-        for _ in 0..steps {
-            let t0 = Instant::now();
-            device.step();
-            device.finish()?;
-            dev.push(t0.elapsed().as_secs_f64());
-            let t1 = Instant::now();
-            update_strip(host);
-            hst.push(t1.elapsed().as_secs_f64());
-        }
-        Ok((model::median(&mut dev), model::median(&mut hst)))
+        ring.exchange()?;
+        Ok(&mut ring.slabs_mut()[0])
     }
 
-    /// Copies each part's edge columns into the other's halos (nothing to do unsplit). Reading
-    /// the bulk's edges waits for the device's step.
-    fn swap(&mut self) -> Result<(), HeteroError> {
-        let Parts::Split { host, device, swap } = &mut self.parts else {
-            return Ok(());
-        };
-        let h = M::HALO;
-        let w = host.dims().lx;
-        let edges = device.read_blocks(&swap.edges)?;
-        write_storage_columns(host, w + h, &edges[0]);
-        write_storage_columns(host, 0, &edges[1]);
-        let (left, right) = (
-            read_storage_columns(host, w..w + h),
-            read_storage_columns(host, h..2 * h),
-        );
-        device.write_blocks(&swap.halos, &[&left, &right])?;
-        Ok(())
+    /// One split step with its phases timed ([`SplitSlab::probe_step`]; two-copy).
+    pub(crate) fn probe_step(&mut self) -> Result<StepTimes, Error> {
+        let times = self.split_for_probe()?.probe_step()?;
+        self.step += 1;
+        Ok(times)
     }
-}
 
-/// The fused step on every column of the strip (its halos filled by the swap).
-fn update_strip<M: Model, L: Layout, T: Real>(host: &mut Lattice<M, L, T>) {
-    host.update_columns(0..host.dims().lx);
-    host.finish_step();
+    /// The median seconds per step of the device's bulk alone and of the host's borders alone
+    /// over `steps` steps each (calibration; the state is scratch afterwards).
+    pub(crate) fn probe_alone(&mut self, steps: u64) -> Result<(f64, f64), Error> {
+        self.split_for_probe()?.probe_alone(steps)
+    }
 }
 
 impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
@@ -609,7 +473,7 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
     }
 
     fn scheme(&self) -> Scheme {
-        Scheme::TwoCopy
+        self.scheme
     }
 
     fn layout_name(&self) -> &'static str {
@@ -617,7 +481,7 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
     }
 
     fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy]
+        &[Scheme::TwoCopy, Scheme::InPlace]
     }
 
     fn steps_done(&self) -> u64 {
@@ -630,7 +494,7 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
 
     fn advance(&mut self, n: u64) -> Result<(), Error> {
         self.steps(n)?;
-        Ok(self.finish()?)
+        self.finish()
     }
 
     fn local_planes(&self) -> Range<usize> {
@@ -638,23 +502,19 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
     }
 
     fn local_populations(&self) -> Result<Vec<T>, Error> {
-        Ok(self.read_all()?)
+        self.read_all()
     }
 
     fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
-        Ok(self.write_all(values)?)
+        self.write_all(values)
     }
 
     fn local_solid(&self, s: usize) -> bool {
         let ly = self.spec.ly;
-        let (on_host, x) = self.locate(s / ly);
-        match (&self.parts, on_host) {
-            (Parts::Host(h), _) | (Parts::Split { host: h, .. }, true) => {
-                h.boundaries().is_solid(&h.dims(), x, s % ly)
-            }
-            (Parts::Device(d), _) | (Parts::Split { device: d, .. }, false) => {
-                d.boundaries().is_solid(&d.dims(), x, s % ly)
-            }
+        match &self.parts {
+            Parts::Host(h) => h.boundaries().is_solid(&h.dims(), s / ly, s % ly),
+            Parts::Device(d) => d.boundaries().is_solid(&d.dims(), s / ly, s % ly),
+            Parts::Split(ring) => ring.slabs()[0].is_solid(s),
         }
     }
 
@@ -671,14 +531,14 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
     }
 
     fn check(&self) -> Result<(), Error> {
-        Ok(HeteroLattice::check(self)?)
+        HeteroLattice::check(self)
     }
 
     fn placement(&self) -> Placement {
         match &self.parts {
             Parts::Host(_) => Placement::Host,
             Parts::Device(d) => Placement::Device(d.context().clone()),
-            Parts::Split { device, .. } => Placement::Split(device.context().clone()),
+            Parts::Split(ring) => ring.slabs()[0].placement(),
         }
     }
 
@@ -688,9 +548,9 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         } else {
             "fixed"
         };
-        let device = match &self.parts {
-            Parts::Device(d) | Parts::Split { device: d, .. } => d.context().describe(),
-            Parts::Host(_) => "no device (host only)".into(),
+        let device = match self.placement() {
+            Placement::Device(ctx) | Placement::Split(ctx) => ctx.describe(),
+            Placement::Host => "no device (host only)".into(),
         };
         format!(
             "hetero: M = {} border columns on each side on the host ({:.0}% of the columns, \

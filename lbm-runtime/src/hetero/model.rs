@@ -43,10 +43,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{admissible, HeteroError, HeteroLattice};
+use super::{admissible, HeteroLattice};
 use crate::domain::GlobalSpec;
 use crate::gpu::GpuContext;
-use crate::{Layout, Model, Real};
+use crate::{Error, Layout, Model, Real, Scheme};
 
 /// The coefficients of seed 000 eq. 4–8 for one lattice, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -185,7 +185,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
     spec: &GlobalSpec<M>,
     steps: u64,
-) -> Result<SplitModel, HeteroError> {
+) -> Result<SplitModel, Error> {
     let (lx, ly, halo) = (spec.lx, spec.ly, M::HALO);
     let Some(mut m) = nearest_interior(lx, halo, lx as f64 / 4.0) else {
         let t = calibrate_ends::<M, L, T>(ctx, spec, steps)?;
@@ -214,9 +214,9 @@ fn probe<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
     m: usize,
     steps: u64,
-) -> Result<SplitModel, HeteroError> {
+) -> Result<SplitModel, Error> {
     let (lx, ly) = (spec.lx, spec.ly);
-    let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m)?;
+    let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m, Scheme::TwoCopy)?;
     lat.steps(WARMUP_STEPS)?;
     let mut dev = Vec::new();
     let mut host = Vec::new();
@@ -247,11 +247,11 @@ fn calibrate_ends<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
     spec: &GlobalSpec<M>,
     steps: u64,
-) -> Result<(f64, f64), HeteroError> {
+) -> Result<(f64, f64), Error> {
     let sites = (spec.lx * spec.ly) as f64;
     let mut per_site = [0.0; 2];
     for (k, m) in [0, spec.lx / 2].into_iter().enumerate() {
-        let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m)?;
+        let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m, Scheme::TwoCopy)?;
         lat.steps(WARMUP_STEPS)?;
         lat.finish()?;
         let t0 = Instant::now();

@@ -1,0 +1,404 @@
+//! [`SplitSlab`]: a rank's slab of the ring split between its host and its device (seed 000
+//! Fig. 6–7, the production system: every rank runs its slab on its CPU and its GPU at once).
+//!
+//! The slab's `W` columns are cut into three parts, each an ordinary rank-local slab
+//! ([`SlabBackend`]): a left border `[0, M)` on the host ([`Slab`]), the bulk `[M, W − M)` on
+//! the device ([`GpuSlab`]) and a right border `[W − M, W)` on the host. The parts form a
+//! chain: the inner halos (between host and device) are copied between the parts on this
+//! rank, the outer ones come from the ring's neighbours. `M = 0` is the device alone and
+//! `2M = W` the host alone (one part); between them each part must be at least a halo wide,
+//! `M ≥ H` and `W − 2M ≥ H` ([`admissible`]), so that it fills its siblings' halos from its
+//! own columns.
+//!
+//! # One step (seed 000 Fig. 7)
+//! ```text
+//! ring       borders of the outer parts → neighbours                 (DistLattice, SlabRing)
+//! update_bulk, first call:
+//!   inner exchange      each part's edge columns → its siblings' inner halos
+//!   device              the whole bulk part submitted, not awaited (its halos are inner)
+//! update_bulk           the host parts' bulk columns, while the ring's halos travel
+//! set_halos             the neighbours' borders → the outer halos of the end parts
+//! update_borders_and_finish
+//!   host parts          their border columns; the step ends on every part
+//!   in place, pull      what each part pushed into an inner halo → its sibling's border
+//! ```
+//! So the host's own work and the MPI exchange (`T_host + T_mpi` of eq. 4) run under the
+//! device's bulk (`T_acc`), and the host↔device copy of `2H` columns a side is the `T_swap`.
+//! Both schemes run: in place, the pull half-step's pushed halos are folded between the parts
+//! as between ranks ([`SlabBackend::fold`]), the local half-step exchanges nothing.
+
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::model::median;
+use super::{admissible, admissible_list, HeteroError, StepTimes};
+use crate::domain::{Decomposition, GlobalSpec, Slab, LEFT, RIGHT};
+use crate::gpu::{GpuContext, GpuError, GpuSlab};
+use crate::solver::{check_values, Placement};
+use crate::{Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
+
+/// Where the slab's columns run.
+#[allow(clippy::large_enum_variant)]
+enum Parts<M: Model, L: Layout, T: Real> {
+    /// `M = 0`.
+    Device(GpuSlab<M, L, T>),
+    /// `2M = W`.
+    Host(Slab<M, L, T>),
+    /// The borders on the host, the bulk on the device.
+    Split {
+        left: Slab<M, L, T>,
+        bulk: GpuSlab<M, L, T>,
+        right: Slab<M, L, T>,
+    },
+}
+
+/// A rank's slab split between host and device (see the module documentation).
+pub struct SplitSlab<M: Model, L: Layout, T: Real> {
+    parts: Parts<M, L, T>,
+    /// Host border columns per side.
+    m: usize,
+    ly: usize,
+    ctx: Arc<GpuContext>,
+    /// Whether this step's inner exchange and device submission are done.
+    started: bool,
+}
+
+impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
+    /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, with `m` border columns
+    /// on each side on the host and the bulk on the device of `ctx`, at rest, run in
+    /// `scheme`. Validates the global lattice first (size, parameters, boundaries), so every
+    /// rank fails alike; an inadmissible `m` is refused with the admissible values.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        spec: &GlobalSpec<M>,
+        dec: &Decomposition,
+        rank: usize,
+        scheme: Scheme,
+        m: usize,
+    ) -> Result<Self, Error> {
+        let global = spec.boundaries_of::<L, T>()?;
+        let xs = dec.slab(rank)?;
+        let (w, h) = (xs.len(), M::HALO);
+        if !admissible(w, h, m) || 2 * m > w {
+            return Err(HeteroError::BadColumns {
+                m,
+                lx: w,
+                model: M::NAME,
+                halo: h,
+                admissible: admissible_list(w, h),
+            }
+            .into());
+        }
+        let host = |cols: Range<usize>| Slab::cut(spec, &global, cols, scheme);
+        let device = |cols: Range<usize>| GpuSlab::cut(ctx, spec, &global, cols, scheme);
+        let (a, b) = (xs.start + m, xs.end - m);
+        let parts = if m == 0 {
+            Parts::Device(device(xs)?)
+        } else if 2 * m == w {
+            Parts::Host(host(xs)?)
+        } else {
+            Parts::Split {
+                left: host(xs.start..a)?,
+                bulk: device(a..b)?,
+                right: host(b..xs.end)?,
+            }
+        };
+        Ok(Self {
+            parts,
+            m,
+            ly: spec.ly,
+            ctx: ctx.clone(),
+            started: false,
+        })
+    }
+
+    /// Host border columns per side, `M`.
+    pub fn border_columns(&self) -> usize {
+        self.m
+    }
+
+    /// The slab on one backend, unsplit.
+    fn whole_mut(&mut self) -> Option<&mut dyn SlabBackend<Model = M, Real = T>> {
+        match &mut self.parts {
+            Parts::Device(s) => Some(s),
+            Parts::Host(s) => Some(s),
+            Parts::Split { .. } => None,
+        }
+    }
+
+    /// The parts from left to right with their first local column.
+    fn parts(&self) -> Vec<(&dyn SlabBackend<Model = M, Real = T>, usize)> {
+        match &self.parts {
+            Parts::Device(s) => vec![(s as &dyn SlabBackend<Model = M, Real = T>, 0)],
+            Parts::Host(s) => vec![(s as &dyn SlabBackend<Model = M, Real = T>, 0)],
+            Parts::Split { left, bulk, right } => vec![
+                (left as &dyn SlabBackend<Model = M, Real = T>, 0),
+                (bulk, self.m),
+                (right, self.m + bulk.width()),
+            ],
+        }
+    }
+
+    /// The start of a split slab's step, once per step: the inner swap, then the device's
+    /// whole step submitted.
+    fn start(&mut self) -> Result<(), Error> {
+        if std::mem::replace(&mut self.started, true) {
+            return Ok(());
+        }
+        self.swap()?;
+        self.submit()
+    }
+
+    /// The parts' edge columns into each other's inner halos, when the step reads halos
+    /// (reading the bulk's edges waits for the device's previous step).
+    fn swap(&mut self) -> Result<(), Error> {
+        let Parts::Split { left, bulk, right } = &mut self.parts else {
+            return Ok(());
+        };
+        if bulk.needs_halos() {
+            let [edge_l, edge_r] = bulk.borders()?;
+            let (from_l, from_r) = (left.borders()?, right.borders()?);
+            bulk.set_halos([&from_l[RIGHT], &from_r[LEFT]])?;
+            left.set_halo(RIGHT, &edge_l);
+            right.set_halo(LEFT, &edge_r);
+        }
+        Ok(())
+    }
+
+    /// The device's whole step submitted, not awaited (its halos are all inner).
+    fn submit(&mut self) -> Result<(), Error> {
+        let Parts::Split { bulk, .. } = &mut self.parts else {
+            return Ok(());
+        };
+        bulk.update_bulk(0, 1)?;
+        bulk.update_borders_and_finish()
+    }
+
+    /// One two-copy step of a split slab whose outer halos are in place, its phases timed: the
+    /// swap, then from the device's submission the device's completion (awaited on a second
+    /// thread) and the host's borders (calibration, seed 000 §6.1).
+    pub(super) fn probe_step(&mut self) -> Result<StepTimes, Error> {
+        let ctx = self.ctx.clone();
+        let t_swap = Instant::now();
+        self.swap()?;
+        let swap = t_swap.elapsed().as_secs_f64();
+        let t0 = Instant::now();
+        self.submit()?;
+        self.started = true;
+        let (device, host) = std::thread::scope(|s| {
+            let waiter = s.spawn(|| ctx.wait().map(|()| t0.elapsed().as_secs_f64()));
+            let host = self
+                .update_bulk(0, 1)
+                .and_then(|()| self.update_borders_and_finish())
+                .map(|()| t0.elapsed().as_secs_f64());
+            let device = waiter.join().unwrap_or_else(|_| {
+                Err(GpuError::Device(
+                    "the thread waiting for the device panicked".into(),
+                ))
+            });
+            (device, host)
+        });
+        Ok(StepTimes {
+            device: device?,
+            host: host?,
+            swap,
+        })
+    }
+
+    /// The median seconds per step of the device's bulk alone and of the host's borders alone
+    /// over `steps` steps each (calibration; the halos go stale, the state is scratch).
+    pub(super) fn probe_alone(&mut self, steps: u64) -> Result<(f64, f64), Error> {
+        let Parts::Split { left, bulk, right } = &mut self.parts else {
+            return Err(LbmError::Shape("only a split slab times its parts".into()).into());
+        };
+        let (mut dev, mut host) = (Vec::new(), Vec::new());
+        for _ in 0..steps {
+            let t0 = Instant::now();
+            bulk.update_bulk(0, 1)?;
+            bulk.update_borders_and_finish()?;
+            bulk.finish()?;
+            dev.push(t0.elapsed().as_secs_f64());
+            let t1 = Instant::now();
+            for s in [&mut *left, &mut *right] {
+                s.update_bulk();
+                s.update_borders_and_finish();
+            }
+            host.push(t1.elapsed().as_secs_f64());
+        }
+        Ok((median(&mut dev), median(&mut host)))
+    }
+
+    /// After an AA pull half-step, what each part pushed into an inner halo written into its
+    /// sibling's border columns.
+    fn fold_inner(&mut self) -> Result<(), Error> {
+        let Parts::Split { left, bulk, right } = &mut self.parts else {
+            return Ok(());
+        };
+        let (Some(pl), Some(pb), Some(pr)) = (left.pushed()?, bulk.pushed()?, right.pushed()?)
+        else {
+            return Ok(());
+        };
+        left.fold([&[], &pb[LEFT]])?;
+        bulk.fold([&pl[RIGHT], &pr[LEFT]])?;
+        right.fold([&pb[RIGHT], &[]])
+    }
+}
+
+impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
+    type Model = M;
+    type Real = T;
+
+    fn width(&self) -> usize {
+        self.parts().iter().map(|(p, _)| p.width()).sum()
+    }
+
+    fn scheme(&self) -> Scheme {
+        self.parts()[0].0.scheme()
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.parts()[0].0.steps_done()
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        match &mut self.parts {
+            Parts::Device(s) => s.set_steps_done(step),
+            Parts::Host(s) => SlabBackend::set_steps_done(s, step),
+            Parts::Split { left, bulk, right } => {
+                SlabBackend::set_steps_done(left, step);
+                bulk.set_steps_done(step);
+                SlabBackend::set_steps_done(right, step);
+            }
+        }
+    }
+
+    fn borders(&self) -> Result<[Vec<T>; 2], Error> {
+        let Parts::Split { left, right, .. } = &self.parts else {
+            return self.parts()[0].0.borders();
+        };
+        let [outer_l, _] = left.borders()?;
+        let [_, outer_r] = right.borders()?;
+        Ok([outer_l, outer_r])
+    }
+
+    fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
+        if let Some(s) = self.whole_mut() {
+            return s.set_halos(halos);
+        }
+        if let Parts::Split { left, right, .. } = &mut self.parts {
+            left.set_halo(LEFT, halos[LEFT]);
+            right.set_halo(RIGHT, halos[RIGHT]);
+        }
+        Ok(())
+    }
+
+    fn update_bulk(&mut self, k: usize, n: usize) -> Result<(), Error> {
+        if let Some(s) = self.whole_mut() {
+            return s.update_bulk(k, n);
+        }
+        self.start()?;
+        if let Parts::Split { left, right, .. } = &mut self.parts {
+            SlabBackend::update_bulk(left, k, n)?;
+            SlabBackend::update_bulk(right, k, n)?;
+        }
+        Ok(())
+    }
+
+    fn update_borders_and_finish(&mut self) -> Result<(), Error> {
+        if let Some(s) = self.whole_mut() {
+            return s.update_borders_and_finish();
+        }
+        self.start()?;
+        self.started = false;
+        if let Parts::Split { left, right, .. } = &mut self.parts {
+            SlabBackend::update_borders_and_finish(left)?;
+            SlabBackend::update_borders_and_finish(right)?;
+        }
+        self.fold_inner()
+    }
+
+    fn needs_halos(&self) -> bool {
+        self.parts()[0].0.needs_halos()
+    }
+
+    fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
+        let Parts::Split { left, right, .. } = &self.parts else {
+            return self.parts()[0].0.pushed();
+        };
+        let (Some([outer_l, _]), Some([_, outer_r])) = (left.pushed()?, right.pushed()?) else {
+            return Ok(None);
+        };
+        Ok(Some([outer_l, outer_r]))
+    }
+
+    fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
+        if let Some(s) = self.whole_mut() {
+            return s.fold(from);
+        }
+        if let Parts::Split { left, right, .. } = &mut self.parts {
+            left.fold([from[LEFT], &[]])?;
+            right.fold([&[], from[RIGHT]])?;
+        }
+        Ok(())
+    }
+
+    fn finish(&self) -> Result<(), Error> {
+        self.parts().iter().try_for_each(|(p, _)| p.finish())
+    }
+
+    fn populations(&self) -> Result<Vec<T>, Error> {
+        let mut all = Vec::new();
+        for (p, _) in self.parts() {
+            all.extend(p.populations()?);
+        }
+        Ok(all)
+    }
+
+    fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let per_col = self.ly * M::Q;
+        check_values(values.len(), self.width() * per_col, "slab populations")?;
+        let Parts::Split { left, bulk, right } = &mut self.parts else {
+            return self.whole_mut().map_or(Ok(()), |s| s.set_populations(values));
+        };
+        let (l, rest) = values.split_at(left.width() * per_col);
+        let (b, r) = rest.split_at(bulk.width() * per_col);
+        SlabBackend::set_populations(left, l)?;
+        bulk.set_populations(b)?;
+        SlabBackend::set_populations(right, r)
+    }
+
+    fn is_solid(&self, s: usize) -> bool {
+        let x = s / self.ly;
+        self.parts()
+            .into_iter()
+            .rev()
+            .find(|(_, x0)| *x0 <= x)
+            .is_some_and(|(p, x0)| p.is_solid(s - x0 * self.ly))
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        for (p, x0) in self.parts() {
+            p.check().map_err(|e| match e.as_lattice() {
+                Some(LbmError::Diverged { step, x, y, reason }) => {
+                    Error::from(LbmError::Diverged {
+                        step: *step,
+                        x: x + x0,
+                        y: *y,
+                        reason: reason.clone(),
+                    })
+                }
+                _ => e,
+            })?;
+        }
+        Ok(())
+    }
+
+    fn placement(&self) -> Placement {
+        match &self.parts {
+            Parts::Host(_) => Placement::Host,
+            Parts::Device(_) => Placement::Device(self.ctx.clone()),
+            Parts::Split { .. } => Placement::Split(self.ctx.clone()),
+        }
+    }
+}
