@@ -7,9 +7,11 @@
 //! mpi_ring resume MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME]]  the same, the first half of the
 //!                            steps run on one lattice on rank 0 and scattered over the ranks
 //! ```
-//! BACKEND: what each rank runs its slab on, `cpu` (the default: the comparison is bitwise)
-//! or `gpu` (each rank's GPU, the halo columns passing through the host: every value within
-//! 1e-12 of the CPU run's, relative to its size or 1, in f64). SCHEME: the ranks' streaming
+//! BACKEND: what each rank runs its slab on, `cpu` (the default: the comparison is bitwise),
+//! `gpu` (each rank's GPU, the halo columns passing through the host) or `hetero` /
+//! `hetero:M` (the slab's borders on the host, its bulk on the GPU, `M` columns a side or
+//! tuned per rank); with a GPU every value is within 1e-12 of the CPU run's, relative to its
+//! size or 1, in f64. SCHEME: the ranks' streaming
 //! scheme, `two-copy` (the default) or `in-place` (AA; the reference run is two-copy).
 //! MODEL: `d2q9` (BGK, channel with a body force) or `d2q37` (thermal walls, gravity);
 //! LAYOUT: `aos`, `soa`, `csoa8`, `caosoa4`, `caosoa8`. Errors are printed by every rank
@@ -22,6 +24,7 @@ use std::sync::Arc;
 
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
+use lbm::hetero::{SplitChoice, SplitSlab};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
 use lbm::mpi_ring::{self, DistLattice};
@@ -91,15 +94,24 @@ struct Args {
     lx: usize,
     ly: usize,
     steps: usize,
-    gpu: bool,
+    backend: Backend,
     scheme: Scheme,
+}
+
+/// What each rank runs its slab on.
+#[derive(Clone, Copy, PartialEq)]
+enum Backend {
+    Cpu,
+    Gpu,
+    Hetero(SplitChoice),
 }
 
 fn parse() -> Result<Args, String> {
     let a: Vec<String> = std::env::args().skip(1).collect();
     if a.len() < 6 {
         return Err(
-            "usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS [cpu|gpu [two-copy|in-place]]"
+            "usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS [cpu|gpu|hetero[:M] \
+             [two-copy|in-place]]"
                 .into(),
         );
     }
@@ -111,10 +123,18 @@ fn parse() -> Result<Args, String> {
         lx: num(&a[3])?,
         ly: num(&a[4])?,
         steps: num(&a[5])?,
-        gpu: match a.get(6).map(String::as_str) {
-            None | Some("cpu") => false,
-            Some("gpu") => true,
-            Some(other) => return Err(format!("unknown backend `{other}` (cpu, gpu)")),
+        backend: match a.get(6).map(String::as_str) {
+            None | Some("cpu") => Backend::Cpu,
+            Some("gpu") => Backend::Gpu,
+            Some("hetero") => Backend::Hetero(SplitChoice::Auto),
+            Some(other) => match other.strip_prefix("hetero:").map(str::parse) {
+                Some(Ok(m)) => Backend::Hetero(SplitChoice::Columns(m)),
+                _ => {
+                    return Err(format!(
+                        "unknown backend `{other}` (cpu, gpu, hetero, hetero:M)"
+                    ))
+                }
+            },
         },
         scheme: match a.get(7).map(String::as_str) {
             None | Some("two-copy") => Scheme::TwoCopy,
@@ -178,22 +198,32 @@ fn by_model<L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
 
 fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
     let spec = M::spec(a.lx, a.ly);
-    let outcome = if a.gpu {
-        let dist =
-            DistLattice::<M, L, f64, GpuSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
-                let opts = GpuOptions {
-                    node_rank: mpi_ring::node_rank(world),
-                    ..GpuOptions::default()
-                };
-                let ctx = Arc::new(GpuContext::new(&opts)?);
-                GpuSlab::new(&ctx, s, d, r, a.scheme)
-            });
-        dist.and_then(|d| run(d, a))
-    } else {
-        let dist = DistLattice::<M, L, f64>::with_slab(world, spec, |s, d, r| {
+    let opts = GpuOptions {
+        node_rank: mpi_ring::node_rank(world),
+        ..GpuOptions::default()
+    };
+    let outcome = match a.backend {
+        Backend::Cpu => DistLattice::<M, L, f64>::with_slab(world, spec, |s, d, r| {
             Ok(Slab::new(s, d, r, a.scheme)?)
-        });
-        dist.and_then(|d| run(d, a))
+        })
+        .and_then(|d| run(d, a)),
+        Backend::Gpu => {
+            DistLattice::<M, L, f64, GpuSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
+                GpuSlab::new(&Arc::new(GpuContext::new(&opts)?), s, d, r, a.scheme)
+            })
+            .and_then(|d| run(d, a))
+        }
+        Backend::Hetero(choice) => {
+            let t_c = mpi_ring::exchange_seconds::<f64>(world, M::HALO * a.ly * M::Q, 5)
+                .map(|t| t / a.ly as f64);
+            t_c.and_then(|t_c| {
+                DistLattice::<M, L, f64, SplitSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
+                    let ctx = Arc::new(GpuContext::new(&opts)?);
+                    SplitSlab::new(&ctx, s, d, r, a.scheme, (choice, t_c))
+                })
+            })
+            .and_then(|d| run(d, a))
+        }
     };
     outcome.map_err(|e| e.to_string())
 }
@@ -267,7 +297,8 @@ fn compare<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
     };
     let single = single_run::<M, L, T>(a, a.steps)?;
     let (got, want) = (state(&gathered)?, state(&single)?);
-    let tol = if a.gpu { 1e-12 } else { 0.0 };
+    let gpu = a.backend != Backend::Cpu;
+    let tol = if gpu { 1e-12 } else { 0.0 };
     let off = |g: f64, w: f64| (g - w).abs() / w.abs().max(1.0);
     let worst = got
         .iter()
@@ -290,9 +321,13 @@ fn compare<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
         a.ly,
         a.steps,
         dist.decomposition().ranks(),
-        if a.gpu { "gpu" } else { "cpu" }
+        match a.backend {
+            Backend::Cpu => "cpu".to_string(),
+            Backend::Gpu => "gpu".to_string(),
+            Backend::Hetero(_) => format!("hetero ({})", dist.slab().describe()),
+        }
     );
-    let how = if a.gpu {
+    let how = if gpu {
         format!("within {tol:e} (largest difference {worst:.1e})")
     } else {
         "bitwise identical".into()

@@ -95,7 +95,7 @@ fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, 
         );
         let mut het =
             HeteroLattice::<M, L, f64>::new(ctx, spec.clone(), scheme, SplitChoice::Columns(m))
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!(het.border_columns(), m);
         het.set_equilibrium(initial::<M>(lx, ly)).unwrap();
         het.run(STEPS, 100)

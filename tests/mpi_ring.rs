@@ -128,25 +128,33 @@ fn a_run_resumed_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     }
 }
 
-/// The ring with GPU ranks (lavapipe in CI): each rank's slab on its device, the halo columns
-/// through the host; every population and moment within 1e-12 of the single-process CPU run,
-/// two-copy on 2 ranks and in place (after an odd number of steps) on 3.
-fn within_tolerance_on_gpu_ranks(command: &str, model: &str, layout: &str, lx: usize, ly: usize) {
+/// The ring with GPU or host/device ranks (lavapipe in CI): each rank's slab on its device
+/// (the halo columns through the host), or its borders on the host and its bulk on the device;
+/// every population and moment within 1e-12 of the single-process CPU run, two-copy on 2 ranks
+/// and in place (after an odd number of steps) on 3.
+fn within_tolerance_on_device_ranks(
+    backend: &str,
+    (command, model, layout): (&str, &str, &str),
+    lx: usize,
+    ly: usize,
+) {
     for (ranks, scheme, steps) in [(2, "two-copy", "200"), (3, "in-place", "201")] {
         let (lx, ly) = (lx.to_string(), ly.to_string());
         let out = mpiexec(
             ranks,
-            &[command, model, layout, &lx, &ly, steps, "gpu", scheme],
+            &[command, model, layout, &lx, &ly, steps, backend, scheme],
         );
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success() && stdout.contains("within 1e-12"),
-            "{command} {model} {layout} {lx}×{ly} {scheme} on {ranks} GPU ranks: {}\n{stdout}\n{}",
+            "{command} {model} {layout} {lx}×{ly} {scheme} on {ranks} {backend} ranks: {}\n\
+             {stdout}\n{}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
+        let on = backend.split(':').next().unwrap_or(backend);
         assert!(
-            stdout.contains(&format!("{ranks} ranks on gpu")),
+            stdout.contains(&format!("{ranks} ranks on {on}")),
             "{stdout}"
         );
     }
@@ -154,22 +162,33 @@ fn within_tolerance_on_gpu_ranks(command: &str, model: &str, layout: &str, lx: u
 
 #[test]
 fn d2q9_on_2_and_3_gpu_ranks_matches_the_single_process_run() {
-    within_tolerance_on_gpu_ranks("check", "d2q9", "soa", 24, 32);
-    within_tolerance_on_gpu_ranks("check", "d2q9", "caosoa8", 25, 32);
+    within_tolerance_on_device_ranks("gpu", ("check", "d2q9", "soa"), 24, 32);
+    within_tolerance_on_device_ranks("gpu", ("check", "d2q9", "caosoa8"), 25, 32);
 }
 
 #[test]
 fn d2q37_on_2_and_3_gpu_ranks_matches_the_single_process_run() {
-    within_tolerance_on_gpu_ranks("check", "d2q37", "caosoa4", 24, 16);
-    within_tolerance_on_gpu_ranks("resume", "d2q37", "aos", 25, 16);
+    within_tolerance_on_device_ranks("gpu", ("check", "d2q37", "caosoa4"), 24, 16);
+    within_tolerance_on_device_ranks("gpu", ("resume", "d2q37", "aos"), 25, 16);
 }
 
-/// `mpiexec -n 2 lbm run taylor-green --backend gpu --scheme in-place` gives the diagnostics
-/// of the single-process two-copy CPU run, to 1e-12.
+/// Hetero ranks: fixed splits (the channel's walls and D2Q37's thermal walls cross the
+/// host/device cuts), and on the resumed run the split tuned per rank with the ring's exchange
+/// in the balance (any admissible M, the ends included).
 #[test]
-fn lbm_run_on_gpu_ranks_gives_the_single_process_diagnostics() {
+fn d2q9_and_d2q37_on_2_and_3_hetero_ranks_match_the_single_process_run() {
+    within_tolerance_on_device_ranks("hetero:2", ("check", "d2q9", "soa"), 24, 32);
+    within_tolerance_on_device_ranks("hetero:3", ("check", "d2q37", "caosoa4"), 30, 16);
+    within_tolerance_on_device_ranks("hetero", ("resume", "d2q37", "aos"), 30, 16);
+}
+
+/// `mpiexec -n 2 lbm run taylor-green --backend gpu|hetero --scheme in-place` gives the
+/// diagnostics of the single-process two-copy CPU run, to 1e-12 (hetero: the split tuned per
+/// rank).
+#[test]
+fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
-    let dirs: Vec<tempfile::TempDir> = (0..2).map(|_| tempfile::tempdir().unwrap()).collect();
+    let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let csv = |ranks: usize, backend: &str, scheme: &str, dir: &tempfile::TempDir| {
         let args = [
             "run",
@@ -203,24 +222,30 @@ fn lbm_run_on_gpu_ranks_gives_the_single_process_diagnostics() {
         let text = std::fs::read_to_string(dir.path().join("taylor-green_diagnostics.csv"));
         (stdout, text.unwrap())
     };
-    let (_, cpu) = csv(1, "cpu", "two-copy", &dirs[0]);
-    let (stdout, gpu) = csv(2, "gpu", "in-place", &dirs[1]);
-    assert!(
-        stdout.contains("2 MPI ranks") && stdout.contains("gpu"),
-        "{stdout}"
-    );
     let rows = |t: &str| -> Vec<Vec<f64>> {
         t.lines()
             .skip(1)
             .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
             .collect()
     };
-    let (cpu, gpu) = (rows(&cpu), rows(&gpu));
+    let (_, cpu) = csv(1, "cpu", "two-copy", &dirs[0]);
+    let cpu = rows(&cpu);
     assert_eq!(cpu.len(), 3, "rows at steps 0, 100, 200");
-    assert_eq!(cpu.len(), gpu.len());
-    for (a, b) in cpu.iter().zip(&gpu) {
-        for (x, y) in a.iter().zip(b) {
-            assert!((x - y).abs() <= 1e-12 * x.abs().max(1.0), "{a:?}\n{b:?}");
+    for (backend, dir, says) in [("gpu", &dirs[1], "gpu"), ("hetero", &dirs[2], "M = ")] {
+        let (stdout, got) = csv(2, backend, "in-place", dir);
+        assert!(
+            stdout.contains("2 MPI ranks") && stdout.contains(says),
+            "{stdout}"
+        );
+        let got = rows(&got);
+        assert_eq!(cpu.len(), got.len());
+        for (a, b) in cpu.iter().zip(&got) {
+            for (x, y) in a.iter().zip(b) {
+                assert!(
+                    (x - y).abs() <= 1e-12 * x.abs().max(1.0),
+                    "{backend}: {a:?}\n{b:?}"
+                );
+            }
         }
     }
 }

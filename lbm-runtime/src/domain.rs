@@ -573,6 +573,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> SlabRing
     }
 
     /// The slabs, mutable (their states set, their phases timed).
+    #[cfg(feature = "gpu")]
     pub(crate) fn slabs_mut(&mut self) -> &mut [P] {
         &mut self.slabs
     }

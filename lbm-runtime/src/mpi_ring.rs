@@ -259,56 +259,13 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
 
     /// Sends `[to_left, to_right]` to the neighbours and receives what they send this way
     /// (`[from_left, from_right]`), updating the bulk in `chunks` parts (none: `0`) while the
-    /// four transfers travel, letting MPI progress them between the parts.
-    fn swap(
-        &mut self,
-        [to_left, to_right]: [Vec<T>; 2],
-        chunks: usize,
-    ) -> Result<[Vec<T>; 2], Error> {
-        let mut from_left = vec![T::default(); to_right.len()];
-        let mut from_right = vec![T::default(); to_left.len()];
-        let (left, right) = (
-            peer(self.dec.left(self.rank)),
-            peer(self.dec.right(self.rank)),
-        );
-        let (comm, slab) = (&self.comm, &mut self.slab);
-        let bulk = mpi::request::scope(|scope| {
-            let mut bulk = Ok(());
-            let recv_l = comm.process_at_rank(left).immediate_receive_into_with_tag(
-                scope,
-                &mut from_left[..],
-                RIGHTWARD,
-            );
-            let recv_r = comm.process_at_rank(right).immediate_receive_into_with_tag(
-                scope,
-                &mut from_right[..],
-                LEFTWARD,
-            );
-            let send_r = comm.process_at_rank(right).immediate_send_with_tag(
-                scope,
-                &to_right[..],
-                RIGHTWARD,
-            );
-            let send_l =
-                comm.process_at_rank(left)
-                    .immediate_send_with_tag(scope, &to_left[..], LEFTWARD);
-            let mut recvs = [Some(recv_l), Some(recv_r)];
-            let mut sends = [Some(send_r), Some(send_l)];
-            for k in 0..chunks {
-                bulk = bulk.and_then(|()| slab.update_bulk(k, chunks));
-                recvs.iter_mut().for_each(poke);
-                sends.iter_mut().for_each(poke);
-            }
-            recvs.into_iter().flatten().for_each(|r| {
-                r.wait();
-            });
-            sends.into_iter().flatten().for_each(|r| {
-                r.wait();
-            });
-            bulk
-        });
-        bulk?;
-        Ok([from_left, from_right])
+    /// four transfers travel.
+    fn swap(&mut self, to: [Vec<T>; 2], chunks: usize) -> Result<[Vec<T>; 2], Error> {
+        let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
+        let slab = &mut self.slab;
+        ring_swap(&self.comm, (left, right), to, chunks, |k, n| {
+            slab.update_bulk(k, n)
+        })
     }
 
     /// Checks every rank's slab for divergence (collective): every rank gets the same answer,
@@ -359,6 +316,77 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
             .all_reduce_into(&local, &mut slowest, SystemOperation::max());
         Ok(slowest)
     }
+}
+
+/// Sends `[to_left, to_right]` to the ranks `left` and `right` of `comm` and receives what they
+/// send this way (`[from_left, from_right]`), running `work(k, chunks)` for `k` in
+/// `0..chunks` while the four transfers travel and letting MPI progress them between the parts
+/// (collective with the two neighbours).
+fn ring_swap<T: Real>(
+    comm: &SimpleCommunicator,
+    (left, right): (usize, usize),
+    [to_left, to_right]: [Vec<T>; 2],
+    chunks: usize,
+    mut work: impl FnMut(usize, usize) -> Result<(), Error>,
+) -> Result<[Vec<T>; 2], Error> {
+    let mut from_left = vec![T::default(); to_right.len()];
+    let mut from_right = vec![T::default(); to_left.len()];
+    let (left, right) = (
+        comm.process_at_rank(peer(left)),
+        comm.process_at_rank(peer(right)),
+    );
+    let done = mpi::request::scope(|scope| {
+        let mut done = Ok(());
+        let recv_l = left.immediate_receive_into_with_tag(scope, &mut from_left[..], RIGHTWARD);
+        let recv_r = right.immediate_receive_into_with_tag(scope, &mut from_right[..], LEFTWARD);
+        let send_r = right.immediate_send_with_tag(scope, &to_right[..], RIGHTWARD);
+        let send_l = left.immediate_send_with_tag(scope, &to_left[..], LEFTWARD);
+        let mut recvs = [Some(recv_l), Some(recv_r)];
+        let mut sends = [Some(send_r), Some(send_l)];
+        for k in 0..chunks {
+            done = done.and_then(|()| work(k, chunks));
+            recvs.iter_mut().for_each(poke);
+            sends.iter_mut().for_each(poke);
+        }
+        recvs.into_iter().flatten().for_each(|r| {
+            r.wait();
+        });
+        sends.into_iter().flatten().for_each(|r| {
+            r.wait();
+        });
+        done
+    });
+    done?;
+    Ok([from_left, from_right])
+}
+
+/// The median seconds of a halo exchange around the ring of `comm` with messages of `len`
+/// values of `T` each way, over `reps` exchanges after one for warm-up, the slowest rank's
+/// (collective): the `T_mpi` of seed 000 eq. 7 measured before the slabs exist, to tune a
+/// rank's host/device split.
+pub fn exchange_seconds<T: Real>(
+    comm: &SimpleCommunicator,
+    len: usize,
+    reps: usize,
+) -> Result<f64, Error> {
+    let ranks = usize::try_from(comm.size()).map_err(|e| DomainError::Mpi(e.to_string()))?;
+    let rank = usize::try_from(comm.rank()).map_err(|e| DomainError::Mpi(e.to_string()))?;
+    let around = ((rank + ranks - 1) % ranks, (rank + 1) % ranks);
+    let mut times = Vec::with_capacity(reps);
+    for k in 0..=reps {
+        let to = [vec![T::default(); len], vec![T::default(); len]];
+        comm.barrier();
+        let t0 = Instant::now();
+        ring_swap(comm, around, to, 0, |_, _| Ok(()))?;
+        if k > 0 {
+            times.push(t0.elapsed().as_secs_f64());
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let local = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    let mut slowest = 0.0;
+    comm.all_reduce_into(&local, &mut slowest, SystemOperation::max());
+    Ok(slowest)
 }
 
 /// A rank as MPI counts it.
@@ -484,16 +512,11 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         let widths: Vec<usize> = (0..d.ranks())
             .filter_map(|r| d.slab(r).ok().map(|s| s.len()))
             .collect();
-        let local = match self.slab.placement() {
-            Placement::Host => format!("cpu × {} threads", rayon::current_num_threads()),
-            #[cfg(feature = "gpu")]
-            Placement::Device(ctx) => format!("gpu {}", ctx.describe()),
-            #[cfg(feature = "gpu")]
-            Placement::Split(ctx) => format!("hetero, bulk on {}", ctx.describe()),
-        };
         format!(
-            "{} MPI ranks in a ring (slab widths {widths:?}), each on {local} (rank 0's)",
+            "{} MPI ranks in a ring (slab widths {widths:?}), each on its own backend; rank \
+             0: {}",
             d.ranks(),
+            self.slab.describe()
         )
     }
 

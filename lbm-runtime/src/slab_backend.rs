@@ -18,9 +18,7 @@
 //! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
 
-use crate::domain::{
-    bulk_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT,
-};
+use crate::domain::{bulk_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT};
 use crate::solver::Placement;
 use crate::{Error, Layout, Model, Real, Scheme};
 
@@ -89,6 +87,9 @@ pub trait SlabBackend: Send {
 
     /// Where the slab's sites are updated.
     fn placement(&self) -> Placement;
+
+    /// The backend in words (threads, device, split).
+    fn describe(&self) -> String;
 }
 
 impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
@@ -183,5 +184,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn placement(&self) -> Placement {
         Placement::Host
+    }
+
+    fn describe(&self) -> String {
+        format!("cpu × {} threads", rayon::current_num_threads())
     }
 }

@@ -393,6 +393,7 @@ macro_rules! lattice_basics {
         }
     };
 }
+#[cfg(feature = "gpu")]
 pub(crate) use lattice_basics;
 
 impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {

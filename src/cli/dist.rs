@@ -1,7 +1,9 @@
 //! `lbm run` under `mpiexec -n N` (feature `mpi`): the lattice cut into slabs over the ranks
 //! in a ring ([`lbm::mpi_ring::DistLattice`], seed 003 §4–5), each rank running its slab on the
-//! rank-local backend asked for — the host (`cpu`) or its GPU (`gpu`, the halo columns passing
-//! through the host) — and driven by the same loop as a single process. Rank 0 gathers the
+//! rank-local backend asked for — the host (`cpu`), its GPU (`gpu`, the halo columns passing
+//! through the host) or both (`hetero`: the slab's borders on the host, its bulk on the GPU,
+//! the split tuned per rank with the ring's exchange in the balance) — and driven by the same
+//! loop as a single process. Rank 0 gathers the
 //! fields for outputs and the populations for checkpoints (which hold the whole lattice, so
 //! they resume on any number of ranks); every decision that changes the sequence of
 //! collective calls (chunk length, stop, a failed write) is agreed by all ranks, so no rank
@@ -12,8 +14,9 @@ use std::sync::Arc;
 use lbm::cases::{global_spec, Case};
 use lbm::domain::Slab;
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
+use lbm::hetero::{SplitChoice, SplitSlab};
 use lbm::mpi_ring::{self, DistLattice};
-use lbm::{Layout, Real};
+use lbm::{Layout, Model, Real};
 
 use super::run::{start_and_drive, Plan, Resume};
 use super::settings::BackendArg;
@@ -38,10 +41,7 @@ pub fn run<C: Case, L: Layout, T: Real>(
             start_and_drive(plan, case, lat, checkpoint)
         }
         BackendArg::Gpu => {
-            let opts = GpuOptions {
-                node_rank: mpi_ring::node_rank(world.comm()),
-                ..opts.clone()
-            };
+            let opts = node_options(world, opts);
             let lat = DistLattice::<C::Model, L, T, GpuSlab<C::Model, L, T>>::with_slab(
                 world.comm(),
                 spec,
@@ -52,6 +52,36 @@ pub fn run<C: Case, L: Layout, T: Real>(
             )?;
             start_and_drive(plan, case, lat, checkpoint)
         }
-        BackendArg::Hetero => Err(super::settings::hetero_on_ranks()),
+        BackendArg::Hetero => {
+            let opts = node_options(world, opts);
+            let t_c = match plan.split {
+                SplitChoice::Auto => {
+                    let len = C::Model::HALO * spec.ly * C::Model::Q;
+                    mpi_ring::exchange_seconds::<T>(world.comm(), len, EXCHANGE_PROBES)?
+                        / spec.ly as f64
+                }
+                _ => 0.0,
+            };
+            let lat = DistLattice::<C::Model, L, T, SplitSlab<C::Model, L, T>>::with_slab(
+                world.comm(),
+                spec,
+                |s, d, r| {
+                    let ctx = Arc::new(GpuContext::new(&opts)?);
+                    SplitSlab::new(&ctx, s, d, r, plan.scheme, (plan.split, t_c))
+                },
+            )?;
+            start_and_drive(plan, case, lat, checkpoint)
+        }
+    }
+}
+
+/// Halo exchanges timed to tune the ranks' host/device splits (`T_mpi`, seed 000 eq. 7).
+const EXCHANGE_PROBES: usize = 9;
+
+/// The GPU options of this rank: the node's adapters taken in turn by its ranks.
+fn node_options(world: &World, opts: &GpuOptions) -> GpuOptions {
+    GpuOptions {
+        node_rank: mpi_ring::node_rank(world.comm()),
+        ..opts.clone()
     }
 }

@@ -14,7 +14,7 @@ use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme, Solver};
 use super::case_settings;
 use super::driver::drive;
 use super::settings::{bad, require, BackendArg, CaseName, Collision, Settings};
-use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, SchemeArg, World};
+use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, World};
 
 /// Every key of a case file, as printed after `lbm run --help`.
 const FILE_HELP: &str = "\
@@ -150,7 +150,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     })?;
     s.check_keys(case)?;
     let d = defaults(case);
-    let plan = plan(&s, case, &d, a, world.ranks())?;
+    let plan = plan(&s, case, &d, a)?;
     let size = size(&s, case, d.size)?;
     match case {
         CaseName::RayleighTaylor => launch(world, &plan, case_settings::rayleigh_taylor(&s, size)?),
@@ -189,13 +189,7 @@ fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize,
 }
 
 /// Resolves the settings shared by every case.
-fn plan(
-    s: &Settings,
-    case: CaseName,
-    d: &Defaults,
-    a: &RunArgs,
-    ranks: usize,
-) -> Result<Plan, CliError> {
+fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan, CliError> {
     let precision = s.precision.unwrap_or(Precision::F64);
     let layout = s.layout.unwrap_or(LayoutArg::Caosoa);
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
@@ -211,18 +205,8 @@ fn plan(
             ))
         }
     };
-    if ranks > 1 && backend == BackendArg::Hetero {
-        return Err(super::settings::hetero_on_ranks());
-    }
     let split = split(s, backend)?;
     let scheme = match (s.scheme, backend) {
-        (Some(SchemeArg::InPlace), BackendArg::Hetero) => {
-            return Err(bad(
-                "scheme",
-                "in-place is not available on the host/device split, which runs the two-copy \
-                 scheme; use scheme two-copy, or backend cpu or gpu for in-place",
-            ))
-        }
         (Some(sch), _) => sch.into(),
         (None, BackendArg::Cpu) => Scheme::InPlace,
         (None, _) => Scheme::TwoCopy,

@@ -212,16 +212,6 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
     ("velocity", &[CaseName::TaylorGreen]),
 ];
 
-/// The refusal of `--backend hetero` under `mpiexec` (not built yet).
-pub fn hetero_on_ranks() -> CliError {
-    bad(
-        "backend",
-        "hetero on several MPI ranks is not available yet (a rank's host/device split fed by \
-         the ring's halos is still to be built); use --backend cpu or gpu with several ranks, \
-         or hetero in one process",
-    )
-}
-
 /// A configuration error about `key`.
 pub fn bad(key: &str, message: impl Into<String>) -> CliError {
     CliError::Config {

@@ -178,4 +178,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
     fn placement(&self) -> Placement {
         Placement::Device(self.lattice.context().clone())
     }
+
+    fn describe(&self) -> String {
+        format!("gpu {}", self.lattice.context().describe())
+    }
 }

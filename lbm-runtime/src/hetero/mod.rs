@@ -66,7 +66,8 @@ pub enum SplitChoice {
 pub enum HeteroError {
     /// `M` leaves a part narrower than the halo, or exceeds half the lattice.
     #[error(
-        "M = {m} host border columns cannot split a lattice of width LX = {lx} with model \
+        "M = {m} host border columns cannot split a lattice (or a rank's slab) of width \
+         LX = {lx} with model \
          {model} (halo H = {halo}): M must be 0 (device only), LX/2 (host only, LX even), or \
          leave both parts at least H wide (2M ≥ H and LX − 2M ≥ H); admissible M: {admissible}"
     )]
@@ -113,6 +114,15 @@ pub fn nearest_admissible(lx: usize, halo: usize, want: f64) -> usize {
             d(a).total_cmp(&d(b))
         })
         .unwrap_or(0)
+}
+
+/// The admissible `M` nearest the host share `share = 2M/LX` of a lattice (or a rank's slab)
+/// `lx` wide; refuses a share outside `[0, 1]`.
+fn share_columns(lx: usize, halo: usize, share: f64) -> Result<usize, HeteroError> {
+    if !(0.0..=1.0).contains(&share) {
+        return Err(HeteroError::BadShare(share));
+    }
+    Ok(nearest_admissible(lx, halo, share * lx as f64 / 2.0))
 }
 
 /// The admissible `M` for `lx` and `halo`, as ranges (for messages).
@@ -191,12 +201,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         let (lx, halo) = (spec.lx, M::HALO);
         let (m, model) = match choice {
             SplitChoice::Columns(m) => (m, None),
-            SplitChoice::HostShare(s) => {
-                if !(0.0..=1.0).contains(&s) {
-                    return Err(HeteroError::BadShare(s).into());
-                }
-                (nearest_admissible(lx, halo, s * lx as f64 / 2.0), None)
-            }
+            SplitChoice::HostShare(s) => (share_columns(lx, halo, s)?, None),
             SplitChoice::Auto => {
                 let model = calibrate::<M, L, T>(ctx, &spec, CALIBRATION_STEPS)?;
                 (model.optimal_m(), Some(model))
@@ -244,7 +249,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
             )?)
         } else {
             Parts::Split(SlabRing::with_slabs(spec.clone(), 1, |g, dec, r| {
-                SplitSlab::new(ctx, g, dec, r, scheme, m)
+                SplitSlab::with_columns(ctx, g, dec, r, scheme, m)
             })?)
         };
         Ok(Self {
@@ -345,10 +350,9 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), Error> {
         let (lx, ly) = (self.spec.lx, self.spec.ly);
         if x >= lx || y >= ly {
-            return Err(LbmError::Shape(format!(
-                "site ({x}, {y}) outside the {lx}×{ly} lattice"
-            ))
-            .into());
+            return Err(
+                LbmError::Shape(format!("site ({x}, {y}) outside the {lx}×{ly} lattice")).into(),
+            );
         }
         crate::solver::check_values(out.len(), M::Q, "populations of a site")?;
         match &self.parts {

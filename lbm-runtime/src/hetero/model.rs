@@ -251,7 +251,8 @@ fn calibrate_ends<M: Model, L: Layout, T: Real>(
     let sites = (spec.lx * spec.ly) as f64;
     let mut per_site = [0.0; 2];
     for (k, m) in [0, spec.lx / 2].into_iter().enumerate() {
-        let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m, Scheme::TwoCopy)?;
+        let mut lat =
+            HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m, Scheme::TwoCopy)?;
         lat.steps(WARMUP_STEPS)?;
         lat.finish()?;
         let t0 = Instant::now();

@@ -32,11 +32,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::model::median;
-use super::{admissible, admissible_list, HeteroError, StepTimes};
+use super::{
+    admissible, admissible_list, calibrate, share_columns, HeteroError, SplitChoice, SplitModel,
+    StepTimes, CALIBRATION_STEPS,
+};
 use crate::domain::{Decomposition, GlobalSpec, Slab, LEFT, RIGHT};
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::solver::{check_values, Placement};
-use crate::{Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
+use crate::{BoundarySpec, Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Where the slab's columns run.
 #[allow(clippy::large_enum_variant)]
@@ -58,6 +61,8 @@ pub struct SplitSlab<M: Model, L: Layout, T: Real> {
     parts: Parts<M, L, T>,
     /// Host border columns per side.
     m: usize,
+    /// The model `M` was tuned by ([`SplitChoice::Auto`]).
+    model: Option<SplitModel>,
     ly: usize,
     ctx: Arc<GpuContext>,
     /// Whether this step's inner exchange and device submission are done.
@@ -65,11 +70,47 @@ pub struct SplitSlab<M: Model, L: Layout, T: Real> {
 }
 
 impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
+    /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, split between the host
+    /// and the device of `ctx` as `choice` says, at rest, run in `scheme`.
+    /// [`SplitChoice::Auto`] tunes `M` for this rank: [`calibrate`] on a lattice of the
+    /// slab's size, with `t_c`, the ring's halo exchange per row (seed 000 eq. 7), in the
+    /// balance (eq. 8). Validates the global lattice first, so every rank fails alike.
+    pub fn new(
+        ctx: &Arc<GpuContext>,
+        spec: &GlobalSpec<M>,
+        dec: &Decomposition,
+        rank: usize,
+        scheme: Scheme,
+        (choice, t_c): (SplitChoice, f64),
+    ) -> Result<Self, Error> {
+        spec.boundaries_of::<L, T>()?;
+        let w = dec.slab(rank)?.len();
+        let (m, model) = match choice {
+            SplitChoice::Columns(m) => (m, None),
+            SplitChoice::HostShare(s) => (share_columns(w, M::HALO, s)?, None),
+            SplitChoice::Auto => {
+                let local = GlobalSpec {
+                    lx: w,
+                    boundaries: BoundarySpec::periodic(),
+                    ..spec.clone()
+                };
+                let model = SplitModel {
+                    t_c,
+                    ..calibrate::<M, L, T>(ctx, &local, CALIBRATION_STEPS)?
+                };
+                (model.optimal_m(), Some(model))
+            }
+        };
+        let mut slab = Self::with_columns(ctx, spec, dec, rank, scheme, m)?;
+        slab.model = model;
+        Ok(slab)
+    }
+
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, with `m` border columns
     /// on each side on the host and the bulk on the device of `ctx`, at rest, run in
     /// `scheme`. Validates the global lattice first (size, parameters, boundaries), so every
     /// rank fails alike; an inadmissible `m` is refused with the admissible values.
-    pub fn new(
+    pub fn with_columns(
         ctx: &Arc<GpuContext>,
         spec: &GlobalSpec<M>,
         dec: &Decomposition,
@@ -107,6 +148,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         Ok(Self {
             parts,
             m,
+            model: None,
             ly: spec.ly,
             ctx: ctx.clone(),
             started: false,
@@ -116,6 +158,11 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     /// Host border columns per side, `M`.
     pub fn border_columns(&self) -> usize {
         self.m
+    }
+
+    /// The model calibrated for this rank ([`SplitChoice::Auto`] only).
+    pub fn split_model(&self) -> Option<&SplitModel> {
+        self.model.as_ref()
     }
 
     /// The slab on one backend, unsplit.
@@ -359,7 +406,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         let per_col = self.ly * M::Q;
         check_values(values.len(), self.width() * per_col, "slab populations")?;
         let Parts::Split { left, bulk, right } = &mut self.parts else {
-            return self.whole_mut().map_or(Ok(()), |s| s.set_populations(values));
+            return self
+                .whole_mut()
+                .map_or(Ok(()), |s| s.set_populations(values));
         };
         let (l, rest) = values.split_at(left.width() * per_col);
         let (b, r) = rest.split_at(bulk.width() * per_col);
@@ -392,6 +441,21 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
             })?;
         }
         Ok(())
+    }
+
+    fn describe(&self) -> String {
+        let how = if self.model.is_some() {
+            "tuned at start-up"
+        } else {
+            "fixed"
+        };
+        format!(
+            "hetero, M = {} border columns a side on the host ({:.0}% of the slab's, {how}), \
+             the bulk on {}",
+            self.m,
+            100.0 * (2 * self.m) as f64 / self.width() as f64,
+            self.ctx.describe()
+        )
     }
 
     fn placement(&self) -> Placement {
