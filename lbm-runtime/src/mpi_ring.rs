@@ -2,9 +2,10 @@
 //! feature `mpi`, rsmpi over the system MPI).
 //!
 //! Each rank owns one slab of the [`Decomposition`], run on any rank-local backend
-//! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`); a step reads the
-//! slab's border columns, posts the non-blocking halo exchange with both neighbours, updates
-//! the bulk, waits, stores the halos and updates the borders (seed 003 Fig. 5; see
+//! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`, both at once
+//! `crate::hetero::SplitSlab`); a step reads the slab's border columns, posts the non-blocking
+//! halo exchange with both neighbours, updates the bulk, waits, stores the halos and updates
+//! the borders (seed 003 Fig. 5; see
 //! [`crate::slab_backend`]). In the in-place (AA) scheme the pull half-step is such a step
 //! followed by a second exchange of what it pushed across the cuts, and the local half-step
 //! exchanges nothing ([`crate::domain`]). Halos travel as packed buffers in logical order
@@ -105,7 +106,7 @@ pub fn agree<R>(comm: &SimpleCommunicator, local: Result<R, Error>) -> Result<R,
 
 /// A lattice distributed over the ranks of a communicator: this rank's slab, on the
 /// rank-local backend `P` (the host's [`Slab`] by default, a GPU's
-/// [`crate::gpu::GpuSlab`]), and the ring.
+/// [`crate::gpu::GpuSlab`], a host/device split [`crate::hetero::SplitSlab`]), and the ring.
 pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     comm: SimpleCommunicator,
     dec: Decomposition,

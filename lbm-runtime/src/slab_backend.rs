@@ -1,5 +1,5 @@
 //! [`SlabBackend`]: what one rank of the ring runs its slab on — the host ([`Slab`]), a GPU
-//! (`crate::gpu::GpuSlab`) — so that the ring ([`crate::domain::SlabRing`] in one process,
+//! (`crate::gpu::GpuSlab`), both (`crate::hetero::SplitSlab`) — so that the ring ([`crate::domain::SlabRing`] in one process,
 //! `crate::mpi_ring::DistLattice` over MPI) is written once for every rank-local backend.
 //!
 //! # One step of a rank (seed 003 Fig. 5, seed 000 Fig. 7)

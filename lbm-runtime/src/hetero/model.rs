@@ -20,7 +20,9 @@
 //! ```
 //!
 //! The seed writes `T_mpi = t_c` per step; here `t_c` is per row (the halo messages are `LY`
-//! high), and it is 0 in one process (the MPI ring is not wired into the split yet).
+//! high). It is 0 in one process; a rank of the MPI ring ([`super::SplitSlab`]) measures its
+//! ring's exchange before it builds its slab (`mpi_ring::exchange_seconds`) and tunes its own
+//! `M*` with it.
 //!
 //! # A device that shares the host's cores
 //! Eq. 4 assumes the two sides run on separate hardware. On a device that shares the host's
