@@ -370,39 +370,49 @@ fn lbm_run_with_too_many_ranks_fails_on_every_rank() {
     }
 }
 
-/// `lbm bench --ranks` on 2 ranks: the step with and without the exchange, and the curves.
+/// `lbm bench --ranks` on 2 ranks: the step with and without the exchange, and the curves, for
+/// each rank-local backend.
 #[test]
 fn lbm_bench_ranks_measures_and_predicts() {
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
-    let args = [
-        "bench",
-        "--ranks",
-        "1",
-        "2",
-        "4",
-        "--model",
-        "d2q9",
-        "--d2q9-size",
-        "256x256",
-        "--rank-steps",
-        "5",
-    ];
-    let out = mpiexec_program(2, lbm, &args);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for needle in [
-        "on 2 rank(s)",
-        "with the halo exchange",
-        "without it",
-        "strong scaling",
-        "weak scaling",
-        "EDR InfiniBand",
-        "measured",
+    for (backend, says) in [
+        ("cpu", "rank 0 on cpu"),
+        ("gpu", "rank 0 on gpu"),
+        ("hetero", "rank 0 on hetero, M = "),
     ] {
-        assert!(stdout.contains(needle), "`{needle}` missing:\n{stdout}");
+        let args = [
+            "bench",
+            "--ranks",
+            "1",
+            "2",
+            "4",
+            "--model",
+            "d2q9",
+            "--d2q9-size",
+            "256x256",
+            "--rank-steps",
+            "5",
+            "--backend",
+            backend,
+        ];
+        let out = mpiexec_program(2, lbm, &args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{backend}: {stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for needle in [
+            "on 2 rank(s)",
+            says,
+            "with the halo exchange",
+            "without it",
+            "strong scaling",
+            "weak scaling",
+            "EDR InfiniBand",
+            "measured",
+        ] {
+            assert!(stdout.contains(needle), "`{needle}` missing:\n{stdout}");
+        }
     }
 }

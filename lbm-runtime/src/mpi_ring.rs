@@ -396,7 +396,7 @@ fn peer(rank: usize) -> i32 {
 }
 
 /// Step times measured on the ranks of a communicator, seconds (the slowest rank's).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RankTimes {
     /// Ranks that ran.
     pub ranks: usize,
@@ -408,18 +408,22 @@ pub struct RankTimes {
     pub exchange_only: f64,
     /// Bytes of one halo message (`H` columns).
     pub halo_bytes: usize,
+    /// Rank 0's backend in words ([`SlabBackend::describe`]).
+    pub backend: String,
 }
 
-/// Measures a step of the lattice `spec` on the ranks of `comm` with and without the halo
-/// exchange, and the exchange alone, `steps` steps each after a warm-up (collective; every
-/// rank gets the same answer).
-pub fn bench_ranks<M: Model, L: Layout, T: Real>(
+/// Measures a step of the lattice `spec` on the ranks of `comm`, each rank's slab built by
+/// `make` (as [`DistLattice::with_slab`]), with and without the halo exchange, and the
+/// exchange alone, `steps` steps each after a warm-up (collective; every rank gets the same
+/// answer).
+pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
     comm: &SimpleCommunicator,
     spec: GlobalSpec<M>,
     steps: usize,
+    make: impl FnOnce(&GlobalSpec<M>, &Decomposition, usize) -> Result<P, Error>,
 ) -> Result<RankTimes, Error> {
     let ly = spec.ly;
-    let mut lat = DistLattice::<M, L, T>::new(comm, spec, Scheme::TwoCopy)?;
+    let mut lat = DistLattice::<M, L, T, P>::with_slab(comm, spec, make)?;
     lat.time_per_step(steps.div_ceil(4), DistLattice::step)?;
     Ok(RankTimes {
         ranks: lat.dec.ranks(),
@@ -427,6 +431,7 @@ pub fn bench_ranks<M: Model, L: Layout, T: Real>(
         without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange)?,
         exchange_only: lat.time_per_step(steps, DistLattice::exchange)?,
         halo_bytes: M::HALO * ly * M::Q * T::BYTES,
+        backend: lat.slab.describe(),
     })
 }
 

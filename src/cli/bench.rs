@@ -40,7 +40,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = PEAK_DP_GFLOPS)]
     pub peak_gflops: f64,
     /// Backends: the CPU kernels, the GPU's fused step, or both (`all` skips the GPU with a
-    /// note when no adapter is found; `gpu` then fails).
+    /// note when no adapter is found; `gpu` then fails). With `--ranks`: what each rank runs
+    /// its slab on, `cpu` (also `all`), `gpu` or `hetero`.
     #[arg(long, value_enum, default_value_t = Backend::All)]
     pub backend: Backend,
     /// GPU adapter: `best`, a device type (`discrete`, `integrated`, `virtual`, `cpu`) or part
@@ -83,6 +84,8 @@ pub enum Backend {
     Gpu,
     /// Both.
     All,
+    /// With `--ranks`: each rank's slab split between the host and the GPU, tuned per rank.
+    Hetero,
 }
 
 /// Models to benchmark.
@@ -111,6 +114,15 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
     }
     if a.split {
         return super::split::run(a);
+    }
+    if a.backend == Backend::Hetero {
+        return Err(CliError::Config {
+            key: "backend".into(),
+            message: "hetero benchmarks the ranks of the MPI ring (`mpiexec -n N lbm bench \
+                      --ranks --backend hetero`); the split in one process is `lbm bench \
+                      --split`"
+                .into(),
+        });
     }
     println!(
         "{} threads; bandwidth probes on {} MiB arrays before each table; peak {:.0} DP GFLOP/s",
@@ -163,15 +175,19 @@ fn ranks_bench(_: &BenchArgs, _: &[usize], _: &World) -> Result<(), CliError> {
 
 /// The adapter chosen by `--adapter` (or `$LBM_GPU_ADAPTER`, else the best).
 pub fn open_context(a: &BenchArgs) -> Result<Arc<GpuContext>, gpu::GpuError> {
+    GpuContext::new(&open_options(a)).map(Arc::new)
+}
+
+/// The options of the adapter chosen by `--adapter` (or `$LBM_GPU_ADAPTER`, else the best).
+pub fn open_options(a: &BenchArgs) -> GpuOptions {
     let choice = a
         .adapter
         .as_deref()
         .map_or_else(AdapterChoice::from_env, AdapterChoice::parse);
-    GpuContext::new(&GpuOptions {
+    GpuOptions {
         adapter: choice,
         ..GpuOptions::default()
-    })
-    .map(Arc::new)
+    }
 }
 
 /// The GPU's fused step for every model, precision and layout, on the chosen adapter.

@@ -76,7 +76,7 @@ pub fn run<C: Case, L: Layout, T: Real>(
 }
 
 /// Halo exchanges timed to tune the ranks' host/device splits (`T_mpi`, seed 000 eq. 7).
-const EXCHANGE_PROBES: usize = 9;
+pub(super) const EXCHANGE_PROBES: usize = 9;
 
 /// The GPU options of this rank: the node's adapters taken in turn by its ranks.
 fn node_options(world: &World, opts: &GpuOptions) -> GpuOptions {

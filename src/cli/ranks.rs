@@ -1,18 +1,24 @@
-//! `lbm bench --ranks` (feature `mpi`, under `mpiexec -n N`): the step of the distributed ring
-//! with its halo exchange overlapped with the bulk, the same step without the exchange, and the
+//! `lbm bench --ranks [--backend cpu|gpu|hetero]` (feature `mpi`, under `mpiexec -n N`): the
+//! step of the distributed ring, each rank's slab on its CPU, its GPU or both, with its halo
+//! exchange overlapped with the bulk, the same step without the exchange, and the
 //! exchange alone (seed 003 Fig. 5); then the performance model of seed 003 §5,
 //! `T ≈ max{T_a, T_b}` with `T_a = α Lx Ly + β Lx` (bulk) and `T_b = γ Ly + δ Ly + λ`
 //! (borders and communication), its coefficients measured by short runs here, and the strong-
 //! and weak-scaling curves it predicts over EDR InfiniBand (1.5 µs, 12 GB/s — the network
 //! assumed for cluster predictions) and over this machine's loopback, beside the measured step.
 
-use lbm::cases::{global_spec, Poiseuille, RayleighTaylor};
-use lbm::domain::GlobalSpec;
-use lbm::mpi_ring::bench_ranks;
-use lbm::scaling::{self, Network, Prediction};
-use lbm::{Layout, Model, Real};
+use std::sync::Arc;
 
-use super::bench::{BenchArgs, Which};
+use lbm::cases::{global_spec, Poiseuille, RayleighTaylor};
+use lbm::domain::{GlobalSpec, Slab};
+use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
+use lbm::hetero::{SplitChoice, SplitSlab};
+use lbm::mpi_ring::{self, bench_ranks};
+use lbm::scaling::{self, Network, Prediction};
+use lbm::{Layout, Model, Real, Scheme};
+
+use super::bench::{open_options, Backend, BenchArgs, Which};
+use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{dispatch, CliError, Generic, LayoutArg, Precision};
 
@@ -85,17 +91,45 @@ impl<M: Model> Generic for Job<'_, M> {
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let (spec, steps) = (self.spec, self.a.rank_steps);
         let (lx, ly) = (spec.lx, spec.ly);
-        let t = bench_ranks::<M, L, T>(self.world.comm(), spec.clone(), steps)?;
+        let comm = self.world.comm();
+        let node = || GpuOptions {
+            node_rank: mpi_ring::node_rank(comm),
+            ..open_options(self.a)
+        };
+        let scheme = Scheme::TwoCopy;
+        let t = match self.a.backend {
+            Backend::Cpu | Backend::All => {
+                bench_ranks::<M, L, T, _>(comm, spec.clone(), steps, |s, d, r| {
+                    Ok(Slab::<M, L, T>::new(s, d, r, scheme)?)
+                })?
+            }
+            Backend::Gpu => {
+                let opts = node();
+                bench_ranks::<M, L, T, _>(comm, spec.clone(), steps, |s, d, r| {
+                    GpuSlab::<M, L, T>::new(&Arc::new(GpuContext::new(&opts)?), s, d, r, scheme)
+                })?
+            }
+            Backend::Hetero => {
+                let opts = node();
+                let len = M::HALO * ly * M::Q;
+                let t_c = mpi_ring::exchange_seconds::<T>(comm, len, EXCHANGE_PROBES)? / ly as f64;
+                bench_ranks::<M, L, T, _>(comm, spec.clone(), steps, |s, d, r| {
+                    let ctx = Arc::new(GpuContext::new(&opts)?);
+                    SplitSlab::<M, L, T>::new(&ctx, s, d, r, scheme, (SplitChoice::Auto, t_c))
+                })?
+            }
+        };
         if self.world.rank() != 0 {
             return Ok(());
         }
         let mlups = |secs: f64| (lx * ly) as f64 / secs / 1e6;
         println!(
-            "\n{} {} {} {lx}×{ly} on {} rank(s), {steps} steps per timing:",
+            "\n{} {} {} {lx}×{ly} on {} rank(s), {steps} steps per timing; rank 0 on {}:",
             M::NAME,
             L::NAME,
             T::NAME,
-            t.ranks
+            t.ranks,
+            t.backend
         );
         println!(
             "  step with the halo exchange {:.3} ms ({:.1} MLUPS); without it {:.3} ms ({:.1} \
@@ -111,6 +145,12 @@ impl<M: Model> Generic for Job<'_, M> {
                 * (1.0
                     - ((t.with_exchange - t.without_exchange) / t.exchange_only).clamp(0.0, 1.0))
         );
+        if !matches!(self.a.backend, Backend::Cpu | Backend::All) {
+            println!(
+                "  (the scaling model below is calibrated on the CPU kernels, one process: it \
+                 predicts CPU ranks)"
+            );
+        }
         let cal = scaling::calibrate::<M, L, T>(&spec, steps)?;
         let c = cal.coefficients;
         println!(

@@ -449,12 +449,15 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         } else {
             "fixed"
         };
+        let bulk = match self.parts {
+            Parts::Host(_) => "no bulk on the device".to_string(),
+            _ => format!("the bulk on {}", self.ctx.describe()),
+        };
         format!(
             "hetero, M = {} border columns a side on the host ({:.0}% of the slab's, {how}), \
-             the bulk on {}",
+             {bulk}",
             self.m,
             100.0 * (2 * self.m) as f64 / self.width() as f64,
-            self.ctx.describe()
         )
     }
 
