@@ -116,6 +116,28 @@ pub fn nearest_admissible(lx: usize, halo: usize, want: f64) -> usize {
         .unwrap_or(0)
 }
 
+/// `M` as `choice` says for a lattice (or a rank's slab) `spec`, with the model it was tuned by
+/// ([`SplitChoice::Auto`]: [`calibrate`] on `spec`, then the balance of eq. 8 with `t_c`, the
+/// ring's halo exchange per row, 0 in one process).
+fn choose_columns<M: Model, L: Layout, T: Real>(
+    ctx: &Arc<GpuContext>,
+    spec: &GlobalSpec<M>,
+    choice: SplitChoice,
+    t_c: f64,
+) -> Result<(usize, Option<SplitModel>), Error> {
+    Ok(match choice {
+        SplitChoice::Columns(m) => (m, None),
+        SplitChoice::HostShare(s) => (share_columns(spec.lx, M::HALO, s)?, None),
+        SplitChoice::Auto => {
+            let model = SplitModel {
+                t_c,
+                ..calibrate::<M, L, T>(ctx, spec, CALIBRATION_STEPS)?
+            };
+            (model.optimal_m(), Some(model))
+        }
+    })
+}
+
 /// The admissible `M` nearest the host share `share = 2M/LX` of a lattice (or a rank's slab)
 /// `lx` wide; refuses a share outside `[0, 1]`.
 fn share_columns(lx: usize, halo: usize, share: f64) -> Result<usize, HeteroError> {
@@ -198,15 +220,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         choice: SplitChoice,
     ) -> Result<Self, Error> {
         spec.boundaries_of::<L, T>()?;
-        let (lx, halo) = (spec.lx, M::HALO);
-        let (m, model) = match choice {
-            SplitChoice::Columns(m) => (m, None),
-            SplitChoice::HostShare(s) => (share_columns(lx, halo, s)?, None),
-            SplitChoice::Auto => {
-                let model = calibrate::<M, L, T>(ctx, &spec, CALIBRATION_STEPS)?;
-                (model.optimal_m(), Some(model))
-            }
-        };
+        let (m, model) = choose_columns::<M, L, T>(ctx, &spec, choice, 0.0)?;
         let mut lat = Self::with_columns(ctx, spec, m, scheme)?;
         lat.model = model;
         Ok(lat)

@@ -324,7 +324,7 @@ mod tests {
     #[test]
     fn probes_are_interior_splits() {
         assert_eq!(nearest_interior(64, 1, 16.0), Some(16));
-        assert_eq!(nearest_interior(64, 3, 0.4), Some(2));
+        assert_eq!(nearest_interior(64, 3, 0.4), Some(3));
         assert_eq!(nearest_interior(64, 3, 40.0), Some(30));
         assert_eq!(nearest_interior(3, 3, 1.0), None);
         assert!(nearest_interior(8, 3, 2.0).is_some_and(|m| admissible(8, 3, m) && 2 * m < 8));

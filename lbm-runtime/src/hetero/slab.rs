@@ -33,8 +33,7 @@ use std::time::Instant;
 
 use super::model::median;
 use super::{
-    admissible, admissible_list, calibrate, share_columns, HeteroError, SplitChoice, SplitModel,
-    StepTimes, CALIBRATION_STEPS,
+    admissible, admissible_list, choose_columns, HeteroError, SplitChoice, SplitModel, StepTimes,
 };
 use crate::domain::{Decomposition, GlobalSpec, Slab, LEFT, RIGHT};
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
@@ -84,23 +83,12 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
         spec.boundaries_of::<L, T>()?;
-        let w = dec.slab(rank)?.len();
-        let (m, model) = match choice {
-            SplitChoice::Columns(m) => (m, None),
-            SplitChoice::HostShare(s) => (share_columns(w, M::HALO, s)?, None),
-            SplitChoice::Auto => {
-                let local = GlobalSpec {
-                    lx: w,
-                    boundaries: BoundarySpec::periodic(),
-                    ..spec.clone()
-                };
-                let model = SplitModel {
-                    t_c,
-                    ..calibrate::<M, L, T>(ctx, &local, CALIBRATION_STEPS)?
-                };
-                (model.optimal_m(), Some(model))
-            }
+        let local = GlobalSpec {
+            lx: dec.slab(rank)?.len(),
+            boundaries: BoundarySpec::periodic(),
+            ..spec.clone()
         };
+        let (m, model) = choose_columns::<M, L, T>(ctx, &local, choice, t_c)?;
         let mut slab = Self::with_columns(ctx, spec, dec, rank, scheme, m)?;
         slab.model = model;
         Ok(slab)
