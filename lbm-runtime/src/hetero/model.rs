@@ -327,6 +327,8 @@ mod tests {
         assert_eq!(nearest_interior(64, 3, 0.4), Some(3));
         assert_eq!(nearest_interior(64, 3, 40.0), Some(30));
         assert_eq!(nearest_interior(3, 3, 1.0), None);
-        assert!(nearest_interior(8, 3, 2.0).is_some_and(|m| admissible(8, 3, m) && 2 * m < 8));
+        // Each part at least H = 3 wide: 9 columns split as 3 + 3 + 3, 8 cannot be split.
+        assert_eq!(nearest_interior(9, 3, 2.0), Some(3));
+        assert_eq!(nearest_interior(8, 3, 2.0), None);
     }
 }
