@@ -162,6 +162,23 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         }
     }
 
+    /// The part holding the local column `x`, with its first local column (the leftmost part
+    /// for `x = 0`: the one every part agrees with on scheme, steps and state).
+    fn part_at(&self, x: usize) -> (&dyn SlabBackend<Model = M, Real = T>, usize) {
+        match &self.parts {
+            Parts::Device(s) => (s, 0),
+            Parts::Host(s) => (s, 0),
+            Parts::Split { left, .. } if x < self.m => (left, 0),
+            Parts::Split { bulk, .. } if x < self.m + bulk.width() => (bulk, self.m),
+            Parts::Split { bulk, right, .. } => (right, self.m + bulk.width()),
+        }
+    }
+
+    /// The leftmost part.
+    fn first(&self) -> &dyn SlabBackend<Model = M, Real = T> {
+        self.part_at(0).0
+    }
+
     /// The parts from left to right with their first local column.
     fn parts(&self) -> Vec<(&dyn SlabBackend<Model = M, Real = T>, usize)> {
         match &self.parts {
@@ -289,11 +306,11 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     }
 
     fn scheme(&self) -> Scheme {
-        self.parts()[0].0.scheme()
+        self.first().scheme()
     }
 
     fn steps_done(&self) -> u64 {
-        self.parts()[0].0.steps_done()
+        self.first().steps_done()
     }
 
     fn set_steps_done(&mut self, step: u64) {
@@ -310,7 +327,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
 
     fn borders(&self) -> Result<[Vec<T>; 2], Error> {
         let Parts::Split { left, right, .. } = &self.parts else {
-            return self.parts()[0].0.borders();
+            return self.first().borders();
         };
         let [outer_l, _] = left.borders()?;
         let [_, outer_r] = right.borders()?;
@@ -354,12 +371,12 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     }
 
     fn needs_halos(&self) -> bool {
-        self.parts()[0].0.needs_halos()
+        self.first().needs_halos()
     }
 
     fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
         let Parts::Split { left, right, .. } = &self.parts else {
-            return self.parts()[0].0.pushed();
+            return self.first().pushed();
         };
         let (Some([outer_l, _]), Some([_, outer_r])) = (left.pushed()?, right.pushed()?) else {
             return Ok(None);
@@ -406,12 +423,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     }
 
     fn is_solid(&self, s: usize) -> bool {
-        let x = s / self.ly;
-        self.parts()
-            .into_iter()
-            .rev()
-            .find(|(_, x0)| *x0 <= x)
-            .is_some_and(|(p, x0)| p.is_solid(s - x0 * self.ly))
+        let (part, x0) = self.part_at(s / self.ly);
+        part.is_solid(s - x0 * self.ly)
     }
 
     fn check(&self) -> Result<(), Error> {
