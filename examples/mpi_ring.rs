@@ -13,7 +13,8 @@
 //! tuned per rank); with a GPU every value is within 1e-12 of the CPU run's, relative to its
 //! size or 1, in f64. SCHEME: the ranks' streaming
 //! scheme, `two-copy` (the default) or `in-place` (AA; the reference run is two-copy).
-//! MODEL: `d2q9` (BGK, channel with a body force) or `d2q37` (thermal walls, gravity);
+//! MODEL: `d2q9` (BGK: channel with a body force around a block that straddles the slab
+//! cuts), `d2q9mrt` (MRT: lid-driven cavity) or `d2q37` (thermal walls, gravity);
 //! LAYOUT: `aos`, `soa`, `csoa8`, `caosoa4`, `caosoa8`. Errors are printed by every rank
 //! (exit code 2). The benchmark of the ring and the scaling model is `lbm bench --ranks`.
 
@@ -25,7 +26,7 @@ use std::sync::Arc;
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q37};
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
 use lbm::mpi_ring::{self, DistLattice};
 use lbm::{
@@ -49,16 +50,58 @@ impl Case for D2Q9Bgk {
                 ax: 1e-5,
                 ay: 0.0,
             },
-            boundaries: BoundarySpec::channel(),
+            boundaries: BoundarySpec {
+                solid: Some(block(lx, ly)),
+                ..BoundarySpec::channel()
+            },
         }
     }
     fn initial(x: usize, y: usize) -> Vec<f64> {
-        let (xf, yf) = (x as f64, y as f64);
-        vec![
-            1.0 + 0.01 * (0.3 * xf + 0.2 * yf).sin(),
-            0.05 * (0.4 * yf).sin(),
-            0.03 * (0.5 * xf + 0.1 * yf).cos(),
-        ]
+        d2q9_initial(x, y)
+    }
+}
+
+/// A solid block over the middle half of the columns, `[LX/4, 3LX/4)`, and the rows
+/// `[LY/3, LY/2)`: it straddles the cut of every rank count up to 3 and of the host/device
+/// splits.
+fn block(lx: usize, ly: usize) -> Vec<bool> {
+    let mut solid = vec![false; lx * ly];
+    for x in lx / 4..3 * lx / 4 {
+        for y in ly / 3..ly / 2 {
+            solid[x * ly + y] = true;
+        }
+    }
+    solid
+}
+
+/// A D2Q9 initial state with structure everywhere (ρ, u).
+fn d2q9_initial(x: usize, y: usize) -> Vec<f64> {
+    let (xf, yf) = (x as f64, y as f64);
+    vec![
+        1.0 + 0.01 * (0.3 * xf + 0.2 * yf).sin(),
+        0.05 * (0.4 * yf).sin(),
+        0.03 * (0.5 * xf + 0.1 * yf).cos(),
+    ]
+}
+
+impl Case for D2Q9Mrt {
+    fn spec(lx: usize, ly: usize) -> GlobalSpec<Self> {
+        GlobalSpec {
+            lx,
+            ly,
+            params: D2Q9MrtParams {
+                tau: 0.7,
+                s_e: 1.64,
+                s_eps: 1.54,
+                s_q: 1.2,
+                ax: 0.0,
+                ay: 0.0,
+            },
+            boundaries: BoundarySpec::cavity(0.05),
+        }
+    }
+    fn initial(x: usize, y: usize) -> Vec<f64> {
+        d2q9_initial(x, y)
     }
 }
 
@@ -191,8 +234,9 @@ fn by_layout(world: &SimpleCommunicator, a: &Args) -> Outcome {
 fn by_model<L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
     match a.model.as_str() {
         "d2q9" => by_command::<D2Q9Bgk, L>(world, a),
+        "d2q9mrt" => by_command::<D2Q9Mrt, L>(world, a),
         "d2q37" => by_command::<D2Q37, L>(world, a),
-        other => Err(format!("unknown model `{other}` (d2q9, d2q37)")),
+        other => Err(format!("unknown model `{other}` (d2q9, d2q9mrt, d2q37)")),
     }
 }
 

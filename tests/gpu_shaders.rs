@@ -3,7 +3,7 @@
 //! passes naga's validator (with the f64 capability for f64) and has the entry points of its
 //! scheme. Needs no device.
 
-use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec};
+use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec, Window};
 use lbm::gpu::BcShape;
 use lbm::layout::Dims;
 use lbm::models::*;
@@ -30,6 +30,7 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
                 row: 256,
                 bc,
                 scheme,
+                windows: chunks == 3,
             };
             let what = format!(
                 "{} × {} × {} {} ({chunks} bindings, {bc:?})",
@@ -42,8 +43,14 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
             validate(&src, T::BYTES == 8, &what).unwrap_or_else(|e| panic!("{e}"));
             assert!(src.starts_with(&format!("alias real = {};", T::NAME)));
             for e in Entry::of(scheme) {
-                let entry = format!("fn {}(@builtin", e.name());
-                assert!(src.contains(&entry), "{what}: no entry point {e:?}");
+                for w in spec
+                    .windows()
+                    .iter()
+                    .filter(|w| e.is_site_kernel() || **w == Window::All)
+                {
+                    let entry = format!("fn {}{}(@builtin", e.name(), w.suffix());
+                    assert!(src.contains(&entry), "{what}: no entry point {e:?} {w:?}");
+                }
             }
         }
     }
@@ -116,6 +123,7 @@ fn f64_constants_keep_full_precision() {
         row: 64,
         bc: BcShape::all(false, false),
         scheme: Scheme::TwoCopy,
+        windows: false,
     };
     let src = compose::<D2Q9Bgk, Soa, f64>(&spec).unwrap();
     assert!(

@@ -11,11 +11,12 @@
 //! ([`crate::lattice::stored_slot`]). Steps are recorded into command buffers and submitted
 //! without waiting; only reads wait.
 
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::bc::{self, BcTables};
-use super::shader::{self, Entry, ShaderSpec, WORKGROUP};
+use super::shader::{self, Entry, ShaderSpec, Window, WORKGROUP};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
 use crate::lattice::{check_size, stored_slot};
@@ -45,8 +46,8 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     ctl: wgpu::Buffer,
     /// One bind group per copy holding the state.
     groups: Vec<wgpu::BindGroup>,
-    /// The pipeline of each entry point of the scheme, indexed by `Entry as usize`.
-    pipelines: Vec<Option<wgpu::ComputePipeline>>,
+    /// The pipeline of each entry point of the scheme, by entry and window.
+    pipelines: HashMap<(Entry, Window), wgpu::ComputePipeline>,
     /// The copy holding the state.
     cur: usize,
     /// In-place scheme: the last half-step was a pull (the state is "odd").
@@ -95,20 +96,22 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Self, GpuError> {
-        Self::with_boundaries(ctx, lx, ly, params, scheme, |d| {
+        Self::with_boundaries(ctx, lx, ly, params, scheme, false, |d| {
             Boundaries::compile::<M, L>(boundaries, d)
         })
     }
 
     /// As [`GpuLattice::new`], with the boundaries compiled by `compile` once the size is
     /// checked (a part of a larger lattice takes its slice of the global boundaries, see
-    /// [`crate::hetero`]).
+    /// [`crate::hetero`]); with `windows` (and `lx ≥ 2H`), a step can also be submitted as its
+    /// bulk and its border ([`GpuLattice::submit_window`]).
     pub(crate) fn with_boundaries(
         ctx: &Arc<GpuContext>,
         lx: usize,
         ly: usize,
         params: M::Params,
         scheme: Scheme,
+        windows: bool,
         compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
     ) -> Result<Self, GpuError> {
         check_size::<M, L>(lx, ly)?;
@@ -140,6 +143,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             row: plan.wx * WORKGROUP,
             bc: tables.shape,
             scheme,
+            windows: windows && lx >= 2 * M::HALO,
         };
         let source = shader::compose::<M, L, T>(&spec)?;
         shader::validate(&source, T::BYTES == 8, &what::<M, L, T>())?;
@@ -298,29 +302,65 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Records one step and moves to the state after it.
     fn record_step(&mut self, pass: &mut wgpu::ComputePass<'_>) {
         let periodic = self.bc.x_periodic();
-        match self.spec.scheme {
-            Scheme::TwoCopy => {
-                if periodic {
-                    self.dispatch(pass, Entry::Halo);
-                }
-                self.dispatch(pass, Entry::Fused);
-                self.cur = 1 - self.cur;
-            }
-            Scheme::InPlace if !self.odd => {
-                if periodic {
-                    self.dispatch(pass, Entry::Halo);
-                }
-                self.dispatch(pass, Entry::AaPull);
-                if periodic {
-                    self.dispatch(pass, Entry::Fold);
-                }
-                self.odd = true;
-            }
-            Scheme::InPlace => {
-                self.dispatch(pass, Entry::AaLocal);
-                self.odd = false;
-            }
+        let site = self.site_kernel();
+        if periodic && site != Entry::AaLocal {
+            self.dispatch(pass, Entry::Halo);
         }
+        self.dispatch(pass, site);
+        if periodic && site == Entry::AaPull {
+            self.dispatch(pass, Entry::Fold);
+        }
+        self.advance();
+    }
+
+    /// The site kernel of the next step: the fused step, or the AA half-step due.
+    fn site_kernel(&self) -> Entry {
+        match self.spec.scheme {
+            Scheme::TwoCopy => Entry::Fused,
+            Scheme::InPlace if !self.odd => Entry::AaPull,
+            Scheme::InPlace => Entry::AaLocal,
+        }
+    }
+
+    /// Moves to the state after a step: the other copy, or the other AA parity.
+    fn advance(&mut self) {
+        match self.spec.scheme {
+            Scheme::TwoCopy => self.cur = 1 - self.cur,
+            Scheme::InPlace => self.odd = !self.odd,
+        }
+    }
+
+    /// Whether a step can be submitted as its bulk and its border
+    /// ([`GpuLattice::submit_window`]).
+    pub(crate) fn has_windows(&self) -> bool {
+        self.spec.windows
+    }
+
+    /// Submits the next step's site kernel over the sites of `w` without waiting and without
+    /// ending the step ([`GpuLattice::end_step`] does, once every site is submitted). For a
+    /// lattice whose halo columns the host fills (a slab): no periodic halo or fold is
+    /// dispatched, and without windows ([`GpuLattice::has_windows`]) only
+    /// [`Window::All`] is valid.
+    pub(crate) fn submit_window(&self, w: Window) {
+        let e = self.site_kernel();
+        let d = &self.d;
+        let cols = match w {
+            Window::All => d.lx,
+            Window::Bulk => d.lx - 2 * d.halo,
+            Window::Border => 2 * d.halo,
+        };
+        let mut enc = self.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.dispatch_window(&mut pass, e, w, cols * d.ly);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Ends a step submitted by windows.
+    pub(crate) fn end_step(&mut self) {
+        self.advance();
+        self.step += 1;
     }
 
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
@@ -407,15 +447,21 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.dispatch_n(pass, e, self.threads(e, 0));
     }
 
-    /// Dispatches `n` threads of `e` on the current copy, as a 2-D grid of rows of
-    /// `spec.row` threads (`max_compute_workgroups_per_dimension` is respected by the plan).
+    /// Dispatches `n` threads of `e` on the current copy (see [`GpuLattice::dispatch_window`]).
     fn dispatch_n(&self, pass: &mut wgpu::ComputePass<'_>, e: Entry, n: usize) {
+        self.dispatch_window(pass, e, Window::All, n);
+    }
+
+    /// Dispatches `n` threads of window `w` of `e` on the current copy, as a 2-D grid of rows
+    /// of `spec.row` threads (`max_compute_workgroups_per_dimension` is respected by the plan).
+    fn dispatch_window(&self, pass: &mut wgpu::ComputePass<'_>, e: Entry, w: Window, n: usize) {
         let (gx, gy) = self.grid(n);
         if gx == 0 {
             return;
         }
-        let pipeline = self.pipelines[e as usize]
-            .as_ref()
+        let pipeline = self
+            .pipelines
+            .get(&(e, w))
             .expect("the shader of the lattice's scheme has every entry it dispatches");
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &self.groups[self.cur], &[]);
@@ -1115,13 +1161,12 @@ impl Device<'_> {
             })
     }
 
-    /// The pipeline of each entry point of the scheme (`None` for the others), indexed by
-    /// `Entry as usize`.
+    /// The pipeline of each entry point of the scheme, and of each window of its site kernels.
     fn pipelines(
         &self,
         layout: &wgpu::BindGroupLayout,
         source: &str,
-    ) -> Vec<Option<wgpu::ComputePipeline>> {
+    ) -> HashMap<(Entry, Window), wgpu::ComputePipeline> {
         let dev = &self.ctx.device;
         let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("lbm"),
@@ -1132,20 +1177,28 @@ impl Device<'_> {
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
-        let entries = Entry::of(self.spec.scheme);
-        Entry::ALL
+        let windows = self.spec.windows();
+        Entry::of(self.spec.scheme)
             .iter()
-            .map(|&e| {
-                entries.contains(&e).then(|| {
-                    dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                        label: Some(e.name()),
-                        layout: Some(&pl),
-                        module: &module,
-                        entry_point: Some(e.name()),
-                        compilation_options: Default::default(),
-                        cache: None,
-                    })
-                })
+            .flat_map(|&e| {
+                let ws = if e.is_site_kernel() {
+                    windows
+                } else {
+                    &[Window::All]
+                };
+                ws.iter().map(move |&w| (e, w))
+            })
+            .map(|(e, w)| {
+                let name = format!("{}{}", e.name(), w.suffix());
+                let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&name),
+                    layout: Some(&pl),
+                    module: &module,
+                    entry_point: Some(&name),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                ((e, w), pipeline)
             })
             .collect()
     }

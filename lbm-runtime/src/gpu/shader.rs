@@ -113,6 +113,37 @@ impl Entry {
             Entry::MomentsOdd => "moments_odd",
         }
     }
+
+    /// Whether the entry updates sites (and has [`Window`] variants).
+    pub fn is_site_kernel(self) -> bool {
+        matches!(self, Entry::Fused | Entry::AaPull | Entry::AaLocal)
+    }
+}
+
+/// The sites a site kernel (`fused`, `aa_pull`, `aa_local`) updates: all of them, or — for a
+/// slab whose halo columns the host fills — the bulk columns `[H, LX − H)`, which read no
+/// halo column, and the border columns `[0, H) ∪ [LX − H, LX)`, which do. A slab's step is
+/// its bulk, submitted while the halos travel, then its border (seed 000 §6: the exchange
+/// overlapped with the bulk).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Window {
+    /// Every site.
+    All,
+    /// Columns `[H, LX − H)`.
+    Bulk,
+    /// Columns `[0, H)` and `[LX − H, LX)`.
+    Border,
+}
+
+impl Window {
+    /// The suffix of the entry point's name.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Window::All => "",
+            Window::Bulk => "_bulk",
+            Window::Border => "_border",
+        }
+    }
 }
 
 /// What a shader is composed for: the lattice's shape, the split of its populations across
@@ -133,6 +164,9 @@ pub struct ShaderSpec {
     pub bc: BcShape,
     /// The streaming scheme: which entry points, and one copy of the populations or two.
     pub scheme: Scheme,
+    /// Whether the site kernels also have [`Window::Bulk`] and [`Window::Border`] entry
+    /// points (needs `LX ≥ 2H`).
+    pub windows: bool,
 }
 
 impl ShaderSpec {
@@ -148,6 +182,15 @@ impl ShaderSpec {
     /// consts, tables, the moments output and the control uniform.
     pub fn binding_consts(&self) -> u32 {
         (self.copies() * self.chunks) as u32
+    }
+
+    /// The windows each site kernel has entry points for.
+    pub fn windows(&self) -> &'static [Window] {
+        if self.windows {
+            &[Window::All, Window::Bulk, Window::Border]
+        } else {
+            &[Window::All]
+        }
     }
 }
 
@@ -549,9 +592,34 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
     }
     s += &head("collide", "NSITES");
     s += "    let p = site_of(t);\n    store_dst(p.x, p.y, lbm_collide(load_dst(p.x, p.y), params()));\n}\n";
-    s += &head("fused", "NSITES");
-    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n}\n";
+    s += &site_entries(
+        spec,
+        "fused",
+        "    store_dst(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n",
+    );
     s
+}
+
+/// The entry points of site kernel `name` whose `body` updates site `p`: over every site,
+/// and over the bulk and border columns when the spec has [`Window`]s.
+fn site_entries(spec: &ShaderSpec, name: &str, body: &str) -> String {
+    spec.windows()
+        .iter()
+        .map(|w| {
+            let (guard, site) = match w {
+                Window::All => ("NSITES", "    let p = site_of(t);\n"),
+                Window::Bulk => (
+                    "(LX - 2u * H) * LY",
+                    "    let p = site_of(t) + vec2<u32>(H, 0u);\n",
+                ),
+                Window::Border => (
+                    "2u * H * LY",
+                    "    var p = site_of(t);\n    if (p.x >= H) { p.x = p.x + LX - 2u * H; }\n",
+                ),
+            };
+            head(&format!("{name}{}", w.suffix()), guard) + site + body + "}\n"
+        })
+        .collect()
 }
 
 /// The head of an entry point over `guard` threads.
@@ -610,15 +678,20 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
         };
     }
     s += "}\n";
-    s += &head("aa_pull", "NSITES");
-    s += "    let p = site_of(t);\n    push(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n}\n";
-    s += &head("aa_local", "NSITES");
-    s += &format!(
-        "    let p = site_of(t);\n    let h = lbm_collide(gather_local(p.x, p.y), params());\n\
-         \x20   let col = p.x + H;\n{}}}\n",
-        (0..q)
-            .map(|i| format!("    src_st(idx({i}u, col, p.y), h[{i}]);\n"))
-            .collect::<String>()
+    s += &site_entries(
+        spec,
+        "aa_pull",
+        "    push(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n",
+    );
+    s += &site_entries(
+        spec,
+        "aa_local",
+        &format!(
+            "    let h = lbm_collide(gather_local(p.x, p.y), params());\n    let col = p.x + H;\n{}",
+            (0..q)
+                .map(|i| format!("    src_st(idx({i}u, col, p.y), h[{i}]);\n"))
+                .collect::<String>()
+        ),
     );
     s += &fold::<M>(bc);
     s + &moments_entry::<M>("moments_odd", "gather_local")

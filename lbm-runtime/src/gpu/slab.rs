@@ -2,16 +2,19 @@
 //! [`GpuLattice`] `w` columns wide whose x-halos are not filled periodically on the device
 //! but from the host, with the neighbours' border columns the ring exchanged; its border
 //! columns are read back for the neighbours after each step (seed 003 §4: the halo columns
-//! pass through the host). The device's step needs the halos, so it is submitted once they
-//! are in ([`SlabBackend::update_borders_and_finish`]); the exchange overlaps with the
-//! reading of the previous step's borders and with the host's own work, not with the device's
-//! bulk. In place (AA), the pull half-step's halos are read back for the neighbours and what
-//! they pushed is merged into the border columns on the host and written back
-//! ([`SlabBackend::fold`]).
+//! pass through the host). A step is two submissions (seed 000 §6, the exchange overlapped
+//! with the bulk): the bulk columns `[H, w − H)`, which read no halo, are submitted as soon
+//! as the ring has posted its messages ([`SlabBackend::update_bulk`]) and run on the device
+//! while the halos travel; the border columns once the halos are in
+//! ([`SlabBackend::update_borders_and_finish`]). A slab narrower than `2H` is submitted
+//! whole with its halos. In place (AA), the pull half-step's halos are read back for the
+//! neighbours and what they pushed is merged into the border columns on the host and written
+//! back ([`SlabBackend::fold`]).
 
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::shader::Window;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::boundary::Boundaries;
 use crate::domain::{folded, slab_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
@@ -29,6 +32,8 @@ pub struct GpuSlab<M: Model, L: Layout, T: Real> {
     /// The border columns as disjoint blocks (the two borders, or the whole slab when they
     /// overlap, `w < 2H`) and the first site column of each: where a fold writes.
     fold_window: (ColumnBlocks, Vec<usize>),
+    /// The bulk of the step under way is submitted.
+    bulk_submitted: bool,
 }
 
 impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
@@ -58,8 +63,15 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
     ) -> Result<Self, Error> {
         let (w, h) = (xs.len(), M::HALO);
         let bc = slab_boundaries(global, spec.ly, &xs);
-        let lattice =
-            GpuLattice::with_boundaries(ctx, w, spec.ly, spec.params.clone(), scheme, |_| Ok(bc))?;
+        let lattice = GpuLattice::with_boundaries(
+            ctx,
+            w,
+            spec.ly,
+            spec.params.clone(),
+            scheme,
+            true,
+            |_| Ok(bc),
+        )?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
         let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
         let fold_window = if 2 * h <= w {
@@ -75,6 +87,7 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
             borders,
             halos,
             fold_window,
+            bulk_submitted: false,
         })
     }
 
@@ -117,12 +130,22 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
             .write_blocks(&self.halos, &[halos[LEFT], halos[RIGHT]])?)
     }
 
-    fn update_bulk(&mut self, _k: usize, _n: usize) -> Result<(), Error> {
+    fn update_bulk(&mut self, k: usize, _n: usize) -> Result<(), Error> {
+        if k == 0 && self.lattice.has_windows() && !self.bulk_submitted {
+            self.lattice.submit_window(Window::Bulk);
+            self.bulk_submitted = true;
+        }
         Ok(())
     }
 
     fn update_borders_and_finish(&mut self) -> Result<(), Error> {
-        self.lattice.step();
+        if self.bulk_submitted {
+            self.lattice.submit_window(Window::Border);
+        } else {
+            self.lattice.submit_window(Window::All);
+        }
+        self.bulk_submitted = false;
+        self.lattice.end_step();
         Ok(())
     }
 
