@@ -50,11 +50,18 @@ fn mpiexec(ranks: usize, args: &[&str]) -> Output {
 
 /// Runs `program` under `mpiexec -n ranks`, killing it after [`TIMEOUT`].
 fn mpiexec_program(ranks: usize, program: &std::path::Path, args: &[&str]) -> Output {
+    let mut argv = vec!["-n".to_string(), ranks.to_string()];
+    argv.push(program.display().to_string());
+    argv.extend(args.iter().map(|a| a.to_string()));
+    mpiexec_argv(&argv)
+}
+
+/// Runs `mpiexec argv…` (one program, or several separated by `:`), killing it after
+/// [`TIMEOUT`].
+fn mpiexec_argv(argv: &[String]) -> Output {
     let _one = MPI.lock().unwrap_or_else(|e| e.into_inner());
     let mut child = Command::new("mpiexec")
-        .args(["-n", &ranks.to_string()])
-        .arg(program)
-        .args(args)
+        .args(argv)
         .env("RAYON_NUM_THREADS", "1")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -64,7 +71,7 @@ fn mpiexec_program(ranks: usize, program: &std::path::Path, args: &[&str]) -> Ou
     while child.try_wait().expect("waiting for mpiexec").is_none() {
         if start.elapsed() > TIMEOUT {
             child.kill().expect("kill the hung run");
-            panic!("mpiexec -n {ranks} {args:?} hung for more than {TIMEOUT:?}");
+            panic!("mpiexec {argv:?} hung for more than {TIMEOUT:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -346,6 +353,53 @@ fn lbm_run_on_ranks_resumes_on_another_rank_count_bitwise() {
             );
         }
     }
+}
+
+/// An adapter that exists on rank 0 but not on rank 1 (each rank's `$LBM_GPU_ADAPTER`): both
+/// ranks fail before any step, rank 1 with the adapters it has, rank 0 naming rank 1's
+/// failure, and the run ends.
+#[test]
+fn an_adapter_missing_on_one_rank_fails_on_every_rank() {
+    let lbm = env!("CARGO_BIN_EXE_lbm");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let rank = |adapter: &str| -> Vec<String> {
+        [
+            "-n",
+            "1",
+            "-env",
+            "LBM_GPU_ADAPTER",
+            adapter,
+            lbm,
+            "run",
+            "taylor-green",
+            "--lx",
+            "32",
+            "--ly",
+            "32",
+            "--steps",
+            "10",
+            "--backend",
+            "gpu",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let mut argv = rank("cpu");
+    argv.push(":".into());
+    argv.extend(rank("no-such-gpu"));
+    let out = mpiexec_argv(&argv);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("rank 1 of 2: error: no adapter matches")
+            && stderr.contains("rank 0 of 2: error: rank 1 failed: no adapter matches"),
+        "{stderr}"
+    );
+    let written = std::fs::read_dir(&out_dir).map_or(0, |d| d.count());
+    assert_eq!(written, 0, "no output of a run that failed to start");
 }
 
 /// A lattice the ranks cannot share fails on every rank of `lbm run`, without hanging.
