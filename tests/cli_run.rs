@@ -615,3 +615,78 @@ fn steady_cases_report_their_agreement_with_references() {
     let err = number_after(&poiseuille, "from the parabola ");
     assert!(err < 1e-3, "relative L2 {err}:\n{poiseuille}");
 }
+
+/// A lattice that cannot fit (a 100000² cavity, ≈ 2 TiB with its outputs) is refused before any
+/// work — no boundary compiled, nothing written — with what it needs, what is available and
+/// the remedies.
+#[test]
+fn a_run_that_cannot_fit_is_refused_before_any_work() {
+    let d = tmp();
+    let out = d.path().join("out");
+    let started = std::time::Instant::now();
+    let t = fails(
+        &[
+            "run",
+            "cavity",
+            "--lx",
+            "100000",
+            "--out",
+            s(&out),
+            "--steps",
+            "10",
+        ],
+        &[
+            "the run needs ",
+            " GiB (program ",
+            ", populations ",
+            "GiB available (",
+            "use more ranks (on more nodes), f32, or the in-place scheme",
+        ],
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "refused only after {:?}:\n{t}",
+        started.elapsed()
+    );
+    let written = std::fs::read_dir(&out).map_or(0, |d| d.count());
+    assert_eq!(written, 0, "nothing written by a refused run:\n{t}");
+}
+
+/// The summary gives the run's peak memory (VmHWM, read before the bandwidth probe) beside
+/// the estimate the memory check used: the estimate is of the right size (the lattice's two
+/// copies, the fields of the outputs and a checkpoint, here ≈ 0.29 GiB).
+#[test]
+fn the_summary_gives_the_peak_memory_beside_the_estimate() {
+    let d = tmp();
+    let t = ok(&[
+        "run",
+        "taylor-green",
+        "--lx",
+        "1024",
+        "--steps",
+        "20",
+        "--output-every",
+        "20",
+        "--scheme",
+        "two-copy",
+        "--precision",
+        "f64",
+        "--out",
+        s(d.path()),
+    ]);
+    let line = t
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("peak memory (VmHWM): "))
+        .unwrap_or_else(|| panic!("no peak memory in the summary:\n{t}"));
+    let nums: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    let [peak, estimate] = nums[..] else {
+        panic!("`{line}`")
+    };
+    assert!(
+        (0.25..0.35).contains(&estimate) && peak > 0.4 * estimate && peak < 2.0 * estimate + 0.125,
+        "peak {peak} GiB, estimate {estimate} GiB: `{line}`"
+    );
+}

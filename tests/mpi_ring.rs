@@ -402,6 +402,37 @@ fn an_adapter_missing_on_one_rank_fails_on_every_rank() {
     assert_eq!(written, 0, "no output of a run that failed to start");
 }
 
+/// A lattice too large for the node's memory is refused by every rank, counting the ranks
+/// that share the node.
+#[test]
+fn lbm_run_too_large_for_the_node_fails_on_every_rank() {
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("out");
+    let args = [
+        "run",
+        "cavity",
+        "--lx",
+        "100000",
+        "--out",
+        out_dir.to_str().unwrap(),
+    ];
+    let out = mpiexec_program(2, lbm, &args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    for rank in 0..2 {
+        let line = stderr
+            .lines()
+            .find(|l| l.starts_with(&format!("rank {rank} of 2: error:")))
+            .unwrap_or_else(|| panic!("rank {rank} reported no error:\n{stderr}"));
+        assert!(line.contains("the run needs"), "{line}");
+    }
+    assert!(
+        stderr.contains("GiB for the 2 ranks on this node"),
+        "{stderr}"
+    );
+}
+
 /// A lattice the ranks cannot share fails on every rank of `lbm run`, without hanging.
 #[test]
 fn lbm_run_with_too_many_ranks_fails_on_every_rank() {

@@ -166,6 +166,9 @@ pub struct Boundaries<T: Real> {
 }
 
 impl<T: Real> Boundaries<T> {
+    /// Bytes of the record of one boundary site (without its corrections).
+    pub const SITE_BYTES: usize = std::mem::size_of::<Site>();
+
     /// Whether the x direction is periodic (no left/right walls).
     pub fn x_periodic(&self) -> bool {
         self.x_periodic

@@ -95,6 +95,9 @@ pub enum Error {
     /// Writing or reading a checkpoint.
     #[error(transparent)]
     Checkpoint(#[from] crate::CheckpointError),
+    /// More memory than the machine grants.
+    #[error(transparent)]
+    Memory(#[from] crate::memory::MemoryError),
 }
 
 impl Error {

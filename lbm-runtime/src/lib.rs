@@ -17,6 +17,7 @@ pub mod io;
 mod kernels;
 mod lattice;
 pub mod layout;
+pub mod memory;
 pub mod metrics;
 mod model;
 #[cfg(feature = "mpi")]

@@ -39,6 +39,24 @@ impl Bandwidth {
     }
 }
 
+/// The size of the largest cache of CPU 0 (its last level), bytes, from
+/// `/sys/devices/system/cpu/cpu0/cache/index*/size`; `None` where it cannot be read.
+pub fn last_level_cache() -> Option<usize> {
+    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    dir.filter_map(|e| {
+        let size = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
+        let size = size.trim();
+        let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
+        let n: usize = digits.parse().ok()?;
+        Some(match unit {
+            "K" => n << 10,
+            "M" => n << 20,
+            _ => n,
+        })
+    })
+    .max()
+}
+
 /// The memory access pattern of a kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {

@@ -74,6 +74,13 @@ pub fn node_rank(comm: &SimpleCommunicator) -> usize {
     usize::try_from(node.rank()).expect("a rank is not negative")
 }
 
+/// The number of ranks of `comm` that share this rank's node (collective), which share its
+/// memory.
+pub fn node_size(comm: &SimpleCommunicator) -> usize {
+    let node = comm.split_shared(comm.rank());
+    usize::try_from(node.size()).expect("a size is not negative")
+}
+
 /// `local` on every rank of `comm` made one outcome (collective): `Ok` where every rank
 /// succeeded, else on every rank the error of the lowest rank that failed, told by it to the
 /// others, so no rank goes on to wait for one that stopped.
@@ -558,6 +565,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         let mut out = vec![0.0; values.len()];
         self.comm
             .all_reduce_into(&values[..], &mut out[..], SystemOperation::sum());
+        out
+    }
+
+    fn each_rank(&self, value: u64) -> Vec<u64> {
+        let mut out = vec![0; self.dec.ranks()];
+        self.comm.all_gather_into(&value, &mut out[..]);
         out
     }
 

@@ -234,6 +234,11 @@ pub trait Solver {
         values
     }
 
+    /// Every process's `value`, in rank order, on every process (collective).
+    fn each_rank(&self, value: u64) -> Vec<u64> {
+        vec![value]
+    }
+
     /// Every process's `local` (its planes' values, in rank order) concatenated on the root:
     /// `Some` there, `None` elsewhere (collective).
     fn gather_planes(&self, local: Vec<Self::Real>) -> Result<Option<Vec<Self::Real>>, Error> {

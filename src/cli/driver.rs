@@ -137,6 +137,9 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
     }
     bar.finish_and_clear();
     let done = solver.steps_done();
+    // Read before the bandwidth probe of the summary, which is not the run's.
+    let peaks = solver.each_rank(lbm::memory::peak_resident().unwrap_or(0));
+    let estimates = solver.each_rank(plan.memory.total());
     if root {
         if let Some(why) = &stop {
             println!("{why}");
@@ -162,6 +165,7 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
             bytes_per_site: 2 * C::Model::Q * plan.precision.bytes(),
             flops_per_site: C::Model::collide_flops(&case.params()),
             f32: plan.precision.bytes() == 4,
+            memory: peaks.into_iter().zip(estimates).collect(),
         };
         summary.print(solver)?;
     }
@@ -341,6 +345,8 @@ struct Summary {
     bytes_per_site: usize,
     flops_per_site: u64,
     f32: bool,
+    /// Each rank's peak resident memory (VmHWM) and the estimate it was checked with, bytes.
+    memory: Vec<(u64, u64)>,
 }
 
 impl Summary {
@@ -354,6 +360,22 @@ impl Summary {
             secs,
             self.output.as_secs_f64()
         );
+        let gib = lbm::memory::in_gib;
+        let many = self.memory.len() > 1;
+        let ranks: Vec<String> = self
+            .memory
+            .iter()
+            .enumerate()
+            .map(|(r, &(peak, est))| {
+                let rank = if many {
+                    format!("rank {r} ")
+                } else {
+                    String::new()
+                };
+                format!("{rank}{:.2} GiB (estimated {:.2})", gib(peak), gib(est))
+            })
+            .collect();
+        println!("  peak memory (VmHWM): {}", ranks.join(", "));
         if self.steps == 0 || secs == 0.0 {
             return Ok(());
         }

@@ -6,6 +6,7 @@ mod case_settings;
 #[cfg(feature = "mpi")]
 mod dist;
 mod driver;
+mod memory;
 mod models;
 #[cfg(feature = "mpi")]
 mod ranks;

@@ -9,6 +9,7 @@ use clap::Args;
 use lbm::cases::{global_spec, Case, Cavity};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::{HeteroLattice, SplitChoice};
+use lbm::memory::Need;
 use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme, Solver};
 
 use super::case_settings;
@@ -95,6 +96,8 @@ pub struct Plan {
     pub resume: Option<PathBuf>,
     /// Overwrite earlier outputs.
     pub force: bool,
+    /// What this process is estimated to hold (set by the memory check before the run).
+    pub memory: Need,
 }
 
 /// Defaults of a case: lattice, steps and output interval.
@@ -249,6 +252,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         checkpoint_every: s.checkpoint_every.unwrap_or(0),
         resume: a.resume.clone(),
         force: a.force,
+        memory: Need::default(),
     })
 }
 
@@ -350,7 +354,6 @@ fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
 
 /// The run of a case with a layout and precision chosen at run time.
 struct Job<'a, C: Case> {
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     world: &'a World,
     plan: &'a Plan,
     case: &'a C,
@@ -360,7 +363,11 @@ impl<C: Case> Generic for Job<'_, C> {
     type Output = Result<(), CliError>;
 
     fn run<L: Layout, T: Real>(self) -> Self::Output {
-        let (plan, case) = (self.plan, self.case);
+        let plan = &Plan {
+            memory: super::memory::check::<C, T>(self.world, self.plan, self.case)?,
+            ..self.plan.clone()
+        };
+        let case = self.case;
         let checkpoint = match &plan.resume {
             Some(path) => Some((path, resume_from::<C, T>(path, case, plan.steps)?)),
             None => None,

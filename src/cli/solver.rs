@@ -8,8 +8,11 @@ use lbm::{Model, Placement, Real, Scheme, Solver};
 
 use super::CliError;
 
-/// Arrays of the bandwidth probe (well above the last-level cache).
+/// The largest array of the bandwidth probe after a run.
 const PROBE_BYTES: usize = 256 << 20;
+
+/// The smallest: four last-level caches, or this where the cache size cannot be read.
+const PROBE_FLOOR_BYTES: usize = 64 << 20;
 
 /// What the driver needs of a lattice beyond [`lbm::Solver`]; every solver has it.
 pub trait Driven: Solver {
@@ -62,7 +65,11 @@ pub trait Driven: Solver {
                 let gbps = lbm::gpu::bench::copy_gbps(&ctx, bytes.min(256 << 20), 3)?;
                 Ok((gbps, "device copy bandwidth".into()))
             }
-            _ => cpu_bandwidth(self.scheme()),
+            _ => {
+                let e = self.extent();
+                let lattice = e.sites() * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES;
+                cpu_bandwidth(self.scheme(), lattice)
+            }
         }
     }
 }
@@ -70,9 +77,12 @@ pub trait Driven: Solver {
 impl<S: Solver> Driven for S {}
 
 /// The host's bandwidth for the memory pattern of `scheme`, measured now: read-modify-write
-/// for the in-place scheme, copy for two-copy.
-pub fn cpu_bandwidth(scheme: Scheme) -> Result<(f64, String), CliError> {
-    let bw = measure_bandwidth(PROBE_BYTES, 3);
+/// for the in-place scheme, copy for two-copy. Each of the probe's two arrays is half a copy
+/// of the populations (`lattice` bytes), so the probe holds no more than the lattice did and
+/// does not raise the run's peak memory, within [four last-level caches, 256 MiB].
+pub fn cpu_bandwidth(scheme: Scheme, lattice: usize) -> Result<(f64, String), CliError> {
+    let floor = lbm::metrics::last_level_cache().map_or(PROBE_FLOOR_BYTES, |c| 4 * c);
+    let bw = measure_bandwidth((lattice / 2).clamp(floor.min(PROBE_BYTES), PROBE_BYTES), 3);
     Ok(match scheme {
         Scheme::InPlace => (
             bw.for_pattern(Pattern::InPlace),
