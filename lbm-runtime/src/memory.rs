@@ -15,9 +15,11 @@
 //!                                             its corrections), and the obstacle mask
 //! outputs      2 · (N_m + 2) · S · 8          the fields of S sites as f64 (moments, speed,
 //!                                             vorticity) and their encoding (VTK, PNG)
-//! checkpoint   S_c · Q · b                    the populations in logical order for a
-//!                                             checkpoint (on rank 0 of a ring: the whole
-//!                                             lattice's, gathered)
+//! checkpoint   S · Q · b                      the populations in logical order for a
+//!                                             checkpoint; on rank 0 of a ring the whole
+//!                                             lattice assembled for outputs and checkpoints:
+//!                                             the gathered populations and the two-copy
+//!                                             lattice built from them, ≈ 3 S_g · Q · b
 //! ```
 //!
 //! and compares the sum, times the ranks that share the node, with the smaller of
@@ -43,7 +45,8 @@ pub struct Need {
     pub boundaries: u64,
     /// The fields of the outputs and their encoding.
     pub outputs: u64,
-    /// The populations of a checkpoint, in logical order (gathered on rank 0 of a ring).
+    /// The populations of a checkpoint, in logical order; on rank 0 of a ring the whole
+    /// lattice assembled for outputs and checkpoints ([`assembled`]).
     pub checkpoint: u64,
 }
 
@@ -99,6 +102,12 @@ pub fn boundaries<M: Model, T: Real>(lx: usize, ly: usize, obstacles: bool) -> u
     };
     let record = Boundaries::<T>::SITE_BYTES + M::Q * T::BYTES;
     (sites * record + if obstacles { lx * ly } else { 0 }) as u64
+}
+
+/// The whole `lx × ly` lattice assembled on rank 0 of a ring for its outputs and checkpoints:
+/// the gathered populations and the two-copy lattice they are imported into.
+pub fn assembled<M: Model, T: Real>(lx: usize, ly: usize) -> u64 {
+    (lx * ly * M::Q * T::BYTES) as u64 + populations::<M, T>(lx, ly, Scheme::TwoCopy, false)
 }
 
 /// The fields of outputs over `sites` sites and their encoding.

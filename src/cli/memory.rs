@@ -29,8 +29,9 @@ pub fn check<C: Case, T: Real>(world: &World, plan: &Plan, case: &C) -> Result<N
 }
 
 /// What rank `rank` of `ranks` holds: what it holds now, its slab (the widest), the global boundaries (which
-/// every rank compiles today), the fields of its outputs (rank 0: the whole lattice's,
-/// gathered) and a checkpoint's populations (rank 0: the whole lattice's).
+/// every rank compiles today), the fields of its outputs (rank 0: the whole lattice's) and a
+/// checkpoint's populations (rank 0 of a ring: the whole lattice assembled, as it is today for
+/// every output).
 fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> Need {
     let (lx, ly) = case.size();
     let width = lx.div_ceil(ranks.max(1));
@@ -46,7 +47,11 @@ fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> N
         ),
         boundaries: memory::boundaries::<C::Model, T>(lx, ly, obstacles),
         outputs: memory::outputs::<C::Model>(sites),
-        checkpoint: (sites * C::Model::Q * T::BYTES) as u64,
+        checkpoint: if ranks > 1 && rank == 0 {
+            memory::assembled::<C::Model, T>(lx, ly)
+        } else {
+            (sites * C::Model::Q * T::BYTES) as u64
+        },
     }
 }
 
