@@ -3,7 +3,7 @@
 //! passes naga's validator (with the f64 capability for f64) and has the entry points of its
 //! scheme. Needs no device.
 
-use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec, Window};
+use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec};
 use lbm::gpu::BcShape;
 use lbm::layout::Dims;
 use lbm::models::*;
@@ -30,7 +30,7 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
                 row: 256,
                 bc,
                 scheme,
-                windows: chunks == 3,
+                slab: chunks == 3,
             };
             let what = format!(
                 "{} × {} × {} {} ({chunks} bindings, {bc:?})",
@@ -42,15 +42,9 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
             let src = compose::<M, L, T>(&spec).unwrap_or_else(|e| panic!("{what}: {e}"));
             validate(&src, T::BYTES == 8, &what).unwrap_or_else(|e| panic!("{e}"));
             assert!(src.starts_with(&format!("alias real = {};", T::NAME)));
-            for e in Entry::of(scheme) {
-                for w in spec
-                    .windows()
-                    .iter()
-                    .filter(|w| e.is_site_kernel() || **w == Window::All)
-                {
-                    let entry = format!("fn {}{}(@builtin", e.name(), w.suffix());
-                    assert!(src.contains(&entry), "{what}: no entry point {e:?} {w:?}");
-                }
+            for (e, w) in spec.entry_points() {
+                let entry = format!("fn {}{}(@builtin", e.name(), w.suffix());
+                assert!(src.contains(&entry), "{what}: no entry point {e:?} {w:?}");
             }
         }
     }
@@ -123,7 +117,7 @@ fn f64_constants_keep_full_precision() {
         row: 64,
         bc: BcShape::all(false, false),
         scheme: Scheme::TwoCopy,
-        windows: false,
+        slab: false,
     };
     let src = compose::<D2Q9Bgk, Soa, f64>(&spec).unwrap();
     assert!(
@@ -134,7 +128,7 @@ fn f64_constants_keep_full_precision() {
     assert_eq!(v, 1.0 / 36.0);
 }
 
-/// The lattice indexes its pipelines by `Entry as usize`: the order of `Entry::ALL`.
+/// `Entry::of` slices `Entry::ALL`: its order is the declaration order.
 #[test]
 fn entry_points_are_listed_in_order() {
     for (k, e) in Entry::ALL.iter().enumerate() {

@@ -103,15 +103,16 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     /// As [`GpuLattice::new`], with the boundaries compiled by `compile` once the size is
     /// checked (a part of a larger lattice takes its slice of the global boundaries, see
-    /// [`crate::hetero`]); with `windows` (and `lx ≥ 2H`), a step can also be submitted as its
-    /// bulk and its border ([`GpuLattice::submit_window`]).
+    /// [`crate::hetero`]); a `slab` (whose halos the host fills) can also submit a step as its
+    /// bulk and its border ([`GpuLattice::submit_window`], when `lx ≥ 2H`) and fold in place
+    /// what its neighbours pushed ([`GpuLattice::fold_in`]).
     pub(crate) fn with_boundaries(
         ctx: &Arc<GpuContext>,
         lx: usize,
         ly: usize,
         params: M::Params,
         scheme: Scheme,
-        windows: bool,
+        slab: bool,
         compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
     ) -> Result<Self, GpuError> {
         check_size::<M, L>(lx, ly)?;
@@ -143,7 +144,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             row: plan.wx * WORKGROUP,
             bc: tables.shape,
             scheme,
-            windows: windows && lx >= 2 * M::HALO,
+            slab,
         };
         let source = shader::compose::<M, L, T>(&spec)?;
         shader::validate(&source, T::BYTES == 8, &what::<M, L, T>())?;
@@ -333,7 +334,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Whether a step can be submitted as its bulk and its border
     /// ([`GpuLattice::submit_window`]).
     pub(crate) fn has_windows(&self) -> bool {
-        self.spec.windows
+        self.spec.has_windows()
     }
 
     /// Submits the next step's site kernel over the sites of `w` without waiting and without
@@ -355,6 +356,36 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             self.dispatch_window(&mut pass, e, w, cols * d.ly);
         }
         self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// After an AA pull half-step of a slab, moves what the neighbours pushed across the cuts
+    /// into the border columns: `pushed[LEFT]`, the left neighbour's pushed right halo, and
+    /// `pushed[RIGHT]`, the right neighbour's left halo, in the layout of `halos` (blocks
+    /// `[left halo, right halo]`), are written into the opposite halo columns and
+    /// [`Entry::FoldIn`] moves them (an empty side is left alone). A slab in place only.
+    pub(crate) fn fold_in(
+        &mut self,
+        halos: &[ColumnBlocks; 2],
+        pushed: [&[T]; 2],
+    ) -> Result<(), GpuError> {
+        let [left, right] = pushed;
+        if !left.is_empty() {
+            self.write_blocks(&halos[1], &[left])?;
+        }
+        if !right.is_empty() {
+            self.write_blocks(&halos[0], &[right])?;
+        }
+        let sides = u32::from(!left.is_empty()) | u32::from(!right.is_empty()) << 1;
+        self.ctx
+            .queue
+            .write_buffer(&self.ctl, 0, bytemuck::cast_slice(&[0, 0, sides, 0u32]));
+        let mut enc = self.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.dispatch(&mut pass, Entry::FoldIn);
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        Ok(())
     }
 
     /// Ends a step submitted by windows.
@@ -434,7 +465,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     fn threads(&self, e: Entry, moment_cols: usize) -> usize {
         let d = &self.d;
         match e {
-            Entry::Halo | Entry::Fold => 2 * d.halo * d.ly,
+            Entry::Halo | Entry::Fold | Entry::FoldIn => 2 * d.halo * d.ly,
             Entry::Bc => self.spec.bc.sites,
             Entry::Moments | Entry::MomentsOdd => moment_cols * d.ly,
             Entry::Propagate | Entry::Collide | Entry::Fused | Entry::AaPull | Entry::AaLocal => {
@@ -1177,17 +1208,9 @@ impl Device<'_> {
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
-        let windows = self.spec.windows();
-        Entry::of(self.spec.scheme)
-            .iter()
-            .flat_map(|&e| {
-                let ws = if e.is_site_kernel() {
-                    windows
-                } else {
-                    &[Window::All]
-                };
-                ws.iter().map(move |&w| (e, w))
-            })
+        self.spec
+            .entry_points()
+            .into_iter()
             .map(|(e, w)| {
                 let name = format!("{}{}", e.name(), w.suffix());
                 let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

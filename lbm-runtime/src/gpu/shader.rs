@@ -66,11 +66,14 @@ pub enum Entry {
     AaLocal,
     /// Pre-collision moments of the odd AA state for a range of columns.
     MomentsOdd,
+    /// A slab's fold after [`Entry::AaPull`]: what the neighbours pushed across the cuts,
+    /// written by the host into the opposite halo columns, moved into the border columns.
+    FoldIn,
 }
 
 impl Entry {
     /// All entry points, in declaration order (`Entry::ALL[e as usize] == e`).
-    pub const ALL: [Entry; 10] = [
+    pub const ALL: [Entry; 11] = [
         Entry::Halo,
         Entry::Propagate,
         Entry::Bc,
@@ -81,6 +84,7 @@ impl Entry {
         Entry::Fold,
         Entry::AaLocal,
         Entry::MomentsOdd,
+        Entry::FoldIn,
     ];
 
     /// The entry points of the shader of `scheme`.
@@ -111,6 +115,7 @@ impl Entry {
             Entry::Fold => "fold",
             Entry::AaLocal => "aa_local",
             Entry::MomentsOdd => "moments_odd",
+            Entry::FoldIn => "fold_in",
         }
     }
 
@@ -164,9 +169,10 @@ pub struct ShaderSpec {
     pub bc: BcShape,
     /// The streaming scheme: which entry points, and one copy of the populations or two.
     pub scheme: Scheme,
-    /// Whether the site kernels also have [`Window::Bulk`] and [`Window::Border`] entry
-    /// points (needs `LX ≥ 2H`).
-    pub windows: bool,
+    /// A slab whose halo columns the host fills: its site kernels also have
+    /// [`Window::Bulk`] and [`Window::Border`] entry points (when `LX ≥ 2H`), and in place it
+    /// has [`Entry::FoldIn`].
+    pub slab: bool,
 }
 
 impl ShaderSpec {
@@ -184,9 +190,34 @@ impl ShaderSpec {
         (self.copies() * self.chunks) as u32
     }
 
+    /// Every entry point of the shader, with its window: the scheme's entries, the bulk and
+    /// border windows of its site kernels and, in place, [`Entry::FoldIn`] (a slab's).
+    pub fn entry_points(&self) -> Vec<(Entry, Window)> {
+        let mut all: Vec<(Entry, Window)> = Entry::of(self.scheme)
+            .iter()
+            .flat_map(|&e| {
+                let ws = if e.is_site_kernel() {
+                    self.windows()
+                } else {
+                    &[Window::All]
+                };
+                ws.iter().map(move |&w| (e, w))
+            })
+            .collect();
+        if self.slab && self.scheme == Scheme::InPlace {
+            all.push((Entry::FoldIn, Window::All));
+        }
+        all
+    }
+
+    /// Whether the site kernels have bulk and border windows.
+    pub fn has_windows(&self) -> bool {
+        self.slab && self.dims.lx >= 2 * self.dims.halo
+    }
+
     /// The windows each site kernel has entry points for.
     pub fn windows(&self) -> &'static [Window] {
-        if self.windows {
+        if self.has_windows() {
             &[Window::All, Window::Bulk, Window::Border]
         } else {
             &[Window::All]
@@ -693,53 +724,82 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
                 .collect::<String>()
         ),
     );
-    s += &fold::<M>(bc);
+    s += &fold::<M>("fold", bc, Pusher::Own);
+    if spec.slab {
+        s += &fold::<M>("fold_in", bc, Pusher::Neighbour);
+    }
     s + &moments_entry::<M>("moments_odd", "gather_local")
 }
 
-/// The fold after `aa_pull` with periodic x: thread `j·LY + y` moves row `y` of halo column
-/// `LX + j` (the populations with `c_x < −j`) to column `j`, or for `j ≥ H` of halo column
-/// `−1 − jj` (`c_x > jj`, `jj = j − H`) to `LX − 1 − jj` — except where the pushing site
-/// `from + c_p` redirected the population (its link `p` is bounced), as
-/// [`crate::kernels`]' `fold_halo`.
-fn fold<M: Model>(bc: bool) -> String {
+/// Whose push a fold moves: the lattice's own (periodic x) or a neighbouring slab's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pusher {
+    Own,
+    Neighbour,
+}
+
+/// The fold after `aa_pull`: thread `j·LY + y` moves row `y` of halo column `LX + j` (the
+/// populations with `c_x < −j`) to column `j`, or for `j ≥ H` of halo column `−1 − jj`
+/// (`c_x > jj`, `jj = j − H`) to `LX − 1 − jj` — except where the link was bounced, as
+/// [`crate::kernels`]' `fold_halo`. `fold` (periodic x): the halos hold what the lattice's own
+/// opposite border pushed, and the pushing site `from + c_p` is checked. `fold_in` (a slab):
+/// the host wrote the left neighbour's pushed right halo into the right halo columns and the
+/// right neighbour's left halo into the left ones ([`crate::domain::folded`]' layout); the
+/// receiving site is checked (link `p̄`; the masks are symmetric), and `ctl.z` bit 0 / bit 1
+/// says whether the left / right border receives at all.
+fn fold<M: Model>(name: &str, bc: bool, pusher: Pusher) -> String {
     let mut right = String::new();
     let mut left = String::new();
     for (p, c) in M::VELOCITIES.iter().enumerate() {
-        let row = shifted_row(-c[1]);
-        let moved = |from: &str, to: &str, pusher: String| {
+        let pushed_row = shifted_row(-c[1]);
+        let moved = |from: &str, to: &str, site: String| {
             let copy = format!("src_st(idx({p}u, {to}, y), src_ld(idx({p}u, {from}, y)));");
+            let (row, link) = match pusher {
+                Pusher::Own => (pushed_row.as_str(), p),
+                Pusher::Neighbour => ("y", M::OPPOSITE[p]),
+            };
             if bc {
                 format!(
-                    "{{\n            let r = bc_site({pusher}, {row});\n            \
-                     if (r == NONE || !bounced(r, {p}u)) {{ {copy} }}\n        }}"
+                    "{{\n            let r = bc_site({site}, {row});\n            \
+                     if (r == NONE || !bounced(r, {link}u)) {{ {copy} }}\n        }}"
                 )
             } else {
                 format!("{{ {copy} }}")
             }
         };
         if c[0] < 0 {
+            let site = match pusher {
+                Pusher::Own => format!("LX + j - {}u", -c[0]),
+                Pusher::Neighbour => "j".to_string(),
+            };
             right += &format!(
                 "        if (j < {}u) {}\n",
                 -c[0],
-                moved("H + LX + j", "H + j", format!("LX + j - {}u", -c[0]))
+                moved("H + LX + j", "H + j", site)
             );
         }
         if c[0] > 0 {
+            let site = match pusher {
+                Pusher::Own => format!("{}u - 1u - jj", c[0]),
+                Pusher::Neighbour => "LX - 1u - jj".to_string(),
+            };
             left += &format!(
                 "        if (jj < {}u) {}\n",
                 c[0],
-                moved(
-                    "H - 1u - jj",
-                    "H + LX - 1u - jj",
-                    format!("{}u - 1u - jj", c[0])
-                )
+                moved("H - 1u - jj", "H + LX - 1u - jj", site)
             );
         }
     }
-    head("fold", "2u * H * LY")
+    let (skip_right, skip_left) = match pusher {
+        Pusher::Own => ("", ""),
+        Pusher::Neighbour => (
+            "        if ((ctl.z & 1u) == 0u) { return; }\n",
+            "        if ((ctl.z & 2u) == 0u) { return; }\n",
+        ),
+    };
+    head(name, "2u * H * LY")
         + &format!(
-            "    let j = t / LY;\n    let y = t - j * LY;\n    if (j < H) {{\n{right}    }} else {{\n\
-             \x20       let jj = j - H;\n{left}    }}\n}}\n"
+            "    let j = t / LY;\n    let y = t - j * LY;\n    if (j < H) {{\n{skip_right}{right}    }} else {{\n\
+             \x20       let jj = j - H;\n{skip_left}{left}    }}\n}}\n"
         )
 }

@@ -8,16 +8,17 @@
 //! while the halos travel; the border columns once the halos are in
 //! ([`SlabBackend::update_borders_and_finish`]). A slab narrower than `2H` is submitted
 //! whole with its halos. In place (AA), the pull half-step's halos are read back for the
-//! neighbours and what they pushed is merged into the border columns on the host and written
-//! back ([`SlabBackend::fold`]).
+//! neighbours, and what they pushed is written into the halo columns and moved into the border
+//! columns on the device ([`SlabBackend::fold`], the fold of a periodic lattice fed with the
+//! neighbours' halos).
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::shader::Window;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::boundary::Boundaries;
-use crate::domain::{folded, slab_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
+use crate::domain::{slab_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
 use crate::solver::{check_values, Placement};
 use crate::{Error, Layout, Model, Real, Scheme};
@@ -29,9 +30,12 @@ pub struct GpuSlab<M: Model, L: Layout, T: Real> {
     borders: ColumnBlocks,
     /// The storage columns of the two halos, `[0, H)` and `[w + H, w + 2H)`.
     halos: ColumnBlocks,
-    /// The border columns as disjoint blocks (the two borders, or the whole slab when they
-    /// overlap, `w < 2H`) and the first site column of each: where a fold writes.
-    fold_window: (ColumnBlocks, Vec<usize>),
+    /// Each halo alone: where a fold writes what a neighbour pushed.
+    halo_sides: [ColumnBlocks; 2],
+    /// What the last AA pull half-step pushed into the halos ([`SlabBackend::pushed`]): the
+    /// odd state keeps it there (the border sites' populations that crossed the cuts), so a
+    /// fold, which passes the neighbours' pushes through the halo columns, puts it back.
+    own_pushed: Mutex<Option<[Vec<T>; 2]>>,
     /// The bulk of the step under way is submitted.
     bulk_submitted: bool,
 }
@@ -74,19 +78,16 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
         )?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
         let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
-        let fold_window = if 2 * h <= w {
-            (borders.clone(), vec![0, w - h])
-        } else {
-            (
-                lattice.column_blocks(std::slice::from_ref(&(h..h + w)))?,
-                vec![0],
-            )
-        };
+        let halo_sides = [
+            lattice.column_blocks(std::slice::from_ref(&(0..h)))?,
+            lattice.column_blocks(std::slice::from_ref(&(w + h..w + 2 * h)))?,
+        ];
         Ok(Self {
             lattice,
             borders,
             halos,
-            fold_window,
+            halo_sides,
+            own_pushed: Mutex::new(None),
             bulk_submitted: false,
         })
     }
@@ -160,19 +161,17 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
         let mut h = self.lattice.read_blocks(&self.halos)?;
         let right = h.pop().unwrap_or_default();
         let left = h.pop().unwrap_or_default();
+        *self.own_pushed.lock().map_err(poisoned)? = Some([left.clone(), right.clone()]);
         Ok(Some([left, right]))
     }
 
     fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
-        let d = self.lattice.dims();
-        let (plan, firsts) = &self.fold_window;
-        let mut blocks = self.lattice.read_blocks(plan)?;
-        for (x, y, p, v) in folded::<M, L, T>(&d, self.lattice.boundaries(), from) {
-            let b = firsts.iter().rposition(|&f| f <= x).unwrap_or(0);
-            blocks[b][((x - firsts[b]) * d.ly + y) * d.q + p] = v;
+        self.lattice.fold_in(&self.halo_sides, from)?;
+        let own = self.own_pushed.get_mut().map_err(poisoned)?.take();
+        if let Some([left, right]) = own {
+            self.lattice.write_blocks(&self.halos, &[&left, &right])?;
         }
-        let vals: Vec<&[T]> = blocks.iter().map(Vec::as_slice).collect();
-        Ok(self.lattice.write_blocks(plan, &vals)?)
+        Ok(())
     }
 
     fn finish(&self) -> Result<(), Error> {
@@ -205,4 +204,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
     fn describe(&self) -> String {
         format!("gpu {}", self.lattice.context().describe())
     }
+}
+
+fn poisoned<G>(e: PoisonError<G>) -> Error {
+    Error::from(super::GpuError::Device(e.to_string()))
 }
