@@ -14,6 +14,11 @@ const PROBE_BYTES: usize = 256 << 20;
 /// The smallest: four last-level caches, or this where the cache size cannot be read.
 const PROBE_FLOOR_BYTES: usize = 64 << 20;
 
+/// The largest buffer of the device's copy probe after a run (two are allocated beside the
+/// lattice): one population copy up to this (a probe much smaller than the lattice under-reads
+/// what a large GPU streams).
+const DEVICE_PROBE_BYTES: u64 = 1 << 30;
+
 /// What the driver needs of a lattice beyond [`lbm::Solver`]; every solver has it.
 pub trait Driven: Solver {
     /// The moment fields of the whole lattice: `Some` on the root process (collective).
@@ -62,7 +67,7 @@ pub trait Driven: Solver {
                 let e = self.extent();
                 let bytes =
                     (e.sites() * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES) as u64;
-                let gbps = lbm::gpu::bench::copy_gbps(&ctx, bytes.min(256 << 20), 3)?;
+                let gbps = lbm::gpu::bench::copy_gbps(&ctx, bytes.min(DEVICE_PROBE_BYTES), 3)?;
                 Ok((gbps, "device copy bandwidth".into()))
             }
             _ => {
