@@ -148,6 +148,21 @@ fn share_columns(lx: usize, halo: usize, share: f64) -> Result<usize, HeteroErro
 }
 
 /// The admissible `M` for `lx` and `halo`, as ranges (for messages).
+/// Refuses `m` host columns a side on a lattice (or slab) `lx` wide unless [`admissible`],
+/// naming the admissible values.
+pub(crate) fn check_columns<M: Model>(lx: usize, m: usize) -> Result<(), HeteroError> {
+    if admissible(lx, M::HALO, m) {
+        return Ok(());
+    }
+    Err(HeteroError::BadColumns {
+        m,
+        lx,
+        model: M::NAME,
+        halo: M::HALO,
+        admissible: admissible_list(lx, M::HALO),
+    })
+}
+
 fn admissible_list(lx: usize, halo: usize) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut run: Option<(usize, usize)> = None;
@@ -233,17 +248,8 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         m: usize,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        let (lx, ly, halo) = (spec.lx, spec.ly, M::HALO);
-        if !admissible(lx, halo, m) || 2 * m > lx {
-            return Err(HeteroError::BadColumns {
-                m,
-                lx,
-                model: M::NAME,
-                halo,
-                admissible: admissible_list(lx, halo),
-            }
-            .into());
-        }
+        let (lx, ly) = (spec.lx, spec.ly);
+        check_columns::<M>(lx, m)?;
         let parts = if m == 0 {
             Parts::Device(GpuLattice::new(
                 ctx,
