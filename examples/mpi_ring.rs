@@ -30,8 +30,8 @@ use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
 use lbm::mpi_ring::{self, DistLattice};
 use lbm::{
-    Aos, BoundarySpec, CAoSoa, CSoa, Error, Lattice, Layout, Model, Real, Scheme, SlabBackend, Soa,
-    Solver, Wall,
+    Aos, BoundarySpec, CAoSoa, CSoa, Error, Lattice, Layout, Model, Obstacles, Real, Scheme,
+    SlabBackend, Soa, Solver, Wall,
 };
 
 /// A test case: the global lattice and an initial state with structure everywhere.
@@ -64,14 +64,8 @@ impl Case for D2Q9Bgk {
 /// A solid block over the middle half of the columns, `[LX/4, 3LX/4)`, and the rows
 /// `[LY/3, LY/2)`: it straddles the cut of every rank count up to 3 and of the host/device
 /// splits.
-fn block(lx: usize, ly: usize) -> Vec<bool> {
-    let mut solid = vec![false; lx * ly];
-    for x in lx / 4..3 * lx / 4 {
-        for y in ly / 3..ly / 2 {
-            solid[x * ly + y] = true;
-        }
-    }
-    solid
+fn block(lx: usize, ly: usize) -> Obstacles {
+    Obstacles::new(move |x, y| (lx / 4..3 * lx / 4).contains(&x) && (ly / 3..ly / 2).contains(&y))
 }
 
 /// A D2Q9 initial state with structure everywhere (ρ, u).

@@ -169,7 +169,7 @@ fn obstacle(lx: usize, ly: usize) -> BoundarySpec {
         .map(|s| (5..8).contains(&(s / ly)) && (6..10).contains(&(s % ly)))
         .collect();
     BoundarySpec {
-        solid: Some(solid),
+        solid: Some(lbm::Obstacles::mask(ly, solid)),
         ..BoundarySpec::periodic()
     }
 }

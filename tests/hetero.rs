@@ -147,7 +147,7 @@ fn obstacle(lx: usize, ly: usize) -> BoundarySpec {
         })
         .collect();
     BoundarySpec {
-        solid: Some(solid),
+        solid: Some(lbm::Obstacles::mask(ly, solid)),
         ..BoundarySpec::periodic()
     }
 }

@@ -139,11 +139,9 @@ fn relative_mass_drift<M: Model>(
 #[test]
 fn mass_is_conserved_to_round_off() {
     let mut obstacle = BoundarySpec::channel();
-    obstacle.solid = Some(
-        (0..16 * 32)
-            .map(|i| (5..8).contains(&(i / 32)) && (10..14).contains(&(i % 32)))
-            .collect(),
-    );
+    obstacle.solid = Some(lbm::Obstacles::new(|x, y| {
+        (5..8).contains(&x) && (10..14).contains(&y)
+    }));
     let trt = D2Q9TrtParams {
         tau: 0.7,
         magic: 3.0 / 16.0,

@@ -23,6 +23,9 @@
 //! of `x − c_i` is — which is what makes the in-place AA scheme possible with walls (see
 //! `kernels`).
 
+use std::ops::Range;
+use std::sync::Arc;
+
 use crate::{layout::Dims, Layout, LbmError, Model, Real};
 
 /// One side of the domain, or an obstacle surface.
@@ -68,6 +71,77 @@ impl Wall {
     }
 }
 
+/// Which sites are solid: a function of the global site `(x, y)`, evaluated only for the sites
+/// a lattice holds — a rank of a distributed run asks it for its own columns, so no process
+/// builds a mask of the whole lattice — or a mask given whole.
+#[derive(Clone)]
+pub struct Obstacles(Solid);
+
+#[derive(Clone)]
+enum Solid {
+    Mask { ly: usize, solid: Arc<[bool]> },
+    Shape(Arc<dyn Fn(usize, usize) -> bool + Send + Sync>),
+}
+
+impl Obstacles {
+    /// The sites where `solid(x, y)` holds (global coordinates).
+    pub fn new(solid: impl Fn(usize, usize) -> bool + Send + Sync + 'static) -> Self {
+        Self(Solid::Shape(Arc::new(solid)))
+    }
+
+    /// The mask `solid[x·LY + y]` of a lattice `ly` sites high (its size is checked against
+    /// the lattice's when the boundaries are compiled).
+    pub fn mask(ly: usize, solid: Vec<bool>) -> Self {
+        Self(Solid::Mask {
+            ly,
+            solid: solid.into(),
+        })
+    }
+
+    /// Whether the global site `(x, y)` is solid.
+    pub fn is_solid(&self, x: usize, y: usize) -> bool {
+        match &self.0 {
+            Solid::Mask { ly, solid } => solid.get(x * ly + y).copied().unwrap_or(false),
+            Solid::Shape(f) => f(x, y),
+        }
+    }
+
+    /// A mask's size is that of the lattice `d`.
+    fn check(&self, d: &Dims) -> Result<(), LbmError> {
+        match &self.0 {
+            Solid::Mask { ly, solid } if (*ly != d.ly || solid.len() != d.lx * d.ly) => {
+                Err(LbmError::Boundary(format!(
+                    "solid mask has {} entries of columns {ly} high, the lattice {}×{} sites",
+                    solid.len(),
+                    d.lx,
+                    d.ly
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl std::fmt::Debug for Obstacles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.0 {
+            Solid::Mask { ly, solid } => write!(f, "Obstacles::mask({ly}, {} sites)", solid.len()),
+            Solid::Shape(_) => write!(f, "Obstacles::new(<fn>)"),
+        }
+    }
+}
+
+impl PartialEq for Obstacles {
+    /// Masks are equal when their sites are; shapes when they are the same function.
+    fn eq(&self, other: &Self) -> bool {
+        match (&self.0, &other.0) {
+            (Solid::Mask { ly: a, solid: s }, Solid::Mask { ly: b, solid: t }) => a == b && s == t,
+            (Solid::Shape(f), Solid::Shape(g)) => Arc::ptr_eq(f, g),
+            _ => false,
+        }
+    }
+}
+
 /// The boundary conditions of a lattice. A direction with no walls is periodic.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BoundarySpec {
@@ -79,8 +153,8 @@ pub struct BoundarySpec {
     pub bottom: Option<Wall>,
     /// The side at `y = LY − 1`.
     pub top: Option<Wall>,
-    /// Obstacles: `solid[x·LY + y]` marks a solid site (bounce-back on its surface).
-    pub solid: Option<Vec<bool>>,
+    /// Obstacles: the solid sites (bounce-back on their surface).
+    pub solid: Option<Obstacles>,
 }
 
 impl BoundarySpec {
@@ -205,30 +279,76 @@ impl<T: Real> Boundaries<T> {
     /// Compiles `spec` for model `M` on a lattice of shape `d` stored in layout `L`.
     pub fn compile<M: Model, L: Layout>(spec: &BoundarySpec, d: &Dims) -> Result<Self, LbmError> {
         check_spec::<M>(spec, d)?;
-        let solid = spec.solid.clone().unwrap_or_default();
+        Ok(Self::compile_columns::<M, L>(spec, d, 0..d.lx, spec.left.is_none()))
+    }
+
+    /// Compiles `spec` (checked for the global lattice of shape `global`) for its global
+    /// columns `xs` only, renumbered from 0: a slab's boundaries, or a part of one. The cost
+    /// is in proportion to the boundary (the rows and columns within reach of a wall, and the
+    /// columns' sites when there are obstacles), with no allocation per site.
+    pub(crate) fn compile_columns<M: Model, L: Layout>(
+        spec: &BoundarySpec,
+        global: &Dims,
+        xs: Range<usize>,
+        x_periodic: bool,
+    ) -> Self {
+        let local = Dims {
+            lx: xs.len(),
+            ..*global
+        };
         let mut out = Self {
             sites: Vec::new(),
-            col_start: Vec::with_capacity(d.lx + 1),
+            col_start: Vec::with_capacity(xs.len() + 1),
             corr: Vec::new(),
-            x_periodic: spec.left.is_none(),
-            solid,
+            x_periodic,
+            solid: Vec::new(),
         };
-        for x in 0..d.lx {
+        if let Some(o) = &spec.solid {
+            out.solid = xs
+                .clone()
+                .flat_map(|x| (0..global.ly).map(move |y| o.is_solid(x, y)))
+                .collect();
+        }
+        // Links reach `max |c|` sites; the thermal wall's rule, `HALO` rows.
+        let reach = M::VELOCITIES
+            .iter()
+            .flat_map(|c| c.iter().map(|v| v.unsigned_abs() as usize))
+            .max()
+            .unwrap_or(0)
+            .max(M::HALO);
+        let near = |i: usize, n: usize| i < reach || i + reach >= n;
+        let y_walls = spec.bottom.is_some();
+        let x_walls = spec.left.is_some();
+        for x in xs.clone() {
             out.col_start.push(out.sites.len());
             let first = out.sites.len();
-            for y in 0..d.ly {
-                out.add_site::<M, L>(spec, d, x, y);
+            let every_row = spec.solid.is_some() || (x_walls && near(x, global.lx));
+            let mut visit = |y: usize| out.add_site::<M, L>(spec, global, &local, (x, xs.start), y);
+            if every_row {
+                (0..global.ly).for_each(&mut visit);
+            } else if y_walls {
+                let low = reach.min(global.ly);
+                (0..low).for_each(&mut visit);
+                (global.ly.saturating_sub(reach).max(low)..global.ly).for_each(&mut visit);
             }
             out.sites[first..].sort_by_key(|s| (s.k, s.lane));
         }
         out.col_start.push(out.sites.len());
-        Ok(out)
+        out
     }
 
-    fn add_site<M: Model, L: Layout>(&mut self, spec: &BoundarySpec, d: &Dims, x: usize, y: usize) {
-        let (k, lane) = L::cluster_lane(d, y);
+    /// Adds global site `(x, y)` (local column `x − x0`) if it has a bounced link or a rule.
+    fn add_site<M: Model, L: Layout>(
+        &mut self,
+        spec: &BoundarySpec,
+        global: &Dims,
+        local: &Dims,
+        (x, x0): (usize, usize),
+        y: usize,
+    ) {
+        let (k, lane) = L::cluster_lane(local, y);
         let mut site = Site {
-            x,
+            x: x - x0,
             y,
             k,
             lane,
@@ -236,41 +356,36 @@ impl<T: Real> Boundaries<T> {
             corr: None,
             rule: Rule::None,
         };
-        if self.is_solid(d, x, y) {
+        if spec.solid.as_ref().is_some_and(|o| o.is_solid(x, y)) {
             site.mask = u64::MAX >> (64 - M::Q);
             site.rule = Rule::Solid;
             self.sites.push(site);
             return;
         }
-        let mut corr = vec![0.0f64; M::Q];
+        let mut corr = [0.0f64; 64];
         for (i, c) in M::VELOCITIES.iter().enumerate() {
-            if let Some(wall) = self.crossed_wall(spec, d, x, y, *c) {
+            if let Some(wall) = crossed_wall(spec, global, x, y, *c) {
                 site.mask |= 1 << i;
                 let u = wall.bounce_velocity();
                 corr[i] = 2.0 * M::WEIGHTS[i] * (c[0] as f64 * u[0] + c[1] as f64 * u[1]) / M::CS2;
             }
         }
+        let corr = &corr[..M::Q];
         if corr.iter().any(|&c| c != 0.0) {
             site.corr = Some(self.corr.len());
             self.corr.extend(corr.iter().map(|&c| T::from_f64(c)));
         }
-        site.rule = site_rule(spec, d, M::HALO, x, y);
+        site.rule = site_rule(spec, global, M::HALO, x, y);
         if site.mask != 0 || site.rule != Rule::None {
             self.sites.push(site);
         }
     }
+}
 
-    /// The wall (or obstacle surface) that link `c` of site `(x, y)` crosses, if any. A link
-    /// that crosses a y-wall counts for it even at a corner, so that the lid's corrections of
-    /// a corner site cancel in pairs and mass is conserved.
-    fn crossed_wall(
-        &self,
-        spec: &BoundarySpec,
-        d: &Dims,
-        x: usize,
-        y: usize,
-        c: [i32; 2],
-    ) -> Option<Wall> {
+/// The wall (or obstacle surface) that link `c` of the global site `(x, y)` of a lattice of
+/// shape `d` crosses, if any. A link that crosses a y-wall counts for it even at a corner, so
+/// that the lid's corrections of a corner site cancel in pairs and mass is conserved.
+fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, y: usize, c: [i32; 2]) -> Option<Wall> {
         let sx = x as isize - c[0] as isize;
         let sy = y as isize - c[1] as isize;
         let (lx, ly) = (d.lx as isize, d.ly as isize);
@@ -290,9 +405,11 @@ impl<T: Real> Boundaries<T> {
                 return Some(r);
             }
         }
-        let (wx, wy) = (sx.rem_euclid(lx) as usize, sy.rem_euclid(ly) as usize);
-        self.is_solid(d, wx, wy).then_some(Wall::NO_SLIP)
-    }
+    let (wx, wy) = (sx.rem_euclid(lx) as usize, sy.rem_euclid(ly) as usize);
+    spec.solid
+        .as_ref()
+        .is_some_and(|o| o.is_solid(wx, wy))
+        .then_some(Wall::NO_SLIP)
 }
 
 /// The rule of site `(x, y)`: Zou–He on the outermost row/column of its side, the thermal wall
@@ -328,7 +445,7 @@ fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, y: usize) -> 
 }
 
 /// Rejects specifications the kernels cannot honour, with the reason.
-fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), LbmError> {
+pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), LbmError> {
     let err = |m: String| Err(LbmError::Boundary(m));
     if spec.left.is_some() != spec.right.is_some() {
         return err("give both `left` and `right` walls, or neither (periodic in x)".into());
@@ -343,15 +460,8 @@ fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), LbmError> {
             M::Q
         ));
     }
-    if let Some(s) = &spec.solid {
-        if s.len() != d.lx * d.ly {
-            return err(format!(
-                "solid mask has {} entries, the lattice {}×{} sites",
-                s.len(),
-                d.lx,
-                d.ly
-            ));
-        }
+    if let Some(o) = &spec.solid {
+        o.check(d)?;
     }
     let walls = [spec.left, spec.right, spec.bottom, spec.top];
     for w in walls.iter().flatten() {

@@ -21,9 +21,10 @@
 //! copied between slabs), which tests the decomposition without MPI and measures the
 //! bulk/border split for the performance model ([`crate::scaling`]).
 //!
-//! Boundaries are compiled once for the global lattice and sliced, so walls (x walls
-//! included: the first and last slabs' outer halos are then never read) and obstacles act
-//! exactly as in a single lattice.
+//! Each slab compiles the global boundaries for its own columns ([`GlobalSpec::slab_boundaries`]),
+//! so walls (x walls included: the first and last slabs' outer halos are then never read) and
+//! obstacles act exactly as in a single lattice, and no rank builds anything of the global
+//! lattice's size.
 //!
 //! # The in-place (AA) scheme on slabs
 //! The pull half-step reads the halos like a two-copy step (the same exchange before it) and
@@ -34,7 +35,7 @@
 
 use std::ops::Range;
 
-use crate::boundary::{Boundaries, BoundarySpec, Site};
+use crate::boundary::{check_spec, Boundaries, BoundarySpec};
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout};
 use crate::solver::check_values;
@@ -184,53 +185,44 @@ pub fn split_columns(cols: Range<usize>, n: usize) -> impl Iterator<Item = Range
         .map(move |a| a..(a + width).min(end))
 }
 
-/// The slice of the global boundaries `g` (of a lattice `ly` high) over the global column
-/// ranges `parts`, laid side by side and renumbered from 0 (a hetero host strip is the right
-/// border followed by the left one, [`crate::hetero`]). The slice keeps `g`'s x periodicity.
-pub(crate) fn slice_boundaries<T: Real>(
-    g: &Boundaries<T>,
-    ly: usize,
-    parts: &[Range<usize>],
-) -> Boundaries<T> {
-    let mut out = Boundaries {
-        sites: Vec::new(),
-        col_start: vec![0],
-        corr: g.corr.clone(),
-        x_periodic: g.x_periodic,
-        solid: Vec::new(),
-    };
-    let mut x0 = 0;
-    for xs in parts {
-        let (lo, hi) = (g.col_start[xs.start], g.col_start[xs.end]);
-        let base = out.sites.len();
-        out.sites.extend(g.sites[lo..hi].iter().map(|s| Site {
-            x: s.x - xs.start + x0,
-            ..*s
-        }));
-        out.col_start.extend(
-            g.col_start[xs.start + 1..=xs.end]
-                .iter()
-                .map(|c| c - lo + base),
-        );
-        if !g.solid.is_empty() {
-            out.solid
-                .extend_from_slice(&g.solid[xs.start * ly..xs.end * ly]);
-        }
-        x0 += xs.len();
-    }
-    out
-}
+/// Site columns a window of [`moments_by_window`] aims at: small beside a slab, wide beside
+/// the halo.
+const WINDOW_COLUMNS: usize = 64;
 
-/// The boundaries of the slab of global columns `xs`: the slice of `g`, not periodic in x (the
-/// halos come from the neighbours, never from the slab's own periodic image).
-pub(crate) fn slab_boundaries<T: Real>(
-    g: &Boundaries<T>,
-    ly: usize,
-    xs: &Range<usize>,
-) -> Boundaries<T> {
-    let mut bc = slice_boundaries(g, ly, std::slice::from_ref(xs));
-    bc.x_periodic = false;
-    bc
+/// The moment fields of the global columns `xs` (a rank's slab; order of
+/// [`Model::MOMENT_NAMES`], each `[(x − xs.start)·LY + y]`) from their post-collision
+/// populations, read by `read(cols)` for local columns `cols` (logical order), and from the
+/// `H` columns on each side of them, `around` (the neighbours' borders).
+///
+/// The moments are those of the populations streamed once more (as
+/// [`Lattice::moment_field`]), so a site next to the cut pulls from the neighbour's columns.
+/// The columns are taken a window of about [`WINDOW_COLUMNS`] at a time: each window is a
+/// two-copy slab of those columns, its boundaries compiled for them alone and its halos
+/// filled from the columns beside it, so the moments are the single lattice's, bit for bit,
+/// and no more than a window is held beside the slab.
+pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
+    g: &GlobalSpec<M>,
+    xs: Range<usize>,
+    around: [Vec<T>; 2],
+    read: impl Fn(Range<usize>) -> Result<Vec<T>, Error>,
+) -> Result<Vec<Vec<f64>>, Error> {
+    let (w, h) = (xs.len(), M::HALO);
+    let windows = (w / WINDOW_COLUMNS.max(h)).max(1);
+    let mut out = vec![Vec::with_capacity(w * g.ly); M::MOMENT_NAMES.len()];
+    for k in 0..windows {
+        // Every window is at least `H` wide, so its halos lie in its neighbour windows.
+        let (a, b) = (k * w / windows, (k + 1) * w / windows);
+        let mut window = Slab::<M, L, T>::cut(g, xs.start + a..xs.start + b, Scheme::TwoCopy)?;
+        window.import(&read(a..b)?)?;
+        let left = if a == 0 { around[LEFT].clone() } else { read(a - h..a)? };
+        let right = if b == w { around[RIGHT].clone() } else { read(b..b + h)? };
+        window.set_halo(LEFT, &left);
+        window.set_halo(RIGHT, &right);
+        for (j, field) in out.iter_mut().enumerate() {
+            field.extend(window.lattice().moment_field_at(j));
+        }
+    }
+    Ok(out)
 }
 
 /// What defines the global lattice: size, parameters and boundaries (every rank holds the
@@ -259,17 +251,29 @@ impl<M: Model> Clone for GlobalSpec<M> {
 
 impl<M: Model> GlobalSpec<M> {
     /// The global lattice's size, parameters and boundaries checked as [`Lattice::new`] does,
-    /// and its boundaries compiled (to be sliced into slabs), without allocating the lattice.
-    pub(crate) fn boundaries_of<L: Layout, T: Real>(&self) -> Result<Boundaries<T>, LbmError> {
+    /// without allocating anything of the lattice's size: every rank checks the same, so
+    /// every rank fails alike.
+    pub(crate) fn validate<L: Layout>(&self) -> Result<(), LbmError> {
         check_size::<M, L>(self.lx, self.ly)?;
         M::validate(&self.params)?;
-        let d = Dims {
+        check_spec::<M>(&self.boundaries, &self.dims())
+    }
+
+    /// The global lattice's shape.
+    pub(crate) fn dims(&self) -> Dims {
+        Dims {
             lx: self.lx,
             ly: self.ly,
             halo: M::HALO,
             q: M::Q,
-        };
-        Boundaries::compile::<M, L>(&self.boundaries, &d)
+        }
+    }
+
+    /// The boundaries of the global columns `xs` alone, renumbered from 0 and not periodic in x
+    /// (a slab's halos come from its neighbours, never from its own periodic image; walls in
+    /// x bounce the links that would read the outer halos of the first and last slabs).
+    pub(crate) fn slab_boundaries<L: Layout, T: Real>(&self, xs: Range<usize>) -> Boundaries<T> {
+        Boundaries::compile_columns::<M, L>(&self.boundaries, &self.dims(), xs, false)
     }
 
     /// The global lattice at rest (two-copy scheme): where gathered slabs are assembled.
@@ -300,17 +304,13 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         scheme: Scheme,
     ) -> Result<Self, DomainError> {
         let xs = dec.slab(rank)?;
-        Ok(Self::cut(g, &g.boundaries_of::<L, T>()?, xs, scheme)?)
+        g.validate::<L>()?;
+        Ok(Self::cut(g, xs, scheme)?)
     }
 
-    /// The slab of the global columns `xs` of `g`, whose boundaries compiled are `global_bc`,
-    /// at rest (a rank's slab, or a part of it: [`crate::hetero::SplitSlab`]).
-    pub(crate) fn cut(
-        g: &GlobalSpec<M>,
-        global_bc: &Boundaries<T>,
-        xs: Range<usize>,
-        scheme: Scheme,
-    ) -> Result<Self, LbmError> {
+    /// The slab of the global columns `xs` of `g`, at rest, its boundaries compiled for those
+    /// columns alone (a rank's slab, or a part of it: [`crate::hetero::SplitSlab`]).
+    pub(crate) fn cut(g: &GlobalSpec<M>, xs: Range<usize>, scheme: Scheme) -> Result<Self, LbmError> {
         let mut lattice = Lattice::new(
             xs.len(),
             g.ly,
@@ -318,7 +318,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             scheme,
             &BoundarySpec::periodic(),
         )?;
-        lattice.replace_boundaries(slab_boundaries(global_bc, g.ly, &xs));
+        lattice.replace_boundaries(g.slab_boundaries::<L, T>(xs.clone()));
         Ok(Self {
             lattice,
             x0: xs.start,

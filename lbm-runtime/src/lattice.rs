@@ -306,9 +306,16 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     s.corr.map_or(v, |o| v + self.bc.corr[o + i])
                 }
                 _ => {
+                    // A lattice that is not periodic in x pulls across its edges from its
+                    // halos (a slab's: its neighbours' borders).
                     let c = M::VELOCITIES[i];
-                    let xs = (x as isize - c[0] as isize).rem_euclid(d.lx as isize) as usize;
-                    self.f[self.slot(i, xs, d.wrap_y(y, -c[1] as isize))]
+                    let sx = x as isize - c[0] as isize;
+                    let sx = if self.bc.x_periodic() {
+                        sx.rem_euclid(d.lx as isize)
+                    } else {
+                        sx
+                    };
+                    self.f[L::index(d, i, d.col(sx), d.wrap_y(y, -c[1] as isize))]
                 }
             };
         }

@@ -30,7 +30,7 @@ fn boxed(lx: usize, ly: usize) -> BoundarySpec {
             solid[x * ly + y] = true;
         }
     }
-    spec.solid = Some(solid);
+    spec.solid = Some(crate::Obstacles::mask(ly, solid));
     spec
 }
 

@@ -30,7 +30,7 @@ mod storage;
 #[cfg(test)]
 mod testing;
 
-pub use boundary::{Boundaries, BoundarySpec, Wall};
+pub use boundary::{Boundaries, BoundarySpec, Obstacles, Wall};
 pub use checkpoint::{read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, ParamValue};
 pub use error::{Error, LbmError};
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};

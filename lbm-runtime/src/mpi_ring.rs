@@ -34,7 +34,9 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{CommunicatorCollectives, Root};
 use mpi::Tag;
 
-use crate::domain::{export_columns, import_slab, Decomposition, DomainError, GlobalSpec, Slab};
+use crate::domain::{
+    export_columns, import_slab, moments_by_window, Decomposition, DomainError, GlobalSpec, Slab,
+};
 use crate::solver::{Extent, Placement};
 use crate::{Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
 
@@ -500,16 +502,28 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         self.slab.is_solid(s)
     }
 
-    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
-        Ok(self.gather()?.map(|g| g.moment_field_at(j)))
-    }
-
-    fn moment_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        Ok(self.gather()?.map(|g| {
-            (0..M::MOMENT_NAMES.len())
-                .map(|j| g.moment_field_at(j))
-                .collect()
-        }))
+    /// The moments of the slab, window by window ([`moments_by_window`]): the neighbours'
+    /// border planes swapped around the ring once, no rank holding more than its slab.
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        let (w, ly) = (self.slab.width(), self.spec.ly);
+        let per_col = ly * M::Q;
+        // A host slab reads its columns where they lie; other backends read back once.
+        let whole = match self.slab.placement() {
+            Placement::Host => None,
+            _ => Some(self.slab.populations()?),
+        };
+        let read = |cols: Range<usize>| match &whole {
+            Some(all) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
+            None => self.slab.populations_of(cols),
+        };
+        let h = M::HALO;
+        let borders = [read(0..h)?, read(w - h..w)?];
+        let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
+        let swapped = ring_swap(&self.comm, (left, right), borders, 0, |_, _| Ok(()));
+        let moments = swapped.and_then(|around| {
+            moments_by_window::<M, L, T>(&self.spec, self.local_planes(), around, read)
+        });
+        agree(&self.comm, moments)
     }
 
     fn check(&self) -> Result<(), Error> {
@@ -568,13 +582,20 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         out
     }
 
+    fn max_over_ranks(&self, values: Vec<f64>) -> Vec<f64> {
+        let mut out = vec![0.0; values.len()];
+        self.comm
+            .all_reduce_into(&values[..], &mut out[..], SystemOperation::max());
+        out
+    }
+
     fn each_rank(&self, value: u64) -> Vec<u64> {
         let mut out = vec![0; self.dec.ranks()];
         self.comm.all_gather_into(&value, &mut out[..]);
         out
     }
 
-    fn gather_planes(&self, local: Vec<T>) -> Result<Option<Vec<T>>, Error> {
+    fn gather_planes<V: Real>(&self, local: Vec<V>) -> Result<Option<Vec<V>>, Error> {
         if self.rank != 0 {
             self.comm
                 .process_at_rank(0)
@@ -586,7 +607,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
             let (values, _) = self
                 .comm
                 .process_at_rank(peer(r))
-                .receive_vec_with_tag::<T>(GATHER);
+                .receive_vec_with_tag::<V>(GATHER);
             all.extend(values);
         }
         Ok(Some(all))

@@ -18,7 +18,9 @@
 //! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
 
-use crate::domain::{bulk_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT};
+use crate::domain::{
+    bulk_columns, export_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT,
+};
 use crate::solver::Placement;
 use crate::{Error, Layout, Model, Real, Scheme};
 
@@ -75,6 +77,14 @@ pub trait SlabBackend: Send {
 
     /// The post-collision populations of the slab's sites, `[(x·LY + y)·Q + i]`, `x` local.
     fn populations(&self) -> Result<Vec<Self::Real>, Error>;
+
+    /// The post-collision populations of the slab's columns `cols` alone, laid out as
+    /// [`SlabBackend::populations`]' (by default a slice of them; a backend that can read
+    /// part of its state in place does so).
+    fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<Self::Real>, Error> {
+        let per_col = self.populations()?.len() / self.width().max(1);
+        Ok(self.populations()?[cols.start * per_col..cols.end * per_col].to_vec())
+    }
 
     /// Sets the slab's populations from values laid out as [`SlabBackend::populations`]'.
     fn set_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
@@ -166,6 +176,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn populations(&self) -> Result<Vec<T>, Error> {
         Ok(self.export())
+    }
+
+    fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, Error> {
+        Ok(export_columns(self.lattice(), cols)?)
     }
 
     fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {

@@ -178,20 +178,11 @@ pub trait Solver {
     /// Whether the local site `s` (counted as in [`Solver::local_populations`]) is solid.
     fn local_solid(&self, s: usize) -> bool;
 
-    /// The field of moment `j` (order of [`Model::MOMENT_NAMES`]) over the whole lattice,
-    /// `[x·LY + y]` (solid sites hold 0): `Some` on the root process, `None` elsewhere
-    /// (collective).
-    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error>;
-
-    /// Every moment field (order of [`Model::MOMENT_NAMES`]), as [`Solver::moment_field`]
-    /// gives each: `Some` on the root (collective). Backends that gather the lattice to
-    /// compute moments override it to gather once.
-    fn moment_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        (0..<Self::Model as Model>::MOMENT_NAMES.len())
-            .map(|j| self.moment_field(j))
-            .collect::<Result<Vec<_>, _>>()
-            .map(|all| all.into_iter().collect())
-    }
+    /// The moment fields of the local planes, in the order of [`Model::MOMENT_NAMES`], each
+    /// indexed `[(x − x0)·LY + y]` with `x0 = local_planes().start` (solid sites hold 0): the
+    /// moments of the populations streamed once more, as [`crate::Lattice::moment_field`]
+    /// gives them (collective: the planes next to a cut need the neighbours' border planes).
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error>;
 
     /// Fails with [`LbmError::Diverged`] where a fluid site has a non-finite moment, a Mach
     /// number beyond the model's range or `T ≤ 0` (collective).
@@ -234,6 +225,11 @@ pub trait Solver {
         values
     }
 
+    /// Element-wise maxima of `values` over the group (collective).
+    fn max_over_ranks(&self, values: Vec<f64>) -> Vec<f64> {
+        values
+    }
+
     /// Every process's `value`, in rank order, on every process (collective).
     fn each_rank(&self, value: u64) -> Vec<u64> {
         vec![value]
@@ -241,7 +237,7 @@ pub trait Solver {
 
     /// Every process's `local` (its planes' values, in rank order) concatenated on the root:
     /// `Some` there, `None` elsewhere (collective).
-    fn gather_planes(&self, local: Vec<Self::Real>) -> Result<Option<Vec<Self::Real>>, Error> {
+    fn gather_planes<V: Real>(&self, local: Vec<V>) -> Result<Option<Vec<V>>, Error> {
         Ok(Some(local))
     }
 
@@ -428,8 +424,10 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
         self.boundaries().is_solid(&d, s / d.ly, s % d.ly)
     }
 
-    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
-        Ok(Some(self.moment_field_at(j)))
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        Ok((0..M::MOMENT_NAMES.len())
+            .map(|j| self.moment_field_at(j))
+            .collect())
     }
 
     fn check(&self) -> Result<(), Error> {

@@ -923,21 +923,27 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (solid sites hold 0).
     pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, GpuError> {
-        self.moment_field_at(moment_named::<M>(name)?)
+        let j = moment_named::<M>(name)?;
+        Ok(self.moment_fields()?.swap_remove(j))
     }
 
-    /// The field of moment `j` (order of `M::MOMENT_NAMES`), as [`GpuLattice::moment_field`].
-    pub(crate) fn moment_field_at(&self, j: usize) -> Result<Vec<f64>, GpuError> {
+    /// Every moment field (order of `M::MOMENT_NAMES`), as [`GpuLattice::moment_field`], in
+    /// one read of the device.
+    pub(crate) fn moment_fields(&self) -> Result<Vec<Vec<f64>>, GpuError> {
         let d = self.d;
         let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
-        Ok((0..d.lx * d.ly)
-            .map(|s| {
-                if self.bc.is_solid(&d, s / d.ly, s % d.ly) {
-                    0.0
-                } else {
-                    all[s * nm + j].to_f64()
-                }
+        Ok((0..nm)
+            .map(|j| {
+                (0..d.lx * d.ly)
+                    .map(|s| {
+                        if self.bc.is_solid(&d, s / d.ly, s % d.ly) {
+                            0.0
+                        } else {
+                            all[s * nm + j].to_f64()
+                        }
+                    })
+                    .collect()
             })
             .collect())
     }

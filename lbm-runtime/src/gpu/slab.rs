@@ -17,8 +17,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::shader::Window;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
-use crate::boundary::Boundaries;
-use crate::domain::{slab_boundaries, Decomposition, GlobalSpec, LEFT, RIGHT};
+use crate::domain::{Decomposition, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
 use crate::solver::{check_values, Placement};
 use crate::{Error, Layout, Model, Real, Scheme};
@@ -51,22 +50,21 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        let global = spec.boundaries_of::<L, T>()?;
-        Self::cut(ctx, spec, &global, dec.slab(rank)?, scheme)
+        spec.validate::<L>()?;
+        Self::cut(ctx, spec, dec.slab(rank)?, scheme)
     }
 
-    /// The slab of the global columns `xs` of `spec`, whose boundaries compiled are `global`,
-    /// at rest on the device of `ctx` (a rank's slab, or the bulk of a
+    /// The slab of the global columns `xs` of `spec`, its boundaries compiled for those
+    /// columns alone, at rest on the device of `ctx` (a rank's slab, or the bulk of a
     /// [`crate::hetero::SplitSlab`]).
     pub(crate) fn cut(
         ctx: &Arc<GpuContext>,
         spec: &GlobalSpec<M>,
-        global: &Boundaries<T>,
         xs: Range<usize>,
         scheme: Scheme,
     ) -> Result<Self, Error> {
         let (w, h) = (xs.len(), M::HALO);
-        let bc = slab_boundaries(global, spec.ly, &xs);
+        let bc = spec.slab_boundaries::<L, T>(xs.clone());
         let lattice = GpuLattice::with_boundaries(
             ctx,
             w,

@@ -35,8 +35,8 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
         self.boundaries().is_solid(&d, s / d.ly, s % d.ly)
     }
 
-    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
-        Ok(Some(self.moment_field_at(j)?))
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        Ok(self.moment_fields()?)
     }
 
     fn check(&self) -> Result<(), Error> {

@@ -234,7 +234,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         scheme: Scheme,
         choice: SplitChoice,
     ) -> Result<Self, Error> {
-        spec.boundaries_of::<L, T>()?;
+        spec.validate::<L>()?;
         let (m, model) = choose_columns::<M, L, T>(ctx, &spec, choice, 0.0)?;
         let mut lat = Self::with_columns(ctx, spec, m, scheme)?;
         lat.model = model;
@@ -542,16 +542,8 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         }
     }
 
-    fn moment_field(&self, j: usize) -> Result<Option<Vec<f64>>, Error> {
-        Ok(Some(self.to_lattice()?.moment_field_at(j)))
-    }
-
-    fn moment_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        Ok(Some(self.to_lattice()?).map(|g| {
-            (0..M::MOMENT_NAMES.len())
-                .map(|j| g.moment_field_at(j))
-                .collect()
-        }))
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        self.to_lattice()?.local_moments()
     }
 
     fn check(&self) -> Result<(), Error> {

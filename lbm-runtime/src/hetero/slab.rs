@@ -36,7 +36,7 @@ use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
 use crate::domain::{Decomposition, GlobalSpec, Slab, LEFT, RIGHT};
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::solver::{check_values, Placement};
-use crate::{Boundaries, BoundarySpec, Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
+use crate::{BoundarySpec, Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Where the slab's columns run.
 #[allow(clippy::large_enum_variant)]
@@ -80,14 +80,14 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
-        let global = spec.boundaries_of::<L, T>()?;
+        spec.validate::<L>()?;
         let local = GlobalSpec {
             lx: dec.slab(rank)?.len(),
             boundaries: BoundarySpec::periodic(),
             ..spec.clone()
         };
         let (m, model) = choose_columns::<M, L, T>(ctx, &local, choice, t_c)?;
-        let mut slab = Self::cut(ctx, spec, &global, dec.slab(rank)?, scheme, m)?;
+        let mut slab = Self::cut(ctx, spec, dec.slab(rank)?, scheme, m)?;
         slab.model = model;
         Ok(slab)
     }
@@ -104,25 +104,23 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
-        let global = spec.boundaries_of::<L, T>()?;
-        Self::cut(ctx, spec, &global, dec.slab(rank)?, scheme, m)
+        spec.validate::<L>()?;
+        Self::cut(ctx, spec, dec.slab(rank)?, scheme, m)
     }
 
-    /// The slab of the global columns `xs` of `spec`, whose boundaries compiled are `global`,
-    /// with `m` border columns a side on the host (compiled once for a rank's slab and its
-    /// three parts).
+    /// The slab of the global columns `xs` of `spec`, with `m` border columns a side on the
+    /// host (each part compiles the boundaries of its own columns).
     fn cut(
         ctx: &Arc<GpuContext>,
         spec: &GlobalSpec<M>,
-        global: &Boundaries<T>,
         xs: Range<usize>,
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
         let w = xs.len();
         check_columns::<M>(w, m)?;
-        let host = |cols: Range<usize>| Slab::cut(spec, global, cols, scheme);
-        let device = |cols: Range<usize>| GpuSlab::cut(ctx, spec, global, cols, scheme);
+        let host = |cols: Range<usize>| Slab::cut(spec, cols, scheme);
+        let device = |cols: Range<usize>| GpuSlab::cut(ctx, spec, cols, scheme);
         let (a, b) = (xs.start + m, xs.end - m);
         let parts = if m == 0 {
             Parts::Device(device(xs)?)
