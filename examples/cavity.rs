@@ -28,7 +28,7 @@ fn main() -> Result<(), LbmError> {
         "{lx}×{ly} cavity, Re = {}: steady after {steps} steps",
         case.re
     );
-    for line in case.report(&fields) {
+    for line in case.report_fields(&fields) {
         println!("{line}");
     }
     Ok(())

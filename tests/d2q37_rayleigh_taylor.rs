@@ -74,7 +74,7 @@ fn linear_growth_rate_agrees_with_theory() {
     for n in 0..=10 {
         let f = Fields::collect::<D2Q37, _>((LX, LY), lat.steps_done(), |m| lat.moment_field(m))
             .unwrap();
-        let (_, amplitude) = case.mixing(&f);
+        let (_, amplitude) = case.mixing(&case.sums(&f));
         samples.push((lat.steps_done() as f64, amplitude));
         if n == 5 {
             length = gradient_length(&f.temperature(), 2.0 * atwood);

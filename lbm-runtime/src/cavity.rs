@@ -94,21 +94,36 @@ impl Deviation {
 /// speed `lid` against Ghia's points, interpolating linearly between nodes (node `i` at
 /// `(i + ½)/N`; the walls, where the velocity is known, bound the interpolation).
 pub fn compare(ux: &[f64], uy: &[f64], n: usize, lid: f64, reference: &[RefPoint]) -> Deviation {
+    let u: Vec<f64> = (0..n).map(|y| centre(ux, n, |a| a * n + y)).collect();
+    let v: Vec<f64> = (0..n).map(|x| centre(uy, n, |a| x * n + a)).collect();
+    compare_lines(&u, &v, lid, reference)
+}
+
+/// The weight of line `a` of an `N`-site cavity in its centre-line (1 for the middle line of
+/// an odd `N`, ½ for each of the two middle lines of an even one, 0 elsewhere): the centre
+/// line is `Σ_a w(a) f(a, ·)`, a sum that pieces of the lattice add up.
+pub fn centre_weight(n: usize, a: usize) -> f64 {
+    match n % 2 {
+        1 if a == n / 2 => 1.0,
+        0 if a + 1 == n / 2 || a == n / 2 => 0.5,
+        _ => 0.0,
+    }
+}
+
+/// As [`compare`], from the centre-lines themselves: `u[y]`, the horizontal velocity along
+/// the vertical centre-line, and `v[x]`, the vertical velocity along the horizontal one.
+pub fn compare_lines(u: &[f64], v: &[f64], lid: f64, reference: &[RefPoint]) -> Deviation {
     let mut dev = Deviation {
         u: 0.0,
         v: 0.0,
         worst: None,
     };
     for p in reference {
-        let (field, wall_hi, slot) = match p.profile {
-            Profile::UAlongY => (ux, lid, &mut dev.u),
-            Profile::VAlongX => (uy, 0.0, &mut dev.v),
+        let (line, wall_hi, slot) = match p.profile {
+            Profile::UAlongY => (u, lid, &mut dev.u),
+            Profile::VAlongX => (v, 0.0, &mut dev.v),
         };
-        let line = |i: usize| match p.profile {
-            Profile::UAlongY => centre(field, n, |a| a * n + i),
-            Profile::VAlongX => centre(field, n, |a| i * n + a),
-        };
-        let val = interpolate(line, n, p.coord, wall_hi) / lid;
+        let val = interpolate(|i| line[i], line.len(), p.coord, wall_hi) / lid;
         let e = (val - p.value).abs();
         *slot = slot.max(e);
         if dev.worst.is_none_or(|(w, c)| e > (c - w.value).abs()) {

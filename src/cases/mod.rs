@@ -1,5 +1,7 @@
 //! The shipped cases: a model, its parameters, boundaries and initial state, the fields worth
-//! drawing, the diagnostics it adds, and its comparison with theory or published data. The
+//! drawing, the diagnostics it adds, and its comparison with theory or published data — made
+//! of sums over the sites ([`Case::sums`]), so that each rank of a distributed run adds its own
+//! slab's and only the totals meet. The
 //! `lbm run` program runs any [`Case`] on any backend; a library user can run one on a
 //! [`crate::Lattice`] directly:
 //!
@@ -14,7 +16,7 @@
 //! lat.set_equilibrium(case.initial())?;
 //! lat.run(200, 100)?;
 //! let fields = lbm::output::Fields::collect::<D2Q9Bgk, _>((lx, ly), 200, |n| lat.moment_field(n))?;
-//! for line in case.report(&fields) {
+//! for line in case.report_fields(&fields) {
 //!     println!("{line}");   // measured viscosity against cs²(τ − ½)
 //! }
 //! # Ok::<(), lbm::LbmError>(())
@@ -72,13 +74,27 @@ pub trait Case {
     /// The velocity scale of the flow (steady-state tolerances are relative to it).
     fn velocity_scale(&self) -> f64;
 
-    /// Diagnostics columns the case adds to the global ones.
-    fn extra_diagnostics(&self, _f: &Fields) -> Vec<(&'static str, f64)> {
+    /// The sums over the sites of `piece` (a whole lattice, or one rank's slab of it) that the
+    /// case's diagnostics and report are made of: they add up element-wise over the pieces
+    /// (an MPI reduction), so that no process needs the whole lattice's fields.
+    fn sums(&self, _piece: &Fields) -> Vec<f64> {
         Vec::new()
     }
 
-    /// The comparison of `f` with theory or published data, as lines to print.
-    fn report(&self, f: &Fields) -> Vec<String>;
+    /// Diagnostics columns the case adds to the global ones, from the [`Case::sums`] of the
+    /// whole lattice.
+    fn extra_diagnostics(&self, _sums: &[f64]) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    /// The comparison with theory or published data after `step` steps, from the
+    /// [`Case::sums`] of the whole lattice, as lines to print.
+    fn report(&self, step: u64, sums: &[f64]) -> Vec<String>;
+
+    /// [`Case::report`] of the fields of a whole lattice.
+    fn report_fields(&self, f: &Fields) -> Vec<String> {
+        self.report(f.step, &self.sums(f))
+    }
 }
 
 /// The global lattice of `case`, to be cut into slabs (MPI ranks, host and device parts).

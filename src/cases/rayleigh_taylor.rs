@@ -91,13 +91,28 @@ impl RayleighTaylor {
         ((t - self.cold()) / (self.hot() - self.cold())).clamp(0.0, 1.0)
     }
 
-    /// The mixing width and the interface amplitude of a temperature field.
-    pub fn mixing(&self, f: &Fields) -> (f64, f64) {
+    /// `Σ_x θ(x, y)` for every row `y`, then `Σ_{x,y} θ(x, y) cos(k x)`: what the mixing width
+    /// and the interface amplitude are made of ([`RayleighTaylor::mixing`]).
+    fn theta_sums(&self, f: &Fields) -> Vec<f64> {
         let t = f.temperature();
-        let (lx, ly) = (f.lx, f.ly);
-        let mean: Vec<f64> = (0..ly)
-            .map(|y| (0..lx).map(|x| self.theta(t[x * ly + y])).sum::<f64>() / lx as f64)
-            .collect();
+        let mut sums = vec![0.0; f.ly + 1];
+        for (s, t) in t.iter().enumerate() {
+            let (x, y) = f.site(s);
+            let theta = self.theta(*t);
+            sums[y] += theta;
+            sums[f.ly] += theta * (self.k() * x as f64).cos();
+        }
+        sums
+    }
+
+    /// The mixing width and the interface amplitude, from the sums of
+    /// [`RayleighTaylor::theta_sums`] over the whole lattice.
+    pub fn mixing(&self, sums: &[f64]) -> (f64, f64) {
+        let (lx, ly) = (self.lx, self.ly);
+        let Some((&wave, rows)) = sums.split_last().filter(|(_, r)| r.len() == ly) else {
+            return (0.0, 0.0);
+        };
+        let mean: Vec<f64> = rows.iter().map(|r| r / lx as f64).collect();
         // The lowest height where θ falls below 0.95, the highest where it rises above 0.05.
         let crossing = |level: f64, from_top: bool| -> f64 {
             let ys: Vec<usize> = if from_top {
@@ -114,13 +129,7 @@ impl RayleighTaylor {
             ly as f64 / 2.0
         };
         let width = (crossing(0.05, true) - crossing(0.95, false)).max(0.0);
-        let heights = (0..lx).map(|x| (0..ly).map(|y| self.theta(t[x * ly + y])).sum::<f64>());
-        let amplitude = 2.0 / lx as f64
-            * heights
-                .enumerate()
-                .map(|(x, h)| h * (self.k() * x as f64).cos())
-                .sum::<f64>();
-        (width, amplitude)
+        (width, 2.0 / lx as f64 * wave)
     }
 }
 
@@ -180,20 +189,24 @@ impl Case for RayleighTaylor {
         (self.atwood * self.gravity * self.lx as f64).sqrt()
     }
 
-    fn extra_diagnostics(&self, f: &Fields) -> Vec<(&'static str, f64)> {
-        let (width, amplitude) = self.mixing(f);
+    fn sums(&self, f: &Fields) -> Vec<f64> {
+        self.theta_sums(f)
+    }
+
+    fn extra_diagnostics(&self, sums: &[f64]) -> Vec<(&'static str, f64)> {
+        let (width, amplitude) = self.mixing(sums);
         vec![("mixing_width", width), ("interface_amplitude", amplitude)]
     }
 
-    fn report(&self, f: &Fields) -> Vec<String> {
-        let (width, amplitude) = self.mixing(f);
+    fn report(&self, step: u64, sums: &[f64]) -> Vec<String> {
+        let (width, amplitude) = self.mixing(sums);
         let sigma = self.linear_growth_rate();
         vec![
             format!(
                 "Rayleigh–Taylor at t = {:.2} t₀ ({} steps): mixing width {width:.1} sites \
                  ({:.2} λ), interface amplitude {amplitude:.2} sites (initially {:.2})",
-                f.step as f64 * self.time_unit(),
-                f.step,
+                step as f64 * self.time_unit(),
+                step,
                 width / self.lx as f64,
                 self.amplitude
             ),

@@ -55,6 +55,18 @@ fn together<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(), C
     }
 }
 
+/// `result` of what every process wrote (its piece of an output), shared: all go on, or all
+/// stop with an error.
+fn everywhere<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
+    if solver.any_rank(result.is_err()) {
+        result.and(Err(CliError::OtherRank(
+            "another rank could not write its piece of the outputs".into(),
+        )))
+    } else {
+        result
+    }
+}
+
 /// Runs `case` on `solver` to the end of the plan.
 pub fn drive<C: Case, S: Solver<Model = C::Model>>(
     plan: &Plan,
@@ -80,7 +92,7 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         }
     }
     if start == 0 {
-        together(solver, out.write(solver))?;
+        out.write(solver)?;
     }
     let bar = progress(root, plan.steps, start);
     let mut steady = Steady::new(plan.until_steady, case.velocity_scale());
@@ -129,7 +141,7 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         }
         let end = last || stop.is_some();
         if end || due(now, plan.output_every) {
-            bar.suspend(|| together(solver, out.write(solver)))?;
+            bar.suspend(|| out.write(solver))?;
         }
         if plan.checkpoint_every > 0 && (end || due(now, plan.checkpoint_every)) {
             bar.suspend(|| out.checkpoint(solver))?;
@@ -144,8 +156,8 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         if let Some(why) = &stop {
             println!("{why}");
         }
-        if let Some(f) = &out.last {
-            for line in case.report(f) {
+        if let Some((step, sums)) = &out.last {
+            for line in case.report(*step, sums) {
                 println!("{line}");
             }
         }
@@ -217,13 +229,13 @@ impl Steady {
         }
     }
 
+    /// Whether the velocity of every rank's piece changed by less than the tolerance since
+    /// the last check (collective).
     fn reached<S: Solver>(&mut self, solver: &S) -> Result<bool, CliError> {
         let Some(tol) = self.tol else {
             return Ok(false);
         };
-        let Some(f) = solver.fields()? else {
-            return Ok(false);
-        };
+        let f = solver.fields()?;
         let u: Vec<f64> = ["ux", "uy"]
             .iter()
             .filter_map(|n| f.moment(n))
@@ -237,18 +249,24 @@ impl Steady {
                 .fold(0.0, f64::max)
         });
         self.previous = Some(u);
+        let change = change.map(|c| solver.max_over_ranks(vec![c])[0]);
         Ok(change.is_some_and(|c| c < tol * self.scale))
     }
 }
+
+/// The largest side of an image, in pixels: larger lattices are drawn sampled every `k` sites
+/// (the fields gathered on the root are bounded by it, never the lattice).
+const IMAGE_SIDE: usize = 2048;
 
 /// The files of a run.
 struct Outputs<'a, C: Case> {
     plan: &'a Plan,
     case: &'a C,
     log: DiagnosticsLog,
+    series: vtk::Series,
     written: usize,
-    /// The fields of the last output step.
-    last: Option<Fields>,
+    /// The step of the last output and the case's sums then (for its report).
+    last: Option<(u64, Vec<f64>)>,
     /// Time spent writing.
     time: Duration,
 }
@@ -256,15 +274,20 @@ struct Outputs<'a, C: Case> {
 impl<'a, C: Case> Outputs<'a, C> {
     fn new(plan: &'a Plan, case: &'a C, start: u64) -> Result<Self, CliError> {
         let path = plan.out.join(format!("{}_diagnostics.csv", case.name()));
-        let log = if start > 0 {
-            DiagnosticsLog::resume(&path, start)?
+        let series = plan.out.join(format!("{}.pvd", case.name()));
+        let (log, series) = if start > 0 {
+            (
+                DiagnosticsLog::resume(&path, start)?,
+                vtk::Series::resume(&series, start),
+            )
         } else {
-            DiagnosticsLog::new(&path)
+            (DiagnosticsLog::new(&path), vtk::Series::new(&series))
         };
         Ok(Self {
             plan,
             case,
             log,
+            series,
             written: 0,
             last: None,
             time: Duration::ZERO,
@@ -279,42 +302,113 @@ impl<'a, C: Case> Outputs<'a, C> {
         self.file(format!("{}_checkpoint.lbm", self.case.name()))
     }
 
-    /// Diagnostics row, images and VTK file of the current step.
+    /// The diagnostics row, the images and the VTK dataset of the current step (collective):
+    /// diagnostics are reductions of every rank's sums, images are drawn on the root from
+    /// fields sampled to at most [`IMAGE_SIDE`] pixels a side, and every rank writes its own
+    /// VTK piece. All ranks go on, or all stop with the error.
     fn write<S: Solver>(&mut self, solver: &S) -> Result<(), CliError> {
         let t = Instant::now();
-        let Some(f) = solver.fields()? else {
-            return Ok(());
-        };
+        let piece = solver.fields()?;
+        let step = piece.step;
+        let mut d = Diagnostics::of(&piece, self.case.time_unit(), Vec::new());
+        let mut sums = d.sums().to_vec();
+        sums.extend(self.case.sums(&piece));
+        let sums = solver.sum_over_ranks(sums);
+        d.set_sums(&sums);
+        d.max_mach = solver.max_over_ranks(vec![d.max_mach])[0];
+        let case_sums = sums[4..].to_vec();
+        d.extra = self.case.extra_diagnostics(&case_sums);
+        let images = self.images(solver, &piece)?;
         let name = self.case.name();
-        let d = Diagnostics::of(&f, self.case.time_unit(), self.case.extra_diagnostics(&f));
-        self.log.push(&d)?;
-        for field in self.plan.images.iter().flatten() {
-            let values = f.get(field)?;
-            let range = self
-                .case
-                .image_range(field)
-                .unwrap_or_else(|| png::range(&values));
-            let path = self.file(format!("{name}_{field}_{:08}.png", f.step));
-            png::write_field(&path, &values, f.lx, f.ly, range)?;
-            self.written += 1;
-        }
+        let pieces = format!("{name}_pieces");
+        let source = format!("{pieces}/{name}_{step:08}_{}.vti", solver.rank());
         if self.plan.vtk {
-            let path = self.file(format!("{name}_{:08}.vtk", f.step));
-            vtk::write(&path, &f, &format!("lbm {name} step {}", f.step))?;
-            self.written += 1;
+            let mine = (|| {
+                std::fs::create_dir_all(self.file(pieces.clone())).map_err(|source| {
+                    lbm::output::OutputError::Io {
+                        path: self.file(pieces.clone()),
+                        source,
+                    }
+                })?;
+                vtk::write_piece(&self.file(source.clone()), &piece, self.plan.vtk_zlib)
+            })();
+            everywhere(solver, mine.map_err(CliError::from))?;
         }
-        let extra: String = d
-            .extra
-            .iter()
-            .map(|(k, v)| format!(", {k} {v:.4}"))
-            .collect();
-        println!(
-            "step {:>8}: mass {:.12e}, energy {:.9e}, max Mach {:.4}{extra}",
-            f.step, d.mass, d.energy, d.max_mach
-        );
-        self.last = Some(f);
+        let sources = if self.plan.vtk {
+            let ranks = solver.each_rank(piece.planes().start as u64);
+            let ends = solver.each_rank(piece.planes().end as u64);
+            ranks
+                .iter()
+                .zip(&ends)
+                .enumerate()
+                .map(|(r, (&a, &b))| {
+                    (
+                        a as usize..b as usize,
+                        format!("{pieces}/{name}_{step:08}_{r}.vti"),
+                    )
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let root = (|| {
+            if !solver.is_root() {
+                return Ok(());
+            }
+            self.log.push(&d)?;
+            let drawn = images.iter().flat_map(|f| {
+                let names = self.plan.images.iter().flatten();
+                names.map(move |n| (n, f))
+            });
+            for (field, f) in drawn {
+                let values = f.get(field)?;
+                let range = self
+                    .case
+                    .image_range(field)
+                    .unwrap_or_else(|| png::range(&values));
+                let path = self.file(format!("{name}_{field}_{step:08}.png"));
+                png::write_field(&path, &values, f.lx, f.ly, range)?;
+                self.written += 1;
+            }
+            if self.plan.vtk {
+                let joined = format!("{name}_{step:08}.pvti");
+                vtk::write_joined(&self.file(joined.clone()), &piece, &sources)?;
+                self.series.push(step, joined)?;
+                self.written += 1;
+            }
+            let extra: String = d
+                .extra
+                .iter()
+                .map(|(k, v)| format!(", {k} {v:.4}"))
+                .collect();
+            println!(
+                "step {step:>8}: mass {:.12e}, energy {:.9e}, max Mach {:.4}{extra}",
+                d.mass, d.energy, d.max_mach
+            );
+            Ok(())
+        })();
+        together(solver, root)?;
+        self.last = Some((step, case_sums));
         self.time += t.elapsed();
         Ok(())
+    }
+
+    /// The moment fields sampled to at most [`IMAGE_SIDE`] pixels a side and gathered on the
+    /// root, when images are asked for (collective; `None` elsewhere).
+    fn images<S: Solver>(&self, solver: &S, piece: &Fields) -> Result<Option<Fields>, CliError> {
+        if self.plan.images.as_ref().is_none_or(Vec::is_empty) {
+            return Ok(None);
+        }
+        let k = piece.lx.max(piece.ly).div_ceil(IMAGE_SIDE).max(1);
+        let sampled = piece.sampled(k);
+        let mut gathered = Vec::new();
+        for d in sampled.data() {
+            gathered.push(solver.gather_planes(d.clone())?);
+        }
+        let Some(data) = gathered.into_iter().collect::<Option<Vec<_>>>() else {
+            return Ok(None);
+        };
+        Ok(Some(Fields::assembled(&sampled, data)?))
     }
 
     fn checkpoint<S: Solver>(&mut self, solver: &S) -> Result<(), CliError> {
@@ -326,8 +420,13 @@ impl<'a, C: Case> Outputs<'a, C> {
     }
 
     fn print_files(&self) {
+        let series = if self.plan.vtk {
+            format!(", the VTK series in {}", self.series.path().display())
+        } else {
+            String::new()
+        };
         println!(
-            "outputs in {}: {} image/VTK files, diagnostics in {}",
+            "outputs in {}: {} image/VTK files, diagnostics in {}{series}",
             self.plan.out.display(),
             self.written,
             self.log.path().display()

@@ -90,6 +90,8 @@ pub struct Plan {
     pub images: Option<Vec<String>>,
     /// Write VTK files.
     pub vtk: bool,
+    /// Compress them with zlib.
+    pub vtk_zlib: bool,
     /// Checkpoint interval (0: none).
     pub checkpoint_every: u64,
     /// The checkpoint to resume from.
@@ -249,6 +251,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         output_every: s.output_every.unwrap_or(d.output_every),
         images: s.images.clone(),
         vtk: s.vtk.unwrap_or(true),
+        vtk_zlib: s.vtk_zlib.unwrap_or(false),
         checkpoint_every: s.checkpoint_every.unwrap_or(0),
         resume: a.resume.clone(),
         force: a.force,

@@ -140,10 +140,15 @@ pub struct Settings {
     #[arg(long, value_delimiter = ',', num_args = 0.., help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<Vec<String>>,
-    /// Write VTK files (true or false) [default: true].
+    /// Write VTK files (true or false): a piece per rank (`.vti`), a `.pvti` per output step
+    /// and the run's `.pvd` series [default: true].
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vtk: Option<bool>,
+    /// Compress the VTK pieces with zlib (true or false) [default: false].
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vtk_zlib: Option<bool>,
     /// Write a checkpoint every N steps, at the end and on Ctrl-C (0: never) [default: 0].
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -21,23 +21,15 @@ const DEVICE_PROBE_BYTES: u64 = 1 << 30;
 
 /// What the driver needs of a lattice beyond [`lbm::Solver`]; every solver has it.
 pub trait Driven: Solver {
-    /// The moment fields of the whole lattice: `Some` on the root process (collective).
-    fn fields(&self) -> Result<Option<Fields>, CliError> {
+    /// The moment fields of the columns this process holds (collective).
+    fn fields(&self) -> Result<Fields, CliError> {
         let e = self.extent();
-        let Some(data) = self.moment_fields()? else {
-            return Ok(None);
-        };
-        let mut it = data.into_iter();
-        let f = Fields::collect::<Self::Model, CliError>(
+        Ok(Fields::piece::<Self::Model>(
             (e.planes(), e.plane_sites()),
+            self.local_planes(),
             self.steps_done(),
-            |name| {
-                it.next().ok_or_else(|| {
-                    lbm::LbmError::Shape(format!("the root got no field {name}")).into()
-                })
-            },
-        )?;
-        Ok(Some(f))
+            self.local_moments()?,
+        )?)
     }
 
     /// The next chunk's length and whether to stop, agreed by every process: the shortest

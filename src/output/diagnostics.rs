@@ -35,9 +35,11 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
-    /// The diagnostics of `f`, with time `step · time_unit` and the case's `extra` columns.
+    /// The diagnostics of `f` (of the sites it holds: a piece's are summed, and their Mach
+    /// numbers maximised, over the pieces), with time `step · time_unit` and the case's
+    /// `extra` columns.
     pub fn of(f: &Fields, time_unit: f64, extra: Vec<(&'static str, f64)>) -> Self {
-        let n = f.lx * f.ly;
+        let n = f.len();
         let zero = vec![0.0; n];
         let rho = f.moment("rho").unwrap_or(&zero);
         let ux = f.moment("ux").unwrap_or(&zero);
@@ -63,6 +65,18 @@ impl Diagnostics {
             }
         }
         d
+    }
+
+    /// The sums `[mass, momentum_x, momentum_y, energy]`, which add up over pieces.
+    pub fn sums(&self) -> [f64; 4] {
+        [self.mass, self.momentum[0], self.momentum[1], self.energy]
+    }
+
+    /// Sets the sums from [`Diagnostics::sums`]' totals over the pieces.
+    pub fn set_sums(&mut self, s: &[f64]) {
+        if let [mass, px, py, energy, ..] = *s {
+            (self.mass, self.momentum, self.energy) = (mass, [px, py], energy);
+        }
     }
 
     fn header(&self) -> String {

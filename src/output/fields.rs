@@ -1,10 +1,14 @@
-//! The macroscopic fields of a lattice at one step, and the fields derived from them.
+//! The macroscopic fields of a lattice — or of the piece of it that one process holds — at
+//! one step, and the fields derived from them.
+
+use std::ops::Range;
 
 use super::OutputError;
 use crate::{LbmError, Model};
 
-/// The moment fields of an `lx × ly` lattice after `step` steps, each indexed `[x·LY + y]`
-/// (the order of [`crate::Lattice::moment_field`]), with the model's `cs²` and dimension.
+/// The moment fields after `step` steps of the columns `planes` of an `lx × ly` lattice (all
+/// of them, or one rank's slab), each indexed `[(x − planes.start)·LY + y]` (the order of
+/// [`crate::Lattice::moment_field`]), with the model's `cs²`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fields {
     /// Lattice width.
@@ -15,6 +19,11 @@ pub struct Fields {
     pub step: u64,
     /// The model's squared sound speed.
     pub cs2: f64,
+    /// The columns held.
+    planes: Range<usize>,
+    /// Lattice sites between neighbouring values (1; `k` for a lattice sampled every `k`
+    /// sites, whose derivatives are then per site of the lattice).
+    spacing: usize,
     names: Vec<&'static str>,
     data: Vec<Vec<f64>>,
 }
@@ -39,9 +48,116 @@ impl Fields {
             ly,
             step,
             cs2: M::CS2,
+            planes: 0..lx,
+            spacing: 1,
             names: M::MOMENT_NAMES.to_vec(),
             data,
         })
+    }
+
+    /// The moments of model `M` (order of `M::MOMENT_NAMES`, as
+    /// [`crate::Solver::local_moments`] gives them) of the columns `planes` of an `lx × ly`
+    /// lattice.
+    pub fn piece<M: Model>(
+        (lx, ly): (usize, usize),
+        planes: Range<usize>,
+        step: u64,
+        data: Vec<Vec<f64>>,
+    ) -> Result<Self, LbmError> {
+        let n = planes.len() * ly;
+        if data.len() != M::MOMENT_NAMES.len() || data.iter().any(|d| d.len() != n) {
+            return Err(LbmError::Shape(format!(
+                "a piece of {} columns of {} needs {} fields of {n} values",
+                planes.len(),
+                M::NAME,
+                M::MOMENT_NAMES.len()
+            )));
+        }
+        Ok(Self {
+            lx,
+            ly,
+            step,
+            cs2: M::CS2,
+            planes,
+            spacing: 1,
+            names: M::MOMENT_NAMES.to_vec(),
+            data,
+        })
+    }
+
+    /// The columns held: `0..lx` for a whole lattice.
+    pub fn planes(&self) -> Range<usize> {
+        self.planes.clone()
+    }
+
+    /// Number of sites held.
+    pub fn len(&self) -> usize {
+        self.planes.len() * self.ly
+    }
+
+    /// Whether no site is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The global site `(x, y)` of the value at index `s` of a field.
+    pub fn site(&self, s: usize) -> (usize, usize) {
+        (self.planes.start + s / self.ly, s % self.ly)
+    }
+
+    /// The piece sampled every `k` sites along x and y: the global columns and rows that are
+    /// multiples of `k` (a whole lattice sampled so: a picture of at most `⌈L/k⌉` pixels a
+    /// side). The piece is a piece of the sampled lattice, whose derivatives remain per site
+    /// of the original one.
+    pub fn sampled(&self, k: usize) -> Self {
+        let k = k.max(1);
+        let sampled = |n: usize| n.div_ceil(k);
+        let (lx, ly) = (sampled(self.lx), sampled(self.ly));
+        let planes = sampled(self.planes.start)..sampled(self.planes.end);
+        let data = self
+            .data
+            .iter()
+            .map(|d| {
+                planes
+                    .clone()
+                    .flat_map(|xs| {
+                        let x = xs * k - self.planes.start;
+                        (0..ly).map(move |ys| d[x * self.ly + ys * k])
+                    })
+                    .collect()
+            })
+            .collect();
+        Self {
+            lx,
+            ly,
+            step: self.step,
+            cs2: self.cs2,
+            planes,
+            spacing: self.spacing * k,
+            names: self.names.clone(),
+            data,
+        }
+    }
+
+    /// The whole lattice from its pieces' fields, concatenated in column order (`data[j]` of
+    /// every piece, rank after rank), with the names, step and sampling of `piece`.
+    pub fn assembled(piece: &Self, data: Vec<Vec<f64>>) -> Result<Self, LbmError> {
+        if data.iter().any(|d| d.len() != piece.lx * piece.ly) {
+            return Err(LbmError::Shape(format!(
+                "the assembled fields do not cover the {}×{} lattice",
+                piece.lx, piece.ly
+            )));
+        }
+        Ok(Self {
+            planes: 0..piece.lx,
+            data,
+            ..piece.clone()
+        })
+    }
+
+    /// The moment fields, in the order of [`Fields::names`].
+    pub fn data(&self) -> &[Vec<f64>] {
+        &self.data
     }
 
     /// Builds fields from named arrays (each of `lx·ly` values, indexed `[x·LY + y]`).
@@ -64,6 +180,8 @@ impl Fields {
             ly,
             step,
             cs2,
+            planes: 0..lx,
+            spacing: 1,
             names,
             data,
         })
@@ -83,7 +201,7 @@ impl Fields {
     /// The temperature, 1 everywhere for athermal models.
     pub fn temperature(&self) -> Vec<f64> {
         self.moment("T")
-            .map_or_else(|| vec![1.0; self.lx * self.ly], <[f64]>::to_vec)
+            .map_or_else(|| vec![1.0; self.len()], <[f64]>::to_vec)
     }
 
     /// A moment or a derived field: `speed` = |u|, `vorticity` = ∂u_y/∂x − ∂u_x/∂y.
@@ -125,19 +243,21 @@ impl Fields {
         ux.iter().zip(uy).map(|(a, b)| a.hypot(*b)).collect()
     }
 
-    /// The vorticity ω = ∂u_y/∂x − ∂u_x/∂y by central differences (one-sided at the edges).
+    /// The vorticity ω = ∂u_y/∂x − ∂u_x/∂y by central differences (one-sided at the edges of
+    /// the columns held), per lattice site.
     pub fn vorticity(&self) -> Vec<f64> {
-        let (lx, ly) = (self.lx, self.ly);
+        let (nx, ly) = (self.planes.len(), self.ly);
         let (ux, uy) = self.velocity();
         if ux.is_empty() {
-            return vec![0.0; lx * ly];
+            return vec![0.0; self.len()];
         }
-        (0..lx * ly)
+        let h = self.spacing as f64;
+        (0..nx * ly)
             .map(|s| {
                 let (x, y) = (s / ly, s % ly);
-                let duy_dx = derivative(lx, x, |xx| uy[xx * ly + y]);
+                let duy_dx = derivative(nx, x, |xx| uy[xx * ly + y]);
                 let dux_dy = derivative(ly, y, |yy| ux[x * ly + yy]);
-                duy_dx - dux_dy
+                (duy_dx - dux_dy) / h
             })
             .collect()
     }

@@ -1,92 +1,421 @@
-//! Fields as a legacy VTK file (`DATASET STRUCTURED_POINTS`, binary), which ParaView, VisIt
-//! and the `vtk` Python package open directly: one point per site at `(x, y, 0)`, spacing 1,
-//! with every moment as a scalar (`rho`, `T`), the velocity as a vector and the vorticity.
+//! Fields as XML VTK image data, one dataset for ParaView however many processes wrote it:
+//! each process writes its piece of every output step (`.vti`: the columns it holds), the root
+//! the `.pvti` that joins the pieces of the step, and the `.pvd` time series of the run. One
+//! process writes the same three kinds of file (one piece), so a whole run opens as one file,
+//! `<case>.pvd`.
 //!
-//! Legacy binary VTK stores big-endian values with x varying fastest; the fields are indexed
-//! `[x·LY + y]`, so they are transposed on the way out.
+//! Sites are cells: site `(x, y)` is the cell `[x − ½, x + ½] × [y − ½, y + ½]` (origin
+//! `(−½, −½)`, spacing 1), so the pieces of adjacent slabs abut without sharing a point and
+//! every value is a site's own. The cell data are every moment as a scalar (`rho`, `T`) and the
+//! velocity as a vector `(u_x, u_y, 0)` (ParaView's Gradient filter gives the vorticity), in
+//! binary appended data, little-endian `Float64` with `UInt64` headers, optionally compressed
+//! with zlib (`vtkZLibDataCompressor`, blocks of [`BLOCK`] bytes).
 
-use std::path::Path;
+use std::io::Write as _;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use flate2::write::ZlibEncoder;
+use flate2::Compression;
 
 use super::{write_file, Fields, OutputError};
 
-/// The file's bytes.
-pub fn encode(f: &Fields, title: &str) -> Vec<u8> {
-    let (lx, ly) = (f.lx, f.ly);
-    let n = lx * ly;
-    let title: String = title.chars().filter(|c| *c != '\n').take(255).collect();
-    let mut out = format!(
-        "# vtk DataFile Version 3.0\n{title}\nBINARY\nDATASET STRUCTURED_POINTS\n\
-         DIMENSIONS {lx} {ly} 1\nORIGIN 0 0 0\nSPACING 1 1 1\nPOINT_DATA {n}\n"
-    )
-    .into_bytes();
-    let values = |out: &mut Vec<u8>, fields: &[&[f64]]| {
-        for y in 0..ly {
-            for x in 0..lx {
-                for field in fields {
-                    out.extend_from_slice(&field[x * ly + y].to_be_bytes());
-                }
-            }
-        }
-        out.push(b'\n');
-    };
-    for name in f.names().iter().filter(|n| !matches!(**n, "ux" | "uy")) {
-        out.extend(format!("SCALARS {name} double 1\nLOOKUP_TABLE default\n").bytes());
-        values(&mut out, &[f.moment(name).expect("a listed moment")]);
-    }
-    if let (Some(ux), Some(uy)) = (f.moment("ux"), f.moment("uy")) {
-        let zero = vec![0.0; n];
-        out.extend(b"VECTORS velocity double\n");
-        values(&mut out, &[ux, uy, &zero]);
-        out.extend(b"SCALARS vorticity double 1\nLOOKUP_TABLE default\n");
-        values(&mut out, &[&f.vorticity()]);
+/// Bytes of a block of uncompressed data in a zlib-compressed array.
+pub const BLOCK: usize = 1 << 20;
+
+/// The names and components of the arrays of `f`: the moments but the velocity's, then the
+/// velocity.
+fn array_names(f: &Fields) -> Vec<(&'static str, usize)> {
+    let mut out: Vec<_> = f
+        .names()
+        .iter()
+        .filter(|n| !matches!(**n, "ux" | "uy"))
+        .map(|n| (*n, 1))
+        .collect();
+    if f.moment("ux").is_some() && f.moment("uy").is_some() {
+        out.push(("velocity", 3));
     }
     out
 }
 
-/// Writes [`encode`]`(f, title)` to `path`, atomically.
-pub fn write(path: &Path, f: &Fields, title: &str) -> Result<(), OutputError> {
-    write_file(path, &[&encode(f, title)])
+/// The arrays of a piece: name, components, values cell after cell (x fastest).
+fn arrays(f: &Fields) -> Vec<(&'static str, usize, Vec<f64>)> {
+    let (nx, ly) = (f.planes().len(), f.ly);
+    let cells = |fields: &[&[f64]]| -> Vec<f64> {
+        let mut out = Vec::with_capacity(nx * ly * fields.len());
+        for y in 0..ly {
+            for x in 0..nx {
+                out.extend(fields.iter().map(|v| v[x * ly + y]));
+            }
+        }
+        out
+    };
+    let zero = vec![0.0; f.len()];
+    array_names(f)
+        .into_iter()
+        .map(|(name, comps)| {
+            let values = match (name, f.moment("ux"), f.moment("uy")) {
+                ("velocity", Some(ux), Some(uy)) => cells(&[ux, uy, &zero]),
+                _ => cells(&[f.moment(name).expect("a listed moment")]),
+            };
+            (name, comps, values)
+        })
+        .collect()
+}
+
+/// The point extent of the cells of `planes` of a lattice `ly` high.
+fn extent(planes: &Range<usize>, ly: usize) -> String {
+    format!("{} {} 0 {ly} 0 0", planes.start, planes.end)
+}
+
+/// One array's bytes in appended data: a `UInt64` byte count and the values, or, compressed,
+/// the block header `[blocks, block size, last block size, compressed sizes…]` and the blocks.
+fn appended(values: &[f64], zlib: bool) -> Vec<u8> {
+    let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    if !zlib {
+        let mut out = (raw.len() as u64).to_le_bytes().to_vec();
+        out.extend(raw);
+        return out;
+    }
+    let blocks: Vec<Vec<u8>> = raw
+        .chunks(BLOCK)
+        .map(|b| {
+            let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
+            z.write_all(b).and_then(|()| z.finish()).expect("compressing into memory")
+        })
+        .collect();
+    let mut header = vec![blocks.len() as u64, BLOCK as u64, (raw.len() % BLOCK) as u64];
+    header.extend(blocks.iter().map(|b| b.len() as u64));
+    let mut out: Vec<u8> = header.iter().flat_map(|h| h.to_le_bytes()).collect();
+    out.extend(blocks.concat());
+    out
+}
+
+/// The `.vti` file of the piece `f` (the columns it holds).
+pub fn piece(f: &Fields, zlib: bool) -> Vec<u8> {
+    let ext = extent(&f.planes(), f.ly);
+    let compressor = if zlib {
+        r#" compressor="vtkZLibDataCompressor""#
+    } else {
+        ""
+    };
+    let mut xml = format!(
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"ImageData\" version=\"1.0\" \
+         byte_order=\"LittleEndian\" header_type=\"UInt64\"{compressor}>\n  <ImageData \
+         WholeExtent=\"{ext}\" Origin=\"-0.5 -0.5 0\" Spacing=\"1 1 1\">\n    <Piece \
+         Extent=\"{ext}\">\n      <CellData{}>\n",
+        attributes(f)
+    );
+    let mut data = Vec::new();
+    for (name, comps, values) in arrays(f) {
+        xml += &format!(
+            "        <DataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{comps}\" \
+             format=\"appended\" offset=\"{}\"/>\n",
+            data.len()
+        );
+        data.extend(appended(&values, zlib));
+    }
+    xml += "      </CellData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n_";
+    let mut out = xml.into_bytes();
+    out.extend(data);
+    out.extend(b"\n  </AppendedData>\n</VTKFile>\n");
+    out
+}
+
+/// The active scalar and vector of a piece's cell data.
+fn attributes(f: &Fields) -> String {
+    let scalar = f.names().iter().find(|n| !matches!(**n, "ux" | "uy"));
+    let mut a = scalar.map_or(String::new(), |s| format!(" Scalars=\"{s}\""));
+    if f.moment("ux").is_some() {
+        a += " Vectors=\"velocity\"";
+    }
+    a
+}
+
+/// The `.pvti` file joining the pieces `sources` (file names relative to the `.pvti`, one per
+/// process, with the columns each holds) of the fields `f` (any piece of them: the names and
+/// the lattice's size are read from it).
+pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
+    let mut xml = format!(
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" \
+         byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PImageData \
+         WholeExtent=\"{}\" GhostLevel=\"0\" Origin=\"-0.5 -0.5 0\" Spacing=\"1 1 1\">\n    \
+         <PCellData{}>\n",
+        extent(&(0..f.lx), f.ly),
+        attributes(f)
+    );
+    for (name, comps) in array_names(f) {
+        xml += &format!(
+            "      <PDataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{comps}\"/>\n"
+        );
+    }
+    xml += "    </PCellData>\n";
+    for (planes, source) in sources {
+        xml += &format!(
+            "    <Piece Extent=\"{}\" Source=\"{source}\"/>\n",
+            extent(planes, f.ly)
+        );
+    }
+    xml += "  </PImageData>\n</VTKFile>\n";
+    xml.into_bytes()
+}
+
+/// Writes [`piece`]`(f, zlib)` to `path`, atomically.
+pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputError> {
+    write_file(path, &[&piece(f, zlib)])
+}
+
+/// Writes [`joined`]`(f, sources)` to `path`, atomically.
+pub fn write_joined(
+    path: &Path,
+    f: &Fields,
+    sources: &[(Range<usize>, String)],
+) -> Result<(), OutputError> {
+    write_file(path, &[&joined(f, sources)])
+}
+
+/// The `.pvd` time series of a run: one `.pvti` per output step, rewritten whole (atomically)
+/// at every step.
+#[derive(Debug)]
+pub struct Series {
+    path: PathBuf,
+    steps: Vec<(u64, String)>,
+}
+
+impl Series {
+    /// A new series at `path` (nothing is written until the first step).
+    pub fn new(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// The series at `path` continued after step `step` (a resumed run): the steps it holds up
+    /// to `step` are kept, later ones (written after the checkpoint) dropped. A missing file
+    /// starts a new series.
+    pub fn resume(path: &Path, step: u64) -> Self {
+        let mut s = Self::new(path);
+        if let Ok(text) = std::fs::read_to_string(path) {
+            s.steps = text
+                .lines()
+                .filter_map(|l| Some((attribute(l, "timestep")?.parse().ok()?, attribute(l, "file")?)))
+                .filter(|(t, _)| *t <= step)
+                .collect();
+        }
+        s
+    }
+
+    /// Adds the `.pvti` `file` (relative to the series) of step `step` and rewrites the series.
+    pub fn push(&mut self, step: u64, file: String) -> Result<(), OutputError> {
+        self.steps.retain(|(t, _)| *t < step);
+        self.steps.push((step, file));
+        let mut xml = String::from(
+            "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" \
+             byte_order=\"LittleEndian\">\n  <Collection>\n",
+        );
+        for (t, f) in &self.steps {
+            xml += &format!("    <DataSet timestep=\"{t}\" part=\"0\" file=\"{f}\"/>\n");
+        }
+        xml += "  </Collection>\n</VTKFile>\n";
+        write_file(&self.path, &[xml.as_bytes()])
+    }
+
+    /// The series' file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// The value of `name="…"` in a line of XML.
+fn attribute(line: &str, name: &str) -> Option<String> {
+    let start = line.find(&format!(" {name}=\""))? + name.len() + 3;
+    let len = line[start..].find('"')?;
+    Some(line[start..start + len].to_string())
+}
+
+/// The fields of a `.pvti` written by this module, read back whole: the lattice's size and,
+/// for each array, its name, its components and its values cell after cell (x fastest) over
+/// the whole lattice (post-processing, and the tests that compare runs).
+pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
+    let bad = |why: String| OutputError::Io {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, why),
+    };
+    let io = |p: &Path| {
+        let p = p.to_path_buf();
+        move |source| OutputError::Io { path: p, source }
+    };
+    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    let whole = text
+        .lines()
+        .find_map(|l| attribute(l, "WholeExtent"))
+        .ok_or_else(|| bad("no WholeExtent".into()))?;
+    let ext = |e: &str| -> Vec<usize> { e.split(' ').filter_map(|v| v.parse().ok()).collect() };
+    let w = ext(&whole);
+    let (lx, ly) = (w[1], w[3]);
+    let mut out = Joined {
+        lx,
+        ly,
+        arrays: Vec::new(),
+    };
+    let dir = path.parent().unwrap_or(Path::new("."));
+    for line in text.lines().filter(|l| l.contains("<Piece ")) {
+        let (e, source) = (
+            ext(&attribute(line, "Extent").ok_or_else(|| bad("a piece has no Extent".into()))?),
+            attribute(line, "Source").ok_or_else(|| bad("a piece has no Source".into()))?,
+        );
+        let piece_path = dir.join(&source);
+        let bytes = std::fs::read(&piece_path).map_err(io(&piece_path))?;
+        for (k, (name, comps, values)) in read_piece(&bytes).map_err(bad)?.into_iter().enumerate() {
+            if out.arrays.len() <= k {
+                out.arrays.push((name.clone(), comps, vec![0.0; lx * ly * comps]));
+            }
+            let nx = e[1] - e[0];
+            for y in 0..ly {
+                for x in 0..nx {
+                    for c in 0..comps {
+                        out.arrays[k].2[((y * lx) + e[0] + x) * comps + c] =
+                            values[(y * nx + x) * comps + c];
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A dataset read by [`read_joined`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joined {
+    /// Lattice width.
+    pub lx: usize,
+    /// Lattice height.
+    pub ly: usize,
+    /// Name, components and values (cell after cell, x fastest) of every array.
+    pub arrays: Vec<(String, usize, Vec<f64>)>,
+}
+
+/// The arrays of a `.vti` written by [`piece`].
+fn read_piece(bytes: &[u8]) -> Result<Vec<(String, usize, Vec<f64>)>, String> {
+    let start = bytes
+        .windows(7)
+        .position(|w| w == b"encoding")
+        .and_then(|p| bytes[p..].iter().position(|&b| b == b'_').map(|q| p + q + 1))
+        .ok_or("no appended data")?;
+    let head = String::from_utf8_lossy(&bytes[..start]);
+    let zlib = head.contains("vtkZLibDataCompressor");
+    let u64_at = |o: usize| -> Result<u64, String> {
+        Ok(u64::from_le_bytes(
+            bytes
+                .get(start + o..start + o + 8)
+                .ok_or("truncated")?
+                .try_into()
+                .map_err(|_| "truncated")?,
+        ))
+    };
+    let mut out = Vec::new();
+    for line in head.lines().filter(|l| l.contains("<DataArray ")) {
+        let name = attribute(line, "Name").ok_or("an array without a name")?;
+        let comps = attribute(line, "NumberOfComponents").and_then(|c| c.parse().ok()).unwrap_or(1);
+        let offset: usize = attribute(line, "offset").and_then(|o| o.parse().ok()).ok_or("no offset")?;
+        let raw = if zlib {
+            let blocks = u64_at(offset)? as usize;
+            let sizes: Vec<usize> = (0..blocks)
+                .map(|b| u64_at(offset + 24 + 8 * b).map(|s| s as usize))
+                .collect::<Result<_, _>>()?;
+            let mut at = start + offset + 24 + 8 * blocks;
+            let mut raw = Vec::new();
+            for s in sizes {
+                let mut z = flate2::write::ZlibDecoder::new(Vec::new());
+                z.write_all(bytes.get(at..at + s).ok_or("truncated")?)
+                    .map_err(|e| e.to_string())?;
+                raw.extend(z.finish().map_err(|e| e.to_string())?);
+                at += s;
+            }
+            raw
+        } else {
+            let n = u64_at(offset)? as usize;
+            bytes
+                .get(start + offset + 8..start + offset + 8 + n)
+                .ok_or("truncated")?
+                .to_vec()
+        };
+        let values = raw
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect();
+        out.push((name, comps, values));
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn header_and_values_in_vtk_order() {
-        let (lx, ly) = (3, 2);
+    fn fields(lx: usize, ly: usize) -> Fields {
         let idx: Vec<f64> = (0..lx * ly).map(|s| s as f64).collect();
-        let f = Fields::new(
+        Fields::new(
             (lx, ly),
             7,
             1.0,
             vec![
                 ("rho", idx.clone()),
-                ("ux", vec![0.5; 6]),
-                ("uy", vec![0.0; 6]),
+                ("ux", idx.iter().map(|v| 0.5 * v).collect()),
+                ("uy", vec![-1.0; lx * ly]),
             ],
         )
-        .unwrap();
-        let bytes = encode(&f, "test");
-        let text = String::from_utf8_lossy(&bytes);
-        assert!(text.starts_with("# vtk DataFile Version 3.0\ntest\nBINARY\n"));
-        assert!(text.contains("DIMENSIONS 3 2 1\n") && text.contains("POINT_DATA 6\n"));
-        let at = text.find("LOOKUP_TABLE default\n").unwrap() + "LOOKUP_TABLE default\n".len();
-        let rho: Vec<f64> = bytes[at..at + 48]
-            .chunks(8)
-            .map(|b| f64::from_be_bytes(b.try_into().unwrap()))
-            .collect();
-        // x fastest: (0,0), (1,0), (2,0), (0,1), … = indices 0, 2, 4, 1, 3, 5.
-        assert_eq!(rho, [0.0, 2.0, 4.0, 1.0, 3.0, 5.0]);
-        assert!(text.contains("VECTORS velocity double\n"));
-        assert!(text.contains("SCALARS vorticity double 1\n"));
-        // Header, rho, the vector and vorticity blocks, each ending with a newline.
-        let header = text.find("SCALARS rho").unwrap();
-        let blocks = "SCALARS rho double 1\nLOOKUP_TABLE default\n".len()
-            + "VECTORS velocity double\n".len()
-            + "SCALARS vorticity double 1\nLOOKUP_TABLE default\n".len()
-            + 8 * (6 + 18 + 6)
-            + 3;
-        assert_eq!(bytes.len(), header + blocks);
+        .unwrap()
+    }
+
+    /// Two pieces written apart and joined read back as the whole lattice, x fastest, raw and
+    /// compressed.
+    #[test]
+    fn pieces_join_into_the_whole_lattice() {
+        let (lx, ly) = (5, 3);
+        let whole = fields(lx, ly);
+        let dir = tempfile::tempdir().unwrap();
+        for zlib in [false, true] {
+            let mut sources = Vec::new();
+            for (k, planes) in [0..2, 2..5].into_iter().enumerate() {
+                let data = whole
+                    .data()
+                    .iter()
+                    .map(|d| d[planes.start * ly..planes.end * ly].to_vec())
+                    .collect();
+                let p = Fields::piece::<crate::models::D2Q9Bgk>((lx, ly), planes.clone(), 7, data)
+                    .unwrap();
+                let name = format!("p{k}.vti");
+                write_piece(&dir.path().join(&name), &p, zlib).unwrap();
+                sources.push((planes, name));
+            }
+            let pvti = dir.path().join("all.pvti");
+            write_joined(&pvti, &whole, &sources).unwrap();
+            let back = read_joined(&pvti).unwrap();
+            assert_eq!((back.lx, back.ly), (lx, ly));
+            let rho = &back.arrays[0];
+            assert_eq!((rho.0.as_str(), rho.1), ("rho", 1));
+            // x fastest: (0,0), (1,0), … = indices 0, 3, 6, 9, 12, 1, …
+            assert_eq!(rho.2[..6], [0.0, 3.0, 6.0, 9.0, 12.0, 1.0]);
+            let u = &back.arrays[1];
+            assert_eq!((u.0.as_str(), u.1), ("velocity", 3));
+            assert_eq!(u.2[3..6], [1.5, -1.0, 0.0]);
+        }
+    }
+
+    #[test]
+    fn the_series_keeps_the_steps_before_a_resumed_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run.pvd");
+        let mut s = Series::new(&path);
+        for t in [0, 100, 200] {
+            s.push(t, format!("run_{t:08}.pvti")).unwrap();
+        }
+        let mut r = Series::resume(&path, 100);
+        r.push(150, "run_00000150.pvti".into()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("timestep=\"100\"") && text.contains("timestep=\"150\""));
+        assert!(!text.contains("timestep=\"200\""));
     }
 }
