@@ -2,7 +2,7 @@
 //! layouts and streaming schemes too); damaged, truncated or foreign checkpoints are refused with
 //! a message that says so.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::{
@@ -97,40 +97,105 @@ fn thermal_model_in_single_precision_round_trips() {
     assert_eq!(all_populations(&restored), all_populations(&lat));
 }
 
-fn damaged(path: &Path, edit: impl FnOnce(&mut Vec<u8>)) -> CheckpointError {
-    let mut bytes = std::fs::read(path).unwrap();
-    edit(&mut bytes);
-    let bad = path.with_extension("bad");
-    std::fs::write(&bad, bytes).unwrap();
-    read_checkpoint::<D2Q9Bgk, f64>(&bad)
+/// A checkpoint of `cavity()` in a fresh directory: the directory, the manifest, the shard.
+fn written() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cavity.ckpt");
+    cavity().write_checkpoint(&path).unwrap();
+    let shard = shards(dir.path()).pop().expect("one shard");
+    (dir, path, shard)
+}
+
+/// The shards in `dir`.
+fn shards(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".ckpt."))
+        .collect()
+}
+
+/// The error reading (manifest, shard headers, then populations) a checkpoint `edit`ed.
+fn refused(edit: impl FnOnce(&Path, &Path)) -> CheckpointError {
+    let (_dir, path, shard) = written();
+    edit(&path, &shard);
+    read_checkpoint::<D2Q9Bgk, f64>(&path)
+        .and_then(|c| c.columns(0..16))
         .err()
         .expect("a damaged checkpoint must be refused")
 }
 
+fn edit_bytes(path: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
+    let mut bytes = std::fs::read(path).unwrap();
+    edit(&mut bytes);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_checkpoint_is_a_manifest_and_its_shards() {
+    let (dir, path, shard) = written();
+    let c = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    assert_eq!(c.header.shards.len(), 1);
+    assert_eq!((c.header.shards[0].x0, c.header.shards[0].x1), (0, 16));
+    assert!(shard.ends_with(&c.header.shards[0].file));
+    // Columns 5..9 alone are those of the whole lattice.
+    let all = c.columns(0..16).unwrap();
+    assert_eq!(c.columns(5..9).unwrap(), all[5 * 16 * 9..9 * 16 * 9]);
+    // A second checkpoint at the same path replaces the first, shards included.
+    let mut lat = cavity();
+    lat.run(3, 0).unwrap();
+    lat.write_checkpoint(&path).unwrap();
+    let now = shards(dir.path());
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(now[0], shard);
+    assert_eq!(read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap().header.step, 10);
+}
+
 #[test]
 fn damaged_or_foreign_checkpoints_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("cavity.ckpt");
-    cavity().write_checkpoint(&path).unwrap();
-
-    let truncated = damaged(&path, |b| b.truncate(b.len() - 100));
+    let truncated = refused(|_, shard| {
+        let f = std::fs::OpenOptions::new().write(true).open(shard).unwrap();
+        f.set_len(f.metadata().unwrap().len() - 100).unwrap();
+    });
     assert!(truncated.to_string().contains("truncated"), "{truncated}");
-    let flipped = damaged(&path, |b| {
-        let n = b.len();
-        b[n - 5] ^= 0x40;
+    let flipped = refused(|_, shard| {
+        edit_bytes(shard, |b| {
+            let n = b.len();
+            b[n - 5] ^= 0x40;
+        })
     });
     assert!(flipped.to_string().contains("checksum"), "{flipped}");
-    let not_ours = damaged(&path, |b| b[0] = b'X');
+    let missing = refused(|_, shard| std::fs::remove_file(shard).unwrap());
+    assert!(missing.to_string().contains("incomplete"), "{missing}");
+    let not_ours = refused(|path, _| edit_bytes(path, |b| b[0] = b'X'));
     assert!(
         not_ours.to_string().contains("not an lbm checkpoint"),
         "{not_ours}"
     );
-    let header = damaged(&path, |b| b.truncate(40));
+    let header = refused(|path, _| edit_bytes(path, |b| b.truncate(40)));
     assert!(
         matches!(header, CheckpointError::Corrupt { .. }),
         "{header}"
     );
+    // The shard of another checkpoint under this one's name, and this manifest over another
+    // checkpoint's shards.
+    let (_other, other_path, other_shard) = written();
+    let foreign = refused(|_, shard| {
+        std::fs::copy(&other_shard, shard).unwrap();
+    });
+    assert!(
+        foreign.to_string().contains("belongs to another checkpoint"),
+        "{foreign}"
+    );
+    let foreign_manifest = refused(|path, _| {
+        std::fs::copy(&other_path, path).unwrap();
+    });
+    assert!(
+        foreign_manifest.to_string().contains("incomplete"),
+        "{foreign_manifest}"
+    );
 
+    let (dir, path, _) = written();
     let other_model = read_checkpoint::<D2Q37, f64>(&path).err().unwrap();
     assert!(
         other_model.to_string().contains("model D2Q9Bgk"),

@@ -1,26 +1,41 @@
-//! Checkpoints: the whole state of a lattice written atomically, and read back only when it is
-//! whole and belongs to the model, size and precision asked for.
+//! Checkpoints: the whole state of a lattice — however many processes hold it — written as a
+//! set of shards and a manifest, atomic as a set, and read back only when whole and belonging
+//! to the model, size and precision asked for, on any number of processes.
 //!
-//! File format (version 1):
+//! # Format (version 2)
+//! A checkpoint `<path>` is a manifest and one shard per process that wrote it, the shards
+//! beside the manifest, named `<path>.<run>-<rank>of<ranks>`:
 //!
 //! ```text
-//! LBM-CHECKPOINT 1\n          magic line
-//! <n>\n                       length in bytes of the header that follows
-//! <header, TOML>              model, Q, LX, LY, precision, step, parameters, payload size, CRC-32
-//! <payload>                   populations f_i(x, y) after the last completed step, in the
-//!                             layout-independent order x, then y, then i, as little-endian
-//!                             values of the lattice's precision
+//! manifest  LBM-CHECKPOINT 2\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step,
+//!           parameters, the run's token, and per shard: file, columns [x0, x1), payload
+//!           size and CRC-32
+//! shard     LBM-SHARD 2\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step, the
+//!           run's token, columns, payload size, CRC-32
+//!           <payload>: the post-collision populations f_i(x, y) of the columns x0..x1 in the
+//!           layout-independent order x, then y, then i, little-endian values of the precision
 //! ```
 //!
-//! The file is written to a temporary file in the same directory, flushed to disk (fsync),
-//! renamed over the target and the directory synced, so a crash leaves either the old file or the
-//! new one, never a mixture. The populations are read through [`Lattice::populations`], which is
-//! independent of the layout and streaming scheme, so a checkpoint written with one layout or
-//! scheme restarts with any other, and the continued run is bitwise identical to an
-//! uninterrupted one.
+//! # Atomic as a set
+//! Every process writes its shard under a name no earlier checkpoint used (the run's token is
+//! new at every checkpoint) through a temporary file, synced and renamed; once every shard is
+//! on disk the root writes the manifest the same way, and only then removes the shards of the
+//! checkpoint it replaces. A crash at any point leaves the previous manifest and its shards, or
+//! the new ones: a checkpoint is read through its manifest, so shards without a complete,
+//! matching manifest are never resumed.
+//!
+//! # Reading on any number of processes
+//! [`read_checkpoint`] reads the manifest and every shard's header (not the populations): a
+//! missing or truncated shard, or one of another checkpoint, is refused before any work.
+//! [`Checkpoint::columns`] then reads the columns a process needs, from the shards that hold
+//! them (each checked whole against its CRC-32 as it streams by), so a run checkpointed on
+//! `n` processes resumes on `m` and on one. The populations are independent of the layout and
+//! streaming scheme, so the continued run is bitwise identical to an uninterrupted one.
 
-use std::fs::File;
+use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read};
+use std::marker::PhantomData;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -28,7 +43,8 @@ use serde::{Deserialize, Serialize};
 use crate::io::write_atomically;
 use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real, Scheme};
 
-const MAGIC: &str = "LBM-CHECKPOINT 1";
+const MAGIC: &str = "LBM-CHECKPOINT 2";
+const SHARD_MAGIC: &str = "LBM-SHARD 2";
 /// Largest header accepted (a corrupted length must not make us allocate gigabytes).
 const MAX_HEADER: usize = 1 << 20;
 
@@ -75,7 +91,7 @@ pub struct ParamValue {
     pub value: f64,
 }
 
-/// The header of a checkpoint.
+/// The manifest of a checkpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointHeader {
     /// The model's name ([`Model::NAME`]).
@@ -94,19 +110,54 @@ pub struct CheckpointHeader {
     pub params: Vec<ParamValue>,
     /// Order of the payload.
     pub order: String,
+    /// The token of this checkpoint, in every shard's name and header.
+    pub run: String,
+    /// The shards, in column order.
+    pub shards: Vec<Shard>,
+}
+
+/// A shard as the manifest lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Shard {
+    /// Its file name, beside the manifest.
+    pub file: String,
+    /// The first column it holds.
+    pub x0: usize,
+    /// One past the last.
+    pub x1: usize,
     /// Payload size in bytes.
     pub payload_bytes: u64,
     /// CRC-32 of the payload.
     pub crc32: u32,
 }
 
-/// A checkpoint read and verified, ready to become a lattice again.
+/// The header of a shard: what the manifest says of it, and what it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct ShardHeader {
+    model: String,
+    q: usize,
+    lx: usize,
+    ly: usize,
+    precision: String,
+    step: u64,
+    run: String,
+    x0: usize,
+    x1: usize,
+    payload_bytes: u64,
+    crc32: u32,
+}
+
+/// A checkpoint whose manifest and shard headers were read and verified, ready to give the
+/// populations of any columns.
 pub struct Checkpoint<M: Model, T: Real> {
-    /// Its header.
+    /// Its manifest.
     pub header: CheckpointHeader,
-    /// The parameters, rebuilt from the header.
+    /// The parameters, rebuilt from the manifest.
     pub params: M::Params,
-    populations: Vec<T>,
+    dir: PathBuf,
+    /// Where each shard's payload starts in its file.
+    payload_at: Vec<u64>,
+    _t: PhantomData<T>,
 }
 
 fn io_err(path: &Path) -> impl Fn(io::Error) -> CheckpointError + '_ {
@@ -130,24 +181,126 @@ fn mismatch(path: &Path, reason: impl Into<String>) -> CheckpointError {
     }
 }
 
-/// Writes a checkpoint of a `lx × ly` lattice of model `M` after `step` steps, from its
-/// populations in the layout-independent order `[(x·LY + y)·Q + i]`, atomically.
-pub(crate) fn write_state<M: Model, T: Real>(
+/// A token no earlier checkpoint of this process used (the clock and the process id).
+pub(crate) fn new_run() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (u64::from(std::process::id()) << 40)
+}
+
+/// The file of shard `rank` of `ranks` of the checkpoint `path` written as `run`.
+pub(crate) fn shard_name(path: &Path, run: &str, rank: usize, ranks: usize) -> String {
+    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    format!("{name}.{run}-{rank}of{ranks}")
+}
+
+/// The token of run `run`, as names and headers write it.
+pub(crate) fn run_name(run: u64) -> String {
+    format!("{run:016x}")
+}
+
+/// A header framed as `magic\n<len>\n<text>`.
+fn framed(magic: &str, text: &str) -> String {
+    format!("{magic}\n{}\n{text}", text.len())
+}
+
+/// Reads a header framed by [`framed`] with `magic`, returning it and its length in bytes.
+fn read_framed<H: serde::de::DeserializeOwned>(
+    r: &mut impl BufRead,
+    magic: &str,
     path: &Path,
+) -> Result<(H, u64), CheckpointError> {
+    let mut line = String::new();
+    r.read_line(&mut line).map_err(io_err(path))?;
+    if line.trim_end() != magic {
+        let why = if line.starts_with("LBM-CHECKPOINT 1") {
+            "it is a checkpoint of the single-file format of earlier versions; rerun from the \
+             start or resume with the version that wrote it"
+                .to_string()
+        } else {
+            format!("it does not start with `{magic}` (not an lbm checkpoint, or another format version)")
+        };
+        return Err(corrupt(path, why));
+    }
+    let mut len_line = String::new();
+    r.read_line(&mut len_line).map_err(io_err(path))?;
+    let len: usize = len_line
+        .trim_end()
+        .parse()
+        .ok()
+        .filter(|n| *n <= MAX_HEADER)
+        .ok_or_else(|| corrupt(path, "the header length is unreadable"))?;
+    let mut text = vec![0u8; len];
+    r.read_exact(&mut text)
+        .map_err(|_| corrupt(path, "the file ends inside the header (truncated)"))?;
+    let text = String::from_utf8(text).map_err(|_| corrupt(path, "the header is not text"))?;
+    let header = toml::from_str(&text)
+        .map_err(|e| corrupt(path, format!("the header is unreadable: {e}")))?;
+    Ok((header, (line.len() + len_line.len() + len) as u64))
+}
+
+/// Writes this process's shard of the checkpoint `path` (token `run`, process `rank` of
+/// `ranks`): the populations `payload` of the columns `planes` of an `lx × ly` lattice of
+/// model `M` after `step` steps, in the layout-independent order `[((x − x0)·LY + y)·Q + i]`,
+/// atomically. Returns the manifest's entry for it.
+pub(crate) fn write_shard<M: Model, T: Real>(
+    path: &Path,
+    (run, rank, ranks): (&str, usize, usize),
     (lx, ly): (usize, usize),
-    params: &M::Params,
+    planes: Range<usize>,
     step: u64,
     payload: &[T],
-) -> Result<(), CheckpointError> {
-    if payload.len() != lx * ly * M::Q {
+) -> Result<Shard, CheckpointError> {
+    if payload.len() != planes.len() * ly * M::Q {
         return Err(LbmError::Shape(format!(
-            "a checkpoint of {lx}×{ly} sites needs {} populations, got {}",
-            lx * ly * M::Q,
+            "a shard of {} columns of {ly} sites needs {} populations, got {}",
+            planes.len(),
+            planes.len() * ly * M::Q,
             payload.len()
         ))
         .into());
     }
     let bytes: &[u8] = bytemuck::cast_slice(payload);
+    let header = ShardHeader {
+        model: M::NAME.into(),
+        q: M::Q,
+        lx,
+        ly,
+        precision: T::NAME.into(),
+        step,
+        run: run.into(),
+        x0: planes.start,
+        x1: planes.end,
+        payload_bytes: bytes.len() as u64,
+        crc32: crc32fast::hash(bytes),
+    };
+    let file = shard_name(path, run, rank, ranks);
+    let target = path.with_file_name(&file);
+    let text = toml::to_string(&header).expect("the header is plain data");
+    write_atomically(&target, &[framed(SHARD_MAGIC, &text).as_bytes(), bytes])
+        .map_err(io_err(&target))?;
+    Ok(Shard {
+        file,
+        x0: header.x0,
+        x1: header.x1,
+        payload_bytes: header.payload_bytes,
+        crc32: header.crc32,
+    })
+}
+
+/// Writes the manifest of the checkpoint `path` (token `run`) of an `lx × ly` lattice of model
+/// `M` with `params` after `step` steps, whose shards (written, synced) are `shards`,
+/// atomically — the moment the checkpoint comes to exist — then removes the shards of the
+/// checkpoint it replaced.
+pub(crate) fn write_manifest<M: Model, T: Real>(
+    path: &Path,
+    (lx, ly): (usize, usize),
+    params: &M::Params,
+    step: u64,
+    run: &str,
+    shards: Vec<Shard>,
+) -> Result<(), CheckpointError> {
     let header = CheckpointHeader {
         model: M::NAME.into(),
         q: M::Q,
@@ -163,80 +316,132 @@ pub(crate) fn write_state<M: Model, T: Real>(
             })
             .collect(),
         order: "x, y, i (little-endian)".into(),
-        payload_bytes: bytes.len() as u64,
-        crc32: crc32fast::hash(bytes),
+        run: run.into(),
+        shards,
     };
-    let text = toml::to_string(&header).expect("the header is plain data");
-    write_atomically(
-        path,
-        &[
-            format!("{MAGIC}\n{}\n", text.len()).as_bytes(),
-            text.as_bytes(),
-            bytes,
-        ],
-    )
-    .map_err(io_err(path))
+    let text = toml::to_string(&header).expect("the manifest is plain data");
+    write_atomically(path, &[framed(MAGIC, &text).as_bytes()]).map_err(io_err(path))?;
+    remove_stale_shards(path, &header);
+    Ok(())
 }
 
-/// Reads and verifies a checkpoint of model `M` in precision `T`.
+/// Removes the shards of earlier checkpoints at `path` (those the manifest `kept` does not
+/// list). Best effort: a shard left behind is never read, since no manifest names it.
+fn remove_stale_shards(path: &Path, kept: &CheckpointHeader) {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let prefix = format!("{}.", name.to_string_lossy());
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let file = e.file_name().to_string_lossy().into_owned();
+        let is_shard = file.strip_prefix(&prefix).is_some_and(|rest| {
+            rest.split_once('-').is_some_and(|(run, of)| {
+                run.len() == 16
+                    && run.chars().all(|c| c.is_ascii_hexdigit())
+                    && of.split_once("of").is_some_and(|(a, b)| {
+                        a.parse::<usize>().is_ok() && b.parse::<usize>().is_ok()
+                    })
+            })
+        });
+        if is_shard && !kept.shards.iter().any(|s| s.file == file) {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Reads and verifies the manifest of a checkpoint of model `M` in precision `T`, and the
+/// header of every shard it lists: each must exist, be whole, and belong to this checkpoint.
+/// The populations are read by [`Checkpoint::columns`].
 pub fn read_checkpoint<M: Model, T: Real>(
     path: &Path,
 ) -> Result<Checkpoint<M, T>, CheckpointError> {
     let mut r = BufReader::new(File::open(path).map_err(io_err(path))?);
-    let mut line = String::new();
-    r.read_line(&mut line).map_err(io_err(path))?;
-    if line.trim_end() != MAGIC {
-        return Err(corrupt(path, format!("it does not start with `{MAGIC}` (not an lbm checkpoint, or another format version)")));
-    }
-    line.clear();
-    r.read_line(&mut line).map_err(io_err(path))?;
-    let len: usize = line
-        .trim_end()
-        .parse()
-        .ok()
-        .filter(|n| *n <= MAX_HEADER)
-        .ok_or_else(|| corrupt(path, "the header length is unreadable"))?;
-    let mut text = vec![0u8; len];
-    r.read_exact(&mut text)
-        .map_err(|_| corrupt(path, "the file ends inside the header (truncated)"))?;
-    let text = String::from_utf8(text).map_err(|_| corrupt(path, "the header is not text"))?;
-    let header: CheckpointHeader = toml::from_str(&text)
-        .map_err(|e| corrupt(path, format!("the header is unreadable: {e}")))?;
+    let (header, _) = read_framed::<CheckpointHeader>(&mut r, MAGIC, path)?;
     check_fits::<M, T>(&header, path)?;
     let params = M::params_from_values(&header.params.iter().map(|p| p.value).collect::<Vec<_>>())
         .ok_or_else(|| mismatch(path, "its parameters do not match the model's"))?;
-    let expected = header.lx * header.ly * M::Q * T::BYTES;
-    if header.payload_bytes != expected as u64 {
+    let mut next = 0;
+    for s in &header.shards {
+        if s.x0 != next || s.x1 < s.x0 {
+            return Err(corrupt(path, format!(
+                "its shards do not cover the columns in order (shard {} holds {}..{}, column {next} comes next)",
+                s.file, s.x0, s.x1
+            )));
+        }
+        next = s.x1;
+    }
+    if next != header.lx {
         return Err(corrupt(
             path,
-            format!(
-                "the header announces {} bytes of populations, the lattice needs {expected}",
-                header.payload_bytes
-            ),
+            format!("its shards cover {next} of the {} columns", header.lx),
         ));
     }
-    let mut populations = vec![T::default(); header.lx * header.ly * M::Q];
-    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut populations);
-    r.read_exact(bytes).map_err(|_| {
-        corrupt(
-            path,
-            format!("the file ends inside the populations (truncated; {expected} bytes expected)"),
-        )
-    })?;
-    if r.read(&mut [0u8; 1]).map_err(io_err(path))? != 0 {
-        return Err(corrupt(path, "there are bytes after the populations"));
-    }
-    if crc32fast::hash(bytes) != header.crc32 {
-        return Err(corrupt(
-            path,
-            "the populations do not match their CRC-32 checksum",
-        ));
-    }
+    let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let payload_at = header
+        .shards
+        .iter()
+        .map(|s| check_shard::<M, T>(&dir.join(&s.file), s, &header, path))
+        .collect::<Result<_, _>>()?;
     Ok(Checkpoint {
         header,
         params,
-        populations,
+        dir,
+        payload_at,
+        _t: PhantomData,
     })
+}
+
+/// Checks the shard at `file` against its entry `s` in the manifest `m` (at `manifest`):
+/// present, of this checkpoint, of the size announced. Returns where its payload starts.
+fn check_shard<M: Model, T: Real>(
+    file: &Path,
+    s: &Shard,
+    m: &CheckpointHeader,
+    manifest: &Path,
+) -> Result<u64, CheckpointError> {
+    let f = File::open(file).map_err(|e| {
+        corrupt(
+            manifest,
+            format!("its shard {} cannot be read ({e}): the checkpoint is incomplete", s.file),
+        )
+    })?;
+    let len = f.metadata().map_err(io_err(file))?.len();
+    let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), SHARD_MAGIC, file)?;
+    let expected = (s.x1 - s.x0) * m.ly * M::Q * T::BYTES;
+    let same = (h.model == m.model, h.lx == m.lx, h.ly == m.ly, h.step == m.step, h.run == m.run);
+    if same != (true, true, true, true, true) || (h.x0, h.x1, h.crc32) != (s.x0, s.x1, s.crc32) {
+        return Err(mismatch(
+            manifest,
+            format!(
+                "its shard {} belongs to another checkpoint (step {}, run {}, columns {}..{}; \
+                 the manifest says step {}, run {}, columns {}..{})",
+                s.file, h.step, h.run, h.x0, h.x1, m.step, m.run, s.x0, s.x1
+            ),
+        ));
+    }
+    if h.payload_bytes != expected as u64 || s.payload_bytes != expected as u64 {
+        return Err(corrupt(
+            file,
+            format!(
+                "the shard announces {} bytes of populations, its columns need {expected}",
+                h.payload_bytes
+            ),
+        ));
+    }
+    if len != at + expected as u64 {
+        return Err(corrupt(
+            file,
+            format!(
+                "the shard is {len} bytes long, {} expected (truncated or extended)",
+                at + expected as u64
+            ),
+        ));
+    }
+    Ok(at)
 }
 
 fn check_fits<M: Model, T: Real>(h: &CheckpointHeader, path: &Path) -> Result<(), CheckpointError> {
@@ -289,9 +494,44 @@ fn check_fits<M: Model, T: Real>(h: &CheckpointHeader, path: &Path) -> Result<()
 }
 
 impl<M: Model, T: Real> Checkpoint<M, T> {
-    /// The populations, in the order `[(x·LY + y)·Q + i]`.
-    pub fn populations(&self) -> &[T] {
-        &self.populations
+    /// The populations of the columns `xs`, in the order `[((x − xs.start)·LY + y)·Q + i]`,
+    /// read from the shards that hold them. Each of those shards is read through once and
+    /// checked whole against its CRC-32 (a damaged one is refused, whichever columns were
+    /// asked for); no more than the columns asked for is kept.
+    pub fn columns(&self, xs: Range<usize>) -> Result<Vec<T>, CheckpointError> {
+        let h = &self.header;
+        let per_col = h.ly * M::Q;
+        let col_bytes = per_col * T::BYTES;
+        let mut out = vec![T::default(); xs.len() * per_col];
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
+        for (s, &at) in h.shards.iter().zip(&self.payload_at) {
+            let (a, b) = (s.x0.max(xs.start), s.x1.min(xs.end));
+            if a >= b {
+                continue;
+            }
+            let path = self.dir.join(&s.file);
+            let mut r = BufReader::new(File::open(&path).map_err(io_err(&path))?);
+            io::copy(&mut (&mut r).take(at), &mut io::sink()).map_err(io_err(&path))?;
+            let mut crc = crc32fast::Hasher::new();
+            let mut col = vec![0u8; col_bytes];
+            for x in s.x0..s.x1 {
+                r.read_exact(&mut col).map_err(|_| {
+                    corrupt(&path, "the file ends inside the populations (truncated)")
+                })?;
+                crc.update(&col);
+                if (a..b).contains(&x) {
+                    let o = (x - xs.start) * col_bytes;
+                    bytes[o..o + col_bytes].copy_from_slice(&col);
+                }
+            }
+            if crc.finalize() != s.crc32 {
+                return Err(corrupt(
+                    &path,
+                    "the populations do not match their CRC-32 checksum",
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// The lattice the checkpoint was taken from, in layout `L` with `scheme` and the run's
@@ -301,9 +541,10 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Lattice<M, L, T>, CheckpointError> {
+        let f = self.columns(0..self.header.lx)?;
         let h = &self.header;
         let mut lat = Lattice::<M, L, T>::new(h.lx, h.ly, self.params, scheme, boundaries)?;
-        for (s, f) in self.populations.chunks_exact(M::Q).enumerate() {
+        for (s, f) in f.chunks_exact(M::Q).enumerate() {
             lat.set_populations(s / h.ly, s % h.ly, f)?;
         }
         lat.set_steps_done(h.step);

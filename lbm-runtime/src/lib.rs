@@ -31,7 +31,9 @@ mod storage;
 mod testing;
 
 pub use boundary::{Boundaries, BoundarySpec, Obstacles, Wall};
-pub use checkpoint::{read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, ParamValue};
+pub use checkpoint::{
+    read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, ParamValue, Shard,
+};
 pub use error::{Error, LbmError};
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};

@@ -12,14 +12,14 @@
 //! two dimensions ([`Extent`]).
 //!
 //! What every backend shares is written here once, on top of the few things each backend
-//! provides: the totals (mass, momentum, energy), the checkpoint written from the gathered
-//! populations and restored into the local planes, and the process group's agreements (one
+//! provides: the totals (mass, momentum, energy), the checkpoint — a shard per process and a
+//! manifest, restored on any number of processes — and the process group's agreements (one
 //! process: trivially its own).
 
 use std::ops::Range;
 use std::path::Path;
 
-use crate::checkpoint::write_state;
+use crate::checkpoint::{self, Shard};
 use crate::{Checkpoint, CheckpointError, Error, Lattice, LbmError, Model, Real, Scheme};
 
 /// The global lattice's extent: sites along each axis, x (the axis cut over ranks) first.
@@ -287,41 +287,75 @@ pub trait Solver {
         self.set_local_populations(&f)
     }
 
-    /// The populations of the whole lattice in logical order, on the root (collective).
-    fn populations(&self) -> Result<Option<Vec<Self::Real>>, Error> {
-        self.gather_planes(self.local_populations()?)
-    }
-
-    /// Writes the whole state to `path`, atomically, in the one checkpoint format of every
-    /// backend (collective: the root writes, and every process learns whether it could).
+    /// Writes the whole state to the checkpoint `path` (collective): every process writes
+    /// its shard (its planes' populations, in the layout-independent order), then the root the
+    /// manifest that makes them one checkpoint ([`crate::checkpoint`]): atomic as a set, in the
+    /// one format of every backend and process count.
     fn write_checkpoint(&self, path: &Path) -> Result<(), Error> {
-        let written = match self.populations()? {
-            Some(f) => {
-                let e = self.extent();
-                write_state::<Self::Model, Self::Real>(
-                    path,
-                    (e.planes(), e.plane_sites()),
-                    self.params(),
-                    self.steps_done(),
-                    &f,
-                )
-                .map_err(Error::from)
-            }
-            None => Ok(()),
+        let run = checkpoint::run_name(self.each_rank(checkpoint::new_run())[0]);
+        let e = self.extent();
+        let planes = self.local_planes();
+        let shard = self.local_populations().and_then(|f| {
+            Ok(checkpoint::write_shard::<Self::Model, Self::Real>(
+                path,
+                (&run, self.rank(), self.ranks()),
+                (e.planes(), e.plane_sites()),
+                planes.clone(),
+                self.steps_done(),
+                &f,
+            )?)
+        });
+        let elsewhere = |what: &str| {
+            Error::from(LbmError::Shape(format!(
+                "{what} could not write its part of the checkpoint {}",
+                path.display()
+            )))
+        };
+        if self.any_rank(shard.is_err()) {
+            return Err(shard.err().unwrap_or_else(|| elsewhere("another rank")));
+        }
+        let shard = shard?;
+        let crcs = self.each_rank(u64::from(shard.crc32));
+        let starts = self.each_rank(planes.start as u64);
+        let ends = self.each_rank(planes.end as u64);
+        let written = if self.is_root() {
+            let shards = (0..self.ranks())
+                .map(|r| {
+                    let (x0, x1) = (starts[r] as usize, ends[r] as usize);
+                    Shard {
+                        file: checkpoint::shard_name(path, &run, r, self.ranks()),
+                        x0,
+                        x1,
+                        payload_bytes: ((x1 - x0)
+                            * e.plane_sites()
+                            * <Self::Model as Model>::Q
+                            * <Self::Real as Real>::BYTES) as u64,
+                        crc32: crcs[r] as u32,
+                    }
+                })
+                .collect();
+            checkpoint::write_manifest::<Self::Model, Self::Real>(
+                path,
+                (e.planes(), e.plane_sites()),
+                self.params(),
+                self.steps_done(),
+                &run,
+                shards,
+            )
+            .map_err(Error::from)
+        } else {
+            Ok(())
         };
         if self.root_says(written.is_ok()) {
             written
         } else {
-            written.and(Err(LbmError::Shape(format!(
-                "the root process could not write the checkpoint {}",
-                path.display()
-            ))
-            .into()))
+            written.and(Err(elsewhere("the root process")))
         }
     }
 
-    /// Continues from `checkpoint`: its populations (the local planes of them) and its step.
-    /// Refuses a checkpoint of another extent or other parameters before changing anything.
+    /// Continues from `checkpoint` (collective): the populations of the local planes, read
+    /// from the shards that hold them, and its step. Refuses a checkpoint of another extent or
+    /// other parameters, or a damaged shard, on every process, before changing anything.
     fn restore(
         &mut self,
         checkpoint: &Checkpoint<Self::Model, Self::Real>,
@@ -347,10 +381,18 @@ pub trait Solver {
             ))
             .into());
         }
-        let planes = self.local_planes();
-        let per_plane = e.plane_sites() * <Self::Model as Model>::Q;
-        let f = &checkpoint.populations()[planes.start * per_plane..planes.end * per_plane];
-        self.set_local_populations(f)?;
+        let f = checkpoint.columns(self.local_planes());
+        if self.any_rank(f.is_err()) {
+            return Err(match f {
+                Err(e) => e.into(),
+                Ok(_) => LbmError::Shape(format!(
+                    "another rank could not read its columns of the checkpoint {}",
+                    path.display()
+                ))
+                .into(),
+            });
+        }
+        self.set_local_populations(&f?)?;
         self.set_steps_done(h.step);
         Ok(())
     }
