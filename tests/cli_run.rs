@@ -56,6 +56,46 @@ fn checkpoint(dir: &Path) -> PathBuf {
     dir.join("taylor-green_checkpoint.lbm")
 }
 
+/// The step and the populations of the checkpoint `cp` of a 32×32 taylor-green run.
+fn state(cp: &Path) -> (u64, Vec<u64>) {
+    let c = lbm::read_checkpoint::<lbm::models::D2Q9Bgk, f64>(cp).expect("a checkpoint");
+    let f = c.columns(0..c.header.lx).expect("its populations");
+    (c.header.step, f.iter().map(|v| v.to_bits()).collect())
+}
+
+/// The shards of the checkpoint `cp`.
+fn shards(cp: &Path) -> Vec<PathBuf> {
+    let dir = cp.parent().expect("a directory");
+    let name = format!("{}.", cp.file_name().unwrap().to_string_lossy());
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&name))
+        .collect()
+}
+
+/// A copy of the checkpoint `cp` (manifest and shards) in the new directory `dir`, its first
+/// shard edited by `edit`.
+fn damaged_copy(cp: &Path, dir: &Path, edit: impl FnOnce(&mut Vec<u8>)) -> PathBuf {
+    std::fs::create_dir(dir).unwrap();
+    let copy = dir.join(cp.file_name().unwrap());
+    std::fs::copy(cp, &copy).unwrap();
+    for (k, shard) in shards(cp).into_iter().enumerate() {
+        let mut bytes = std::fs::read(&shard).unwrap();
+        if k == 0 {
+            edit(&mut bytes);
+        }
+        std::fs::write(dir.join(shard.file_name().unwrap()), bytes).unwrap();
+    }
+    copy
+}
+
+/// The arrays of the VTK dataset of a step (its `.pvti` and pieces).
+fn vtk_step(dir: &Path, case: &str, step: u64) -> lbm::output::vtk::Joined {
+    lbm::output::vtk::read_joined(&dir.join(format!("{case}_{step:08}.pvti")))
+        .expect("a VTK dataset")
+}
+
 const TG: &[&str] = &["run", "taylor-green", "--lx", "32", "--images", "vorticity"];
 
 fn tg(extra: &[&str]) -> Vec<String> {
@@ -110,14 +150,15 @@ fn resume_is_bitwise(common: &[&str]) {
     ]
     .concat());
     run_ok(whole);
-    let read = |d: &Path| std::fs::read(checkpoint(d)).expect("a checkpoint");
     assert_eq!(
-        read(b.path()),
-        read(c.path()),
+        state(&checkpoint(b.path())),
+        state(&checkpoint(c.path())),
         "{common:?}: checkpoints differ"
     );
-    let vtk = |d: &Path| std::fs::read(d.join("taylor-green_00000200.vtk")).expect("a VTK file");
-    assert_eq!(vtk(b.path()), vtk(c.path()));
+    assert_eq!(
+        vtk_step(b.path(), "taylor-green", 200),
+        vtk_step(c.path(), "taylor-green", 200)
+    );
 }
 
 #[test]
@@ -252,9 +293,15 @@ fn outputs_are_written_and_mass_is_conserved() {
             let png = d.path().join(format!("rayleigh-taylor_{f}_{step}.png"));
             assert!(image::open(&png).is_ok(), "{}", png.display());
         }
-        let vtk = std::fs::read(d.path().join(format!("rayleigh-taylor_{step}.vtk"))).unwrap();
-        assert!(vtk.starts_with(b"# vtk DataFile Version 3.0\n"));
+        let pvti = d.path().join(format!("rayleigh-taylor_{step}.pvti"));
+        let vtk = lbm::output::vtk::read_joined(&pvti).unwrap();
+        assert_eq!((vtk.lx, vtk.ly), (32, 128));
+        let names: Vec<_> = vtk.arrays.iter().map(|a| a.0.as_str()).collect();
+        assert_eq!(names, ["rho", "T", "velocity"]);
+        assert!(vtk.arrays[1].2.iter().all(|t| (0.7..1.3).contains(t)));
     }
+    let series = std::fs::read_to_string(d.path().join("rayleigh-taylor.pvd")).unwrap();
+    assert_eq!(series.matches("<DataSet ").count(), 3, "{series}");
     let csv = std::fs::read_to_string(d.path().join("rayleigh-taylor_diagnostics.csv")).unwrap();
     let mut lines = csv.lines();
     assert_eq!(
@@ -285,9 +332,7 @@ fn damaged_and_foreign_checkpoints_are_refused() {
         s(d.path()),
     ]));
     let cp = checkpoint(d.path());
-    let bytes = std::fs::read(&cp).unwrap();
-    let cut = d.path().join("cut.lbm");
-    std::fs::write(&cut, &bytes[..bytes.len() - 100]).unwrap();
+    let cut = damaged_copy(&cp, &d.path().join("cut"), |b| b.truncate(b.len() - 100));
     let out = tmp();
     fails(
         &[
@@ -297,11 +342,10 @@ fn damaged_and_foreign_checkpoints_are_refused() {
         .concat(),
         &["damaged", "truncated"],
     );
-    let mut flipped = bytes.clone();
-    let last = flipped.len() - 1;
-    flipped[last] ^= 1;
-    let bad = d.path().join("flipped.lbm");
-    std::fs::write(&bad, &flipped).unwrap();
+    let bad = damaged_copy(&cp, &d.path().join("flipped"), |b| {
+        let last = b.len() - 1;
+        b[last] ^= 1;
+    });
     fails(
         &[
             TG,
@@ -346,6 +390,18 @@ fn damaged_and_foreign_checkpoints_are_refused() {
         .concat(),
         &["cannot resume", "tau"],
     );
+    let gone = damaged_copy(&cp, &d.path().join("gone"), |_| {});
+    std::fs::remove_file(&shards(&gone)[0]).unwrap();
+    fails(
+        &[
+            TG,
+            &["--steps", "40", "--out", s(out.path()), "--resume", s(&gone)],
+        ]
+        .concat(),
+        &["damaged", "incomplete"],
+    );
+    let written: Vec<_> = std::fs::read_dir(out.path()).unwrap().collect();
+    assert!(written.is_empty(), "a refused resume wrote {written:?}");
 }
 
 #[test]
@@ -530,7 +586,7 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
     );
     let cp = checkpoint(d.path());
     let header = std::fs::read(&cp).expect("a checkpoint on Ctrl-C");
-    assert!(header.starts_with(b"LBM-CHECKPOINT 1\n"));
+    assert!(header.starts_with(b"LBM-CHECKPOINT 2\n"));
     let step: u64 = t
         .split("interrupted at step ")
         .nth(1)

@@ -10,16 +10,15 @@
 //!                                             with their halo columns (on a GPU the copies are
 //!                                             on the device: the host holds one while it
 //!                                             uploads or reads them back)
-//! boundaries   n_b · (s + Q · b) + LX · LY    n_b = 2H (LX + LY) sites next to walls, every
+//! boundaries   n_b · (s + Q · b) + W · LY     n_b = 2H (W + LY) sites next to walls, every
 //!                                             site with obstacles (each a record of s bytes and
-//!                                             its corrections), and the obstacle mask
-//! outputs      2 · (N_m + 2) · S · 8          the fields of S sites as f64 (moments, speed,
-//!                                             vorticity) and their encoding (VTK, PNG)
-//! checkpoint   S · Q · b                      the populations in logical order for a
-//!                                             checkpoint; on rank 0 of a ring the whole
-//!                                             lattice assembled for outputs and checkpoints:
-//!                                             the gathered populations and the two-copy
-//!                                             lattice built from them, ≈ 3 S_g · Q · b
+//!                                             its corrections), and the obstacle mask, for the
+//!                                             W columns this process holds
+//! outputs      (2 N_m + 2) · S · 8            the moments of its S sites as f64 and their VTK
+//!                                             piece (scalars, the velocity as a 3-vector)
+//!              + 2 · N_m · P · 8              on the root: the fields of the images, sampled
+//!                                             to P ≤ 2048² pixels, gathered and drawn
+//! checkpoint   S · Q · b                      its populations in logical order, for its shard
 //! ```
 //!
 //! and compares the sum, times the ranks that share the node, with the smaller of
@@ -93,7 +92,8 @@ pub fn populations<M: Model, T: Real>(
     copies * ((width + 2 * M::HALO) * ly * M::Q * T::BYTES) as u64
 }
 
-/// The compiled boundaries of an `lx × ly` lattice, with an obstacle mask when `obstacles`.
+/// The compiled boundaries of `lx` columns of `ly` sites, with an obstacle mask when
+/// `obstacles`.
 pub fn boundaries<M: Model, T: Real>(lx: usize, ly: usize, obstacles: bool) -> u64 {
     let sites = if obstacles {
         lx * ly
@@ -104,15 +104,11 @@ pub fn boundaries<M: Model, T: Real>(lx: usize, ly: usize, obstacles: bool) -> u
     (sites * record + if obstacles { lx * ly } else { 0 }) as u64
 }
 
-/// The whole `lx × ly` lattice assembled on rank 0 of a ring for its outputs and checkpoints:
-/// the gathered populations and the two-copy lattice they are imported into.
-pub fn assembled<M: Model, T: Real>(lx: usize, ly: usize) -> u64 {
-    (lx * ly * M::Q * T::BYTES) as u64 + populations::<M, T>(lx, ly, Scheme::TwoCopy, false)
-}
-
-/// The fields of outputs over `sites` sites and their encoding.
-pub fn outputs<M: Model>(sites: usize) -> u64 {
-    (2 * (M::MOMENT_NAMES.len() + 2) * sites * 8) as u64
+/// The outputs of a process holding `sites` sites: their moments and VTK piece, and the
+/// fields of `pixels` image pixels it gathers and draws (the root; 0 elsewhere).
+pub fn outputs<M: Model>(sites: usize, pixels: usize) -> u64 {
+    let nm = M::MOMENT_NAMES.len();
+    ((2 * nm + 2) * sites * 8 + 2 * nm * pixels * 8) as u64
 }
 
 /// What the machine grants this process now, and where the figure comes from.

@@ -254,10 +254,6 @@ impl Steady {
     }
 }
 
-/// The largest side of an image, in pixels: larger lattices are drawn sampled every `k` sites
-/// (the fields gathered on the root are bounded by it, never the lattice).
-const IMAGE_SIDE: usize = 2048;
-
 /// The files of a run.
 struct Outputs<'a, C: Case> {
     plan: &'a Plan,
@@ -304,7 +300,7 @@ impl<'a, C: Case> Outputs<'a, C> {
 
     /// The diagnostics row, the images and the VTK dataset of the current step (collective):
     /// diagnostics are reductions of every rank's sums, images are drawn on the root from
-    /// fields sampled to at most [`IMAGE_SIDE`] pixels a side, and every rank writes its own
+    /// fields sampled to at most [`png::IMAGE_SIDE`] pixels a side, and every rank writes its own
     /// VTK piece. All ranks go on, or all stop with the error.
     fn write<S: Solver>(&mut self, solver: &S) -> Result<(), CliError> {
         let t = Instant::now();
@@ -393,13 +389,13 @@ impl<'a, C: Case> Outputs<'a, C> {
         Ok(())
     }
 
-    /// The moment fields sampled to at most [`IMAGE_SIDE`] pixels a side and gathered on the
+    /// The moment fields sampled to at most [`png::IMAGE_SIDE`] pixels a side and gathered on the
     /// root, when images are asked for (collective; `None` elsewhere).
     fn images<S: Solver>(&self, solver: &S, piece: &Fields) -> Result<Option<Fields>, CliError> {
         if self.plan.images.as_ref().is_none_or(Vec::is_empty) {
             return Ok(None);
         }
-        let k = piece.lx.max(piece.ly).div_ceil(IMAGE_SIDE).max(1);
+        let k = png::sampling(piece.lx, piece.ly);
         let sampled = piece.sampled(k);
         let mut gathered = Vec::new();
         for d in sampled.data() {
@@ -471,7 +467,7 @@ impl Summary {
                 } else {
                     String::new()
                 };
-                format!("{rank}{:.2} GiB (estimated {:.2})", gib(peak), gib(est))
+                format!("{rank}{:.3} GiB (estimated {:.3})", gib(peak), gib(est))
             })
             .collect();
         println!("  peak memory (VmHWM): {}", ranks.join(", "));

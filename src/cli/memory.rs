@@ -28,15 +28,21 @@ pub fn check<C: Case, T: Real>(world: &World, plan: &Plan, case: &C) -> Result<N
     Ok(need)
 }
 
-/// What rank `rank` of `ranks` holds: what it holds now, its slab (the widest), the global boundaries (which
-/// every rank compiles today), the fields of its outputs (rank 0: the whole lattice's) and a
-/// checkpoint's populations (rank 0 of a ring: the whole lattice assembled, as it is today for
-/// every output).
+/// What rank `rank` of `ranks` holds: what it holds now, its slab (the widest) and the
+/// boundaries of its columns, the fields of its outputs (rank 0: also the sampled fields of the
+/// images) and its shard of a checkpoint.
 fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> Need {
     let (lx, ly) = case.size();
     let width = lx.div_ceil(ranks.max(1));
     let obstacles = case.boundaries().solid.is_some();
-    let sites = if rank == 0 { lx * ly } else { width * ly };
+    let sites = width * ly;
+    let side = |n: usize| n.div_ceil(lbm::output::png::sampling(lx, ly));
+    let images = plan.images.as_ref().is_some_and(|i| !i.is_empty());
+    let pixels = if rank == 0 && images {
+        side(lx) * side(ly)
+    } else {
+        0
+    };
     Need {
         program: memory::resident().unwrap_or(0),
         populations: memory::populations::<C::Model, T>(
@@ -45,13 +51,9 @@ fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> N
             plan.scheme,
             plan.backend == BackendArg::Gpu,
         ),
-        boundaries: memory::boundaries::<C::Model, T>(lx, ly, obstacles),
-        outputs: memory::outputs::<C::Model>(sites),
-        checkpoint: if ranks > 1 && rank == 0 {
-            memory::assembled::<C::Model, T>(lx, ly)
-        } else {
-            (sites * C::Model::Q * T::BYTES) as u64
-        },
+        boundaries: memory::boundaries::<C::Model, T>(width, ly, obstacles),
+        outputs: memory::outputs::<C::Model>(sites, pixels),
+        checkpoint: (sites * C::Model::Q * T::BYTES) as u64,
     }
 }
 

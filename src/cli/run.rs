@@ -34,10 +34,12 @@ file's keys, and `case` names the case:
     images = [\"T\", \"vorticity\"]
     checkpoint-every = 5000
 
-Outputs in the output directory, all named after the case: <case>_<field>_<step>.png,
-<case>_<step>.vtk (ParaView), <case>_diagnostics.csv (step, time, mass, momentum_x,
-momentum_y, energy, max_mach and the case's columns), <case>_checkpoint.lbm. Existing outputs of
-the case are not overwritten without --force. Ctrl-C stops after the current step and writes a
+Outputs in the output directory, all named after the case: <case>_<field>_<step>.png (drawn at
+most 2048 pixels a side), <case>.pvd (the VTK series for ParaView: a <case>_<step>.pvti per output
+step joining the pieces each rank wrote in <case>_pieces/), <case>_diagnostics.csv (step, time,
+mass, momentum_x, momentum_y, energy, max_mach and the case's columns), <case>_checkpoint.lbm (a
+manifest; its shards, one per rank, beside it). Existing outputs of the case are not overwritten
+without --force. Ctrl-C stops after the current step and writes a
 checkpoint when checkpoints are on; continue with --resume <out>/<case>_checkpoint.lbm.";
 
 /// Options of `lbm run`.
@@ -342,7 +344,7 @@ fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
     let mut existing: Vec<String> = std::fs::read_dir(dir)
         .map_err(|e| fail(e.to_string()))?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|f| f.starts_with(&prefix))
+        .filter(|f| f.starts_with(&prefix) || *f == format!("{name}.pvd"))
         .collect();
     existing.sort();
     if let Some(first) = existing.first() {

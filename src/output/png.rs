@@ -8,6 +8,16 @@ use image::{ImageFormat, Rgb, RgbImage};
 
 use super::{write_file, OutputError};
 
+/// The largest side of an image, in pixels: a larger lattice is drawn sampled every
+/// [`sampling`] sites, so that what is gathered for an image is bounded, never the lattice.
+pub const IMAGE_SIDE: usize = 2048;
+
+/// The sampling step `k` of the image of an `lx × ly` lattice: the smallest with
+/// `⌈max(lx, ly) / k⌉ ≤` [`IMAGE_SIDE`].
+pub fn sampling(lx: usize, ly: usize) -> usize {
+    lx.max(ly).div_ceil(IMAGE_SIDE).max(1)
+}
+
 /// Viridis, sampled at 5 stops (van der Walt & Smith, matplotlib).
 const VIRIDIS: [[f64; 3]; 5] = [
     [68.0, 1.0, 84.0],

@@ -38,10 +38,11 @@ fn array_names(f: &Fields) -> Vec<(&'static str, usize)> {
     out
 }
 
-/// The arrays of a piece: name, components, values cell after cell (x fastest).
-fn arrays(f: &Fields) -> Vec<(&'static str, usize, Vec<f64>)> {
+/// The arrays of a piece, made one at a time: name, components, values cell after cell (x
+/// fastest).
+fn arrays(f: &Fields) -> impl Iterator<Item = (&'static str, usize, Vec<f64>)> + '_ {
     let (nx, ly) = (f.planes().len(), f.ly);
-    let cells = |fields: &[&[f64]]| -> Vec<f64> {
+    let cells = move |fields: &[&[f64]]| -> Vec<f64> {
         let mut out = Vec::with_capacity(nx * ly * fields.len());
         for y in 0..ly {
             for x in 0..nx {
@@ -50,17 +51,13 @@ fn arrays(f: &Fields) -> Vec<(&'static str, usize, Vec<f64>)> {
         }
         out
     };
-    let zero = vec![0.0; f.len()];
-    array_names(f)
-        .into_iter()
-        .map(|(name, comps)| {
-            let values = match (name, f.moment("ux"), f.moment("uy")) {
-                ("velocity", Some(ux), Some(uy)) => cells(&[ux, uy, &zero]),
-                _ => cells(&[f.moment(name).expect("a listed moment")]),
-            };
-            (name, comps, values)
-        })
-        .collect()
+    array_names(f).into_iter().map(move |(name, comps)| {
+        let values = match (name, f.moment("ux"), f.moment("uy")) {
+            ("velocity", Some(ux), Some(uy)) => cells(&[ux, uy, &vec![0.0; f.len()]]),
+            _ => cells(&[f.moment(name).expect("a listed moment")]),
+        };
+        (name, comps, values)
+    })
 }
 
 /// The point extent of the cells of `planes` of a lattice `ly` high.
@@ -71,12 +68,13 @@ fn extent(planes: &Range<usize>, ly: usize) -> String {
 /// One array's bytes in appended data: a `UInt64` byte count and the values, or, compressed,
 /// the block header `[blocks, block size, last block size, compressed sizes…]` and the blocks.
 fn appended(values: &[f64], zlib: bool) -> Vec<u8> {
-    let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     if !zlib {
-        let mut out = (raw.len() as u64).to_le_bytes().to_vec();
-        out.extend(raw);
+        let mut out = Vec::with_capacity(8 + 8 * values.len());
+        out.extend((8 * values.len() as u64).to_le_bytes());
+        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
         return out;
     }
+    let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     let blocks: Vec<Vec<u8>> = raw
         .chunks(BLOCK)
         .map(|b| {
@@ -91,8 +89,9 @@ fn appended(values: &[f64], zlib: bool) -> Vec<u8> {
     out
 }
 
-/// The `.vti` file of the piece `f` (the columns it holds).
-pub fn piece(f: &Fields, zlib: bool) -> Vec<u8> {
+/// The `.vti` file of the piece `f` (the columns it holds), as the parts written one after the
+/// other: the XML, then each array's appended data (never joined in memory).
+pub fn piece(f: &Fields, zlib: bool) -> Vec<Vec<u8>> {
     let ext = extent(&f.planes(), f.ly);
     let compressor = if zlib {
         r#" compressor="vtkZLibDataCompressor""#
@@ -106,20 +105,21 @@ pub fn piece(f: &Fields, zlib: bool) -> Vec<u8> {
          Extent=\"{ext}\">\n      <CellData{}>\n",
         attributes(f)
     );
-    let mut data = Vec::new();
+    let mut parts = vec![Vec::new()];
+    let mut offset = 0;
     for (name, comps, values) in arrays(f) {
         xml += &format!(
             "        <DataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{comps}\" \
-             format=\"appended\" offset=\"{}\"/>\n",
-            data.len()
+             format=\"appended\" offset=\"{offset}\"/>\n"
         );
-        data.extend(appended(&values, zlib));
+        let data = appended(&values, zlib);
+        offset += data.len();
+        parts.push(data);
     }
     xml += "      </CellData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n_";
-    let mut out = xml.into_bytes();
-    out.extend(data);
-    out.extend(b"\n  </AppendedData>\n</VTKFile>\n");
-    out
+    parts[0] = xml.into_bytes();
+    parts.push(b"\n  </AppendedData>\n</VTKFile>\n".to_vec());
+    parts
 }
 
 /// The active scalar and vector of a piece's cell data.
@@ -162,7 +162,8 @@ pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
 
 /// Writes [`piece`]`(f, zlib)` to `path`, atomically.
 pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputError> {
-    write_file(path, &[&piece(f, zlib)])
+    let parts = piece(f, zlib);
+    write_file(path, &parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
 
 /// Writes [`joined`]`(f, sources)` to `path`, atomically.
