@@ -80,9 +80,10 @@ fn damaged_copy(cp: &Path, dir: &Path, edit: impl FnOnce(&mut Vec<u8>)) -> PathB
     std::fs::create_dir(dir).unwrap();
     let copy = dir.join(cp.file_name().unwrap());
     std::fs::copy(cp, &copy).unwrap();
-    for (k, shard) in shards(cp).into_iter().enumerate() {
+    let mut edit = Some(edit);
+    for shard in shards(cp) {
         let mut bytes = std::fs::read(&shard).unwrap();
-        if k == 0 {
+        if let Some(edit) = edit.take() {
             edit(&mut bytes);
         }
         std::fs::write(dir.join(shard.file_name().unwrap()), bytes).unwrap();
@@ -506,7 +507,7 @@ fn output_directories_are_checked_before_the_run() {
     run_ok(tg(&["--steps", "10", "--out", s(d.path())]));
     fails(
         &[TG, &["--steps", "10", "--out", s(d.path())]].concat(),
-        &["--force", "taylor-green_"],
+        &["--force", "earlier taylor-green run (taylor-green"],
     );
     run_ok(tg(&["--steps", "10", "--out", s(d.path()), "--force"]));
 }

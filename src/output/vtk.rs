@@ -300,8 +300,8 @@ pub struct Joined {
 /// The arrays of a `.vti` written by [`piece`].
 fn read_piece(bytes: &[u8]) -> Result<Vec<(String, usize, Vec<f64>)>, String> {
     let start = bytes
-        .windows(7)
-        .position(|w| w == b"encoding")
+        .windows(13)
+        .position(|w| w == b"<AppendedData")
         .and_then(|p| bytes[p..].iter().position(|&b| b == b'_').map(|q| p + q + 1))
         .ok_or("no appended data")?;
     let head = String::from_utf8_lossy(&bytes[..start]);
