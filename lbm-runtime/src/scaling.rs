@@ -22,10 +22,26 @@
 //! B = 12 GB/s per direction: 100 Gb/s EDR InfiniBand as measured by osu_bw on such systems);
 //! [`Network::from_loopback`] fits the same two figures to an exchange measured on this
 //! machine instead.
+//!
+//! # Outputs and checkpoints
+//! Every `N_o` steps each rank computes the moments of its slab (`μ` seconds per site) and
+//! writes its VTK piece (`v` bytes per site); every `N_c` steps its checkpoint shard (`κ` per
+//! site to read its populations out, `c = Q b` bytes per site). All ranks write at once, one
+//! file each, to a file system of aggregate bandwidth `B_fs`, `B_r` per process, which creates
+//! `R` files per second after a latency `ℓ_fs`:
+//!
+//! ```text
+//! W(n, s) = ℓ_fs + n / R + n s / min(B_fs, n B_r)                 (n files of s bytes)
+//! T_io(n) = [μ S + W(n, v S)] / N_o + [κ S + W(n, c S)] / N_c     (S = (Lx/n) Ly sites)
+//! ```
+//!
+//! added to the step time. Under weak scaling `S` is fixed and `n s` grows with `n`: the
+//! writes stop scaling where `n B_r` exceeds `B_fs`. Cluster predictions assume
+//! [`FileSystem::PARALLEL`], stated where they are printed.
 
 use std::time::Instant;
 
-use crate::domain::{DomainError, GlobalSpec, SlabRing};
+use crate::domain::{export_columns, DomainError, GlobalSpec, SlabRing};
 use crate::{Layout, Model, Real, Scheme};
 
 /// The network the communication term assumes.
@@ -52,6 +68,83 @@ impl Network {
             latency_s,
             bandwidth: 2.0 * bytes as f64 / transfer,
         }
+    }
+}
+
+/// The file system outputs and checkpoints are written to (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FileSystem {
+    /// Aggregate bandwidth of every process writing at once, bytes per second.
+    pub bandwidth: f64,
+    /// Bandwidth one process reaches, bytes per second.
+    pub per_rank: f64,
+    /// Files created per second (the metadata server).
+    pub creates_per_s: f64,
+    /// Latency of writing a file (open, sync, close), seconds.
+    pub latency_s: f64,
+}
+
+impl FileSystem {
+    /// A parallel file system of a mid-size cluster (Lustre or GPFS): 100 GB/s aggregate,
+    /// 2 GB/s per process, 20 000 file creations per second, 10 ms per file — the figures
+    /// assumed for cluster predictions.
+    pub const PARALLEL: FileSystem = FileSystem {
+        bandwidth: 100e9,
+        per_rank: 2e9,
+        creates_per_s: 2e4,
+        latency_s: 1e-2,
+    };
+
+    /// A file system measured writing (and syncing) `bytes` in `seconds` from one process:
+    /// every process shares that bandwidth.
+    pub fn measured(bytes: usize, seconds: f64) -> Self {
+        let b = bytes as f64 / seconds.max(f64::MIN_POSITIVE);
+        Self {
+            bandwidth: b,
+            per_rank: b,
+            creates_per_s: f64::INFINITY,
+            latency_s: 0.0,
+        }
+    }
+
+    /// `W(n, s)`: seconds for `ranks` processes to write a file of `bytes` each, at once.
+    pub fn write_seconds(&self, ranks: usize, bytes: f64) -> f64 {
+        let n = ranks.max(1) as f64;
+        self.latency_s + n / self.creates_per_s + n * bytes / self.bandwidth.min(n * self.per_rank)
+    }
+}
+
+/// What a run writes, per site, and how often (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outputs {
+    /// Steps between outputs (0: none).
+    pub every: u64,
+    /// Steps between checkpoints (0: none).
+    pub checkpoint_every: u64,
+    /// `μ`: seconds per site to compute the moments.
+    pub mu: f64,
+    /// `κ`: seconds per site to read the populations out for a shard.
+    pub kappa: f64,
+    /// `v`: bytes per site of a VTK piece.
+    pub vtk_bytes: usize,
+    /// `c`: bytes per site of a checkpoint shard.
+    pub checkpoint_bytes: usize,
+}
+
+impl Outputs {
+    /// `T_io(n)`: the outputs' and checkpoints' seconds per step of `ranks` ranks on an
+    /// `lx × ly` lattice, written to `fs`.
+    pub fn seconds_per_step(&self, fs: &FileSystem, lx: usize, ly: usize, ranks: usize) -> f64 {
+        let sites = lx as f64 / ranks.max(1) as f64 * ly as f64;
+        let per = |every: u64, cpu: f64, bytes: usize| {
+            if every == 0 {
+                0.0
+            } else {
+                (cpu * sites + fs.write_seconds(ranks, bytes as f64 * sites)) / every as f64
+            }
+        };
+        per(self.every, self.mu, self.vtk_bytes)
+            + per(self.checkpoint_every, self.kappa, self.checkpoint_bytes)
     }
 }
 
@@ -85,11 +178,21 @@ pub struct Prediction {
     pub t_b: f64,
     /// `max{T_a, T_b}`, seconds.
     pub t: f64,
+    /// `T_io`: outputs and checkpoints, seconds per step (0 without them).
+    pub t_io: f64,
     /// Speed-up over one rank (strong scaling) or parallel efficiency (weak scaling) relative
-    /// to one rank, see [`strong_scaling`] and [`weak_scaling`].
+    /// to one rank, of `T + T_io`, see [`strong_scaling`] and [`weak_scaling`].
     pub relative: f64,
-    /// Million lattice updates per second of the whole lattice.
+    /// Million lattice updates per second of the whole lattice, outputs included.
     pub mlups: f64,
+}
+
+/// The outputs of a run and the file system they go to, in a prediction.
+pub type Io<'a> = Option<(&'a Outputs, &'a FileSystem)>;
+
+/// `T_io` of `io` for `ranks` ranks on an `lx × ly` lattice (0 without outputs).
+fn io_time(io: Io<'_>, lx: usize, ly: usize, ranks: usize) -> f64 {
+    io.map_or(0.0, |(o, fs)| o.seconds_per_step(fs, lx, ly, ranks))
 }
 
 impl Coefficients {
@@ -121,9 +224,10 @@ impl Coefficients {
         }
     }
 
-    fn predict(&self, lx: usize, ly: usize, ranks: usize, reference: f64) -> Prediction {
+    fn predict(&self, (lx, ly, ranks): (usize, usize, usize), io: Io<'_>, reference: f64) -> Prediction {
         let (t_a, t_b) = self.terms(lx, ly, ranks);
         let t = t_a.max(t_b);
+        let t_io = io_time(io, lx, ly, ranks);
         Prediction {
             ranks,
             lx,
@@ -131,42 +235,43 @@ impl Coefficients {
             t_a,
             t_b,
             t,
-            relative: reference / t,
-            mlups: (lx * ly) as f64 / t / 1e6,
+            t_io,
+            relative: reference / (t + t_io),
+            mlups: (lx * ly) as f64 / (t + t_io) / 1e6,
         }
     }
 }
 
-/// Strong scaling of an `lx × ly` lattice: `relative` is the speed-up `S_r(n) = T(1)/T(n)`.
-/// Rank counts that would leave a slab narrower than `halo` columns (which
-/// [`crate::domain::Decomposition`] refuses) are left out.
+/// Strong scaling of an `lx × ly` lattice with the outputs `io`: `relative` is the speed-up
+/// `S_r(n) = (T + T_io)(1) / (T + T_io)(n)`. Rank counts that would leave a slab narrower than
+/// `halo` columns (which [`crate::domain::Decomposition`] refuses) are left out.
 pub fn strong_scaling(
     c: &Coefficients,
-    lx: usize,
-    ly: usize,
+    (lx, ly): (usize, usize),
     halo: usize,
     ranks: &[usize],
+    io: Io<'_>,
 ) -> Vec<Prediction> {
-    let t1 = c.step_time(lx, ly, 1);
+    let t1 = c.step_time(lx, ly, 1) + io_time(io, lx, ly, 1);
     ranks
         .iter()
         .filter(|&&n| n > 0 && lx / n >= halo.max(1))
-        .map(|&n| c.predict(lx, ly, n, t1))
+        .map(|&n| c.predict((lx, ly, n), io, t1))
         .collect()
 }
 
-/// Weak scaling, `lx_per_rank` columns per rank: `relative` is the parallel efficiency
-/// `T(lx_per_rank, Ly, 1) / T(n·lx_per_rank, Ly, n)`.
+/// Weak scaling, `lx_per_rank` columns per rank, with the outputs `io`: `relative` is the
+/// parallel efficiency `(T + T_io)(lx_per_rank, Ly, 1) / (T + T_io)(n·lx_per_rank, Ly, n)`.
 pub fn weak_scaling(
     c: &Coefficients,
-    lx_per_rank: usize,
-    ly: usize,
+    (lx_per_rank, ly): (usize, usize),
     ranks: &[usize],
+    io: Io<'_>,
 ) -> Vec<Prediction> {
-    let t1 = c.step_time(lx_per_rank, ly, 1);
+    let t1 = c.step_time(lx_per_rank, ly, 1) + io_time(io, lx_per_rank, ly, 1);
     ranks
         .iter()
-        .map(|&n| c.predict(n * lx_per_rank, ly, n, t1))
+        .map(|&n| c.predict((n * lx_per_rank, ly, n), io, t1))
         .collect()
 }
 
@@ -197,6 +302,10 @@ pub struct Calibration {
     pub t_border: f64,
     /// The fitted coefficients, communication over [`Network::INFINIBAND_EDR`].
     pub coefficients: Coefficients,
+    /// `μ`: seconds per site to compute every moment (an output).
+    pub mu: f64,
+    /// `κ`: seconds per site to read the populations out in logical order (a checkpoint).
+    pub kappa: f64,
 }
 
 /// Measures `α`, `β` and `γ` on this machine with short runs of the lattice `spec` (two-copy
@@ -222,6 +331,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
     };
     let t_other = full_step_time::<M, L, T>(&other, steps)?;
     let t_border = border_time::<M, L, T>(spec, steps)?;
+    let (mu, kappa) = output_costs::<M, L, T>(spec)?;
     // t(h)/lx = α h + β at the two heights.
     let (h1, h2) = (ly as f64, ly_other as f64);
     let (y1, y2) = (t_full / lx as f64, t_other / lx as f64);
@@ -241,7 +351,27 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
         ly_other,
         t_border,
         coefficients,
+        mu,
+        kappa,
     })
+}
+
+/// `(μ, κ)`: seconds per site to compute every moment of the lattice `spec`, and to read its
+/// populations out in logical order.
+fn output_costs<M: Model, L: Layout, T: Real>(
+    spec: &GlobalSpec<M>,
+) -> Result<(f64, f64), DomainError> {
+    let lattice = spec.lattice::<L, T>()?;
+    let sites = (spec.lx * spec.ly) as f64;
+    let mu = seconds_per(1, || {
+        for j in 0..M::MOMENT_NAMES.len() {
+            std::hint::black_box(lattice.moment_field_at(j));
+        }
+    });
+    let kappa = seconds_per(1, || {
+        std::hint::black_box(export_columns(&lattice, 0..spec.lx).ok());
+    });
+    Ok((mu / sites, kappa / sites))
 }
 
 /// Seconds per step of the whole lattice `spec` in one process.
@@ -278,7 +408,7 @@ mod tests {
     /// `α (Lx/n) Ly + β Lx/n = (γ + δ) Ly + λ` the step time stops falling.
     #[test]
     fn strong_scaling_is_linear_until_communication_dominates() {
-        let p = strong_scaling(&C, 1000, 1000, 3, &[1, 2, 10, 100, 250, 500]);
+        let p = strong_scaling(&C, (1000, 1000), 3, &[1, 2, 10, 100, 250, 500], None);
         assert_eq!(p.len(), 5, "500 ranks leave 2 columns per slab: {p:?}");
         assert_eq!(p[0].relative, 1.0);
         assert!((p[1].relative - 2.0).abs() < 1e-12, "{:?}", p[1]);
@@ -291,11 +421,36 @@ mod tests {
     /// Weak scaling keeps the slab fixed: the efficiency is 1 while `T_a ≥ T_b`.
     #[test]
     fn weak_scaling_efficiency() {
-        let p = weak_scaling(&C, 512, 1000, &[1, 4, 64]);
+        let p = weak_scaling(&C, (512, 1000), &[1, 4, 64], None);
         assert!(p.iter().all(|q| (q.relative - 1.0).abs() < 1e-12), "{p:?}");
-        let thin = weak_scaling(&C, 4, 1000, &[1, 8]);
+        let thin = weak_scaling(&C, (4, 1000), &[1, 8], None);
         let expect = C.step_time(4, 1000, 1) / ((C.gamma + C.delta) * 1000.0 + C.lambda);
         assert!((thin[1].relative - expect).abs() < 1e-12, "{thin:?}");
+    }
+
+    /// Outputs under weak scaling: the file system's aggregate bandwidth caps the writes once
+    /// `n B_r > B_fs` (here beyond 50 ranks), and the metadata server adds `n / R`.
+    #[test]
+    fn outputs_stop_scaling_at_the_file_systems_bandwidth() {
+        let fs = FileSystem::PARALLEL;
+        let o = Outputs {
+            every: 100,
+            checkpoint_every: 0,
+            mu: 1e-9,
+            kappa: 0.0,
+            vtk_bytes: 32,
+            checkpoint_bytes: 72,
+        };
+        let (w, ly) = (1000, 1000);
+        let s = (w * ly) as f64;
+        let at = |n: usize| o.seconds_per_step(&fs, n * w, ly, n);
+        let expect = |n: f64, b: f64| (1e-9 * s + 1e-2 + n / 2e4 + n * 32.0 * s / b) / 100.0;
+        assert!((at(1) - expect(1.0, 2e9)).abs() < 1e-15, "{}", at(1));
+        assert!((at(1024) - expect(1024.0, 100e9)).abs() < 1e-12, "{}", at(1024));
+        let p = weak_scaling(&C, (w, ly), &[1, 16, 1024], Some((&o, &fs)));
+        assert!(p[1].relative > 0.99 * p[0].relative, "{p:?}");
+        assert!(p[2].relative < 0.9, "{p:?}");
+        assert_eq!(p[2].t_io, at(1024));
     }
 
     /// The network terms: two messages of `H·Q` values per row each way.

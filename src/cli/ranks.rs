@@ -5,7 +5,10 @@
 //! `T ≈ max{T_a, T_b}` with `T_a = α Lx Ly + β Lx` (bulk) and `T_b = γ Ly + δ Ly + λ`
 //! (borders and communication), its coefficients measured by short runs here, and the strong-
 //! and weak-scaling curves it predicts over EDR InfiniBand (1.5 µs, 12 GB/s — the network
-//! assumed for cluster predictions) and over this machine's loopback, beside the measured step.
+//! assumed for cluster predictions) and over this machine's loopback, beside the measured step,
+//! with the cost of outputs and checkpoints (each rank computing its moments and writing its
+//! VTK piece and its shard) on a parallel file system (100 GB/s aggregate, 2 GB/s per process,
+//! [`FileSystem::PARALLEL`]) and on this machine's disk, measured.
 
 use std::sync::Arc;
 
@@ -14,7 +17,7 @@ use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
 use lbm::mpi_ring::{self, bench_ranks};
-use lbm::scaling::{self, Network, Prediction};
+use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
 use super::bench::{open_options, Backend, BenchArgs, Which};
@@ -22,8 +25,29 @@ use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{dispatch, CliError, Generic, LayoutArg, Precision};
 
-/// Rank counts of the predicted curves when none are given.
-const DEFAULT_RANKS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+/// Rank counts of the predicted curves when none are given: to 1024.
+const DEFAULT_RANKS: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
+
+/// Steps between outputs, and between checkpoints, in the predictions.
+const OUTPUT_EVERY: u64 = 1000;
+/// See [`OUTPUT_EVERY`].
+const CHECKPOINT_EVERY: u64 = 10_000;
+
+/// Bytes written to measure this machine's file system.
+const DISK_PROBE_BYTES: usize = 64 << 20;
+
+/// This machine's file system, measured: a file of [`DISK_PROBE_BYTES`] written and synced
+/// in the system's temporary directory.
+fn measure_disk() -> Result<FileSystem, CliError> {
+    let path = std::env::temp_dir().join(format!("lbm-disk-probe-{}", std::process::id()));
+    let data = vec![1u8; DISK_PROBE_BYTES];
+    let t0 = std::time::Instant::now();
+    let written = lbm::io::write_atomically(&path, &[&data]);
+    let secs = t0.elapsed().as_secs_f64();
+    let _ = std::fs::remove_file(&path);
+    written.map_err(|source| lbm::output::OutputError::Io { path, source })?;
+    Ok(FileSystem::measured(DISK_PROBE_BYTES, secs))
+}
 
 /// Runs the benchmark for the models of `a`, in its first layout and precision.
 pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError> {
@@ -163,29 +187,58 @@ impl<M: Model> Generic for Job<'_, M> {
             cal.t_other * 1e3,
             cal.ly_other
         );
+        let moments = M::MOMENT_NAMES.len();
+        let outputs = Outputs {
+            every: OUTPUT_EVERY,
+            checkpoint_every: CHECKPOINT_EVERY,
+            mu: cal.mu,
+            kappa: cal.kappa,
+            // The scalars and the velocity as a 3-vector, f64.
+            vtk_bytes: 8 * (moments + usize::from(M::MOMENT_NAMES.contains(&"ux"))),
+            checkpoint_bytes: M::Q * T::BYTES,
+        };
+        let disk = measure_disk()?;
+        println!(
+            "  outputs every {OUTPUT_EVERY} steps (moments: μ = {:.3e} s/site; VTK piece: {} \
+             B/site), checkpoints every {CHECKPOINT_EVERY} (κ = {:.3e} s/site; shard: {} B/site)",
+            outputs.mu, outputs.vtk_bytes, outputs.kappa, outputs.checkpoint_bytes
+        );
         let loopback = Network::from_loopback(t.halo_bytes, t.exchange_only, 1e-6);
-        for (name, net) in [
-            ("EDR InfiniBand (1.5 µs, 12 GB/s)", Network::INFINIBAND_EDR),
-            ("this machine's loopback (fitted, ℓ = 1 µs)", loopback),
+        for (name, net, fs_name, fs) in [
+            (
+                "EDR InfiniBand (1.5 µs, 12 GB/s)",
+                Network::INFINIBAND_EDR,
+                "a parallel file system (assumed: 100 GB/s aggregate, 2 GB/s per rank, 20 000 \
+                 files/s, 10 ms per file)",
+                FileSystem::PARALLEL,
+            ),
+            (
+                "this machine's loopback (fitted, ℓ = 1 µs)",
+                loopback,
+                "this machine's disk (measured, shared by every rank)",
+                disk,
+            ),
         ] {
             let cn = c.with_network(&net, M::HALO, M::Q, T::BYTES);
             println!(
                 "  network {name}: δ = {:.3e} s/row, λ = {:.3e} s; predicted step on {} rank(s) \
-                 {:.3} ms, measured {:.3} ms",
+                 {:.3} ms, measured {:.3} ms; outputs to {fs_name}: {:.2} GB/s",
                 cn.delta,
                 cn.lambda,
                 t.ranks,
                 cn.step_time(lx, ly, t.ranks) * 1e3,
-                t.with_exchange * 1e3
+                t.with_exchange * 1e3,
+                fs.bandwidth / 1e9
             );
+            let io = Some((&outputs, &fs));
             table(
                 &format!("strong scaling, {lx}×{ly}"),
-                &scaling::strong_scaling(&cn, lx, ly, M::HALO, self.ranks),
+                &scaling::strong_scaling(&cn, (lx, ly), M::HALO, self.ranks, io),
             );
             let per_rank = lx / self.ranks.first().copied().unwrap_or(1).max(1);
             table(
                 &format!("weak scaling, {per_rank}×{ly} per rank"),
-                &scaling::weak_scaling(&cn, per_rank, ly, self.ranks),
+                &scaling::weak_scaling(&cn, (per_rank, ly), self.ranks, io),
             );
         }
         Ok(())
@@ -195,17 +248,18 @@ impl<M: Model> Generic for Job<'_, M> {
 fn table(title: &str, rows: &[Prediction]) {
     println!("    {title}");
     println!(
-        "    {:>6} {:>8} {:>11} {:>11} {:>11} {:>9} {:>9}",
-        "ranks", "LX", "T_a ms", "T_b ms", "T ms", "rel.", "MLUPS"
+        "    {:>6} {:>8} {:>11} {:>11} {:>11} {:>11} {:>9} {:>10}",
+        "ranks", "LX", "T_a ms", "T_b ms", "T ms", "T_io ms", "rel.", "MLUPS"
     );
     for p in rows {
         println!(
-            "    {:>6} {:>8} {:>11.4} {:>11.4} {:>11.4} {:>9.3} {:>9.1}",
+            "    {:>6} {:>8} {:>11.4} {:>11.4} {:>11.4} {:>11.4} {:>9.3} {:>10.1}",
             p.ranks,
             p.lx,
             p.t_a * 1e3,
             p.t_b * 1e3,
             p.t * 1e3,
+            p.t_io * 1e3,
             p.relative,
             p.mlups
         );
