@@ -148,7 +148,10 @@ fn a_checkpoint_is_a_manifest_and_its_shards() {
     let now = shards(dir.path());
     assert_eq!(now.len(), 1, "{now:?}");
     assert_ne!(now[0], shard);
-    assert_eq!(read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap().header.step, 10);
+    assert_eq!(
+        read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap().header.step,
+        10
+    );
 }
 
 #[test]
@@ -184,7 +187,9 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         std::fs::copy(&other_shard, shard).unwrap();
     });
     assert!(
-        foreign.to_string().contains("belongs to another checkpoint"),
+        foreign
+            .to_string()
+            .contains("belongs to another checkpoint"),
         "{foreign}"
     );
     let foreign_manifest = refused(|path, _| {

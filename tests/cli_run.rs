@@ -396,7 +396,14 @@ fn damaged_and_foreign_checkpoints_are_refused() {
     fails(
         &[
             TG,
-            &["--steps", "40", "--out", s(out.path()), "--resume", s(&gone)],
+            &[
+                "--steps",
+                "40",
+                "--out",
+                s(out.path()),
+                "--resume",
+                s(&gone),
+            ],
         ]
         .concat(),
         &["damaged", "incomplete"],

@@ -363,8 +363,14 @@ fn resumes_on_any_rank_count<M: lbm::Model>(case: &str, size: [&str; 2]) {
     // One process continues the 2-rank run in its own directory: the series goes on.
     assert!(resume(1, d[1]).contains("resumed at step 100"));
     for dir in [d[2], d[1]] {
-        assert!(state(dir) == want.0, "{case}: the checkpoint in {dir} differs");
-        assert!(vtk(dir, 200) == want.1, "{case}: the VTK dataset in {dir} differs");
+        assert!(
+            state(dir) == want.0,
+            "{case}: the checkpoint in {dir} differs"
+        );
+        assert!(
+            vtk(dir, 200) == want.1,
+            "{case}: the VTK dataset in {dir} differs"
+        );
     }
     let series = std::fs::read_to_string(format!("{}/{case}.pvd", d[1])).unwrap();
     for step in [0, 100, 200] {
@@ -422,7 +428,11 @@ fn no_rank_holds_the_global_lattice() {
         ];
         let out = mpiexec_program(ranks, lbm, &args);
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         peaks(&stdout)
     };
     let single = run(1);

@@ -279,7 +279,12 @@ impl<T: Real> Boundaries<T> {
     /// Compiles `spec` for model `M` on a lattice of shape `d` stored in layout `L`.
     pub fn compile<M: Model, L: Layout>(spec: &BoundarySpec, d: &Dims) -> Result<Self, LbmError> {
         check_spec::<M>(spec, d)?;
-        Ok(Self::compile_columns::<M, L>(spec, d, 0..d.lx, spec.left.is_none()))
+        Ok(Self::compile_columns::<M, L>(
+            spec,
+            d,
+            0..d.lx,
+            spec.left.is_none(),
+        ))
     }
 
     /// Compiles `spec` (checked for the global lattice of shape `global`) for its global
@@ -386,25 +391,25 @@ impl<T: Real> Boundaries<T> {
 /// shape `d` crosses, if any. A link that crosses a y-wall counts for it even at a corner, so
 /// that the lid's corrections of a corner site cancel in pairs and mass is conserved.
 fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, y: usize, c: [i32; 2]) -> Option<Wall> {
-        let sx = x as isize - c[0] as isize;
-        let sy = y as isize - c[1] as isize;
-        let (lx, ly) = (d.lx as isize, d.ly as isize);
-        if let (Some(b), Some(t)) = (spec.bottom, spec.top) {
-            if sy < 0 {
-                return Some(b);
-            }
-            if sy >= ly {
-                return Some(t);
-            }
+    let sx = x as isize - c[0] as isize;
+    let sy = y as isize - c[1] as isize;
+    let (lx, ly) = (d.lx as isize, d.ly as isize);
+    if let (Some(b), Some(t)) = (spec.bottom, spec.top) {
+        if sy < 0 {
+            return Some(b);
         }
-        if let (Some(l), Some(r)) = (spec.left, spec.right) {
-            if sx < 0 {
-                return Some(l);
-            }
-            if sx >= lx {
-                return Some(r);
-            }
+        if sy >= ly {
+            return Some(t);
         }
+    }
+    if let (Some(l), Some(r)) = (spec.left, spec.right) {
+        if sx < 0 {
+            return Some(l);
+        }
+        if sx >= lx {
+            return Some(r);
+        }
+    }
     let (wx, wy) = (sx.rem_euclid(lx) as usize, sy.rem_euclid(ly) as usize);
     spec.solid
         .as_ref()

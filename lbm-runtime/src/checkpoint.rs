@@ -191,7 +191,9 @@ pub(crate) fn new_run() -> u64 {
 
 /// The file of shard `rank` of `ranks` of the checkpoint `path` written as `run`.
 pub(crate) fn shard_name(path: &Path, run: &str, rank: usize, ranks: usize) -> String {
-    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     format!("{name}.{run}-{rank}of{ranks}")
 }
 
@@ -331,7 +333,11 @@ fn remove_stale_shards(path: &Path, kept: &CheckpointHeader) {
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return;
     };
-    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
     let prefix = format!("{}.", name.to_string_lossy());
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -406,13 +412,22 @@ fn check_shard<M: Model, T: Real>(
     let f = File::open(file).map_err(|e| {
         corrupt(
             manifest,
-            format!("its shard {} cannot be read ({e}): the checkpoint is incomplete", s.file),
+            format!(
+                "its shard {} cannot be read ({e}): the checkpoint is incomplete",
+                s.file
+            ),
         )
     })?;
     let len = f.metadata().map_err(io_err(file))?.len();
     let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), SHARD_MAGIC, file)?;
     let expected = (s.x1 - s.x0) * m.ly * M::Q * T::BYTES;
-    let same = (h.model == m.model, h.lx == m.lx, h.ly == m.ly, h.step == m.step, h.run == m.run);
+    let same = (
+        h.model == m.model,
+        h.lx == m.lx,
+        h.ly == m.ly,
+        h.step == m.step,
+        h.run == m.run,
+    );
     if same != (true, true, true, true, true) || (h.x0, h.x1, h.crc32) != (s.x0, s.x1, s.crc32) {
         return Err(mismatch(
             manifest,

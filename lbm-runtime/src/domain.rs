@@ -216,8 +216,16 @@ pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
         let (a, b) = (k * w / windows, (k + 1) * w / windows);
         let mut window = Slab::<M, L, T>::cut(g, xs.start + a..xs.start + b, Scheme::TwoCopy)?;
         window.import(&read(a..b)?)?;
-        let left = if a == 0 { around[LEFT].clone() } else { read(a - h..a)? };
-        let right = if b == w { around[RIGHT].clone() } else { read(b..b + h)? };
+        let left = if a == 0 {
+            around[LEFT].clone()
+        } else {
+            read(a - h..a)?
+        };
+        let right = if b == w {
+            around[RIGHT].clone()
+        } else {
+            read(b..b + h)?
+        };
         window.set_halo(LEFT, &left);
         window.set_halo(RIGHT, &right);
         for (j, field) in out.iter_mut().enumerate() {
@@ -312,7 +320,11 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
 
     /// The slab of the global columns `xs` of `g`, at rest, its boundaries compiled for those
     /// columns alone (a rank's slab, or a part of it: [`crate::hetero::SplitSlab`]).
-    pub(crate) fn cut(g: &GlobalSpec<M>, xs: Range<usize>, scheme: Scheme) -> Result<Self, LbmError> {
+    pub(crate) fn cut(
+        g: &GlobalSpec<M>,
+        xs: Range<usize>,
+        scheme: Scheme,
+    ) -> Result<Self, LbmError> {
         let mut lattice = Lattice::new(
             xs.len(),
             g.ly,

@@ -173,7 +173,10 @@ fn moments_match<L: Layout>(ring: &SlabRing<TestD2Q9, L, f64>, single: &Lattice<
         for (j, field) in m.iter().enumerate() {
             let want = &single.moment_field_at(j)[xs.start * ly..xs.end * ly];
             assert!(
-                field.iter().zip(want).all(|(a, b)| a.to_bits() == b.to_bits()),
+                field
+                    .iter()
+                    .zip(want)
+                    .all(|(a, b)| a.to_bits() == b.to_bits()),
                 "moment {j} of slab {r} of {n} ({})",
                 L::NAME
             );

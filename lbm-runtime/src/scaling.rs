@@ -224,7 +224,12 @@ impl Coefficients {
         }
     }
 
-    fn predict(&self, (lx, ly, ranks): (usize, usize, usize), io: Io<'_>, reference: f64) -> Prediction {
+    fn predict(
+        &self,
+        (lx, ly, ranks): (usize, usize, usize),
+        io: Io<'_>,
+        reference: f64,
+    ) -> Prediction {
         let (t_a, t_b) = self.terms(lx, ly, ranks);
         let t = t_a.max(t_b);
         let t_io = io_time(io, lx, ly, ranks);
@@ -446,7 +451,11 @@ mod tests {
         let at = |n: usize| o.seconds_per_step(&fs, n * w, ly, n);
         let expect = |n: f64, b: f64| (1e-9 * s + 1e-2 + n / 2e4 + n * 32.0 * s / b) / 100.0;
         assert!((at(1) - expect(1.0, 2e9)).abs() < 1e-15, "{}", at(1));
-        assert!((at(1024) - expect(1024.0, 100e9)).abs() < 1e-12, "{}", at(1024));
+        assert!(
+            (at(1024) - expect(1024.0, 100e9)).abs() < 1e-12,
+            "{}",
+            at(1024)
+        );
         let p = weak_scaling(&C, (w, ly), &[1, 16, 1024], Some((&o, &fs)));
         assert!(p[1].relative > 0.99 * p[0].relative, "{p:?}");
         assert!(p[2].relative < 0.9, "{p:?}");

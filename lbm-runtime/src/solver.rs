@@ -329,7 +329,8 @@ pub trait Solver {
                         payload_bytes: ((x1 - x0)
                             * e.plane_sites()
                             * <Self::Model as Model>::Q
-                            * <Self::Real as Real>::BYTES) as u64,
+                            * <Self::Real as Real>::BYTES)
+                            as u64,
                         crc32: crcs[r] as u32,
                     }
                 })

@@ -79,10 +79,16 @@ fn appended(values: &[f64], zlib: bool) -> Vec<u8> {
         .chunks(BLOCK)
         .map(|b| {
             let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
-            z.write_all(b).and_then(|()| z.finish()).expect("compressing into memory")
+            z.write_all(b)
+                .and_then(|()| z.finish())
+                .expect("compressing into memory")
         })
         .collect();
-    let mut header = vec![blocks.len() as u64, BLOCK as u64, (raw.len() % BLOCK) as u64];
+    let mut header = vec![
+        blocks.len() as u64,
+        BLOCK as u64,
+        (raw.len() % BLOCK) as u64,
+    ];
     header.extend(blocks.iter().map(|b| b.len() as u64));
     let mut out: Vec<u8> = header.iter().flat_map(|h| h.to_le_bytes()).collect();
     out.extend(blocks.concat());
@@ -200,7 +206,12 @@ impl Series {
         if let Ok(text) = std::fs::read_to_string(path) {
             s.steps = text
                 .lines()
-                .filter_map(|l| Some((attribute(l, "timestep")?.parse().ok()?, attribute(l, "file")?)))
+                .filter_map(|l| {
+                    Some((
+                        attribute(l, "timestep")?.parse().ok()?,
+                        attribute(l, "file")?,
+                    ))
+                })
                 .filter(|(t, _)| *t <= step)
                 .collect();
         }
@@ -270,7 +281,8 @@ pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
         let bytes = std::fs::read(&piece_path).map_err(io(&piece_path))?;
         for (k, (name, comps, values)) in read_piece(&bytes).map_err(bad)?.into_iter().enumerate() {
             if out.arrays.len() <= k {
-                out.arrays.push((name.clone(), comps, vec![0.0; lx * ly * comps]));
+                out.arrays
+                    .push((name.clone(), comps, vec![0.0; lx * ly * comps]));
             }
             let nx = e[1] - e[0];
             for y in 0..ly {
@@ -302,7 +314,12 @@ fn read_piece(bytes: &[u8]) -> Result<Vec<(String, usize, Vec<f64>)>, String> {
     let start = bytes
         .windows(13)
         .position(|w| w == b"<AppendedData")
-        .and_then(|p| bytes[p..].iter().position(|&b| b == b'_').map(|q| p + q + 1))
+        .and_then(|p| {
+            bytes[p..]
+                .iter()
+                .position(|&b| b == b'_')
+                .map(|q| p + q + 1)
+        })
         .ok_or("no appended data")?;
     let head = String::from_utf8_lossy(&bytes[..start]);
     let zlib = head.contains("vtkZLibDataCompressor");
@@ -318,8 +335,12 @@ fn read_piece(bytes: &[u8]) -> Result<Vec<(String, usize, Vec<f64>)>, String> {
     let mut out = Vec::new();
     for line in head.lines().filter(|l| l.contains("<DataArray ")) {
         let name = attribute(line, "Name").ok_or("an array without a name")?;
-        let comps = attribute(line, "NumberOfComponents").and_then(|c| c.parse().ok()).unwrap_or(1);
-        let offset: usize = attribute(line, "offset").and_then(|o| o.parse().ok()).ok_or("no offset")?;
+        let comps = attribute(line, "NumberOfComponents")
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(1);
+        let offset: usize = attribute(line, "offset")
+            .and_then(|o| o.parse().ok())
+            .ok_or("no offset")?;
         let raw = if zlib {
             let blocks = u64_at(offset)? as usize;
             let sizes: Vec<usize> = (0..blocks)
