@@ -121,8 +121,7 @@ fn refused(edit: impl FnOnce(&Path, &Path)) -> CheckpointError {
     edit(&path, &shard);
     read_checkpoint::<D2Q9Bgk, f64>(&path)
         .and_then(|c| c.columns(0..16))
-        .err()
-        .expect("a damaged checkpoint must be refused")
+        .expect_err("a damaged checkpoint must be refused")
 }
 
 fn edit_bytes(path: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
