@@ -56,6 +56,19 @@ fn mpiexec_program(ranks: usize, program: &std::path::Path, args: &[&str]) -> Ou
     mpiexec_argv(&argv)
 }
 
+/// Runs `lbm args…` on `ranks` ranks and expects success; returns what it printed.
+fn lbm_ok(ranks: usize, args: &[&str]) -> String {
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let out = mpiexec_program(ranks, lbm, args);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "lbm {args:?} on {ranks} ranks: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// Runs `mpiexec argv…` (one program, or several separated by `:`), killing it after
 /// [`TIMEOUT`].
 fn mpiexec_argv(argv: &[String]) -> Output {
@@ -196,11 +209,10 @@ fn d2q9_and_d2q37_on_2_and_3_hetero_ranks_match_the_single_process_run() {
 }
 
 /// `mpiexec -n 2 lbm run taylor-green --backend gpu|hetero --scheme in-place` gives the
-/// diagnostics of the single-process two-copy CPU run, to 1e-12 (hetero: the split tuned per
-/// rank).
+/// diagnostics and the VTK dataset (each rank's piece, joined) of the single-process two-copy
+/// CPU run, to 1e-12 (hetero: the split tuned per rank).
 #[test]
 fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
-    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let csv = |ranks: usize, backend: &str, scheme: &str, dir: &tempfile::TempDir| {
         let args = [
@@ -218,20 +230,12 @@ fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
             scheme,
             "--images",
             "",
-            "--vtk",
-            "false",
             "--backend",
             backend,
             "--out",
             dir.path().to_str().unwrap(),
         ];
-        let out = mpiexec_program(ranks, lbm, &args);
-        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        assert!(
-            out.status.success(),
-            "lbm {args:?} on {ranks} ranks: {stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let stdout = lbm_ok(ranks, &args);
         let text = std::fs::read_to_string(dir.path().join("taylor-green_diagnostics.csv"));
         (stdout, text.unwrap())
     };
@@ -259,6 +263,18 @@ fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
                     "{backend}: {a:?}\n{b:?}"
                 );
             }
+        }
+        // The ranks' VTK pieces, joined, hold the single process's fields.
+        let vtk = |d: &tempfile::TempDir| {
+            let pvti = d.path().join("taylor-green_00000200.pvti");
+            lbm::output::vtk::read_joined(&pvti).expect("a VTK dataset")
+        };
+        let (want, got) = (vtk(&dirs[0]), vtk(dir));
+        assert_eq!((want.lx, want.ly), (got.lx, got.ly));
+        for (a, b) in want.arrays.iter().zip(&got.arrays) {
+            assert_eq!((&a.0, a.1), (&b.0, b.1));
+            let close = a.2.iter().zip(&b.2).all(|(x, y)| (x - y).abs() <= 1e-12);
+            assert!(close, "{backend}: field {} differs", a.0);
         }
     }
 }
@@ -295,7 +311,6 @@ fn checkpoint_state<M: lbm::Model>(path: &str) -> (u64, Vec<u64>) {
 /// (the `.pvti` joining the ranks' pieces) — and a run continued in its directory continues
 /// its `.pvd` series.
 fn resumes_on_any_rank_count<M: lbm::Model>(case: &str, size: [&str; 2]) {
-    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let d: Vec<&str> = dirs.iter().map(|d| d.path().to_str().unwrap()).collect();
     let common = [
@@ -304,17 +319,7 @@ fn resumes_on_any_rank_count<M: lbm::Model>(case: &str, size: [&str; 2]) {
         &["--lx", "48", "--images", "", "--output-every", "100"][..],
     ]
     .concat();
-    let run = |ranks: usize, extra: &[&str]| {
-        let args = [&common[..], extra].concat();
-        let out = mpiexec_program(ranks, lbm, &args);
-        assert!(
-            out.status.success(),
-            "lbm {args:?} on {ranks} ranks: {}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).to_string()
-    };
+    let run = |ranks: usize, extra: &[&str]| lbm_ok(ranks, &[&common[..], extra].concat());
     let single = [
         "--steps",
         "200",
@@ -403,7 +408,6 @@ fn peaks(summary: &str) -> Vec<f64> {
 /// rank builds, gathers or writes anything of the global lattice's size.
 #[test]
 fn no_rank_holds_the_global_lattice() {
-    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let run = |ranks: usize| {
         let dir = tempfile::tempdir().unwrap();
         let args = [
@@ -426,14 +430,7 @@ fn no_rank_holds_the_global_lattice() {
             "--out",
             dir.path().to_str().unwrap(),
         ];
-        let out = mpiexec_program(ranks, lbm, &args);
-        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        assert!(
-            out.status.success(),
-            "{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        peaks(&stdout)
+        peaks(&lbm_ok(ranks, &args))
     };
     let single = run(1);
     assert_eq!(single.len(), 1);
