@@ -228,8 +228,8 @@ pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
         };
         window.set_halo(LEFT, &left);
         window.set_halo(RIGHT, &right);
-        for (j, field) in out.iter_mut().enumerate() {
-            field.extend(window.lattice().moment_field_at(j));
+        for (field, window) in out.iter_mut().zip(window.lattice().moment_fields()) {
+            field.extend(window);
         }
     }
     Ok(out)

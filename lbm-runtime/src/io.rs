@@ -3,13 +3,21 @@
 //! previous file or the new one, never a truncated mixture.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-/// Writes the concatenation of `parts` to a temporary file beside `path`, flushes it to disk
+/// Writes the concatenation of `parts` to `path` atomically ([`write_atomically_with`]).
+pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+    write_atomically_with(path, |w| parts.iter().try_for_each(|p| w.write_all(p)))
+}
+
+/// Writes what `write` writes (buffered) to a temporary file beside `path`, flushes it to disk
 /// (fsync), renames it over `path` and syncs the directory. On failure the temporary file is
 /// removed and `path` is untouched.
-pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -26,10 +34,9 @@ pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
         std::process::id()
     ));
     let result = (|| {
-        let mut file = File::create(&tmp)?;
-        for p in parts {
-            file.write_all(p)?;
-        }
+        let mut file = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        write(&mut file)?;
+        let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         fs::rename(&tmp, path)?;
         File::open(dir)?.sync_all()

@@ -343,17 +343,44 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// The field of moment `j` (order of `M::MOMENT_NAMES`), as [`Lattice::moment_field`].
     pub(crate) fn moment_field_at(&self, j: usize) -> Vec<f64> {
+        self.moment_fields_of(&[j]).swap_remove(0)
+    }
+
+    /// Every moment field (order of `M::MOMENT_NAMES`), as [`Lattice::moment_field`], in one
+    /// pass over the sites.
+    pub(crate) fn moment_fields(&self) -> Vec<Vec<f64>> {
+        self.moment_fields_of(&(0..M::MOMENT_NAMES.len()).collect::<Vec<_>>())
+    }
+
+    /// The fields of the moments `js`, each site's populations pulled once for all of them,
+    /// the columns in parallel.
+    fn moment_fields_of(&self, js: &[usize]) -> Vec<Vec<f64>> {
         let d = self.d;
-        let mut out = vec![0.0; d.lx * d.ly];
-        out.par_chunks_mut(d.ly).enumerate().for_each(|(x, col)| {
-            let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
-            for (y, v) in col.iter_mut().enumerate() {
-                if !self.bc.is_solid(&d, x, y) {
-                    self.moments(x, y, &mut m).expect("site inside the lattice");
-                    *v = m[j].to_f64();
-                }
+        let mut out = vec![vec![0.0; d.lx * d.ly]; js.len()];
+        let mut columns: Vec<Vec<&mut [f64]>> = (0..d.lx).map(|_| Vec::new()).collect();
+        for field in &mut out {
+            for (col, c) in columns.iter_mut().zip(field.chunks_mut(d.ly)) {
+                col.push(c);
             }
-        });
+        }
+        columns
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(x, mut fields)| {
+                let mut g = vec![T::default(); M::Q];
+                let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
+                for y in 0..d.ly {
+                    if self.bc.is_solid(&d, x, y) {
+                        continue;
+                    }
+                    self.pre_collision(x, y, &mut g)
+                        .expect("site inside the lattice");
+                    M::moments(&g, &self.params, &mut m);
+                    for (f, &j) in fields.iter_mut().zip(js) {
+                        f[y] = m[j].to_f64();
+                    }
+                }
+            });
         out
     }
 

@@ -468,9 +468,7 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     }
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
-        Ok((0..M::MOMENT_NAMES.len())
-            .map(|j| self.moment_field_at(j))
-            .collect())
+        Ok(self.moment_fields())
     }
 
     fn check(&self) -> Result<(), Error> {

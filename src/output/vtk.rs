@@ -38,26 +38,17 @@ fn array_names(f: &Fields) -> Vec<(&'static str, usize)> {
     out
 }
 
-/// The arrays of a piece, made one at a time: name, components, values cell after cell (x
-/// fastest).
-fn arrays(f: &Fields) -> impl Iterator<Item = (&'static str, usize, Vec<f64>)> + '_ {
+/// The values of the array `name` of `f` (a moment, or the velocity `(u_x, u_y, 0)`), cell
+/// after cell (x fastest), components together.
+fn cells<'a>(f: &'a Fields, name: &str) -> Box<dyn Iterator<Item = f64> + 'a> {
     let (nx, ly) = (f.planes().len(), f.ly);
-    let cells = move |fields: &[&[f64]]| -> Vec<f64> {
-        let mut out = Vec::with_capacity(nx * ly * fields.len());
-        for y in 0..ly {
-            for x in 0..nx {
-                out.extend(fields.iter().map(|v| v[x * ly + y]));
-            }
+    let at = move |v: &'a [f64]| (0..ly).flat_map(move |y| (0..nx).map(move |x| v[x * ly + y]));
+    match (name, f.moment("ux"), f.moment("uy")) {
+        ("velocity", Some(ux), Some(uy)) => {
+            Box::new(at(ux).zip(at(uy)).flat_map(|(a, b)| [a, b, 0.0]))
         }
-        out
-    };
-    array_names(f).into_iter().map(move |(name, comps)| {
-        let values = match (name, f.moment("ux"), f.moment("uy")) {
-            ("velocity", Some(ux), Some(uy)) => cells(&[ux, uy, &vec![0.0; f.len()]]),
-            _ => cells(&[f.moment(name).expect("a listed moment")]),
-        };
-        (name, comps, values)
-    })
+        _ => Box::new(at(f.moment(name).expect("a listed moment"))),
+    }
 }
 
 /// The point extent of the cells of `planes` of a lattice `ly` high.
@@ -65,40 +56,50 @@ fn extent(planes: &Range<usize>, ly: usize) -> String {
     format!("{} {} 0 {ly} 0 0", planes.start, planes.end)
 }
 
-/// One array's bytes in appended data: a `UInt64` byte count and the values, or, compressed,
-/// the block header `[blocks, block size, last block size, compressed sizes…]` and the blocks.
-fn appended(values: &[f64], zlib: bool) -> Vec<u8> {
-    if !zlib {
-        let mut out = Vec::with_capacity(8 + 8 * values.len());
-        out.extend((8 * values.len() as u64).to_le_bytes());
-        out.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-        return out;
+/// `values` compressed with zlib in blocks of [`BLOCK`] bytes, behind the header `[blocks,
+/// block size, last block size, compressed sizes…]` of `vtkZLibDataCompressor`.
+fn compressed(values: impl Iterator<Item = f64>) -> Vec<u8> {
+    let mut blocks = Vec::new();
+    let mut raw = Vec::with_capacity(BLOCK);
+    let mut total = 0usize;
+    let flush = |raw: &mut Vec<u8>, blocks: &mut Vec<Vec<u8>>| {
+        let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
+        let done = z.write_all(raw).and_then(|()| z.finish());
+        blocks.push(done.expect("compressing into memory"));
+        raw.clear();
+    };
+    for v in values {
+        raw.extend(v.to_le_bytes());
+        total += 8;
+        if raw.len() == BLOCK {
+            flush(&mut raw, &mut blocks);
+        }
     }
-    let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let blocks: Vec<Vec<u8>> = raw
-        .chunks(BLOCK)
-        .map(|b| {
-            let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
-            z.write_all(b)
-                .and_then(|()| z.finish())
-                .expect("compressing into memory")
-        })
-        .collect();
-    let mut header = vec![
-        blocks.len() as u64,
-        BLOCK as u64,
-        (raw.len() % BLOCK) as u64,
-    ];
+    if !raw.is_empty() {
+        flush(&mut raw, &mut blocks);
+    }
+    let mut header = vec![blocks.len() as u64, BLOCK as u64, (total % BLOCK) as u64];
     header.extend(blocks.iter().map(|b| b.len() as u64));
     let mut out: Vec<u8> = header.iter().flat_map(|h| h.to_le_bytes()).collect();
     out.extend(blocks.concat());
     out
 }
 
-/// The `.vti` file of the piece `f` (the columns it holds), as the parts written one after the
-/// other: the XML, then each array's appended data (never joined in memory).
-pub fn piece(f: &Fields, zlib: bool) -> Vec<Vec<u8>> {
+/// Writes the `.vti` file of the piece `f` (the columns it holds) to `path`, atomically,
+/// streaming the values (compressed, each array is compressed first, its size being in the
+/// XML before it).
+pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputError> {
     let ext = extent(&f.planes(), f.ly);
+    let names = array_names(f);
+    let packed: Vec<Vec<u8>> = if zlib {
+        names.iter().map(|(n, _)| compressed(cells(f, n))).collect()
+    } else {
+        Vec::new()
+    };
+    let size = |k: usize, comps: usize| match packed.get(k) {
+        Some(p) => p.len(),
+        None => 8 + 8 * comps * f.len(),
+    };
     let compressor = if zlib {
         r#" compressor="vtkZLibDataCompressor""#
     } else {
@@ -111,21 +112,40 @@ pub fn piece(f: &Fields, zlib: bool) -> Vec<Vec<u8>> {
          Extent=\"{ext}\">\n      <CellData{}>\n",
         attributes(f)
     );
-    let mut parts = vec![Vec::new()];
     let mut offset = 0;
-    for (name, comps, values) in arrays(f) {
+    for (k, (name, comps)) in names.iter().enumerate() {
         xml += &format!(
             "        <DataArray type=\"Float64\" Name=\"{name}\" NumberOfComponents=\"{comps}\" \
              format=\"appended\" offset=\"{offset}\"/>\n"
         );
-        let data = appended(&values, zlib);
-        offset += data.len();
-        parts.push(data);
+        offset += size(k, *comps);
     }
     xml += "      </CellData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n_";
-    parts[0] = xml.into_bytes();
-    parts.push(b"\n  </AppendedData>\n</VTKFile>\n".to_vec());
-    parts
+    let written = crate::io::write_atomically_with(path, |w| {
+        w.write_all(xml.as_bytes())?;
+        for (k, (name, comps)) in names.iter().enumerate() {
+            match packed.get(k) {
+                Some(p) => w.write_all(p)?,
+                None => {
+                    w.write_all(&(8 * comps * f.len()).to_le_bytes())?;
+                    let mut buf = Vec::with_capacity(BLOCK);
+                    for v in cells(f, name) {
+                        buf.extend(v.to_le_bytes());
+                        if buf.len() == BLOCK {
+                            w.write_all(&buf)?;
+                            buf.clear();
+                        }
+                    }
+                    w.write_all(&buf)?;
+                }
+            }
+        }
+        w.write_all(b"\n  </AppendedData>\n</VTKFile>\n")
+    });
+    written.map_err(|source| OutputError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// The active scalar and vector of a piece's cell data.
@@ -164,12 +184,6 @@ pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
     }
     xml += "  </PImageData>\n</VTKFile>\n";
     xml.into_bytes()
-}
-
-/// Writes [`piece`]`(f, zlib)` to `path`, atomically.
-pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputError> {
-    let parts = piece(f, zlib);
-    write_file(path, &parts.iter().map(Vec::as_slice).collect::<Vec<_>>())
 }
 
 /// Writes [`joined`]`(f, sources)` to `path`, atomically.
