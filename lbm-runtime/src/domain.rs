@@ -351,13 +351,24 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.x0
     }
 
-    /// Sets every site to the equilibrium of `moments(x, y)`, `x` a *global* column.
+    /// Sets every site to the equilibrium of `moments(x, y)`, `x` a *global* column (as is
+    /// the column of a refusal).
     pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), LbmError>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
     {
         let x0 = self.x0;
-        self.lattice.set_equilibrium(|x, y| moments(x + x0, y))
+        self.lattice
+            .set_equilibrium(|x, y| moments(x + x0, y))
+            .map_err(|e| match e {
+                LbmError::NonFinite { x, y, what, value } => LbmError::NonFinite {
+                    x: x + x0,
+                    y,
+                    what,
+                    value,
+                },
+                e => e,
+            })
     }
 
     /// Updates the bulk columns (those that read and write no halo).

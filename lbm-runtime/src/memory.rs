@@ -19,6 +19,7 @@
 //!              + 2 · N_m · P · 8              on the root: the fields of the images, sampled
 //!                                             to P ≤ 2048² pixels, gathered and drawn
 //! checkpoint   S · Q · b                      its populations in logical order, for its shard
+//!                                             (when checkpoints are on)
 //! ```
 //!
 //! and compares the sum, times the ranks that share the node, with the smaller of

@@ -489,6 +489,18 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         self.x0..self.x0 + self.slab.width()
     }
 
+    /// Each slab sets its own sites (in place on the host); a refusal on one rank is every
+    /// rank's.
+    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        let set = self
+            .slab
+            .set_equilibrium_at((self.x0, self.spec.ly), &moments);
+        agree(&self.comm, set)
+    }
+
     fn local_populations(&self) -> Result<Vec<T>, Error> {
         self.slab.populations()
     }

@@ -21,7 +21,7 @@
 use crate::domain::{
     bulk_columns, export_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT,
 };
-use crate::solver::Placement;
+use crate::solver::{equilibria, Placement};
 use crate::{Error, Layout, Model, Real, Scheme};
 
 /// A rank's slab on some backend (see the module documentation).
@@ -84,6 +84,18 @@ pub trait SlabBackend: Send {
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<Self::Real>, Error> {
         let per_col = self.populations()?.len() / self.width().max(1);
         Ok(self.populations()?[cols.start * per_col..cols.end * per_col].to_vec())
+    }
+
+    /// Sets every site of the slab — its first global column `x0`, `ly` rows — to the
+    /// equilibrium of `moments(x, y)` (`x` global); by default built in one array and set with
+    /// [`SlabBackend::set_populations`].
+    fn set_equilibrium_at(
+        &mut self,
+        (x0, ly): (usize, usize),
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
+        let f = equilibria::<Self::Model, Self::Real>(x0..x0 + self.width(), ly, moments)?;
+        self.set_populations(&f)
     }
 
     /// Sets the slab's populations from values laid out as [`SlabBackend::populations`]'.
@@ -180,6 +192,15 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, Error> {
         Ok(export_columns(self.lattice(), cols)?)
+    }
+
+    /// In place, site by site.
+    fn set_equilibrium_at(
+        &mut self,
+        _: (usize, usize),
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
+        Ok(self.set_equilibrium(moments)?)
     }
 
     fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {

@@ -257,33 +257,16 @@ pub trait Solver {
     /// coordinates, order of [`Model::MOMENT_NAMES`]); refuses a wrong count or non-finite
     /// moments before changing anything. As for [`crate::Lattice::set_equilibrium`], the
     /// velocity given is the bare one of the equilibrium.
+    ///
+    /// By default the equilibria of the local planes are built in one array and set with
+    /// [`Solver::set_local_populations`]; the host's lattices write them in place.
     fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
     where
-        F: Fn(usize, usize) -> Vec<f64>,
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
     {
-        let (planes, ly) = (self.local_planes(), self.extent().plane_sites());
-        let q = <Self::Model as Model>::Q;
-        let names = <Self::Model as Model>::MOMENT_NAMES;
-        let mut f = vec![Self::Real::default(); planes.len() * ly * q];
-        let mut mt = vec![Self::Real::default(); names.len()];
-        for (s, feq) in f.chunks_exact_mut(q).enumerate() {
-            let (x, y) = (planes.start + s / ly, s % ly);
-            let m = moments(x, y);
-            check_values(m.len(), names.len(), "moments")?;
-            if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-                return Err(LbmError::NonFinite {
-                    x,
-                    y,
-                    what: names[j].to_string(),
-                    value: *v,
-                }
-                .into());
-            }
-            for (a, b) in mt.iter_mut().zip(m) {
-                *a = Self::Real::from_f64(b);
-            }
-            <Self::Model as Model>::equilibrium(&mt, feq);
-        }
+        let planes = self.local_planes();
+        let ly = self.extent().plane_sites();
+        let f = equilibria::<Self::Model, Self::Real>(planes, ly, &moments)?;
         self.set_local_populations(&f)
     }
 
@@ -399,6 +382,37 @@ pub trait Solver {
     }
 }
 
+/// The equilibria of the moments `moments(x, y)` over the sites of the global columns `planes`
+/// of a lattice `ly` high, in logical order `[((x − planes.start)·LY + y)·Q + i]`; refuses a
+/// wrong count or non-finite moments, naming the site.
+pub(crate) fn equilibria<M: Model, T: Real>(
+    planes: Range<usize>,
+    ly: usize,
+    moments: &dyn Fn(usize, usize) -> Vec<f64>,
+) -> Result<Vec<T>, LbmError> {
+    let names = M::MOMENT_NAMES;
+    let mut f = vec![T::default(); planes.len() * ly * M::Q];
+    let mut mt = vec![T::default(); names.len()];
+    for (s, feq) in f.chunks_exact_mut(M::Q).enumerate() {
+        let (x, y) = (planes.start + s / ly, s % ly);
+        let m = moments(x, y);
+        check_values(m.len(), names.len(), "moments")?;
+        if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(LbmError::NonFinite {
+                x,
+                y,
+                what: names[j].to_string(),
+                value: *v,
+            });
+        }
+        for (a, b) in mt.iter_mut().zip(m) {
+            *a = T::from_f64(b);
+        }
+        M::equilibrium(&mt, feq);
+    }
+    Ok(f)
+}
+
 /// The [`Solver`] items a whole lattice (CPU or GPU) answers from its own accessors (`dims`,
 /// `params`, `scheme`, `steps_done`, `set_steps_done`): written once for both, inside their
 /// `impl Solver` blocks (generic parameters `M`, `L`, `T`).
@@ -469,6 +483,14 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
         Ok(self.moment_fields())
+    }
+
+    /// In place, site by site: no array of the lattice's size beside it.
+    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        Ok(self.set_equilibrium(moments)?)
     }
 
     fn check(&self) -> Result<(), Error> {

@@ -30,7 +30,7 @@ pub fn check<C: Case, T: Real>(world: &World, plan: &Plan, case: &C) -> Result<N
 
 /// What rank `rank` of `ranks` holds: what it holds now, its slab (the widest) and the
 /// boundaries of its columns, the fields of its outputs (rank 0: also the sampled fields of the
-/// images) and its shard of a checkpoint.
+/// images) and its shard of a checkpoint when checkpoints are on.
 fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> Need {
     let (lx, ly) = case.size();
     let width = lx.div_ceil(ranks.max(1));
@@ -53,7 +53,11 @@ fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> N
         ),
         boundaries: memory::boundaries::<C::Model, T>(width, ly, obstacles),
         outputs: memory::outputs::<C::Model>(sites, pixels),
-        checkpoint: (sites * C::Model::Q * T::BYTES) as u64,
+        checkpoint: if plan.checkpoint_every > 0 {
+            (sites * C::Model::Q * T::BYTES) as u64
+        } else {
+            0
+        },
     }
 }
 
