@@ -421,14 +421,8 @@ fn check_shard<M: Model, T: Real>(
     let len = f.metadata().map_err(io_err(file))?.len();
     let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), SHARD_MAGIC, file)?;
     let expected = (s.x1 - s.x0) * m.ly * M::Q * T::BYTES;
-    let same = (
-        h.model == m.model,
-        h.lx == m.lx,
-        h.ly == m.ly,
-        h.step == m.step,
-        h.run == m.run,
-    );
-    if same != (true, true, true, true, true) || (h.x0, h.x1, h.crc32) != (s.x0, s.x1, s.crc32) {
+    let ours = (&h.model, h.lx, h.ly, h.step, &h.run) == (&m.model, m.lx, m.ly, m.step, &m.run);
+    if !ours || (h.x0, h.x1, h.crc32) != (s.x0, s.x1, s.crc32) {
         return Err(mismatch(
             manifest,
             format!(

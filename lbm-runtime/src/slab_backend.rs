@@ -82,8 +82,9 @@ pub trait SlabBackend: Send {
     /// [`SlabBackend::populations`]' (by default a slice of them; a backend that can read
     /// part of its state in place does so).
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<Self::Real>, Error> {
-        let per_col = self.populations()?.len() / self.width().max(1);
-        Ok(self.populations()?[cols.start * per_col..cols.end * per_col].to_vec())
+        let all = self.populations()?;
+        let per_col = all.len() / self.width().max(1);
+        Ok(all[cols.start * per_col..cols.end * per_col].to_vec())
     }
 
     /// Sets every site of the slab — its first global column `x0`, `ly` rows — to the

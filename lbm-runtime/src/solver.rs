@@ -235,6 +235,18 @@ pub trait Solver {
         vec![value]
     }
 
+    /// Every process's [`Solver::local_planes`], in rank order, on every process (collective).
+    fn planes_of_ranks(&self) -> Vec<Range<usize>> {
+        let local = self.local_planes();
+        let starts = self.each_rank(local.start as u64);
+        let ends = self.each_rank(local.end as u64);
+        starts
+            .into_iter()
+            .zip(ends)
+            .map(|(a, b)| a as usize..b as usize)
+            .collect()
+    }
+
     /// Every process's `local` (its planes' values, in rank order) concatenated on the root:
     /// `Some` there, `None` elsewhere (collective).
     fn gather_planes<V: Real>(&self, local: Vec<V>) -> Result<Option<Vec<V>>, Error> {
@@ -299,12 +311,11 @@ pub trait Solver {
         }
         let shard = shard?;
         let crcs = self.each_rank(u64::from(shard.crc32));
-        let starts = self.each_rank(planes.start as u64);
-        let ends = self.each_rank(planes.end as u64);
+        let planes = self.planes_of_ranks();
         let written = if self.is_root() {
             let shards = (0..self.ranks())
                 .map(|r| {
-                    let (x0, x1) = (starts[r] as usize, ends[r] as usize);
+                    let (x0, x1) = (planes[r].start, planes[r].end);
                     Shard {
                         file: checkpoint::shard_name(path, &run, r, self.ranks()),
                         x0,

@@ -317,7 +317,7 @@ impl<'a, C: Case> Outputs<'a, C> {
         let images = self.images(solver, &piece)?;
         let name = self.case.name();
         let pieces = format!("{name}_pieces");
-        let source = format!("{pieces}/{name}_{step:08}_{}.vti", solver.rank());
+        let source = |rank: usize| format!("{pieces}/{name}_{step:08}_{rank}.vti");
         if self.plan.vtk {
             let mine = (|| {
                 std::fs::create_dir_all(self.file(pieces.clone())).map_err(|source| {
@@ -326,24 +326,17 @@ impl<'a, C: Case> Outputs<'a, C> {
                         source,
                     }
                 })?;
-                vtk::write_piece(&self.file(source.clone()), &piece, self.plan.vtk_zlib)
+                vtk::write_piece(
+                    &self.file(source(solver.rank())),
+                    &piece,
+                    self.plan.vtk_zlib,
+                )
             })();
             everywhere(solver, mine.map_err(CliError::from))?;
         }
         let sources = if self.plan.vtk {
-            let ranks = solver.each_rank(piece.planes().start as u64);
-            let ends = solver.each_rank(piece.planes().end as u64);
-            ranks
-                .iter()
-                .zip(&ends)
-                .enumerate()
-                .map(|(r, (&a, &b))| {
-                    (
-                        a as usize..b as usize,
-                        format!("{pieces}/{name}_{step:08}_{r}.vti"),
-                    )
-                })
-                .collect()
+            let planes = solver.planes_of_ranks().into_iter();
+            planes.enumerate().map(|(r, p)| (p, source(r))).collect()
         } else {
             Vec::new()
         };
@@ -352,11 +345,8 @@ impl<'a, C: Case> Outputs<'a, C> {
                 return Ok(());
             }
             self.log.push(&d)?;
-            let drawn = images.iter().flat_map(|f| {
-                let names = self.plan.images.iter().flatten();
-                names.map(move |n| (n, f))
-            });
-            for (field, f) in drawn {
+            let drawn = self.plan.images.iter().flatten();
+            for (field, f) in drawn.filter_map(|n| Some((n, images.as_ref()?))) {
                 let values = f.get(field)?;
                 let range = self
                     .case
