@@ -521,15 +521,17 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         let per_col = ly * M::Q;
         // A host slab reads its columns where they lie; other backends read back once.
         let whole = match self.slab.placement() {
-            Placement::Host => None,
-            _ => Some(self.slab.populations()?),
+            Placement::Host => Ok(None),
+            _ => self.slab.populations().map(Some),
         };
         let read = |cols: Range<usize>| match &whole {
-            Some(all) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
-            None => self.slab.populations_of(cols),
+            Ok(Some(all)) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
+            Ok(None) => self.slab.populations_of(cols),
+            Err(e) => Err(LbmError::Shape(format!("reading the slab back: {e}")).into()),
         };
         let h = M::HALO;
-        let borders = [read(0..h)?, read(w - h..w)?];
+        // A rank that cannot read its borders stops every rank before the swap.
+        let borders = agree(&self.comm, (|| Ok([read(0..h)?, read(w - h..w)?]))())?;
         let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
         let swapped = ring_swap(&self.comm, (left, right), borders, 0, |_, _| Ok(()));
         let moments = swapped.and_then(|around| {

@@ -314,7 +314,8 @@ impl<'a, C: Case> Outputs<'a, C> {
         d.max_mach = solver.max_over_ranks(vec![d.max_mach])[0];
         let case_sums = sums[4..].to_vec();
         d.extra = self.case.extra_diagnostics(&case_sums);
-        let images = self.images(solver, &piece)?;
+        // Collective; an error (the root's) is reported with the root's other outputs below.
+        let images = self.images(solver, &piece);
         let name = self.case.name();
         let pieces = format!("{name}_pieces");
         let source = |rank: usize| format!("{pieces}/{name}_{step:08}_{rank}.vti");
@@ -345,6 +346,7 @@ impl<'a, C: Case> Outputs<'a, C> {
                 return Ok(());
             }
             self.log.push(&d)?;
+            let images = images?;
             let drawn = self.plan.images.iter().flatten();
             for (field, f) in drawn.filter_map(|n| Some((n, images.as_ref()?))) {
                 let values = f.get(field)?;
