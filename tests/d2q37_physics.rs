@@ -34,7 +34,7 @@ fn sine_amplitude(field: &[f64], lx: usize, ly: usize, offset: f64) -> f64 {
 }
 
 /// Σ over the lattice of Σ_i f_i φ(c_i), from the populations.
-fn total(lat: &L37, phi: impl Fn([i32; 2]) -> f64) -> f64 {
+fn total(lat: &L37, phi: impl Fn([i32; 3]) -> f64) -> f64 {
     let d = lat.dims();
     let mut f = vec![0.0; D2Q37::Q];
     let mut s = 0.0;
@@ -82,7 +82,7 @@ fn mass_momentum_energy_are_conserved_on_a_periodic_lattice() {
             1.0 + 0.04 * (a + b).sin(),
         ]
     });
-    let invariants: [&dyn Fn([i32; 2]) -> f64; 4] =
+    let invariants: [&dyn Fn([i32; 3]) -> f64; 4] =
         [&|_| 1.0, &|c| f64::from(c[0]), &|c| f64::from(c[1]), &|c| {
             f64::from(c[0] * c[0] + c[1] * c[1])
         }];

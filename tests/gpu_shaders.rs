@@ -11,12 +11,7 @@ use lbm::{Aos, CAoSoa, CSoa, Layout, Model, Real, Scheme, Soa};
 
 /// Composes and validates `M × L × T` for every boundary shape, binding split and scheme.
 fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
-    let dims = Dims {
-        lx: 6,
-        ly: 48,
-        halo: M::HALO,
-        q: M::Q,
-    };
+    let dims = Dims::of::<M>([6, 48, 1]);
     for &bc in shapes {
         for (chunks, scheme) in [1, 3]
             .into_iter()
@@ -106,6 +101,7 @@ fn f64_constants_keep_full_precision() {
     let dims = Dims {
         lx: 4,
         ly: 8,
+        lz: 1,
         halo: 1,
         q: 9,
     };

@@ -161,7 +161,7 @@ fn ref_d2q9_mrt(f: &[f64], p: &D2Q9MrtParams) -> Vec<f64> {
 /// D2Q37 weights by shell (reference/d2q37.md), keyed by the sorted absolute components; the
 /// published digits are kept verbatim.
 #[allow(clippy::excessive_precision)]
-fn d2q37_weight(c: [i32; 2]) -> f64 {
+fn d2q37_weight(c: [i32; 3]) -> f64 {
     let (a, b) = (c[0].abs().max(c[1].abs()), c[0].abs().min(c[1].abs()));
     match (a, b) {
         (0, 0) => 0.23315066913235250228650,
@@ -257,7 +257,7 @@ fn generated<M: Model>(f: &[f64], p: &M::Params) -> Vec<f64> {
     g
 }
 
-fn moment(f: &[f64], c: &[[i32; 2]], k: impl Fn([i32; 2]) -> f64) -> f64 {
+fn moment(f: &[f64], c: &[[i32; 3]], k: impl Fn([i32; 3]) -> f64) -> f64 {
     f.iter().zip(c).map(|(f, &c)| f * k(c)).sum()
 }
 
@@ -311,7 +311,7 @@ proptest! {
         let f = perturb(d2q37_feq(rho, [ux, uy], t), &e);
         let g = generated::<D2Q37>(&f, &D2Q37Params { tau, g: 0.0 });
         let c = D2Q37::VELOCITIES;
-        let invariants: [&dyn Fn([i32; 2]) -> f64; 4] = [&|_| 1.0, &|c| f64::from(c[0]), &|c| f64::from(c[1]), &|c| f64::from(c[0] * c[0] + c[1] * c[1])];
+        let invariants: [&dyn Fn([i32; 3]) -> f64; 4] = [&|_| 1.0, &|c| f64::from(c[0]), &|c| f64::from(c[1]), &|c| f64::from(c[0] * c[0] + c[1] * c[1])];
         for k in invariants {
             let (before, after) = (moment(&f, c, k), moment(&g, c, k));
             prop_assert!((after - before).abs() <= 1e-14 * before.abs().max(rho), "{before} → {after}");
@@ -362,7 +362,7 @@ proptest! {
         D2Q37::equilibrium(&[rho, ux, uy, t], &mut feq);
         let cs = D2Q37::CS2.sqrt();
         let v = [ux / cs, uy / cs];
-        let xi = |c: [i32; 2], a: usize| f64::from(c[a]) / cs;
+        let xi = |c: [i32; 3], a: usize| f64::from(c[a]) / cs;
         let delta = |a: usize, b: usize| f64::from(u8::from(a == b));
         let c = D2Q37::VELOCITIES;
         let check = |got: f64, want: f64| (got - want).abs() <= 1e-12 * rho.max(want.abs());

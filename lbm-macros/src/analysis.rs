@@ -19,7 +19,7 @@ const CONSERVATION_TOL: f64 = 1e-12;
 
 /// Names the DSL defines itself; parameters and moments may not take them.
 pub const BUILTINS: &[&str] = &[
-    "c", "cx", "cy", "w", "f", "cs2", "dim", "D", "dot", "norm2", "sum", "hermite", "bgk", "trt",
+    "c", "cx", "cy", "cz", "w", "f", "cs2", "dim", "D", "dot", "norm2", "sum", "hermite", "bgk", "trt",
     "mrt",
 ];
 
@@ -98,7 +98,7 @@ impl Analysis {
     }
 }
 
-/// Evaluation in exact polynomials. Names resolve to variables; `c`, `w`, `cx`, `cy` to the
+/// Evaluation in exact polynomials. Names resolve to variables; `c`, `w`, `cx`, `cy`, `cz` to the
 /// constants of population `pop`; `sum(φ)` to `Σ_i φ_i` with `f` replaced by `sum_f[i]`.
 pub struct PolyCtx<'a> {
     pub lattice: &'a Lattice,
@@ -148,18 +148,22 @@ impl Algebra for PolyCtx<'_> {
         match name {
             "c" => {
                 let i = self.population(name, span)?;
-                Ok(Value::Vector(l.c[i].iter().map(|x| self.k(q((*x).into()))).collect()))
+                Ok(Value::Vector(l.c[i][..l.dim].iter().map(|x| self.k(q((*x).into()))).collect()))
             }
-            "cx" | "cy" => {
+            "cx" | "cy" | "cz" => {
                 let i = self.population(name, span)?;
-                Ok(Value::Scalar(self.k(q(l.c[i][usize::from(name == "cy")].into()))))
+                let axis = ["cx", "cy", "cz"].iter().position(|a| *a == name).unwrap_or(0);
+                if axis >= l.dim {
+                    return Err(Error::new(span, format!("`{name}` is the z component of the velocity, but dim = {}: use cx and cy", l.dim)));
+                }
+                Ok(Value::Scalar(self.k(q(l.c[i][axis].into()))))
             }
             "w" => {
                 let i = self.population(name, span)?;
                 Ok(Value::Scalar(self.k(l.w[i].clone())))
             }
             "cs2" => Ok(Value::Scalar(self.k(l.cs2.clone()))),
-            "dim" | "D" => Ok(Value::Scalar(self.k(q(2)))),
+            "dim" | "D" => Ok(Value::Scalar(self.k(q(l.dim as i64)))),
             "f" if self.pop.is_some() && self.sum_f.is_some() => Ok(Value::Scalar(self.sum_f.unwrap()[self.pop.unwrap()].clone())),
             "f" => Err(Error::new(span, "`f` (the populations) may only appear inside sum(…) in a moment definition")),
             _ => self.names.get(name).cloned().ok_or_else(|| Error::new(span, format!("`{name}` is not defined: declare it in `params {{ … }}` or `moments {{ … }}`, or use a built-in (c, w, cs2, dim)"))),
@@ -236,21 +240,25 @@ impl PolyCtx<'_> {
         };
         let u = match self.var("u") {
             Some(Value::Vector(v)) => v,
-            _ => vec![k(q(0)), k(q(0))],
+            _ => vec![k(q(0)); l.dim],
         };
         let theta = match (self.thermal, self.var("T")) {
             (true, Some(Value::Scalar(t))) => t.sub(&k(q(1))),
             _ => k(q(0)),
         };
         let inv_cs2 = q(1) / l.cs2.clone();
-        let c = l.c[i];
-        let xv = u[0]
-            .scale(&q(c[0].into()))
-            .add(&u[1].scale(&q(c[1].into())))
+        let c = &l.c[i][..l.dim];
+        let xv = c
+            .iter()
+            .zip(&u)
+            .fold(k(q(0)), |acc, (ca, ua)| acc.add(&ua.scale(&q((*ca).into()))))
             .scale(&inv_cs2);
-        let v2 = u[0].mul(&u[0]).add(&u[1].mul(&u[1])).scale(&inv_cs2);
-        let x2 = q((c[0] * c[0] + c[1] * c[1]).into()) * inv_cs2;
-        let d = q(2);
+        let v2 = u
+            .iter()
+            .fold(k(q(0)), |acc, ua| acc.add(&ua.mul(ua)))
+            .scale(&inv_cs2);
+        let x2 = q(c.iter().map(|ca| ca * ca).sum::<i32>().into()) * inv_cs2;
+        let d = q(l.dim as i64);
         let mut s = k(q(1));
         if n >= 1 {
             s = s.add(&xv);
@@ -291,7 +299,7 @@ impl PolyCtx<'_> {
 
 /// Analyses a declaration whose lattice has been checked.
 pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
-    let (moments, mut var_names, thermal) = declare_moments(decl)?;
+    let (moments, mut var_names, thermal) = declare_moments(decl, lattice.dim)?;
     let mut params = Vec::new();
     for p in &decl.params {
         let name = p.name.to_string();
@@ -354,7 +362,7 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
         &lattice, &moments, &names, nvars, &feq, &var_names, thermal, eq_expr,
     )?;
     let collision = collision(decl, &lattice, nvars, thermal)?;
-    let force = force(decl)?;
+    let force = force(decl, lattice.dim)?;
     Ok(Analysis {
         lattice,
         var_names,
@@ -386,7 +394,7 @@ fn check_name(id: &Ident, taken: &[String], what: &str) -> syn::Result<()> {
 
 type Declared = (Vec<Moment>, Vec<String>, bool);
 
-fn declare_moments(decl: &ModelDecl) -> syn::Result<Declared> {
+fn declare_moments(decl: &ModelDecl, dim: usize) -> syn::Result<Declared> {
     let (span, defs) = decl.moments.as_ref().ok_or_else(|| Error::new(decl.name.span(), format!("model `{}` does not declare `moments`: add `moments {{ rho = sum(f); u = sum(f * c) / rho; }}`", decl.name)))?;
     let mut moments: Vec<Moment> = Vec::new();
     let mut names = Vec::new();
@@ -402,7 +410,7 @@ fn declare_moments(decl: &ModelDecl) -> syn::Result<Declared> {
         };
         let start = names.len();
         if role == Role::Velocity {
-            names.extend(["ux".to_string(), "uy".to_string()]);
+            names.extend(["ux", "uy", "uz"][..dim].iter().map(|n| n.to_string()));
         } else {
             names.push(name.clone());
         }
@@ -648,7 +656,7 @@ fn mrt(
             };
             let p = eval(&mut ctx, row)?.scalar(row.span, "an MRT basis row")?;
             r.push(p.as_constant().ok_or_else(|| {
-                row.error("an MRT basis row is a polynomial in the velocity c (cx, cy) only")
+                row.error("an MRT basis row is a polynomial in the velocity c (cx, cy, cz) only")
             })?);
         }
         m.push(r);
@@ -674,12 +682,11 @@ fn mrt(
     Ok(Collision::Mrt { m, minv, rates })
 }
 
-/// Rows of the collision invariants 1, c_x, c_y on the lattice.
+/// Rows of the collision invariants 1, c_x, c_y (, c_z) on the lattice.
 fn invariant_rows(lattice: &Lattice) -> Vec<Vec<Q>> {
     let one = lattice.c.iter().map(|_| q(1)).collect();
-    let cx = lattice.c.iter().map(|c| q(c[0].into())).collect();
-    let cy = lattice.c.iter().map(|c| q(c[1].into())).collect();
-    vec![one, cx, cy]
+    let axes = (0..lattice.dim).map(|a| lattice.c.iter().map(|c| q(c[a].into())).collect());
+    std::iter::once(one).chain(axes).collect()
 }
 
 /// Rank of a set of rows, by exact Gaussian elimination.
@@ -752,14 +759,17 @@ fn invert(m: &[Vec<Q>]) -> Result<Vec<Vec<Q>>, usize> {
     Ok(a.into_iter().map(|r| r[n..].to_vec()).collect())
 }
 
-fn force(decl: &ModelDecl) -> syn::Result<Option<Vec<Expr>>> {
+fn force(decl: &ModelDecl, dim: usize) -> syn::Result<Option<Vec<Expr>>> {
     let Some(e) = &decl.force else {
         return Ok(None);
     };
     match &e.kind {
-        ExprKind::Tuple(v) if v.len() == 2 => Ok(Some(v.clone())),
-        _ => Err(e.error(
+        ExprKind::Tuple(v) if v.len() == dim => Ok(Some(v.clone())),
+        _ if dim == 2 => Err(e.error(
             "the force is an acceleration vector of the parameters, e.g. `force = (0, -g);`",
+        )),
+        _ => Err(e.error(
+            "the force is an acceleration vector of the parameters with dim = 3 components, e.g. `force = (0, 0, -g);`",
         )),
     }
 }

@@ -18,8 +18,9 @@
 //! zero velocity, the seeds' `bc` kernel on the three uppermost and lowermost rows for
 //! D2Q37), or a solid site (reset to rest). The body force is part of the model's collision.
 //!
-//! Every boundary is a list of sites with a bit mask of bounced links; the bulk stays a plain
-//! vectorised pull. The masks are symmetric — link `i` of `x` is bounced exactly when link `ī`
+//! Every boundary is a list of sites with a bit mask of bounced links, kept line by line (a
+//! column in 2-D, a line of constant `(x, z)` in 3-D, see [`crate::layout`]); the bulk stays a
+//! plain vectorised pull. In 3-D the z direction is periodic. The masks are symmetric — link `i` of `x` is bounced exactly when link `ī`
 //! of `x − c_i` is — which is what makes the in-place AA scheme possible with walls (see
 //! `kernels`).
 
@@ -73,7 +74,8 @@ impl Wall {
 
 /// Which sites are solid: a function of the global site `(x, y)`, evaluated only for the sites
 /// a lattice holds — a rank of a distributed run asks it for its own columns, so no process
-/// builds a mask of the whole lattice — or a mask given whole.
+/// builds a mask of the whole lattice — or a mask given whole. In 3-D the second coordinate is
+/// the plane site `z·LY + y` ([`Dims::plane_site`]).
 #[derive(Clone)]
 pub struct Obstacles(Solid);
 
@@ -90,7 +92,8 @@ impl Obstacles {
     }
 
     /// The mask `solid[x·LY + y]` of a lattice `ly` sites high (its size is checked against
-    /// the lattice's when the boundaries are compiled).
+    /// the lattice's when the boundaries are compiled; `solid[x·LY·LZ + z·LY + y]` and `ly` =
+    /// `LY·LZ` in 3-D).
     pub fn mask(ly: usize, solid: Vec<bool>) -> Self {
         Self(Solid::Mask {
             ly,
@@ -109,12 +112,12 @@ impl Obstacles {
     /// A mask's size is that of the lattice `d`.
     fn check(&self, d: &Dims) -> Result<(), LbmError> {
         match &self.0 {
-            Solid::Mask { ly, solid } if (*ly != d.ly || solid.len() != d.lx * d.ly) => {
+            Solid::Mask { ly, solid } if (*ly != d.plane() || solid.len() != d.sites()) => {
                 Err(LbmError::Boundary(format!(
                     "solid mask has {} entries of columns {ly} high, the lattice {}×{} sites",
                     solid.len(),
                     d.lx,
-                    d.ly
+                    d.plane()
                 )))
             }
             _ => Ok(()),
@@ -210,8 +213,11 @@ pub(crate) enum Rule {
 /// A site with bounced links or a rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Site {
+    /// Local column.
     pub x: usize,
+    /// Plane site `z·LY + y` (the row `y` in 2-D), what [`Layout::index`] takes.
     pub y: usize,
+    /// Cluster and lane of the site's row within its line.
     pub k: usize,
     pub lane: usize,
     /// Bit `i` set: link `i` is bounced.
@@ -232,8 +238,11 @@ impl Site {
 #[derive(Debug, Clone)]
 pub struct Boundaries<T: Real> {
     pub(crate) sites: Vec<Site>,
-    /// `sites[col_start[x]..col_start[x + 1]]` are the sites of column `x`, by cluster.
+    /// `sites[col_start[j]..col_start[j + 1]]` are the sites of line `j = x·LZ + z` (column
+    /// `x` in 2-D), by cluster.
     pub(crate) col_start: Vec<usize>,
+    /// Lines per plane (`LZ`).
+    lz: usize,
     pub(crate) corr: Vec<T>,
     pub(crate) x_periodic: bool,
     pub(crate) solid: Vec<bool>,
@@ -248,9 +257,9 @@ impl<T: Real> Boundaries<T> {
         self.x_periodic
     }
 
-    /// Whether site `(x, y)` is solid (an obstacle).
+    /// Whether site `(x, y)` is solid (an obstacle; `y` the plane site in 3-D).
     pub fn is_solid(&self, d: &Dims, x: usize, y: usize) -> bool {
-        !self.solid.is_empty() && self.solid[x * d.ly + y]
+        !self.solid.is_empty() && self.solid[x * d.plane() + y]
     }
 
     /// Number of boundary sites (sites with a bounced link or a rule).
@@ -263,13 +272,21 @@ impl<T: Real> Boundaries<T> {
         self.sites.is_empty()
     }
 
-    pub(crate) fn column(&self, x: usize) -> &[Site] {
-        &self.sites[self.col_start[x]..self.col_start[x + 1]]
+    /// The boundary sites of line `z` of column `x`, by cluster.
+    pub(crate) fn line(&self, x: usize, z: usize) -> &[Site] {
+        let j = x * self.lz + z;
+        &self.sites[self.col_start[j]..self.col_start[j + 1]]
     }
 
-    /// The boundary site at `(x, y)`, if it is one.
+    /// The boundary sites of column `x`, all its lines.
+    pub(crate) fn column(&self, x: usize) -> &[Site] {
+        &self.sites[self.col_start[x * self.lz]..self.col_start[(x + 1) * self.lz]]
+    }
+
+    /// The boundary site at `(x, y)` (`y` the plane site in 3-D), if it is one.
     pub(crate) fn site<L: Layout>(&self, d: &Dims, x: usize, y: usize) -> Option<&Site> {
-        let col = self.column(x);
+        let (y, z) = d.yz(y);
+        let col = self.line(x, z);
         let key = L::cluster_lane(d, y);
         col.binary_search_by_key(&key, |s| (s.k, s.lane))
             .ok()
@@ -303,15 +320,16 @@ impl<T: Real> Boundaries<T> {
         };
         let mut out = Self {
             sites: Vec::new(),
-            col_start: Vec::with_capacity(xs.len() + 1),
+            col_start: Vec::with_capacity(xs.len() * global.lz + 1),
             corr: Vec::new(),
             x_periodic,
+            lz: global.lz,
             solid: Vec::new(),
         };
         if let Some(o) = &spec.solid {
             out.solid = xs
                 .clone()
-                .flat_map(|x| (0..global.ly).map(move |y| o.is_solid(x, y)))
+                .flat_map(|x| (0..global.plane()).map(move |s| o.is_solid(x, s)))
                 .collect();
         }
         // Links reach `max |c|` sites; the thermal wall's rule, `HALO` rows.
@@ -324,11 +342,14 @@ impl<T: Real> Boundaries<T> {
         let near = |i: usize, n: usize| i < reach || i + reach >= n;
         let y_walls = spec.bottom.is_some();
         let x_walls = spec.left.is_some();
-        for x in xs.clone() {
+        for (x, z) in xs.clone().flat_map(|x| (0..global.lz).map(move |z| (x, z))) {
             out.col_start.push(out.sites.len());
             let first = out.sites.len();
             let every_row = spec.solid.is_some() || (x_walls && near(x, global.lx));
-            let mut visit = |y: usize| out.add_site::<M, L>(spec, global, &local, (x, xs.start), y);
+            let mut visit = |y: usize| {
+                let s = global.plane_site(y, z);
+                out.add_site::<M, L>(spec, global, &local, (x, xs.start), s)
+            };
             if every_row {
                 (0..global.ly).for_each(&mut visit);
             } else if y_walls {
@@ -342,26 +363,28 @@ impl<T: Real> Boundaries<T> {
         out
     }
 
-    /// Adds global site `(x, y)` (local column `x − x0`) if it has a bounced link or a rule.
+    /// Adds global site `(x, s)` (plane site `s`, local column `x − x0`) if it has a bounced
+    /// link or a rule.
     fn add_site<M: Model, L: Layout>(
         &mut self,
         spec: &BoundarySpec,
         global: &Dims,
         local: &Dims,
         (x, x0): (usize, usize),
-        y: usize,
+        s: usize,
     ) {
+        let (y, _) = global.yz(s);
         let (k, lane) = L::cluster_lane(local, y);
         let mut site = Site {
             x: x - x0,
-            y,
+            y: s,
             k,
             lane,
             mask: 0,
             corr: None,
             rule: Rule::None,
         };
-        if spec.solid.as_ref().is_some_and(|o| o.is_solid(x, y)) {
+        if spec.solid.as_ref().is_some_and(|o| o.is_solid(x, s)) {
             site.mask = u64::MAX >> (64 - M::Q);
             site.rule = Rule::Solid;
             self.sites.push(site);
@@ -369,7 +392,7 @@ impl<T: Real> Boundaries<T> {
         }
         let mut corr = [0.0f64; 64];
         for (i, c) in M::VELOCITIES.iter().enumerate() {
-            if let Some(wall) = crossed_wall(spec, global, x, y, *c) {
+            if let Some(wall) = crossed_wall(spec, global, x, s, *c) {
                 site.mask |= 1 << i;
                 let u = wall.bounce_velocity();
                 corr[i] = 2.0 * M::WEIGHTS[i] * (c[0] as f64 * u[0] + c[1] as f64 * u[1]) / M::CS2;
@@ -387,10 +410,12 @@ impl<T: Real> Boundaries<T> {
     }
 }
 
-/// The wall (or obstacle surface) that link `c` of the global site `(x, y)` of a lattice of
-/// shape `d` crosses, if any. A link that crosses a y-wall counts for it even at a corner, so
-/// that the lid's corrections of a corner site cancel in pairs and mass is conserved.
-fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, y: usize, c: [i32; 2]) -> Option<Wall> {
+/// The wall (or obstacle surface) that link `c` of the global site `(x, s)` (plane site `s`)
+/// of a lattice of shape `d` crosses, if any. A link that crosses a y-wall counts for it even
+/// at a corner, so that the lid's corrections of a corner site cancel in pairs and mass is
+/// conserved.
+fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) -> Option<Wall> {
+    let (y, z) = d.yz(s);
     let sx = x as isize - c[0] as isize;
     let sy = y as isize - c[1] as isize;
     let (lx, ly) = (d.lx as isize, d.ly as isize);
@@ -411,9 +436,10 @@ fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, y: usize, c: [i32; 2]) 
         }
     }
     let (wx, wy) = (sx.rem_euclid(lx) as usize, sy.rem_euclid(ly) as usize);
+    let wz = d.wrap_z(z, -c[2] as isize);
     spec.solid
         .as_ref()
-        .is_some_and(|o| o.is_solid(wx, wy))
+        .is_some_and(|o| o.is_solid(wx, d.plane_site(wy, wz)))
         .then_some(Wall::NO_SLIP)
 }
 
@@ -473,7 +499,7 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
         match w {
             Wall::ZouHeVelocity { .. } | Wall::ZouHePressure { .. } if !is_d2q9_like::<M>() => {
                 return err(format!(
-                    "Zou–He boundaries need a D2Q9-like model (all |c| ≤ 1, moments rho, ux, uy); {} is not",
+                    "Zou–He boundaries need a 2-D D2Q9-like model (all |c| ≤ 1, moments rho, ux, uy); {} is not",
                     M::NAME
                 ));
             }
@@ -490,9 +516,10 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
 }
 
 fn is_d2q9_like<M: Model>() -> bool {
-    M::VELOCITIES
-        .iter()
-        .all(|c| c[0].abs() <= 1 && c[1].abs() <= 1)
+    M::D == 2
+        && M::VELOCITIES
+            .iter()
+            .all(|c| c[0].abs() <= 1 && c[1].abs() <= 1)
         && M::MOMENT_NAMES.starts_with(&["rho", "ux", "uy"])
 }
 
@@ -536,7 +563,7 @@ fn thermal_wall<M: Model, T: Real>(g: &mut [T], tw: f64, m: &mut [T]) {
 /// `w_d` being the weight of the diagonal unknowns; this reproduces `ρ` and `ρu` exactly.
 fn zou_he<M: Model, T: Real>(g: &mut [T], n: [i32; 2], target: ZouHeTarget) {
     let t = [-n[1], n[0]];
-    let dot = |c: &[i32; 2], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
+    let dot = |c: &[i32; 3], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
     let (mut s0, mut sm, mut st) = (T::default(), T::default(), T::default());
     let mut w_d = 0.0;
     for (i, c) in M::VELOCITIES.iter().enumerate() {

@@ -264,19 +264,21 @@ impl<M: Model> GlobalSpec<M> {
     /// without allocating anything of the lattice's size: every rank checks the same, so
     /// every rank fails alike.
     pub(crate) fn validate<L: Layout>(&self) -> Result<(), LbmError> {
-        check_size::<M, L>(self.lx, self.ly)?;
+        if M::D != 2 {
+            return Err(LbmError::Shape(format!(
+                "model {} is {}-dimensional: slabs and distributed runs take 2-D models so far (run it on one process)",
+                M::NAME,
+                M::D
+            )));
+        }
+        check_size::<M, L>([self.lx, self.ly, 1])?;
         M::validate(&self.params)?;
         check_spec::<M>(&self.boundaries, &self.dims())
     }
 
     /// The global lattice's shape.
     pub(crate) fn dims(&self) -> Dims {
-        Dims {
-            lx: self.lx,
-            ly: self.ly,
-            halo: M::HALO,
-            q: M::Q,
-        }
+        Dims::of::<M>([self.lx, self.ly, 1])
     }
 
     /// The boundaries of the global columns `xs` alone, renumbered from 0 and not periodic in x

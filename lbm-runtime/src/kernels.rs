@@ -1,5 +1,8 @@
 //! The CPU kernels: propagate (pull), bc, collide, the fused propagate + bc + collide, and the
-//! two half-steps of the in-place AA scheme; rayon over lattice columns.
+//! two half-steps of the in-place AA scheme; rayon over the lattice's lines (its columns in
+//! 2-D, its pencils of constant `(x, z)` in 3-D: see [`crate::layout`]). A velocity moves a
+//! line's cluster to line `(x + c_x, z + c_z)` (periodic in z) and shifts it by `c_y` within
+//! the line, so one code serves both dimensions.
 //!
 //! Every kernel works on clusters of `VL` sites (one site for AoS and SoA): it gathers the
 //! `Q` lanes-arrays of a cluster into a small buffer `[[T; VL]; Q]` allocated once per worker
@@ -85,35 +88,58 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
     fn run<const VL: usize>(self) {
         debug_assert_eq!(VL, L::VL);
         let job = &self;
-        let o = &Offsets::new::<M, L, T>(&self.d);
-        self.cols.clone().into_par_iter().for_each_init(
+        let offsets: Vec<Offsets> = (0..self.d.lz)
+            .map(|z| Offsets::new::<M, L, T>(&self.d, z))
+            .collect();
+        let lz = self.d.lz;
+        let lines = self.cols.start * lz..self.cols.end * lz;
+        lines.into_par_iter().for_each_init(
             || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len()),
-            |s, x| column::<M, L, T, VL>(job, o, x, s),
+            |s, j| {
+                let at = Line { x: j / lz, z: j % lz };
+                line::<M, L, T, VL>(job, &offsets[at.z], at, s)
+            },
         );
     }
 }
 
-/// Runs the job's pass on column `x` (the one non-inlined function per kernel instantiation:
-/// look here for the generated assembly).
-#[inline(never)]
-fn column<M: Model, L: Layout, T: Real, const VL: usize>(
-    job: &Job<M, L, T>,
-    o: &Offsets,
+/// A line of the lattice: site column `x`, row of planes `z` (0 in 2-D).
+#[derive(Debug, Clone, Copy)]
+struct Line {
     x: usize,
-    s: &mut Scratch<T, VL>,
-) {
-    match job.pass {
-        Pass::Fused => fused_column::<M, L, T, VL>(job, o, x, s),
-        Pass::Propagate => propagate_column::<M, L, T, VL>(job, o, x),
-        Pass::Bc => bc_column::<M, L, T>(job, x, &mut s.site, &mut s.moments),
-        Pass::Collide => collide_column::<M, L, T, VL>(job, o, x, s),
-        Pass::AaPull => aa_pull_column::<M, L, T, VL>(job, o, x, s),
-        Pass::AaLocal => aa_local_column::<M, L, T, VL>(job, o, x, s),
+    z: usize,
+}
+
+impl Line {
+    /// The storage line of this line's sites shifted by `(dx, dz)` (periodic in z).
+    #[inline(always)]
+    fn shifted(self, d: &Dims, dx: i32, dz: i32) -> usize {
+        d.line(col_of(d, self.x, dx), d.wrap_z(self.z, dz as isize))
     }
 }
 
-/// Constant index offsets of the interior fast path (see [`Layout::interior`]), relative to
-/// `cluster_base(0, col, k)`: on interior clusters every access of a kernel is one of these.
+/// Runs the job's pass on one line (the one non-inlined function per kernel instantiation:
+/// look here for the generated assembly).
+#[inline(never)]
+fn line<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    o: &Offsets,
+    at: Line,
+    s: &mut Scratch<T, VL>,
+) {
+    match job.pass {
+        Pass::Fused => fused_line::<M, L, T, VL>(job, o, at, s),
+        Pass::Propagate => propagate_line::<M, L, T, VL>(job, o, at),
+        Pass::Bc => bc_line::<M, L, T>(job, at, &mut s.site, &mut s.moments),
+        Pass::Collide => collide_line::<M, L, T, VL>(job, o, at, s),
+        Pass::AaPull => aa_pull_line::<M, L, T, VL>(job, o, at, s),
+        Pass::AaLocal => aa_local_line::<M, L, T, VL>(job, o, at, s),
+    }
+}
+
+/// Constant index offsets of the interior fast path (see [`Layout::interior`]) of the lines of
+/// one `z`, relative to `cluster_base(0, line, k)`: on interior clusters every access of a
+/// kernel is one of these (the lines of a row `z` away from the z-wrap share them).
 struct Offsets {
     interior: std::ops::Range<usize>,
     /// Population `i` pulled from `x − c_i`.
@@ -122,7 +148,7 @@ struct Offsets {
     push: Vec<isize>,
     /// Population `i` of the cluster itself.
     own: Vec<isize>,
-    /// Prefetch distance: [`PREFETCH_BYTES`] ahead along the column, in elements, rounded to
+    /// Prefetch distance: [`PREFETCH_BYTES`] ahead along the line, in elements, rounded to
     /// whole clusters.
     ahead: isize,
 }
@@ -131,9 +157,10 @@ struct Offsets {
 const PREFETCH_BYTES: usize = 2048;
 
 impl Offsets {
-    fn new<M: Model, L: Layout, T: Real>(d: &Dims) -> Self {
+    fn new<M: Model, L: Layout, T: Real>(d: &Dims, z: usize) -> Self {
         let interior = L::interior(d);
-        let (col, k) = (d.col(0), interior.start);
+        let at = Line { x: 0, z };
+        let (col, k) = (at.shifted(d, 0, 0), interior.start);
         let plain = |i: usize, col: usize, dy: i32| match L::shifted(d, i, col, k, dy as isize) {
             Shifted::Contiguous { base, rotate: 0 } => base as isize,
             _ => unreachable!("interior clusters shift without wrap"),
@@ -150,8 +177,8 @@ impl Offsets {
         let base = L::cluster_base(d, 0, col, k) as isize;
         let (mut pull, mut push, mut own) = (Vec::new(), Vec::new(), Vec::new());
         for (i, c) in M::VELOCITIES.iter().enumerate() {
-            pull.push(plain(i, col_of(d, 0, -c[0]), -c[1]) - base);
-            push.push(plain(M::OPPOSITE[i], col_of(d, 0, c[0]), c[1]) - base);
+            pull.push(plain(i, at.shifted(d, -c[0], -c[2]), -c[1]) - base);
+            push.push(plain(M::OPPOSITE[i], at.shifted(d, c[0], c[2]), c[1]) - base);
             own.push(plain(i, col, 0) - base);
         }
         let stride = L::cluster_base(d, 0, col, k + 1) - L::cluster_base(d, 0, col, k);
@@ -193,7 +220,7 @@ impl<T: Real, const VL: usize> Scratch<T, VL> {
     }
 }
 
-/// Loads lanes `l` of the sites `y(k, l) + dy` (periodic) of population `i`, column `col`.
+/// Loads lanes `l` of the sites `y(k, l) + dy` (periodic) of population `i`, line `col`.
 #[inline(always)]
 fn load_shifted<L: Layout, T: Real, const VL: usize>(
     b: &RawBuf<T>,
@@ -209,13 +236,13 @@ fn load_shifted<L: Layout, T: Real, const VL: usize>(
             let v = b.load::<VL>(base);
             std::array::from_fn(|l| v[rotated::<VL>(l, rotate)])
         }
-        Shifted::PerLane => {
-            std::array::from_fn(|l| b.get(L::index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy))))
-        }
+        Shifted::PerLane => std::array::from_fn(|l| {
+            b.get(L::line_index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy)))
+        }),
     }
 }
 
-/// Stores lane `l` of `v` at the site `y(k, l) + dy` (periodic) of population `i`, column `col`.
+/// Stores lane `l` of `v` at the site `y(k, l) + dy` (periodic) of population `i`, line `col`.
 #[inline(always)]
 fn store_shifted<L: Layout, T: Real, const VL: usize>(
     b: &RawBuf<T>,
@@ -237,7 +264,7 @@ fn store_shifted<L: Layout, T: Real, const VL: usize>(
         }
         Shifted::PerLane => {
             for (l, &vl) in v.iter().enumerate() {
-                b.set(L::index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy)), vl);
+                b.set(L::line_index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy)), vl);
             }
         }
     }
@@ -254,7 +281,7 @@ fn col_of(d: &Dims, x: usize, dx: i32) -> usize {
     d.col(x as isize + dx as isize)
 }
 
-/// The boundary sites of cluster `k`, advancing the cursor `at` through a column's sorted list.
+/// The boundary sites of cluster `k`, advancing the cursor `at` through a line's sorted list.
 #[inline(always)]
 fn cluster_sites<'s>(sites: &'s [Site], at: &mut usize, k: usize) -> &'s [Site] {
     let lo = *at;
@@ -282,7 +309,7 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
             .get(L::index(d, M::OPPOSITE[i], col_of(d, s.x, 0), s.y));
         correction(job.bc, s, i).map_or(v, |c| v + c)
     } else {
-        let y = d.wrap_y(s.y, -c[1] as isize);
+        let y = d.shift(s.y, c.map(|v| -v));
         job.src.get(L::index(d, i, col_of(d, s.x, -c[0]), y))
     }
 }
@@ -292,14 +319,15 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
 #[inline(always)]
 fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
-    x: usize,
+    at: Line,
     k: usize,
     sites: &[Site],
     s: &mut Scratch<T, VL>,
 ) {
     let d = &job.d;
     for (i, c) in M::VELOCITIES.iter().enumerate() {
-        s.cl[i] = load_shifted::<L, T, VL>(&job.src, d, i, col_of(d, x, -c[0]), k, -c[1] as isize);
+        let src = at.shifted(d, -c[0], -c[2]);
+        s.cl[i] = load_shifted::<L, T, VL>(&job.src, d, i, src, k, -c[1] as isize);
     }
     for site in sites {
         for i in 0..M::Q {
@@ -312,21 +340,21 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
     }
 }
 
-/// Two-copy fused step of column `x`: pull, bc, collide, store (one read and one write of
-/// every population).
-#[inline(always)] // into `column`
-fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
+/// Two-copy fused step of a line: pull, bc, collide, store (one read and one write of every
+/// population).
+#[inline(always)] // into `line`
+fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     o: &Offsets,
-    x: usize,
+    at: Line,
     s: &mut Scratch<T, VL>,
 ) {
     let d = &job.d;
-    let col = col_of(d, x, 0);
-    let sites = job.bc.column(x);
-    let mut at = 0;
+    let col = at.shifted(d, 0, 0);
+    let sites = job.bc.line(at.x, at.z);
+    let mut cursor = 0;
     for k in 0..L::clusters(d) {
-        let here = cluster_sites(sites, &mut at, k);
+        let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
             let b = L::cluster_base(d, 0, col, k);
             for (v, off) in s.cl.iter_mut().zip(&o.pull) {
@@ -334,7 +362,7 @@ fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
                 *v = job.src.load::<VL>((b as isize + off) as usize);
             }
         } else {
-            gather_pull::<M, L, T, VL>(job, x, k, here, s);
+            gather_pull::<M, L, T, VL>(job, at, k, here, s);
         }
         M::collide_cluster::<T, VL>(&mut s.cl, job.params);
         for (i, v) in s.cl.iter().enumerate() {
@@ -343,15 +371,15 @@ fn fused_column<M: Model, L: Layout, T: Real, const VL: usize>(
     }
 }
 
-/// Propagate (pull) of column `x`, `src → dst`: `dst_i(x) = src_i(x − c_i)` (seed 000 eq. 3).
-#[inline(always)] // into `column`
-fn propagate_column<M: Model, L: Layout, T: Real, const VL: usize>(
+/// Propagate (pull) of a line, `src → dst`: `dst_i(x) = src_i(x − c_i)` (seed 000 eq. 3).
+#[inline(always)] // into `line`
+fn propagate_line<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     o: &Offsets,
-    x: usize,
+    at: Line,
 ) {
     let d = &job.d;
-    let col = col_of(d, x, 0);
+    let col = at.shifted(d, 0, 0);
     for k in 0..L::clusters(d) {
         if o.interior.contains(&k) {
             let b = L::cluster_base(d, 0, col, k) as isize;
@@ -362,19 +390,19 @@ fn propagate_column<M: Model, L: Layout, T: Real, const VL: usize>(
             continue;
         }
         for (i, c) in M::VELOCITIES.iter().enumerate() {
-            let scol = col_of(d, x, -c[0]);
+            let scol = at.shifted(d, -c[0], -c[2]);
             let v = load_shifted::<L, T, VL>(&job.src, d, i, scol, k, -c[1] as isize);
             job.dst.store::<VL>(L::cluster_base(d, i, col, k), v);
         }
     }
 }
 
-/// The bc kernel of column `x`: bounced links of `dst` from `src`, then the sites' rules.
-#[inline(always)] // into `column`
-fn bc_column<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, x: usize, g: &mut [T], m: &mut [T]) {
+/// The bc kernel of a line: bounced links of `dst` from `src`, then the sites' rules.
+#[inline(always)] // into `line`
+fn bc_line<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, at: Line, g: &mut [T], m: &mut [T]) {
     let d = &job.d;
-    let col = col_of(d, x, 0);
-    for site in job.bc.column(x) {
+    let col = col_of(d, at.x, 0);
+    for site in job.bc.line(at.x, at.z) {
         for (i, gi) in g.iter_mut().enumerate() {
             let idx = L::index(d, i, col, site.y);
             *gi = if site.bounced(i) {
@@ -390,16 +418,16 @@ fn bc_column<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, x: usize, g: &mut
     }
 }
 
-/// The collide kernel of column `x`, in place on `dst`.
-#[inline(always)] // into `column`
-fn collide_column<M: Model, L: Layout, T: Real, const VL: usize>(
+/// The collide kernel of a line, in place on `dst`.
+#[inline(always)] // into `line`
+fn collide_line<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     o: &Offsets,
-    x: usize,
+    at: Line,
     s: &mut Scratch<T, VL>,
 ) {
     let d = &job.d;
-    let col = col_of(d, x, 0);
+    let col = at.shifted(d, 0, 0);
     for k in 0..L::clusters(d) {
         for (i, v) in s.cl.iter_mut().enumerate() {
             let at = L::cluster_base(d, i, col, k);
@@ -413,21 +441,21 @@ fn collide_column<M: Model, L: Layout, T: Real, const VL: usize>(
     }
 }
 
-/// AA even → odd half-step of column `x`, in place on `src`: pull, bc, collide, then push
-/// `h_i` to `F_ī(x + c_i)`, or to `F_i(x)` when link `ī` is bounced.
-#[inline(always)] // into `column`
-fn aa_pull_column<M: Model, L: Layout, T: Real, const VL: usize>(
+/// AA even → odd half-step of a line, in place on `src`: pull, bc, collide, then push `h_i`
+/// to `F_ī(x + c_i)`, or to `F_i(x)` when link `ī` is bounced.
+#[inline(always)] // into `line`
+fn aa_pull_line<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     o: &Offsets,
-    x: usize,
+    at: Line,
     s: &mut Scratch<T, VL>,
 ) {
     let d = &job.d;
-    let col = col_of(d, x, 0);
-    let sites = job.bc.column(x);
-    let mut at = 0;
+    let col = at.shifted(d, 0, 0);
+    let sites = job.bc.line(at.x, at.z);
+    let mut cursor = 0;
     for k in 0..L::clusters(d) {
-        let here = cluster_sites(sites, &mut at, k);
+        let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
             let b = L::cluster_base(d, 0, col, k) as isize;
             for (v, off) in s.cl.iter_mut().zip(&o.pull) {
@@ -439,13 +467,13 @@ fn aa_pull_column<M: Model, L: Layout, T: Real, const VL: usize>(
                 job.dst.store::<VL>((b + off) as usize, *v);
             }
         } else if here.is_empty() {
-            gather_pull::<M, L, T, VL>(job, x, k, here, s);
+            gather_pull::<M, L, T, VL>(job, at, k, here, s);
             M::collide_cluster::<T, VL>(&mut s.cl, job.params);
-            push_cluster::<M, L, T, VL>(job, x, k, &s.cl);
+            push_cluster::<M, L, T, VL>(job, at, k, &s.cl);
         } else {
-            gather_pull_lanes::<M, L, T, VL>(job, x, k, here, s);
+            gather_pull_lanes::<M, L, T, VL>(job, at, k, here, s);
             M::collide_cluster::<T, VL>(&mut s.cl, job.params);
-            push_lanes::<M, L, T, VL>(job, x, k, here, &s.cl);
+            push_lanes::<M, L, T, VL>(job, at, k, here, &s.cl);
         }
     }
 }
@@ -454,13 +482,13 @@ fn aa_pull_column<M: Model, L: Layout, T: Real, const VL: usize>(
 #[inline(always)]
 fn push_cluster<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
-    x: usize,
+    at: Line,
     k: usize,
     cl: &[[T; VL]],
 ) {
     let d = &job.d;
     for (i, c) in M::VELOCITIES.iter().enumerate() {
-        let col = col_of(d, x, c[0]);
+        let col = at.shifted(d, c[0], c[2]);
         store_shifted::<L, T, VL>(&job.dst, d, M::OPPOSITE[i], col, k, c[1] as isize, cl[i]);
     }
 }
@@ -469,14 +497,14 @@ fn push_cluster<M: Model, L: Layout, T: Real, const VL: usize>(
 /// cluster's own read set is touched (the in-place sweep must not read what others write).
 fn gather_pull_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
-    x: usize,
+    at: Line,
     k: usize,
     sites: &[Site],
     s: &mut Scratch<T, VL>,
 ) {
     #[allow(clippy::needless_range_loop)] // `l` is the lane of every population array
     for l in 0..VL {
-        let site = lane_site::<L>(&job.d, sites, x, k, l);
+        let site = lane_site::<L>(&job.d, sites, at, k, l);
         for i in 0..M::Q {
             s.site[i] = pull_link(job, &site, i);
         }
@@ -488,10 +516,10 @@ fn gather_pull_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
 }
 
 /// The boundary site of lane `l`, or a plain site (no bounced link, no rule).
-fn lane_site<L: Layout>(d: &Dims, sites: &[Site], x: usize, k: usize, l: usize) -> Site {
+fn lane_site<L: Layout>(d: &Dims, sites: &[Site], at: Line, k: usize, l: usize) -> Site {
     sites.iter().find(|s| s.lane == l).copied().unwrap_or(Site {
-        x,
-        y: L::site_y(d, k, l),
+        x: at.x,
+        y: d.plane_site(L::site_y(d, k, l), at.z),
         k,
         lane: l,
         mask: 0,
@@ -503,7 +531,7 @@ fn lane_site<L: Layout>(d: &Dims, sites: &[Site], x: usize, k: usize, l: usize) 
 /// Pushes a collided cluster holding boundary sites, lane by lane.
 fn push_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
-    x: usize,
+    at: Line,
     k: usize,
     sites: &[Site],
     cl: &[[T; VL]],
@@ -511,39 +539,39 @@ fn push_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
     let d = &job.d;
     #[allow(clippy::needless_range_loop)] // `l` is the lane of every population array
     for l in 0..VL {
-        let site = lane_site::<L>(d, sites, x, k, l);
+        let site = lane_site::<L>(d, sites, at, k, l);
         for (i, c) in M::VELOCITIES.iter().enumerate() {
             let o = M::OPPOSITE[i];
             let idx = if site.bounced(o) {
-                L::index(d, i, col_of(d, x, 0), site.y)
+                L::index(d, i, col_of(d, at.x, 0), site.y)
             } else {
-                L::index(d, o, col_of(d, x, c[0]), d.wrap_y(site.y, c[1] as isize))
+                L::index(d, o, col_of(d, at.x, c[0]), d.shift(site.y, *c))
             };
             job.dst.set(idx, cl[i][l]);
         }
     }
 }
 
-/// AA odd → even half-step of column `x`, in place: `g_i = F_ī(x)` (plus the wall correction
-/// on bounced links), bc rules, collide, `F_i(x) = h_i`.
-#[inline(always)] // into `column`
-fn aa_local_column<M: Model, L: Layout, T: Real, const VL: usize>(
+/// AA odd → even half-step of a line, in place: `g_i = F_ī(x)` (plus the wall correction on
+/// bounced links), bc rules, collide, `F_i(x) = h_i`.
+#[inline(always)] // into `line`
+fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     o: &Offsets,
-    x: usize,
+    at: Line,
     s: &mut Scratch<T, VL>,
 ) {
     let d = &job.d;
-    let col = col_of(d, x, 0);
-    let sites = job.bc.column(x);
-    let mut at = 0;
+    let col = at.shifted(d, 0, 0);
+    let sites = job.bc.line(at.x, at.z);
+    let mut cursor = 0;
     for k in 0..L::clusters(d) {
         for (i, v) in s.cl.iter_mut().enumerate() {
             let at = L::cluster_base(d, M::OPPOSITE[i], col, k);
             job.src.prefetch(at, o.ahead);
             *v = job.src.load::<VL>(at);
         }
-        for site in cluster_sites(sites, &mut at, k) {
+        for site in cluster_sites(sites, &mut cursor, k) {
             local_site_bc::<M, L, T, VL>(job, site, s);
         }
         M::collide_cluster::<T, VL>(&mut s.cl, job.params);
@@ -572,12 +600,15 @@ fn local_site_bc<M: Model, L: Layout, T: Real, const VL: usize>(
     }
 }
 
-/// Copies population `i` of storage column `from` to column `to`, all rows.
+/// Copies population `i` of storage plane `from` to plane `to`, every line.
 fn copy_column<L: Layout, T: Real>(b: &RawBuf<T>, d: &Dims, i: usize, from: usize, to: usize) {
-    for k in 0..L::clusters(d) {
-        for l in 0..L::VL {
-            let v = b.get(L::cluster_base(d, i, from, k) + l);
-            b.set(L::cluster_base(d, i, to, k) + l, v);
+    for z in 0..d.lz {
+        let (from, to) = (d.line(from, z), d.line(to, z));
+        for k in 0..L::clusters(d) {
+            for l in 0..L::VL {
+                let v = b.get(L::cluster_base(d, i, from, k) + l);
+                b.set(L::cluster_base(d, i, to, k) + l, v);
+            }
         }
     }
 }
@@ -613,7 +644,7 @@ pub(crate) fn fold_halo<M: Model, L: Layout, T: Real>(b: &RawBuf<T>, d: &Dims, b
     }
 }
 
-/// Moves population `p` of halo column `from` to its periodic image `to`, row by row, except
+/// Moves population `p` of halo plane `from` to its periodic image `to`, site by site, except
 /// where the pushing site `from + c_p` redirected it (its link `p` is bounced).
 fn fold_column<M: Model, L: Layout, T: Real>(
     b: &RawBuf<T>,
@@ -628,8 +659,8 @@ fn fold_column<M: Model, L: Layout, T: Real>(
     if bc.column(pusher).is_empty() {
         return copy_column::<L, T>(b, d, p, d.col(from), d.col(to));
     }
-    for y in 0..d.ly {
-        let ys = d.wrap_y(y, c[1] as isize);
+    for y in 0..d.plane() {
+        let ys = d.shift(y, c);
         if bc.site::<L>(d, pusher, ys).is_some_and(|s| s.bounced(p)) {
             continue;
         }

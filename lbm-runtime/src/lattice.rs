@@ -1,10 +1,13 @@
-//! [`Lattice`]: the populations of an `LX × LY` lattice of model `M` in layout `L` and
-//! precision `T`, with its boundary conditions, streaming scheme and time stepping.
+//! [`Lattice`]: the populations of an `LX × LY` (2-D) or `LX × LY × LZ` (3-D) lattice of
+//! model `M` in layout `L` and precision `T`, with its boundary conditions, streaming scheme
+//! and time stepping.
 //!
 //! The stored state between steps is the post-collision populations `f*_i(x)`; everything a
 //! user reads or writes by `(x, y)` goes through that logical view, so it does not depend on
 //! the layout or on the scheme (in the AA scheme the odd half-steps keep `f*_i(x)` at
-//! `F_ī(x + c_i)`, and the accessors follow it there).
+//! `F_ī(x + c_i)`, and the accessors follow it there). In 3-D the second coordinate of
+//! every accessor is the site's number in its plane of constant x, `s = z·LY + y`
+//! ([`Dims::plane_site`]); in 2-D it is the row `y`.
 
 use std::marker::PhantomData;
 
@@ -93,7 +96,7 @@ pub(crate) fn stored_slot<M: Model, L: Layout, T: Real>(
         if bc.x_periodic() {
             xs = xs.rem_euclid(d.lx as isize);
         }
-        L::index(d, o, d.col(xs), d.wrap_y(y, c[1] as isize))
+        L::index(d, o, d.col(xs), d.shift(y, c))
     }
 }
 
@@ -114,7 +117,8 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
 }
 
 impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
-    /// A lattice of `lx × ly` sites at rest (`ρ = 1`, `u = 0`: populations `w_i`).
+    /// A lattice of `lx × ly` sites of a 2-D model at rest (`ρ = 1`, `u = 0`: populations
+    /// `w_i`).
     ///
     /// Fails before allocating when `ly` is not a multiple of `L::VL`, when the lattice is
     /// smaller than the model's halo (`lx < HALO` or `ly / VL < HALO`), when the parameters
@@ -126,14 +130,26 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Self, LbmError> {
-        check_size::<M, L>(lx, ly)?;
+        if M::D != 2 {
+            return Err(LbmError::Shape(format!(
+                "model {} is three-dimensional: give its third side with Lattice::with_size([lx, ly, lz], …)",
+                M::NAME
+            )));
+        }
+        Self::with_size([lx, ly, 1], params, scheme, boundaries)
+    }
+
+    /// A lattice of `size = [LX, LY, LZ]` sites at rest; `LZ = 1` for a 2-D model, `LZ ≥ HALO`
+    /// for a 3-D one. Fails as [`Lattice::new`].
+    pub fn with_size(
+        size: [usize; 3],
+        params: M::Params,
+        scheme: Scheme,
+        boundaries: &BoundarySpec,
+    ) -> Result<Self, LbmError> {
+        check_size::<M, L>(size)?;
         M::validate(&params)?;
-        let d = Dims {
-            lx,
-            ly,
-            halo: M::HALO,
-            q: M::Q,
-        };
+        let d = Dims::of::<M>(size);
         let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
         let mut lat = Self {
             d,
@@ -157,10 +173,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         let mut bufs = vec![self.f.raw()];
         bufs.extend(self.g.as_mut().map(|g| g.raw()));
         for b in bufs {
-            (0..d.ncols()).into_par_iter().for_each(|col| {
+            (0..d.nlines()).into_par_iter().for_each(|line| {
                 for y in 0..d.ly {
                     for (i, w) in M::WEIGHTS.iter().enumerate() {
-                        b.set(L::index(&d, i, col, y), T::from_f64(*w));
+                        b.set(L::line_index(&d, i, line, y), T::from_f64(*w));
                     }
                 }
             });
@@ -209,10 +225,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     fn check_site(&self, x: usize, y: usize) -> Result<(), LbmError> {
-        if x >= self.d.lx || y >= self.d.ly {
+        let d = &self.d;
+        if x >= d.lx || y >= d.plane() {
+            let size = if d.lz == 1 {
+                format!("{}×{}", d.lx, d.ly)
+            } else {
+                format!("{}×{}×{} (plane sites 0..{})", d.lx, d.ly, d.lz, d.plane())
+            };
             return Err(LbmError::Shape(format!(
-                "site ({x}, {y}) outside the {}×{} lattice",
-                self.d.lx, self.d.ly
+                "site ({x}, {y}) outside the {size} lattice"
             )));
         }
         Ok(())
@@ -261,7 +282,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         let nm = M::MOMENT_NAMES.len();
         let mut feq = vec![T::default(); M::Q];
         for x in 0..self.d.lx {
-            for y in 0..self.d.ly {
+            for y in 0..self.d.plane() {
                 let m = moments(x, y);
                 check_len(m.len(), nm, "moments")?;
                 if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
@@ -272,7 +293,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         let mut mt = vec![T::default(); nm];
         self.odd = false;
         for x in 0..self.d.lx {
-            for y in 0..self.d.ly {
+            for y in 0..self.d.plane() {
                 for (a, b) in mt.iter_mut().zip(moments(x, y)) {
                     *a = T::from_f64(b);
                 }
@@ -315,7 +336,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     } else {
                         sx
                     };
-                    self.f[L::index(d, i, d.col(sx), d.wrap_y(y, -c[1] as isize))]
+                    self.f[L::index(d, i, d.col(sx), d.shift(y, c.map(|v| -v)))]
                 }
             };
         }
@@ -336,7 +357,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         Ok(())
     }
 
-    /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (solid sites hold 0).
+    /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (`[x·LY·LZ + z·LY + y]` in
+    /// 3-D; solid sites hold 0).
     pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, LbmError> {
         Ok(self.moment_field_at(moment_named::<M>(name)?))
     }
@@ -356,10 +378,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// the columns in parallel.
     fn moment_fields_of(&self, js: &[usize]) -> Vec<Vec<f64>> {
         let d = self.d;
-        let mut out = vec![vec![0.0; d.lx * d.ly]; js.len()];
+        let mut out = vec![vec![0.0; d.sites()]; js.len()];
         let mut columns: Vec<Vec<&mut [f64]>> = (0..d.lx).map(|_| Vec::new()).collect();
         for field in &mut out {
-            for (col, c) in columns.iter_mut().zip(field.chunks_mut(d.ly)) {
+            for (col, c) in columns.iter_mut().zip(field.chunks_mut(d.plane())) {
                 col.push(c);
             }
         }
@@ -369,7 +391,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             .for_each(|(x, mut fields)| {
                 let mut g = vec![T::default(); M::Q];
                 let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
-                for y in 0..d.ly {
+                for y in 0..d.plane() {
                     if self.bc.is_solid(&d, x, y) {
                         continue;
                     }
@@ -391,7 +413,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             .into_par_iter()
             .map(|x| {
                 let mut s = 0.0;
-                for y in (0..d.ly).filter(|&y| !self.bc.is_solid(&d, x, y)) {
+                for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
                     for i in 0..M::Q {
                         s += self.f[self.slot(i, x, y)].to_f64();
                     }
@@ -535,7 +557,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     fn check_column(&self, x: usize) -> Option<(usize, usize, String)> {
         let d = self.d;
         let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
-        (0..d.ly)
+        (0..d.plane())
             .filter(|&y| !self.bc.is_solid(&d, x, y))
             .find_map(|y| {
                 self.moments(x, y, &mut m).ok()?;
@@ -598,7 +620,28 @@ pub fn default_max_mach<M: Model>() -> f64 {
     }
 }
 
-pub(crate) fn check_size<M: Model, L: Layout>(lx: usize, ly: usize) -> Result<(), LbmError> {
+/// Refuses a lattice of `[LX, LY, LZ]` sites that model `M` in layout `L` cannot run: `LZ`
+/// not 1 for a 2-D model or below the halo for a 3-D one, `LY` not a multiple of `VL`, or
+/// sides smaller than the halo.
+pub(crate) fn check_size<M: Model, L: Layout>(size: [usize; 3]) -> Result<(), LbmError> {
+    let [lx, ly, lz] = size;
+    match (M::D, lz) {
+        (2, 1) => {}
+        (2, _) => {
+            return Err(LbmError::Shape(format!(
+                "model {} is two-dimensional: give LZ = 1 (not {lz}), or use a 3-D model",
+                M::NAME
+            )))
+        }
+        (_, lz) if lz < M::HALO.max(1) => {
+            return Err(LbmError::Shape(format!(
+                "model {} is three-dimensional: LZ = {lz} must be at least {} (the model's halo)",
+                M::NAME,
+                M::HALO.max(1)
+            )))
+        }
+        _ => {}
+    }
     if ly % L::VL != 0 {
         return Err(LbmError::NotMultipleOfVl {
             layout: L::NAME,

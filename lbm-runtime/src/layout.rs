@@ -1,59 +1,117 @@
-//! The four data layouts of seed 000 §4 (and seed 001): where population `i` of site `(x, y)`
-//! lives in memory. This module is the one place that defines the addressing; the GPU backend
-//! mirrors [`Layout::index`] in WGSL.
+//! The four data layouts of seed 000 §4 (and seed 001): where population `i` of a site lives in
+//! memory. This module is the one place that defines the addressing; the GPU backend mirrors
+//! [`Layout::index`] in WGSL.
 //!
 //! # Geometry
-//! A lattice has `LX × LY` sites plus `H = M::HALO` halo *columns* on each side in x, so
-//! `NC = LX + 2H` stored columns; storage column `col = x + H` holds site `x` (halo columns
-//! `col < H` and `col ≥ LX + H` hold copies filled from the periodic image, a neighbour rank
-//! or the GPU part of the slab; column-major storage makes a halo column contiguous, seed 003
-//! §4). In y there are **no halo rows**: the y direction is a ring of `LY` sites, and
-//! streaming wraps around it. Walls at the bottom and top are placed half-way across that wrap
+//! A lattice has `LX × LY` sites (2-D) or `LX × LY × LZ` sites (3-D) plus `H = M::HALO` halo
+//! *planes* on each side in x, so `NC = LX + 2H` stored planes; storage plane `col = x + H`
+//! holds the sites of `x` (halo planes `col < H` and `col ≥ LX + H` hold copies filled from
+//! the periodic image, a neighbour rank or the GPU part of the slab; x-major storage makes a
+//! halo plane contiguous, seed 003 §4). In 2-D a plane is a column of `LY` sites (`LZ = 1`).
+//!
+//! A plane is `LZ` *lines* of `LY` sites: line `z` of plane `col` is storage line
+//! `col·LZ + z`, and the layouts below address lines exactly as the 2-D lattice addresses its
+//! columns, so every formula and every kernel is one code for both dimensions. Within a plane
+//! a site is numbered `s = z·LY + y` ([`Dims::plane_site`]); the column-wise machinery
+//! (halos, slabs, checkpoints, moments) walks planes site by site in that order.
+//!
+//! In y and z there are **no halo rows**: each is a ring (`LY` and `LZ` sites), and streaming
+//! wraps around it. Walls at the bottom and top are placed half-way across the y-wrap
 //! (between rows `LY − 1` and `0`) and enforced by the boundary rules, which replace every
-//! population that crossed the wrap. This keeps every column exactly `LY` sites long, which is
-//! what lets CAoSoA turn a y-shift into an aligned cluster move (see [`Shifted`]).
+//! population that crossed the wrap. This keeps every line exactly `LY` sites long, which is
+//! what lets CAoSoA turn a y-shift into an aligned cluster move (see [`Shifted`]); a z-shift
+//! is a move to another line.
 //!
 //! # Clusters
-//! Each layout groups the sites of one column into `LY / VL` *clusters* of `VL` *lanes*, and
+//! Each layout groups the sites of one line into `LY / VL` *clusters* of `VL` *lanes*, and
 //! stores the lanes of cluster `k`, population `i`, at `VL` consecutive addresses starting at
-//! [`Layout::cluster_base`]:
+//! [`Layout::cluster_base`] (`line` the storage line, `NL = NC·LZ` lines in all):
 //!
-//! | layout | VL | site of (cluster k, lane l) | `index(i, col, y)` |
+//! | layout | VL | site of (cluster k, lane l) | `index(i, line, y)` |
 //! |---|---|---|---|
-//! | [`Aos`] | 1 | `y = k` | `(col·LY + y)·Q + i` |
-//! | [`Soa`] | 1 | `y = k` | `(i·NC + col)·LY + y` |
-//! | [`CSoa<VL>`] | VL | `y = k·VL + l` | `(i·NC + col)·LY + y` (SoA addresses, processed by clusters) |
-//! | [`CAoSoa<VL>`] | VL | `y = l·(LY/VL) + k` | `((col·LY/VL + k)·Q + i)·VL + l` |
+//! | [`Aos`] | 1 | `y = k` | `(line·LY + y)·Q + i` |
+//! | [`Soa`] | 1 | `y = k` | `(i·NL + line)·LY + y` |
+//! | [`CSoa<VL>`] | VL | `y = k·VL + l` | `(i·NL + line)·LY + y` (SoA addresses, processed by clusters) |
+//! | [`CAoSoa<VL>`] | VL | `y = l·(LY/VL) + k` | `((line·LY/VL + k)·Q + i)·VL + l` |
 //!
-//! CSoA is SoA cut into aligned clusters of `VL` consecutive sites; CAoSoA cuts each column into
+//! CSoA is SoA cut into aligned clusters of `VL` consecutive sites; CAoSoA cuts each line into
 //! `VL` partitions of `LY/VL` sites and packs the `k`-th site of every partition into cluster
 //! `k`, the `Q` clusters of one `k` one after the other (seed 000 §4.2, Figure 5).
 
 use crate::Real;
 
-/// The shape of a lattice's storage: `LX × LY` sites, `halo` columns each side, `q` populations.
+/// The shape of a lattice's storage: `LX × LY × LZ` sites (`LZ = 1` in 2-D), `halo` planes
+/// each side in x, `q` populations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dims {
     /// Sites in x (without halos).
     pub lx: usize,
     /// Sites in y (a periodic ring; no halo rows).
     pub ly: usize,
-    /// Halo columns on each side in x (`M::HALO`).
+    /// Sites in z (a periodic ring; 1 in 2-D).
+    pub lz: usize,
+    /// Halo planes on each side in x (`M::HALO`).
     pub halo: usize,
     /// Populations per site (`M::Q`).
     pub q: usize,
 }
 
 impl Dims {
-    /// Stored columns, halos included: `LX + 2·halo`.
+    /// The shape of a lattice of `size = [LX, LY, LZ]` sites (`LZ = 1` in 2-D) for model `M`.
+    pub fn of<M: crate::Model>(size: [usize; 3]) -> Self {
+        Self {
+            lx: size[0],
+            ly: size[1],
+            lz: size[2],
+            halo: M::HALO,
+            q: M::Q,
+        }
+    }
+
+    /// Stored planes (columns in 2-D), halos included: `LX + 2·halo`.
     #[inline(always)]
     pub fn ncols(&self) -> usize {
         self.lx + 2 * self.halo
     }
 
+    /// Stored lines of `LY` sites, halos included: `(LX + 2·halo)·LZ`.
+    #[inline(always)]
+    pub fn nlines(&self) -> usize {
+        self.ncols() * self.lz
+    }
+
+    /// Sites in one plane of constant x: `LY·LZ`.
+    #[inline(always)]
+    pub fn plane(&self) -> usize {
+        self.ly * self.lz
+    }
+
+    /// Number of sites (without halos).
+    pub fn sites(&self) -> usize {
+        self.lx * self.plane()
+    }
+
+    /// Storage line `z` of storage plane `col`.
+    #[inline(always)]
+    pub fn line(&self, col: usize, z: usize) -> usize {
+        col * self.lz + z
+    }
+
+    /// The number `s = z·LY + y` of site `(y, z)` within its plane.
+    #[inline(always)]
+    pub fn plane_site(&self, y: usize, z: usize) -> usize {
+        z * self.ly + y
+    }
+
+    /// The `(y, z)` of plane site `s`.
+    #[inline(always)]
+    pub fn yz(&self, s: usize) -> (usize, usize) {
+        (s % self.ly, s / self.ly)
+    }
+
     /// Number of values in one copy of the lattice.
     pub fn len(&self) -> usize {
-        self.ncols() * self.ly * self.q
+        self.nlines() * self.ly * self.q
     }
 
     /// Whether the lattice holds no value.
@@ -70,16 +128,47 @@ impl Dims {
     /// `y + dy` on the periodic ring of `LY` sites (`|dy| ≤ LY`).
     #[inline(always)]
     pub fn wrap_y(&self, y: usize, dy: isize) -> usize {
-        let ly = self.ly as isize;
-        let v = y as isize + dy;
-        (if v < 0 {
-            v + ly
-        } else if v >= ly {
-            v - ly
-        } else {
-            v
-        }) as usize
+        wrap(y, dy, self.ly)
     }
+
+    /// `z + dz` on the periodic ring of `LZ` sites (`|dz| ≤ LZ`).
+    #[inline(always)]
+    pub fn wrap_z(&self, z: usize, dz: isize) -> usize {
+        wrap(z, dz, self.lz)
+    }
+
+    /// Plane site `s` shifted by `(c_y, c_z)` of `c`, periodically in y and z.
+    #[inline(always)]
+    pub fn shift(&self, s: usize, c: [i32; 3]) -> usize {
+        if self.lz == 1 {
+            return self.wrap_y(s, c[1] as isize);
+        }
+        let (y, z) = self.yz(s);
+        self.plane_site(
+            self.wrap_y(y, c[1] as isize),
+            self.wrap_z(z, c[2] as isize),
+        )
+    }
+
+    /// Whether shifts by up to `halo` in z stay off the z-wrap from line `z` (always in 2-D).
+    #[inline(always)]
+    pub fn z_interior(&self, z: usize) -> bool {
+        self.lz == 1 || (z >= self.halo && z + self.halo < self.lz)
+    }
+}
+
+/// `v + dv` on a periodic ring of `n` sites (`|dv| ≤ n`).
+#[inline(always)]
+fn wrap(v: usize, dv: isize, n: usize) -> usize {
+    let n = n as isize;
+    let w = v as isize + dv;
+    (if w < 0 {
+        w + n
+    } else if w >= n {
+        w - n
+    } else {
+        w
+    }) as usize
 }
 
 /// Where the `VL` lanes of a cluster land when every site is shifted by `dy` in y
@@ -115,7 +204,8 @@ pub trait Layout: Copy + Default + std::fmt::Debug + Send + Sync + 'static {
     /// Lanes per cluster (1 for AoS and SoA).
     const VL: usize;
 
-    /// Index of lane 0 of cluster `k` of population `i` in storage column `col`.
+    /// Index of lane 0 of cluster `k` of population `i` in storage line `col` (a column in
+    /// 2-D, line `z` of a plane in 3-D: [`Dims::line`]).
     fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize;
 
     /// The site `y` of lane `l` of cluster `k`.
@@ -124,7 +214,7 @@ pub trait Layout: Copy + Default + std::fmt::Debug + Send + Sync + 'static {
     /// The cluster and lane holding site `y`.
     fn cluster_lane(d: &Dims, y: usize) -> (usize, usize);
 
-    /// Where cluster `k` of population `i` in column `col` lands after a shift by `dy` in y
+    /// Where cluster `k` of population `i` in line `col` lands after a shift by `dy` in y
     /// (`|dy| ≤ LY / VL`).
     fn shifted(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted;
 
@@ -137,17 +227,28 @@ pub trait Layout: Copy + Default + std::fmt::Debug + Send + Sync + 'static {
     /// the kernels' fast path adds precomputed offsets instead of evaluating [`Layout::shifted`].
     fn interior(d: &Dims) -> std::ops::Range<usize>;
 
-    /// Clusters per column: `LY / VL`.
+    /// Clusters per line: `LY / VL`.
     #[inline(always)]
     fn clusters(d: &Dims) -> usize {
         d.ly / Self::VL
     }
 
-    /// Index of population `i` of the site in storage column `col`, row `y`.
+    /// Index of population `i` of the site in storage line `line`, row `y`.
     #[inline(always)]
-    fn index(d: &Dims, i: usize, col: usize, y: usize) -> usize {
+    fn line_index(d: &Dims, i: usize, line: usize, y: usize) -> usize {
         let (k, l) = Self::cluster_lane(d, y);
-        Self::cluster_base(d, i, col, k) + l
+        Self::cluster_base(d, i, line, k) + l
+    }
+
+    /// Index of population `i` of plane site `s` (`z·LY + y`; the row `y` in 2-D) in storage
+    /// plane `col`.
+    #[inline(always)]
+    fn index(d: &Dims, i: usize, col: usize, s: usize) -> usize {
+        if d.lz == 1 {
+            return Self::line_index(d, i, col, s);
+        }
+        let (y, z) = d.yz(s);
+        Self::line_index(d, i, d.line(col, z), y)
     }
 
     /// Bytes one site occupies in one copy of the lattice.
@@ -178,7 +279,7 @@ pub struct CAoSoa<const VL: usize>;
 /// Single-lane layouts: a shift is one element, wrapped around the column.
 fn shifted_scalar<L: Layout>(d: &Dims, i: usize, col: usize, k: usize, dy: isize) -> Shifted {
     Shifted::Contiguous {
-        base: L::index(d, i, col, d.wrap_y(k, dy)),
+        base: L::line_index(d, i, col, d.wrap_y(k, dy)),
         rotate: 0,
     }
 }
@@ -215,7 +316,7 @@ impl Layout for Soa {
     const VL: usize = 1;
     #[inline(always)]
     fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
-        (i * d.ncols() + col) * d.ly + k
+        (i * d.nlines() + col) * d.ly + k
     }
     #[inline(always)]
     fn site_y(_: &Dims, k: usize, _: usize) -> usize {
@@ -248,7 +349,7 @@ impl<const VL: usize> Layout for CSoa<VL> {
     const VL: usize = VL;
     #[inline(always)]
     fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
-        (i * d.ncols() + col) * d.ly + k * VL
+        (i * d.nlines() + col) * d.ly + k * VL
     }
     #[inline(always)]
     fn site_y(_: &Dims, k: usize, l: usize) -> usize {
@@ -263,7 +364,7 @@ impl<const VL: usize> Layout for CSoa<VL> {
         let y0 = (k * VL) as isize + dy;
         if y0 >= 0 && y0 as usize + VL <= d.ly {
             Shifted::Contiguous {
-                base: (i * d.ncols() + col) * d.ly + y0 as usize,
+                base: (i * d.nlines() + col) * d.ly + y0 as usize,
                 rotate: 0,
             }
         } else {
@@ -335,25 +436,31 @@ mod tests {
     const D: Dims = Dims {
         lx: 3,
         ly: 16,
+        lz: 1,
         halo: 1,
         q: 5,
     };
 
-    /// Every (i, col, y) gets a distinct index inside the array: the layouts are bijections.
+    /// Every (i, col, s) gets a distinct index inside the array, in 2-D and in 3-D: the
+    /// layouts are bijections.
     fn check_bijection<L: Layout>() {
-        let mut seen = vec![false; D.len()];
-        for i in 0..D.q {
-            for col in 0..D.ncols() {
-                for y in 0..D.ly {
-                    let idx = L::index(&D, i, col, y);
-                    assert!(!seen[idx], "{}: index {idx} used twice", L::NAME);
-                    seen[idx] = true;
-                    let (k, l) = L::cluster_lane(&D, y);
-                    assert_eq!(L::site_y(&D, k, l), y);
+        for d in [D, Dims { lz: 3, ..D }] {
+            let mut seen = vec![false; d.len()];
+            for i in 0..d.q {
+                for col in 0..d.ncols() {
+                    for s in 0..d.plane() {
+                        let idx = L::index(&d, i, col, s);
+                        assert!(!seen[idx], "{}: index {idx} used twice", L::NAME);
+                        seen[idx] = true;
+                        let (y, z) = d.yz(s);
+                        assert_eq!(d.plane_site(y, z), s);
+                        let (k, l) = L::cluster_lane(&d, y);
+                        assert_eq!(L::site_y(&d, k, l), y);
+                    }
                 }
             }
+            assert!(seen.iter().all(|&s| s), "{}: not onto", L::NAME);
         }
-        assert!(seen.iter().all(|&s| s), "{}: not onto", L::NAME);
     }
 
     /// `shifted` agrees with per-site addressing of `y + dy` for every cluster and lane.

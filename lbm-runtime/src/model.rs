@@ -38,12 +38,13 @@ pub struct ParamError {
 pub trait Model: 'static + Send + Sync {
     /// The model's name, as declared.
     const NAME: &'static str;
-    /// Spatial dimension (the runtime's lattices are 2-D).
+    /// Spatial dimension, 2 or 3.
     const D: usize;
     /// Number of velocities.
     const Q: usize;
-    /// The velocity set `c_i`, in lattice units.
-    const VELOCITIES: &'static [[i32; 2]];
+    /// The velocity set `c_i`, in lattice units, always with three components (`c_z = 0` when
+    /// `D = 2`), so that the runtime's addressing is one code for both dimensions.
+    const VELOCITIES: &'static [[i32; 3]];
     /// The weights `w_i`, rounded to `f64`.
     const WEIGHTS: &'static [f64];
     /// `OPPOSITE[i]` is the index of `-c_i`.
@@ -93,14 +94,15 @@ pub trait Model: 'static + Send + Sync {
     /// The velocity that [`Model::equilibrium`] takes is the bare `Σ f c / ρ`; the physical
     /// velocity that [`Model::moments`] returns is `Σ f c / ρ + a/2`, so a state meant to have
     /// physical velocity `u` is initialised with the equilibrium at `u − a/2`.
-    fn acceleration(params: &Self::Params) -> [f64; 2] {
+    /// Three components, `a_z = 0` when `D = 2`.
+    fn acceleration(params: &Self::Params) -> [f64; 3] {
         let _ = params;
-        [0.0, 0.0]
+        [0.0; 3]
     }
 
     /// Whether the model has a body force and it is non-zero for these parameters.
     fn force_on(params: &Self::Params) -> bool {
-        Self::acceleration(params) != [0.0, 0.0]
+        Self::acceleration(params) != [0.0; 3]
     }
 
     /// Checks that the parameters give a stable, physical collision (relaxation rates in

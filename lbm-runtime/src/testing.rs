@@ -17,16 +17,16 @@ pub struct TestParams {
 /// D2Q9 BGK with a body force.
 pub struct TestD2Q9;
 
-const C: [[i32; 2]; 9] = [
-    [0, 0],
-    [1, 0],
-    [0, 1],
-    [-1, 0],
-    [0, -1],
-    [1, 1],
-    [-1, 1],
-    [-1, -1],
-    [1, -1],
+const C: [[i32; 3]; 9] = [
+    [0, 0, 0],
+    [1, 0, 0],
+    [0, 1, 0],
+    [-1, 0, 0],
+    [0, -1, 0],
+    [1, 1, 0],
+    [-1, 1, 0],
+    [-1, -1, 0],
+    [1, -1, 0],
 ];
 const W: [f64; 9] = [
     4.0 / 9.0,
@@ -53,7 +53,7 @@ impl Model for TestD2Q9 {
     const NAME: &'static str = "TestD2Q9";
     const D: usize = 2;
     const Q: usize = 9;
-    const VELOCITIES: &'static [[i32; 2]] = &C;
+    const VELOCITIES: &'static [[i32; 3]] = &C;
     const WEIGHTS: &'static [f64] = &W;
     const OPPOSITE: &'static [usize] = &[0, 3, 4, 1, 2, 7, 8, 5, 6];
     const HALO: usize = 1;

@@ -115,19 +115,22 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         slab: bool,
         compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
     ) -> Result<Self, GpuError> {
-        check_size::<M, L>(lx, ly)?;
+        if M::D != 2 {
+            return Err(LbmError::Shape(format!(
+                "model {} is {}-dimensional: the GPU backend runs 2-D models so far (use the CPU backend)",
+                M::NAME,
+                M::D
+            ))
+            .into());
+        }
+        check_size::<M, L>([lx, ly, 1])?;
         M::validate(&params).map_err(LbmError::from)?;
         if T::BYTES == 8 && !ctx.supports_f64() {
             return Err(GpuError::NoF64 {
                 adapter: ctx.info().name.clone(),
             });
         }
-        let d = Dims {
-            lx,
-            ly,
-            halo: M::HALO,
-            q: M::Q,
-        };
+        let d = Dims::of::<M>([lx, ly, 1]);
         let copies = match scheme {
             Scheme::TwoCopy => 2,
             Scheme::InPlace => 1,

@@ -167,6 +167,7 @@ mod tests {
     const D: Dims = Dims {
         lx: 5,
         ly: 24,
+        lz: 1,
         halo: 3,
         q: 7,
     };

@@ -513,7 +513,7 @@ fn thermal<M: Model>() -> String {
 fn zou_he<M: Model>(idx: usize, n: [i32; 2]) -> String {
     let q = M::Q;
     let t = [-n[1], n[0]];
-    let dot = |c: &[i32; 2], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
+    let dot = |c: &[i32; 3], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
     let (mut s0, mut sm, mut st) = (vec![], vec![], vec![]);
     let mut w_d = 0.0;
     for (i, c) in M::VELOCITIES.iter().enumerate() {
