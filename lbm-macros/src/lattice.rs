@@ -318,6 +318,7 @@ fn moment_name(p: [u32; 3]) -> String {
         match p[a] {
             0 => {}
             1 => s += &format!(" c_{axis}"),
+            2 => s += &format!(" c_{axis}²"),
             n => s += &format!(" c_{axis}^{n}"),
         }
     }

@@ -1,17 +1,17 @@
-// Rule: the runtime's lattices are two-dimensional, so `dim` must be 2.
-// Mistake: a 3-D dimension on a 2-D velocity set.
+// Rule: in 3-D every velocity has three components.
+// Mistake: a D2Q9 velocity list under `dim = 3`.
 
 use lbm::lbm_model;
 
 lbm_model! {
-    pub model D2Q9Bgk {
+    pub model D3Q19Bgk {
         dim = 3;
         velocities = [(0, 0), (1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, 1), (-1, -1), (1, -1)];
         weights = [4/9, 1/9, 1/9, 1/9, 1/9, 1/36, 1/36, 1/36, 1/36];
         cs2 = 1/3;
         params { tau: real }
         moments { rho = sum(f); u = sum(f * c) / rho; }
-        equilibrium = w * rho * (1 + dot(c, u) / cs2 + dot(c, u)^2 / (2 * cs2^2) - dot(u, u) / (2 * cs2));
+        equilibrium = hermite(order = 2);
         collision = bgk(tau = tau);
     }
 }
