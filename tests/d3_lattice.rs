@@ -173,9 +173,13 @@ const U: f64 = 1e-3;
 fn shear_viscosity<M: Model>(p: M::Params, a: usize, b: usize, steps: u64) -> f64 {
     let mut size = [8, 8, 8];
     size[b] = N;
-    let mut lat =
-        Lattice::<M, CAoSoa<8>, f64>::with_size(size, p, Scheme::InPlace, &BoundarySpec::periodic())
-            .unwrap();
+    let mut lat = Lattice::<M, CAoSoa<8>, f64>::with_size(
+        size,
+        p,
+        Scheme::InPlace,
+        &BoundarySpec::periodic(),
+    )
+    .unwrap();
     let k = 2.0 * PI / N as f64;
     let coord = move |x: usize, s: usize| [x, s % size[1], s / size[1]];
     lat.set_equilibrium(|x, s| {
@@ -301,7 +305,7 @@ fn sizes_are_checked_for_the_dimension() {
         az: 0.0,
     };
     let spec = BoundarySpec::periodic();
-    let err = Lattice::<D3Q19Bgk, Aos, f64>::new(8, 8, p.clone(), Scheme::TwoCopy, &spec)
+    let err = Lattice::<D3Q19Bgk, Aos, f64>::new(8, 8, p, Scheme::TwoCopy, &spec)
         .err()
         .expect("a 3-D model on a 2-D lattice");
     assert!(err.to_string().contains("three-dimensional"), "{err}");

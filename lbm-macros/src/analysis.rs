@@ -19,8 +19,8 @@ const CONSERVATION_TOL: f64 = 1e-12;
 
 /// Names the DSL defines itself; parameters and moments may not take them.
 pub const BUILTINS: &[&str] = &[
-    "c", "cx", "cy", "cz", "w", "f", "cs2", "dim", "D", "dot", "norm2", "sum", "hermite", "bgk", "trt",
-    "mrt",
+    "c", "cx", "cy", "cz", "w", "f", "cs2", "dim", "D", "dot", "norm2", "sum", "hermite", "bgk",
+    "trt", "mrt",
 ];
 
 /// What a moment means to the runtime.
@@ -251,7 +251,9 @@ impl PolyCtx<'_> {
         let xv = c
             .iter()
             .zip(&u)
-            .fold(k(q(0)), |acc, (ca, ua)| acc.add(&ua.scale(&q((*ca).into()))))
+            .fold(k(q(0)), |acc, (ca, ua)| {
+                acc.add(&ua.scale(&q((*ca).into())))
+            })
             .scale(&inv_cs2);
         let v2 = u
             .iter()

@@ -151,7 +151,14 @@ fn shell(v: [i32; 3], dim: usize) -> Vec<[i32; 3]> {
             }
         }
     } else {
-        let perms = [[0, 1, 2], [2, 0, 1], [1, 2, 0], [1, 0, 2], [0, 2, 1], [2, 1, 0]];
+        let perms = [
+            [0, 1, 2],
+            [2, 0, 1],
+            [1, 2, 0],
+            [1, 0, 2],
+            [0, 2, 1],
+            [2, 1, 0],
+        ];
         for p in perms {
             let r = [v[p[0]], v[p[1]], v[p[2]]];
             for signs in 0..8 {
@@ -295,7 +302,10 @@ fn gaussian(cs2: &Q, p: [u32; 3]) -> Q {
     }
     let dfact = |n: u32| (1..n).step_by(2).fold(q(1), |acc, k| acc * q(k.into()));
     let total: u32 = p.iter().sum();
-    p.iter().fold(num_traits::pow(cs2.clone(), (total / 2) as usize), |acc, &a| acc * dfact(a))
+    p.iter().fold(
+        num_traits::pow(cs2.clone(), (total / 2) as usize),
+        |acc, &a| acc * dfact(a),
+    )
 }
 
 /// The exponent vectors `p` with `|p| = k` in `dim` dimensions (`p_z = 0` in 2-D).

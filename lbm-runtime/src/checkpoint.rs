@@ -102,6 +102,9 @@ pub struct CheckpointHeader {
     pub lx: usize,
     /// Lattice height.
     pub ly: usize,
+    /// Lattice depth (1 in 2-D; absent from 2-D manifests).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub lz: usize,
     /// `"f32"` or `"f64"`.
     pub precision: String,
     /// Steps completed when the checkpoint was written.
@@ -114,6 +117,26 @@ pub struct CheckpointHeader {
     pub run: String,
     /// The shards, in column order.
     pub shards: Vec<Shard>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(v: &usize) -> bool {
+    *v == 1
+}
+
+impl CheckpointHeader {
+    /// The lattice's size, `[LX, LY, LZ]` (`LZ = 1` in 2-D).
+    pub fn size(&self) -> [usize; 3] {
+        [self.lx, self.ly, self.lz]
+    }
+
+    /// Sites per plane of constant x: `LY·LZ`.
+    pub fn plane(&self) -> usize {
+        self.ly * self.lz
+    }
 }
 
 /// A shard as the manifest lists it.
@@ -291,13 +314,13 @@ pub(crate) fn write_shard<M: Model, T: Real>(
     })
 }
 
-/// Writes the manifest of the checkpoint `path` (token `run`) of an `lx × ly` lattice of model
-/// `M` with `params` after `step` steps, whose shards (written, synced) are `shards`,
-/// atomically — the moment the checkpoint comes to exist — then removes the shards of the
-/// checkpoint it replaced.
+/// Writes the manifest of the checkpoint `path` (token `run`) of a lattice of `[LX, LY, LZ]`
+/// sites of model `M` with `params` after `step` steps, whose shards (written, synced) are
+/// `shards`, atomically — the moment the checkpoint comes to exist — then removes the shards
+/// of the checkpoint it replaced.
 pub(crate) fn write_manifest<M: Model, T: Real>(
     path: &Path,
-    (lx, ly): (usize, usize),
+    [lx, ly, lz]: [usize; 3],
     params: &M::Params,
     step: u64,
     run: &str,
@@ -308,6 +331,7 @@ pub(crate) fn write_manifest<M: Model, T: Real>(
         q: M::Q,
         lx,
         ly,
+        lz,
         precision: T::NAME.into(),
         step,
         params: M::param_values(params)
@@ -420,8 +444,10 @@ fn check_shard<M: Model, T: Real>(
     })?;
     let len = f.metadata().map_err(io_err(file))?.len();
     let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), SHARD_MAGIC, file)?;
-    let expected = (s.x1 - s.x0) * m.ly * M::Q * T::BYTES;
-    let ours = (&h.model, h.lx, h.ly, h.step, &h.run) == (&m.model, m.lx, m.ly, m.step, &m.run);
+    let expected = (s.x1 - s.x0) * m.plane() * M::Q * T::BYTES;
+    // A shard's `ly` is its columns' sites, the manifest's plane.
+    let ours =
+        (&h.model, h.lx, h.ly, h.step, &h.run) == (&m.model, m.lx, m.plane(), m.step, &m.run);
     if !ours || (h.x0, h.x1, h.crc32) != (s.x0, s.x1, s.crc32) {
         return Err(mismatch(
             manifest,
@@ -509,7 +535,7 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
     /// asked for); no more than the columns asked for is kept.
     pub fn columns(&self, xs: Range<usize>) -> Result<Vec<T>, CheckpointError> {
         let h = &self.header;
-        let per_col = h.ly * M::Q;
+        let per_col = h.plane() * M::Q;
         let col_bytes = per_col * T::BYTES;
         let mut out = vec![T::default(); xs.len() * per_col];
         let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
@@ -552,9 +578,10 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
     ) -> Result<Lattice<M, L, T>, CheckpointError> {
         let f = self.columns(0..self.header.lx)?;
         let h = &self.header;
-        let mut lat = Lattice::<M, L, T>::new(h.lx, h.ly, self.params, scheme, boundaries)?;
+        let size = [h.lx, h.ly, h.lz];
+        let mut lat = Lattice::<M, L, T>::with_size(size, self.params, scheme, boundaries)?;
         for (s, f) in f.chunks_exact(M::Q).enumerate() {
-            lat.set_populations(s / h.ly, s % h.ly, f)?;
+            lat.set_populations(s / h.plane(), s % h.plane(), f)?;
         }
         lat.set_steps_done(h.step);
         Ok(lat)

@@ -422,7 +422,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     /// The slab is left in the even AA state, which holds every population on the slab.
     pub fn import(&mut self, values: &[T]) -> Result<(), LbmError> {
         let d = self.lattice.dims();
-        check_values(values.len(), d.lx * d.ly * M::Q, "slab populations")?;
+        check_values(values.len(), d.sites() * M::Q, "slab populations")?;
         self.lattice.set_even();
         import_slab(&mut self.lattice, 0, values)
     }
@@ -441,7 +441,7 @@ pub(crate) fn folded<'a, M: Model, L: Layout, T: Real>(
     bc: &'a Boundaries<T>,
     from: [&'a [T]; 2],
 ) -> impl Iterator<Item = (usize, usize, usize, T)> + 'a {
-    let (h, ly) = (M::HALO, d.ly);
+    let (h, ly) = (M::HALO, d.plane());
     let crossed = move |side: usize, c: usize, p: usize| {
         let cx = M::VELOCITIES[p][0] as isize;
         if side == LEFT {
@@ -463,12 +463,13 @@ pub(crate) fn folded<'a, M: Model, L: Layout, T: Real>(
     })
 }
 
-/// The post-collision populations of the columns `xs` of `lattice`, `[((x − x0)·LY + y)·Q + i]`.
+/// The post-collision populations of the columns `xs` of `lattice`, `[((x − x0)·P + s)·Q + i]`
+/// (`P` sites per plane, `s` the plane site: `P = LY`, `s = y` in 2-D).
 pub fn export_columns<M: Model, L: Layout, T: Real>(
     lattice: &Lattice<M, L, T>,
     xs: Range<usize>,
 ) -> Result<Vec<T>, LbmError> {
-    let ly = lattice.dims().ly;
+    let ly = lattice.dims().plane();
     let mut out = vec![T::default(); xs.len() * ly * M::Q];
     for (s, chunk) in out.chunks_mut(M::Q).enumerate() {
         lattice.populations(xs.start + s / ly, s % ly, chunk)?;
@@ -482,7 +483,7 @@ pub fn import_slab<M: Model, L: Layout, T: Real>(
     x0: usize,
     values: &[T],
 ) -> Result<(), LbmError> {
-    let ly = lattice.dims().ly;
+    let ly = lattice.dims().plane();
     for (s, f) in values.chunks(M::Q).enumerate() {
         lattice.set_populations(x0 + s / ly, s % ly, f)?;
     }
@@ -499,8 +500,10 @@ pub(crate) fn read_storage_columns<M: Model, L: Layout, T: Real>(
 ) -> Vec<T> {
     let d = lat.dims();
     let f = lat.state();
-    cols.flat_map(|c| (0..d.ly).flat_map(move |y| (0..d.q).map(move |i| f[L::index(&d, i, c, y)])))
-        .collect()
+    cols.flat_map(|c| {
+        (0..d.plane()).flat_map(move |y| (0..d.q).map(move |i| f[L::index(&d, i, c, y)]))
+    })
+    .collect()
 }
 
 /// Writes values laid out as [`read_storage_columns`]' into the storage columns from `first`
@@ -513,7 +516,7 @@ pub(crate) fn write_storage_columns<M: Model, L: Layout, T: Real>(
     let d = lat.dims();
     let f = lat.state_mut();
     for (k, v) in vals.iter().enumerate() {
-        let (c, y, i) = (first + k / (d.ly * d.q), k / d.q % d.ly, k % d.q);
+        let (c, y, i) = (first + k / (d.plane() * d.q), k / d.q % d.plane(), k % d.q);
         f[L::index(&d, i, c, y)] = *v;
     }
 }

@@ -96,7 +96,10 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
         lines.into_par_iter().for_each_init(
             || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len()),
             |s, j| {
-                let at = Line { x: j / lz, z: j % lz };
+                let at = Line {
+                    x: j / lz,
+                    z: j % lz,
+                };
                 line::<M, L, T, VL>(job, &offsets[at.z], at, s)
             },
         );
@@ -264,7 +267,10 @@ fn store_shifted<L: Layout, T: Real, const VL: usize>(
         }
         Shifted::PerLane => {
             for (l, &vl) in v.iter().enumerate() {
-                b.set(L::line_index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy)), vl);
+                b.set(
+                    L::line_index(d, i, col, d.wrap_y(L::site_y(d, k, l), dy)),
+                    vl,
+                );
             }
         }
     }

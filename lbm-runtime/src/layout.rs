@@ -144,10 +144,7 @@ impl Dims {
             return self.wrap_y(s, c[1] as isize);
         }
         let (y, z) = self.yz(s);
-        self.plane_site(
-            self.wrap_y(y, c[1] as isize),
-            self.wrap_z(z, c[2] as isize),
-        )
+        self.plane_site(self.wrap_y(y, c[1] as isize), self.wrap_z(z, c[2] as isize))
     }
 
     /// Whether shifts by up to `halo` in z stay off the z-wrap from line `z` (always in 2-D).

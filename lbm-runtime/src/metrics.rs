@@ -187,7 +187,7 @@ pub fn time_kernel<M: Model, L: Layout, T: Real>(
         kernel: k,
         scheme: lat.scheme(),
         seconds: times[times.len() / 2],
-        sites: d.lx * d.ly,
+        sites: d.sites(),
         bytes_per_site: 2 * M::Q * T::BYTES,
         flops_per_site: flops,
     })

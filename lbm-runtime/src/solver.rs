@@ -49,6 +49,11 @@ impl Extent {
         &self.axes[..self.dim]
     }
 
+    /// Sites along each axis, x first, three of them (`LZ = 1` in 2-D).
+    pub fn size(&self) -> [usize; 3] {
+        self.axes
+    }
+
     /// The number of x-planes (the global width `LX`).
     pub fn planes(&self) -> usize {
         self.axes[0]
@@ -331,7 +336,7 @@ pub trait Solver {
                 .collect();
             checkpoint::write_manifest::<Self::Model, Self::Real>(
                 path,
-                (e.planes(), e.plane_sites()),
+                e.size(),
                 self.params(),
                 self.steps_done(),
                 &run,
@@ -361,12 +366,10 @@ pub trait Solver {
             path: path.to_path_buf(),
             reason,
         };
-        if (h.lx, h.ly) != (e.planes(), e.plane_sites()) {
-            return Err(mismatch(format!(
-                "it holds a {}×{} lattice, this run's is {e}",
-                h.lx, h.ly
-            ))
-            .into());
+        if h.size() != e.size() {
+            let size = h.size();
+            let held = Extent::new(if h.lz == 1 { &size[..2] } else { &size });
+            return Err(mismatch(format!("it holds a {held} lattice, this run's is {e}")).into());
         }
         if &checkpoint.params != self.params() {
             return Err(mismatch(format!(
@@ -434,7 +437,11 @@ macro_rules! lattice_basics {
 
         fn extent(&self) -> $crate::solver::Extent {
             let d = self.dims();
-            $crate::solver::Extent::new(&[d.lx, d.ly])
+            if d.lz == 1 {
+                $crate::solver::Extent::new(&[d.lx, d.ly])
+            } else {
+                $crate::solver::Extent::new(&[d.lx, d.ly, d.lz])
+            }
         }
 
         fn params(&self) -> &M::Params {
@@ -483,13 +490,13 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
 
     fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
         let d = self.dims();
-        check_values(values.len(), d.lx * d.ly * M::Q, "populations")?;
+        check_values(values.len(), d.sites() * M::Q, "populations")?;
         Ok(crate::domain::import_slab(self, 0, values)?)
     }
 
     fn local_solid(&self, s: usize) -> bool {
         let d = self.dims();
-        self.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+        self.boundaries().is_solid(&d, s / d.plane(), s % d.plane())
     }
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {

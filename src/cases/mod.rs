@@ -26,11 +26,13 @@ mod cavity;
 mod poiseuille;
 mod rayleigh_taylor;
 mod taylor_green;
+mod taylor_green_3d;
 
 pub use cavity::Cavity;
 pub use poiseuille::Poiseuille;
 pub use rayleigh_taylor::RayleighTaylor;
 pub use taylor_green::TaylorGreen;
+pub use taylor_green_3d::TaylorGreen3d;
 
 use crate::output::Fields;
 use crate::{BoundarySpec, Model};
@@ -46,14 +48,19 @@ pub trait Case {
     /// Lattice width and height.
     fn size(&self) -> (usize, usize);
 
+    /// Lattice depth: sites in z, 1 for a 2-D case.
+    fn depth(&self) -> usize {
+        1
+    }
+
     /// The model's parameters.
     fn params(&self) -> <Self::Model as Model>::Params;
 
     /// Walls and periodicity.
     fn boundaries(&self) -> BoundarySpec;
 
-    /// The initial state: the moments at site `(x, y)` in the order of
-    /// `Model::MOMENT_NAMES`, with the bare velocity that
+    /// The initial state: the moments at site `(x, y)` (in 3-D `y` is the plane site
+    /// `z·LY + y`) in the order of `Model::MOMENT_NAMES`, with the bare velocity that
     /// [`crate::Lattice::set_equilibrium`] takes.
     fn initial(&self) -> impl Fn(usize, usize) -> Vec<f64> + Sync + '_;
 
@@ -81,9 +88,9 @@ pub trait Case {
         Vec::new()
     }
 
-    /// Diagnostics columns the case adds to the global ones, from the [`Case::sums`] of the
-    /// whole lattice.
-    fn extra_diagnostics(&self, _sums: &[f64]) -> Vec<(&'static str, f64)> {
+    /// Diagnostics columns the case adds to the global ones after `step` steps, from the
+    /// [`Case::sums`] of the whole lattice.
+    fn extra_diagnostics(&self, _step: u64, _sums: &[f64]) -> Vec<(&'static str, f64)> {
         Vec::new()
     }
 

@@ -193,7 +193,7 @@ impl Case for RayleighTaylor {
         self.theta_sums(f)
     }
 
-    fn extra_diagnostics(&self, sums: &[f64]) -> Vec<(&'static str, f64)> {
+    fn extra_diagnostics(&self, _step: u64, sums: &[f64]) -> Vec<(&'static str, f64)> {
         let (width, amplitude) = self.mixing(sums);
         vec![("mixing_width", width), ("interface_amplitude", amplitude)]
     }

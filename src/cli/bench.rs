@@ -1,10 +1,13 @@
 //! `lbm bench`: the seed 000 Table 2 benchmark — propagate, bc, collide and the fused step
 //! for every layout and precision, in ms per iteration, MLUPS, GB/s and GFLOP/s, each with its
-//! share of the machine's limit measured in the same run.
+//! share of the machine's limit measured in the same run; for the 2-D models (D2Q9, D2Q37)
+//! and the 3-D ones (D3Q19, D3Q27).
 
 use clap::{Args, ValueEnum};
 use lbm::metrics::{measure_bandwidth, time_kernel, Bandwidth, KernelTiming, PEAK_DP_GFLOPS};
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::models::{
+    D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D3Q19Bgk, D3Q19BgkParams, D3Q27Bgk, D3Q27BgkParams, D2Q37,
+};
 use std::sync::Arc;
 
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
@@ -24,6 +27,12 @@ pub struct BenchArgs {
     /// D2Q37 lattice, `LXxLY`.
     #[arg(long, default_value = "1024x2048", value_parser = parse_size)]
     pub d2q37_size: (usize, usize),
+    /// D3Q19 lattice, `LXxLYxLZ` (CPU tables; f64 two-copy needs 304 bytes per site).
+    #[arg(long, default_value = "256x256x256", value_parser = parse_size3)]
+    pub d3q19_size: [usize; 3],
+    /// D3Q27 lattice, `LXxLYxLZ` (CPU tables; f64 two-copy needs 432 bytes per site).
+    #[arg(long, default_value = "256x256x192", value_parser = parse_size3)]
+    pub d3q27_size: [usize; 3],
     /// Timed iterations per kernel (the median is reported).
     #[arg(long, default_value_t = 5)]
     pub iters: usize,
@@ -95,8 +104,35 @@ pub enum Which {
     D2q9,
     /// D2Q37 thermal BGK with gravity (compute-bound).
     D2q37,
-    /// Both.
+    /// D3Q19 BGK (memory-bound; CPU tables).
+    D3q19,
+    /// D3Q27 BGK (CPU tables).
+    D3q27,
+    /// The two 2-D models.
     All,
+    /// Every model, 2-D and 3-D.
+    Every,
+}
+
+impl Which {
+    /// Whether the selection includes `model`.
+    pub fn includes(self, model: Which) -> bool {
+        self == model
+            || self == Which::Every
+            || (self == Which::All && matches!(model, Which::D2q9 | Which::D2q37))
+    }
+}
+
+/// Refuses a selection of 3-D models only for `what` (the split sweep and the ranks
+/// benchmark, whose slabs take 2-D models so far).
+pub fn require_2d(a: &BenchArgs, what: &str) -> Result<(), CliError> {
+    if a.model.includes(Which::D2q9) || a.model.includes(Which::D2q37) {
+        return Ok(());
+    }
+    Err(CliError::Config {
+        key: "model".into(),
+        message: format!("{what} takes the 2-D models (d2q9, d2q37) so far; the 3-D ones have CPU tables: drop --{what}"),
+    })
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize), String> {
@@ -105,6 +141,15 @@ fn parse_size(s: &str) -> Result<(usize, usize), String> {
         .ok_or_else(|| format!("`{s}`: expected LXxLY, e.g. 4096x4096"))?;
     let p = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
     Ok((p(a)?, p(b)?))
+}
+
+fn parse_size3(s: &str) -> Result<[usize; 3], String> {
+    let parts: Vec<&str> = s.split(['x', '×']).collect();
+    let [a, b, c] = parts[..] else {
+        return Err(format!("`{s}`: expected LXxLYxLZ, e.g. 256x256x256"));
+    };
+    let p = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
+    Ok([p(a)?, p(b)?, p(c)?])
 }
 
 /// Runs the benchmark.
@@ -141,13 +186,36 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         top: Some(Wall::Thermal { temperature: 1.0 }),
         ..BoundarySpec::default()
     };
+    let d3q19 = D3Q19BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    };
+    let d3q27 = D3Q27BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    };
+    let plane = |(lx, ly): (usize, usize)| [lx, ly, 1];
     if a.backend != Backend::Gpu {
         for &p in &a.precision {
-            if a.model != Which::D2q37 {
-                model_table::<D2Q9Bgk>(a, p, a.d2q9_size, &d2q9, &BoundarySpec::channel())?;
+            if a.model.includes(Which::D2q9) {
+                let spec = BoundarySpec::channel();
+                model_table::<D2Q9Bgk>(a, p, plane(a.d2q9_size), &d2q9, &spec)?;
             }
-            if a.model != Which::D2q9 {
-                model_table::<D2Q37>(a, p, a.d2q37_size, &d2q37, &thermal)?;
+            if a.model.includes(Which::D2q37) {
+                model_table::<D2Q37>(a, p, plane(a.d2q37_size), &d2q37, &thermal)?;
+            }
+            // Periodic cubes, as the peer benchmark (`../shared/peers/lbmpy_bench3d.py`) runs.
+            if a.model.includes(Which::D3q19) {
+                let spec = BoundarySpec::periodic();
+                model_table::<D3Q19Bgk>(a, p, a.d3q19_size, &d3q19, &spec)?;
+            }
+            if a.model.includes(Which::D3q27) {
+                let spec = BoundarySpec::periodic();
+                model_table::<D3Q27Bgk>(a, p, a.d3q27_size, &d3q27, &spec)?;
             }
         }
     }
@@ -201,6 +269,9 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
         Err(e) => return Err(e.into()),
     };
     println!("\nGPU fused step on {}", ctx.describe());
+    if a.model.includes(Which::D3q19) || a.model.includes(Which::D3q27) {
+        println!("(the GPU backend runs 2-D models so far: the 3-D ones are CPU tables only)");
+    }
     if ctx.is_cpu() {
         println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
     }
@@ -218,7 +289,7 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
             .iter()
             .flat_map(|l| [(l, Scheme::TwoCopy), (l, Scheme::InPlace)])
         {
-            if a.model != Which::D2q37 {
+            if a.model.includes(Which::D2q9) {
                 dispatch(
                     l,
                     p,
@@ -231,7 +302,7 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
                     },
                 );
             }
-            if a.model != Which::D2q9 {
+            if a.model.includes(Which::D2q37) {
                 dispatch(
                     l,
                     p,
@@ -289,7 +360,7 @@ impl<M: Model> Generic for GpuJob<'_, M> {
 fn model_table<M: Model>(
     a: &BenchArgs,
     p: Precision,
-    (lx, ly): (usize, usize),
+    size: [usize; 3],
     params: &M::Params,
     spec: &BoundarySpec,
 ) -> Result<(), CliError> {
@@ -298,8 +369,12 @@ fn model_table<M: Model>(
         Precision::F32 => 2.0 * a.peak_gflops,
     };
     let bw = &measure_bandwidth(a.bw_mib << 20, 5);
+    let shape = match size {
+        [lx, ly, 1] if M::D == 2 => format!("{lx}×{ly}"),
+        [lx, ly, lz] => format!("{lx}×{ly}×{lz}"),
+    };
     println!(
-        "\n{} {:?}, {lx}×{ly} sites, {} flops/site in collide; bandwidth now: read-modify-write {:.1} GB/s, copy {:.1} GB/s",
+        "\n{} {:?}, {shape} sites, {} flops/site in collide; bandwidth now: read-modify-write {:.1} GB/s, copy {:.1} GB/s",
         M::NAME,
         p,
         M::collide_flops(params),
@@ -315,8 +390,7 @@ fn model_table<M: Model>(
             a,
             bw,
             peak,
-            lx,
-            ly,
+            size,
             params,
             spec,
         };
@@ -329,8 +403,7 @@ struct LayoutJob<'a, M: Model> {
     a: &'a BenchArgs,
     bw: &'a Bandwidth,
     peak: f64,
-    lx: usize,
-    ly: usize,
+    size: [usize; 3],
     params: &'a M::Params,
     spec: &'a BoundarySpec,
 }
@@ -340,7 +413,7 @@ impl<M: Model> Generic for LayoutJob<'_, M> {
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let s = &self;
         let mut two =
-            Lattice::<M, L, T>::new(s.lx, s.ly, s.params.clone(), Scheme::TwoCopy, s.spec)?;
+            Lattice::<M, L, T>::with_size(s.size, s.params.clone(), Scheme::TwoCopy, s.spec)?;
         for k in [
             Kernel::Propagate,
             Kernel::Bc,
@@ -351,7 +424,7 @@ impl<M: Model> Generic for LayoutJob<'_, M> {
         }
         drop(two);
         let mut aa =
-            Lattice::<M, L, T>::new(s.lx, s.ly, s.params.clone(), Scheme::InPlace, s.spec)?;
+            Lattice::<M, L, T>::with_size(s.size, s.params.clone(), Scheme::InPlace, s.spec)?;
         print_row(
             L::NAME,
             &time_kernel(&mut aa, Kernel::Fused, s.a.iters)?,
@@ -403,5 +476,7 @@ mod tests {
         assert_eq!(parse_size("64×32"), Ok((64, 32)));
         assert!(parse_size("4096").unwrap_err().contains("LXxLY"));
         assert!(parse_size("ax4").is_err());
+        assert_eq!(parse_size3("256x128x64"), Ok([256, 128, 64]));
+        assert!(parse_size3("256x128").unwrap_err().contains("LXxLYxLZ"));
     }
 }

@@ -1,6 +1,6 @@
 //! The physics settings of each case, checked by key with their defaults.
 
-use lbm::cases::{Poiseuille, RayleighTaylor, TaylorGreen};
+use lbm::cases::{Poiseuille, RayleighTaylor, TaylorGreen, TaylorGreen3d};
 
 use super::settings::{require, Settings};
 use super::CliError;
@@ -92,4 +92,21 @@ pub fn taylor_green(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen,
             "an amplitude in [0, 0.3]",
         )?,
     })
+}
+
+/// The 3-D Taylor–Green case of `s` on an `n³` cube (Re = 1600 by default, the DNS's).
+pub fn taylor_green_3d(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen3d, CliError> {
+    let re = require(
+        "re",
+        s.re.unwrap_or(1600.0),
+        |v| v > 0.0 && v.is_finite(),
+        "a positive Reynolds number",
+    )?;
+    let u0 = require(
+        "velocity",
+        s.velocity.unwrap_or(0.05),
+        |v| v > 0.0 && v <= 0.3,
+        "an amplitude in (0, 0.3]",
+    )?;
+    Ok(TaylorGreen3d::new(n, re, u0))
 }

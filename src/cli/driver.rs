@@ -79,9 +79,13 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
     let start = solver.steps_done();
     let mut out = Outputs::new(plan, case, start)?;
     let (lx, ly) = case.size();
+    let (lz, shape) = match case.depth() {
+        1 => (1, format!("{lx}×{ly}")),
+        lz => (lz, format!("{lx}×{ly}×{lz}")),
+    };
     if root {
         println!(
-            "{}: {} {lx}×{ly}, {}; {}",
+            "{}: {} {shape}, {}; {}",
             case.name(),
             C::Model::NAME,
             solver.storage(),
@@ -92,7 +96,7 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         }
     }
     if start == 0 {
-        out.write(solver)?;
+        out.write(solver, true)?;
     }
     let bar = progress(root, plan.steps, start);
     let mut steady = Steady::new(plan.until_steady, case.velocity_scale());
@@ -103,6 +107,7 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         let now = solver.steps_done();
         let next = [
             next_multiple(now, plan.output_every),
+            next_multiple(now, plan.diagnostics_every),
             next_multiple(now, plan.checkpoint_every),
             next_multiple(now, plan.check_every),
             plan.steps,
@@ -121,7 +126,7 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         bar.set_message(format!(
             "{:.0} steps/s, {:.1} MLUPS",
             n as f64 / dt.as_secs_f64(),
-            (lx * ly) as f64 * n as f64 / dt.as_secs_f64() / 1e6
+            (lx * ly * lz) as f64 * n as f64 / dt.as_secs_f64() / 1e6
         ));
         let last = now >= plan.steps;
         let mut reason = None;
@@ -141,7 +146,9 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         }
         let end = last || stop.is_some();
         if end || due(now, plan.output_every) {
-            bar.suspend(|| out.write(solver))?;
+            bar.suspend(|| out.write(solver, true))?;
+        } else if due(now, plan.diagnostics_every) {
+            out.write(solver, false)?;
         }
         if plan.checkpoint_every > 0 && (end || due(now, plan.checkpoint_every)) {
             bar.suspend(|| out.checkpoint(solver))?;
@@ -164,13 +171,13 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
         out.print_files();
         let summary = Summary {
             title: format!(
-                "{}, {} {lx}×{ly}, {}; {}",
+                "{}, {} {shape}, {}; {}",
                 case.name(),
                 C::Model::NAME,
                 solver.storage(),
                 solver.describe()
             ),
-            sites: lx * ly,
+            sites: lx * ly * lz,
             steps: done - start,
             stepping,
             output: out.time,
@@ -298,11 +305,12 @@ impl<'a, C: Case> Outputs<'a, C> {
         self.file(format!("{}_checkpoint.lbm", self.case.name()))
     }
 
-    /// The diagnostics row, the images and the VTK dataset of the current step (collective):
-    /// diagnostics are reductions of every rank's sums, images are drawn on the root from
-    /// fields sampled to at most [`png::IMAGE_SIDE`] pixels a side, and every rank writes its own
-    /// VTK piece. All ranks go on, or all stop with the error.
-    fn write<S: Solver>(&mut self, solver: &S) -> Result<(), CliError> {
+    /// The diagnostics row, and with `files` the images and the VTK dataset, of the current
+    /// step (collective): diagnostics are reductions of every rank's sums, images are drawn on
+    /// the root from fields sampled to at most [`png::IMAGE_SIDE`] pixels a side, and every
+    /// rank writes its own VTK piece. All ranks go on, or all stop with the error.
+    fn write<S: Solver>(&mut self, solver: &S, files: bool) -> Result<(), CliError> {
+        let vtk = files && self.plan.vtk;
         let t = Instant::now();
         let piece = solver.fields()?;
         let step = piece.step;
@@ -312,14 +320,18 @@ impl<'a, C: Case> Outputs<'a, C> {
         let sums = solver.sum_over_ranks(sums);
         d.set_sums(&sums);
         d.max_mach = solver.max_over_ranks(vec![d.max_mach])[0];
-        let case_sums = sums[4..].to_vec();
-        d.extra = self.case.extra_diagnostics(&case_sums);
+        let case_sums = sums[d.sums().len()..].to_vec();
+        d.extra = self.case.extra_diagnostics(step, &case_sums);
         // Collective; an error (the root's) is reported with the root's other outputs below.
-        let images = self.images(solver, &piece);
+        let images = if files {
+            self.images(solver, &piece)
+        } else {
+            Ok(None)
+        };
         let name = self.case.name();
         let pieces = format!("{name}_pieces");
         let source = |rank: usize| format!("{pieces}/{name}_{step:08}_{rank}.vti");
-        if self.plan.vtk {
+        if vtk {
             let mine = (|| {
                 std::fs::create_dir_all(self.file(pieces.clone())).map_err(|source| {
                     lbm::output::OutputError::Io {
@@ -335,7 +347,7 @@ impl<'a, C: Case> Outputs<'a, C> {
             })();
             everywhere(solver, mine.map_err(CliError::from))?;
         }
-        let sources = if self.plan.vtk {
+        let sources = if vtk {
             let planes = solver.planes_of_ranks().into_iter();
             planes.enumerate().map(|(r, p)| (p, source(r))).collect()
         } else {
@@ -348,21 +360,28 @@ impl<'a, C: Case> Outputs<'a, C> {
             self.log.push(&d)?;
             let images = images?;
             let drawn = self.plan.images.iter().flatten();
+            let slice = match piece.lz {
+                1 => String::new(),
+                lz => format!("_z{}", self.slice_z(lz)),
+            };
             for (field, f) in drawn.filter_map(|n| Some((n, images.as_ref()?))) {
                 let values = f.get(field)?;
                 let range = self
                     .case
                     .image_range(field)
                     .unwrap_or_else(|| png::range(&values));
-                let path = self.file(format!("{name}_{field}_{step:08}.png"));
+                let path = self.file(format!("{name}_{field}{slice}_{step:08}.png"));
                 png::write_field(&path, &values, f.lx, f.ly, range)?;
                 self.written += 1;
             }
-            if self.plan.vtk {
+            if vtk {
                 let joined = format!("{name}_{step:08}.pvti");
                 vtk::write_joined(&self.file(joined.clone()), &piece, &sources)?;
                 self.series.push(step, joined)?;
                 self.written += 1;
+            }
+            if !files {
+                return Ok(());
             }
             let extra: String = d
                 .extra
@@ -381,14 +400,27 @@ impl<'a, C: Case> Outputs<'a, C> {
         Ok(())
     }
 
-    /// The moment fields sampled to at most [`png::IMAGE_SIDE`] pixels a side and gathered on the
-    /// root, when images are asked for (collective; `None` elsewhere).
+    /// The plane of a 3-D lattice of depth `lz` drawn as images.
+    fn slice_z(&self, lz: usize) -> usize {
+        self.plan.slice_z.unwrap_or(lz / 2)
+    }
+
+    /// The moment fields — of the plane [`Plan::slice_z`] in 3-D — sampled to at most
+    /// [`png::IMAGE_SIDE`] pixels a side and gathered on the root, when images are asked for
+    /// (collective; `None` elsewhere).
     fn images<S: Solver>(&self, solver: &S, piece: &Fields) -> Result<Option<Fields>, CliError> {
         if self.plan.images.as_ref().is_none_or(Vec::is_empty) {
             return Ok(None);
         }
-        let k = png::sampling(piece.lx, piece.ly);
-        let sampled = piece.sampled(k);
+        let slice;
+        let plane = if piece.lz > 1 {
+            slice = piece.z_slice(self.slice_z(piece.lz));
+            &slice
+        } else {
+            piece
+        };
+        let k = png::sampling(plane.lx, plane.ly);
+        let sampled = plane.sampled(k);
         let mut gathered = Vec::new();
         for d in sampled.data() {
             gathered.push(solver.gather_planes(d.clone())?);

@@ -33,9 +33,11 @@ pub fn check<C: Case, T: Real>(world: &World, plan: &Plan, case: &C) -> Result<N
 /// images) and its shard of a checkpoint when checkpoints are on.
 fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> Need {
     let (lx, ly) = case.size();
+    // Sites per plane of constant x (a column in 2-D).
+    let plane = ly * case.depth();
     let width = lx.div_ceil(ranks.max(1));
     let obstacles = case.boundaries().solid.is_some();
-    let sites = width * ly;
+    let sites = width * plane;
     let side = |n: usize| n.div_ceil(lbm::output::png::sampling(lx, ly));
     let images = plan.images.as_ref().is_some_and(|i| !i.is_empty());
     let pixels = if rank == 0 && images {
@@ -47,11 +49,11 @@ fn need<C: Case, T: Real>(ranks: usize, rank: usize, plan: &Plan, case: &C) -> N
         program: memory::resident().unwrap_or(0),
         populations: memory::populations::<C::Model, T>(
             width,
-            ly,
+            plane,
             plan.scheme,
             plan.backend == BackendArg::Gpu,
         ),
-        boundaries: memory::boundaries::<C::Model, T>(width, ly, obstacles),
+        boundaries: memory::boundaries::<C::Model, T>(width, plane, obstacles),
         outputs: memory::outputs::<C::Model>(sites, pixels),
         checkpoint: if plan.checkpoint_every > 0 {
             (sites * C::Model::Q * T::BYTES) as u64

@@ -20,7 +20,7 @@ use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
-use super::bench::{open_options, Backend, BenchArgs, Which};
+use super::bench::{open_options, require_2d, Backend, BenchArgs, Which};
 use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{dispatch, CliError, Generic, LayoutArg, Precision};
@@ -51,6 +51,7 @@ fn measure_disk() -> Result<FileSystem, CliError> {
 
 /// Runs the benchmark for the models of `a`, in its first layout and precision.
 pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError> {
+    require_2d(a, "ranks")?;
     let ranks = if ranks.is_empty() {
         DEFAULT_RANKS.to_vec()
     } else {
@@ -58,7 +59,7 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
     };
     let layout = a.layout.first().copied().unwrap_or(LayoutArg::Caosoa);
     let precision = a.precision.first().copied().unwrap_or(Precision::F64);
-    if a.model != Which::D2q37 {
+    if a.model.includes(Which::D2q9) {
         let (lx, ly) = a.d2q9_size;
         let case = Poiseuille {
             lx,
@@ -77,7 +78,7 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
             },
         )?;
     }
-    if a.model != Which::D2q9 {
+    if a.model.includes(Which::D2q37) {
         let (lx, ly) = a.d2q37_size;
         let case = RayleighTaylor {
             lx,

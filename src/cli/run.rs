@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use lbm::cases::{global_spec, Case, Cavity};
+use lbm::cases::{global_spec, Case, Cavity, TaylorGreen3d};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::{HeteroLattice, SplitChoice};
 use lbm::memory::Need;
@@ -88,6 +88,10 @@ pub struct Plan {
     pub out: PathBuf,
     /// Output interval (0: first and last step only).
     pub output_every: u64,
+    /// A diagnostics row every N steps besides the outputs (0: only with them).
+    pub diagnostics_every: u64,
+    /// The plane of a 3-D lattice drawn as images (`None`: the middle one).
+    pub slice_z: Option<usize>,
     /// Fields drawn as images (`None`: the case's).
     pub images: Option<Vec<String>>,
     /// Write VTK files.
@@ -109,6 +113,7 @@ struct Defaults {
     size: (usize, usize),
     steps: u64,
     output_every: u64,
+    diagnostics_every: u64,
     until_steady: Option<f64>,
 }
 
@@ -118,27 +123,48 @@ fn defaults(case: CaseName) -> Defaults {
             size: (256, 512),
             steps: 10_000,
             output_every: 1_000,
+            diagnostics_every: 0,
             until_steady: None,
         },
         CaseName::Cavity => Defaults {
             size: (128, 128),
             steps: 400_000,
             output_every: 0,
+            diagnostics_every: 0,
             until_steady: Some(1e-6),
         },
         CaseName::Poiseuille => Defaults {
             size: (8, 64),
             steps: 40_000,
             output_every: 0,
+            diagnostics_every: 0,
             until_steady: Some(1e-8),
         },
         CaseName::TaylorGreen => Defaults {
             size: (128, 128),
             steps: 5_000,
             output_every: 1_000,
+            diagnostics_every: 0,
+            until_steady: None,
+        },
+        // Steps and intervals follow from the cube and the amplitude: see `run`.
+        CaseName::TaylorGreen3d => Defaults {
+            size: (128, 128),
+            steps: 0,
+            output_every: 0,
+            diagnostics_every: 0,
             until_steady: None,
         },
     }
+}
+
+/// The 3-D Taylor–Green vortex's defaults in its convective time `L/U₀`: to `t* = 12`, past
+/// the DNS's peak of dissipation at 9, a diagnostics row every 0.1 and the fields every 4.
+fn taylor_green_3d_defaults(d: &mut Defaults, case: &TaylorGreen3d) {
+    let per = case.steps_per_time();
+    d.steps = (12.0 * per).ceil() as u64;
+    d.diagnostics_every = (0.1 * per).round().max(1.0) as u64;
+    d.output_every = (4.0 * per).round() as u64;
 }
 
 /// Runs `lbm run`.
@@ -151,14 +177,22 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     let case = s.case.ok_or_else(|| {
         bad(
             "case",
-            "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green) or set \
-             `case` in the --config file",
+            "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green, \
+             taylor-green-3d) or set `case` in the --config file",
         )
     })?;
     s.check_keys(case)?;
-    let d = defaults(case);
-    let plan = plan(&s, case, &d, a)?;
+    let mut d = defaults(case);
     let size = size(&s, case, d.size)?;
+    let tg3d = match case {
+        CaseName::TaylorGreen3d => {
+            let c = case_settings::taylor_green_3d(&s, size)?;
+            taylor_green_3d_defaults(&mut d, &c);
+            Some(c)
+        }
+        _ => None,
+    };
+    let plan = plan(&s, case, &d, a)?;
     match case {
         CaseName::RayleighTaylor => launch(world, &plan, case_settings::rayleigh_taylor(&s, size)?),
         CaseName::Cavity => {
@@ -170,12 +204,19 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         }
         CaseName::Poiseuille => launch(world, &plan, case_settings::poiseuille(&s, size)?),
         CaseName::TaylorGreen => launch(world, &plan, case_settings::taylor_green(&s, size)?),
+        CaseName::TaylorGreen3d => match tg3d {
+            Some(c) => launch(world, &plan, c),
+            None => unreachable!("built above for this case"),
+        },
     }
 }
 
 /// The lattice size: square for the cavity and Taylor–Green.
 fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize, usize), CliError> {
-    let square = matches!(case, CaseName::Cavity | CaseName::TaylorGreen);
+    let square = matches!(
+        case,
+        CaseName::Cavity | CaseName::TaylorGreen | CaseName::TaylorGreen3d
+    );
     let (lx, ly) = match (s.lx, s.ly) {
         (Some(x), None) if square => (x, x),
         (None, Some(y)) if square => (y, y),
@@ -251,6 +292,8 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
             .clone()
             .unwrap_or_else(|| Path::new("out").join(case.as_str())),
         output_every: s.output_every.unwrap_or(d.output_every),
+        diagnostics_every: s.diagnostics_every.unwrap_or(d.diagnostics_every),
+        slice_z: s.slice_z,
         images: s.images.clone(),
         vtk: s.vtk.unwrap_or(true),
         vtk_zlib: s.vtk_zlib.unwrap_or(false),
@@ -310,6 +353,24 @@ fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> 
         ));
     }
     plan.images = Some(images);
+    match (plan.slice_z, case.depth()) {
+        (Some(_), 1) => {
+            return Err(bad(
+                "slice-z",
+                format!(
+                    "the {} case is two-dimensional: drop --slice-z",
+                    case.name()
+                ),
+            ))
+        }
+        (Some(z), lz) if z >= lz => {
+            return Err(bad(
+                "slice-z",
+                format!("{z} is outside the lattice's 0..{lz} planes"),
+            ))
+        }
+        _ => {}
+    }
     prepare_out_dir(&plan, case.name())?;
     // Every rank has checked the directory before rank 0 writes into it.
     world.barrier();
@@ -388,9 +449,8 @@ impl<C: Case> Generic for Job<'_, C> {
         match plan.backend {
             BackendArg::Cpu => {
                 let (lx, ly) = case.size();
-                let lat = lbm::Lattice::<C::Model, L, T>::new(
-                    lx,
-                    ly,
+                let lat = lbm::Lattice::<C::Model, L, T>::with_size(
+                    [lx, ly, case.depth()],
                     case.params(),
                     plan.scheme,
                     &case.boundaries(),
@@ -465,10 +525,16 @@ fn resume_from<C: Case, T: Real>(
         path: path.display().to_string(),
         what,
     };
-    if (c.header.lx, c.header.ly) != (lx, ly) {
+    let ours = [lx, ly, case.depth()];
+    if c.header.size() != ours {
+        let shape = |s: [usize; 3]| match s {
+            [x, y, 1] => format!("{x}×{y}"),
+            [x, y, z] => format!("{x}×{y}×{z}"),
+        };
         return Err(mismatch(format!(
-            "it holds a {}×{} lattice, this run is {lx}×{ly}",
-            c.header.lx, c.header.ly
+            "it holds a {} lattice, this run is {}",
+            shape(c.header.size()),
+            shape(ours)
         )));
     }
     let ours = <C::Model as Model>::param_values(&case.params());

@@ -22,6 +22,11 @@ pub enum CaseName {
     Poiseuille,
     /// D2Q9 decaying Taylor–Green vortex, its viscosity compared with cs²(τ − ½).
     TaylorGreen,
+    /// D3Q19 MRT Taylor–Green vortex in a periodic cube at Re = 1600, its dissipation rate
+    /// compared with the DNS of van Rees et al. (2011).
+    #[value(name = "taylor-green-3d")]
+    #[serde(rename = "taylor-green-3d")]
+    TaylorGreen3d,
 }
 
 impl CaseName {
@@ -32,6 +37,7 @@ impl CaseName {
             Self::Cavity => "cavity",
             Self::Poiseuille => "poiseuille",
             Self::TaylorGreen => "taylor-green",
+            Self::TaylorGreen3d => "taylor-green-3d",
         }
     }
 }
@@ -135,11 +141,20 @@ pub struct Settings {
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_every: Option<u64>,
+    /// Append a diagnostics row (no image, no VTK) every N steps besides the outputs (0:
+    /// only with them) [default: per case, 0 for most].
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagnostics_every: Option<u64>,
     /// Fields drawn as PNG images, comma-separated: the model's moments (rho, ux, uy, T),
     /// speed, vorticity; an empty list draws none [default: per case].
     #[arg(long, value_delimiter = ',', num_args = 0.., help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<Vec<String>>,
+    /// The plane z = N of a 3-D lattice drawn as the PNG images [default: LZ/2].
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slice_z: Option<usize>,
     /// Write VTK files (true or false): a piece per rank (`.vti`), a `.pvti` per output step
     /// and the run's `.pvd` series [default: true].
     #[arg(long, help_heading = "Output")]
@@ -174,7 +189,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub width: Option<f64>,
-    /// Reynolds number U·N/ν (cavity; Ghia's tables have 100 and 400) [default: 100].
+    /// Reynolds number U·N/ν (cavity; Ghia's tables have 100 and 400), U₀L/ν with L = N/2π
+    /// (taylor-green-3d) [default: 100, 1600].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub re: Option<f64>,
@@ -190,7 +206,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceleration: Option<f64>,
-    /// Initial velocity amplitude u₀, at most 0.3 (taylor-green) [default: 0.05].
+    /// Initial velocity amplitude u₀, at most 0.3 (taylor-green, taylor-green-3d) [default:
+    /// 0.05].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub velocity: Option<f64>,
@@ -210,11 +227,14 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
     ("gravity", &[CaseName::RayleighTaylor]),
     ("amplitude", &[CaseName::RayleighTaylor]),
     ("width", &[CaseName::RayleighTaylor]),
-    ("re", &[CaseName::Cavity]),
+    ("re", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
     ("lid", &[CaseName::Cavity]),
     ("collision", &[CaseName::Cavity]),
     ("acceleration", &[CaseName::Poiseuille]),
-    ("velocity", &[CaseName::TaylorGreen]),
+    (
+        "velocity",
+        &[CaseName::TaylorGreen, CaseName::TaylorGreen3d],
+    ),
 ];
 
 /// A configuration error about `key`.

@@ -25,7 +25,7 @@ pub trait Driven: Solver {
     fn fields(&self) -> Result<Fields, CliError> {
         let e = self.extent();
         Ok(Fields::piece::<Self::Model>(
-            (e.planes(), e.plane_sites()),
+            e.size(),
             self.local_planes(),
             self.steps_done(),
             self.local_moments()?,

@@ -13,7 +13,7 @@ use lbm::hetero::{
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
 
-use super::bench::{open_context, BenchArgs, Which};
+use super::bench::{open_context, require_2d, BenchArgs, Which};
 use super::{dispatch, CliError, Generic};
 
 /// Default sweep lattices: a few milliseconds per step on two cores.
@@ -22,6 +22,7 @@ const D2Q37_SIZE: (usize, usize) = (192, 128);
 
 /// Runs the sweep for the chosen models, in the first chosen layout and precision.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
+    require_2d(a, "split")?;
     let ctx = open_context(a)?;
     println!(
         "Host/device split (seed 000 §6.1, Fig. 8) on {}",
@@ -34,7 +35,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         );
     }
     let (layout, precision) = (a.layout[0], a.precision[0]);
-    if a.model != Which::D2q37 {
+    if a.model.includes(Which::D2q9) {
         let spec = GlobalSpec::<D2Q9Bgk> {
             lx: a.split_size.unwrap_or(D2Q9_SIZE).0,
             ly: a.split_size.unwrap_or(D2Q9_SIZE).1,
@@ -57,7 +58,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             },
         )?;
     }
-    if a.model != Which::D2q9 {
+    if a.model.includes(Which::D2q37) {
         let spec = GlobalSpec::<D2Q37> {
             lx: a.split_size.unwrap_or(D2Q37_SIZE).0,
             ly: a.split_size.unwrap_or(D2Q37_SIZE).1,

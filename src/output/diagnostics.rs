@@ -8,7 +8,7 @@
 //! ```
 //! over the lattice's sites (with `u` the physical velocity the model reports), plus the
 //! columns a case adds (for Rayleigh–Taylor the mixing-layer width). `time` is the step times
-//! the case's time unit.
+//! the case's time unit. A 3-D lattice adds the column `momentum_z`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -24,8 +24,10 @@ pub struct Diagnostics {
     pub time: f64,
     /// Σ ρ.
     pub mass: f64,
-    /// Σ ρ u.
-    pub momentum: [f64; 2],
+    /// Σ ρ u (`P_z = 0` in 2-D).
+    pub momentum: [f64; 3],
+    /// The lattice's dimension, 2 or 3.
+    pub dim: usize,
     /// ½ Σ ρ (|u|² + D cs² T).
     pub energy: f64,
     /// max |u| / √(cs² T).
@@ -44,22 +46,26 @@ impl Diagnostics {
         let rho = f.moment("rho").unwrap_or(&zero);
         let ux = f.moment("ux").unwrap_or(&zero);
         let uy = f.moment("uy").unwrap_or(&zero);
+        let uz = f.moment("uz").unwrap_or(&zero);
         let t = f.temperature();
+        let dim = if f.moment("uz").is_some() { 3 } else { 2 };
         let mut d = Self {
             step: f.step,
             time: f.step as f64 * time_unit,
             mass: 0.0,
-            momentum: [0.0; 2],
+            momentum: [0.0; 3],
+            dim,
             energy: 0.0,
             max_mach: 0.0,
             extra,
         };
         for s in 0..n {
-            let u2 = ux[s] * ux[s] + uy[s] * uy[s];
+            let u2 = ux[s] * ux[s] + uy[s] * uy[s] + uz[s] * uz[s];
             d.mass += rho[s];
             d.momentum[0] += rho[s] * ux[s];
             d.momentum[1] += rho[s] * uy[s];
-            d.energy += 0.5 * rho[s] * (u2 + 2.0 * f.cs2 * t[s]);
+            d.momentum[2] += rho[s] * uz[s];
+            d.energy += 0.5 * rho[s] * (u2 + dim as f64 * f.cs2 * t[s]);
             if rho[s] != 0.0 {
                 d.max_mach = d.max_mach.max((u2 / (f.cs2 * t[s])).sqrt());
             }
@@ -67,20 +73,23 @@ impl Diagnostics {
         d
     }
 
-    /// The sums `[mass, momentum_x, momentum_y, energy]`, which add up over pieces.
-    pub fn sums(&self) -> [f64; 4] {
-        [self.mass, self.momentum[0], self.momentum[1], self.energy]
+    /// The sums `[mass, momentum_x, momentum_y, momentum_z, energy]`, which add up over
+    /// pieces.
+    pub fn sums(&self) -> [f64; 5] {
+        let [px, py, pz] = self.momentum;
+        [self.mass, px, py, pz, self.energy]
     }
 
     /// Sets the sums from [`Diagnostics::sums`]' totals over the pieces.
     pub fn set_sums(&mut self, s: &[f64]) {
-        if let [mass, px, py, energy, ..] = *s {
-            (self.mass, self.momentum, self.energy) = (mass, [px, py], energy);
+        if let [mass, px, py, pz, energy, ..] = *s {
+            (self.mass, self.momentum, self.energy) = (mass, [px, py, pz], energy);
         }
     }
 
     fn header(&self) -> String {
-        let mut h = String::from("step,time,mass,momentum_x,momentum_y,energy,max_mach");
+        let z = if self.dim == 3 { ",momentum_z" } else { "" };
+        let mut h = format!("step,time,mass,momentum_x,momentum_y{z},energy,max_mach");
         for (name, _) in &self.extra {
             let _ = write!(h, ",{name}");
         }
@@ -88,8 +97,13 @@ impl Diagnostics {
     }
 
     fn row(&self) -> String {
+        let z = if self.dim == 3 {
+            format!(",{:.17e}", self.momentum[2])
+        } else {
+            String::new()
+        };
         let mut r = format!(
-            "{},{:.9e},{:.17e},{:.17e},{:.17e},{:.17e},{:.9e}",
+            "{},{:.9e},{:.17e},{:.17e},{:.17e}{z},{:.17e},{:.9e}",
             self.step,
             self.time,
             self.mass,

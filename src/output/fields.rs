@@ -8,13 +8,16 @@ use crate::{LbmError, Model};
 
 /// The moment fields after `step` steps of the columns `planes` of an `lx × ly` lattice (all
 /// of them, or one rank's slab), each indexed `[(x − planes.start)·LY + y]` (the order of
-/// [`crate::Lattice::moment_field`]), with the model's `cs²`.
+/// [`crate::Lattice::moment_field`]), with the model's `cs²`. In 3-D the columns are planes
+/// of `LY·LZ` sites, indexed `[(x − planes.start)·LY·LZ + z·LY + y]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fields {
     /// Lattice width.
     pub lx: usize,
     /// Lattice height.
     pub ly: usize,
+    /// Lattice depth (1 in 2-D).
+    pub lz: usize,
     /// Steps done.
     pub step: u64,
     /// The model's squared sound speed.
@@ -46,6 +49,7 @@ impl Fields {
         Ok(Self {
             lx,
             ly,
+            lz: 1,
             step,
             cs2: M::CS2,
             planes: 0..lx,
@@ -56,15 +60,15 @@ impl Fields {
     }
 
     /// The moments of model `M` (order of `M::MOMENT_NAMES`, as
-    /// [`crate::Solver::local_moments`] gives them) of the columns `planes` of an `lx × ly`
-    /// lattice.
+    /// [`crate::Solver::local_moments`] gives them) of the columns `planes` of a lattice of
+    /// `[LX, LY, LZ]` sites (`LZ = 1` in 2-D).
     pub fn piece<M: Model>(
-        (lx, ly): (usize, usize),
+        [lx, ly, lz]: [usize; 3],
         planes: Range<usize>,
         step: u64,
         data: Vec<Vec<f64>>,
     ) -> Result<Self, LbmError> {
-        let n = planes.len() * ly;
+        let n = planes.len() * ly * lz;
         if data.len() != M::MOMENT_NAMES.len() || data.iter().any(|d| d.len() != n) {
             return Err(LbmError::Shape(format!(
                 "a piece of {} columns of {} needs {} fields of {n} values",
@@ -76,6 +80,7 @@ impl Fields {
         Ok(Self {
             lx,
             ly,
+            lz,
             step,
             cs2: M::CS2,
             planes,
@@ -90,9 +95,14 @@ impl Fields {
         self.planes.clone()
     }
 
+    /// Sites per column (plane in 3-D): `LY·LZ`.
+    pub fn plane(&self) -> usize {
+        self.ly * self.lz
+    }
+
     /// Number of sites held.
     pub fn len(&self) -> usize {
-        self.planes.len() * self.ly
+        self.planes.len() * self.plane()
     }
 
     /// Whether no site is held.
@@ -100,15 +110,36 @@ impl Fields {
         self.len() == 0
     }
 
-    /// The global site `(x, y)` of the value at index `s` of a field.
+    /// The global site `(x, y)` of the value at index `s` of a field (in 3-D `y` is the plane
+    /// site `z·LY + y`).
     pub fn site(&self, s: usize) -> (usize, usize) {
-        (self.planes.start + s / self.ly, s % self.ly)
+        (self.planes.start + s / self.plane(), s % self.plane())
+    }
+
+    /// The plane `z = z0` of 3-D fields, for the columns held: 2-D fields of `LX × LY` sites
+    /// (the fields themselves in 2-D). Its vorticity is the z component.
+    pub fn z_slice(&self, z0: usize) -> Self {
+        let (ly, plane) = (self.ly, self.plane());
+        let data = self
+            .data
+            .iter()
+            .map(|d| {
+                (0..self.planes.len())
+                    .flat_map(|x| (0..ly).map(move |y| d[x * plane + z0 * ly + y]))
+                    .collect()
+            })
+            .collect();
+        Self {
+            lz: 1,
+            data,
+            ..self.clone()
+        }
     }
 
     /// The piece sampled every `k` sites along x and y: the global columns and rows that are
     /// multiples of `k` (a whole lattice sampled so: a picture of at most `⌈L/k⌉` pixels a
     /// side). The piece is a piece of the sampled lattice, whose derivatives remain per site
-    /// of the original one.
+    /// of the original one. 2-D fields (a [`Fields::z_slice`] of 3-D ones).
     pub fn sampled(&self, k: usize) -> Self {
         let k = k.max(1);
         let sampled = |n: usize| n.div_ceil(k);
@@ -130,6 +161,7 @@ impl Fields {
         Self {
             lx,
             ly,
+            lz: 1,
             step: self.step,
             cs2: self.cs2,
             planes,
@@ -142,10 +174,11 @@ impl Fields {
     /// The whole lattice from its pieces' fields, concatenated in column order (`data[j]` of
     /// every piece, rank after rank), with the names, step and sampling of `piece`.
     pub fn assembled(piece: &Self, data: Vec<Vec<f64>>) -> Result<Self, LbmError> {
-        if data.iter().any(|d| d.len() != piece.lx * piece.ly) {
+        if data.iter().any(|d| d.len() != piece.lx * piece.plane()) {
             return Err(LbmError::Shape(format!(
                 "the assembled fields do not cover the {}×{} lattice",
-                piece.lx, piece.ly
+                piece.lx,
+                piece.plane()
             )));
         }
         Ok(Self {
@@ -178,6 +211,7 @@ impl Fields {
         Ok(Self {
             lx,
             ly,
+            lz: 1,
             step,
             cs2,
             planes: 0..lx,
@@ -240,12 +274,30 @@ impl Fields {
     /// The speed |u| at every site.
     pub fn speed(&self) -> Vec<f64> {
         let (ux, uy) = self.velocity();
-        ux.iter().zip(uy).map(|(a, b)| a.hypot(*b)).collect()
+        match self.moment("uz") {
+            Some(uz) => ux
+                .iter()
+                .zip(uy)
+                .zip(uz)
+                .map(|((a, b), c)| (a * a + b * b + c * c).sqrt())
+                .collect(),
+            None => ux.iter().zip(uy).map(|(a, b)| a.hypot(*b)).collect(),
+        }
     }
 
     /// The vorticity ω = ∂u_y/∂x − ∂u_x/∂y by central differences (one-sided at the edges of
-    /// the columns held), per lattice site.
+    /// the columns held), per lattice site; in 3-D its z component, plane by plane.
     pub fn vorticity(&self) -> Vec<f64> {
+        if self.lz > 1 {
+            let slices: Vec<Vec<f64>> = (0..self.lz).map(|z| self.z_slice(z).vorticity()).collect();
+            let (ly, plane) = (self.ly, self.plane());
+            return (0..self.len())
+                .map(|s| {
+                    let (x, p) = (s / plane, s % plane);
+                    slices[p / ly][x * ly + p % ly]
+                })
+                .collect();
+        }
         let (nx, ly) = (self.planes.len(), self.ly);
         let (ux, uy) = self.velocity();
         if ux.is_empty() {

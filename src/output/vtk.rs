@@ -5,9 +5,10 @@
 //! `<case>.pvd`.
 //!
 //! Sites are cells: site `(x, y)` is the cell `[x − ½, x + ½] × [y − ½, y + ½]` (origin
-//! `(−½, −½)`, spacing 1), so the pieces of adjacent slabs abut without sharing a point and
-//! every value is a site's own. The cell data are every moment as a scalar (`rho`, `T`) and the
-//! velocity as a vector `(u_x, u_y, 0)` (ParaView's Gradient filter gives the vorticity), in
+//! `(−½, −½)`, spacing 1; in 3-D the cell `(x, y, z)` of a cube, origin `(−½, −½, −½)`), so the
+//! pieces of adjacent slabs abut without sharing a point and every value is a site's own. The
+//! cell data are every moment as a scalar (`rho`, `T`) and the velocity as a vector
+//! `(u_x, u_y, u_z)` (`u_z = 0` in 2-D; ParaView's Gradient filter gives the vorticity), in
 //! binary appended data, little-endian `Float64` with `UInt64` headers, optionally compressed
 //! with zlib (`vtkZLibDataCompressor`, blocks of [`BLOCK`] bytes).
 
@@ -29,7 +30,7 @@ fn array_names(f: &Fields) -> Vec<(&'static str, usize)> {
     let mut out: Vec<_> = f
         .names()
         .iter()
-        .filter(|n| !matches!(**n, "ux" | "uy"))
+        .filter(|n| !matches!(**n, "ux" | "uy" | "uz"))
         .map(|n| (*n, 1))
         .collect();
     if f.moment("ux").is_some() && f.moment("uy").is_some() {
@@ -38,22 +39,42 @@ fn array_names(f: &Fields) -> Vec<(&'static str, usize)> {
     out
 }
 
-/// The values of the array `name` of `f` (a moment, or the velocity `(u_x, u_y, 0)`), cell
-/// after cell (x fastest), components together.
+/// The values of the array `name` of `f` (a moment, or the velocity `(u_x, u_y, u_z)`), cell
+/// after cell (x fastest, then y, then z), components together.
 fn cells<'a>(f: &'a Fields, name: &str) -> Box<dyn Iterator<Item = f64> + 'a> {
-    let (nx, ly) = (f.planes().len(), f.ly);
-    let at = move |v: &'a [f64]| (0..ly).flat_map(move |y| (0..nx).map(move |x| v[x * ly + y]));
+    let (nx, ly, lz, plane) = (f.planes().len(), f.ly, f.lz, f.plane());
+    let at = move |v: &'a [f64]| {
+        (0..lz).flat_map(move |z| {
+            (0..ly).flat_map(move |y| (0..nx).map(move |x| v[x * plane + z * ly + y]))
+        })
+    };
     match (name, f.moment("ux"), f.moment("uy")) {
-        ("velocity", Some(ux), Some(uy)) => {
-            Box::new(at(ux).zip(at(uy)).flat_map(|(a, b)| [a, b, 0.0]))
-        }
+        ("velocity", Some(ux), Some(uy)) => match f.moment("uz") {
+            Some(uz) => Box::new(
+                at(ux)
+                    .zip(at(uy))
+                    .zip(at(uz))
+                    .flat_map(|((a, b), c)| [a, b, c]),
+            ),
+            None => Box::new(at(ux).zip(at(uy)).flat_map(|(a, b)| [a, b, 0.0])),
+        },
         _ => Box::new(at(f.moment(name).expect("a listed moment"))),
     }
 }
 
-/// The point extent of the cells of `planes` of a lattice `ly` high.
-fn extent(planes: &Range<usize>, ly: usize) -> String {
-    format!("{} {} 0 {ly} 0 0", planes.start, planes.end)
+/// The point extent of the cells of `planes` of the lattice of `f` (its height and depth).
+fn extent(planes: &Range<usize>, f: &Fields) -> String {
+    let z = if f.lz > 1 { f.lz } else { 0 };
+    format!("{} {} 0 {} 0 {z}", planes.start, planes.end, f.ly)
+}
+
+/// The origin of the cells: `(−½, −½, 0)` in 2-D, `(−½, −½, −½)` in 3-D.
+fn origin(f: &Fields) -> &'static str {
+    if f.lz > 1 {
+        "-0.5 -0.5 -0.5"
+    } else {
+        "-0.5 -0.5 0"
+    }
 }
 
 /// `values` compressed with zlib in blocks of [`BLOCK`] bytes, behind the header `[blocks,
@@ -89,7 +110,8 @@ fn compressed(values: impl Iterator<Item = f64>) -> Vec<u8> {
 /// streaming the values (compressed, each array is compressed first, its size being in the
 /// XML before it).
 pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputError> {
-    let ext = extent(&f.planes(), f.ly);
+    let ext = extent(&f.planes(), f);
+    let origin = origin(f);
     let names = array_names(f);
     let packed: Vec<Vec<u8>> = if zlib {
         names.iter().map(|(n, _)| compressed(cells(f, n))).collect()
@@ -108,7 +130,7 @@ pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputErro
     let mut xml = format!(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"ImageData\" version=\"1.0\" \
          byte_order=\"LittleEndian\" header_type=\"UInt64\"{compressor}>\n  <ImageData \
-         WholeExtent=\"{ext}\" Origin=\"-0.5 -0.5 0\" Spacing=\"1 1 1\">\n    <Piece \
+         WholeExtent=\"{ext}\" Origin=\"{origin}\" Spacing=\"1 1 1\">\n    <Piece \
          Extent=\"{ext}\">\n      <CellData{}>\n",
         attributes(f)
     );
@@ -150,7 +172,10 @@ pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputErro
 
 /// The active scalar and vector of a piece's cell data.
 fn attributes(f: &Fields) -> String {
-    let scalar = f.names().iter().find(|n| !matches!(**n, "ux" | "uy"));
+    let scalar = f
+        .names()
+        .iter()
+        .find(|n| !matches!(**n, "ux" | "uy" | "uz"));
     let mut a = scalar.map_or(String::new(), |s| format!(" Scalars=\"{s}\""));
     if f.moment("ux").is_some() {
         a += " Vectors=\"velocity\"";
@@ -165,9 +190,10 @@ pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
     let mut xml = format!(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" \
          byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PImageData \
-         WholeExtent=\"{}\" GhostLevel=\"0\" Origin=\"-0.5 -0.5 0\" Spacing=\"1 1 1\">\n    \
+         WholeExtent=\"{}\" GhostLevel=\"0\" Origin=\"{}\" Spacing=\"1 1 1\">\n    \
          <PCellData{}>\n",
-        extent(&(0..f.lx), f.ly),
+        extent(&(0..f.lx), f),
+        origin(f),
         attributes(f)
     );
     for (name, comps) in array_names(f) {
@@ -179,7 +205,7 @@ pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
     for (planes, source) in sources {
         xml += &format!(
             "    <Piece Extent=\"{}\" Source=\"{source}\"/>\n",
-            extent(planes, f.ly)
+            extent(planes, f)
         );
     }
     xml += "  </PImageData>\n</VTKFile>\n";
@@ -279,10 +305,11 @@ pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
         .ok_or_else(|| bad("no WholeExtent".into()))?;
     let ext = |e: &str| -> Vec<usize> { e.split(' ').filter_map(|v| v.parse().ok()).collect() };
     let w = ext(&whole);
-    let (lx, ly) = (w[1], w[3]);
+    let (lx, ly, lz) = (w[1], w[3], w[5].max(1));
     let mut out = Joined {
         lx,
         ly,
+        lz,
         arrays: Vec::new(),
     };
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -296,14 +323,14 @@ pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
         for (k, (name, comps, values)) in read_piece(&bytes).map_err(bad)?.into_iter().enumerate() {
             if out.arrays.len() <= k {
                 out.arrays
-                    .push((name.clone(), comps, vec![0.0; lx * ly * comps]));
+                    .push((name.clone(), comps, vec![0.0; lx * ly * lz * comps]));
             }
             let nx = e[1] - e[0];
-            for y in 0..ly {
+            for row in 0..ly * lz {
                 for x in 0..nx {
                     for c in 0..comps {
-                        out.arrays[k].2[((y * lx) + e[0] + x) * comps + c] =
-                            values[(y * nx + x) * comps + c];
+                        out.arrays[k].2[((row * lx) + e[0] + x) * comps + c] =
+                            values[(row * nx + x) * comps + c];
                     }
                 }
             }
@@ -319,7 +346,10 @@ pub struct Joined {
     pub lx: usize,
     /// Lattice height.
     pub ly: usize,
-    /// Name, components and values (cell after cell, x fastest) of every array.
+    /// Lattice depth (1 in 2-D).
+    pub lz: usize,
+    /// Name, components and values (cell after cell, x fastest, then y, then z) of every
+    /// array.
     pub arrays: Vec<(String, usize, Vec<f64>)>,
 }
 
@@ -420,8 +450,9 @@ mod tests {
                     .iter()
                     .map(|d| d[planes.start * ly..planes.end * ly].to_vec())
                     .collect();
-                let p = Fields::piece::<crate::models::D2Q9Bgk>((lx, ly), planes.clone(), 7, data)
-                    .unwrap();
+                let p =
+                    Fields::piece::<crate::models::D2Q9Bgk>([lx, ly, 1], planes.clone(), 7, data)
+                        .unwrap();
                 let name = format!("p{k}.vti");
                 write_piece(&dir.path().join(&name), &p, zlib).unwrap();
                 sources.push((planes, name));

@@ -19,7 +19,7 @@ lbm_model! {
 
 fn main() {
     assert_eq!(D2Q5::Q, 5);
-    assert_eq!(D2Q5::VELOCITIES, &[[0, 0], [1, 0], [0, 1], [-1, 0], [0, -1]]);
+    assert_eq!(D2Q5::VELOCITIES, &[[0, 0, 0], [1, 0, 0], [0, 1, 0], [-1, 0, 0], [0, -1, 0]]);
     assert_eq!(D2Q5::OPPOSITE, &[0, 3, 4, 1, 2]);
     assert_eq!(D2Q5::EQUILIBRIUM_ORDER, 1);
     assert_eq!(D2Q5::ISOTROPY_ORDER, 3);

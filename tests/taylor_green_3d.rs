@@ -1,0 +1,212 @@
+//! `lbm run taylor-green-3d`: the 3-D outputs (diagnostics with `momentum_z`, the VTK dataset
+//! of the cube, a PNG slice), mass conserved to round-off, a resumed run bitwise identical to an
+//! uninterrupted one, 3-D refused where it does not run yet, and — the physics — the peak of
+//! the dissipation rate at Re = 1600 on 128³ within 10 % of the DNS of van Rees et al. (2011).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use lbm::models::D3Q19Mrt;
+
+fn lbm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "2")
+        .output()
+        .expect("the lbm program runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn ok(args: &[&str]) -> String {
+    let o = lbm(args);
+    assert!(o.status.success(), "lbm {args:?} failed:\n{}", text(&o));
+    text(&o)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// The number after `label` in `text`.
+fn number_after(text: &str, label: &str) -> f64 {
+    text.split(label)
+        .nth(1)
+        .and_then(|r| {
+            r.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == ')')
+                .find(|w| !w.is_empty())
+        })
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no number after `{label}` in:\n{text}"))
+}
+
+/// The populations of a checkpoint, as bits.
+fn populations(cp: &Path) -> (u64, Vec<u64>) {
+    let c = lbm::read_checkpoint::<D3Q19Mrt, f64>(cp).expect("a checkpoint");
+    let f = c.columns(0..c.header.lx).expect("its populations");
+    (c.header.step, f.iter().map(|v| v.to_bits()).collect())
+}
+
+const CUBE: &[&str] = &["run", "taylor-green-3d", "--lx", "16", "--images", "speed"];
+
+#[test]
+fn three_dimensional_outputs_and_a_bitwise_resume() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (d.path().join("a"), d.path().join("b"));
+    let every = [
+        "--diagnostics-every",
+        "5",
+        "--output-every",
+        "20",
+        "--checkpoint-every",
+        "20",
+    ];
+    let args = |out: &Path, steps: &str| -> Vec<String> {
+        let mut v: Vec<String> = CUBE.iter().map(|s| s.to_string()).collect();
+        v.extend(every.iter().map(|s| s.to_string()));
+        v.extend([
+            "--out".into(),
+            s(out).into(),
+            "--steps".into(),
+            steps.into(),
+        ]);
+        v
+    };
+    let run = |v: Vec<String>| ok(&v.iter().map(String::as_str).collect::<Vec<_>>());
+    let whole = run(args(&a, "40"));
+    assert!(whole.contains("D3Q19Mrt 16×16×16"), "{whole}");
+
+    // Diagnostics: a row every 5 steps, the z momentum, the case's columns; mass to round-off.
+    let csv = std::fs::read_to_string(a.join("taylor-green-3d_diagnostics.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        header,
+        [
+            "step",
+            "time",
+            "mass",
+            "momentum_x",
+            "momentum_y",
+            "momentum_z",
+            "energy",
+            "max_mach",
+            "E*",
+            "strain_dissipation*"
+        ]
+    );
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+        .collect();
+    let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+    assert_eq!(steps, (0..=8).map(|k| 5.0 * k as f64).collect::<Vec<_>>());
+    for r in &rows {
+        assert!(
+            (r[2] / rows[0][2] - 1.0).abs() < 1e-13,
+            "mass {} vs {}",
+            r[2],
+            rows[0][2]
+        );
+        assert!(
+            r[3].abs() + r[4].abs() + r[5].abs() < 1e-11,
+            "momentum {r:?}"
+        );
+    }
+
+    // The VTK dataset is the cube, the velocity with its z component; the PNG is the middle
+    // plane z = 8.
+    let vtk = lbm::output::vtk::read_joined(&a.join("taylor-green-3d_00000040.pvti")).unwrap();
+    assert_eq!((vtk.lx, vtk.ly, vtk.lz), (16, 16, 16));
+    let velocity = vtk.arrays.iter().find(|a| a.0 == "velocity").unwrap();
+    assert_eq!((velocity.1, velocity.2.len()), (3, 3 * 16 * 16 * 16));
+    assert!(velocity.2.iter().skip(2).step_by(3).any(|w| w.abs() > 1e-6));
+    assert!(a.join("taylor-green-3d_speed_z8_00000040.png").exists());
+
+    // Resumed from step 20, the run ends on the uninterrupted run's populations.
+    run(args(&b, "20"));
+    let cp = |dir: &Path| dir.join("taylor-green-3d_checkpoint.lbm");
+    let mut resumed = args(&b, "40");
+    resumed.extend(["--resume".into(), s(&cp(&b)).into()]);
+    run(resumed);
+    assert_eq!(populations(&cp(&a)), populations(&cp(&b)));
+}
+
+#[test]
+fn three_dimensional_runs_are_refused_where_they_do_not_run_yet() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("gpu");
+    let o = lbm(&[
+        "run",
+        "taylor-green-3d",
+        "--lx",
+        "16",
+        "--backend",
+        "gpu",
+        "--out",
+        s(&out),
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("2-D models so far"), "{}", text(&o));
+    let o = lbm(&[
+        "run",
+        "taylor-green-3d",
+        "--lx",
+        "16",
+        "--slice-z",
+        "16",
+        "--out",
+        s(&out),
+    ]);
+    assert!(
+        text(&o).contains("slice-z") && text(&o).contains("0..16"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Re = 1600 on 128³ to t* = 10.5 (about three minutes on two cores): the peak of −dE*/dt*
+/// within 10 % of the DNS's 0.0127, near t* = 9.
+#[test]
+fn dissipation_peaks_as_in_the_dns_at_128_cubed() {
+    let d = tempfile::tempdir().unwrap();
+    let case = lbm::cases::TaylorGreen3d::new(128, 1600.0, 0.05);
+    let per = case.steps_per_time();
+    let steps = ((10.5 * per).ceil() as u64).to_string();
+    let every = ((0.2 * per).round() as u64).to_string();
+    let out = ok(&[
+        "run",
+        "taylor-green-3d",
+        "--lx",
+        "128",
+        "--steps",
+        &steps,
+        "--diagnostics-every",
+        &every,
+        "--vtk",
+        "false",
+        "--images",
+        "",
+        "--out",
+        s(d.path()),
+    ]);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("peak dissipation −dE*/dt*"))
+        .unwrap_or_else(|| panic!("no peak reported:\n{out}"));
+    let (peak, t) = (number_after(line, "= "), number_after(line, "at t* = "));
+    let (dns, dns_t) = lbm::cases::TaylorGreen3d::DNS_PEAK;
+    assert!(
+        (peak / dns - 1.0).abs() < 0.1,
+        "peak {peak} vs DNS {dns}:\n{out}"
+    );
+    assert!(
+        (t - dns_t).abs() < 1.0,
+        "peak at t* = {t}, DNS ≈ {dns_t}:\n{out}"
+    );
+}
