@@ -3,53 +3,14 @@
 //! configuration errors reported by key, output directories that cannot be written or hold
 //! earlier outputs, divergence, and Ctrl-C.
 
+mod cli_support;
+
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Runs `lbm` with `args`.
-fn lbm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args(args)
-        .env("RAYON_NUM_THREADS", "2")
-        .output()
-        .expect("the lbm program runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-/// Runs `lbm` and expects success.
-fn ok(args: &[&str]) -> String {
-    let o = lbm(args);
-    assert!(o.status.success(), "lbm {args:?} failed:\n{}", text(&o));
-    text(&o)
-}
-
-/// Runs `lbm` and expects a failure whose message contains every one of `needles`.
-fn fails(args: &[&str], needles: &[&str]) -> String {
-    let o = lbm(args);
-    let t = text(&o);
-    assert!(!o.status.success(), "lbm {args:?} should fail:\n{t}");
-    for n in needles {
-        assert!(t.contains(n), "lbm {args:?}: `{n}` missing from:\n{t}");
-    }
-    t
-}
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir().expect("a temporary directory")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
-}
+use cli_support::{fails, number_after, ok, s, tmp};
 
 /// The checkpoint of a taylor-green run in `dir`.
 fn checkpoint(dir: &Path) -> PathBuf {
@@ -648,18 +609,6 @@ fn bench_ranks_without_mpi_says_how_to_build_it() {
         &["bench", "--ranks"],
         &["without MPI", "--features mpi", "mpiexec"],
     );
-}
-
-/// The number after `label` in `text`.
-fn number_after(text: &str, label: &str) -> f64 {
-    text.split(label)
-        .nth(1)
-        .and_then(|r| {
-            r.split(|c: char| c.is_whitespace() || c == ',' || c == ')')
-                .find(|w| !w.is_empty())
-        })
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_else(|| panic!("no number after `{label}` in:\n{text}"))
 }
 
 /// The cavity runs to steady state and lies within 0.03 (lid units) of Ghia's tables; the

@@ -139,7 +139,7 @@ fn mass_is_conserved_in_a_closed_box() {
         az: 0.0,
         ..trt()
     });
-    check::<D3Q19Mrt>(mrt(0.8));
+    check::<D3Q19Mrt>(D3Q19MrtParams::with_tau(0.8));
     check::<D3Q27Bgk>(D3Q27BgkParams {
         tau: 0.8,
         ax: 0.0,
@@ -147,20 +147,6 @@ fn mass_is_conserved_in_a_closed_box() {
         az: 0.0,
     });
     check::<D3Q15Bgk>(D3Q15BgkParams { tau: 0.8 });
-}
-
-fn mrt(tau: f64) -> D3Q19MrtParams {
-    D3Q19MrtParams {
-        tau,
-        s_e: 1.19,
-        s_eps: 1.4,
-        s_q: 1.2,
-        s_pi: 1.4,
-        s_m: 1.98,
-        ax: 0.0,
-        ay: 0.0,
-        az: 0.0,
-    }
 }
 
 /// Wave length of the shear waves.
@@ -242,7 +228,7 @@ fn shear_wave_viscosity_along_every_axis() {
         },
         0.6,
     );
-    assert_viscosity::<D3Q19Mrt>(mrt(0.9), 0.9);
+    assert_viscosity::<D3Q19Mrt>(D3Q19MrtParams::with_tau(0.9), 0.9);
     assert_viscosity::<D3Q27Bgk>(
         D3Q27BgkParams {
             tau: 0.7,

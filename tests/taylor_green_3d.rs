@@ -3,48 +3,12 @@
 //! uninterrupted one, 3-D refused where it does not run yet, and — the physics — the peak of
 //! the dissipation rate at Re = 1600 on 128³ within 10 % of the DNS of van Rees et al. (2011).
 
+mod cli_support;
+
 use std::path::Path;
-use std::process::{Command, Output};
 
+use cli_support::{lbm, number_after, ok, s, text};
 use lbm::models::D3Q19Mrt;
-
-fn lbm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args(args)
-        .env("RAYON_NUM_THREADS", "2")
-        .output()
-        .expect("the lbm program runs")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn ok(args: &[&str]) -> String {
-    let o = lbm(args);
-    assert!(o.status.success(), "lbm {args:?} failed:\n{}", text(&o));
-    text(&o)
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("a UTF-8 path")
-}
-
-/// The number after `label` in `text`.
-fn number_after(text: &str, label: &str) -> f64 {
-    text.split(label)
-        .nth(1)
-        .and_then(|r| {
-            r.split(|c: char| c.is_whitespace() || c == ',' || c == ';' || c == ')')
-                .find(|w| !w.is_empty())
-        })
-        .and_then(|w| w.parse().ok())
-        .unwrap_or_else(|| panic!("no number after `{label}` in:\n{text}"))
-}
 
 /// The populations of a checkpoint, as bits.
 fn populations(cp: &Path) -> (u64, Vec<u64>) {

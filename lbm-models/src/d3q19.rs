@@ -79,3 +79,22 @@ lbm_model! {
         force = (ax, ay, az);
     }
 }
+
+impl D3Q19MrtParams {
+    /// Relaxation time `tau` of the stress moments (viscosity `cs²(τ − ½)`), no force, and the
+    /// rates d'Humières et al. (2002) recommend for the others: `s_e = 1.19`,
+    /// `s_eps = s_pi = 1.4`, `s_q = 1.2`, `s_m = 1.98`.
+    pub fn with_tau(tau: f64) -> Self {
+        Self {
+            tau,
+            s_e: 1.19,
+            s_eps: 1.4,
+            s_q: 1.2,
+            s_pi: 1.4,
+            s_m: 1.98,
+            ax: 0.0,
+            ay: 0.0,
+            az: 0.0,
+        }
+    }
+}

@@ -137,17 +137,7 @@ impl Case for TaylorGreen3d {
 
     /// d'Humières et al. (2002)'s rates for the non-hydrodynamic moments.
     fn params(&self) -> D3Q19MrtParams {
-        D3Q19MrtParams {
-            tau: self.tau(),
-            s_e: 1.19,
-            s_eps: 1.4,
-            s_q: 1.2,
-            s_pi: 1.4,
-            s_m: 1.98,
-            ax: 0.0,
-            ay: 0.0,
-            az: 0.0,
-        }
+        D3Q19MrtParams::with_tau(self.tau())
     }
 
     fn boundaries(&self) -> BoundarySpec {

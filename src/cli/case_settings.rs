@@ -48,14 +48,19 @@ pub fn rayleigh_taylor(s: &Settings, (lx, ly): (usize, usize)) -> Result<Rayleig
     })
 }
 
-/// The cavity's Reynolds number and lid speed.
-pub fn cavity(s: &Settings) -> Result<(f64, f64), CliError> {
-    let re = require(
+/// The Reynolds number (`default` when unset).
+fn reynolds(s: &Settings, default: f64) -> Result<f64, CliError> {
+    require(
         "re",
-        s.re.unwrap_or(100.0),
+        s.re.unwrap_or(default),
         |v| v > 0.0 && v.is_finite(),
         "a positive Reynolds number",
-    )?;
+    )
+}
+
+/// The cavity's Reynolds number and lid speed.
+pub fn cavity(s: &Settings) -> Result<(f64, f64), CliError> {
+    let re = reynolds(s, 100.0)?;
     let lid = require(
         "lid",
         s.lid.unwrap_or(0.1),
@@ -96,12 +101,7 @@ pub fn taylor_green(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen,
 
 /// The 3-D Taylor–Green case of `s` on an `n³` cube (Re = 1600 by default, the DNS's).
 pub fn taylor_green_3d(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen3d, CliError> {
-    let re = require(
-        "re",
-        s.re.unwrap_or(1600.0),
-        |v| v > 0.0 && v.is_finite(),
-        "a positive Reynolds number",
-    )?;
+    let re = reynolds(s, 1600.0)?;
     let u0 = require(
         "velocity",
         s.velocity.unwrap_or(0.05),
