@@ -45,8 +45,8 @@ pub struct Need {
     pub boundaries: u64,
     /// The fields of the outputs and their encoding.
     pub outputs: u64,
-    /// The populations of a checkpoint, in logical order; on rank 0 of a ring the whole
-    /// lattice assembled for outputs and checkpoints ([`assembled`]).
+    /// The populations of this process's checkpoint shard, in logical order (when checkpoints
+    /// are on).
     pub checkpoint: u64,
 }
 

@@ -69,7 +69,7 @@ pub struct SplitSlab<M: Model, L: Layout, T: Real> {
 impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, split between the host
     /// and the device of `ctx` as `choice` says, at rest, run in `scheme`.
-    /// [`SplitChoice::Auto`] tunes `M` for this rank: [`calibrate`] on a lattice of the
+    /// [`SplitChoice::Auto`] tunes `M` for this rank: [`super::calibrate`] on a lattice of the
     /// slab's size, with `t_c`, the ring's halo exchange per row (seed 000 eq. 7), in the
     /// balance (eq. 8). Validates the global lattice first, so every rank fails alike.
     pub fn new(
