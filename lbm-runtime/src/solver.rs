@@ -49,6 +49,14 @@ impl Extent {
         &self.axes[..self.dim]
     }
 
+    /// The extent of a lattice of `[LX, LY, LZ]` sites: two-dimensional when `LZ = 1`.
+    pub fn of_size(size: [usize; 3]) -> Self {
+        match size {
+            [lx, ly, 1] => Self::new(&[lx, ly]),
+            _ => Self::new(&size),
+        }
+    }
+
     /// Sites along each axis, x first, three of them (`LZ = 1` in 2-D).
     pub fn size(&self) -> [usize; 3] {
         self.axes
@@ -367,9 +375,11 @@ pub trait Solver {
             reason,
         };
         if h.size() != e.size() {
-            let size = h.size();
-            let held = Extent::new(if h.lz == 1 { &size[..2] } else { &size });
-            return Err(mismatch(format!("it holds a {held} lattice, this run's is {e}")).into());
+            return Err(mismatch(format!(
+                "it holds a {} lattice, this run's is {e}",
+                Extent::of_size(h.size())
+            ))
+            .into());
         }
         if &checkpoint.params != self.params() {
             return Err(mismatch(format!(
@@ -437,11 +447,7 @@ macro_rules! lattice_basics {
 
         fn extent(&self) -> $crate::solver::Extent {
             let d = self.dims();
-            if d.lz == 1 {
-                $crate::solver::Extent::new(&[d.lx, d.ly])
-            } else {
-                $crate::solver::Extent::new(&[d.lx, d.ly, d.lz])
-            }
+            $crate::solver::Extent::of_size([d.lx, d.ly, d.lz])
         }
 
         fn params(&self) -> &M::Params {

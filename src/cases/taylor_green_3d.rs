@@ -94,6 +94,23 @@ impl TaylorGreen3d {
         ]
     }
 
+    /// `(t*, E*, 2ν⟨S:S⟩*)` after `step` steps from [`Case::sums`] of the whole lattice (the
+    /// moments after `step` steps are those of the populations streamed once more: `t = step + 1`).
+    fn row(&self, step: u64, sums: &[f64]) -> Option<(f64, f64, f64)> {
+        let [e2, ss] = sums[..] else {
+            return None;
+        };
+        let sites = (self.n * self.n * self.n) as f64;
+        let u0 = self.u0;
+        let energy = e2 / (2.0 * sites * u0 * u0);
+        let dissipation = 2.0 * self.viscosity() * ss / sites * self.length() / (u0 * u0 * u0);
+        Some((
+            (step + 1) as f64 / self.steps_per_time(),
+            energy,
+            dissipation,
+        ))
+    }
+
     /// The peak of `samples` `(t, v)`: the vertex of the parabola through the largest sample
     /// and its neighbours (the sample itself at an end).
     fn peak(samples: &[(f64, f64)]) -> Option<(f64, f64)> {
@@ -208,34 +225,29 @@ impl Case for TaylorGreen3d {
     /// `E*` and the resolved strain's dissipation (and `t*` in the time column:
     /// [`Case::time_unit`]), remembered for the report.
     fn extra_diagnostics(&self, step: u64, sums: &[f64]) -> Vec<(&'static str, f64)> {
-        let [e2, ss] = sums[..] else {
+        let Some((t, energy, dissipation)) = self.row(step, sums) else {
             return Vec::new();
         };
-        let sites = (self.n * self.n * self.n) as f64;
-        let u0 = self.u0;
-        let energy = e2 / (2.0 * sites * u0 * u0);
-        let dissipation = 2.0 * self.viscosity() * ss / sites * self.length() / (u0 * u0 * u0);
-        // The moments after `step` steps are those of the populations streamed once more.
-        let t = (step + 1) as f64 / self.steps_per_time();
         let mut h = self.history.lock().unwrap_or_else(|e| e.into_inner());
         h.retain(|&(ti, ..)| ti < t);
         h.push((t, energy, dissipation));
         vec![("E*", energy), ("strain_dissipation*", dissipation)]
     }
 
+    /// The state after `step` steps, and the peaks over the diagnostics rows recorded by
+    /// [`Case::extra_diagnostics`].
     fn report(&self, step: u64, sums: &[f64]) -> Vec<String> {
-        let extra = self.extra_diagnostics(step, sums);
-        let h = self.history.lock().unwrap_or_else(|e| e.into_inner());
-        let t = h.last().map_or(0.0, |r| r.0);
+        let (t, energy, dissipation) =
+            self.row(step, sums)
+                .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         let mut lines = vec![format!(
-            "Taylor–Green 3-D, Re = {}, {}³, U₀ = {}, τ = {:.6}: at t* = {t:.3}, E* = {:.6}, 2ν⟨S:S⟩* = {:.6}",
+            "Taylor–Green 3-D, Re = {}, {}³, U₀ = {}, τ = {:.6}: at t* = {t:.3}, E* = {energy:.6}, 2ν⟨S:S⟩* = {dissipation:.6}",
             self.re,
             self.n,
             self.u0,
             self.tau(),
-            extra.first().map_or(f64::NAN, |e| e.1),
-            extra.get(1).map_or(f64::NAN, |e| e.1),
         )];
+        let h = self.history.lock().unwrap_or_else(|e| e.into_inner());
         let strain: Vec<(f64, f64)> = h.iter().map(|&(t, _, e)| (t, e)).collect();
         // ε* = −dE*/dt* by central differences of the history.
         let decay: Vec<(f64, f64)> = h

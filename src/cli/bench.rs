@@ -369,10 +369,7 @@ fn model_table<M: Model>(
         Precision::F32 => 2.0 * a.peak_gflops,
     };
     let bw = &measure_bandwidth(a.bw_mib << 20, 5);
-    let shape = match size {
-        [lx, ly, 1] if M::D == 2 => format!("{lx}×{ly}"),
-        [lx, ly, lz] => format!("{lx}×{ly}×{lz}"),
-    };
+    let shape = lbm::Extent::of_size(size);
     println!(
         "\n{} {:?}, {shape} sites, {} flops/site in collide; bandwidth now: read-modify-write {:.1} GB/s, copy {:.1} GB/s",
         M::NAME,

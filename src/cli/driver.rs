@@ -79,10 +79,8 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
     let start = solver.steps_done();
     let mut out = Outputs::new(plan, case, start)?;
     let (lx, ly) = case.size();
-    let (lz, shape) = match case.depth() {
-        1 => (1, format!("{lx}×{ly}")),
-        lz => (lz, format!("{lx}×{ly}×{lz}")),
-    };
+    let lz = case.depth();
+    let shape = lbm::Extent::of_size([lx, ly, lz]);
     if root {
         println!(
             "{}: {} {shape}, {}; {}",

@@ -10,7 +10,7 @@ use lbm::cases::{global_spec, Case, Cavity, TaylorGreen3d};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::{HeteroLattice, SplitChoice};
 use lbm::memory::Need;
-use lbm::{read_checkpoint, Checkpoint, Layout, Model, Real, Scheme, Solver};
+use lbm::{read_checkpoint, Checkpoint, Extent, Layout, Model, Real, Scheme, Solver};
 
 use super::case_settings;
 use super::driver::drive;
@@ -527,14 +527,10 @@ fn resume_from<C: Case, T: Real>(
     };
     let ours = [lx, ly, case.depth()];
     if c.header.size() != ours {
-        let shape = |s: [usize; 3]| match s {
-            [x, y, 1] => format!("{x}×{y}"),
-            [x, y, z] => format!("{x}×{y}×{z}"),
-        };
         return Err(mismatch(format!(
             "it holds a {} lattice, this run is {}",
-            shape(c.header.size()),
-            shape(ours)
+            Extent::of_size(c.header.size()),
+            Extent::of_size(ours)
         )));
     }
     let ours = <C::Model as Model>::param_values(&case.params());

@@ -288,27 +288,18 @@ impl Fields {
     /// The vorticity ω = ∂u_y/∂x − ∂u_x/∂y by central differences (one-sided at the edges of
     /// the columns held), per lattice site; in 3-D its z component, plane by plane.
     pub fn vorticity(&self) -> Vec<f64> {
-        if self.lz > 1 {
-            let slices: Vec<Vec<f64>> = (0..self.lz).map(|z| self.z_slice(z).vorticity()).collect();
-            let (ly, plane) = (self.ly, self.plane());
-            return (0..self.len())
-                .map(|s| {
-                    let (x, p) = (s / plane, s % plane);
-                    slices[p / ly][x * ly + p % ly]
-                })
-                .collect();
-        }
-        let (nx, ly) = (self.planes.len(), self.ly);
+        let (nx, ly, plane) = (self.planes.len(), self.ly, self.plane());
         let (ux, uy) = self.velocity();
         if ux.is_empty() {
             return vec![0.0; self.len()];
         }
         let h = self.spacing as f64;
-        (0..nx * ly)
+        (0..nx * plane)
             .map(|s| {
-                let (x, y) = (s / ly, s % ly);
-                let duy_dx = derivative(nx, x, |xx| uy[xx * ly + y]);
-                let dux_dy = derivative(ly, y, |yy| ux[x * ly + yy]);
+                // Site `s` is `x·LY·LZ + r`, `r = z·LY + y` its place in the plane; its row starts at `s − y`.
+                let (x, r, y) = (s / plane, s % plane, s % ly);
+                let duy_dx = derivative(nx, x, |xx| uy[xx * plane + r]);
+                let dux_dy = derivative(ly, y, |yy| ux[s - y + yy]);
                 (duy_dx - dux_dy) / h
             })
             .collect()
@@ -349,5 +340,29 @@ mod tests {
         assert!((f.speed()[ly + 1] - omega * 2f64.sqrt()).abs() < 1e-15);
         assert!(matches!(f.get("p"), Err(OutputError::NoField { .. })));
         assert_eq!(f.temperature(), vec![1.0; lx * ly]);
+    }
+
+    #[test]
+    fn vorticity_of_3d_fields_is_its_z_component_plane_by_plane() {
+        // u = Ω (−(y − y0), x − x0, z): ω_z = 2Ω in every plane z.
+        let (lx, ly, lz, omega) = (4, 3, 5, 0.01);
+        let n = lx * ly * lz;
+        let (x, y, z) = (
+            |s: usize| s / (ly * lz),
+            |s: usize| s % ly,
+            |s: usize| s / ly % lz,
+        );
+        let data = vec![
+            vec![1.0; n],
+            (0..n).map(|s| -omega * y(s) as f64).collect(),
+            (0..n).map(|s| omega * x(s) as f64).collect(),
+            (0..n).map(|s| z(s) as f64).collect(),
+        ];
+        let f = Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], 0..lx, 0, data).unwrap();
+        assert!(f
+            .vorticity()
+            .iter()
+            .all(|w| (w - 2.0 * omega).abs() < 1e-15));
+        assert_eq!(f.z_slice(2).moment("uz").unwrap(), vec![2.0; lx * ly]);
     }
 }
