@@ -157,9 +157,7 @@ fn zou_he_channel() -> BoundarySpec {
             velocity: [0.03, 0.0],
         }),
         right: Some(Wall::ZouHePressure { density: 1.0 }),
-        bottom: Some(Wall::NO_SLIP),
-        top: Some(Wall::NO_SLIP),
-        solid: None,
+        ..BoundarySpec::channel()
     }
 }
 

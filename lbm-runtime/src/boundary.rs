@@ -4,7 +4,8 @@
 //! # How they act
 //! Streaming pulls population `i` of site `x` from `x − c_i`. A *link* whose source lies
 //! beyond a wall (across the y-wrap when the bottom and top are walls, beyond `x = 0` or
-//! `x = LX − 1` when the sides are, or inside an obstacle of the mask) is *bounced*: half-way
+//! `x = LX − 1` when the sides are, across the z-wrap when the back and front are, or inside
+//! an obstacle of the mask) is *bounced*: half-way
 //! bounce-back (seed 004 §2) replaces the pulled value by the site's own outgoing population,
 //!
 //! ```text
@@ -20,9 +21,9 @@
 //!
 //! Every boundary is a list of sites with a bit mask of bounced links, kept line by line (a
 //! column in 2-D, a line of constant `(x, z)` in 3-D, see [`crate::layout`]); the bulk stays a
-//! plain vectorised pull. In 3-D the z direction is periodic. The masks are symmetric — link `i` of `x` is bounced exactly when link `ī`
-//! of `x − c_i` is — which is what makes the in-place AA scheme possible with walls (see
-//! `kernels`).
+//! plain vectorised pull. The masks are symmetric — link `i` of `x` is bounced exactly when
+//! link `ī` of `x − c_i` is — which is what makes the in-place AA scheme possible with walls
+//! (see `kernels`).
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -34,10 +35,10 @@ use crate::{layout::Dims, Layout, LbmError, Model, Real};
 pub enum Wall {
     /// Half-way bounce-back; a non-zero `velocity` makes it a moving wall (the cavity lid).
     BounceBack {
-        /// Wall velocity `u_w` in lattice units.
-        velocity: [f64; 2],
+        /// Wall velocity `u_w` in lattice units (`u_z` is ignored by 2-D models).
+        velocity: [f64; 3],
     },
-    /// Zou–He velocity boundary on the outermost row or column (D2Q9-like models only):
+    /// Zou–He velocity boundary on the outermost row or column (2-D D2Q9-like models only):
     /// the unknown populations are set so that the site has velocity `velocity`, with
     /// `ρ = (Σ_{c·n=0} f + 2 Σ_{c·n<0} f) / (1 − u·n)` (n the inward normal, Zou & He 1997).
     ZouHeVelocity {
@@ -60,64 +61,90 @@ pub enum Wall {
 
 impl Wall {
     /// A wall at rest.
-    pub const NO_SLIP: Wall = Wall::BounceBack {
-        velocity: [0.0, 0.0],
-    };
+    pub const NO_SLIP: Wall = Wall::BounceBack { velocity: [0.0; 3] };
 
-    fn bounce_velocity(&self) -> [f64; 2] {
+    fn bounce_velocity(&self) -> [f64; 3] {
         match *self {
             Wall::BounceBack { velocity } => velocity,
-            _ => [0.0, 0.0],
+            _ => [0.0; 3],
         }
     }
 }
 
-/// Which sites are solid: a function of the global site `(x, y)`, evaluated only for the sites
-/// a lattice holds — a rank of a distributed run asks it for its own columns, so no process
-/// builds a mask of the whole lattice — or a mask given whole. In 3-D the second coordinate is
-/// the plane site `z·LY + y` ([`Dims::plane_site`]).
+/// Which sites are solid: a function of the global site `(x, y)` (or voxel `(x, y, z)`),
+/// evaluated only for the sites a lattice holds — a rank of a distributed run asks it for its
+/// own planes, so no process builds a mask of the whole lattice — or a mask given whole.
 #[derive(Clone)]
 pub struct Obstacles(Solid);
 
 #[derive(Clone)]
 enum Solid {
-    Mask { ly: usize, solid: Arc<[bool]> },
-    Shape(Arc<dyn Fn(usize, usize) -> bool + Send + Sync>),
+    /// `solid[(x·LZ + z)·LY + y]` of a lattice `ly × lz` sites across.
+    Mask {
+        ly: usize,
+        lz: usize,
+        solid: Arc<[bool]>,
+    },
+    Shape(Arc<dyn Fn(usize, usize, usize) -> bool + Send + Sync>),
 }
 
 impl Obstacles {
-    /// The sites where `solid(x, y)` holds (global coordinates).
+    /// The sites where `solid(x, y)` holds (global coordinates; every plane `z` alike in 3-D).
     pub fn new(solid: impl Fn(usize, usize) -> bool + Send + Sync + 'static) -> Self {
+        Self::voxels(move |x, y, _| solid(x, y))
+    }
+
+    /// The voxels where `solid(x, y, z)` holds (global coordinates).
+    pub fn voxels(solid: impl Fn(usize, usize, usize) -> bool + Send + Sync + 'static) -> Self {
         Self(Solid::Shape(Arc::new(solid)))
     }
 
-    /// The mask `solid[x·LY + y]` of a lattice `ly` sites high (its size is checked against
-    /// the lattice's when the boundaries are compiled; `solid[x·LY·LZ + z·LY + y]` and `ly` =
-    /// `LY·LZ` in 3-D).
+    /// The mask `solid[x·LY + y]` of a 2-D lattice `ly` sites high (its size is checked
+    /// against the lattice's when the boundaries are compiled).
     pub fn mask(ly: usize, solid: Vec<bool>) -> Self {
+        Self::voxel_mask(ly, 1, solid)
+    }
+
+    /// The voxel mask `solid[(x·LZ + z)·LY + y]` of a lattice `ly × lz` sites across (x
+    /// slowest, y fastest: the order of a lattice's planes, see [`crate::layout`]).
+    pub fn voxel_mask(ly: usize, lz: usize, solid: Vec<bool>) -> Self {
         Self(Solid::Mask {
             ly,
+            lz,
             solid: solid.into(),
         })
     }
 
-    /// Whether the global site `(x, y)` is solid.
-    pub fn is_solid(&self, x: usize, y: usize) -> bool {
+    /// Whether the global voxel `(x, y, z)` is solid (`z = 0` in 2-D).
+    pub fn is_solid(&self, x: usize, y: usize, z: usize) -> bool {
         match &self.0 {
-            Solid::Mask { ly, solid } => solid.get(x * ly + y).copied().unwrap_or(false),
-            Solid::Shape(f) => f(x, y),
+            Solid::Mask { ly, lz, solid } => {
+                solid.get((x * lz + z) * ly + y).copied().unwrap_or(false)
+            }
+            Solid::Shape(f) => f(x, y, z),
         }
+    }
+
+    /// Whether the global site `(x, s)`, `s` the plane site of a lattice of shape `d`, is solid.
+    fn at(&self, d: &Dims, x: usize, s: usize) -> bool {
+        let (y, z) = d.yz(s);
+        self.is_solid(x, y, z)
     }
 
     /// A mask's size is that of the lattice `d`.
     fn check(&self, d: &Dims) -> Result<(), LbmError> {
         match &self.0 {
-            Solid::Mask { ly, solid } if (*ly != d.plane() || solid.len() != d.sites()) => {
+            Solid::Mask { ly, lz, solid }
+                if (*ly != d.ly || *lz != d.lz || solid.len() != d.sites()) =>
+            {
                 Err(LbmError::Boundary(format!(
-                    "solid mask has {} entries of columns {ly} high, the lattice {}×{} sites",
+                    "the solid mask has {} entries for planes of {ly}×{lz} sites, but the lattice \
+                     is {}×{}×{} = {} sites: give one entry per site, in the order (x·LZ + z)·LY + y",
                     solid.len(),
                     d.lx,
-                    d.plane()
+                    d.ly,
+                    d.lz,
+                    d.sites()
                 )))
             }
             _ => Ok(()),
@@ -128,8 +155,14 @@ impl Obstacles {
 impl std::fmt::Debug for Obstacles {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
-            Solid::Mask { ly, solid } => write!(f, "Obstacles::mask({ly}, {} sites)", solid.len()),
-            Solid::Shape(_) => write!(f, "Obstacles::new(<fn>)"),
+            Solid::Mask { ly, lz, solid } => {
+                write!(
+                    f,
+                    "Obstacles::voxel_mask({ly}, {lz}, {} sites)",
+                    solid.len()
+                )
+            }
+            Solid::Shape(_) => write!(f, "Obstacles::voxels(<fn>)"),
         }
     }
 }
@@ -138,7 +171,14 @@ impl PartialEq for Obstacles {
     /// Masks are equal when their sites are; shapes when they are the same function.
     fn eq(&self, other: &Self) -> bool {
         match (&self.0, &other.0) {
-            (Solid::Mask { ly: a, solid: s }, Solid::Mask { ly: b, solid: t }) => a == b && s == t,
+            (
+                Solid::Mask { ly, lz, solid },
+                Solid::Mask {
+                    ly: b,
+                    lz: c,
+                    solid: t,
+                },
+            ) => (ly, lz) == (b, c) && solid == t,
             (Solid::Shape(f), Solid::Shape(g)) => Arc::ptr_eq(f, g),
             _ => false,
         }
@@ -156,12 +196,17 @@ pub struct BoundarySpec {
     pub bottom: Option<Wall>,
     /// The side at `y = LY − 1`.
     pub top: Option<Wall>,
+    /// The side at `z = 0` in 3-D (with `front`: both or neither; neither is periodic in z).
+    /// The axes are right-handed: x to the right, y up, z towards the viewer.
+    pub back: Option<Wall>,
+    /// The side at `z = LZ − 1` in 3-D.
+    pub front: Option<Wall>,
     /// Obstacles: the solid sites (bounce-back on their surface).
     pub solid: Option<Obstacles>,
 }
 
 impl BoundarySpec {
-    /// Periodic in both directions.
+    /// Periodic in every direction.
     pub fn periodic() -> Self {
         Self::default()
     }
@@ -175,6 +220,15 @@ impl BoundarySpec {
         }
     }
 
+    /// Periodic in x, no-slip walls on the four other sides: a square duct along x (3-D).
+    pub fn duct() -> Self {
+        Self {
+            back: Some(Wall::NO_SLIP),
+            front: Some(Wall::NO_SLIP),
+            ..Self::channel()
+        }
+    }
+
     /// The lid-driven cavity: no-slip walls, the top moving with velocity `(lid, 0)`.
     pub fn cavity(lid: f64) -> Self {
         Self {
@@ -182,9 +236,18 @@ impl BoundarySpec {
             right: Some(Wall::NO_SLIP),
             bottom: Some(Wall::NO_SLIP),
             top: Some(Wall::BounceBack {
-                velocity: [lid, 0.0],
+                velocity: [lid, 0.0, 0.0],
             }),
-            solid: None,
+            ..Self::default()
+        }
+    }
+
+    /// The lid-driven cube (3-D): [`BoundarySpec::cavity`] closed by no-slip walls in z.
+    pub fn cavity_3d(lid: f64) -> Self {
+        Self {
+            back: Some(Wall::NO_SLIP),
+            front: Some(Wall::NO_SLIP),
+            ..Self::cavity(lid)
         }
     }
 }
@@ -329,7 +392,7 @@ impl<T: Real> Boundaries<T> {
         if let Some(o) = &spec.solid {
             out.solid = xs
                 .clone()
-                .flat_map(|x| (0..global.plane()).map(move |s| o.is_solid(x, s)))
+                .flat_map(|x| (0..global.plane()).map(move |s| o.at(global, x, s)))
                 .collect();
         }
         // Links reach `max |c|` sites; the thermal wall's rule, `HALO` rows.
@@ -342,10 +405,13 @@ impl<T: Real> Boundaries<T> {
         let near = |i: usize, n: usize| i < reach || i + reach >= n;
         let y_walls = spec.bottom.is_some();
         let x_walls = spec.left.is_some();
+        let z_walls = spec.back.is_some();
         for (x, z) in xs.clone().flat_map(|x| (0..global.lz).map(move |z| (x, z))) {
             out.col_start.push(out.sites.len());
             let first = out.sites.len();
-            let every_row = spec.solid.is_some() || (x_walls && near(x, global.lx));
+            let every_row = spec.solid.is_some()
+                || (x_walls && near(x, global.lx))
+                || (z_walls && near(z, global.lz));
             let mut visit = |y: usize| {
                 let s = global.plane_site(y, z);
                 out.add_site::<M, L>(spec, global, &local, (x, xs.start), s)
@@ -384,7 +450,7 @@ impl<T: Real> Boundaries<T> {
             corr: None,
             rule: Rule::None,
         };
-        if spec.solid.as_ref().is_some_and(|o| o.is_solid(x, s)) {
+        if spec.solid.as_ref().is_some_and(|o| o.at(global, x, s)) {
             site.mask = u64::MAX >> (64 - M::Q);
             site.rule = Rule::Solid;
             self.sites.push(site);
@@ -395,7 +461,8 @@ impl<T: Real> Boundaries<T> {
             if let Some(wall) = crossed_wall(spec, global, x, s, *c) {
                 site.mask |= 1 << i;
                 let u = wall.bounce_velocity();
-                corr[i] = 2.0 * M::WEIGHTS[i] * (c[0] as f64 * u[0] + c[1] as f64 * u[1]) / M::CS2;
+                let cu: f64 = c.iter().zip(u).map(|(&c, u)| c as f64 * u).sum();
+                corr[i] = 2.0 * M::WEIGHTS[i] * cu / M::CS2;
             }
         }
         let corr = &corr[..M::Q];
@@ -403,7 +470,7 @@ impl<T: Real> Boundaries<T> {
             site.corr = Some(self.corr.len());
             self.corr.extend(corr.iter().map(|&c| T::from_f64(c)));
         }
-        site.rule = site_rule(spec, global, M::HALO, x, y);
+        site.rule = site_rule(spec, global, M::HALO, x, s);
         if site.mask != 0 || site.rule != Rule::None {
             self.sites.push(site);
         }
@@ -412,43 +479,45 @@ impl<T: Real> Boundaries<T> {
 
 /// The wall (or obstacle surface) that link `c` of the global site `(x, s)` (plane site `s`)
 /// of a lattice of shape `d` crosses, if any. A link that crosses a y-wall counts for it even
-/// at a corner, so that the lid's corrections of a corner site cancel in pairs and mass is
-/// conserved.
+/// at an edge or corner (then a z-wall, then an x-wall), so that the lid's corrections of a
+/// corner site cancel in pairs and mass is conserved.
 fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) -> Option<Wall> {
     let (y, z) = d.yz(s);
-    let sx = x as isize - c[0] as isize;
-    let sy = y as isize - c[1] as isize;
-    let (lx, ly) = (d.lx as isize, d.ly as isize);
-    if let (Some(b), Some(t)) = (spec.bottom, spec.top) {
-        if sy < 0 {
-            return Some(b);
-        }
-        if sy >= ly {
-            return Some(t);
-        }
-    }
-    if let (Some(l), Some(r)) = (spec.left, spec.right) {
-        if sx < 0 {
-            return Some(l);
-        }
-        if sx >= lx {
-            return Some(r);
+    let source = |p: usize, k: usize| p as isize - c[k] as isize;
+    let (sx, sy, sz) = (source(x, 0), source(y, 1), source(z, 2));
+    let sides = [
+        (spec.bottom, spec.top, sy, d.ly),
+        (spec.back, spec.front, sz, d.lz),
+        (spec.left, spec.right, sx, d.lx),
+    ];
+    for (low, high, p, n) in sides {
+        if let (Some(low), Some(high)) = (low, high) {
+            if p < 0 {
+                return Some(low);
+            }
+            if p >= n as isize {
+                return Some(high);
+            }
         }
     }
-    let (wx, wy) = (sx.rem_euclid(lx) as usize, sy.rem_euclid(ly) as usize);
-    let wz = d.wrap_z(z, -c[2] as isize);
+    let wrap = |p: isize, n: usize| p.rem_euclid(n as isize) as usize;
     spec.solid
         .as_ref()
-        .is_some_and(|o| o.is_solid(wx, d.plane_site(wy, wz)))
+        .is_some_and(|o| o.is_solid(wrap(sx, d.lx), wrap(sy, d.ly), wrap(sz, d.lz)))
         .then_some(Wall::NO_SLIP)
 }
 
-/// The rule of site `(x, y)`: Zou–He on the outermost row/column of its side, the thermal wall
-/// on the `halo` outermost ones. The bottom and top take precedence at corners.
-fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, y: usize) -> Rule {
+/// The rule of site `(x, s)` (`s` the plane site): Zou–He on the outermost row/column of its
+/// side, the thermal wall on the `halo` outermost ones. The bottom and top take precedence at
+/// corners, then the back and front.
+fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, s: usize) -> Rule {
+    let (y, z) = d.yz(s);
+    // The z sides have no 2-D normal: they are never Zou–He (a 2-D boundary, `check_spec`).
     let sides = [
         (spec.bottom, y, [0, 1]),
         (spec.top, d.ly - 1 - y, [0, -1]),
+        (spec.back, z, [0, 0]),
+        (spec.front, d.lz - 1 - z, [0, 0]),
         (spec.left, x, [1, 0]),
         (spec.right, d.lx - 1 - x, [-1, 0]),
     ];
@@ -484,6 +553,17 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
     if spec.bottom.is_some() != spec.top.is_some() {
         return err("give both `bottom` and `top` walls, or neither (periodic in y)".into());
     }
+    if spec.back.is_some() != spec.front.is_some() {
+        return err("give both `back` and `front` walls, or neither (periodic in z)".into());
+    }
+    if spec.back.is_some() && M::D != 3 {
+        return err(format!(
+            "`back` and `front` walls close the z direction of a 3-D lattice; {} is {}-D: \
+             leave them out",
+            M::NAME,
+            M::D
+        ));
+    }
     if M::Q > 64 {
         return err(format!(
             "model {} has Q = {} > 64 links per site",
@@ -494,7 +574,14 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
     if let Some(o) = &spec.solid {
         o.check(d)?;
     }
-    let walls = [spec.left, spec.right, spec.bottom, spec.top];
+    let walls = [
+        spec.left,
+        spec.right,
+        spec.bottom,
+        spec.top,
+        spec.back,
+        spec.front,
+    ];
     for w in walls.iter().flatten() {
         match w {
             Wall::ZouHeVelocity { .. } | Wall::ZouHePressure { .. } if !is_d2q9_like::<M>() => {

@@ -23,18 +23,22 @@
 //! ```
 
 mod cavity;
+mod cavity_3d;
+mod duct;
 mod poiseuille;
 mod rayleigh_taylor;
 mod taylor_green;
 mod taylor_green_3d;
 
 pub use cavity::Cavity;
+pub use cavity_3d::Cavity3d;
+pub use duct::Duct;
 pub use poiseuille::Poiseuille;
 pub use rayleigh_taylor::RayleighTaylor;
 pub use taylor_green::TaylorGreen;
 pub use taylor_green_3d::TaylorGreen3d;
 
-use crate::output::Fields;
+use crate::output::{Fields, Table};
 use crate::{BoundarySpec, Model};
 
 /// A case: what to run and how to judge it.
@@ -97,6 +101,12 @@ pub trait Case {
     /// The comparison with theory or published data after `step` steps, from the
     /// [`Case::sums`] of the whole lattice, as lines to print.
     fn report(&self, step: u64, sums: &[f64]) -> Vec<String>;
+
+    /// Tables the case writes as CSV with the fields of `step` (`<case>_<name>_<step>.csv`),
+    /// from the [`Case::sums`] of the whole lattice: profiles to plot against published data.
+    fn tables(&self, _step: u64, _sums: &[f64]) -> Vec<Table> {
+        Vec::new()
+    }
 
     /// [`Case::report`] of the fields of a whole lattice.
     fn report_fields(&self, f: &Fields) -> Vec<String> {

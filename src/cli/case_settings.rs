@@ -1,6 +1,6 @@
 //! The physics settings of each case, checked by key with their defaults.
 
-use lbm::cases::{Poiseuille, RayleighTaylor, TaylorGreen, TaylorGreen3d};
+use lbm::cases::{Cavity3d, Duct, Poiseuille, RayleighTaylor, TaylorGreen, TaylorGreen3d};
 
 use super::settings::{require, Settings};
 use super::CliError;
@@ -70,18 +70,39 @@ pub fn cavity(s: &Settings) -> Result<(f64, f64), CliError> {
     Ok((re, lid))
 }
 
+/// The lid-driven cube of `s` with side `n`.
+pub fn cavity_3d(s: &Settings, (n, _): (usize, usize)) -> Result<Cavity3d, CliError> {
+    let (re, lid) = cavity(s)?;
+    Ok(Cavity3d { n, re, lid })
+}
+
+/// The body acceleration of a force-driven flow.
+fn acceleration(s: &Settings) -> Result<f64, CliError> {
+    require(
+        "acceleration",
+        s.acceleration.unwrap_or(1e-6),
+        |v| v.abs() < 1e-3,
+        "|acceleration| below 1e-3",
+    )
+}
+
 /// The Poiseuille case of `s` in an `lx × ly` channel.
 pub fn poiseuille(s: &Settings, (lx, ly): (usize, usize)) -> Result<Poiseuille, CliError> {
     Ok(Poiseuille {
         lx,
         ly,
         tau: tau(s, 0.8)?,
-        acceleration: require(
-            "acceleration",
-            s.acceleration.unwrap_or(1e-6),
-            |v| v.abs() < 1e-3,
-            "|acceleration| below 1e-3",
-        )?,
+        acceleration: acceleration(s)?,
+    })
+}
+
+/// The duct of `s`: `lx` long, a square section of `n × n` sites.
+pub fn duct(s: &Settings, (lx, n): (usize, usize)) -> Result<Duct, CliError> {
+    Ok(Duct {
+        lx,
+        n,
+        tau: tau(s, 1.0)?,
+        acceleration: acceleration(s)?,
     })
 }
 

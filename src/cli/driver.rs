@@ -241,7 +241,7 @@ impl Steady {
             return Ok(false);
         };
         let f = solver.fields()?;
-        let u: Vec<f64> = ["ux", "uy"]
+        let u: Vec<f64> = ["ux", "uy", "uz"]
             .iter()
             .filter_map(|n| f.moment(n))
             .flatten()
@@ -372,6 +372,15 @@ impl<'a, C: Case> Outputs<'a, C> {
                 png::write_field(&path, &values, f.lx, f.ly, range)?;
                 self.written += 1;
             }
+            for table in files
+                .then(|| self.case.tables(step, &case_sums))
+                .into_iter()
+                .flatten()
+            {
+                let path = self.file(format!("{name}_{}_{step:08}.csv", table.name));
+                table.write(&path)?;
+                self.written += 1;
+            }
             if vtk {
                 let joined = format!("{name}_{step:08}.pvti");
                 vtk::write_joined(&self.file(joined.clone()), &piece, &sources)?;
@@ -444,7 +453,7 @@ impl<'a, C: Case> Outputs<'a, C> {
             String::new()
         };
         println!(
-            "outputs in {}: {} image/VTK files, diagnostics in {}{series}",
+            "outputs in {}: {} image/VTK/table files, diagnostics in {}{series}",
             self.plan.out.display(),
             self.written,
             self.log.path().display()

@@ -147,6 +147,20 @@ fn defaults(case: CaseName) -> Defaults {
             diagnostics_every: 0,
             until_steady: None,
         },
+        CaseName::Duct => Defaults {
+            size: (4, 32),
+            steps: 100_000,
+            output_every: 0,
+            diagnostics_every: 0,
+            until_steady: Some(1e-8),
+        },
+        CaseName::Cavity3d => Defaults {
+            size: (64, 64),
+            steps: 200_000,
+            output_every: 0,
+            diagnostics_every: 0,
+            until_steady: Some(1e-6),
+        },
         // Steps and intervals follow from the cube and the amplitude: see `run`.
         CaseName::TaylorGreen3d => Defaults {
             size: (128, 128),
@@ -178,7 +192,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         bad(
             "case",
             "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green, \
-             taylor-green-3d) or set `case` in the --config file",
+             taylor-green-3d, duct, cavity-3d) or set `case` in the --config file",
         )
     })?;
     s.check_keys(case)?;
@@ -204,6 +218,8 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         }
         CaseName::Poiseuille => launch(world, &plan, case_settings::poiseuille(&s, size)?),
         CaseName::TaylorGreen => launch(world, &plan, case_settings::taylor_green(&s, size)?),
+        CaseName::Duct => launch(world, &plan, case_settings::duct(&s, size)?),
+        CaseName::Cavity3d => launch(world, &plan, case_settings::cavity_3d(&s, size)?),
         CaseName::TaylorGreen3d => match tg3d {
             Some(c) => launch(world, &plan, c),
             None => unreachable!("built above for this case"),
@@ -211,11 +227,11 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     }
 }
 
-/// The lattice size: square for the cavity and Taylor–Green.
+/// The lattice size: square for the cavities and Taylor–Green.
 fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize, usize), CliError> {
     let square = matches!(
         case,
-        CaseName::Cavity | CaseName::TaylorGreen | CaseName::TaylorGreen3d
+        CaseName::Cavity | CaseName::TaylorGreen | CaseName::TaylorGreen3d | CaseName::Cavity3d
     );
     let (lx, ly) = match (s.lx, s.ly) {
         (Some(x), None) if square => (x, x),

@@ -27,6 +27,12 @@ pub enum CaseName {
     #[value(name = "taylor-green-3d")]
     #[serde(rename = "taylor-green-3d")]
     TaylorGreen3d,
+    /// D3Q19 TRT force-driven flow in a square duct, compared with the series solution.
+    Duct,
+    /// D3Q19 TRT lid-driven cube at steady state, its centre-line profiles written as CSV.
+    #[value(name = "cavity-3d")]
+    #[serde(rename = "cavity-3d")]
+    Cavity3d,
 }
 
 impl CaseName {
@@ -38,6 +44,8 @@ impl CaseName {
             Self::Poiseuille => "poiseuille",
             Self::TaylorGreen => "taylor-green",
             Self::TaylorGreen3d => "taylor-green-3d",
+            Self::Duct => "duct",
+            Self::Cavity3d => "cavity-3d",
         }
     }
 }
@@ -74,11 +82,13 @@ pub struct Settings {
     #[arg(value_enum)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub case: Option<CaseName>,
-    /// Lattice width LX [default: per case].
+    /// Lattice width LX; the cube's side (taylor-green-3d, cavity-3d), the duct's length
+    /// (duct) [default: per case].
     #[arg(long, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lx: Option<usize>,
-    /// Lattice height LY, a multiple of the layout's VL [default: per case].
+    /// Lattice height LY, a multiple of the layout's VL; the side of the duct's square
+    /// section, LY = LZ (duct) [default: per case].
     #[arg(long, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ly: Option<usize>,
@@ -168,8 +178,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<u64>,
-    /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green) [default: 0.55, 0.8,
-    /// 0.8].
+    /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green, duct) [default: 0.55,
+    /// 0.8, 0.8, 1].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tau: Option<f64>,
@@ -189,12 +199,12 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub width: Option<f64>,
-    /// Reynolds number U·N/ν (cavity; Ghia's tables have 100 and 400), U₀L/ν with L = N/2π
-    /// (taylor-green-3d) [default: 100, 1600].
+    /// Reynolds number U·N/ν (cavity, cavity-3d; Ghia's tables have 100 and 400), U₀L/ν with
+    /// L = N/2π (taylor-green-3d) [default: 100, 1600].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub re: Option<f64>,
-    /// Lid speed U, lattice units, at most 0.3 (cavity) [default: 0.1].
+    /// Lid speed U, lattice units, at most 0.3 (cavity, cavity-3d) [default: 0.1].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lid: Option<f64>,
@@ -202,7 +212,7 @@ pub struct Settings {
     #[arg(long, value_enum, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collision: Option<Collision>,
-    /// Body acceleration along x, lattice units (poiseuille) [default: 1e-6].
+    /// Body acceleration along x, lattice units (poiseuille, duct) [default: 1e-6].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceleration: Option<f64>,
@@ -221,16 +231,24 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::RayleighTaylor,
             CaseName::Poiseuille,
             CaseName::TaylorGreen,
+            CaseName::Duct,
         ],
     ),
     ("atwood", &[CaseName::RayleighTaylor]),
     ("gravity", &[CaseName::RayleighTaylor]),
     ("amplitude", &[CaseName::RayleighTaylor]),
     ("width", &[CaseName::RayleighTaylor]),
-    ("re", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
-    ("lid", &[CaseName::Cavity]),
+    (
+        "re",
+        &[
+            CaseName::Cavity,
+            CaseName::TaylorGreen3d,
+            CaseName::Cavity3d,
+        ],
+    ),
+    ("lid", &[CaseName::Cavity, CaseName::Cavity3d]),
     ("collision", &[CaseName::Cavity]),
-    ("acceleration", &[CaseName::Poiseuille]),
+    ("acceleration", &[CaseName::Poiseuille, CaseName::Duct]),
     (
         "velocity",
         &[CaseName::TaylorGreen, CaseName::TaylorGreen3d],

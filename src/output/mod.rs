@@ -1,15 +1,18 @@
 //! What a run writes: the macroscopic [`Fields`] of a lattice at one step, their global
 //! [`diagnostics`] (one CSV row per output step), images ([`png`], a colour bar with its
-//! range) and VTK files ([`vtk`], for ParaView). Every file is written whole or not at all
+//! range), VTK files ([`vtk`], for ParaView) and the tables a case adds ([`Table`], CSV).
+//! Every file is written whole or not at all
 //! ([`crate::io::write_atomically`]).
 
 pub mod diagnostics;
 mod fields;
 pub mod png;
+mod table;
 pub mod vtk;
 
 pub use diagnostics::{Diagnostics, DiagnosticsLog};
 pub use fields::{Fields, DERIVED};
+pub use table::Table;
 
 /// Why an output could not be written.
 #[derive(Debug, thiserror::Error)]
