@@ -345,7 +345,7 @@ fn bad_3d_boundaries_are_refused() {
         az: 0.0,
     };
     let build = |spec: BoundarySpec| {
-        Lattice::<D3Q19Bgk, Aos, f64>::with_size([4, 6, 5], p.clone(), Scheme::TwoCopy, &spec)
+        Lattice::<D3Q19Bgk, Aos, f64>::with_size([4, 6, 5], p, Scheme::TwoCopy, &spec)
             .err()
             .expect("refused")
             .to_string()
@@ -419,8 +419,7 @@ fn a_flat_3d_cavity_is_the_2d_cavity() {
     ];
     for (size, spec, normal) in planes {
         let mut lat =
-            Lattice::<D3Q19Bgk, Aos, f64>::with_size(size, p.clone(), Scheme::InPlace, &spec)
-                .unwrap();
+            Lattice::<D3Q19Bgk, Aos, f64>::with_size(size, p, Scheme::InPlace, &spec).unwrap();
         lat.set_equilibrium(|_, _| vec![1.0, 0.0, 0.0, 0.0])
             .unwrap();
         lat.run(STEPS as u64, 0).unwrap();
