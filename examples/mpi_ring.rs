@@ -45,6 +45,7 @@ impl Case for D2Q9Bgk {
         GlobalSpec {
             lx,
             ly,
+            lz: 1,
             params: D2Q9BgkParams {
                 tau: 0.8,
                 ax: 1e-5,
@@ -83,6 +84,7 @@ impl Case for D2Q9Mrt {
         GlobalSpec {
             lx,
             ly,
+            lz: 1,
             params: D2Q9MrtParams {
                 tau: 0.7,
                 s_e: 1.64,
@@ -104,6 +106,7 @@ impl Case for D2Q37 {
         GlobalSpec {
             lx,
             ly,
+            lz: 1,
             params: D2Q37Params { tau: 0.9, g: 1e-4 },
             boundaries: BoundarySpec {
                 bottom: Some(Wall::Thermal { temperature: 1.05 }),

@@ -128,6 +128,7 @@ fn d2q9(lx: usize, ly: usize, boundaries: BoundarySpec) -> GlobalSpec<D2Q9Bgk> {
     GlobalSpec {
         lx,
         ly,
+        lz: 1,
         params: D2Q9BgkParams {
             tau: 0.8,
             ax: 1e-5,
@@ -180,6 +181,7 @@ fn d2q37_split_matches_cpu() {
     let spec = GlobalSpec::<D2Q37> {
         lx: 24,
         ly: 32,
+        lz: 1,
         params: D2Q37Params { tau: 0.8, g: 1e-5 },
         boundaries: BoundarySpec {
             bottom: Some(Wall::Thermal { temperature: 1.02 }),
@@ -233,6 +235,7 @@ fn bad_splits_are_clear_errors() {
     let spec = GlobalSpec::<D2Q37> {
         lx: 24,
         ly: 32,
+        lz: 1,
         params: D2Q37Params { tau: 0.8, g: 1e-5 },
         boundaries: BoundarySpec::periodic(),
     };
@@ -341,6 +344,7 @@ fn auto_split_of_a_narrow_lattice_is_an_end() {
     let spec = GlobalSpec::<D2Q37> {
         lx: 6,
         ly: 24,
+        lz: 1,
         params: D2Q37Params { tau: 0.8, g: 1e-5 },
         boundaries: BoundarySpec::periodic(),
     };

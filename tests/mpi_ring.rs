@@ -389,6 +389,13 @@ fn lbm_run_on_ranks_resumes_on_another_rank_count_bitwise() {
     resumes_on_any_rank_count::<lbm::models::D2Q37>("rayleigh-taylor", ["--ly", "64"]);
 }
 
+/// The same for a 3-D case: slabs of planes, walls on all six sides (the x walls at the ends
+/// of the first and last slabs), 3-D checkpoint shards and VTK pieces.
+#[test]
+fn a_3d_run_on_ranks_resumes_on_another_rank_count_bitwise() {
+    resumes_on_any_rank_count::<lbm::models::D3Q19Trt>("cavity-3d", ["--ly", "48"]);
+}
+
 /// The peaks of memory (VmHWM, GiB) of the ranks of a run, read from its summary.
 fn peaks(summary: &str) -> Vec<f64> {
     let line = summary

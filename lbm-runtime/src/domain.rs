@@ -1,5 +1,5 @@
-//! Domain decomposition (seed 003 §4, seed 000 §5): the global `LX × LY` lattice is cut along
-//! x into one slab per rank, the ranks forming a periodic ring; each slab is an ordinary
+//! Domain decomposition (seed 003 §4, seed 000 §5): the global `LX × LY` (`× LZ`) lattice is
+//! cut along x into one slab per rank, the ranks forming a periodic ring; each slab is an ordinary
 //! two-copy [`Lattice`] whose `H = M::HALO` halo columns on each side hold copies of the first
 //! (last) `H` columns of its right (left) neighbour.
 //!
@@ -210,7 +210,7 @@ pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
 ) -> Result<Vec<Vec<f64>>, Error> {
     let (w, h) = (xs.len(), M::HALO);
     let windows = (w / WINDOW_COLUMNS.max(h)).max(1);
-    let mut out = vec![Vec::with_capacity(w * g.ly); M::MOMENT_NAMES.len()];
+    let mut out = vec![Vec::with_capacity(w * g.plane()); M::MOMENT_NAMES.len()];
     for k in 0..windows {
         // Every window is at least `H` wide, so its halos lie in its neighbour windows.
         let (a, b) = (k * w / windows, (k + 1) * w / windows);
@@ -243,6 +243,8 @@ pub struct GlobalSpec<M: Model> {
     pub lx: usize,
     /// Height.
     pub ly: usize,
+    /// Depth (1 for a 2-D model).
+    pub lz: usize,
     /// Model parameters.
     pub params: M::Params,
     /// Boundary conditions of the global lattice.
@@ -264,21 +266,31 @@ impl<M: Model> GlobalSpec<M> {
     /// without allocating anything of the lattice's size: every rank checks the same, so
     /// every rank fails alike.
     pub(crate) fn validate<L: Layout>(&self) -> Result<(), LbmError> {
-        if M::D != 2 {
-            return Err(LbmError::Shape(format!(
-                "model {} is {}-dimensional: slabs and distributed runs take 2-D models so far (run it on one process)",
-                M::NAME,
-                M::D
-            )));
-        }
-        check_size::<M, L>([self.lx, self.ly, 1])?;
+        check_size::<M, L>(self.size())?;
         M::validate(&self.params)?;
         check_spec::<M>(&self.boundaries, &self.dims())
     }
 
+    /// [`GlobalSpec::validate`] for a lattice run (in part) on the GPU, which takes 2-D
+    /// models so far.
+    pub(crate) fn validate_for_device<L: Layout>(&self) -> Result<(), LbmError> {
+        crate::gpu::require_2d::<M>()?;
+        self.validate::<L>()
+    }
+
+    /// `[LX, LY, LZ]`.
+    pub fn size(&self) -> [usize; 3] {
+        [self.lx, self.ly, self.lz]
+    }
+
+    /// Sites per plane of constant x, `LY·LZ`.
+    pub fn plane(&self) -> usize {
+        self.ly * self.lz
+    }
+
     /// The global lattice's shape.
     pub(crate) fn dims(&self) -> Dims {
-        Dims::of::<M>([self.lx, self.ly, 1])
+        Dims::of::<M>(self.size())
     }
 
     /// The boundaries of the global columns `xs` alone, renumbered from 0 and not periodic in x
@@ -290,9 +302,8 @@ impl<M: Model> GlobalSpec<M> {
 
     /// The global lattice at rest (two-copy scheme): where gathered slabs are assembled.
     pub fn lattice<L: Layout, T: Real>(&self) -> Result<Lattice<M, L, T>, LbmError> {
-        Lattice::new(
-            self.lx,
-            self.ly,
+        Lattice::with_size(
+            self.size(),
             self.params.clone(),
             Scheme::TwoCopy,
             &self.boundaries,
@@ -327,9 +338,8 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         xs: Range<usize>,
         scheme: Scheme,
     ) -> Result<Self, LbmError> {
-        let mut lattice = Lattice::new(
-            xs.len(),
-            g.ly,
+        let mut lattice = Lattice::with_size(
+            [xs.len(), g.ly, g.lz],
             g.params.clone(),
             scheme,
             &BoundarySpec::periodic(),

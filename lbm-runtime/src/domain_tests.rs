@@ -119,6 +119,7 @@ fn ring_in_scheme_matches_single<L: Layout>(
     let g = GlobalSpec::<TestD2Q9> {
         lx,
         ly,
+        lz: 1,
         params: P,
         boundaries: spec,
     };
@@ -197,6 +198,7 @@ fn moments_by_window_are_the_single_lattices() {
         let g = GlobalSpec::<TestD2Q9> {
             lx,
             ly,
+            lz: 1,
             params: P,
             boundaries: spec,
         };
@@ -218,6 +220,7 @@ fn a_run_resumes_on_slabs() {
     let g = GlobalSpec::<TestD2Q9> {
         lx: 13,
         ly: 12,
+        lz: 1,
         params: P,
         boundaries: BoundarySpec::channel(),
     };
@@ -237,6 +240,7 @@ fn a_run_resumes_on_slabs() {
         GlobalSpec {
             lx: 13,
             ly: 12,
+            lz: 1,
             params: P,
             boundaries: BoundarySpec::channel(),
         },

@@ -184,12 +184,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     pub fn scatter(&mut self, global: Option<&Lattice<M, L, T>>) -> Result<(), Error> {
         let fits = global.is_some_and(|g| {
             let d = g.dims();
-            (d.lx, d.ly) == (self.spec.lx, self.spec.ly)
+            [d.lx, d.ly, d.lz] == self.spec.size()
         });
         let fits = if self.rank == 0 && !fits {
             Err(Error::from(DomainError::Mpi(format!(
-                "scatter: rank 0 needs the global {}×{} lattice to cut into slabs",
-                self.spec.lx, self.spec.ly
+                "scatter: rank 0 needs the global {} lattice to cut into slabs",
+                Extent::of_size(self.spec.size())
             ))))
         } else {
             Ok(())
@@ -431,7 +431,7 @@ pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real 
     steps: usize,
     make: impl FnOnce(&GlobalSpec<M>, &Decomposition, usize) -> Result<P, Error>,
 ) -> Result<RankTimes, Error> {
-    let ly = spec.ly;
+    let plane = spec.plane();
     let mut lat = DistLattice::<M, L, T, P>::with_slab(comm, spec, make)?;
     lat.time_per_step(steps.div_ceil(4), DistLattice::step)?;
     Ok(RankTimes {
@@ -439,7 +439,7 @@ pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real 
         with_exchange: lat.time_per_step(steps, DistLattice::step)?,
         without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange)?,
         exchange_only: lat.time_per_step(steps, DistLattice::exchange)?,
-        halo_bytes: M::HALO * ly * M::Q * T::BYTES,
+        halo_bytes: M::HALO * plane * M::Q * T::BYTES,
         backend: lat.slab.describe(),
     })
 }
@@ -451,7 +451,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     type Real = T;
 
     fn extent(&self) -> Extent {
-        Extent::new(&[self.spec.lx, self.spec.ly])
+        Extent::of_size(self.spec.size())
     }
 
     fn params(&self) -> &M::Params {
@@ -497,7 +497,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     {
         let set = self
             .slab
-            .set_equilibrium_at((self.x0, self.spec.ly), &moments);
+            .set_equilibrium_at((self.x0, self.spec.plane()), &moments);
         agree(&self.comm, set)
     }
 
@@ -517,8 +517,8 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     /// The moments of the slab, window by window ([`moments_by_window`]): the neighbours'
     /// border planes swapped around the ring once, no rank holding more than its slab.
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
-        let (w, ly) = (self.slab.width(), self.spec.ly);
-        let per_col = ly * M::Q;
+        let w = self.slab.width();
+        let per_col = self.spec.plane() * M::Q;
         // A host slab reads its columns where they lie; other backends read back once.
         let whole = match self.slab.placement() {
             Placement::Host => Ok(None),

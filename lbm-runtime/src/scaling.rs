@@ -367,7 +367,7 @@ fn output_costs<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
 ) -> Result<(f64, f64), DomainError> {
     let lattice = spec.lattice::<L, T>()?;
-    let sites = (spec.lx * spec.ly) as f64;
+    let sites = (spec.lx * spec.plane()) as f64;
     let mu = seconds_per(1, || {
         std::hint::black_box(lattice.moment_fields());
     });

@@ -87,9 +87,9 @@ pub trait SlabBackend: Send {
         Ok(all[cols.start * per_col..cols.end * per_col].to_vec())
     }
 
-    /// Sets every site of the slab — its first global column `x0`, `ly` rows — to the
-    /// equilibrium of `moments(x, y)` (`x` global); by default built in one array and set with
-    /// [`SlabBackend::set_populations`].
+    /// Sets every site of the slab — its first global column `x0`, `ly` sites per plane
+    /// (`LY·LZ`) — to the equilibrium of `moments(x, s)` (`x` global, `s` the plane site); by
+    /// default built in one array and set with [`SlabBackend::set_populations`].
     fn set_equilibrium_at(
         &mut self,
         (x0, ly): (usize, usize),
@@ -102,7 +102,7 @@ pub trait SlabBackend: Send {
     /// Sets the slab's populations from values laid out as [`SlabBackend::populations`]'.
     fn set_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
 
-    /// Whether the local site `s = x·LY + y` is solid.
+    /// Whether the local site `s = x·LY·LZ + z·LY + y` is solid.
     fn is_solid(&self, s: usize) -> bool;
 
     /// The divergence check of the slab's sites (site columns local: the ring adds `x0`).
@@ -211,7 +211,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
     fn is_solid(&self, s: usize) -> bool {
         let lat = self.lattice();
         let d = lat.dims();
-        lat.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+        lat.boundaries().is_solid(&d, s / d.plane(), s % d.plane())
     }
 
     fn check(&self) -> Result<(), Error> {

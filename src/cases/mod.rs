@@ -120,6 +120,7 @@ pub fn global_spec<C: Case>(case: &C) -> crate::domain::GlobalSpec<C::Model> {
     crate::domain::GlobalSpec {
         lx,
         ly,
+        lz: case.depth(),
         params: case.params(),
         boundaries: case.boundaries(),
     }

@@ -137,6 +137,20 @@ impl TaylorGreen3d {
     }
 }
 
+/// The planes and weights of `∂_x` at plane `x` of `nx`, to second order: central (wrapping
+/// when the planes are the whole periodic cube), one-sided at the edges of a slab
+/// (`(∓3u₀ ± 4u₁ ∓ u₂)/2`; first order on a slab two planes wide, none on one plane wide).
+fn x_difference(x: usize, nx: usize, periodic: bool) -> Vec<(usize, f64)> {
+    match (x, nx) {
+        _ if periodic => vec![((x + 1) % nx, 0.5), ((x + nx - 1) % nx, -0.5)],
+        (_, 1) => Vec::new(),
+        (_, 2) => vec![(1, 1.0), (0, -1.0)],
+        (0, _) => vec![(0, -1.5), (1, 2.0), (2, -0.5)],
+        (x, nx) if x + 1 == nx => vec![(x, 1.5), (x - 1, -2.0), (x - 2, 0.5)],
+        (x, _) => vec![(x + 1, 0.5), (x - 1, -0.5)],
+    }
+}
+
 impl Case for TaylorGreen3d {
     type Model = D3Q19Mrt;
 
@@ -177,8 +191,10 @@ impl Case for TaylorGreen3d {
         self.u0
     }
 
-    /// `[Σ ρ|u|², Σ S:S]` over the sites of the piece; the strain rate by central differences,
-    /// periodic across the piece (a 3-D lattice is held whole by one process).
+    /// `[Σ ρ|u|², Σ S:S]` over the sites of the piece; the strain rate by second-order central
+    /// differences, periodic across a whole cube; a rank's slab, which does not hold its
+    /// neighbours' planes, takes one-sided second-order differences in x on its two edge
+    /// planes.
     fn sums(&self, f: &Fields) -> Vec<f64> {
         let (Some(rho), Some(ux), Some(uy), Some(uz)) = (
             f.moment("rho"),
@@ -201,16 +217,19 @@ impl Case for TaylorGreen3d {
                 for y in 0..n {
                     let j = at(x, y, z);
                     sums[0] += rho[j] * (ux[j] * ux[j] + uy[j] * uy[j] + uz[j] * uz[j]);
+                    let dx = x_difference(x, nx, nx == n);
                     let next = [
-                        (at((x + 1) % nx, y, z), at((x + nx - 1) % nx, y, z)),
                         (at(x, (y + 1) % n, z), at(x, (y + n - 1) % n, z)),
                         (at(x, y, (z + 1) % n), at(x, y, (z + n - 1) % n)),
                     ];
                     // g[a][b] = ∂_b u_a.
                     let g: [[f64; 3]; 3] = std::array::from_fn(|a| {
-                        std::array::from_fn(|b| {
-                            let (p, m) = next[b];
-                            0.5 * (u[a][p] - u[a][m])
+                        std::array::from_fn(|b| match b {
+                            0 => dx.iter().map(|&(xi, w)| w * u[a][at(xi, y, z)]).sum(),
+                            _ => {
+                                let (p, m) = next[b - 1];
+                                0.5 * (u[a][p] - u[a][m])
+                            }
                         })
                     });
                     sums[1] += (0..9)

@@ -56,9 +56,9 @@ pub fn run<C: Case, L: Layout, T: Real>(
             let opts = node_options(world, opts);
             let t_c = match plan.split {
                 SplitChoice::Auto => {
-                    let len = C::Model::HALO * spec.ly * C::Model::Q;
+                    let len = C::Model::HALO * spec.plane() * C::Model::Q;
                     mpi_ring::exchange_seconds::<T>(world.comm(), len, EXCHANGE_PROBES)?
-                        / spec.ly as f64
+                        / spec.plane() as f64
                 }
                 _ => 0.0,
             };

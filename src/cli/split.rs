@@ -39,6 +39,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         let spec = GlobalSpec::<D2Q9Bgk> {
             lx: a.split_size.unwrap_or(D2Q9_SIZE).0,
             ly: a.split_size.unwrap_or(D2Q9_SIZE).1,
+            lz: 1,
             params: D2Q9BgkParams {
                 tau: 0.8,
                 ax: 1e-6,
@@ -62,6 +63,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         let spec = GlobalSpec::<D2Q37> {
             lx: a.split_size.unwrap_or(D2Q37_SIZE).0,
             ly: a.split_size.unwrap_or(D2Q37_SIZE).1,
+            lz: 1,
             params: D2Q37Params { tau: 0.8, g: 1e-5 },
             boundaries: BoundarySpec {
                 bottom: Some(Wall::Thermal { temperature: 1.0 }),

@@ -115,14 +115,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         slab: bool,
         compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
     ) -> Result<Self, GpuError> {
-        if M::D != 2 {
-            return Err(LbmError::Shape(format!(
-                "model {} is {}-dimensional: the GPU backend runs 2-D models so far (use the CPU backend)",
-                M::NAME,
-                M::D
-            ))
-            .into());
-        }
+        super::require_2d::<M>()?;
         check_size::<M, L>([lx, ly, 1])?;
         M::validate(&params).map_err(LbmError::from)?;
         if T::BYTES == 8 && !ctx.supports_f64() {

@@ -50,7 +50,7 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
+        spec.validate_for_device::<L>()?;
         Self::cut(ctx, spec, dec.slab(rank)?, scheme)
     }
 
@@ -188,7 +188,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
 
     fn is_solid(&self, s: usize) -> bool {
         let d = self.lattice.dims();
-        self.lattice.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+        self.lattice
+            .boundaries()
+            .is_solid(&d, s / d.plane(), s % d.plane())
     }
 
     fn check(&self) -> Result<(), Error> {

@@ -32,7 +32,7 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
 
     fn local_solid(&self, s: usize) -> bool {
         let d = self.dims();
-        self.boundaries().is_solid(&d, s / d.ly, s % d.ly)
+        self.boundaries().is_solid(&d, s / d.plane(), s % d.plane())
     }
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {

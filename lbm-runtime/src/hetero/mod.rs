@@ -234,7 +234,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         scheme: Scheme,
         choice: SplitChoice,
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
+        spec.validate_for_device::<L>()?;
         let (m, model) = choose_columns::<M, L, T>(ctx, &spec, choice, 0.0)?;
         let mut lat = Self::with_columns(ctx, spec, m, scheme)?;
         lat.model = model;

@@ -80,7 +80,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
+        spec.validate_for_device::<L>()?;
         let local = GlobalSpec {
             lx: dec.slab(rank)?.len(),
             boundaries: BoundarySpec::periodic(),
@@ -104,7 +104,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
+        spec.validate_for_device::<L>()?;
         Self::cut(ctx, spec, dec.slab(rank)?, scheme, m)
     }
 
