@@ -47,7 +47,7 @@
 
 use rayon::prelude::*;
 
-use crate::boundary::{apply_rule, Boundaries, Site};
+use crate::boundary::{apply_rule, Boundaries, Rule, Site};
 use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::RawBuf;
 use crate::{Model, Real};
@@ -321,7 +321,10 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
 }
 
 /// Gathers a cluster by pulling from `src` (two-copy and AA even → odd), boundary lanes with
-/// their links and rules.
+/// their bounced links and rules. Every link is a vector load, except — `in_place` — a link
+/// that a lane of the cluster bounces: that one is gathered lane by lane, so that no element
+/// outside the cluster's own read set is touched (the in-place sweep must not read what others
+/// write; a two-copy sweep reads a `src` no one writes).
 #[inline(always)]
 fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
@@ -329,21 +332,43 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
     k: usize,
     sites: &[Site],
     s: &mut Scratch<T, VL>,
+    in_place: bool,
 ) {
     let d = &job.d;
+    let lane_wise = if in_place { bounced_links(sites) } else { 0 };
+    let lanes = (lane_wise != 0).then(|| lanes::<L, VL>(d, sites, at, k));
     for (i, c) in M::VELOCITIES.iter().enumerate() {
-        let src = at.shifted(d, -c[0], -c[2]);
-        s.cl[i] = load_shifted::<L, T, VL>(&job.src, d, i, src, k, -c[1] as isize);
+        if let Some(lanes) = lanes.as_ref().filter(|_| lane_wise >> i & 1 == 1) {
+            for (l, lane) in lanes.iter().enumerate() {
+                if !lane.bounced(i) {
+                    s.cl[i][l] = pull_link(job, lane, i);
+                }
+            }
+        } else {
+            let src = at.shifted(d, -c[0], -c[2]);
+            s.cl[i] = load_shifted::<L, T, VL>(&job.src, d, i, src, k, -c[1] as isize);
+        }
     }
     for site in sites {
-        for i in 0..M::Q {
-            s.site[i] = pull_link(job, site, i);
+        for i in (0..M::Q).filter(|&i| site.bounced(i)) {
+            s.cl[i][site.lane] = pull_link(job, site, i);
         }
-        apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
-        for i in 0..M::Q {
-            s.cl[i][site.lane] = s.site[i];
+        if site.rule != Rule::None {
+            for i in 0..M::Q {
+                s.site[i] = s.cl[i][site.lane];
+            }
+            apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
+            for i in 0..M::Q {
+                s.cl[i][site.lane] = s.site[i];
+            }
         }
     }
+}
+
+/// The links that some site of `sites` bounces, as a bit mask.
+#[inline(always)]
+fn bounced_links(sites: &[Site]) -> u64 {
+    sites.iter().fold(0, |m, s| m | s.mask)
 }
 
 /// Two-copy fused step of a line: pull, bc, collide, store (one read and one write of every
@@ -368,7 +393,7 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
                 *v = job.src.load::<VL>((b as isize + off) as usize);
             }
         } else {
-            gather_pull::<M, L, T, VL>(job, at, k, here, s);
+            gather_pull::<M, L, T, VL>(job, at, k, here, s, false);
         }
         M::collide_cluster::<T, VL>(&mut s.cl, job.params);
         for (i, v) in s.cl.iter().enumerate() {
@@ -472,90 +497,59 @@ fn aa_pull_line<M: Model, L: Layout, T: Real, const VL: usize>(
             for (v, off) in s.cl.iter().zip(&o.push) {
                 job.dst.store::<VL>((b + off) as usize, *v);
             }
-        } else if here.is_empty() {
-            gather_pull::<M, L, T, VL>(job, at, k, here, s);
-            M::collide_cluster::<T, VL>(&mut s.cl, job.params);
-            push_cluster::<M, L, T, VL>(job, at, k, &s.cl);
         } else {
-            gather_pull_lanes::<M, L, T, VL>(job, at, k, here, s);
+            gather_pull::<M, L, T, VL>(job, at, k, here, s, true);
             M::collide_cluster::<T, VL>(&mut s.cl, job.params);
-            push_lanes::<M, L, T, VL>(job, at, k, here, &s.cl);
+            push::<M, L, T, VL>(job, at, k, here, &s.cl);
         }
     }
 }
 
-/// Pushes a collided cluster without boundary sites: `F_ī(x + c_i) = h_i`.
+/// Pushes a collided cluster: `F_ī(x + c_i) = h_i`, or `F_i(x) = h_i` when link `ī` is
+/// bounced. A link that no lane bounces is a vector store; the others go lane by lane.
 #[inline(always)]
-fn push_cluster<M: Model, L: Layout, T: Real, const VL: usize>(
+fn push<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     at: Line,
     k: usize,
+    sites: &[Site],
     cl: &[[T; VL]],
 ) {
     let d = &job.d;
+    let bounced = bounced_links(sites);
+    let lanes = (bounced != 0).then(|| lanes::<L, VL>(d, sites, at, k));
     for (i, c) in M::VELOCITIES.iter().enumerate() {
-        let col = at.shifted(d, c[0], c[2]);
-        store_shifted::<L, T, VL>(&job.dst, d, M::OPPOSITE[i], col, k, c[1] as isize, cl[i]);
-    }
-}
-
-/// Gathers a cluster holding boundary sites lane by lane, so that no element outside the
-/// cluster's own read set is touched (the in-place sweep must not read what others write).
-fn gather_pull_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
-    job: &Job<M, L, T>,
-    at: Line,
-    k: usize,
-    sites: &[Site],
-    s: &mut Scratch<T, VL>,
-) {
-    #[allow(clippy::needless_range_loop)] // `l` is the lane of every population array
-    for l in 0..VL {
-        let site = lane_site::<L>(&job.d, sites, at, k, l);
-        for i in 0..M::Q {
-            s.site[i] = pull_link(job, &site, i);
-        }
-        apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
-        for i in 0..M::Q {
-            s.cl[i][l] = s.site[i];
-        }
-    }
-}
-
-/// The boundary site of lane `l`, or a plain site (no bounced link, no rule).
-fn lane_site<L: Layout>(d: &Dims, sites: &[Site], at: Line, k: usize, l: usize) -> Site {
-    sites.iter().find(|s| s.lane == l).copied().unwrap_or(Site {
-        x: at.x,
-        y: d.plane_site(L::site_y(d, k, l), at.z),
-        k,
-        lane: l,
-        mask: 0,
-        corr: None,
-        rule: crate::boundary::Rule::None,
-    })
-}
-
-/// Pushes a collided cluster holding boundary sites, lane by lane.
-fn push_lanes<M: Model, L: Layout, T: Real, const VL: usize>(
-    job: &Job<M, L, T>,
-    at: Line,
-    k: usize,
-    sites: &[Site],
-    cl: &[[T; VL]],
-) {
-    let d = &job.d;
-    #[allow(clippy::needless_range_loop)] // `l` is the lane of every population array
-    for l in 0..VL {
-        let site = lane_site::<L>(d, sites, at, k, l);
-        for (i, c) in M::VELOCITIES.iter().enumerate() {
-            let o = M::OPPOSITE[i];
-            let idx = if site.bounced(o) {
-                L::index(d, i, col_of(d, at.x, 0), site.y)
+        let o = M::OPPOSITE[i];
+        let Some(lanes) = lanes.as_ref().filter(|_| bounced >> o & 1 == 1) else {
+            let col = at.shifted(d, c[0], c[2]);
+            store_shifted::<L, T, VL>(&job.dst, d, o, col, k, c[1] as isize, cl[i]);
+            continue;
+        };
+        for (l, lane) in lanes.iter().enumerate() {
+            let idx = if lane.bounced(o) {
+                L::index(d, i, col_of(d, at.x, 0), lane.y)
             } else {
-                L::index(d, o, col_of(d, at.x, c[0]), d.shift(site.y, *c))
+                L::index(d, o, col_of(d, at.x, c[0]), d.shift(lane.y, *c))
             };
             job.dst.set(idx, cl[i][l]);
         }
     }
+}
+
+/// The sites of the `VL` lanes of cluster `k` of a line: its boundary sites, and plain sites
+/// (no bounced link, no rule) in the other lanes.
+fn lanes<L: Layout, const VL: usize>(d: &Dims, sites: &[Site], at: Line, k: usize) -> [Site; VL] {
+    std::array::from_fn(|l| {
+        sites.iter().find(|s| s.lane == l).copied().unwrap_or(Site {
+            x: at.x,
+            y: d.plane_site(L::site_y(d, k, l), at.z),
+            k,
+            lane: l,
+            mask: 0,
+            corr: None,
+            rule: Rule::None,
+        })
+    })
 }
 
 /// AA odd → even half-step of a line, in place: `g_i = F_ī(x)` (plus the wall correction on
