@@ -93,18 +93,9 @@ impl<M: Model> Case for Cavity<M> {
     }
 
     /// The centre-lines: `u[y]` along the vertical one, then `v[x]` along the horizontal one
-    /// ([`centre_weight`]).
+    /// ([`centre_lines`]).
     fn sums(&self, f: &Fields) -> Vec<f64> {
-        let n = self.n;
-        let mut lines = vec![0.0; 2 * n];
-        if let (Some(ux), Some(uy)) = (f.moment("ux"), f.moment("uy")) {
-            for (s, (u, v)) in ux.iter().zip(uy).enumerate() {
-                let (x, y) = f.site(s);
-                lines[y] += centre_weight(n, x) * u;
-                lines[n + x] += centre_weight(n, y) * v;
-            }
-        }
-        lines
+        centre_lines(self.n, f)
     }
 
     fn report(&self, _step: u64, lines: &[f64]) -> Vec<String> {
@@ -134,4 +125,22 @@ impl<M: Model> Case for Cavity<M> {
         }
         lines
     }
+}
+
+/// The centre-lines of an `n × n` cavity (of the mid-plane `z = LZ/2` of a cube): `u[y]`
+/// along the vertical one, then `v[x]` along the horizontal one, midway between the two middle
+/// sites when a side is even ([`centre_weight`]); the sums of a piece of the lattice, added
+/// over the pieces.
+pub(super) fn centre_lines(n: usize, f: &Fields) -> Vec<f64> {
+    let mut lines = vec![0.0; 2 * n];
+    if let (Some(ux), Some(uy)) = (f.moment("ux"), f.moment("uy")) {
+        for (j, (u, v)) in ux.iter().zip(uy).enumerate() {
+            let (x, s) = f.site(j);
+            let (y, z) = (s % n, s / n);
+            let wz = centre_weight(f.lz, z);
+            lines[y] += wz * centre_weight(n, x) * u;
+            lines[n + x] += wz * centre_weight(n, y) * v;
+        }
+    }
+    lines
 }

@@ -7,8 +7,8 @@
 //! J. Comput. Phys. 206, 536 (Re = 1000). The TRT collision with Λ = 3/16 puts the walls
 //! exactly half-way (Ginzburg et al. 2008).
 
+use super::cavity::centre_lines;
 use super::Case;
-use crate::cavity::centre_weight;
 use crate::models::{D3Q19Trt, D3Q19TrtParams};
 use crate::output::{Fields, Table};
 use crate::{BoundarySpec, Model};
@@ -90,21 +90,9 @@ impl Case for Cavity3d {
     }
 
     /// The centre lines of the mid-plane: `u[y]` along the vertical one, then `v[x]` along
-    /// the horizontal one (midway between the two middle sites when `N` is even:
-    /// [`centre_weight`]).
+    /// the horizontal one ([`centre_lines`]).
     fn sums(&self, f: &Fields) -> Vec<f64> {
-        let n = self.n;
-        let mut lines = vec![0.0; 2 * n];
-        if let (Some(ux), Some(uy)) = (f.moment("ux"), f.moment("uy")) {
-            for (j, (u, v)) in ux.iter().zip(uy).enumerate() {
-                let (x, s) = f.site(j);
-                let (y, z) = (s % n, s / n);
-                let wz = centre_weight(n, z);
-                lines[y] += wz * centre_weight(n, x) * u;
-                lines[n + x] += wz * centre_weight(n, y) * v;
-            }
-        }
-        lines
+        centre_lines(self.n, f)
     }
 
     fn tables(&self, _step: u64, lines: &[f64]) -> Vec<Table> {
