@@ -93,7 +93,7 @@ impl<M: Model> Case for Cavity<M> {
     }
 
     /// The centre-lines: `u[y]` along the vertical one, then `v[x]` along the horizontal one
-    /// ([`centre_lines`]).
+    /// (midway between the two middle sites when the side is even).
     fn sums(&self, f: &Fields) -> Vec<f64> {
         centre_lines(self.n, f)
     }

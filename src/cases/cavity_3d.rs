@@ -90,7 +90,7 @@ impl Case for Cavity3d {
     }
 
     /// The centre lines of the mid-plane: `u[y]` along the vertical one, then `v[x]` along
-    /// the horizontal one ([`centre_lines`]).
+    /// the horizontal one (midway between the two middle sites when the side is even).
     fn sums(&self, f: &Fields) -> Vec<f64> {
         centre_lines(self.n, f)
     }
