@@ -213,11 +213,11 @@ impl Case for TaylorGreen3d {
         let at = |x: usize, y: usize, z: usize| (x * n + z) * n + y;
         let mut sums = vec![0.0; 2];
         for x in 0..nx {
+            let dx = x_difference(x, nx, nx == n);
             for z in 0..n {
                 for y in 0..n {
                     let j = at(x, y, z);
                     sums[0] += rho[j] * (ux[j] * ux[j] + uy[j] * uy[j] + uz[j] * uz[j]);
-                    let dx = x_difference(x, nx, nx == n);
                     let next = [
                         (at(x, (y + 1) % n, z), at(x, (y + n - 1) % n, z)),
                         (at(x, y, (z + 1) % n), at(x, y, (z + n - 1) % n)),
