@@ -63,7 +63,7 @@ fn bench<M: Model, L: Layout, T: Real>(
         let name = format!("{}/{}/{:?}", L::NAME, T::NAME, k);
         g.bench_function(name, |b| b.iter_custom(|iters| timed(&mut lat, k, iters)));
     }
-    match fused_mlups::<M, L, T>(ctx, (lx, ly), params.clone(), Scheme::TwoCopy, 50) {
+    match fused_mlups::<M, L, T>(ctx, [lx, ly, 1], params.clone(), Scheme::TwoCopy, 50) {
         Ok(r) => println!("{r}"),
         Err(e) => println!("{} {} {}: {e}", M::NAME, L::NAME, T::NAME),
     }

@@ -1,41 +1,18 @@
-//! The GPU and the CPU agree after 100 steps: every model, every layout, both precisions, both
-//! streaming schemes (the in-place one also after an odd step, in its other state), with
-//! periodic and wall boundaries (f64 to 1e-12 relative, f32 to 1e-5), and the seeds' separate
-//! kernels (propagate, bc, collide) agree with the fused step on the GPU.
+//! The GPU and the CPU agree after 100 steps: every model, 2-D and 3-D, every layout, both
+//! precisions, both streaming schemes (the in-place one also after an odd step, in its other
+//! state), with periodic and wall boundaries (f64 to 1e-12 relative, f32 to 2e-5), and the
+//! seeds' separate kernels (propagate, bc, collide) agree with the fused step on the GPU.
 //!
 //! Run with `cargo test --release --test gpu_vs_cpu`; on a machine without a GPU the tests run
 //! on Mesa's lavapipe (see `gpu_support`).
 
 mod gpu_support;
 
-use std::f64::consts::PI;
-
 use lbm::gpu::GpuLattice;
 use lbm::models::*;
 use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Lattice, Layout, Model, Real, Scheme, Soa, Wall};
 
 const STEPS: u64 = 100;
-
-/// A smooth, non-uniform initial state: a density bump, a shear wave and (thermal models) a
-/// temperature wave.
-fn initial<M: Model>(lx: usize, ly: usize) -> impl Fn(usize, usize) -> Vec<f64> + Sync {
-    move |x, y| {
-        let (sx, sy) = (
-            2.0 * PI * x as f64 / lx as f64,
-            2.0 * PI * y as f64 / ly as f64,
-        );
-        M::MOMENT_NAMES
-            .iter()
-            .map(|n| match *n {
-                "rho" => 1.0 + 0.05 * sx.sin() * sy.cos(),
-                "ux" => 0.04 * sy.sin(),
-                "uy" => 0.03 * sx.cos(),
-                "T" => 1.0 + 0.02 * (sx + sy).sin(),
-                _ => 0.0,
-            })
-            .collect()
-    }
-}
 
 /// Relative tolerance of a precision: round-off differences (the device may contract
 /// `a·b + c` into an FMA where the CPU does not) accumulate over the ~100 steps compared, so
@@ -52,8 +29,7 @@ fn tolerance<T: Real>() -> f64 {
 /// state and compares every population and the density and velocity fields; in place, once
 /// more after one more step (the odd state keeps the populations elsewhere).
 fn compare<M: Model, L: Layout, T: Real>(
-    lx: usize,
-    ly: usize,
+    size: [usize; 3],
     params: M::Params,
     spec: &BoundarySpec,
     scheme: Scheme,
@@ -68,11 +44,11 @@ fn compare<M: Model, L: Layout, T: Real>(
         T::NAME,
         scheme.name()
     );
-    let mut cpu = Lattice::<M, L, T>::new(lx, ly, params.clone(), scheme, spec).unwrap();
-    let mut gpu = GpuLattice::<M, L, T>::new(&ctx, lx, ly, params, scheme, spec)
+    let mut cpu = Lattice::<M, L, T>::with_size(size, params.clone(), scheme, spec).unwrap();
+    let mut gpu = GpuLattice::<M, L, T>::with_size(&ctx, size, params, scheme, spec)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
-    cpu.set_equilibrium(initial::<M>(lx, ly)).unwrap();
-    gpu.set_equilibrium(initial::<M>(lx, ly)).unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<M>(size)).unwrap();
+    gpu.set_equilibrium(gpu_support::initial::<M>(size)).unwrap();
     let mut steps = STEPS;
     for _ in 0..STEPS {
         cpu.step();
@@ -94,7 +70,7 @@ fn same_state<M: Model, L: Layout, T: Real>(
     gpu: &GpuLattice<M, L, T>,
     what: &str,
 ) {
-    let (lx, ly) = (cpu.dims().lx, cpu.dims().ly);
+    let (lx, plane) = (cpu.dims().lx, cpu.dims().plane());
     let g: Vec<f64> = gpu
         .read_populations()
         .unwrap()
@@ -104,8 +80,8 @@ fn same_state<M: Model, L: Layout, T: Real>(
     let mut c = Vec::with_capacity(g.len());
     let mut f = vec![T::default(); M::Q];
     for x in 0..lx {
-        for y in 0..ly {
-            cpu.populations(x, y, &mut f).unwrap();
+        for s in 0..plane {
+            cpu.populations(x, s, &mut f).unwrap();
             c.extend(f.iter().map(|v| v.to_f64()));
         }
     }
@@ -124,7 +100,9 @@ fn same_state<M: Model, L: Layout, T: Real>(
     );
     // ρ relative to its largest value; u in units of the sound speed (a velocity is a
     // difference of populations: its error is absolute, at the scale of ρ·ε).
-    for (name, scale) in [("rho", 0.0), ("ux", M::CS2.sqrt())] {
+    let c = M::CS2.sqrt();
+    let fields = [("rho", 0.0), ("ux", c), ("uy", c), ("uz", c)];
+    for (name, scale) in fields.into_iter().filter(|(n, _)| M::MOMENT_NAMES.contains(n)) {
         let (gm, cm) = (
             gpu.moment_field(name).unwrap(),
             cpu.moment_field(name).unwrap(),
@@ -136,18 +114,23 @@ fn same_state<M: Model, L: Layout, T: Real>(
 }
 
 /// Every layout and scheme for one model, boundary set and precision.
-fn every_layout<M: Model, T: Real>(lx: usize, ly: usize, params: &M::Params, spec: &BoundarySpec) {
+fn every_layout<M: Model, T: Real>(size: [usize; 3], params: &M::Params, spec: &BoundarySpec) {
     for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
-        compare::<M, Aos, T>(lx, ly, params.clone(), spec, scheme);
-        compare::<M, Soa, T>(lx, ly, params.clone(), spec, scheme);
-        compare::<M, CSoa<8>, T>(lx, ly, params.clone(), spec, scheme);
-        compare::<M, CAoSoa<8>, T>(lx, ly, params.clone(), spec, scheme);
+        compare::<M, Aos, T>(size, params.clone(), spec, scheme);
+        compare::<M, Soa, T>(size, params.clone(), spec, scheme);
+        compare::<M, CSoa<8>, T>(size, params.clone(), spec, scheme);
+        compare::<M, CAoSoa<8>, T>(size, params.clone(), spec, scheme);
     }
 }
 
-fn both_precisions<M: Model>(lx: usize, ly: usize, params: &M::Params, spec: &BoundarySpec) {
-    every_layout::<M, f64>(lx, ly, params, spec);
-    every_layout::<M, f32>(lx, ly, params, spec);
+fn both_precisions<M: Model>(size: [usize; 3], params: &M::Params, spec: &BoundarySpec) {
+    every_layout::<M, f64>(size, params, spec);
+    every_layout::<M, f32>(size, params, spec);
+}
+
+/// A 2-D lattice of `lx × ly` sites.
+const fn plane(lx: usize, ly: usize) -> [usize; 3] {
+    [lx, ly, 1]
 }
 
 /// A channel with a Zou–He velocity inlet, a Zou–He pressure outlet and no-slip walls.
@@ -179,11 +162,11 @@ fn d2q9_bgk_matches_cpu() {
         ax: 1e-5,
         ay: 0.0,
     };
-    both_precisions::<D2Q9Bgk>(16, 16, &p, &BoundarySpec::periodic());
-    both_precisions::<D2Q9Bgk>(16, 16, &p, &BoundarySpec::cavity(0.05));
-    both_precisions::<D2Q9Bgk>(16, 16, &p, &BoundarySpec::channel());
-    both_precisions::<D2Q9Bgk>(16, 16, &p, &zou_he_channel());
-    both_precisions::<D2Q9Bgk>(16, 16, &p, &obstacle(16, 16));
+    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::periodic());
+    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::cavity(0.05));
+    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::channel());
+    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &zou_he_channel());
+    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &obstacle(16, 16));
 }
 
 #[test]
@@ -194,7 +177,7 @@ fn d2q9_trt_and_mrt_match_cpu() {
         ax: 1e-5,
         ay: 0.0,
     };
-    both_precisions::<D2Q9Trt>(16, 16, &trt, &BoundarySpec::cavity(0.05));
+    both_precisions::<D2Q9Trt>(plane(16, 16), &trt, &BoundarySpec::cavity(0.05));
     let mrt = D2Q9MrtParams {
         tau: 0.7,
         s_e: 1.1,
@@ -203,19 +186,19 @@ fn d2q9_trt_and_mrt_match_cpu() {
         ax: 0.0,
         ay: 1e-5,
     };
-    both_precisions::<D2Q9Mrt>(16, 16, &mrt, &BoundarySpec::cavity(0.05));
+    both_precisions::<D2Q9Mrt>(plane(16, 16), &mrt, &BoundarySpec::cavity(0.05));
 }
 
 #[test]
 fn d2q37_matches_cpu() {
     let p = D2Q37Params { tau: 0.8, g: 1e-5 };
-    both_precisions::<D2Q37>(12, 32, &p, &BoundarySpec::periodic());
+    both_precisions::<D2Q37>(plane(12, 32), &p, &BoundarySpec::periodic());
     let walls = BoundarySpec {
         bottom: Some(Wall::Thermal { temperature: 1.02 }),
         top: Some(Wall::Thermal { temperature: 0.98 }),
         ..BoundarySpec::default()
     };
-    both_precisions::<D2Q37>(12, 32, &p, &walls);
+    both_precisions::<D2Q37>(plane(12, 32), &p, &walls);
 }
 
 /// The separate kernels (propagate, bc, collide) reproduce the fused step on the GPU.
@@ -238,7 +221,7 @@ fn split_kernels_match_fused_step() {
             let mut l =
                 GpuLattice::<D2Q9Bgk, CAoSoa<8>, f64>::new(&ctx, 16, 16, p, Scheme::TwoCopy, &spec)
                     .unwrap();
-            l.set_equilibrium(initial::<D2Q9Bgk>(16, 16)).unwrap();
+            l.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(plane(16, 16))).unwrap();
             l
         };
         let (mut fused, mut split) = (mk(), mk());
@@ -256,5 +239,61 @@ fn split_kernels_match_fused_step() {
             d <= 1e-14,
             "{spec:?}: split kernels differ from the fused step by {d:e}"
         );
+    }
+}
+
+/// A 3-D lattice: 16 sites in y (two clusters of 8 lanes), odd sides in x and z.
+const CUBE: [usize; 3] = [7, 16, 5];
+
+/// A closed box (walls on all six sides, the top one moving in x and z) holding a sphere of
+/// voxels: bounced links on every axis, edges and corners, a moving wall, solid sites.
+fn box_with_sphere() -> BoundarySpec {
+    let [lx, ly, lz] = CUBE;
+    let c = [lx as f64 / 2.0, ly as f64 / 2.0, lz as f64 / 2.0];
+    BoundarySpec {
+        top: Some(Wall::BounceBack {
+            velocity: [0.03, 0.0, 0.02],
+        }),
+        solid: Some(lbm::Obstacles::voxels(move |x, y, z| {
+            let r = [x as f64 - c[0], y as f64 - c[1], z as f64 - c[2]];
+            r.iter().map(|r| r * r).sum::<f64>() < 3.0
+        })),
+        ..BoundarySpec::cavity_3d(0.0)
+    }
+}
+
+/// D3Q19 in every layout, scheme and precision, periodic (with a body force) and in the
+/// closed box; TRT, MRT, D3Q27, D3Q15 and D3Q7 in the box in one layout.
+#[test]
+fn three_d_models_match_cpu() {
+    let bgk = D3Q19BgkParams {
+        tau: 0.8,
+        ax: 1e-5,
+        ay: -2e-5,
+        az: 3e-5,
+    };
+    both_precisions::<D3Q19Bgk>(CUBE, &bgk, &BoundarySpec::periodic());
+    both_precisions::<D3Q19Bgk>(CUBE, &bgk, &box_with_sphere());
+    let trt = D3Q19TrtParams {
+        tau: 0.7,
+        magic: 3.0 / 16.0,
+        ax: 0.0,
+        ay: 0.0,
+        az: 1e-5,
+    };
+    let spec = box_with_sphere();
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        compare::<D3Q19Trt, CAoSoa<8>, f64>(CUBE, trt, &spec, scheme);
+        compare::<D3Q19Mrt, CSoa<8>, f64>(CUBE, D3Q19MrtParams::with_tau(0.8), &spec, scheme);
+        let d3q27 = D3Q27BgkParams {
+            tau: 0.9,
+            ax: 1e-5,
+            ay: 0.0,
+            az: 0.0,
+        };
+        compare::<D3Q27Bgk, Soa, f64>(CUBE, d3q27, &spec, scheme);
+        compare::<D3Q27Bgk, CAoSoa<8>, f32>(CUBE, d3q27, &spec, scheme);
+        compare::<D3Q15Bgk, Aos, f64>(CUBE, D3Q15BgkParams { tau: 0.8 }, &spec, scheme);
+        compare::<D3Q7Bgk, CSoa<8>, f64>(CUBE, D3Q7BgkParams { tau: 0.8 }, &spec, scheme);
     }
 }

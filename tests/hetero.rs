@@ -1,6 +1,7 @@
 //! The host/device split (seed 000 §5–6) matches the CPU-only run after 200 steps: D2Q9 with a
 //! body force (periodic with an obstacle straddling the host/device cut, the lid-driven
-//! cavity, a Zou–He channel) and D2Q37 with thermal walls and gravity, in f64 to 1e-12
+//! cavity, a Zou–He channel), D2Q37 with thermal walls and gravity, and D3Q19 in a closed box
+//! with a moving lid and a sphere straddling the cut, in f64 to 1e-12
 //! relative, for the device alone (`M = 0`), a split, and the host alone (`2M = LX`), in two
 //! layouts and both streaming schemes each; bad splits are clear errors.
 //!
@@ -9,7 +10,6 @@
 
 mod gpu_support;
 
-use std::f64::consts::PI;
 use std::sync::Arc;
 
 use lbm::domain::GlobalSpec;
@@ -21,33 +21,13 @@ use lbm::{Aos, BoundarySpec, CAoSoa, Error, Lattice, Layout, Model, Scheme, Soa,
 const STEPS: u64 = 200;
 const TOL: f64 = 1e-12;
 
-/// A smooth, non-uniform initial state (as in `gpu_vs_cpu`).
-fn initial<M: Model>(lx: usize, ly: usize) -> impl Fn(usize, usize) -> Vec<f64> + Sync {
-    move |x, y| {
-        let (sx, sy) = (
-            2.0 * PI * x as f64 / lx as f64,
-            2.0 * PI * y as f64 / ly as f64,
-        );
-        M::MOMENT_NAMES
-            .iter()
-            .map(|n| match *n {
-                "rho" => 1.0 + 0.05 * sx.sin() * sy.cos(),
-                "ux" => 0.04 * sy.sin(),
-                "uy" => 0.03 * sx.cos(),
-                "T" => 1.0 + 0.02 * (sx + sy).sin(),
-                _ => 0.0,
-            })
-            .collect()
-    }
-}
-
-/// Every population of `lat`, `[(x·LY + y)·Q + i]`.
+/// Every population of `lat`, `[(x·LY·LZ + s)·Q + i]` (`s` the plane site).
 fn populations<M: Model, L: Layout>(lat: &Lattice<M, L, f64>) -> Vec<f64> {
     let d = lat.dims();
-    let mut out = Vec::with_capacity(d.lx * d.ly * M::Q);
+    let mut out = Vec::with_capacity(d.sites() * M::Q);
     let mut f = vec![0.0; M::Q];
     for x in 0..d.lx {
-        for y in 0..d.ly {
+        for y in 0..d.plane() {
             lat.populations(x, y, &mut f).unwrap();
             out.extend_from_slice(&f);
         }
@@ -77,9 +57,10 @@ fn compare<M: Model, L: Layout>(spec: &GlobalSpec<M>, ms: &[usize]) {
 
 /// [`compare`] on the device `ctx`.
 fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, ms: &[usize]) {
-    let (lx, ly) = (spec.lx, spec.ly);
+    let (lx, plane) = (spec.lx, spec.plane());
+    let initial = || gpu_support::initial::<M>(spec.size());
     let mut cpu = spec.lattice::<L, f64>().unwrap();
-    cpu.set_equilibrium(initial::<M>(lx, ly)).unwrap();
+    cpu.set_equilibrium(initial()).unwrap();
     cpu.run(STEPS, 0).unwrap();
     let want = populations(&cpu);
     for (&m, scheme) in ms
@@ -97,7 +78,7 @@ fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, 
             HeteroLattice::<M, L, f64>::new(ctx, spec.clone(), scheme, SplitChoice::Columns(m))
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
         assert_eq!(het.border_columns(), m);
-        het.set_equilibrium(initial::<M>(lx, ly)).unwrap();
+        het.set_equilibrium(initial()).unwrap();
         het.run(STEPS, 100)
             .unwrap_or_else(|e| panic!("{what}: {e}"));
         let got = het.to_lattice().unwrap();
@@ -117,9 +98,9 @@ fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, 
         );
         let (mut f, mut g) = (vec![0.0; M::Q], vec![0.0; M::Q]);
         for x in [0, lx / 2, lx - 1] {
-            het.populations(x, ly - 1, &mut f).unwrap();
-            got.populations(x, ly - 1, &mut g).unwrap();
-            assert_eq!(f, g, "{what}: site ({x}, {})", ly - 1);
+            het.populations(x, plane - 1, &mut f).unwrap();
+            got.populations(x, plane - 1, &mut g).unwrap();
+            assert_eq!(f, g, "{what}: site ({x}, plane site {})", plane - 1);
         }
     }
 }
@@ -193,6 +174,36 @@ fn d2q37_split_matches_cpu() {
     compare::<D2Q37, CAoSoa<8>>(&spec, &[0, 9, 12]);
 }
 
+/// D3Q19 TRT in a closed box, the top wall moving in x and z, with a sphere of voxels
+/// straddling the host/device cut of `M = 3`: slabs of planes on either side.
+#[test]
+fn d3q19_split_matches_cpu() {
+    let spec = GlobalSpec::<D3Q19Trt> {
+        lx: 12,
+        ly: 16,
+        lz: 5,
+        params: D3Q19TrtParams {
+            tau: 0.7,
+            magic: 3.0 / 16.0,
+            ax: 1e-5,
+            ay: 0.0,
+            az: -2e-5,
+        },
+        boundaries: BoundarySpec {
+            top: Some(Wall::BounceBack {
+                velocity: [0.03, 0.0, 0.02],
+            }),
+            solid: Some(lbm::Obstacles::voxels(|x, y, z| {
+                let r = [x as f64 - 3.0, y as f64 - 8.0, z as f64 - 2.0];
+                r.iter().map(|r| r * r).sum::<f64>() < 4.0
+            })),
+            ..BoundarySpec::cavity_3d(0.0)
+        },
+    };
+    compare::<D3Q19Trt, CAoSoa<8>>(&spec, &[0, 3, 6]);
+    compare::<D3Q19Trt, Soa>(&spec, &[2]);
+}
+
 /// The device's copy split across several storage bindings (4 KiB each here): the swap's
 /// reads and writes cross binding boundaries.
 #[test]
@@ -212,7 +223,7 @@ fn scatter_and_gather_round_trip() {
     };
     let spec = d2q9(24, 16, obstacle(24, 16));
     let mut cpu = spec.lattice::<Soa, f64>().unwrap();
-    cpu.set_equilibrium(initial::<D2Q9Bgk>(24, 16)).unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([24, 16, 1])).unwrap();
     cpu.run(3, 0).unwrap();
     let want = populations(&cpu);
     for choice in [
@@ -285,10 +296,10 @@ fn auto_split_is_admissible_and_correct() {
     let model = *het.split_model().expect("Auto keeps its model");
     assert!(model.t_d > 0.0 && model.t_h > 0.0, "{model:?}");
     assert_eq!(het.border_columns(), model.optimal_m());
-    het.set_equilibrium(initial::<D2Q9Bgk>(32, 16)).unwrap();
+    het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1])).unwrap();
     het.run(20, 0).unwrap();
     let mut cpu = spec.lattice::<Aos, f64>().unwrap();
-    cpu.set_equilibrium(initial::<D2Q9Bgk>(32, 16)).unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1])).unwrap();
     cpu.run(20, 0).unwrap();
     let d = population_diff(
         9,

@@ -271,13 +271,6 @@ impl<M: Model> GlobalSpec<M> {
         check_spec::<M>(&self.boundaries, &self.dims())
     }
 
-    /// [`GlobalSpec::validate`] for a lattice run (in part) on the GPU, which takes 2-D
-    /// models so far.
-    pub(crate) fn validate_for_device<L: Layout>(&self) -> Result<(), LbmError> {
-        crate::gpu::require_2d::<M>()?;
-        self.validate::<L>()
-    }
-
     /// `[LX, LY, LZ]`.
     pub fn size(&self) -> [usize; 3] {
         [self.lx, self.ly, self.lz]

@@ -27,10 +27,10 @@ pub struct BenchArgs {
     /// D2Q37 lattice, `LXxLY`.
     #[arg(long, default_value = "1024x2048", value_parser = parse_size)]
     pub d2q37_size: (usize, usize),
-    /// D3Q19 lattice, `LXxLYxLZ` (CPU tables; f64 two-copy needs 304 bytes per site).
+    /// D3Q19 lattice, `LXxLYxLZ` (f64 two-copy needs 304 bytes per site).
     #[arg(long, default_value = "256x256x256", value_parser = parse_size3)]
     pub d3q19_size: [usize; 3],
-    /// D3Q27 lattice, `LXxLYxLZ` (CPU tables; f64 two-copy needs 432 bytes per site).
+    /// D3Q27 lattice, `LXxLYxLZ` (f64 two-copy needs 432 bytes per site).
     #[arg(long, default_value = "256x256x192", value_parser = parse_size3)]
     pub d3q27_size: [usize; 3],
     /// Timed iterations per kernel (the median is reported).
@@ -104,9 +104,9 @@ pub enum Which {
     D2q9,
     /// D2Q37 thermal BGK with gravity (compute-bound).
     D2q37,
-    /// D3Q19 BGK (memory-bound; CPU tables).
+    /// D3Q19 BGK (memory-bound).
     D3q19,
-    /// D3Q27 BGK (CPU tables).
+    /// D3Q27 BGK.
     D3q27,
     /// The two 2-D models.
     All,
@@ -131,7 +131,7 @@ pub fn require_2d(a: &BenchArgs, what: &str) -> Result<(), CliError> {
     }
     Err(CliError::Config {
         key: "model".into(),
-        message: format!("{what} takes the 2-D models (d2q9, d2q37) so far; the 3-D ones have CPU tables: drop --{what}"),
+        message: format!("{what} takes the 2-D models (d2q9, d2q37) so far; the 3-D ones have the per-layout tables: drop --{what}"),
     })
 }
 
@@ -198,7 +198,6 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         ay: 0.0,
         az: 0.0,
     };
-    let plane = |(lx, ly): (usize, usize)| [lx, ly, 1];
     if a.backend != Backend::Gpu {
         for &p in &a.precision {
             if a.model.includes(Which::D2q9) {
@@ -220,7 +219,7 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         }
     }
     if a.backend != Backend::Cpu {
-        gpu_tables(a, d2q9, d2q37)?;
+        gpu_tables(a, d2q9, d2q37, d3q19, d3q27)?;
     }
     Ok(())
 }
@@ -259,7 +258,13 @@ pub fn open_options(a: &BenchArgs) -> GpuOptions {
 }
 
 /// The GPU's fused step for every model, precision and layout, on the chosen adapter.
-fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<(), CliError> {
+fn gpu_tables(
+    a: &BenchArgs,
+    d2q9: D2Q9BgkParams,
+    d2q37: D2Q37Params,
+    d3q19: D3Q19BgkParams,
+    d3q27: D3Q27BgkParams,
+) -> Result<(), CliError> {
     let ctx = match open_context(a) {
         Ok(ctx) => ctx,
         Err(e) if a.backend == Backend::All => {
@@ -269,9 +274,6 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
         Err(e) => return Err(e.into()),
     };
     println!("\nGPU fused step on {}", ctx.describe());
-    if a.model.includes(Which::D3q19) || a.model.includes(Which::D3q27) {
-        println!("(the GPU backend runs 2-D models so far: the 3-D ones are CPU tables only)");
-    }
     if ctx.is_cpu() {
         println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
     }
@@ -289,45 +291,52 @@ fn gpu_tables(a: &BenchArgs, d2q9: D2Q9BgkParams, d2q37: D2Q37Params) -> Result<
             .iter()
             .flat_map(|l| [(l, Scheme::TwoCopy), (l, Scheme::InPlace)])
         {
+            let job = |size| (&ctx, size, scheme, a.gpu_steps);
             if a.model.includes(Which::D2q9) {
-                dispatch(
-                    l,
-                    p,
-                    GpuJob::<D2Q9Bgk> {
-                        ctx: &ctx,
-                        size: a.d2q9_size,
-                        params: d2q9,
-                        scheme,
-                        steps: a.gpu_steps,
-                    },
-                );
+                dispatch(l, p, GpuJob::<D2Q9Bgk>::new(job(plane(a.d2q9_size)), d2q9));
             }
             if a.model.includes(Which::D2q37) {
-                dispatch(
-                    l,
-                    p,
-                    GpuJob::<D2Q37> {
-                        ctx: &ctx,
-                        size: a.d2q37_size,
-                        params: d2q37,
-                        scheme,
-                        steps: a.gpu_steps,
-                    },
-                );
+                dispatch(l, p, GpuJob::<D2Q37>::new(job(plane(a.d2q37_size)), d2q37));
+            }
+            if a.model.includes(Which::D3q19) {
+                dispatch(l, p, GpuJob::<D3Q19Bgk>::new(job(a.d3q19_size), d3q19));
+            }
+            if a.model.includes(Which::D3q27) {
+                dispatch(l, p, GpuJob::<D3Q27Bgk>::new(job(a.d3q27_size), d3q27));
             }
         }
     }
     Ok(())
 }
 
+/// `[LX, LY, 1]`: a 2-D lattice's size.
+fn plane((lx, ly): (usize, usize)) -> [usize; 3] {
+    [lx, ly, 1]
+}
+
 /// One row of the GPU table; a configuration the device cannot run (too large) is reported in
 /// its row and the others still run.
 struct GpuJob<'a, M: Model> {
     ctx: &'a Arc<GpuContext>,
-    size: (usize, usize),
+    size: [usize; 3],
     params: M::Params,
     scheme: Scheme,
     steps: u64,
+}
+
+impl<'a, M: Model> GpuJob<'a, M> {
+    fn new(
+        (ctx, size, scheme, steps): (&'a Arc<GpuContext>, [usize; 3], Scheme, u64),
+        params: M::Params,
+    ) -> Self {
+        Self {
+            ctx,
+            size,
+            params,
+            scheme,
+            steps,
+        }
+    }
 }
 
 impl<M: Model> Generic for GpuJob<'_, M> {

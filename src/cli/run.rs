@@ -476,10 +476,9 @@ impl<C: Case> Generic for Job<'_, C> {
             BackendArg::Gpu => {
                 let ctx = Arc::new(GpuContext::new(&opts)?);
                 let (lx, ly) = case.size();
-                let lat = lbm::gpu::GpuLattice::<C::Model, L, T>::new(
+                let lat = lbm::gpu::GpuLattice::<C::Model, L, T>::with_size(
                     &ctx,
-                    lx,
-                    ly,
+                    [lx, ly, case.depth()],
                     case.params(),
                     plan.scheme,
                     &case.boundaries(),

@@ -7,9 +7,11 @@
 
 #![allow(dead_code)]
 
+use std::f64::consts::PI;
 use std::sync::{Arc, OnceLock};
 
 use lbm::gpu::{GpuContext, GpuError, GpuOptions};
+use lbm::Model;
 
 /// The device of this test process, or `None` (after printing why) when there is no adapter.
 pub fn context() -> Option<Arc<GpuContext>> {
@@ -63,4 +65,28 @@ pub fn max_rel_diff(a: &[f64], b: &[f64], floor: f64) -> f64 {
         .zip(b)
         .map(|(x, y)| (x - y).abs() / y.abs().max(floor))
         .fold(0.0, f64::max)
+}
+
+/// A smooth, non-uniform initial state of a lattice of `[LX, LY, LZ]` sites, at column `x`
+/// and plane site `s = z·LY + y`: a density bump, shear waves and (thermal models) a
+/// temperature wave.
+pub fn initial<M: Model>([lx, ly, lz]: [usize; 3]) -> impl Fn(usize, usize) -> Vec<f64> + Sync {
+    move |x, s| {
+        let (sx, sy, sz) = (
+            2.0 * PI * x as f64 / lx as f64,
+            2.0 * PI * (s % ly) as f64 / ly as f64,
+            2.0 * PI * (s / ly) as f64 / lz as f64,
+        );
+        M::MOMENT_NAMES
+            .iter()
+            .map(|n| match *n {
+                "rho" => 1.0 + 0.05 * sx.sin() * sy.cos() * sz.cos(),
+                "ux" => 0.04 * sy.sin() + 0.01 * sz.cos(),
+                "uy" => 0.03 * sx.cos() - 0.01 * sz.sin(),
+                "uz" => 0.02 * sx.sin() * sy.cos(),
+                "T" => 1.0 + 0.02 * (sx + sy).sin(),
+                _ => 0.0,
+            })
+            .collect()
+    }
 }

@@ -1,9 +1,10 @@
 //! The compiled boundary conditions ([`Boundaries`], built by the CPU runtime) packed into the
 //! two small tables the shaders read.
 //!
-//! `tables` (u32): a bit per site (`x·LY + y`) marking boundary sites, then `LX + 1` column
-//! starts, then one [`REC`]-word record per boundary site, sorted by `(x, y)`:
-//! `[x, y, mask_lo, mask_hi, corr, kind, normal, value]`. `consts` (real): the model
+//! `tables` (u32): a bit per site (`line·LY + y`, the line `x·LZ + z`; `x·LY + y` in 2-D)
+//! marking boundary sites, then `LX·LZ + 1` line starts, then one [`REC`]-word record per
+//! boundary site, sorted by `(line, y)`: `[line, y, mask_lo, mask_hi, corr, kind, normal,
+//! value]`. `consts` (real): the model
 //! parameters, then the moving-wall corrections `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that
 //! has any; `corr` is their offset, [`NONE`] otherwise) and the rules' values (Zou–He
 //! velocity or density, thermal-wall temperature; `value` is their offset).
@@ -71,7 +72,7 @@ pub struct BcTables<T> {
 
 /// Words of the site bit set.
 pub fn bit_words(d: &Dims) -> usize {
-    (d.lx * d.ly).div_ceil(32)
+    d.sites().div_ceil(32)
 }
 
 /// Padded parameter count `P = max(1, number of parameters)`.
@@ -87,15 +88,16 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
         .collect();
     consts.resize(param_count::<M>(params), T::default());
     let mut tables = vec![0u32; bit_words(d)];
-    let mut starts = Vec::with_capacity(d.lx + 1);
+    let lines = d.lx * d.lz;
+    let mut starts = Vec::with_capacity(lines + 1);
     let mut records = Vec::new();
     let mut shape = BcShape::default();
-    for x in 0..d.lx {
+    for line in 0..lines {
         starts.push((records.len() / REC) as u32);
-        let mut col: Vec<_> = bc.column(x).to_vec();
-        col.sort_by_key(|s| s.y);
-        for s in col {
-            let bit = x * d.ly + s.y;
+        let mut sites: Vec<_> = bc.line(line / d.lz, line % d.lz).to_vec();
+        sites.sort_by_key(|s| s.y);
+        for s in sites {
+            let bit = line * d.ly + d.yz(s.y).0;
             tables[bit / 32] |= 1 << (bit % 32);
             let corr = s.corr.map_or(NONE, |o| {
                 let at = consts.len() as u32;
@@ -104,8 +106,8 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
             });
             let (kind, normal, value) = rule_words(&s.rule, &mut consts, &mut shape);
             records.extend_from_slice(&[
-                x as u32,
-                s.y as u32,
+                line as u32,
+                d.yz(s.y).0 as u32,
                 s.mask as u32,
                 (s.mask >> 32) as u32,
                 corr,

@@ -33,8 +33,8 @@ pub struct GpuBench {
     pub precision: &'static str,
     /// The streaming scheme.
     pub scheme: Scheme,
-    /// Lattice width and height.
-    pub size: (usize, usize),
+    /// The lattice's sides `[LX, LY, LZ]` (`LZ = 1` in 2-D).
+    pub size: [usize; 3],
     /// Timed steps.
     pub steps: u64,
     /// Wall time of the timed steps, in seconds.
@@ -72,14 +72,13 @@ impl fmt::Display for GpuBench {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "GPU fused step {} {} {} {} {}×{}: {:.3} ms/step, {:.1} MLUPS, {:.2} GB/s \
+            "GPU fused step {} {} {} {} {}: {:.3} ms/step, {:.1} MLUPS, {:.2} GB/s \
              ({:.0}% of the measured copy bandwidth {:.2} GB/s) on {}",
             self.model,
             self.layout,
             self.precision,
             self.scheme.name(),
-            self.size.0,
-            self.size.1,
+            sides(self.size),
             self.ms_per_step(),
             self.mlups,
             self.gbps,
@@ -94,24 +93,34 @@ impl fmt::Display for GpuBench {
     }
 }
 
-/// Times `steps` fused steps in `scheme` of a periodic `lx × ly` lattice at rest (after
-/// `steps / 10 + 1` warm-up steps), submitted without waiting, and waits once at the end.
+/// `LX×LY`, or `LX×LY×LZ` in 3-D.
+fn sides([lx, ly, lz]: [usize; 3]) -> String {
+    if lz == 1 {
+        format!("{lx}×{ly}")
+    } else {
+        format!("{lx}×{ly}×{lz}")
+    }
+}
+
+/// Times `steps` fused steps in `scheme` of a periodic lattice of `size = [LX, LY, LZ]` sites
+/// at rest (`LZ = 1` in 2-D; after `steps / 10 + 1` warm-up steps), submitted without
+/// waiting, and waits once at the end.
 pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
-    (lx, ly): (usize, usize),
+    size: [usize; 3],
     params: M::Params,
     scheme: Scheme,
     steps: u64,
 ) -> Result<GpuBench, GpuError> {
     let spec = BoundarySpec::periodic();
-    let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params, scheme, &spec)?;
+    let mut lat = GpuLattice::<M, L, T>::with_size(ctx, size, params, scheme, &spec)?;
     lat.steps(steps / 10 + 1);
     lat.finish()?;
     let t0 = Instant::now();
     lat.steps(steps);
     lat.finish()?;
     let seconds = t0.elapsed().as_secs_f64();
-    let mlups = (lx * ly) as f64 * steps as f64 / seconds / 1e6;
+    let mlups = lat.dims().sites() as f64 * steps as f64 / seconds / 1e6;
     let copy_bytes = (lat.dims().len() * T::BYTES) as u64;
     drop(lat);
     Ok(GpuBench {
@@ -119,7 +128,7 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
         layout: L::NAME,
         precision: T::NAME,
         scheme,
-        size: (lx, ly),
+        size,
         steps,
         seconds,
         mlups,

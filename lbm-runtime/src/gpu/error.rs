@@ -35,26 +35,24 @@ pub enum GpuError {
     },
     /// The lattice does not fit the device's limits.
     #[error(
-        "lattice {lx}×{ly} of {model} ({precision}) is too large for adapter `{adapter}`: \
-         {reason}; at most about {max_sites} sites fit (e.g. {side}×{side})"
+        "lattice {size} of {model} ({precision}) is too large for adapter `{adapter}`: \
+         {reason}; at most about {max_sites} sites fit (e.g. {example})"
     )]
     TooLarge {
         /// The model's name.
         model: &'static str,
         /// `f32` or `f64`.
         precision: &'static str,
-        /// Lattice width.
-        lx: usize,
-        /// Lattice height.
-        ly: usize,
+        /// The lattice's sides, `LX×LY` or `LX×LY×LZ`.
+        size: String,
         /// The adapter's name.
         adapter: String,
         /// Which limit is exceeded.
         reason: String,
         /// The largest number of sites that fits.
         max_sites: u64,
-        /// Side of a square lattice of `max_sites` sites.
-        side: u64,
+        /// A square (2-D) or cubic (3-D) lattice of at most `max_sites` sites.
+        example: String,
     },
     /// The layout's addressing is not affine in (population, column, cluster), so it cannot
     /// be transcribed into WGSL by [`super::layout::AffineLayout`].

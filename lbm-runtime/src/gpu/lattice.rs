@@ -61,10 +61,11 @@ impl<M: Model, L: Layout, T: Real> std::fmt::Debug for GpuLattice<M, L, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "GpuLattice({}, {}×{}, {}, step {}, {} binding(s) per copy, on {})",
+            "GpuLattice({}, {}×{}×{}, {}, step {}, {} binding(s) per copy, on {})",
             what::<M, L, T>(),
             self.d.lx,
             self.d.ly,
+            self.d.lz,
             self.spec.scheme.name(),
             self.step,
             self.spec.chunks,
@@ -82,7 +83,7 @@ struct Plan {
 }
 
 impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
-    /// A lattice of `lx × ly` sites at rest on the device of `ctx`.
+    /// A lattice of `lx × ly` sites of a 2-D model at rest on the device of `ctx`.
     ///
     /// Fails before touching the device when the size does not fit the layout or the model
     /// (as [`crate::Lattice::new`]), the parameters or boundaries are invalid, `T` is `f64` on
@@ -96,7 +97,27 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Self, GpuError> {
-        Self::with_boundaries(ctx, lx, ly, params, scheme, false, |d| {
+        if M::D != 2 {
+            return Err(LbmError::Shape(format!(
+                "model {} is three-dimensional: give its third side with \
+                 GpuLattice::with_size(ctx, [lx, ly, lz], …)",
+                M::NAME
+            ))
+            .into());
+        }
+        Self::with_size(ctx, [lx, ly, 1], params, scheme, boundaries)
+    }
+
+    /// A lattice of `size = [LX, LY, LZ]` sites at rest on the device of `ctx` (`LZ = 1` for
+    /// a 2-D model); fails as [`GpuLattice::new`].
+    pub fn with_size(
+        ctx: &Arc<GpuContext>,
+        size: [usize; 3],
+        params: M::Params,
+        scheme: Scheme,
+        boundaries: &BoundarySpec,
+    ) -> Result<Self, GpuError> {
+        Self::with_boundaries(ctx, size, params, scheme, false, |d| {
             Boundaries::compile::<M, L>(boundaries, d)
         })
     }
@@ -108,22 +129,20 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// what its neighbours pushed ([`GpuLattice::fold_in`]).
     pub(crate) fn with_boundaries(
         ctx: &Arc<GpuContext>,
-        lx: usize,
-        ly: usize,
+        size: [usize; 3],
         params: M::Params,
         scheme: Scheme,
         slab: bool,
         compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
     ) -> Result<Self, GpuError> {
-        super::require_2d::<M>()?;
-        check_size::<M, L>([lx, ly, 1])?;
+        check_size::<M, L>(size)?;
         M::validate(&params).map_err(LbmError::from)?;
         if T::BYTES == 8 && !ctx.supports_f64() {
             return Err(GpuError::NoF64 {
                 adapter: ctx.info().name.clone(),
             });
         }
-        let d = Dims::of::<M>([lx, ly, 1]);
+        let d = Dims::of::<M>(size);
         let copies = match scheme {
             Scheme::TwoCopy => 2,
             Scheme::InPlace => 1,
@@ -148,7 +167,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let copies: Vec<_> = (0..copies).map(|_| dev.population_copy::<T>()).collect();
         let consts = dev.init_buffer("consts", bytemuck::cast_slice(&tables.consts), false);
         let tables_buf = dev.init_buffer("tables", bytemuck::cast_slice(&tables.tables), false);
-        let mout_bytes = (plan.mout_cols * ly * M::MOMENT_NAMES.len() * T::BYTES) as u64;
+        let mout_bytes = (plan.mout_cols * d.plane() * M::MOMENT_NAMES.len() * T::BYTES) as u64;
         let mout = dev.buffer("moments", mout_bytes, wgpu::BufferUsages::COPY_SRC);
         let ctl = dev.init_buffer("ctl", &[0u8; 16], true);
         let layout = dev.bind_group_layout();
@@ -225,7 +244,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     /// The dispatch grid of a kernel over all sites: workgroups in x and in y.
     pub fn site_grid(&self) -> (u32, u32) {
-        self.grid(self.d.lx * self.d.ly)
+        self.grid(self.d.sites())
     }
 
     /// The grid of `n` threads: rows of `spec.row` threads (`wx` workgroups; the plan keeps
@@ -260,10 +279,10 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     fn rest_state(&self) -> Vec<T> {
         let d = &self.d;
         let mut v = vec![T::default(); d.len()];
-        for col in 0..d.ncols() {
+        for line in 0..d.nlines() {
             for y in 0..d.ly {
                 for (i, w) in M::WEIGHTS.iter().enumerate() {
-                    v[L::index(d, i, col, y)] = T::from_f64(*w);
+                    v[L::line_index(d, i, line, y)] = T::from_f64(*w);
                 }
             }
         }
@@ -349,7 +368,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            self.dispatch_window(&mut pass, e, w, cols * d.ly);
+            self.dispatch_window(&mut pass, e, w, cols * d.plane());
         }
         self.ctx.queue.submit([enc.finish()]);
     }
@@ -461,11 +480,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     fn threads(&self, e: Entry, moment_cols: usize) -> usize {
         let d = &self.d;
         match e {
-            Entry::Halo | Entry::Fold | Entry::FoldIn => 2 * d.halo * d.ly,
+            Entry::Halo | Entry::Fold | Entry::FoldIn => 2 * d.halo * d.plane(),
             Entry::Bc => self.spec.bc.sites,
-            Entry::Moments | Entry::MomentsOdd => moment_cols * d.ly,
+            Entry::Moments | Entry::MomentsOdd => moment_cols * d.plane(),
             Entry::Propagate | Entry::Collide | Entry::Fused | Entry::AaPull | Entry::AaLocal => {
-                d.lx * d.ly
+                d.sites()
             }
         }
     }
@@ -597,11 +616,14 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     // ---------------------------------------------------------------- populations
 
-    fn check_site(&self, x: usize, y: usize) -> Result<(), GpuError> {
-        if x >= self.d.lx || y >= self.d.ly {
+    /// Checks that `(x, s)` is a site: `x < LX`, the plane site `s = z·LY + y < LY·LZ`.
+    fn check_site(&self, x: usize, s: usize) -> Result<(), GpuError> {
+        let d = &self.d;
+        if x >= d.lx || s >= d.plane() {
+            let (y, z) = d.yz(s);
             return Err(LbmError::Shape(format!(
-                "site ({x}, {y}) outside the {}×{} lattice",
-                self.d.lx, self.d.ly
+                "site ({x}, {y}, {z}) outside the {}×{}×{} lattice",
+                d.lx, d.ly, d.lz
             ))
             .into());
         }
@@ -654,7 +676,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.odd = false;
         let (mut mt, mut feq) = (vec![T::default(); nm], vec![T::default(); M::Q]);
         for x in 0..d.lx {
-            for y in 0..d.ly {
+            for y in 0..d.plane() {
                 let m = moments(x, y);
                 check_len(m.len(), nm, "moments")?;
                 if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
@@ -673,32 +695,33 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         Ok(())
     }
 
-    /// All post-collision populations, indexed `[(x·LY + y)·Q + i]` (one read of the device).
+    /// All post-collision populations, indexed `[(x·LY·LZ + s)·Q + i]` with the plane site
+    /// `s = z·LY + y` (one read of the device).
     pub fn read_populations(&self) -> Result<Vec<T>, GpuError> {
         let d = self.d;
         let raw = self.download(&[(0, d.len() as u64)])?;
-        let mut out = vec![T::default(); d.lx * d.ly * d.q];
+        let mut out = vec![T::default(); d.sites() * d.q];
         for x in 0..d.lx {
-            for y in 0..d.ly {
+            for y in 0..d.plane() {
                 for i in 0..d.q {
-                    out[(x * d.ly + y) * d.q + i] = raw[self.slot(i, x, y)];
+                    out[(x * d.plane() + y) * d.q + i] = raw[self.slot(i, x, y)];
                 }
             }
         }
         Ok(out)
     }
 
-    /// Sets all populations from values indexed `[(x·LY + y)·Q + i]` (the order of
+    /// Sets all populations from values indexed `[(x·LY·LZ + s)·Q + i]` (the order of
     /// [`GpuLattice::read_populations`] and of checkpoints), in one upload (the state is then
     /// the even one of the AA scheme); refuses non-finite values before changing anything.
     pub fn write_populations(&mut self, f: &[T]) -> Result<(), GpuError> {
         let d = self.d;
-        check_len(f.len(), d.lx * d.ly * d.q, "populations")?;
+        check_len(f.len(), d.sites() * d.q, "populations")?;
         if let Some((n, v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             let s = n / d.q;
             return Err(non_finite(
-                s / d.ly,
-                s % d.ly,
+                s / d.plane(),
+                s % d.plane(),
                 format!("population {}", n % d.q),
                 v.to_f64(),
             ));
@@ -706,7 +729,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let mut state = self.rest_state();
         self.odd = false;
         for (s, site) in f.chunks_exact(d.q).enumerate() {
-            let (x, y) = (s / d.ly, s % d.ly);
+            let (x, y) = (s / d.plane(), s % d.plane());
             for (i, v) in site.iter().enumerate() {
                 state[self.slot(i, x, y)] = *v;
             }
@@ -721,16 +744,16 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     }
 
     /// The storage indices of the storage columns `cols` (halos included), merged into
-    /// ranges, and for each value `[(col − cols.start)·LY·Q + y·Q + i]` its position in the
-    /// concatenated ranges.
+    /// ranges, and for each value `[(col − cols.start)·LY·LZ·Q + s·Q + i]` (`s` the plane site)
+    /// its position in the concatenated ranges.
     fn column_ranges(&self, cols: std::ops::Range<usize>) -> (Vec<(u64, u64)>, Vec<usize>) {
         let d = &self.d;
         let first = cols.start;
         let mut idx: Vec<(usize, usize)> = cols
             .flat_map(|col| {
-                (0..d.ly).flat_map(move |y| {
+                (0..d.plane()).flat_map(move |y| {
                     (0..d.q).map(move |i| {
-                        (L::index(d, i, col, y), ((col - first) * d.ly + y) * d.q + i)
+                        (L::index(d, i, col, y), ((col - first) * d.plane() + y) * d.q + i)
                     })
                 })
             })
@@ -824,17 +847,17 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Writes storage column `col` from values indexed `[y·Q + i]` (a border column computed
     /// by the host, or a halo received from a neighbour).
     pub fn write_column(&mut self, col: usize, vals: &[T]) -> Result<(), GpuError> {
-        check_len(vals.len(), self.d.ly * self.d.q, "column")?;
+        check_len(vals.len(), self.d.plane() * self.d.q, "column")?;
         self.write_columns(col, vals)
     }
 
     /// Writes the storage columns from `first` on from values indexed as
     /// [`GpuLattice::read_columns`]' (as many columns as `vals` holds).
     pub fn write_columns(&mut self, first: usize, vals: &[T]) -> Result<(), GpuError> {
-        let per_col = self.d.ly * self.d.q;
+        let per_col = self.d.plane() * self.d.q;
         if vals.is_empty() || vals.len() % per_col != 0 {
             return Err(LbmError::Shape(format!(
-                "columns: got {} values, expected a positive multiple of LY·Q = {per_col}",
+                "columns: got {} values, expected a positive multiple of LY·LZ·Q = {per_col}",
                 vals.len()
             ))
             .into());
@@ -850,8 +873,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let f = self.read_populations()?;
         let mut s = 0.0;
         for x in 0..d.lx {
-            for y in (0..d.ly).filter(|&y| !self.bc.is_solid(&d, x, y)) {
-                s += f[(x * d.ly + y) * d.q..][..d.q]
+            for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
+                s += f[(x * d.plane() + y) * d.q..][..d.q]
                     .iter()
                     .map(|v| v.to_f64())
                     .sum::<f64>();
@@ -862,7 +885,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     // ---------------------------------------------------------------- moments
 
-    /// The moments of columns `x0 .. x0 + nx`, indexed `[((x − x0)·LY + y)·NM + j]`, computed
+    /// The moments of columns `x0 .. x0 + nx`, indexed `[((x − x0)·LY·LZ + s)·NM + j]` (`s` the
+    /// plane site), computed
     /// on the device from the pre-collision populations (pull, boundary links and rules),
     /// like [`crate::Lattice::moments`].
     pub fn moment_columns(&self, x0: usize, nx: usize) -> Result<Vec<T>, GpuError> {
@@ -872,7 +896,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             );
         }
         let nm = M::MOMENT_NAMES.len();
-        let mut out = Vec::with_capacity(nx * self.d.ly * nm);
+        let mut out = Vec::with_capacity(nx * self.d.plane() * nm);
         let mut x = x0;
         while x < x0 + nx {
             let n = self.mout_cols.min(x0 + nx - x);
@@ -887,7 +911,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.ctx
             .queue
             .write_buffer(&self.ctl, 0, bytemuck::cast_slice(&ctl));
-        let bytes = (n * self.d.ly * M::MOMENT_NAMES.len() * T::BYTES) as u64;
+        let bytes = (n * self.d.plane() * M::MOMENT_NAMES.len() * T::BYTES) as u64;
         let staging = self.staging(bytes);
         let mut enc = self.encoder();
         {
@@ -907,7 +931,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.map_read(&staging)
     }
 
-    /// The macroscopic moments of site `(x, y)` (order of `M::MOMENT_NAMES`).
+    /// The macroscopic moments of site `(x, y)` (`y` the plane site `z·LY + y` in 3-D; order of
+    /// `M::MOMENT_NAMES`).
     pub fn moments(&self, x: usize, y: usize, m: &mut [T]) -> Result<(), GpuError> {
         self.check_site(x, y)?;
         let nm = M::MOMENT_NAMES.len();
@@ -917,7 +942,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         Ok(())
     }
 
-    /// The field of moment `name` as `f64`, indexed `[x·LY + y]` (solid sites hold 0).
+    /// The field of moment `name` as `f64`, indexed `[x·LY·LZ + s]` (solid sites hold 0).
     pub fn moment_field(&self, name: &str) -> Result<Vec<f64>, GpuError> {
         let j = moment_named::<M>(name)?;
         Ok(self.moment_fields()?.swap_remove(j))
@@ -931,9 +956,9 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let all = self.moment_columns(0, d.lx)?;
         Ok((0..nm)
             .map(|j| {
-                (0..d.lx * d.ly)
+                (0..d.sites())
                     .map(|s| {
-                        if self.bc.is_solid(&d, s / d.ly, s % d.ly) {
+                        if self.bc.is_solid(&d, s / d.plane(), s % d.plane()) {
                             0.0
                         } else {
                             all[s * nm + j].to_f64()
@@ -951,7 +976,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
         let found = all.chunks(nm).enumerate().find_map(|(s, m)| {
-            let (x, y) = (s / d.ly, s % d.ly);
+            let (x, y) = (s / d.plane(), s % d.plane());
             (!self.bc.is_solid(&d, x, y))
                 .then(|| divergence::<M, T>(m, self.max_mach))
                 .flatten()
@@ -1007,15 +1032,21 @@ fn too_large<M: Model, T: Real>(
     reason: String,
 ) -> GpuError {
     let max_sites = max_vals / d.q as u64;
+    let sides = |n: usize| vec![(max_sites as f64).powf(1.0 / n as f64) as u64; n];
+    let (size, example) = if d.lz == 1 {
+        (vec![d.lx, d.ly], sides(2))
+    } else {
+        (vec![d.lx, d.ly, d.lz], sides(3))
+    };
+    let by = |v: Vec<String>| v.join("×");
     GpuError::TooLarge {
         model: M::NAME,
         precision: T::NAME,
-        lx: d.lx,
-        ly: d.ly,
+        size: by(size.iter().map(|v| v.to_string()).collect()),
         adapter: ctx.info().name.clone(),
         reason,
         max_sites,
-        side: (max_sites as f64).sqrt() as u64,
+        example: by(example.iter().map(|v| v.to_string()).collect()),
     }
 }
 
@@ -1061,16 +1092,16 @@ fn plan<M: Model, T: Real>(
 ) -> Result<Plan, GpuError> {
     let binding = ctx.binding_limit();
     let nm = M::MOMENT_NAMES.len() as u64;
-    let col_bytes = d.ly as u64 * nm * T::BYTES as u64;
+    let col_bytes = d.plane() as u64 * nm * T::BYTES as u64;
     let tables_bytes = 4 * tables.tables.len() as u64;
     let fail = |reason| Err(too_large::<M, T>(ctx, d, cap.max_vals, reason));
     if col_bytes > binding || tables_bytes > binding {
         return fail(format!(
-            "a column of moments ({col_bytes} B) or the boundary tables ({tables_bytes} B) \
+            "a plane of moments ({col_bytes} B) or the boundary tables ({tables_bytes} B) \
              exceed one binding ({binding} B)"
         ));
     }
-    let threads = (d.lx * d.ly).max(2 * d.halo * d.ly).max(tables.shape.sites) as u64;
+    let threads = d.sites().max(2 * d.halo * d.plane()).max(tables.shape.sites) as u64;
     let wg = threads.div_ceil(WORKGROUP as u64);
     let max_dim = ctx.workgroup_limit() as u64;
     let wx = wg.min(max_dim).max(1);

@@ -31,17 +31,3 @@ pub use error::GpuError;
 pub use lattice::{ColumnBlocks, GpuLattice};
 pub use slab::GpuSlab;
 pub use wgpu::DeviceType;
-
-/// The GPU backend's shaders address 2-D lattices so far: a 3-D model is refused with what to
-/// do instead.
-pub(crate) fn require_2d<M: crate::Model>() -> Result<(), crate::LbmError> {
-    if M::D == 2 {
-        return Ok(());
-    }
-    Err(crate::LbmError::Shape(format!(
-        "model {} is {}-dimensional: the GPU backend (and the host/device split) runs 2-D models \
-         so far; use the CPU backend, on one process or on MPI ranks",
-        M::NAME,
-        M::D
-    )))
-}

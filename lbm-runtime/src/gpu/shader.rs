@@ -284,22 +284,25 @@ fn causes(e: &dyn std::error::Error) -> String {
 fn constants<L: Layout>(spec: &ShaderSpec) -> String {
     let d = &spec.dims;
     format!(
-        "\nconst LX: u32 = {lx}u;\nconst LY: u32 = {ly}u;\nconst H: u32 = {h}u;\n\
+        "\nconst LX: u32 = {lx}u;\nconst LY: u32 = {ly}u;\nconst LZ: u32 = {lz}u;\n\
+         const PLANE: u32 = {plane}u;\nconst H: u32 = {h}u;\n\
          const VL: u32 = {vl}u;\nconst NK: u32 = {nk}u;\nconst ROW: u32 = {row}u;\n\
          const CHUNK: u32 = {chunk}u;\nconst NSITES: u32 = {nsites}u;\nconst NBC: u32 = {nbc}u;\n\
          const COLS: u32 = {cols}u;\nconst RECS: u32 = {recs}u;\nconst REC: u32 = {REC}u;\n\
          const NONE: u32 = {NONE}u;\n\n",
         lx = d.lx,
         ly = d.ly,
+        lz = d.lz,
+        plane = d.plane(),
         h = d.halo,
         vl = L::VL,
         nk = d.ly / L::VL,
         row = spec.row,
         chunk = spec.chunk.min(u32::MAX as u64),
-        nsites = d.lx * d.ly,
+        nsites = d.sites(),
         nbc = spec.bc.sites,
         cols = super::bc::bit_words(d),
-        recs = super::bc::bit_words(d) + d.lx + 1,
+        recs = super::bc::bit_words(d) + d.lx * d.lz + 1,
     )
 }
 
@@ -367,37 +370,52 @@ fn accessors(spec: &ShaderSpec) -> String {
 
 fn helpers(spec: &ShaderSpec) -> String {
     let params: Vec<String> = (0..spec.params).map(|j| format!("consts[{j}]")).collect();
+    // A 2-D lattice has one line per plane: its plane site is its row.
+    let yz = if spec.dims.lz == 1 {
+        "    return vec2<u32>(r, 0u);\n"
+    } else {
+        "    let z = r / LY;\n    return vec2<u32>(r - z * LY, z);\n"
+    };
     format!(
         "\nfn y_plus(y: u32, d: u32) -> u32 {{\n    let v = y + d;\n    return select(v, v - LY, v >= LY);\n}}\n\
          fn y_minus(y: u32, d: u32) -> u32 {{\n    return select(y - d, y + LY - d, y < d);\n}}\n\
+         fn z_plus(z: u32, d: u32) -> u32 {{\n    let v = z + d;\n    return select(v, v - LZ, v >= LZ);\n}}\n\
+         fn z_minus(z: u32, d: u32) -> u32 {{\n    return select(z - d, z + LZ - d, z < d);\n}}\n\
+         fn ln(col: u32, z: u32) -> u32 {{\n    return col * LZ + z;\n}}\n\
+         fn yz(r: u32) -> vec2<u32> {{\n{yz}}}\n\
          fn thread(gid: vec3<u32>) -> u32 {{\n    return gid.x + gid.y * ROW;\n}}\n\
-         fn site_of(t: u32) -> vec2<u32> {{\n    let x = t / LY;\n    let r = t - x * LY;\n    return vec2<u32>(x, site_y(r / VL, r % VL));\n}}\n\
+         fn site_of(t: u32) -> vec3<u32> {{\n    let x = t / PLANE;\n    let q = yz(t - x * PLANE);\n\
+         \x20   return vec3<u32>(x, site_y(q.x / VL, q.x % VL), q.y);\n}}\n\
          fn params() -> array<real, {p}> {{\n    return array<real, {p}>({list});\n}}\n",
         p = spec.params,
         list = params.join(", ")
     )
 }
 
-/// The row `y − dy` on the periodic ring, as WGSL.
-fn shifted_row(dy: i32) -> String {
-    match dy {
-        0 => "y".to_string(),
-        d if d > 0 => format!("y_minus(y, {d}u)"),
-        d => format!("y_plus(y, {}u)", -d),
+/// The coordinate `v − d` of axis `v` (`y` or `z`) on its periodic ring, as WGSL.
+fn shifted(v: &str, d: i32) -> String {
+    match d {
+        0 => v.to_string(),
+        d if d > 0 => format!("{v}_minus({v}, {d}u)"),
+        d => format!("{v}_plus({v}, {}u)", -d),
     }
 }
 
-/// `pull(x, y)`: `g_i = A_i(x − c_i)` (storage column `x + H − c_ix`), unrolled over `i`.
+/// The storage line and row of the site `(x, y, z) − (·, c_y, c_z)` in storage column
+/// `col` (an expression), as WGSL arguments of `idx`.
+fn line_row(col: &str, c: [i32; 3]) -> String {
+    format!("ln({col}, {}), {}", shifted("z", c[2]), shifted("y", c[1]))
+}
+
+/// `pull(x, y, z)`: `g_i = A_i(x − c_i)` (storage column `x + H − c_ix`), unrolled over `i`.
 fn pull<M: Model>() -> String {
     let q = M::Q;
-    let mut s =
-        format!("fn pull(x: u32, y: u32) -> array<real, {q}> {{\n    var g: array<real, {q}>;\n");
+    let mut s = format!(
+        "fn pull(x: u32, y: u32, z: u32) -> array<real, {q}> {{\n    var g: array<real, {q}>;\n"
+    );
     for (i, c) in M::VELOCITIES.iter().enumerate() {
-        let col = M::HALO as i32 - c[0];
-        s += &format!(
-            "    g[{i}] = src_ld(idx({i}u, x + {col}u, {}));\n",
-            shifted_row(c[1])
-        );
+        let col = format!("x + {}u", M::HALO as i32 - c[0]);
+        s += &format!("    g[{i}] = src_ld(idx({i}u, {}));\n", line_row(&col, *c));
     }
     s + "    return g;\n}\n"
 }
@@ -406,18 +424,18 @@ fn pull<M: Model>() -> String {
 fn boundary<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
     let mut s = String::from(
-        "\nfn bc_site(x: u32, y: u32) -> u32 {\n    let s = x * LY + y;\n\
+        "\nfn bc_site(x: u32, y: u32, z: u32) -> u32 {\n    let line = ln(x, z);\n    let s = line * LY + y;\n\
          \x20   if (((tables[s >> 5u] >> (s & 31u)) & 1u) == 0u) { return NONE; }\n\
-         \x20   var lo = tables[COLS + x];\n    var hi = tables[COLS + x + 1u];\n\
+         \x20   var lo = tables[COLS + line];\n    var hi = tables[COLS + line + 1u];\n\
          \x20   loop {\n        if (lo >= hi) { break; }\n        let mid = (lo + hi) / 2u;\n\
          \x20       let ym = tables[RECS + mid * REC + 1u];\n        if (ym == y) { return mid; }\n\
          \x20       if (ym < y) { lo = mid + 1u; } else { hi = mid; }\n    }\n    return NONE;\n}\n",
     );
     // Bounced links read the site's own opposite population in A, plus the wall correction.
     s += &format!(
-        "fn links(r: u32, x: u32, y: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n\
+        "fn links(r: u32, x: u32, y: u32, z: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n\
          \x20   var g = g_in;\n    let b = RECS + r * REC;\n    let m0 = tables[b + 2u];\n    let m1 = tables[b + 3u];\n\
-         \x20   let co = tables[b + 4u];\n    let col = x + H;\n"
+         \x20   let co = tables[b + 4u];\n    let col = ln(x + H, z);\n"
     );
     for i in 0..q {
         let (w, bit) = (i / 32, i % 32);
@@ -569,25 +587,29 @@ fn zou_he<M: Model>(idx: usize, n: [i32; 2]) -> String {
     s + "    return g;\n}\n"
 }
 
-/// `gather(x, y)`: the pre-collision populations (pull, then links and rules of a boundary
+/// `gather(x, y, z)`: the pre-collision populations (pull, then links and rules of a boundary
 /// site); `load_dst` / `store_dst`: one site of copy B.
 fn gather<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
     let bc = if spec.bc.sites > 0 {
-        "    let r = bc_site(x, y);\n    if (r != NONE) { g = rule(r, links(r, x, y, g)); }\n"
+        "    let r = bc_site(x, y, z);\n    if (r != NONE) { g = rule(r, links(r, x, y, z, g)); }\n"
     } else {
         ""
     };
     format!(
-        "fn gather(x: u32, y: u32) -> array<real, {q}> {{\n    var g = pull(x, y);\n{bc}    return g;\n}}\n"
+        "fn gather(x: u32, y: u32, z: u32) -> array<real, {q}> {{\n    var g = pull(x, y, z);\n{bc}    return g;\n}}\n"
     )
 }
 
 fn site_io<M: Model>() -> String {
     let q = M::Q;
-    let mut ld = format!("fn load_dst(x: u32, y: u32) -> array<real, {q}> {{\n    let b = col_base(x + H, y);\n    var g: array<real, {q}>;\n");
+    let mut ld = format!(
+        "fn load_dst(x: u32, y: u32, z: u32) -> array<real, {q}> {{\n\
+         \x20   let b = col_base(ln(x + H, z), y);\n    var g: array<real, {q}>;\n"
+    );
     let mut st = format!(
-        "fn store_dst(x: u32, y: u32, h: array<real, {q}>) {{\n    let b = col_base(x + H, y);\n"
+        "fn store_dst(x: u32, y: u32, z: u32, h: array<real, {q}>) {{\n\
+         \x20   let b = col_base(ln(x + H, z), y);\n"
     );
     for i in 0..q {
         ld += &format!("    g[{i}] = dst_ld(b + idx({i}u, 0u, 0u));\n");
@@ -600,12 +622,12 @@ fn site_io<M: Model>() -> String {
 fn entries<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
     let mut s = String::new();
-    // Halo: thread j·LY + y copies row y of halo column j from its periodic image.
-    s += &head("halo", "2u * H * LY");
+    // Halo: thread j·PLANE + r copies site r of halo plane j from its periodic image.
+    s += &head("halo", "2u * H * PLANE");
     s += &format!(
-        "    let j = t / LY;\n    let y = t - j * LY;\n    var from_col = H + j;\n    var to_col = H + LX + j;\n\
+        "    let j = t / PLANE;\n    let q = yz(t - j * PLANE);\n    let y = q.x;\n    let z = q.y;\n    var from_col = H + j;\n    var to_col = H + LX + j;\n\
          \x20   if (j >= H) {{\n        let jj = j - H;\n        from_col = H + LX - 1u - jj;\n        to_col = H - 1u - jj;\n    }}\n\
-         \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n        src_st(idx(i, to_col, y), src_ld(idx(i, from_col, y)));\n    }}\n}}\n"
+         \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n        src_st(idx(i, ln(to_col, z), y), src_ld(idx(i, ln(from_col, z), y)));\n    }}\n}}\n"
     );
     s += &moments_entry::<M>("moments", "gather");
     if spec.scheme == Scheme::InPlace {
@@ -613,20 +635,21 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
     }
     s += &site_io::<M>();
     s += &head("propagate", "NSITES");
-    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, pull(p.x, p.y));\n}\n";
+    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, p.z, pull(p.x, p.y, p.z));\n}\n";
     s += &head("bc", "NBC");
     if spec.bc.sites > 0 {
-        s += "    let b = RECS + t * REC;\n    let x = tables[b];\n    let y = tables[b + 1u];\n\
-              \x20   store_dst(x, y, rule(t, links(t, x, y, load_dst(x, y))));\n}\n";
+        s += "    let b = RECS + t * REC;\n    let x = tables[b] / LZ;\n    let z = tables[b] % LZ;\n\
+              \x20   let y = tables[b + 1u];\n\
+              \x20   store_dst(x, y, z, rule(t, links(t, x, y, z, load_dst(x, y, z))));\n}\n";
     } else {
         s += "}\n";
     }
     s += &head("collide", "NSITES");
-    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, lbm_collide(load_dst(p.x, p.y), params()));\n}\n";
+    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, p.z, lbm_collide(load_dst(p.x, p.y, p.z), params()));\n}\n";
     s += &site_entries(
         spec,
         "fused",
-        "    store_dst(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n",
+        "    store_dst(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), params()));\n",
     );
     s
 }
@@ -640,11 +663,11 @@ fn site_entries(spec: &ShaderSpec, name: &str, body: &str) -> String {
             let (guard, site) = match w {
                 Window::All => ("NSITES", "    let p = site_of(t);\n"),
                 Window::Bulk => (
-                    "(LX - 2u * H) * LY",
-                    "    let p = site_of(t) + vec2<u32>(H, 0u);\n",
+                    "(LX - 2u * H) * PLANE",
+                    "    let p = site_of(t) + vec3<u32>(H, 0u, 0u);\n",
                 ),
                 Window::Border => (
-                    "2u * H * LY",
+                    "2u * H * PLANE",
                     "    var p = site_of(t);\n    if (p.x >= H) { p.x = p.x + LX - 2u * H; }\n",
                 ),
             };
@@ -665,10 +688,10 @@ fn head(name: &str, guard: &str) -> String {
 /// `gather` collects, written as `mout[t·NM + j]`.
 fn moments_entry<M: Model>(name: &str, gather: &str) -> String {
     let nm = M::MOMENT_NAMES.len();
-    head(name, "ctl.y * LY")
+    head(name, "ctl.y * PLANE")
         + &format!(
-            "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments({gather}(x, p.y), params());\n\
-             \x20   let o = (p.x * LY + p.y) * {nm}u;\n{}}}\n",
+            "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments({gather}(x, p.y, p.z), params());\n\
+             \x20   let o = (p.x * PLANE + p.z * LY + p.y) * {nm}u;\n{}}}\n",
             (0..nm).map(|j| format!("    mout[o + {j}u] = m[{j}];\n")).collect::<String>()
         )
 }
@@ -679,30 +702,30 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
     let bc = spec.bc.sites > 0;
     // gather_local: g_i = F_ī(x), then the wall corrections and rules of a boundary site.
     let mut s = format!(
-        "\nfn gather_local(x: u32, y: u32) -> array<real, {q}> {{\n    var g: array<real, {q}>;\n    let col = x + H;\n"
+        "\nfn gather_local(x: u32, y: u32, z: u32) -> array<real, {q}> {{\n    var g: array<real, {q}>;\n    let col = ln(x + H, z);\n"
     );
     for i in 0..q {
         s += &format!("    g[{i}] = src_ld(idx({}u, col, y));\n", M::OPPOSITE[i]);
     }
     if bc {
-        s += "    let r = bc_site(x, y);\n    if (r != NONE) { g = rule(r, local_links(r, g)); }\n";
+        s += "    let r = bc_site(x, y, z);\n    if (r != NONE) { g = rule(r, local_links(r, g)); }\n";
     }
     s += "    return g;\n}\n";
     // push: F_ī(x + c_i) = h_i, or F_i(x) when link ī of a boundary site is bounced.
-    s += &format!("fn push(x: u32, y: u32, h: array<real, {q}>) {{\n");
+    s += &format!("fn push(x: u32, y: u32, z: u32, h: array<real, {q}>) {{\n");
     if bc {
-        s += "    let r = bc_site(x, y);\n";
+        s += "    let r = bc_site(x, y, z);\n";
     }
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         let o = M::OPPOSITE[i];
+        let col = format!("x + {}u", M::HALO as i32 + c[0]);
         let away = format!(
-            "src_st(idx({o}u, x + {}u, {}), h[{i}]);",
-            M::HALO as i32 + c[0],
-            shifted_row(-c[1])
+            "src_st(idx({o}u, {}), h[{i}]);",
+            line_row(&col, c.map(|v| -v))
         );
         s += &if bc {
             format!(
-                "    if (r != NONE && bounced(r, {o}u)) {{ src_st(idx({i}u, x + H, y), h[{i}]); }} else {{ {away} }}\n"
+                "    if (r != NONE && bounced(r, {o}u)) {{ src_st(idx({i}u, ln(x + H, z), y), h[{i}]); }} else {{ {away} }}\n"
             )
         } else {
             format!("    {away}\n")
@@ -712,13 +735,13 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
     s += &site_entries(
         spec,
         "aa_pull",
-        "    push(p.x, p.y, lbm_collide(gather(p.x, p.y), params()));\n",
+        "    push(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), params()));\n",
     );
     s += &site_entries(
         spec,
         "aa_local",
         &format!(
-            "    let h = lbm_collide(gather_local(p.x, p.y), params());\n    let col = p.x + H;\n{}",
+            "    let h = lbm_collide(gather_local(p.x, p.y, p.z), params());\n    let col = ln(p.x + H, p.z);\n{}",
             (0..q)
                 .map(|i| format!("    src_st(idx({i}u, col, p.y), h[{i}]);\n"))
                 .collect::<String>()
@@ -738,7 +761,7 @@ enum Pusher {
     Neighbour,
 }
 
-/// The fold after `aa_pull`: thread `j·LY + y` moves row `y` of halo column `LX + j` (the
+/// The fold after `aa_pull`: thread `j·PLANE + r` moves site `r` of halo plane `LX + j` (the
 /// populations with `c_x < −j`) to column `j`, or for `j ≥ H` of halo column `−1 − jj`
 /// (`c_x > jj`, `jj = j − H`) to `LX − 1 − jj` — except where the link was bounced, as
 /// [`crate::kernels`]' `fold_halo`. `fold` (periodic x): the halos hold what the lattice's own
@@ -751,12 +774,14 @@ fn fold<M: Model>(name: &str, bc: bool, pusher: Pusher) -> String {
     let mut right = String::new();
     let mut left = String::new();
     for (p, c) in M::VELOCITIES.iter().enumerate() {
-        let pushed_row = shifted_row(-c[1]);
+        let pushed_row = format!("{}, {}", shifted("y", -c[1]), shifted("z", -c[2]));
         let moved = |from: &str, to: &str, site: String| {
-            let copy = format!("src_st(idx({p}u, {to}, y), src_ld(idx({p}u, {from}, y)));");
+            let copy = format!(
+                "src_st(idx({p}u, ln({to}, z), y), src_ld(idx({p}u, ln({from}, z), y)));"
+            );
             let (row, link) = match pusher {
                 Pusher::Own => (pushed_row.as_str(), p),
-                Pusher::Neighbour => ("y", M::OPPOSITE[p]),
+                Pusher::Neighbour => ("y, z", M::OPPOSITE[p]),
             };
             if bc {
                 format!(
@@ -797,9 +822,9 @@ fn fold<M: Model>(name: &str, bc: bool, pusher: Pusher) -> String {
             "        if ((ctl.z & 2u) == 0u) { return; }\n",
         ),
     };
-    head(name, "2u * H * LY")
+    head(name, "2u * H * PLANE")
         + &format!(
-            "    let j = t / LY;\n    let y = t - j * LY;\n    if (j < H) {{\n{skip_right}{right}    }} else {{\n\
+            "    let j = t / PLANE;\n    let q = yz(t - j * PLANE);\n    let y = q.x;\n    let z = q.y;\n    if (j < H) {{\n{skip_right}{right}    }} else {{\n\
              \x20       let jj = j - H;\n{skip_left}{left}    }}\n}}\n"
         )
 }

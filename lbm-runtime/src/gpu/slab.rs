@@ -50,7 +50,7 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        spec.validate_for_device::<L>()?;
+        spec.validate::<L>()?;
         Self::cut(ctx, spec, dec.slab(rank)?, scheme)
     }
 
@@ -67,8 +67,7 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
         let bc = spec.slab_boundaries::<L, T>(xs.clone());
         let lattice = GpuLattice::with_boundaries(
             ctx,
-            w,
-            spec.ly,
+            [w, spec.ly, spec.lz],
             spec.params.clone(),
             scheme,
             true,
@@ -182,7 +181,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
 
     fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
         let d = self.lattice.dims();
-        check_values(values.len(), d.lx * d.ly * M::Q, "slab populations")?;
+        check_values(values.len(), d.sites() * M::Q, "slab populations")?;
         Ok(self.lattice.write_populations(values)?)
     }
 

@@ -26,7 +26,7 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
 
     fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
         let d = self.dims();
-        check_values(values.len(), d.lx * d.ly * M::Q, "populations")?;
+        check_values(values.len(), d.sites() * M::Q, "populations")?;
         Ok(self.write_populations(values)?)
     }
 

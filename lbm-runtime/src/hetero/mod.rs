@@ -234,7 +234,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         scheme: Scheme,
         choice: SplitChoice,
     ) -> Result<Self, Error> {
-        spec.validate_for_device::<L>()?;
+        spec.validate::<L>()?;
         let (m, model) = choose_columns::<M, L, T>(ctx, &spec, choice, 0.0)?;
         let mut lat = Self::with_columns(ctx, spec, m, scheme)?;
         lat.model = model;
@@ -248,21 +248,19 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         m: usize,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        let (lx, ly) = (spec.lx, spec.ly);
+        let lx = spec.lx;
         check_columns::<M>(lx, m)?;
         let parts = if m == 0 {
-            Parts::Device(GpuLattice::new(
+            Parts::Device(GpuLattice::with_size(
                 ctx,
-                lx,
-                ly,
+                spec.size(),
                 spec.params.clone(),
                 scheme,
                 &spec.boundaries,
             )?)
         } else if 2 * m == lx {
-            Parts::Host(Lattice::new(
-                lx,
-                ly,
+            Parts::Host(Lattice::with_size(
+                spec.size(),
                 spec.params.clone(),
                 scheme,
                 &spec.boundaries,
@@ -290,13 +288,13 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         choice: SplitChoice,
         global: &Lattice<M, L, T>,
     ) -> Result<Self, Error> {
-        let (lx, ly) = (spec.lx, spec.ly);
+        let (lx, ly, lz) = (spec.lx, spec.ly, spec.lz);
         let d = global.dims();
-        if (d.lx, d.ly) != (lx, ly) {
+        if (d.lx, d.ly, d.lz) != (lx, ly, lz) {
             return Err(LbmError::Shape(format!(
-                "a {}×{} lattice cannot be scattered as the {lx}×{ly} lattice of the \
+                "a {}×{}×{} lattice cannot be scattered as the {lx}×{ly}×{lz} lattice of the \
                  specification",
-                d.lx, d.ly,
+                d.lx, d.ly, d.lz,
             ))
             .into());
         }
@@ -306,7 +304,8 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         Ok(lat)
     }
 
-    /// The post-collision populations of every site, `[(x·LY + y)·Q + i]`, read from both
+    /// The post-collision populations of every site, `[(x·LY·LZ + s)·Q + i]` (`s` the plane
+    /// site), read from both
     /// parts.
     fn read_all(&self) -> Result<Vec<T>, Error> {
         Ok(match &self.parts {
@@ -319,8 +318,8 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     /// Sets every site from values laid out as [`HeteroLattice::read_all`]'s (the even state
     /// of the in-place scheme).
     fn write_all(&mut self, f: &[T]) -> Result<(), Error> {
-        let (lx, ly) = (self.spec.lx, self.spec.ly);
-        crate::solver::check_values(f.len(), lx * ly * M::Q, "populations")?;
+        let sites = self.spec.lx * self.spec.plane();
+        crate::solver::check_values(f.len(), sites * M::Q, "populations")?;
         match &mut self.parts {
             Parts::Device(dev) => dev.write_populations(f)?,
             Parts::Host(host) => {
@@ -366,20 +365,22 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         self.set_equilibrium_at(moments)
     }
 
-    /// The post-collision populations of site `(x, y)` (order of `M::VELOCITIES`).
+    /// The post-collision populations of site `(x, y)` (`y` the plane site `z·LY + y` in
+    /// 3-D; order of `M::VELOCITIES`).
     pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), Error> {
-        let (lx, ly) = (self.spec.lx, self.spec.ly);
-        if x >= lx || y >= ly {
-            return Err(
-                LbmError::Shape(format!("site ({x}, {y}) outside the {lx}×{ly} lattice")).into(),
-            );
+        let (lx, plane) = (self.spec.lx, self.spec.plane());
+        if x >= lx || y >= plane {
+            return Err(LbmError::Shape(format!(
+                "site ({x}, {y}) outside the {lx}×{plane} columns × plane sites of the lattice"
+            ))
+            .into());
         }
         crate::solver::check_values(out.len(), M::Q, "populations of a site")?;
         match &self.parts {
             Parts::Device(d) => d.populations(x, y, out)?,
             Parts::Host(h) => h.populations(x, y, out)?,
             Parts::Split(_) => {
-                let s = (x * ly + y) * M::Q;
+                let s = (x * plane + y) * M::Q;
                 out.copy_from_slice(&self.read_all()?[s..s + M::Q]);
             }
         }
@@ -489,7 +490,7 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
     type Real = T;
 
     fn extent(&self) -> Extent {
-        Extent::new(&[self.spec.lx, self.spec.ly])
+        Extent::of_size(self.spec.size())
     }
 
     fn params(&self) -> &M::Params {
@@ -534,10 +535,10 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
     }
 
     fn local_solid(&self, s: usize) -> bool {
-        let ly = self.spec.ly;
+        let plane = self.spec.plane();
         match &self.parts {
-            Parts::Host(h) => h.boundaries().is_solid(&h.dims(), s / ly, s % ly),
-            Parts::Device(d) => d.boundaries().is_solid(&d.dims(), s / ly, s % ly),
+            Parts::Host(h) => h.boundaries().is_solid(&h.dims(), s / plane, s % plane),
+            Parts::Device(d) => d.boundaries().is_solid(&d.dims(), s / plane, s % plane),
             Parts::Split(ring) => ring.slabs()[0].is_solid(s),
         }
     }

@@ -55,7 +55,7 @@ use crate::{Error, Layout, Model, Real, Scheme};
 pub struct SplitModel {
     /// Lattice width `LX`.
     pub lx: usize,
-    /// Lattice height `LY`.
+    /// Sites per column: the lattice height `LY` (in 3-D a plane's `LY·LZ`).
     pub ly: usize,
     /// The model's halo width `H` (which splits are admissible, see [`admissible`]).
     pub halo: usize,
@@ -188,7 +188,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
     steps: u64,
 ) -> Result<SplitModel, Error> {
-    let (lx, ly, halo) = (spec.lx, spec.ly, M::HALO);
+    let (lx, ly, halo) = (spec.lx, spec.plane(), M::HALO);
     let Some(mut m) = nearest_interior(lx, halo, lx as f64 / 4.0) else {
         let t = calibrate_ends::<M, L, T>(ctx, spec, steps)?;
         return Ok(SplitModel::concurrent(lx, ly, halo, t.0, t.1, 0.0));
@@ -217,7 +217,7 @@ fn probe<M: Model, L: Layout, T: Real>(
     m: usize,
     steps: u64,
 ) -> Result<SplitModel, Error> {
-    let (lx, ly) = (spec.lx, spec.ly);
+    let (lx, ly) = (spec.lx, spec.plane());
     let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m, Scheme::TwoCopy)?;
     lat.steps(WARMUP_STEPS)?;
     let mut dev = Vec::new();
@@ -250,7 +250,7 @@ fn calibrate_ends<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
     steps: u64,
 ) -> Result<(f64, f64), Error> {
-    let sites = (spec.lx * spec.ly) as f64;
+    let sites = (spec.lx * spec.plane()) as f64;
     let mut per_site = [0.0; 2];
     for (k, m) in [0, spec.lx / 2].into_iter().enumerate() {
         let mut lat =

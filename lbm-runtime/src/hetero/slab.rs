@@ -60,7 +60,8 @@ pub struct SplitSlab<M: Model, L: Layout, T: Real> {
     m: usize,
     /// The model `M` was tuned by ([`SplitChoice::Auto`]).
     model: Option<SplitModel>,
-    ly: usize,
+    /// Sites per column (`LY·LZ`).
+    plane: usize,
     ctx: Arc<GpuContext>,
     /// Whether this step's inner exchange and device submission are done.
     started: bool,
@@ -80,7 +81,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
-        spec.validate_for_device::<L>()?;
+        spec.validate::<L>()?;
         let local = GlobalSpec {
             lx: dec.slab(rank)?.len(),
             boundaries: BoundarySpec::periodic(),
@@ -104,7 +105,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
-        spec.validate_for_device::<L>()?;
+        spec.validate::<L>()?;
         Self::cut(ctx, spec, dec.slab(rank)?, scheme, m)
     }
 
@@ -137,7 +138,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
             parts,
             m,
             model: None,
-            ly: spec.ly,
+            plane: spec.plane(),
             ctx: ctx.clone(),
             started: false,
         })
@@ -408,7 +409,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     }
 
     fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
-        let per_col = self.ly * M::Q;
+        let per_col = self.plane * M::Q;
         check_values(values.len(), self.width() * per_col, "slab populations")?;
         let Parts::Split { left, bulk, right } = &mut self.parts else {
             return self
@@ -423,8 +424,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     }
 
     fn is_solid(&self, s: usize) -> bool {
-        let (part, x0) = self.part_at(s / self.ly);
-        part.is_solid(s - x0 * self.ly)
+        let (part, x0) = self.part_at(s / self.plane);
+        part.is_solid(s - x0 * self.plane)
     }
 
     fn check(&self) -> Result<(), Error> {
