@@ -210,18 +210,21 @@ fn d2q9_and_d2q37_on_2_and_3_hetero_ranks_match_the_single_process_run() {
 
 /// `mpiexec -n 2 lbm run taylor-green --backend gpu|hetero --scheme in-place` gives the
 /// diagnostics and the VTK dataset (each rank's piece, joined) of the single-process two-copy
-/// CPU run, to 1e-12 (hetero: the split tuned per rank).
+/// CPU run, to 1e-12 (hetero: the split tuned per rank); so does the lid-driven cube, slabs of
+/// planes on the device.
 #[test]
 fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
+    device_ranks_match_one_cpu_process("taylor-green", &["--lx", "48", "--ly", "48"]);
+    device_ranks_match_one_cpu_process("cavity-3d", &["--lx", "16", "--until-steady", "1e-30"]);
+}
+
+/// The test above for one case of `lbm run`, run for 200 steps with `size` (its size options).
+fn device_ranks_match_one_cpu_process(case: &str, size: &[&str]) {
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let csv = |ranks: usize, backend: &str, scheme: &str, dir: &tempfile::TempDir| {
-        let args = [
+        let mut args = vec![
             "run",
-            "taylor-green",
-            "--lx",
-            "48",
-            "--ly",
-            "48",
+            case,
             "--steps",
             "200",
             "--output-every",
@@ -235,8 +238,9 @@ fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
             "--out",
             dir.path().to_str().unwrap(),
         ];
+        args.extend(size);
         let stdout = lbm_ok(ranks, &args);
-        let text = std::fs::read_to_string(dir.path().join("taylor-green_diagnostics.csv"));
+        let text = std::fs::read_to_string(dir.path().join(format!("{case}_diagnostics.csv")));
         (stdout, text.unwrap())
     };
     let rows = |t: &str| -> Vec<Vec<f64>> {
@@ -247,7 +251,7 @@ fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
     };
     let (_, cpu) = csv(1, "cpu", "two-copy", &dirs[0]);
     let cpu = rows(&cpu);
-    assert_eq!(cpu.len(), 3, "rows at steps 0, 100, 200");
+    assert_eq!(cpu.len(), 3, "{case}: rows at steps 0, 100, 200");
     for (backend, dir, says) in [("gpu", &dirs[1], "gpu"), ("hetero", &dirs[2], "M = ")] {
         let (stdout, got) = csv(2, backend, "in-place", dir);
         assert!(
@@ -260,21 +264,21 @@ fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
             for (x, y) in a.iter().zip(b) {
                 assert!(
                     (x - y).abs() <= 1e-12 * x.abs().max(1.0),
-                    "{backend}: {a:?}\n{b:?}"
+                    "{case} on {backend}: {a:?}\n{b:?}"
                 );
             }
         }
         // The ranks' VTK pieces, joined, hold the single process's fields.
         let vtk = |d: &tempfile::TempDir| {
-            let pvti = d.path().join("taylor-green_00000200.pvti");
+            let pvti = d.path().join(format!("{case}_00000200.pvti"));
             lbm::output::vtk::read_joined(&pvti).expect("a VTK dataset")
         };
         let (want, got) = (vtk(&dirs[0]), vtk(dir));
-        assert_eq!((want.lx, want.ly), (got.lx, got.ly));
+        assert_eq!((want.lx, want.ly, want.lz), (got.lx, got.ly, got.lz));
         for (a, b) in want.arrays.iter().zip(&got.arrays) {
             assert_eq!((&a.0, a.1), (&b.0, b.1));
             let close = a.2.iter().zip(&b.2).all(|(x, y)| (x - y).abs() <= 1e-12);
-            assert!(close, "{backend}: field {} differs", a.0);
+            assert!(close, "{case} on {backend}: field {} differs", a.0);
         }
     }
 }
