@@ -18,7 +18,8 @@ fn fused_bench_reports_consistent_labelled_figures() {
         ax: 0.0,
         ay: 0.0,
     };
-    let r = fused_mlups::<D2Q9Bgk, CAoSoa<8>, f32>(&ctx, [64, 64, 1], p, Scheme::TwoCopy, 20).unwrap();
+    let r =
+        fused_mlups::<D2Q9Bgk, CAoSoa<8>, f32>(&ctx, [64, 64, 1], p, Scheme::TwoCopy, 20).unwrap();
     assert!(r.mlups > 0.0 && r.copy_gbps > 0.0, "{r:?}");
     let expected_gbps = r.mlups * (2 * 9 * 4) as f64 / 1e3;
     assert!((r.gbps / expected_gbps - 1.0).abs() < 1e-12, "{r:?}");

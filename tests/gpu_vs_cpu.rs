@@ -47,8 +47,10 @@ fn compare<M: Model, L: Layout, T: Real>(
     let mut cpu = Lattice::<M, L, T>::with_size(size, params.clone(), scheme, spec).unwrap();
     let mut gpu = GpuLattice::<M, L, T>::with_size(&ctx, size, params, scheme, spec)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
-    cpu.set_equilibrium(gpu_support::initial::<M>(size)).unwrap();
-    gpu.set_equilibrium(gpu_support::initial::<M>(size)).unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<M>(size))
+        .unwrap();
+    gpu.set_equilibrium(gpu_support::initial::<M>(size))
+        .unwrap();
     let mut steps = STEPS;
     for _ in 0..STEPS {
         cpu.step();
@@ -102,7 +104,10 @@ fn same_state<M: Model, L: Layout, T: Real>(
     // difference of populations: its error is absolute, at the scale of ρ·ε).
     let c = M::CS2.sqrt();
     let fields = [("rho", 0.0), ("ux", c), ("uy", c), ("uz", c)];
-    for (name, scale) in fields.into_iter().filter(|(n, _)| M::MOMENT_NAMES.contains(n)) {
+    for (name, scale) in fields
+        .into_iter()
+        .filter(|(n, _)| M::MOMENT_NAMES.contains(n))
+    {
         let (gm, cm) = (
             gpu.moment_field(name).unwrap(),
             cpu.moment_field(name).unwrap(),
@@ -221,7 +226,8 @@ fn split_kernels_match_fused_step() {
             let mut l =
                 GpuLattice::<D2Q9Bgk, CAoSoa<8>, f64>::new(&ctx, 16, 16, p, Scheme::TwoCopy, &spec)
                     .unwrap();
-            l.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(plane(16, 16))).unwrap();
+            l.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(plane(16, 16)))
+                .unwrap();
             l
         };
         let (mut fused, mut split) = (mk(), mk());

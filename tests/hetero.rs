@@ -223,7 +223,8 @@ fn scatter_and_gather_round_trip() {
     };
     let spec = d2q9(24, 16, obstacle(24, 16));
     let mut cpu = spec.lattice::<Soa, f64>().unwrap();
-    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([24, 16, 1])).unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([24, 16, 1]))
+        .unwrap();
     cpu.run(3, 0).unwrap();
     let want = populations(&cpu);
     for choice in [
@@ -296,10 +297,12 @@ fn auto_split_is_admissible_and_correct() {
     let model = *het.split_model().expect("Auto keeps its model");
     assert!(model.t_d > 0.0 && model.t_h > 0.0, "{model:?}");
     assert_eq!(het.border_columns(), model.optimal_m());
-    het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1])).unwrap();
+    het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
+        .unwrap();
     het.run(20, 0).unwrap();
     let mut cpu = spec.lattice::<Aos, f64>().unwrap();
-    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1])).unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
+        .unwrap();
     cpu.run(20, 0).unwrap();
     let d = population_diff(
         9,

@@ -400,6 +400,47 @@ fn a_3d_run_on_ranks_resumes_on_another_rank_count_bitwise() {
     resumes_on_any_rank_count::<lbm::models::D3Q19Trt>("cavity-3d", ["--ly", "48"]);
 }
 
+/// The pictures of a cube cut along each axis — a plane of constant x held by the last of 3
+/// ranks, planes of constant y and z across all of them — are the single process's, byte for
+/// byte.
+#[test]
+fn slices_of_a_cube_on_ranks_are_the_single_process_pictures() {
+    for (slice, at) in [("--slice-x", "11"), ("--slice-y", "5"), ("--slice-z", "3")] {
+        let run = |ranks: usize| {
+            let dir = tempfile::tempdir().unwrap();
+            let args = [
+                "run",
+                "cavity-3d",
+                "--lx",
+                "16",
+                "--steps",
+                "20",
+                "--until-steady",
+                "1e-30",
+                "--vtk",
+                "false",
+                "--images",
+                "speed,vorticity,uz",
+                slice,
+                at,
+                "--out",
+                dir.path().to_str().unwrap(),
+            ];
+            lbm_ok(ranks, &args);
+            dir
+        };
+        let (one, three) = (run(1), run(3));
+        let axis = &slice[slice.len() - 1..];
+        for field in ["speed", "vorticity", "uz"] {
+            let png = format!("cavity-3d_{field}_{axis}{at}_00000020.png");
+            let read = |d: &tempfile::TempDir| {
+                std::fs::read(d.path().join(&png)).unwrap_or_else(|e| panic!("{png}: {e}"))
+            };
+            assert!(read(&one) == read(&three), "{png} differs on 3 ranks");
+        }
+    }
+}
+
 /// The peaks of memory (VmHWM, GiB) of the ranks of a run, read from its summary.
 fn peaks(summary: &str) -> Vec<f64> {
     let line = summary

@@ -174,6 +174,40 @@ fn the_gpu_and_the_split_run_the_cube_as_the_cpu() {
         "{}",
         text(&o)
     );
+    let o = lbm(&[
+        "run",
+        "taylor-green-3d",
+        "--lx",
+        "16",
+        "--slice-x",
+        "3",
+        "--slice-y",
+        "4",
+        "--out",
+        s(&out),
+    ]);
+    assert!(
+        !o.status.success() && text(&o).contains("one of --slice-x, --slice-y, --slice-z"),
+        "{}",
+        text(&o)
+    );
+    // The picture of a plane of constant y is named by its axis.
+    let slice = d.path().join("slice-y");
+    ok(&[
+        "run",
+        "taylor-green-3d",
+        "--lx",
+        "16",
+        "--steps",
+        "4",
+        "--vtk",
+        "false",
+        "--slice-y",
+        "5",
+        "--out",
+        s(&slice),
+    ]);
+    assert!(slice.join("taylor-green-3d_speed_y5_00000004.png").exists());
 }
 
 /// Re = 1600 on 128³ to t* = 10.5 (about three minutes on two cores): the peak of −dE*/dt*

@@ -360,7 +360,10 @@ impl<'a, C: Case> Outputs<'a, C> {
             let drawn = self.plan.images.iter().flatten();
             let slice = match piece.lz {
                 1 => String::new(),
-                lz => format!("_z{}", self.slice_z(lz)),
+                _ => {
+                    let (axis, at) = self.slice(&piece);
+                    format!("_{}{at}", ["x", "y", "z"][axis])
+                }
             };
             for (field, f) in drawn.filter_map(|n| Some((n, images.as_ref()?))) {
                 let values = f.get(field)?;
@@ -407,12 +410,14 @@ impl<'a, C: Case> Outputs<'a, C> {
         Ok(())
     }
 
-    /// The plane of a 3-D lattice of depth `lz` drawn as images.
-    fn slice_z(&self, lz: usize) -> usize {
-        self.plan.slice_z.unwrap_or(lz / 2)
+    /// The plane of the 3-D lattice of `piece` drawn as images: its axis and position.
+    fn slice(&self, piece: &Fields) -> (usize, usize) {
+        let (axis, at) = self.plan.slice;
+        let side = [piece.lx, piece.ly, piece.lz][axis];
+        (axis, at.unwrap_or(side / 2))
     }
 
-    /// The moment fields — of the plane [`Plan::slice_z`] in 3-D — sampled to at most
+    /// The moment fields — of the plane [`Plan::slice`] in 3-D — sampled to at most
     /// [`png::IMAGE_SIDE`] pixels a side and gathered on the root, when images are asked for
     /// (collective; `None` elsewhere).
     fn images<S: Solver>(&self, solver: &S, piece: &Fields) -> Result<Option<Fields>, CliError> {
@@ -421,7 +426,8 @@ impl<'a, C: Case> Outputs<'a, C> {
         }
         let slice;
         let plane = if piece.lz > 1 {
-            slice = piece.z_slice(self.slice_z(piece.lz));
+            let (axis, at) = self.slice(piece);
+            slice = piece.slice(axis, at);
             &slice
         } else {
             piece

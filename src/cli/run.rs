@@ -90,8 +90,9 @@ pub struct Plan {
     pub output_every: u64,
     /// A diagnostics row every N steps besides the outputs (0: only with them).
     pub diagnostics_every: u64,
-    /// The plane of a 3-D lattice drawn as images (`None`: the middle one).
-    pub slice_z: Option<usize>,
+    /// The plane of a 3-D lattice drawn as images: an axis (0, 1, 2 for x, y, z) and a
+    /// position (`None`: the middle of the axis); a plane of constant z by default.
+    pub slice: (usize, Option<usize>),
     /// Fields drawn as images (`None`: the case's).
     pub images: Option<Vec<String>>,
     /// Write VTK files.
@@ -309,7 +310,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
             .unwrap_or_else(|| Path::new("out").join(case.as_str())),
         output_every: s.output_every.unwrap_or(d.output_every),
         diagnostics_every: s.diagnostics_every.unwrap_or(d.diagnostics_every),
-        slice_z: s.slice_z,
+        slice: slice(s)?,
         images: s.images.clone(),
         vtk: s.vtk.unwrap_or(true),
         vtk_zlib: s.vtk_zlib.unwrap_or(false),
@@ -347,6 +348,43 @@ fn split(s: &Settings, backend: BackendArg) -> Result<SplitChoice, CliError> {
     }
 }
 
+/// The plane of a 3-D lattice drawn as images: `--slice-x`, `--slice-y` or `--slice-z`, at
+/// most one (a plane of constant z by default).
+fn slice(s: &Settings) -> Result<(usize, Option<usize>), CliError> {
+    let given: Vec<(usize, usize)> = [s.slice_x, s.slice_y, s.slice_z]
+        .into_iter()
+        .enumerate()
+        .filter_map(|(axis, at)| Some((axis, at?)))
+        .collect();
+    match given[..] {
+        [] => Ok((2, None)),
+        [(axis, at)] => Ok((axis, Some(at))),
+        _ => Err(bad(
+            "slice-z",
+            "one plane is drawn: give one of --slice-x, --slice-y, --slice-z",
+        )),
+    }
+}
+
+/// Refuses a slice of a 2-D case, or one outside the lattice.
+fn check_slice<C: Case>(plan: &Plan, case: &C) -> Result<(), CliError> {
+    let (axis, Some(at)) = plan.slice else {
+        return Ok(());
+    };
+    let key = ["slice-x", "slice-y", "slice-z"][axis];
+    if case.depth() == 1 {
+        let message = format!("the {} case is two-dimensional: drop --{key}", case.name());
+        return Err(bad(key, message));
+    }
+    let (lx, ly) = case.size();
+    let side = [lx, ly, case.depth()][axis];
+    if at >= side {
+        let message = format!("{at} is outside the lattice's 0..{side} planes");
+        return Err(bad(key, message));
+    }
+    Ok(())
+}
+
 /// Checks the images asked for, prepares the output directory and runs `case`.
 fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> {
     let mut plan = plan.clone();
@@ -369,24 +407,7 @@ fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> 
         ));
     }
     plan.images = Some(images);
-    match (plan.slice_z, case.depth()) {
-        (Some(_), 1) => {
-            return Err(bad(
-                "slice-z",
-                format!(
-                    "the {} case is two-dimensional: drop --slice-z",
-                    case.name()
-                ),
-            ))
-        }
-        (Some(z), lz) if z >= lz => {
-            return Err(bad(
-                "slice-z",
-                format!("{z} is outside the lattice's 0..{lz} planes"),
-            ))
-        }
-        _ => {}
-    }
+    check_slice(&plan, &case)?;
     prepare_out_dir(&plan, case.name())?;
     // Every rank has checked the directory before rank 0 writes into it.
     world.barrier();

@@ -161,7 +161,18 @@ pub struct Settings {
     #[arg(long, value_delimiter = ',', num_args = 0.., help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<Vec<String>>,
-    /// The plane z = N of a 3-D lattice drawn as the PNG images [default: LZ/2].
+    /// The plane x = N of a 3-D lattice drawn as the PNG images instead of a plane of
+    /// constant z (y to the right, z up).
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slice_x: Option<usize>,
+    /// The plane y = N of a 3-D lattice drawn as the PNG images instead of a plane of
+    /// constant z (x to the right, z up).
+    #[arg(long, help_heading = "Output")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slice_y: Option<usize>,
+    /// The plane z = N of a 3-D lattice drawn as the PNG images (x to the right, y up)
+    /// [default: LZ/2].
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_z: Option<usize>,

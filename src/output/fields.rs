@@ -116,21 +116,51 @@ impl Fields {
         (self.planes.start + s / self.plane(), s % self.plane())
     }
 
-    /// The plane `z = z0` of 3-D fields, for the columns held: 2-D fields of `LX × LY` sites
-    /// (the fields themselves in 2-D). Its vorticity is the z component.
-    pub fn z_slice(&self, z0: usize) -> Self {
-        let (ly, plane) = (self.ly, self.plane());
+    /// The plane `axis = at` (axis 0, 1, 2: x, y, z) of 3-D fields, for the columns held, as
+    /// 2-D fields whose first axis is drawn to the right and second up: `(x, y)` for a plane
+    /// of constant z, `(x, z)` for y, `(y, z)` for x. The velocity is renamed to the picture's
+    /// axes (`ux`, `uy` in it, `uz` normal to it), so the derived vorticity is the component
+    /// normal to the picture, positive counter-clockwise in it (`ω_z`, `−ω_y`, `ω_x`). A plane
+    /// of constant x lies in one piece: the others give an empty piece, and the pieces
+    /// concatenated in column order are the whole plane.
+    pub fn slice(&self, axis: usize, at: usize) -> Self {
+        let (ly, lz, plane) = (self.ly, self.lz, self.plane());
+        let nx = self.planes.len();
+        // The picture's sides, the piece's columns of it and the site of its pixel (i, j).
+        let (lx_p, ly_p, planes) = match axis {
+            0 if self.planes.contains(&at) => (ly, lz, 0..ly),
+            0 => (ly, lz, 0..0),
+            1 => (self.lx, lz, self.planes.clone()),
+            _ => (self.lx, ly, self.planes.clone()),
+        };
+        let x0 = self.planes.start;
+        let site = move |i: usize, j: usize| match axis {
+            0 => (at - x0) * plane + j * ly + i,
+            1 => i * plane + j * ly + at,
+            _ => i * plane + at * ly + j,
+        };
+        let renamed = |n: &'static str| match (axis, n) {
+            (0, "ux") | (1, "uy") => "uz",
+            (0, "uy") => "ux",
+            (0, "uz") | (1, "uz") => "uy",
+            _ => n,
+        };
+        let columns = if axis == 0 { planes.len() } else { nx };
         let data = self
             .data
             .iter()
             .map(|d| {
-                (0..self.planes.len())
-                    .flat_map(|x| (0..ly).map(move |y| d[x * plane + z0 * ly + y]))
+                (0..columns)
+                    .flat_map(|i| (0..ly_p).map(move |j| d[site(i, j)]))
                     .collect()
             })
             .collect();
         Self {
+            lx: lx_p,
+            ly: ly_p,
             lz: 1,
+            planes,
+            names: self.names.iter().map(|&n| renamed(n)).collect(),
             data,
             ..self.clone()
         }
@@ -139,7 +169,7 @@ impl Fields {
     /// The piece sampled every `k` sites along x and y: the global columns and rows that are
     /// multiples of `k` (a whole lattice sampled so: a picture of at most `⌈L/k⌉` pixels a
     /// side). The piece is a piece of the sampled lattice, whose derivatives remain per site
-    /// of the original one. 2-D fields (a [`Fields::z_slice`] of 3-D ones).
+    /// of the original one. 2-D fields (a [`Fields::slice`] of 3-D ones).
     pub fn sampled(&self, k: usize) -> Self {
         let k = k.max(1);
         let sampled = |n: usize| n.div_ceil(k);
@@ -363,6 +393,57 @@ mod tests {
             .vorticity()
             .iter()
             .all(|w| (w - 2.0 * omega).abs() < 1e-15));
-        assert_eq!(f.z_slice(2).moment("uz").unwrap(), vec![2.0; lx * ly]);
+        assert_eq!(f.slice(2, 2).moment("uz").unwrap(), vec![2.0; lx * ly]);
+    }
+
+    /// A solid-body rotation about each axis in turn: every slice normal to that axis draws
+    /// the rotation's vorticity `2Ω` (counter-clockwise in the picture, `−ω_y` for a plane of
+    /// constant y), the normal velocity renamed `uz`; a plane of constant x lies in one piece.
+    #[test]
+    fn slices_along_every_axis_draw_the_normal_vorticity() {
+        let (lx, ly, lz, omega) = (4, 6, 5, 0.01);
+        let n = lx * ly * lz;
+        let coord = |s: usize| [s / (ly * lz), s % ly, s / ly % lz].map(|v| v as f64);
+        for axis in 0..3 {
+            // A rotation counter-clockwise in the picture's axes (a, b), plus a normal flow.
+            let (a, b) = [(1, 2), (0, 2), (0, 1)][axis];
+            let u = |k: usize, s: usize| {
+                let r = coord(s);
+                omega
+                    * match k {
+                        k if k == a => -r[b],
+                        k if k == b => r[a],
+                        _ => 0.0,
+                    }
+                    + if k == axis { 7.0 } else { 0.0 }
+            };
+            let data = vec![
+                vec![1.0; n],
+                (0..n).map(|s| u(0, s)).collect(),
+                (0..n).map(|s| u(1, s)).collect(),
+                (0..n).map(|s| u(2, s)).collect(),
+            ];
+            let f = Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], 0..lx, 0, data).unwrap();
+            let at = [2, 3, 1][axis];
+            let slice = f.slice(axis, at);
+            let sides = [(ly, lz), (lx, lz), (lx, ly)][axis];
+            assert_eq!((slice.lx, slice.ly, slice.lz), (sides.0, sides.1, 1));
+            let w = slice.vorticity();
+            assert_eq!(w.len(), sides.0 * sides.1);
+            assert!(
+                w.iter().all(|w| (w - 2.0 * omega).abs() < 1e-14),
+                "axis {axis}: {w:?}"
+            );
+            assert!(slice.moment("uz").unwrap().iter().all(|&v| v == 7.0));
+        }
+        // A piece of columns 0..2 holds no plane x = 3; the piece 2..4 holds all of it.
+        let part = |xs: std::ops::Range<usize>| {
+            let m = xs.len() * ly * lz;
+            Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], xs, 0, vec![vec![1.0; m]; 4])
+                .unwrap()
+                .slice(0, 3)
+        };
+        assert!(part(0..2).is_empty());
+        assert_eq!(part(2..4).len(), ly * lz);
     }
 }

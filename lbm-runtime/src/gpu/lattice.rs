@@ -753,7 +753,10 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             .flat_map(|col| {
                 (0..d.plane()).flat_map(move |y| {
                     (0..d.q).map(move |i| {
-                        (L::index(d, i, col, y), ((col - first) * d.plane() + y) * d.q + i)
+                        (
+                            L::index(d, i, col, y),
+                            ((col - first) * d.plane() + y) * d.q + i,
+                        )
                     })
                 })
             })
@@ -1101,7 +1104,10 @@ fn plan<M: Model, T: Real>(
              exceed one binding ({binding} B)"
         ));
     }
-    let threads = d.sites().max(2 * d.halo * d.plane()).max(tables.shape.sites) as u64;
+    let threads = d
+        .sites()
+        .max(2 * d.halo * d.plane())
+        .max(tables.shape.sites) as u64;
     let wg = threads.div_ceil(WORKGROUP as u64);
     let max_dim = ctx.workgroup_limit() as u64;
     let wx = wg.min(max_dim).max(1);

@@ -776,9 +776,8 @@ fn fold<M: Model>(name: &str, bc: bool, pusher: Pusher) -> String {
     for (p, c) in M::VELOCITIES.iter().enumerate() {
         let pushed_row = format!("{}, {}", shifted("y", -c[1]), shifted("z", -c[2]));
         let moved = |from: &str, to: &str, site: String| {
-            let copy = format!(
-                "src_st(idx({p}u, ln({to}, z), y), src_ld(idx({p}u, ln({from}, z), y)));"
-            );
+            let copy =
+                format!("src_st(idx({p}u, ln({to}, z), y), src_ld(idx({p}u, ln({from}, z), y)));");
             let (row, link) = match pusher {
                 Pusher::Own => (pushed_row.as_str(), p),
                 Pusher::Neighbour => ("y, z", M::OPPOSITE[p]),
