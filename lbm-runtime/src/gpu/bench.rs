@@ -78,7 +78,7 @@ impl fmt::Display for GpuBench {
             self.layout,
             self.precision,
             self.scheme.name(),
-            sides(self.size),
+            super::error::sides(self.size),
             self.ms_per_step(),
             self.mlups,
             self.gbps,
@@ -90,15 +90,6 @@ impl fmt::Display for GpuBench {
             write!(f, " [CPU adapter (software Vulkan): not a GPU figure]")?;
         }
         Ok(())
-    }
-}
-
-/// `LX×LY`, or `LX×LY×LZ` in 3-D.
-fn sides([lx, ly, lz]: [usize; 3]) -> String {
-    if lz == 1 {
-        format!("{lx}×{ly}")
-    } else {
-        format!("{lx}×{ly}×{lz}")
     }
 }
 

@@ -35,24 +35,24 @@ pub enum GpuError {
     },
     /// The lattice does not fit the device's limits.
     #[error(
-        "lattice {size} of {model} ({precision}) is too large for adapter `{adapter}`: \
-         {reason}; at most about {max_sites} sites fit (e.g. {example})"
+        "lattice {} of {model} ({precision}) is too large for adapter `{adapter}`: \
+         {reason}; at most about {max_sites} sites fit (e.g. {})",
+        sides(*.size),
+        example(*.max_sites, .size[2])
     )]
     TooLarge {
         /// The model's name.
         model: &'static str,
         /// `f32` or `f64`.
         precision: &'static str,
-        /// The lattice's sides, `LX×LY` or `LX×LY×LZ`.
-        size: String,
+        /// The lattice's sides `[LX, LY, LZ]` (`LZ = 1` in 2-D).
+        size: [usize; 3],
         /// The adapter's name.
         adapter: String,
         /// Which limit is exceeded.
         reason: String,
         /// The largest number of sites that fits.
         max_sites: u64,
-        /// A square (2-D) or cubic (3-D) lattice of at most `max_sites` sites.
-        example: String,
     },
     /// The layout's addressing is not affine in (population, column, cluster), so it cannot
     /// be transcribed into WGSL by [`super::layout::AffineLayout`].
@@ -83,4 +83,20 @@ pub enum GpuError {
     /// A lattice-level error (bad size, parameters, boundaries, divergence).
     #[error(transparent)]
     Lbm(#[from] LbmError),
+}
+
+/// `LX×LY`, or `LX×LY×LZ` in 3-D.
+pub(crate) fn sides([lx, ly, lz]: [usize; 3]) -> String {
+    if lz == 1 {
+        format!("{lx}×{ly}")
+    } else {
+        format!("{lx}×{ly}×{lz}")
+    }
+}
+
+/// A square (`lz = 1`) or cubic lattice of at most `max_sites` sites.
+fn example(max_sites: u64, lz: usize) -> String {
+    let n = if lz == 1 { 2 } else { 3 };
+    let side = (max_sites as f64).powf(1.0 / n as f64) as usize;
+    sides([side, side, if n == 2 { 1 } else { side }])
 }

@@ -1034,22 +1034,13 @@ fn too_large<M: Model, T: Real>(
     max_vals: u64,
     reason: String,
 ) -> GpuError {
-    let max_sites = max_vals / d.q as u64;
-    let sides = |n: usize| vec![(max_sites as f64).powf(1.0 / n as f64) as u64; n];
-    let (size, example) = if d.lz == 1 {
-        (vec![d.lx, d.ly], sides(2))
-    } else {
-        (vec![d.lx, d.ly, d.lz], sides(3))
-    };
-    let by = |v: Vec<String>| v.join("×");
     GpuError::TooLarge {
         model: M::NAME,
         precision: T::NAME,
-        size: by(size.iter().map(|v| v.to_string()).collect()),
+        size: [d.lx, d.ly, d.lz],
         adapter: ctx.info().name.clone(),
         reason,
-        max_sites,
-        example: by(example.iter().map(|v| v.to_string()).collect()),
+        max_sites: max_vals / d.q as u64,
     }
 }
 
