@@ -125,7 +125,6 @@ impl Fields {
     /// concatenated in column order are the whole plane.
     pub fn slice(&self, axis: usize, at: usize) -> Self {
         let (ly, lz, plane) = (self.ly, self.lz, self.plane());
-        let nx = self.planes.len();
         // The picture's sides, the piece's columns of it and the site of its pixel (i, j).
         let (lx_p, ly_p, planes) = match axis {
             0 if self.planes.contains(&at) => (ly, lz, 0..ly),
@@ -145,12 +144,11 @@ impl Fields {
             (0, "uz") | (1, "uz") => "uy",
             _ => n,
         };
-        let columns = if axis == 0 { planes.len() } else { nx };
         let data = self
             .data
             .iter()
             .map(|d| {
-                (0..columns)
+                (0..planes.len())
                     .flat_map(|i| (0..ly_p).map(move |j| d[site(i, j)]))
                     .collect()
             })
