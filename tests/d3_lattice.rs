@@ -360,14 +360,221 @@ fn bad_3d_boundaries_are_refused() {
         ..BoundarySpec::periodic()
     });
     assert!(mask.contains("4×6×5 = 120 sites"), "{mask}");
-    let zou_he = build(BoundarySpec {
-        left: Some(Wall::ZouHeVelocity {
-            velocity: [0.01, 0.0],
-        }),
-        right: Some(Wall::ZouHePressure { density: 1.0 }),
-        ..BoundarySpec::periodic()
+    let d3q7 = Lattice::<D3Q7Bgk, Aos, f64>::with_size(
+        [4, 6, 5],
+        D3Q7BgkParams { tau: 0.8 },
+        Scheme::TwoCopy,
+        &BoundarySpec {
+            back: Some(Wall::ZouHeVelocity {
+                velocity: [0.0, 0.0, 0.01],
+            }),
+            front: Some(Wall::ZouHePressure { density: 1.0 }),
+            ..BoundarySpec::periodic()
+        },
+    )
+    .err()
+    .expect("Zou–He on D3Q7")
+    .to_string();
+    assert!(
+        d3q7.contains("D3Q7Bgk has none along [1, 0, 0]") && d3q7.contains("bounce-back"),
+        "{d3q7}"
+    );
+}
+
+/// A Zou–He side imposes its velocity (normal and tangential) or its density exactly, on each
+/// of the six sides, for every 3-D velocity set it applies to (D3Q15, D3Q19, D3Q27): after
+/// the run, the moments of the face's sites are the target to round-off (BGK conserves them).
+#[test]
+fn zou_he_sides_impose_velocity_and_density_in_3d() {
+    zou_he_exact::<D3Q19Bgk>(D3Q19BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
     });
-    assert!(zou_he.contains("2-D D2Q9-like"), "{zou_he}");
+    zou_he_exact::<D3Q27Bgk>(D3Q27BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    });
+    zou_he_exact::<D3Q15Bgk>(D3Q15BgkParams { tau: 0.8 });
+}
+
+fn zou_he_exact<M: Model>(p: M::Params) {
+    const N: usize = 8;
+    for axis in 0..3 {
+        for inlet_low in [true, false] {
+            let sign = if inlet_low { 1.0 } else { -1.0 };
+            // Inward normal velocity 0.03 plus tangential components.
+            let mut u = [0.01, -0.02, 0.015];
+            u[axis] = 0.03 * sign;
+            let inlet = Wall::ZouHeVelocity { velocity: u };
+            let outlet = Wall::ZouHePressure { density: 1.0 };
+            let (low, high) = if inlet_low {
+                (inlet, outlet)
+            } else {
+                (outlet, inlet)
+            };
+            let mut spec = BoundarySpec::periodic();
+            let sides = [
+                (&mut spec.left, &mut spec.right),
+                (&mut spec.bottom, &mut spec.top),
+                (&mut spec.back, &mut spec.front),
+            ];
+            for (a, (l, h)) in sides.into_iter().enumerate() {
+                if a == axis {
+                    (*l, *h) = (Some(low), Some(high));
+                }
+            }
+            let mut lat =
+                Lattice::<M, Soa, f64>::with_size([N; 3], p.clone(), Scheme::InPlace, &spec)
+                    .unwrap();
+            lat.run(101, 0).unwrap();
+            let mut m = vec![0.0; M::MOMENT_NAMES.len()];
+            let (at_inlet, at_outlet) = if inlet_low { (0, N - 1) } else { (N - 1, 0) };
+            for (face, i) in [(at_inlet, true), (at_outlet, false)] {
+                for (a, b) in (0..N).flat_map(|a| (0..N).map(move |b| (a, b))) {
+                    let site = match axis {
+                        0 => [face, a, b],
+                        1 => [a, face, b],
+                        _ => [a, b, face],
+                    };
+                    lat.moments(site[0], site[2] * N + site[1], &mut m).unwrap();
+                    let want = if i {
+                        u
+                    } else {
+                        let mut v = [0.0; 3];
+                        v[axis] = m[1 + axis];
+                        v
+                    };
+                    let worst = (0..3)
+                        .map(|k| (m[1 + k] - want[k]).abs())
+                        .fold(0.0, f64::max);
+                    let rho = if i { 0.0 } else { (m[0] - 1.0).abs() };
+                    assert!(
+                        worst < 1e-13 && rho < 1e-13,
+                        "{} axis {axis}, inlet {}: site {site:?} has rho {}, u {:?}",
+                        M::NAME,
+                        if inlet_low { "low" } else { "high" },
+                        m[0],
+                        &m[1..4]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The Zou–He sides of D3Q19 on a lattice one site deep are D2Q9's (summed over the
+/// velocities that differ only along the flat axis, Hecht & Harting's closure is Zou & He's):
+/// a channel with a velocity inlet and a pressure outlet, walls on the other two sides, with
+/// the inlet on each of the three axes, matches the D2Q9 channel to round-off.
+#[test]
+fn a_flat_3d_zou_he_channel_is_the_2d_channel() {
+    const STEPS: u64 = 300;
+    let (lx, ly, u0) = (24, 12, 0.04);
+    let d2 = lbm::models::D2Q9BgkParams {
+        tau: 0.7,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    let p = D3Q19BgkParams {
+        tau: 0.7,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    };
+    let inlet = |axis: usize| {
+        let mut u = [0.0; 3];
+        u[axis] = u0;
+        Some(Wall::ZouHeVelocity { velocity: u })
+    };
+    let outlet = Some(Wall::ZouHePressure { density: 1.0 });
+    // The 2-D channels: along x (walls at the bottom and top) and along y (walls left, right).
+    let along_x = BoundarySpec {
+        left: inlet(0),
+        right: outlet,
+        ..BoundarySpec::channel()
+    };
+    let along_y = |axis| BoundarySpec {
+        bottom: inlet(axis),
+        top: outlet,
+        left: Some(Wall::NO_SLIP),
+        right: Some(Wall::NO_SLIP),
+        ..BoundarySpec::periodic()
+    };
+    let flat = |spec: &BoundarySpec, size: [usize; 2]| {
+        let mut lat = Lattice::<lbm::models::D2Q9Bgk, Aos, f64>::new(
+            size[0],
+            size[1],
+            d2,
+            Scheme::TwoCopy,
+            spec,
+        )
+        .unwrap();
+        lat.run(STEPS, 0).unwrap();
+        ["rho", "ux", "uy"].map(|m| lat.moment_field(m).unwrap())
+    };
+    let x_channel = flat(&along_x, [lx, ly]);
+    let y_channel = flat(&along_y(1), [ly, lx]);
+    // (size, boundaries, the 2-D result, the moments playing 2-D's ρ, u_x, u_y)
+    let cases = [
+        (
+            [lx, ly, 1],
+            along_x.clone(),
+            &x_channel,
+            ["rho", "ux", "uy"],
+        ),
+        (
+            [lx, 1, ly],
+            BoundarySpec {
+                left: inlet(0),
+                right: outlet,
+                back: Some(Wall::NO_SLIP),
+                front: Some(Wall::NO_SLIP),
+                ..BoundarySpec::periodic()
+            },
+            &x_channel,
+            ["rho", "ux", "uz"],
+        ),
+        ([ly, lx, 1], along_y(1), &y_channel, ["rho", "ux", "uy"]),
+        (
+            [ly, 1, lx],
+            BoundarySpec {
+                back: inlet(2),
+                front: outlet,
+                left: Some(Wall::NO_SLIP),
+                right: Some(Wall::NO_SLIP),
+                ..BoundarySpec::periodic()
+            },
+            &y_channel,
+            ["rho", "ux", "uz"],
+        ),
+    ];
+    for (size, spec, want, names) in cases {
+        let mut lat =
+            Lattice::<D3Q19Bgk, Aos, f64>::with_size(size, p, Scheme::InPlace, &spec).unwrap();
+        lat.run(STEPS, 0).unwrap();
+        for (name, want) in names.iter().zip(want) {
+            let got = lat.moment_field(name).unwrap();
+            let worst = got
+                .iter()
+                .zip(want)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f64::max);
+            assert!(
+                worst < 1e-13,
+                "{size:?} {name}: largest difference {worst:e}"
+            );
+        }
+        let flow = want[1]
+            .iter()
+            .chain(&want[2])
+            .map(|u| u.abs())
+            .fold(0.0, f64::max);
+        assert!(flow > 0.5 * u0, "the inlet drives the flow: max |u| {flow}");
+    }
 }
 
 /// A flow that does not depend on one axis runs on D3Q19 exactly as on D2Q9: summed over the

@@ -11,7 +11,7 @@ use lbm::{Aos, CAoSoa, CSoa, Layout, Model, Real, Scheme, Soa};
 
 /// Composes and validates `M × L × T` for every boundary shape, binding split and scheme.
 fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
-    let dims = Dims::of::<M>([6, 48, 1]);
+    let dims = Dims::of::<M>([6, 48, if M::D == 3 { 5 } else { 1 }]);
     for &bc in shapes {
         for (chunks, scheme) in [1, 3]
             .into_iter()
@@ -64,7 +64,7 @@ fn both_precisions<M: Model>(p: &M::Params, shapes: &[BcShape]) {
 
 #[test]
 fn d2q9_shaders_validate() {
-    let shapes = [BcShape::default(), BcShape::all(true, false)];
+    let shapes = [BcShape::default(), BcShape::all(true, false, false)];
     let bgk = D2Q9BgkParams {
         tau: 0.8,
         ax: 0.0,
@@ -92,7 +92,27 @@ fn d2q9_shaders_validate() {
 #[test]
 fn d2q37_shaders_validate() {
     let p = D2Q37Params { tau: 0.8, g: 0.0 };
-    both_precisions::<D2Q37>(&p, &[BcShape::default(), BcShape::all(false, true)]);
+    both_precisions::<D2Q37>(&p, &[BcShape::default(), BcShape::all(false, false, true)]);
+}
+
+#[test]
+fn d3_shaders_validate() {
+    let shapes = [BcShape::default(), BcShape::all(true, true, false)];
+    let trt = D3Q19TrtParams {
+        tau: 0.8,
+        magic: 0.25,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    };
+    both_precisions::<D3Q19Trt>(&trt, &shapes);
+    let bgk = D3Q27BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    };
+    both_precisions::<D3Q27Bgk>(&bgk, &shapes);
 }
 
 /// The f64 shader carries the weights at full double precision (no f32 rounding on the way).
@@ -111,7 +131,7 @@ fn f64_constants_keep_full_precision() {
         chunk: dims.len() as u64,
         chunks: 1,
         row: 64,
-        bc: BcShape::all(false, false),
+        bc: BcShape::all(false, false, false),
         scheme: Scheme::TwoCopy,
         slab: false,
     };

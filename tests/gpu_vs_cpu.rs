@@ -142,7 +142,7 @@ const fn plane(lx: usize, ly: usize) -> [usize; 3] {
 fn zou_he_channel() -> BoundarySpec {
     BoundarySpec {
         left: Some(Wall::ZouHeVelocity {
-            velocity: [0.03, 0.0],
+            velocity: [0.03, 0.0, 0.0],
         }),
         right: Some(Wall::ZouHePressure { density: 1.0 }),
         ..BoundarySpec::channel()
@@ -268,8 +268,36 @@ fn box_with_sphere() -> BoundarySpec {
     }
 }
 
+/// Zou–He sides on all six faces, over two lattices: a duct along x with a velocity inlet
+/// (tangential components too) and a pressure outlet; and inlets and outlets on the y and z
+/// faces together (edges where they meet, the bottom and top taking precedence).
+fn zou_he_faces() -> [BoundarySpec; 2] {
+    let outlet = Some(Wall::ZouHePressure { density: 1.0 });
+    [
+        BoundarySpec {
+            left: Some(Wall::ZouHeVelocity {
+                velocity: [0.03, 0.01, -0.01],
+            }),
+            right: outlet,
+            ..BoundarySpec::duct()
+        },
+        BoundarySpec {
+            bottom: outlet,
+            top: Some(Wall::ZouHeVelocity {
+                velocity: [0.01, -0.03, 0.0],
+            }),
+            back: Some(Wall::ZouHeVelocity {
+                velocity: [0.0, 0.01, 0.02],
+            }),
+            front: outlet,
+            ..BoundarySpec::periodic()
+        },
+    ]
+}
+
 /// D3Q19 in every layout, scheme and precision, periodic (with a body force) and in the
-/// closed box; TRT, MRT, D3Q27, D3Q15 and D3Q7 in the box in one layout.
+/// closed box; TRT, MRT, D3Q27, D3Q15 and D3Q7 in the box in one layout; Zou–He faces with
+/// D3Q19, D3Q27 and D3Q15.
 #[test]
 fn three_d_models_match_cpu() {
     let bgk = D3Q19BgkParams {
@@ -301,5 +329,11 @@ fn three_d_models_match_cpu() {
         compare::<D3Q27Bgk, CAoSoa<8>, f32>(CUBE, d3q27, &spec, scheme);
         compare::<D3Q15Bgk, Aos, f64>(CUBE, D3Q15BgkParams { tau: 0.8 }, &spec, scheme);
         compare::<D3Q7Bgk, CSoa<8>, f64>(CUBE, D3Q7BgkParams { tau: 0.8 }, &spec, scheme);
+        for spec in zou_he_faces() {
+            compare::<D3Q19Trt, CAoSoa<8>, f64>(CUBE, trt, &spec, scheme);
+            compare::<D3Q19Trt, Soa, f32>(CUBE, trt, &spec, scheme);
+            compare::<D3Q27Bgk, CSoa<8>, f64>(CUBE, d3q27, &spec, scheme);
+            compare::<D3Q15Bgk, Aos, f64>(CUBE, D3Q15BgkParams { tau: 0.8 }, &spec, scheme);
+        }
     }
 }

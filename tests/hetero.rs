@@ -138,7 +138,7 @@ fn obstacle(lx: usize, ly: usize) -> BoundarySpec {
 fn zou_he_channel() -> BoundarySpec {
     BoundarySpec {
         left: Some(Wall::ZouHeVelocity {
-            velocity: [0.03, 0.0],
+            velocity: [0.03, 0.0, 0.0],
         }),
         right: Some(Wall::ZouHePressure { density: 1.0 }),
         ..BoundarySpec::channel()
@@ -175,7 +175,8 @@ fn d2q37_split_matches_cpu() {
 }
 
 /// D3Q19 TRT in a closed box, the top wall moving in x and z, with a sphere of voxels
-/// straddling the host/device cut of `M = 3`: slabs of planes on either side.
+/// straddling the host/device cut of `M = 3`: slabs of planes on either side; and a duct with
+/// Zou–He faces, the inlet on the host and the outlet on the device.
 #[test]
 fn d3q19_split_matches_cpu() {
     let spec = GlobalSpec::<D3Q19Trt> {
@@ -202,6 +203,19 @@ fn d3q19_split_matches_cpu() {
     };
     compare::<D3Q19Trt, CAoSoa<8>>(&spec, &[0, 3, 6]);
     compare::<D3Q19Trt, Soa>(&spec, &[2]);
+    // A duct with a Zou–He velocity inlet on the host's side and a pressure outlet on the
+    // device's.
+    let duct = GlobalSpec {
+        boundaries: BoundarySpec {
+            left: Some(Wall::ZouHeVelocity {
+                velocity: [0.03, 0.01, -0.01],
+            }),
+            right: Some(Wall::ZouHePressure { density: 1.0 }),
+            ..BoundarySpec::duct()
+        },
+        ..spec
+    };
+    compare::<D3Q19Trt, CAoSoa<8>>(&duct, &[0, 5]);
 }
 
 /// The device's copy split across several storage bindings (4 KiB each here): the swap's

@@ -14,7 +14,7 @@
 //!
 //! the wall sitting half-way along the link; the correction term moves the wall with velocity
 //! `u_w` (the cavity lid). After the links, a site may carry a *rule* that rewrites its
-//! pre-collision populations: Zou–He velocity or pressure (D2Q9-like models), the thermal
+//! pre-collision populations: Zou–He velocity or pressure ([`zou_he`]), the thermal
 //! wall of seed 000 §5 (the `HALO` outermost rows set to equilibrium at the wall temperature and
 //! zero velocity, the seeds' `bc` kernel on the three uppermost and lowermost rows for
 //! D2Q37), or a solid site (reset to rest). The body force is part of the model's collision.
@@ -25,8 +25,12 @@
 //! link `ī` of `x − c_i` is — which is what makes the in-place AA scheme possible with walls
 //! (see `kernels`).
 
+mod zou_he;
+
 use std::ops::Range;
 use std::sync::Arc;
+
+pub(crate) use zou_he::{dot, Closure, Target as ZouHeTarget};
 
 use crate::{layout::Dims, Layout, LbmError, Model, Real};
 
@@ -38,14 +42,16 @@ pub enum Wall {
         /// Wall velocity `u_w` in lattice units (`u_z` is ignored by 2-D models).
         velocity: [f64; 3],
     },
-    /// Zou–He velocity boundary on the outermost row or column (2-D D2Q9-like models only):
-    /// the unknown populations are set so that the site has velocity `velocity`, with
-    /// `ρ = (Σ_{c·n=0} f + 2 Σ_{c·n<0} f) / (1 − u·n)` (n the inward normal, Zou & He 1997).
+    /// Zou–He velocity boundary on the outermost row, column or plane (models whose
+    /// velocities have components in {−1, 0, 1}: D2Q9, D3Q15, D3Q19, D3Q27): the unknown
+    /// populations are set so that the site has velocity `velocity`, with
+    /// `ρ = (Σ_{c·n=0} f + 2 Σ_{c·n<0} f) / (1 − u·n)` (n the inward normal, Zou & He 1997;
+    /// the closure in 3-D is Hecht & Harting's, see `boundary::zou_he`).
     ZouHeVelocity {
-        /// Imposed velocity.
-        velocity: [f64; 2],
+        /// Imposed velocity (`u_z` is ignored by 2-D models).
+        velocity: [f64; 3],
     },
-    /// Zou–He pressure boundary (density `ρ`, zero tangential velocity), D2Q9-like models.
+    /// Zou–He pressure boundary (density `ρ`, zero tangential velocity), same models.
     ZouHePressure {
         /// Imposed density (pressure `p = cs² ρ`).
         density: f64,
@@ -252,20 +258,13 @@ impl BoundarySpec {
     }
 }
 
-/// Target of a Zou–He boundary.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum ZouHeTarget {
-    Velocity([f64; 2]),
-    Density(f64),
-}
-
 /// What a boundary site does to its pre-collision populations after the links.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Rule {
     None,
     Solid,
     ZouHe {
-        normal: [i32; 2],
+        normal: [i32; 3],
         target: ZouHeTarget,
     },
     Thermal {
@@ -507,21 +506,30 @@ fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) 
         .then_some(Wall::NO_SLIP)
 }
 
-/// The rule of site `(x, s)` (`s` the plane site): Zou–He on the outermost row/column of its
-/// side, the thermal wall on the `halo` outermost ones. The bottom and top take precedence at
-/// corners, then the back and front.
+/// The sides of a lattice of shape `d` with the distance of global site `(x, y, z)` from each
+/// and its inward normal, in the order of precedence at edges and corners: the bottom and
+/// top, then the back and front, then the left and right.
+fn sides(
+    spec: &BoundarySpec,
+    d: &Dims,
+    [x, y, z]: [usize; 3],
+) -> [(Option<Wall>, usize, [i32; 3]); 6] {
+    [
+        (spec.bottom, y, [0, 1, 0]),
+        (spec.top, (d.ly - 1).saturating_sub(y), [0, -1, 0]),
+        (spec.back, z, [0, 0, 1]),
+        (spec.front, (d.lz - 1).saturating_sub(z), [0, 0, -1]),
+        (spec.left, x, [1, 0, 0]),
+        (spec.right, (d.lx - 1).saturating_sub(x), [-1, 0, 0]),
+    ]
+}
+
+/// The rule of site `(x, s)` (`s` the plane site): Zou–He on the outermost row, column or
+/// plane of its side, the thermal wall on the `halo` outermost ones (precedence as in
+/// [`sides`]).
 fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, s: usize) -> Rule {
     let (y, z) = d.yz(s);
-    // The z sides have no 2-D normal: they are never Zou–He (a 2-D boundary, `check_spec`).
-    let sides = [
-        (spec.bottom, y, [0, 1]),
-        (spec.top, d.ly - 1 - y, [0, -1]),
-        (spec.back, z, [0, 0]),
-        (spec.front, d.lz - 1 - z, [0, 0]),
-        (spec.left, x, [1, 0]),
-        (spec.right, d.lx - 1 - x, [-1, 0]),
-    ];
-    for (wall, depth, normal) in sides {
+    for (wall, depth, normal) in sides(spec, d, [x, y, z]) {
         match wall {
             Some(Wall::ZouHeVelocity { velocity }) if depth == 0 => {
                 return Rule::ZouHe {
@@ -574,23 +582,12 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
     if let Some(o) = &spec.solid {
         o.check(d)?;
     }
-    let walls = [
-        spec.left,
-        spec.right,
-        spec.bottom,
-        spec.top,
-        spec.back,
-        spec.front,
-    ];
-    for w in walls.iter().flatten() {
+    for (w, _, normal) in sides(spec, d, [0; 3]) {
         match w {
-            Wall::ZouHeVelocity { .. } | Wall::ZouHePressure { .. } if !is_d2q9_like::<M>() => {
-                return err(format!(
-                    "Zou–He boundaries need a 2-D D2Q9-like model (all |c| ≤ 1, moments rho, ux, uy); {} is not",
-                    M::NAME
-                ));
+            Some(Wall::ZouHeVelocity { .. } | Wall::ZouHePressure { .. }) => {
+                Closure::check::<M>(normal).map_err(LbmError::Boundary)?;
             }
-            Wall::Thermal { .. } if !M::MOMENT_NAMES.contains(&"T") => {
+            Some(Wall::Thermal { .. }) if !M::MOMENT_NAMES.contains(&"T") => {
                 return err(format!(
                     "a thermal wall needs a model with a temperature moment `T`; {} has none",
                     M::NAME
@@ -600,14 +597,6 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
         }
     }
     Ok(())
-}
-
-fn is_d2q9_like<M: Model>() -> bool {
-    M::D == 2
-        && M::VELOCITIES
-            .iter()
-            .all(|c| c[0].abs() <= 1 && c[1].abs() <= 1)
-        && M::MOMENT_NAMES.starts_with(&["rho", "ux", "uy"])
 }
 
 /// Applies a site's rule to its pre-collision populations `g` (`M::Q` values).
@@ -620,7 +609,7 @@ pub(crate) fn apply_rule<M: Model, T: Real>(rule: &Rule, g: &mut [T], scratch: &
                 *gi = T::from_f64(*w);
             }
         }
-        Rule::ZouHe { normal, target } => zou_he::<M, T>(g, normal, target),
+        Rule::ZouHe { normal, target } => Closure::new::<M>(normal).apply::<M, T>(g, target),
         Rule::Thermal { temperature } => thermal_wall::<M, T>(g, temperature, scratch),
     }
 }
@@ -636,57 +625,4 @@ fn thermal_wall<M: Model, T: Real>(g: &mut [T], tw: f64, m: &mut [T]) {
         };
     }
     M::equilibrium(&m[..M::MOMENT_NAMES.len()], g);
-}
-
-/// Zou–He velocity/pressure boundary with inward normal `n` (Zou & He 1997, in the general
-/// form of Hecht & Harting 2010): with `S0 = Σ_{c·n=0} f`, `S− = Σ_{c·n<0} f`,
-/// `St = Σ_{c·n=0} f (c·t)`, the density (or normal velocity) follows from
-/// `ρ (1 − u·n) = S0 + 2 S−`, and each unknown population (`c_j·n > 0`) is
-///
-/// ```text
-/// f_j = f_ĵ + 2 w_j ρ (c_j·u) / cs² − (c_j·t) N_t,   N_t = ½ St + ρ (u·t) (2 w_d / cs² − ½),
-/// ```
-///
-/// `w_d` being the weight of the diagonal unknowns; this reproduces `ρ` and `ρu` exactly.
-fn zou_he<M: Model, T: Real>(g: &mut [T], n: [i32; 2], target: ZouHeTarget) {
-    let t = [-n[1], n[0]];
-    let dot = |c: &[i32; 3], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
-    let (mut s0, mut sm, mut st) = (T::default(), T::default(), T::default());
-    let mut w_d = 0.0;
-    for (i, c) in M::VELOCITIES.iter().enumerate() {
-        match dot(c, n) {
-            0 => {
-                s0 += g[i];
-                st += g[i] * T::from_f64(dot(c, t) as f64);
-            }
-            d if d < 0 => sm += g[i],
-            _ if dot(c, t) != 0 => w_d = M::WEIGHTS[i],
-            _ => {}
-        }
-    }
-    let known = s0 + sm + sm;
-    let one = T::from_f64(1.0);
-    let (rho, u) = match target {
-        ZouHeTarget::Velocity(u) => {
-            let un = T::from_f64(u[0] * n[0] as f64 + u[1] * n[1] as f64);
-            (known / (one - un), [T::from_f64(u[0]), T::from_f64(u[1])])
-        }
-        ZouHeTarget::Density(rho) => {
-            let rho = T::from_f64(rho);
-            let un = one - known / rho;
-            (
-                rho,
-                [un * T::from_f64(n[0] as f64), un * T::from_f64(n[1] as f64)],
-            )
-        }
-    };
-    let ut = u[0] * T::from_f64(t[0] as f64) + u[1] * T::from_f64(t[1] as f64);
-    let nt = T::from_f64(0.5) * st + rho * ut * T::from_f64(2.0 * w_d / M::CS2 - 0.5);
-    for (j, c) in M::VELOCITIES.iter().enumerate() {
-        if dot(c, n) > 0 {
-            let cu = T::from_f64(c[0] as f64) * u[0] + T::from_f64(c[1] as f64) * u[1];
-            g[j] = g[M::OPPOSITE[j]] + T::from_f64(2.0 * M::WEIGHTS[j] / M::CS2) * rho * cu
-                - T::from_f64(dot(c, t) as f64) * nt;
-        }
-    }
 }

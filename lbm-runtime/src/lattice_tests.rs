@@ -38,7 +38,7 @@ fn boxed(lx: usize, ly: usize) -> BoundarySpec {
 fn zou_he_channel() -> BoundarySpec {
     BoundarySpec {
         left: Some(Wall::ZouHeVelocity {
-            velocity: [0.03, 0.0],
+            velocity: [0.03, 0.0, 0.0],
         }),
         right: Some(Wall::ZouHePressure { density: 1.0 }),
         ..BoundarySpec::channel()

@@ -274,6 +274,18 @@ impl Case for TaylorGreen3d {
             .map(|w| (w[1].0, -(w[2].1 - w[0].1) / (w[2].0 - w[0].0)))
             .collect();
         let (dns, dns_t) = Self::DNS_PEAK;
+        // An unforced flow only loses kinetic energy (but for its small exchange with sound
+        // waves): growth means the collision is unstable, and no peak is worth comparing.
+        let first = h.first().map_or(f64::NAN, |r| r.1);
+        if let Some(&(tg, eg, _)) = h.iter().find(|r| r.1 > 1.01 * first) {
+            lines.push(format!(
+                "UNSTABLE: the kinetic energy grew from E* = {first:.4} to {eg:.4} at t* = {tg:.2}; \
+                 τ − ½ = {:.2e} is too close to ½ for this lattice: raise --lx or --velocity \
+                 (Re and the cube's side set τ − ½ = 3U₀n/(2π Re))",
+                self.tau() - 0.5
+            ));
+            return lines;
+        }
         match Self::peak(&decay) {
             Some((peak, tp)) if decay.len() >= 3 && tp < decay[decay.len() - 1].0 => {
                 lines.push(format!(
@@ -322,5 +334,38 @@ mod tests {
         assert!((m[1] - 0.05 * (PI / 4.0).sin()).abs() < 1e-15);
         assert!(m[2].abs() < 1e-15 && m[3] == 0.0);
         assert!((c.tau() - (0.5 + 3.0 * 0.05 * 16.0 / (2.0 * PI) / 1600.0)).abs() < 1e-15);
+    }
+
+    /// The report compares a decaying history's peak with the DNS, and refuses to when the
+    /// energy grew (an unstable run), saying what to change.
+    #[test]
+    fn the_report_compares_the_peak_or_flags_an_unstable_run() {
+        let report = |energies: &[f64]| {
+            let c = TaylorGreen3d::new(16, 1600.0, 0.05);
+            let e2 = |e: f64| e * 2.0 * 16f64.powi(3) * 0.05 * 0.05;
+            let every = (0.5 * c.steps_per_time()) as u64;
+            for (k, &e) in energies.iter().enumerate() {
+                c.extra_diagnostics(k as u64 * every, &[e2(e), 0.0]);
+            }
+            let last = (energies.len() as u64 - 1) * every;
+            c.report(last, &[e2(energies[energies.len() - 1]), 0.0])
+                .join("\n")
+        };
+        // E* falling fastest in the middle: a peak of −dE*/dt*.
+        let decaying: Vec<f64> = (0..30)
+            .map(|k| 0.125 - 0.05 * (1.0 + ((k as f64 - 15.0) / 4.0).tanh()))
+            .collect();
+        let ok = report(&decaying);
+        assert!(
+            ok.contains("peak dissipation −dE*/dt*") && !ok.contains("UNSTABLE"),
+            "{ok}"
+        );
+        let mut growing = decaying.clone();
+        growing[20] = 0.2;
+        let bad = report(&growing);
+        assert!(
+            bad.contains("UNSTABLE") && bad.contains("raise --lx") && !bad.contains("DNS"),
+            "{bad}"
+        );
     }
 }

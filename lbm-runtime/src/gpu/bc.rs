@@ -7,7 +7,8 @@
 //! value]`. `consts` (real): the model
 //! parameters, then the moving-wall corrections `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that
 //! has any; `corr` is their offset, [`NONE`] otherwise) and the rules' values (Zou–He
-//! velocity or density, thermal-wall temperature; `value` is their offset).
+//! velocity `[u_x, u_y, u_z]` or `[ρ, 0, 0]`, thermal-wall temperature; `value` is their
+//! offset).
 
 use crate::boundary::{Boundaries, Rule, ZouHeTarget};
 use crate::layout::Dims;
@@ -18,7 +19,14 @@ pub const REC: usize = 8;
 /// "No entry" in a record.
 pub const NONE: u32 = u32::MAX;
 /// The inward normals of Zou–He sites, in the order of the shader's `zou_he_*` functions.
-pub const NORMALS: [[i32; 2]; 4] = [[0, 1], [0, -1], [1, 0], [-1, 0]];
+pub const NORMALS: [[i32; 3]; 6] = [
+    [0, 1, 0],
+    [0, -1, 0],
+    [1, 0, 0],
+    [-1, 0, 0],
+    [0, 0, 1],
+    [0, 0, -1],
+];
 
 /// Rule kinds, as stored in a record.
 pub mod kind {
@@ -39,8 +47,8 @@ pub mod kind {
 pub struct BcShape {
     /// Number of boundary sites (0: a fully periodic lattice, no boundary code at all).
     pub sites: usize,
-    /// Zou–He sites with each inward normal: (0, 1), (0, −1), (1, 0), (−1, 0).
-    pub zou_he: [bool; 4],
+    /// Zou–He sites with each inward normal of [`NORMALS`].
+    pub zou_he: [bool; 6],
     /// Thermal-wall sites.
     pub thermal: bool,
     /// Solid sites.
@@ -48,11 +56,12 @@ pub struct BcShape {
 }
 
 impl BcShape {
-    /// Every kind of boundary code (for validating shaders without a lattice).
-    pub fn all(zou_he: bool, thermal: bool) -> Self {
+    /// Every kind of boundary code (for validating shaders without a lattice): with `zou_he`,
+    /// Zou–He on the sides of a 2-D lattice, or of a 3-D one when `d3`.
+    pub fn all(zou_he: bool, d3: bool, thermal: bool) -> Self {
         Self {
             sites: 1,
-            zou_he: [zou_he; 4],
+            zou_he: NORMALS.map(|n| zou_he && (d3 || n[2] == 0)),
             thermal,
             solid: true,
         }
@@ -147,7 +156,7 @@ fn rule_words<T: Real>(rule: &Rule, consts: &mut Vec<T>, shape: &mut BcShape) ->
                     kind::ZH_VELOCITY
                 }
                 ZouHeTarget::Density(rho) => {
-                    push(&[rho, 0.0]);
+                    push(&[rho, 0.0, 0.0]);
                     kind::ZH_DENSITY
                 }
             };

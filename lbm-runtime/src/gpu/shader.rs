@@ -37,6 +37,7 @@
 use super::bc::{BcShape, NONE, NORMALS, REC};
 use super::layout::AffineLayout;
 use super::GpuError;
+use crate::boundary::{dot, Closure};
 use crate::layout::{Dims, Layout};
 use crate::{Model, Real, Scheme};
 
@@ -479,11 +480,12 @@ fn rules<M: Model>(spec: &ShaderSpec) -> String {
             .filter(|(n, _)| spec.bc.zou_he[*n])
         {
             funcs += &zou_he::<M>(n, *normal);
-            zh += &format!("                case {n}u: {{ return zou_he_{n}(g, k, v0, v1); }}\n");
+            zh += &format!("                case {n}u: {{ return zou_he_{n}(g, k, v); }}\n");
         }
         arms += &format!(
-            "        case {}u, {}u: {{\n            let v0 = consts[tables[b + 7u]];\n\
-             \x20           let v1 = consts[tables[b + 7u] + 1u];\n            switch (tables[b + 6u]) {{\n{zh}\
+            "        case {}u, {}u: {{\n            let o = tables[b + 7u];\n\
+             \x20           let v = array<real, 3>(consts[o], consts[o + 1u], consts[o + 2u]);\n\
+             \x20           switch (tables[b + 6u]) {{\n{zh}\
              \x20               default: {{ return g; }}\n            }}\n        }}\n",
             super::bc::kind::ZH_VELOCITY,
             super::bc::kind::ZH_DENSITY
@@ -524,65 +526,76 @@ fn thermal<M: Model>() -> String {
     )
 }
 
-/// Zou–He velocity (`k` = velocity kind, `(v0, v1)` = u) or density (`v0` = ρ) boundary with
-/// inward normal `n`, as in the CPU boundary module (Zou & He 1997; Hecht & Harting 2010):
-/// `ρ (1 − u·n) = S0 + 2 S−`, `f_j = f_ĵ + 2 w_j ρ (c_j·u)/cs² − (c_j·t) N_t`,
-/// `N_t = ½ St + ρ (u·t)(2 w_d/cs² − ½)` for the unknowns `c_j·n > 0`.
-fn zou_he<M: Model>(idx: usize, n: [i32; 2]) -> String {
+/// Zou–He velocity (`k` = velocity kind, `v` = u) or density (`v[0]` = ρ) boundary with
+/// inward normal `n`: the closure of `boundary::zou_he` (Zou & He 1997; Hecht & Harting 2010)
+/// written out, `ρ (1 − u·n) = S0 + 2 S−`, `f_j = f_ĵ + 2 w_j ρ (c_j·u)/cs² − Σ_t (c_j·t) N_t`,
+/// `N_t = St / K_t + ρ (u·t)(2 W_t/cs² − 1)/K_t` for the unknowns `c_j·n > 0`.
+fn zou_he<M: Model>(idx: usize, n: [i32; 3]) -> String {
     let q = M::Q;
-    let t = [-n[1], n[0]];
-    let dot = |c: &[i32; 3], v: [i32; 2]| c[0] * v[0] + c[1] * v[1];
-    let (mut s0, mut sm, mut st) = (vec![], vec![], vec![]);
-    let mut w_d = 0.0;
+    let closure = Closure::new::<M>(n);
+    let tangents = closure.tangents();
+    let (mut s0, mut sm) = (vec![], vec![]);
+    let mut st = vec![vec![]; tangents.len()];
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         match dot(c, n) {
             0 => {
                 s0.push(format!("g[{i}]"));
-                st.push(format!("g[{i}] * {}", lit(dot(c, t) as f64)));
+                for (s, t) in st.iter_mut().zip(tangents) {
+                    s.push(format!("g[{i}] * {}", lit(dot(c, *t) as f64)));
+                }
             }
             d if d < 0 => sm.push(format!("g[{i}]")),
-            _ if dot(c, t) != 0 => w_d = M::WEIGHTS[i],
             _ => {}
         }
     }
-    let sum = |v: Vec<String>| {
+    let sum = |v: &[String]| {
         std::iter::once(lit(0.0))
-            .chain(v)
+            .chain(v.iter().cloned())
             .collect::<Vec<_>>()
             .join(" + ")
     };
+    let vec3 = |v: [i32; 3]| v.map(|c| lit(c as f64)).join(", ");
     let mut s = format!(
-        "fn zou_he_{idx}(g_in: array<real, {q}>, k: u32, v0: real, v1: real) -> array<real, {q}> {{\n\
-         \x20   var g = g_in;\n    let s0 = {};\n    let sm = {};\n    let st = {};\n\
-         \x20   let known = s0 + sm + sm;\n    var rho = v0;\n    var u0 = v0;\n    var u1 = v1;\n\
-         \x20   if (k == {vel}u) {{\n        rho = known / ({one} - (v0 * {n0} + v1 * {n1}));\n    }} else {{\n\
-         \x20       let un = {one} - known / v0;\n        u0 = un * {n0};\n        u1 = un * {n1};\n    }}\n\
-         \x20   let ut = u0 * {t0} + u1 * {t1};\n    let nt = {half} * st + rho * ut * {wd};\n",
-        sum(s0),
-        sum(sm),
-        sum(st),
+        "fn zou_he_{idx}(g_in: array<real, {q}>, k: u32, v: array<real, 3>) -> array<real, {q}> {{\n\
+         \x20   var g = g_in;\n    let sm = {sm};\n    let known = {s0} + sm + sm;\n    let n = array<real, 3>({n});\n\
+         \x20   var rho = v[0];\n    var u = v;\n\
+         \x20   if (k == {vel}u) {{\n        rho = known / ({one} - (v[0] * n[0] + v[1] * n[1] + v[2] * n[2]));\n\
+         \x20   }} else {{\n        let un = {one} - known / v[0];\n\
+         \x20       u = array<real, 3>(un * n[0], un * n[1], un * n[2]);\n    }}\n",
+        s0 = sum(&s0),
+        sm = sum(&sm),
+        n = vec3(n),
         vel = super::bc::kind::ZH_VELOCITY,
         one = lit(1.0),
-        n0 = lit(n[0] as f64),
-        n1 = lit(n[1] as f64),
-        t0 = lit(t[0] as f64),
-        t1 = lit(t[1] as f64),
-        half = lit(0.5),
-        wd = lit(2.0 * w_d / M::CS2 - 0.5),
     );
+    for (a, t) in tangents.iter().enumerate() {
+        let axis = t.iter().position(|&v| v != 0).unwrap_or(0);
+        s += &format!(
+            "    let n{a} = {inv_k} * ({st}) + {c} * rho * u[{axis}];\n",
+            inv_k = lit(closure.coef[a][0]),
+            st = sum(&st[a]),
+            c = lit(closure.coef[a][1]),
+        );
+    }
     for (j, c) in M::VELOCITIES
         .iter()
         .enumerate()
         .filter(|(_, c)| dot(c, n) > 0)
     {
-        s += &format!(
-            "    g[{j}] = g[{o}] + {w} * rho * ({cx} * u0 + {cy} * u1) - {ct} * nt;\n",
+        let mut line = format!(
+            "    g[{j}] = g[{o}] + {w} * rho * ({cx} * u[0] + {cy} * u[1] + {cz} * u[2])",
             o = M::OPPOSITE[j],
             w = lit(2.0 * M::WEIGHTS[j] / M::CS2),
             cx = lit(c[0] as f64),
             cy = lit(c[1] as f64),
-            ct = lit(dot(c, t) as f64),
+            cz = lit(c[2] as f64),
         );
+        for (a, t) in tangents.iter().enumerate() {
+            if dot(c, *t) != 0 {
+                line += &format!(" - {} * n{a}", lit(dot(c, *t) as f64));
+            }
+        }
+        s += &(line + ";\n");
     }
     s + "    return g;\n}\n"
 }
