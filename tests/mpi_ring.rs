@@ -218,7 +218,62 @@ fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
     device_ranks_match_one_cpu_process("cavity-3d", &["--lx", "16", "--until-steady", "1e-30"]);
 }
 
-/// The test above for one case of `lbm run`, run for 200 steps with `size` (its size options).
+/// The Taylor–Green cube on 2 and 3 ranks has the single process's diagnostics, the resolved
+/// strain column included: its x-derivatives reach across the slabs' edges into the
+/// neighbours' planes ([`lbm::Solver::neighbour_columns`]), so the sums over the ranks are the
+/// whole cube's (to round-off: only their order differs).
+#[test]
+fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
+    let rows = |ranks: usize| -> Vec<Vec<f64>> {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "run",
+            "taylor-green-3d",
+            "--lx",
+            "24",
+            "--steps",
+            "120",
+            "--diagnostics-every",
+            "40",
+            "--vtk",
+            "false",
+            "--images",
+            "",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ];
+        lbm_ok(ranks, &args);
+        let csv = dir.path().join("taylor-green-3d_diagnostics.csv");
+        std::fs::read_to_string(csv)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect()
+    };
+    let one = rows(1);
+    assert_eq!(one.len(), 4, "rows at steps 0, 40, 80, 120");
+    let strain = one[3].last().copied().unwrap_or(0.0);
+    assert!(
+        strain > 1e-4,
+        "the strain column is the dissipation: {strain}"
+    );
+    for ranks in [2, 3] {
+        let got = rows(ranks);
+        assert_eq!(one.len(), got.len());
+        for (a, b) in one.iter().zip(&got) {
+            for (x, y) in a.iter().zip(b) {
+                assert!(
+                    (x - y).abs() <= 1e-12 * x.abs().max(1.0),
+                    "{ranks} ranks:\n{a:?}\n{b:?}"
+                );
+            }
+        }
+    }
+}
+
+/// `lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics` for one case of
+/// `lbm run`, run for 200 steps with `size` (its size options).
 fn device_ranks_match_one_cpu_process(case: &str, size: &[&str]) {
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let csv = |ranks: usize, backend: &str, scheme: &str, dir: &tempfile::TempDir| {

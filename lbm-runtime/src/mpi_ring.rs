@@ -603,6 +603,11 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         out
     }
 
+    fn neighbour_columns(&self, ends: [Vec<f64>; 2]) -> Result<[Vec<f64>; 2], Error> {
+        let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
+        ring_swap(&self.comm, (left, right), ends, 0, |_, _| Ok(()))
+    }
+
     fn each_rank(&self, value: u64) -> Vec<u64> {
         let mut out = vec![0; self.dec.ranks()];
         self.comm.all_gather_into(&value, &mut out[..]);

@@ -248,6 +248,15 @@ pub trait Solver {
         vec![value]
     }
 
+    /// The columns (planes in 3-D) beside this process's, `[before its first, after its
+    /// last]`, wrapping around the lattice: each process gives its own `[first, last]` — any
+    /// values per column, e.g. its moments there — and receives its neighbours' (collective
+    /// with the neighbours). On one process, `[last, first]`. What a stencil across a slab's
+    /// edge needs, such as a derivative in x.
+    fn neighbour_columns(&self, [first, last]: [Vec<f64>; 2]) -> Result<[Vec<f64>; 2], Error> {
+        Ok([last, first])
+    }
+
     /// Every process's [`Solver::local_planes`], in rank order, on every process (collective).
     fn planes_of_ranks(&self) -> Vec<Range<usize>> {
         let local = self.local_planes();

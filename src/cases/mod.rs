@@ -85,6 +85,13 @@ pub trait Case {
     /// The velocity scale of the flow (steady-state tolerances are relative to it).
     fn velocity_scale(&self) -> f64;
 
+    /// Whether [`Case::sums`] reaches one column beyond each end of a piece (a stencil in x):
+    /// then the driver gives the piece its neighbours' columns
+    /// ([`Fields::with_neighbours`]).
+    fn needs_neighbour_columns(&self) -> bool {
+        false
+    }
+
     /// The sums over the sites of `piece` (a whole lattice, or one rank's slab of it) that the
     /// case's diagnostics and report are made of: they add up element-wise over the pieces
     /// (an MPI reduction), so that no process needs the whole lattice's fields.

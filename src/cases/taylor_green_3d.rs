@@ -137,20 +137,6 @@ impl TaylorGreen3d {
     }
 }
 
-/// The planes and weights of `∂_x` at plane `x` of `nx`, to second order: central (wrapping
-/// when the planes are the whole periodic cube), one-sided at the edges of a slab
-/// (`(∓3u₀ ± 4u₁ ∓ u₂)/2`; first order on a slab two planes wide, none on one plane wide).
-fn x_difference(x: usize, nx: usize, periodic: bool) -> Vec<(usize, f64)> {
-    match (x, nx) {
-        _ if periodic => vec![((x + 1) % nx, 0.5), ((x + nx - 1) % nx, -0.5)],
-        (_, 1) => Vec::new(),
-        (_, 2) => vec![(1, 1.0), (0, -1.0)],
-        (0, _) => vec![(0, -1.5), (1, 2.0), (2, -0.5)],
-        (x, nx) if x + 1 == nx => vec![(x, 1.5), (x - 1, -2.0), (x - 2, 0.5)],
-        (x, _) => vec![(x + 1, 0.5), (x - 1, -0.5)],
-    }
-}
-
 impl Case for TaylorGreen3d {
     type Model = D3Q19Mrt;
 
@@ -192,40 +178,47 @@ impl Case for TaylorGreen3d {
     }
 
     /// `[Σ ρ|u|², Σ S:S]` over the sites of the piece; the strain rate by second-order central
-    /// differences, periodic across a whole cube; a rank's slab, which does not hold its
-    /// neighbours' planes, takes one-sided second-order differences in x on its two edge
-    /// planes.
+    /// differences, periodic on every axis: across the edges of a rank's slab with its
+    /// neighbours' planes ([`Case::needs_neighbour_columns`]), so that the sums over the
+    /// ranks are those of the whole cube.
     fn sums(&self, f: &Fields) -> Vec<f64> {
-        let (Some(rho), Some(ux), Some(uy), Some(uz)) = (
-            f.moment("rho"),
-            f.moment("ux"),
-            f.moment("uy"),
-            f.moment("uz"),
-        ) else {
-            return vec![0.0; 2];
-        };
         let n = self.n;
         let nx = f.planes().len();
         if nx == 0 || f.len() != nx * n * n {
             return vec![0.0; 2];
         }
-        let u = [ux, uy, uz];
-        let at = |x: usize, y: usize, z: usize| (x * n + z) * n + y;
+        // Column `x` (−1 and `nx` the neighbours'; a whole cube wraps around).
+        let column = |name: &str, x: isize| {
+            f.column(name, x)
+                .or_else(|| (nx == n).then(|| f.column(name, x.rem_euclid(n as isize)))?)
+        };
+        let at = |y: usize, z: usize| z * n + y;
         let mut sums = vec![0.0; 2];
-        for x in 0..nx {
-            let dx = x_difference(x, nx, nx == n);
+        for x in 0..nx as isize {
+            let cols = |name| [x - 1, x, x + 1].map(|xi| column(name, xi));
+            let (Some(rho), [ux, uy, uz]) = (column("rho", x), ["ux", "uy", "uz"].map(cols)) else {
+                return vec![f64::NAN; 2];
+            };
+            let (Some(u), Some(u_prev), Some(u_next)) = (
+                ux[1].zip(uy[1]).zip(uz[1]),
+                ux[0].zip(uy[0]).zip(uz[0]),
+                ux[2].zip(uy[2]).zip(uz[2]),
+            ) else {
+                return vec![f64::NAN; 2];
+            };
+            let [u, u_prev, u_next] = [u, u_prev, u_next].map(|((a, b), c)| [a, b, c]);
             for z in 0..n {
                 for y in 0..n {
-                    let j = at(x, y, z);
-                    sums[0] += rho[j] * (ux[j] * ux[j] + uy[j] * uy[j] + uz[j] * uz[j]);
+                    let j = at(y, z);
+                    sums[0] += rho[j] * (u[0][j] * u[0][j] + u[1][j] * u[1][j] + u[2][j] * u[2][j]);
                     let next = [
-                        (at(x, (y + 1) % n, z), at(x, (y + n - 1) % n, z)),
-                        (at(x, y, (z + 1) % n), at(x, y, (z + n - 1) % n)),
+                        (at((y + 1) % n, z), at((y + n - 1) % n, z)),
+                        (at(y, (z + 1) % n), at(y, (z + n - 1) % n)),
                     ];
                     // g[a][b] = ∂_b u_a.
                     let g: [[f64; 3]; 3] = std::array::from_fn(|a| {
                         std::array::from_fn(|b| match b {
-                            0 => dx.iter().map(|&(xi, w)| w * u[a][at(xi, y, z)]).sum(),
+                            0 => 0.5 * (u_next[a][j] - u_prev[a][j]),
                             _ => {
                                 let (p, m) = next[b - 1];
                                 0.5 * (u[a][p] - u[a][m])
@@ -239,6 +232,10 @@ impl Case for TaylorGreen3d {
             }
         }
         sums
+    }
+
+    fn needs_neighbour_columns(&self) -> bool {
+        true
     }
 
     /// `E*` and the resolved strain's dissipation (and `t*` in the time column:

@@ -310,7 +310,11 @@ impl<'a, C: Case> Outputs<'a, C> {
     fn write<S: Solver>(&mut self, solver: &S, files: bool) -> Result<(), CliError> {
         let vtk = files && self.plan.vtk;
         let t = Instant::now();
-        let piece = solver.fields()?;
+        let mut piece = solver.fields()?;
+        if self.case.needs_neighbour_columns() {
+            let beside = solver.neighbour_columns(piece.end_columns())?;
+            piece = piece.with_neighbours(beside)?;
+        }
         let step = piece.step;
         let mut d = Diagnostics::of(&piece, self.case.time_unit(), Vec::new());
         let mut sums = d.sums().to_vec();

@@ -29,6 +29,9 @@ pub struct Fields {
     spacing: usize,
     names: Vec<&'static str>,
     data: Vec<Vec<f64>>,
+    /// The moments of the columns beside the piece, `[before, after]` (wrapping around the
+    /// lattice), when [`Fields::with_neighbours`] gave them.
+    neighbours: Option<[Vec<Vec<f64>>; 2]>,
 }
 
 /// Names of the derived fields, besides the model's moments.
@@ -56,6 +59,7 @@ impl Fields {
             spacing: 1,
             names: M::MOMENT_NAMES.to_vec(),
             data,
+            neighbours: None,
         })
     }
 
@@ -87,6 +91,7 @@ impl Fields {
             spacing: 1,
             names: M::MOMENT_NAMES.to_vec(),
             data,
+            neighbours: None,
         })
     }
 
@@ -160,6 +165,7 @@ impl Fields {
             planes,
             names: self.names.iter().map(|&n| renamed(n)).collect(),
             data,
+            neighbours: None,
             ..self.clone()
         }
     }
@@ -196,6 +202,7 @@ impl Fields {
             spacing: self.spacing * k,
             names: self.names.clone(),
             data,
+            neighbours: None,
         }
     }
 
@@ -212,8 +219,67 @@ impl Fields {
         Ok(Self {
             planes: 0..piece.lx,
             data,
+            neighbours: None,
             ..piece.clone()
         })
+    }
+
+    /// The moments of the piece's first and last columns, each as one array (every moment's
+    /// plane in turn, in the order of [`Fields::names`]): what a neighbour needs of this
+    /// piece, see [`Fields::with_neighbours`].
+    pub fn end_columns(&self) -> [Vec<f64>; 2] {
+        let (plane, n) = (self.plane(), self.planes.len());
+        let column = |x: usize| -> Vec<f64> {
+            self.data
+                .iter()
+                .flat_map(|d| d[x * plane..(x + 1) * plane].iter().copied())
+                .collect()
+        };
+        if n == 0 {
+            return [Vec::new(), Vec::new()];
+        }
+        [column(0), column(n - 1)]
+    }
+
+    /// The piece with the moments of the columns beside it, `[before, after]` as
+    /// [`Fields::end_columns`] packs them (the neighbours' `[last, first]`, from
+    /// [`crate::Solver::neighbour_columns`]), so that [`Fields::column`] reaches one column
+    /// beyond each end.
+    pub fn with_neighbours(self, [before, after]: [Vec<f64>; 2]) -> Result<Self, LbmError> {
+        let plane = self.plane();
+        let unpack = |v: Vec<f64>| -> Result<Vec<Vec<f64>>, LbmError> {
+            if v.len() != plane * self.names.len() {
+                return Err(LbmError::Shape(format!(
+                    "a neighbour column of {} moments needs {} values, not {}",
+                    self.names.len(),
+                    plane * self.names.len(),
+                    v.len()
+                )));
+            }
+            Ok(v.chunks(plane.max(1)).map(<[f64]>::to_vec).collect())
+        };
+        let neighbours = [unpack(before)?, unpack(after)?];
+        Ok(Self {
+            neighbours: Some(neighbours),
+            ..self
+        })
+    }
+
+    /// Moment `name` on the local column `x` (`0..planes().len()`), or on the neighbour's
+    /// column just before (`x = −1`) or after (`x = planes().len()`) when
+    /// [`Fields::with_neighbours`] gave them.
+    pub fn column(&self, name: &str, x: isize) -> Option<&[f64]> {
+        let j = self.names.iter().position(|n| *n == name)?;
+        let (plane, n) = (self.plane(), self.planes.len() as isize);
+        match x {
+            -1 => self.neighbours.as_ref().map(|nb| &nb[0][j][..]),
+            x if x == n => self.neighbours.as_ref().map(|nb| &nb[1][j][..]),
+            x if (0..n).contains(&x) => {
+                let x = x as usize;
+                Some(&self.data[j][x * plane..(x + 1) * plane])
+            }
+            _ => None,
+        }
     }
 
     /// The moment fields, in the order of [`Fields::names`].
@@ -246,6 +312,7 @@ impl Fields {
             spacing: 1,
             names,
             data,
+            neighbours: None,
         })
     }
 
