@@ -198,8 +198,7 @@ impl Case for TaylorGreen3d {
         // One plane's `[Σ ρ|u|², Σ S:S]`; the planes in parallel.
         let plane = |x: isize| -> [f64; 2] {
             let cols = |name| [x - 1, x, x + 1].map(|xi| column(name, xi));
-            let (Some(rho), [ux, uy, uz]) = (column("rho", x), ["ux", "uy", "uz"].map(cols))
-            else {
+            let (Some(rho), [ux, uy, uz]) = (column("rho", x), ["ux", "uy", "uz"].map(cols)) else {
                 return [f64::NAN; 2];
             };
             let (Some(u), Some(u_prev), Some(u_next)) = (

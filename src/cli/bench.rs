@@ -73,9 +73,14 @@ pub struct BenchArgs {
     /// chosen layout and precision, measured beside the calibrated model, marking M*.
     #[arg(long)]
     pub split: bool,
-    /// Lattice of the split sweep, `LXxLY` [default: 512x512 for D2Q9, 192x128 for D2Q37].
+    /// Lattice of the split sweep of the 2-D models, `LXxLY` [default: 512x512 for D2Q9,
+    /// 192x128 for D2Q37].
     #[arg(long, value_parser = parse_size)]
     pub split_size: Option<(usize, usize)>,
+    /// Lattice of the split sweep of D3Q19, `LXxLYxLZ` (a duct along x, cut into slabs of
+    /// planes).
+    #[arg(long, default_value = "64x48x48", value_parser = parse_size3)]
+    pub split_d3q19_size: [usize; 3],
     /// Points of the split sweep, evenly spaced in 2M/LX from 0 to 1 (plus the tuned M*).
     #[arg(long, default_value_t = 9)]
     pub split_points: usize,
@@ -123,15 +128,23 @@ impl Which {
     }
 }
 
-/// Refuses a selection of 3-D models only for `what` (the split sweep and the ranks
-/// benchmark, whose slabs take 2-D models so far).
-pub fn require_2d(a: &BenchArgs, what: &str) -> Result<(), CliError> {
-    if a.model.includes(Which::D2q9) || a.model.includes(Which::D2q37) {
+/// Refuses a selection with none of `models` for `what` (the split sweep, the ranks
+/// benchmark), naming those it takes.
+pub fn require_one_of(a: &BenchArgs, models: &[Which], what: &str) -> Result<(), CliError> {
+    if models.iter().any(|&m| a.model.includes(m)) {
         return Ok(());
     }
+    let names: Vec<String> = models
+        .iter()
+        .map(|m| format!("{m:?}").to_lowercase())
+        .collect();
     Err(CliError::Config {
         key: "model".into(),
-        message: format!("{what} takes the 2-D models (d2q9, d2q37) so far; the 3-D ones have the per-layout tables: drop --{what}"),
+        message: format!(
+            "--{what} takes the models {} so far; the others have the per-layout tables: \
+             drop --{what} or choose one of those with --model",
+            names.join(", ")
+        ),
     })
 }
 

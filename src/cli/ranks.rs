@@ -20,7 +20,7 @@ use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
-use super::bench::{open_options, require_2d, Backend, BenchArgs, Which};
+use super::bench::{open_options, require_one_of, Backend, BenchArgs, Which};
 use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{dispatch, CliError, Generic, LayoutArg, Precision};
@@ -51,7 +51,7 @@ fn measure_disk() -> Result<FileSystem, CliError> {
 
 /// Runs the benchmark for the models of `a`, in its first layout and precision.
 pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError> {
-    require_2d(a, "ranks")?;
+    require_one_of(a, &[Which::D2q9, Which::D2q37], "ranks")?;
     let ranks = if ranks.is_empty() {
         DEFAULT_RANKS.to_vec()
     } else {

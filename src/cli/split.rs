@@ -10,10 +10,10 @@ use lbm::gpu::GpuContext;
 use lbm::hetero::{
     calibrate, nearest_admissible, HeteroLattice, SplitChoice, SplitModel, CALIBRATION_STEPS,
 };
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D3Q19Bgk, D3Q19BgkParams, D2Q37};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
 
-use super::bench::{open_context, require_2d, BenchArgs, Which};
+use super::bench::{open_context, require_one_of, BenchArgs, Which};
 use super::{dispatch, CliError, Generic};
 
 /// Default sweep lattices: a few milliseconds per step on two cores.
@@ -22,7 +22,7 @@ const D2Q37_SIZE: (usize, usize) = (192, 128);
 
 /// Runs the sweep for the chosen models, in the first chosen layout and precision.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
-    require_2d(a, "split")?;
+    require_one_of(a, &[Which::D2q9, Which::D2q37, Which::D3q19], "split")?;
     let ctx = open_context(a)?;
     println!(
         "Host/device split (seed 000 §6.1, Fig. 8) on {}",
@@ -83,6 +83,32 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
             },
         )?;
     }
+    if a.model.includes(Which::D3q19) {
+        let [lx, ly, lz] = a.split_d3q19_size;
+        let spec = GlobalSpec::<D3Q19Bgk> {
+            lx,
+            ly,
+            lz,
+            params: D3Q19BgkParams {
+                tau: 0.8,
+                ax: 1e-6,
+                ay: 0.0,
+                az: 0.0,
+            },
+            boundaries: BoundarySpec::duct(),
+        };
+        let what = "duct, body force";
+        dispatch(
+            layout,
+            precision,
+            Sweep {
+                a,
+                ctx: &ctx,
+                spec,
+                what,
+            },
+        )?;
+    }
     Ok(())
 }
 
@@ -99,9 +125,13 @@ impl<M: Model> Generic for Sweep<'_, M> {
     type Output = Result<(), CliError>;
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let (spec, a) = (&self.spec, self.a);
-        let (lx, ly) = (spec.lx, spec.ly);
+        let lx = spec.lx;
+        let size = match spec.lz {
+            1 => format!("{lx}×{}", spec.ly),
+            lz => format!("{lx}×{}×{lz}", spec.ly),
+        };
         println!(
-            "\n{} {} {}, {lx}×{ly} ({}), {} timed steps per point",
+            "\n{} {} {}, {size} ({}), {} timed steps per point",
             M::NAME,
             L::NAME,
             T::NAME,
@@ -196,5 +226,5 @@ fn measure<M: Model, L: Layout, T: Real>(
     let t0 = Instant::now();
     lat.steps(steps)?;
     lat.finish()?;
-    Ok((spec.lx * spec.ly) as f64 * steps as f64 / t0.elapsed().as_secs_f64() / 1e6)
+    Ok((spec.lx * spec.plane()) as f64 * steps as f64 / t0.elapsed().as_secs_f64() / 1e6)
 }
