@@ -661,14 +661,29 @@ fn lbm_run_with_too_many_ranks_fails_on_every_rank() {
 }
 
 /// `lbm bench --ranks` on 2 ranks: the step with and without the exchange, and the curves, for
-/// each rank-local backend.
+/// each rank-local backend, with D2Q9 and with D3Q19 (slabs of planes: the curves count the
+/// planes' sites as a column).
 #[test]
 fn lbm_bench_ranks_measures_and_predicts() {
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
-    for (backend, says) in [
-        ("cpu", "rank 0 on cpu"),
-        ("gpu", "rank 0 on gpu"),
-        ("hetero", "rank 0 on hetero, M = "),
+    for (backend, says, model) in [
+        ("cpu", "rank 0 on cpu", ["d2q9", "--d2q9-size", "256x256"]),
+        ("gpu", "rank 0 on gpu", ["d2q9", "--d2q9-size", "256x256"]),
+        (
+            "hetero",
+            "rank 0 on hetero, M = ",
+            ["d2q9", "--d2q9-size", "256x256"],
+        ),
+        (
+            "cpu",
+            "strong scaling, 32×16×16",
+            ["d3q19", "--d3q19-size", "32x16x16"],
+        ),
+        (
+            "gpu",
+            "rank 0 on gpu",
+            ["d3q19", "--d3q19-size", "32x16x16"],
+        ),
     ] {
         let args = [
             "bench",
@@ -677,9 +692,9 @@ fn lbm_bench_ranks_measures_and_predicts() {
             "2",
             "4",
             "--model",
-            "d2q9",
-            "--d2q9-size",
-            "256x256",
+            model[0],
+            model[1],
+            model[2],
             "--rank-steps",
             "5",
             "--backend",

@@ -14,7 +14,9 @@
 //! ```
 //!
 //! `α` (s per site) and `β` (s per column) come from the step time of the whole lattice at two
-//! heights, `γ` (s per row) from the time of the border update alone (`2H` columns). The
+//! heights, `γ` (s per row) from the time of the border update alone (`2H` columns). In 3-D a
+//! column is a plane of `Ly·Lz` sites and `Ly` stands for that count throughout (a halo plane
+//! is what travels); the two lattices timed differ in `Lz`. The
 //! communication is `δ Ly + λ`: two messages of `H·Ly·Q` values each way per step, over one
 //! network interface, so `δ = 2 H Q b / B` (`b` bytes per value, `B` the bandwidth) and
 //! `λ = 2 ℓ` (`ℓ` the latency); the seed's form has no latency term, which matters only for
@@ -297,12 +299,13 @@ fn seconds_per<F: FnMut()>(reps: usize, mut f: F) -> f64 {
 /// What [`calibrate`] measured on this machine, one process, seconds per step.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Calibration {
-    /// Step of the whole `lx × ly` lattice.
+    /// Step of the whole lattice.
     pub t_full: f64,
-    /// Step of the `lx × ly/2` (or `2·ly`) lattice.
+    /// Step of the lattice with half (or twice) the sites per column: `ly/2` (or `2·ly`) in
+    /// 2-D, `lz/2` (or `2·lz`) in 3-D.
     pub t_other: f64,
-    /// The other height used.
-    pub ly_other: usize,
+    /// The sites per column (`LY`, `LY·LZ` in 3-D) of that other lattice.
+    pub plane_other: usize,
     /// Border update of one slab (`2H` columns).
     pub t_border: f64,
     /// The fitted coefficients, communication over [`Network::INFINIBAND_EDR`].
@@ -315,37 +318,43 @@ pub struct Calibration {
 
 /// Measures `α`, `β` and `γ` on this machine with short runs of the lattice `spec` (two-copy
 /// scheme, `steps` steps per timing round): `α Lx Ly + β Lx` from the step times at heights
-/// `Ly` and `Ly/2` (or `2 Ly` when `Ly/2` does not suit the layout), `γ` from the border
+/// `Ly` and `Ly/2` (or `2 Ly` when `Ly/2` does not suit the layout; in 3-D depths `Lz` and
+/// `Lz/2` or `2 Lz`, `Ly` standing for the plane's `Ly·Lz` sites), `γ` from the border
 /// update. The communication terms are those of [`Network::INFINIBAND_EDR`]; replace them
 /// with [`Coefficients::with_network`].
 pub fn calibrate<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
     steps: usize,
 ) -> Result<Calibration, DomainError> {
-    let (lx, ly) = (spec.lx, spec.ly);
-    let half = ly / 2;
-    let ly_other = if ly % 2 == 0 && half % L::VL == 0 && half / L::VL >= M::HALO.max(1) {
-        half
+    let (lx, plane) = (spec.lx, spec.plane());
+    // The other lattice: z halved or doubled in 3-D (any depth suits the layouts), else y.
+    let other = if spec.lz > 1 {
+        let lz = if spec.lz % 2 == 0 {
+            spec.lz / 2
+        } else {
+            spec.lz * 2
+        };
+        GlobalSpec { lz, ..spec.clone() }
     } else {
-        ly * 2
+        let half = spec.ly / 2;
+        let suits = spec.ly % 2 == 0 && half % L::VL == 0 && half / L::VL >= M::HALO.max(1);
+        let ly = if suits { half } else { spec.ly * 2 };
+        GlobalSpec { ly, ..spec.clone() }
     };
+    let plane_other = other.plane();
     let t_full = full_step_time::<M, L, T>(spec, steps)?;
-    let other = GlobalSpec {
-        ly: ly_other,
-        ..spec.clone()
-    };
     let t_other = full_step_time::<M, L, T>(&other, steps)?;
     let t_border = border_time::<M, L, T>(spec, steps)?;
     let (mu, kappa) = output_costs::<M, L, T>(spec)?;
-    // t(h)/lx = α h + β at the two heights.
-    let (h1, h2) = (ly as f64, ly_other as f64);
+    // t(h)/lx = α h + β at the two column sizes.
+    let (h1, h2) = (plane as f64, plane_other as f64);
     let (y1, y2) = (t_full / lx as f64, t_other / lx as f64);
     let alpha = (y1 - y2) / (h1 - h2);
     let beta = (y1 - alpha * h1).max(0.0);
     let coefficients = Coefficients {
         alpha,
         beta,
-        gamma: t_border / ly as f64,
+        gamma: t_border / plane as f64,
         delta: 0.0,
         lambda: 0.0,
     }
@@ -353,7 +362,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
     Ok(Calibration {
         t_full,
         t_other,
-        ly_other,
+        plane_other,
         t_border,
         coefficients,
         mu,

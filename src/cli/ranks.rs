@@ -16,9 +16,10 @@ use lbm::cases::{global_spec, Poiseuille, RayleighTaylor};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
+use lbm::models::{D3Q19Bgk, D3Q19BgkParams};
 use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
-use lbm::{Layout, Model, Real, Scheme};
+use lbm::{BoundarySpec, Layout, Model, Real, Scheme};
 
 use super::bench::{open_options, require_one_of, Backend, BenchArgs, Which};
 use super::dist::EXCHANGE_PROBES;
@@ -51,7 +52,7 @@ fn measure_disk() -> Result<FileSystem, CliError> {
 
 /// Runs the benchmark for the models of `a`, in its first layout and precision.
 pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError> {
-    require_one_of(a, &[Which::D2q9, Which::D2q37], "ranks")?;
+    require_one_of(a, &[Which::D2q9, Which::D2q37, Which::D3q19], "ranks")?;
     let ranks = if ranks.is_empty() {
         DEFAULT_RANKS.to_vec()
     } else {
@@ -100,6 +101,31 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
             },
         )?;
     }
+    if a.model.includes(Which::D3q19) {
+        let [lx, ly, lz] = a.d3q19_size;
+        let spec = GlobalSpec::<D3Q19Bgk> {
+            lx,
+            ly,
+            lz,
+            params: D3Q19BgkParams {
+                tau: 0.8,
+                ax: 1e-6,
+                ay: 0.0,
+                az: 0.0,
+            },
+            boundaries: BoundarySpec::duct(),
+        };
+        dispatch(
+            layout,
+            precision,
+            Job {
+                a,
+                world,
+                ranks: &ranks,
+                spec,
+            },
+        )?;
+    }
     Ok(())
 }
 
@@ -115,7 +141,12 @@ impl<M: Model> Generic for Job<'_, M> {
 
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let (spec, steps) = (self.spec, self.a.rank_steps);
-        let (lx, ly) = (spec.lx, spec.ly);
+        // A column is a plane of `ly` sites in 3-D: what the model and the halos count.
+        let (lx, ly) = (spec.lx, spec.plane());
+        let across = match spec.lz {
+            1 => format!("{}", spec.ly),
+            lz => format!("{}×{lz}", spec.ly),
+        };
         let comm = self.world.comm();
         let node = || GpuOptions {
             node_rank: mpi_ring::node_rank(comm),
@@ -149,7 +180,7 @@ impl<M: Model> Generic for Job<'_, M> {
         }
         let mlups = |secs: f64| (lx * ly) as f64 / secs / 1e6;
         println!(
-            "\n{} {} {} {lx}×{ly} on {} rank(s), {steps} steps per timing; rank 0 on {}:",
+            "\n{} {} {} {lx}×{across} on {} rank(s), {steps} steps per timing; rank 0 on {}:",
             M::NAME,
             L::NAME,
             T::NAME,
@@ -180,13 +211,14 @@ impl<M: Model> Generic for Job<'_, M> {
         let c = cal.coefficients;
         println!(
             "  calibration (one process): α = {:.3e} s/site, β = {:.3e} s/column, γ = {:.3e} \
-             s/row (border), from {:.3} ms at LY = {ly} and {:.3} ms at LY = {}",
+             s/row (border; a row is a site of a column), from {:.3} ms at {ly} and {:.3} ms at {} \
+             sites per column",
             c.alpha,
             c.beta,
             c.gamma,
             cal.t_full * 1e3,
             cal.t_other * 1e3,
-            cal.ly_other
+            cal.plane_other
         );
         let moments = M::MOMENT_NAMES.len();
         let outputs = Outputs {
@@ -233,12 +265,12 @@ impl<M: Model> Generic for Job<'_, M> {
             );
             let io = Some((&outputs, &fs));
             table(
-                &format!("strong scaling, {lx}×{ly}"),
+                &format!("strong scaling, {lx}×{across}"),
                 &scaling::strong_scaling(&cn, (lx, ly), M::HALO, self.ranks, io),
             );
             let per_rank = lx / self.ranks.first().copied().unwrap_or(1).max(1);
             table(
-                &format!("weak scaling, {per_rank}×{ly} per rank"),
+                &format!("weak scaling, {per_rank}×{across} per rank"),
                 &scaling::weak_scaling(&cn, (per_rank, ly), self.ranks, io),
             );
         }
