@@ -10,6 +10,7 @@ use lbm::models::{
 };
 use std::sync::Arc;
 
+use lbm::domain::GlobalSpec;
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
 use lbm::{BoundarySpec, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
 
@@ -146,6 +147,23 @@ pub fn require_one_of(a: &BenchArgs, models: &[Which], what: &str) -> Result<(),
             names.join(", ")
         ),
     })
+}
+
+/// The D3Q19 lattice of the split sweep and the ranks benchmark: a duct along x (walls in y
+/// and z) driven by a body force, cut into slabs of planes.
+pub fn d3q19_duct([lx, ly, lz]: [usize; 3]) -> GlobalSpec<D3Q19Bgk> {
+    GlobalSpec {
+        lx,
+        ly,
+        lz,
+        params: D3Q19BgkParams {
+            tau: 0.8,
+            ax: 1e-6,
+            ay: 0.0,
+            az: 0.0,
+        },
+        boundaries: BoundarySpec::duct(),
+    }
 }
 
 fn parse_size(s: &str) -> Result<(usize, usize), String> {

@@ -16,12 +16,11 @@ use lbm::cases::{global_spec, Poiseuille, RayleighTaylor};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
-use lbm::models::{D3Q19Bgk, D3Q19BgkParams};
 use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
-use lbm::{BoundarySpec, Layout, Model, Real, Scheme};
+use lbm::{Layout, Model, Real, Scheme};
 
-use super::bench::{open_options, require_one_of, Backend, BenchArgs, Which};
+use super::bench::{d3q19_duct, open_options, require_one_of, Backend, BenchArgs, Which};
 use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{dispatch, CliError, Generic, LayoutArg, Precision};
@@ -102,19 +101,7 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
         )?;
     }
     if a.model.includes(Which::D3q19) {
-        let [lx, ly, lz] = a.d3q19_size;
-        let spec = GlobalSpec::<D3Q19Bgk> {
-            lx,
-            ly,
-            lz,
-            params: D3Q19BgkParams {
-                tau: 0.8,
-                ax: 1e-6,
-                ay: 0.0,
-                az: 0.0,
-            },
-            boundaries: BoundarySpec::duct(),
-        };
+        let spec = d3q19_duct(a.d3q19_size);
         dispatch(
             layout,
             precision,

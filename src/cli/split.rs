@@ -10,10 +10,10 @@ use lbm::gpu::GpuContext;
 use lbm::hetero::{
     calibrate, nearest_admissible, HeteroLattice, SplitChoice, SplitModel, CALIBRATION_STEPS,
 };
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D3Q19Bgk, D3Q19BgkParams, D2Q37};
+use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
 
-use super::bench::{open_context, require_one_of, BenchArgs, Which};
+use super::bench::{d3q19_duct, open_context, require_one_of, BenchArgs, Which};
 use super::{dispatch, CliError, Generic};
 
 /// Default sweep lattices: a few milliseconds per step on two cores.
@@ -84,19 +84,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         )?;
     }
     if a.model.includes(Which::D3q19) {
-        let [lx, ly, lz] = a.split_d3q19_size;
-        let spec = GlobalSpec::<D3Q19Bgk> {
-            lx,
-            ly,
-            lz,
-            params: D3Q19BgkParams {
-                tau: 0.8,
-                ax: 1e-6,
-                ay: 0.0,
-                az: 0.0,
-            },
-            boundaries: BoundarySpec::duct(),
-        };
+        let spec = d3q19_duct(a.split_d3q19_size);
         let what = "duct, body force";
         dispatch(
             layout,
