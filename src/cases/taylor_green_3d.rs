@@ -21,9 +21,9 @@
 //! 128³, τ − ½ is 2·10⁻³ and BGK is unstable.
 
 use std::f64::consts::PI;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
-use std::sync::Mutex;
 
 use super::Case;
 use crate::models::{D3Q19Mrt, D3Q19MrtParams};
@@ -190,25 +190,22 @@ impl Case for TaylorGreen3d {
             return vec![0.0; 2];
         }
         // Column `x` (−1 and `nx` the neighbours'; a whole cube wraps around).
-        let column = |name: &str, x: isize| {
-            f.column(name, x)
-                .or_else(|| (nx == n).then(|| f.column(name, x.rem_euclid(n as isize)))?)
+        let column = |name: &str, x: isize| match f.column(name, x) {
+            None if nx == n => f.column(name, x.rem_euclid(n as isize)),
+            col => col,
         };
+        let velocity = |x: isize| Some([column("ux", x)?, column("uy", x)?, column("uz", x)?]);
         let at = |y: usize, z: usize| z * n + y;
         // One plane's `[Σ ρ|u|², Σ S:S]`; the planes in parallel.
         let plane = |x: isize| -> [f64; 2] {
-            let cols = |name| [x - 1, x, x + 1].map(|xi| column(name, xi));
-            let (Some(rho), [ux, uy, uz]) = (column("rho", x), ["ux", "uy", "uz"].map(cols)) else {
-                return [f64::NAN; 2];
-            };
-            let (Some(u), Some(u_prev), Some(u_next)) = (
-                ux[1].zip(uy[1]).zip(uz[1]),
-                ux[0].zip(uy[0]).zip(uz[0]),
-                ux[2].zip(uy[2]).zip(uz[2]),
+            let (Some(rho), Some(u_prev), Some(u), Some(u_next)) = (
+                column("rho", x),
+                velocity(x - 1),
+                velocity(x),
+                velocity(x + 1),
             ) else {
                 return [f64::NAN; 2];
             };
-            let [u, u_prev, u_next] = [u, u_prev, u_next].map(|((a, b), c)| [a, b, c]);
             let mut sums = [0.0; 2];
             for z in 0..n {
                 for y in 0..n {
