@@ -31,7 +31,7 @@
 //! let params = MyD2Q9Params { tau: 0.8 };
 //! MyD2Q9::validate(&params).unwrap();
 //! let mut f = [0.0f64; 9];
-//! MyD2Q9::equilibrium(&[1.0, 0.05, 0.0], &mut f);   // ρ, u_x, u_y
+//! MyD2Q9::equilibrium(&[1.0, 0.05, 0.0], &params, &mut f); // ρ, u_x, u_y
 //! MyD2Q9::collide(&mut f, &params);                  // at equilibrium, collide changes nothing
 //! assert!((f.iter().sum::<f64>() - 1.0).abs() < 1e-15);
 //! ```

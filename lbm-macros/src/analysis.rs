@@ -1,6 +1,12 @@
 //! The symbolic model: variables, moments, the equilibrium as exact polynomials, the collision
 //! and the force, with the physical checks of DESIGN.md: isotropy against the equilibrium's
-//! order, and conservation of every declared moment by the equilibrium, proved symbolically.
+//! order, and conservation of every moment declared conserved, proved symbolically.
+//!
+//! Moments carry the names the user gives them and a role (density, velocity, temperature,
+//! scalar, vector): `rho`, `u` and `T` have theirs by default, any other name states it
+//! (`phi: scalar = sum(f);`). The collision conserves the moments listed in
+//! `conserved = [...]`, or all of them when the item is absent; the equilibrium may use the
+//! moments and the parameters (a velocity given as a parameter carries a passive scalar).
 
 use std::collections::HashMap;
 
@@ -29,6 +35,61 @@ pub enum Role {
     Density,
     Velocity,
     Temperature,
+    /// A scalar the runtime attaches no physics to (a concentration carried by a flow).
+    Scalar,
+    /// A vector the runtime attaches no physics to (the flux of a scalar).
+    Vector,
+}
+
+impl Role {
+    /// The role written in a declaration (`phi: scalar = …`).
+    fn parse(id: &Ident, moment: &str) -> syn::Result<Role> {
+        Ok(match id.to_string().as_str() {
+            "density" => Role::Density,
+            "velocity" => Role::Velocity,
+            "temperature" => Role::Temperature,
+            "scalar" => Role::Scalar,
+            "vector" => Role::Vector,
+            other => return Err(Error::new(id.span(), format!("unknown role `{other}` of moment `{moment}`: a moment is a density, velocity, temperature, scalar or vector"))),
+        })
+    }
+
+    /// The role a moment has without an annotation: `rho`, `u` and `T` by convention.
+    fn by_name(name: &str) -> Option<Role> {
+        match name {
+            "rho" => Some(Role::Density),
+            "u" => Some(Role::Velocity),
+            "T" => Some(Role::Temperature),
+            _ => None,
+        }
+    }
+
+    /// Whether a moment of this role has D components.
+    pub fn is_vector(self) -> bool {
+        matches!(self, Role::Velocity | Role::Vector)
+    }
+
+    /// The runtime's name of this role (`::lbm::Role::…`) for component `axis`.
+    pub fn runtime(self, axis: usize) -> proc_macro2::TokenStream {
+        match self {
+            Role::Density => quote::quote!(::lbm::Role::Density),
+            Role::Velocity => quote::quote!(::lbm::Role::Velocity(#axis)),
+            Role::Temperature => quote::quote!(::lbm::Role::Temperature),
+            Role::Scalar => quote::quote!(::lbm::Role::Scalar),
+            Role::Vector => quote::quote!(::lbm::Role::Vector(#axis)),
+        }
+    }
+
+    /// What conserving a moment of this role means, for messages.
+    fn quantity(self, name: &str) -> String {
+        match self {
+            Role::Density => "mass".into(),
+            Role::Velocity => "momentum".into(),
+            Role::Temperature => "energy".into(),
+            Role::Scalar => format!("the scalar `{name}`"),
+            Role::Vector => format!("the vector `{name}`"),
+        }
+    }
 }
 
 /// A declared moment.
@@ -38,6 +99,27 @@ pub struct Moment {
     /// Its variables: one for a scalar, D for a vector.
     pub vars: Vec<usize>,
     pub def: Expr,
+    /// Whether the collision conserves it (listed in `conserved`, or no such list).
+    pub conserved: bool,
+}
+
+/// The names of the moments that the Hermite equilibrium is built from, by role.
+#[derive(Clone, Default)]
+pub struct Roles {
+    pub density: Option<String>,
+    pub velocity: Option<String>,
+    pub temperature: Option<String>,
+}
+
+impl Roles {
+    fn of(moments: &[Moment]) -> Roles {
+        let find = |r: Role| moments.iter().find(|m| m.role == r).map(|m| m.name.clone());
+        Roles {
+            density: find(Role::Density),
+            velocity: find(Role::Velocity),
+            temperature: find(Role::Temperature),
+        }
+    }
 }
 
 /// The collision operator, with its rates as expressions of the parameters.
@@ -76,6 +158,7 @@ pub struct Analysis {
     pub var_names: Vec<String>,
     pub params: Vec<String>,
     pub moments: Vec<Moment>,
+    pub roles: Roles,
     /// `f_eq_i` as polynomials in the variables.
     pub feq: Vec<Poly>,
     pub eq_order: u32,
@@ -106,7 +189,7 @@ pub struct PolyCtx<'a> {
     pub names: HashMap<String, Value<Poly>>,
     pub pop: Option<usize>,
     pub sum_f: Option<&'a [Poly]>,
-    pub thermal: bool,
+    pub roles: &'a Roles,
 }
 
 impl PolyCtx<'_> {
@@ -177,7 +260,7 @@ impl Algebra for PolyCtx<'_> {
                 };
                 let mut total: Option<Value<Poly>> = None;
                 for i in 0..self.lattice.c.len() {
-                    let mut inner = PolyCtx { lattice: self.lattice, nvars: self.nvars, names: self.names.clone(), pop: Some(i), sum_f: Some(sum_f), thermal: self.thermal };
+                    let mut inner = PolyCtx { lattice: self.lattice, nvars: self.nvars, names: self.names.clone(), pop: Some(i), sum_f: Some(sum_f), roles: self.roles };
                     let v = eval(&mut inner, &arg.value)?;
                     total = Some(match (total, v) {
                         (None, v) => v,
@@ -191,7 +274,7 @@ impl Algebra for PolyCtx<'_> {
             "hermite" => {
                 let i = self.population("hermite", span)?;
                 let order = hermite_order(name, args)?;
-                Ok(Value::Scalar(self.hermite(i, order)))
+                Ok(Value::Scalar(self.hermite(i, order, span)?))
             }
             other => Err(Error::new(name.span(), format!("unknown function `{other}`: formulas may use dot(a, b), norm2(a), sum(…) in moments, and hermite(order = N) as the equilibrium"))),
         }
@@ -222,8 +305,8 @@ fn hermite_order(name: &Ident, args: &[Arg]) -> syn::Result<u32> {
 }
 
 impl PolyCtx<'_> {
-    fn var(&self, name: &str) -> Option<Value<Poly>> {
-        self.names.get(name).cloned()
+    fn var(&self, name: &Option<String>) -> Option<Value<Poly>> {
+        name.as_ref().and_then(|n| self.names.get(n).cloned())
     }
 
     /// The Hermite equilibrium of order `n` (reference/d2q37.md; Shan, Yuan & Chen 2006) in
@@ -231,19 +314,17 @@ impl PolyCtx<'_> {
     /// `f_eq = w ρ [1 + ξ·v + ½((ξ·v)² − v² + θ(ξ² − D)) + (ξ·v)/6((ξ·v)² − 3v² + 3θ(ξ² − D − 2))
     ///  + 1/24((ξ·v)⁴ − 6(ξ·v)²v² + 3v⁴ + 6θ((ξ·v)²(ξ² − D − 4) + v²(D + 2 − ξ²))
     ///  + 3θ²(ξ⁴ − 2(D + 2)ξ² + D(D + 2)))]`.
-    fn hermite(&self, i: usize, n: u32) -> Poly {
+    fn hermite(&self, i: usize, n: u32, span: Span) -> syn::Result<Poly> {
         let l = self.lattice;
         let k = |x: Q| self.k(x);
-        let rho = match self.var("rho") {
-            Some(Value::Scalar(p)) => p,
-            _ => k(q(1)),
+        let (Some(Value::Scalar(rho)), Some(Value::Vector(u))) = (
+            self.var(&self.roles.density),
+            self.var(&self.roles.velocity),
+        ) else {
+            return Err(Error::new(span, "hermite(…) is the equilibrium of a density and a velocity: declare `rho = sum(f);` and `u = sum(f * c) / rho;` (or write the equilibrium as a formula of your moments)"));
         };
-        let u = match self.var("u") {
-            Some(Value::Vector(v)) => v,
-            _ => vec![k(q(0)); l.dim],
-        };
-        let theta = match (self.thermal, self.var("T")) {
-            (true, Some(Value::Scalar(t))) => t.sub(&k(q(1))),
+        let theta = match self.var(&self.roles.temperature) {
+            Some(Value::Scalar(t)) => t.sub(&k(q(1))),
             _ => k(q(0)),
         };
         let inv_cs2 = q(1) / l.cs2.clone();
@@ -295,13 +376,14 @@ impl PolyCtx<'_> {
                 .add(&theta.pow(2).scale(&(q(3) * cterm)));
             s = s.add(&t.scale(&qf(1, 24)));
         }
-        s.mul(&rho).scale(&l.w[i])
+        Ok(s.mul(&rho).scale(&l.w[i]))
     }
 }
 
 /// Analyses a declaration whose lattice has been checked.
 pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
-    let (moments, mut var_names, thermal) = declare_moments(decl, lattice.dim)?;
+    let (mut moments, mut var_names) = declare_moments(decl, lattice.dim)?;
+    declare_conserved(decl, &mut moments)?;
     let mut params = Vec::new();
     for p in &decl.params {
         let name = p.name.to_string();
@@ -309,7 +391,19 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
         if moments.iter().any(|m| m.name == name) {
             return Err(Error::new(
                 p.name.span(),
-                format!("parameter `{name}` has the name of a moment: rename it"),
+                format!(
+                    "parameter `{name}` has the name of the moment `{name}`: rename one of them"
+                ),
+            ));
+        }
+        if let Some(v) = var_names.iter().position(|n| *n == name) {
+            let m = moments
+                .iter()
+                .find(|m| m.vars.contains(&v))
+                .expect("a moment's component");
+            return Err(Error::new(
+                p.name.span(),
+                format!("parameter `{name}` has the name of a component of the moment `{}` ({}): rename the parameter, so that formulas and messages can tell them apart", m.name, component_names(m, &var_names)),
             ));
         }
         params.push(name.clone());
@@ -317,6 +411,7 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
     }
     var_names.push("f".into());
     let nvars = var_names.len();
+    let roles = Roles::of(&moments);
     let mut names = HashMap::new();
     for m in &moments {
         let v = m
@@ -326,7 +421,7 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
             .collect::<Vec<_>>();
         names.insert(
             m.name.clone(),
-            if m.role == Role::Velocity {
+            if m.role.is_vector() {
                 Value::Vector(v)
             } else {
                 Value::Scalar(v[0].clone())
@@ -348,33 +443,36 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
             names: names.clone(),
             pop: Some(i),
             sum_f: None,
-            thermal,
+            roles: &roles,
         };
         feq.push(eval(&mut ctx, eq_expr)?.scalar(eq_expr.span, "the equilibrium")?);
     }
-    if let Some(used) = find_ident(eq_expr, &|n| params.iter().any(|p| p == n)) {
-        let name = crate::expr::show(used);
-        return Err(used.error(format!(
-            "the equilibrium may depend only on the moments (and c, w, cs2, dim), but `{name}` is a parameter: parameters enter through the collision rates and the force"
-        )));
-    }
     let eq_order = equilibrium_order(&feq, &moments);
     check_isotropy(&lattice, eq_order, eq_expr)?;
-    check_conservation(
-        &lattice, &moments, &names, nvars, &feq, &var_names, thermal, eq_expr,
-    )?;
-    let collision = collision(decl, &lattice, nvars, thermal)?;
-    let force = force(decl, lattice.dim)?;
-    Ok(Analysis {
+    let collision = collision(decl, &lattice, nvars, &moments, &names, &roles)?;
+    let force = force(decl, lattice.dim, &moments)?;
+    let an = Analysis {
         lattice,
         var_names,
         params,
         moments,
+        roles,
         feq,
         eq_order,
         collision,
         force,
-    })
+    };
+    check_conservation(&an, &names, eq_expr)?;
+    Ok(an)
+}
+
+/// `ux, uy` for a velocity `u`: the names of a moment's variables.
+fn component_names(m: &Moment, var_names: &[String]) -> String {
+    m.vars
+        .iter()
+        .map(|&v| var_names[v].as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn check_name(id: &Ident, taken: &[String], what: &str) -> syn::Result<()> {
@@ -394,25 +492,34 @@ fn check_name(id: &Ident, taken: &[String], what: &str) -> syn::Result<()> {
     Ok(())
 }
 
-type Declared = (Vec<Moment>, Vec<String>, bool);
-
-fn declare_moments(decl: &ModelDecl, dim: usize) -> syn::Result<Declared> {
+/// The moments in declaration order, with their roles, and the names of their variables (a
+/// vector `u` has `ux`, `uy`(, `uz`)).
+fn declare_moments(decl: &ModelDecl, dim: usize) -> syn::Result<(Vec<Moment>, Vec<String>)> {
     let (span, defs) = decl.moments.as_ref().ok_or_else(|| Error::new(decl.name.span(), format!("model `{}` does not declare `moments`: add `moments {{ rho = sum(f); u = sum(f * c) / rho; }}`", decl.name)))?;
+    if defs.is_empty() {
+        return Err(Error::new(
+            *span,
+            "declare at least one moment, e.g. `rho = sum(f);` or `phi: scalar = sum(f);`",
+        ));
+    }
     let mut moments: Vec<Moment> = Vec::new();
     let mut names = Vec::new();
     let mut taken = Vec::new();
     for d in defs {
         check_name(&d.name, &taken, "moment")?;
         let name = d.name.to_string();
-        let role = match name.as_str() {
-            "rho" => Role::Density,
-            "u" => Role::Velocity,
-            "T" => Role::Temperature,
-            _ => return Err(Error::new(d.name.span(), format!("unknown moment `{name}`: the runtime knows `rho` (density), `u` (velocity) and `T` (temperature)"))),
+        let role = match &d.role {
+            Some(r) => Role::parse(r, &name)?,
+            None => Role::by_name(&name).ok_or_else(|| Error::new(d.name.span(), format!("moment `{name}` has no role: write `{name}: scalar = …` (or density, velocity, temperature, vector); only rho, u and T have one by default")))?,
         };
+        if !matches!(role, Role::Scalar | Role::Vector) {
+            if let Some(other) = moments.iter().find(|m| m.role == role) {
+                return Err(Error::new(d.name.span(), format!("`{name}` is a second {role:?} after `{}`: a model has one density, one velocity and one temperature (make the other a `scalar` or `vector`)", other.name).to_lowercase()));
+            }
+        }
         let start = names.len();
-        if role == Role::Velocity {
-            names.extend(["ux", "uy", "uz"][..dim].iter().map(|n| n.to_string()));
+        if role.is_vector() {
+            names.extend(["x", "y", "z"][..dim].iter().map(|a| format!("{name}{a}")));
         } else {
             names.push(name.clone());
         }
@@ -421,32 +528,64 @@ fn declare_moments(decl: &ModelDecl, dim: usize) -> syn::Result<Declared> {
             role,
             vars: (start..names.len()).collect(),
             def: d.value.clone(),
+            conserved: true,
         });
         taken.push(name);
     }
-    for (role, example) in [
-        (Role::Density, "rho = sum(f);"),
-        (Role::Velocity, "u = sum(f * c) / rho;"),
-    ] {
-        if !moments.iter().any(|m| m.role == role) {
-            return Err(Error::new(
-                *span,
-                format!(
-                    "the moments must define {}: add `{example}`",
-                    example.split(' ').next().unwrap()
-                ),
-            ));
+    for (k, n) in names.iter().enumerate() {
+        if let Some(m) = moments
+            .iter()
+            .find(|m| m.name == *n && !m.vars.contains(&k))
+        {
+            return Err(m.def.error(format!(
+                "moment `{n}` has the name of a component of another vector moment: rename it"
+            )));
         }
     }
-    let thermal = moments.iter().any(|m| m.role == Role::Temperature);
-    Ok((moments, names, thermal))
+    Ok((moments, names))
+}
+
+/// Marks the moments of `conserved = [...]` (every moment when the item is absent).
+fn declare_conserved(decl: &ModelDecl, moments: &mut [Moment]) -> syn::Result<()> {
+    let Some(list) = &decl.conserved else {
+        return Ok(());
+    };
+    let ExprKind::List(items) = &list.kind else {
+        return Err(list.error("`conserved` lists moments: `conserved = [rho, u];`"));
+    };
+    for m in moments.iter_mut() {
+        m.conserved = false;
+    }
+    for item in items {
+        let ExprKind::Ident(name) = &item.kind else {
+            return Err(item.error("`conserved` lists moments by name: `conserved = [rho, u];`"));
+        };
+        let what = if decl.params.iter().any(|p| p.name == name) {
+            format!("`{name}` is a parameter")
+        } else {
+            format!("`{name}` is not a moment")
+        };
+        let m = moments
+            .iter_mut()
+            .find(|m| m.name == *name)
+            .ok_or_else(|| {
+                item.error(format!(
+                    "{what}: `conserved` lists moments declared in `moments {{ … }}`"
+                ))
+            })?;
+        if m.conserved {
+            return Err(item.error(format!("`{name}` is listed twice in `conserved`")));
+        }
+        m.conserved = true;
+    }
+    Ok(())
 }
 
 /// The Hermite order of the equilibrium: the largest `deg_u + 2·deg_T` of its terms.
 fn equilibrium_order(feq: &[Poly], moments: &[Moment]) -> u32 {
     let weight = |v: usize| -> u32 {
         match moments.iter().find(|m| m.vars.contains(&v)).map(|m| m.role) {
-            Some(Role::Velocity) => 1,
+            Some(Role::Velocity | Role::Vector) => 1,
             Some(Role::Temperature) => 2,
             _ => 0,
         }
@@ -473,62 +612,77 @@ fn check_isotropy(lattice: &Lattice, order: u32, eq: &Expr) -> syn::Result<()> {
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Every conserved moment's definition, applied to `f_eq`, must give the moment itself, as an
+/// identity in the moments and the parameters; every moment's definition must have its shape.
 fn check_conservation(
-    lattice: &Lattice,
-    moments: &[Moment],
+    an: &Analysis,
     names: &HashMap<String, Value<Poly>>,
-    nvars: usize,
-    feq: &[Poly],
-    var_names: &[String],
-    thermal: bool,
     eq: &Expr,
 ) -> syn::Result<()> {
-    for m in moments {
+    let nvars = an.nvars();
+    for m in &an.moments {
         let mut ctx = PolyCtx {
-            lattice,
+            lattice: &an.lattice,
             nvars,
             names: names.clone(),
             pop: None,
-            sum_f: Some(feq),
-            thermal,
+            sum_f: Some(&an.feq),
+            roles: &an.roles,
         };
-        let got = eval(&mut ctx, &m.def)?;
-        let got = match got {
+        let got = match eval(&mut ctx, &m.def)? {
             Value::Scalar(p) => vec![p],
             Value::Vector(v) => v,
         };
         if got.len() != m.vars.len() {
-            let shape = if m.role == Role::Velocity {
-                "a vector"
+            let shape = if m.role.is_vector() {
+                format!("a vector (its role is {:?})", m.role).to_lowercase()
             } else {
-                "a scalar"
+                format!("a scalar (its role is {:?})", m.role).to_lowercase()
             };
             return Err(m.def.error(format!("moment `{}` must be {shape}", m.name)));
+        }
+        if !m.conserved {
+            continue;
         }
         for (p, &v) in got.iter().zip(&m.vars) {
             let want = Poly::var(nvars, v);
             if !p.close_to(&want, CONSERVATION_TOL) {
-                let quantity = match m.role {
-                    Role::Density => "mass",
-                    Role::Velocity => "momentum",
-                    Role::Temperature => "energy",
+                let component = if m.vars.len() > 1 {
+                    format!("component `{}` of the moment `{}`", an.var_names[v], m.name)
+                } else {
+                    format!("moment `{}`", m.name)
                 };
                 let mut e = eq.error(format!(
-                    "the equilibrium does not conserve {quantity} on this lattice: the moment `{}` of f_eq is {} instead of {}",
-                    m.name,
-                    p.display(var_names),
-                    var_names[v]
+                    "the equilibrium does not conserve {} on this lattice: the definition of the {component}, applied to f_eq, gives {} instead of `{}` ({})",
+                    m.role.quantity(&m.name),
+                    p.display(&an.var_names),
+                    an.var_names[v],
+                    legend(an)
                 ));
                 e.combine(m.def.error(format!(
-                    "`{}` is defined here: f_eq must reproduce it (check the definition and the equilibrium together)",
-                    m.name
+                    "`{}` is defined here: f_eq must reproduce it (check the definition and the equilibrium together, or leave `{}` out of `conserved`)",
+                    m.name, m.name
                 )));
                 return Err(e);
             }
         }
     }
     Ok(())
+}
+
+/// "moments: rho, ux, uy; parameters: tau" — what each name in a message is.
+fn legend(an: &Analysis) -> String {
+    let moments = an
+        .moments
+        .iter()
+        .map(|m| component_names(m, &an.var_names))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if an.params.is_empty() {
+        format!("moments: {moments}")
+    } else {
+        format!("moments: {moments}; parameters: {}", an.params.join(", "))
+    }
 }
 
 fn rate(arg: &Arg) -> Rate {
@@ -549,7 +703,9 @@ fn collision(
     decl: &ModelDecl,
     lattice: &Lattice,
     nvars: usize,
-    thermal: bool,
+    moments: &[Moment],
+    names: &HashMap<String, Value<Poly>>,
+    roles: &Roles,
 ) -> syn::Result<Collision> {
     let e = decl.collision.as_ref().ok_or_else(|| {
         Error::new(
@@ -612,7 +768,10 @@ fn collision(
             }
         }
         "mrt" => match (args.len(), named(args, &["basis"]), named(args, &["rates"])) {
-            (2, Some(b), Some(r)) => mrt(lattice, nvars, thermal, &b.value, &r.value),
+            (2, Some(b), Some(r)) => {
+                let invariants = conserved_rows(lattice, nvars, moments, names, roles)?;
+                mrt(lattice, nvars, roles, invariants, &b.value, &r.value)
+            }
             _ => Err(arity(
                 "mrt(basis = [<Q polynomials in c>], rates = [<Q rates>])",
             )),
@@ -627,7 +786,8 @@ fn collision(
 fn mrt(
     lattice: &Lattice,
     nvars: usize,
-    thermal: bool,
+    roles: &Roles,
+    invariants: Vec<Vec<Q>>,
     basis: &Expr,
     rates: &Expr,
 ) -> syn::Result<Collision> {
@@ -654,7 +814,7 @@ fn mrt(
                 names: HashMap::new(),
                 pop: Some(i),
                 sum_f: None,
-                thermal,
+                roles,
             };
             let p = eval(&mut ctx, row)?.scalar(row.span, "an MRT basis row")?;
             r.push(p.as_constant().ok_or_else(|| {
@@ -669,7 +829,6 @@ fn mrt(
             k + 1
         ))
     })?;
-    let invariants = invariant_rows(lattice);
     let rates = m
         .iter()
         .zip(rate_exprs)
@@ -684,11 +843,57 @@ fn mrt(
     Ok(Collision::Mrt { m, minv, rates })
 }
 
-/// Rows of the collision invariants 1, c_x, c_y (, c_z) on the lattice.
-fn invariant_rows(lattice: &Lattice) -> Vec<Vec<Q>> {
-    let one = lattice.c.iter().map(|_| q(1)).collect();
-    let axes = (0..lattice.dim).map(|a| lattice.c.iter().map(|c| q(c[a].into())).collect());
-    std::iter::once(one).chain(axes).collect()
+/// The rows `φ_i` of the collision invariants: every `sum(φ f)` in the definition of a
+/// conserved moment (1 for `rho = sum(f)`, c_x, c_y for `u = sum(f * c) / rho`). An MRT
+/// collision leaves the moments in their span unrelaxed.
+fn conserved_rows(
+    lattice: &Lattice,
+    nvars: usize,
+    moments: &[Moment],
+    names: &HashMap<String, Value<Poly>>,
+    roles: &Roles,
+) -> syn::Result<Vec<Vec<Q>>> {
+    let f = nvars - 1;
+    let fpolys = vec![Poly::var(nvars, f); lattice.c.len()];
+    let mut rows = Vec::new();
+    for m in moments.iter().filter(|m| m.conserved) {
+        for summand in sums(&m.def) {
+            let mut comps: Vec<Vec<Q>> = Vec::new();
+            for i in 0..lattice.c.len() {
+                let mut ctx = PolyCtx {
+                    lattice,
+                    nvars,
+                    names: names.clone(),
+                    pop: Some(i),
+                    sum_f: Some(&fpolys),
+                    roles,
+                };
+                let v = match eval(&mut ctx, summand)? {
+                    Value::Scalar(p) => vec![p],
+                    Value::Vector(v) => v,
+                };
+                comps.resize(v.len(), Vec::new());
+                for (row, p) in comps.iter_mut().zip(v) {
+                    let weight = p.div(&Poly::var(nvars, f)).and_then(|w| w.as_constant());
+                    row.push(weight.ok_or_else(|| summand.error(format!("the MRT collision keeps the conserved moment `{}` unrelaxed through its sum(…), whose weights must be constants per velocity (like sum(f * c)); these depend on the moments: leave `{}` out of `conserved` or define it with constant weights", m.name, m.name)))?);
+                }
+            }
+            rows.extend(comps);
+        }
+    }
+    Ok(rows)
+}
+
+/// The summands of the `sum(…)` calls in `e`.
+fn sums(e: &Expr) -> Vec<&Expr> {
+    match &e.kind {
+        ExprKind::Call(name, args) if name == "sum" => args.iter().map(|a| &a.value).collect(),
+        ExprKind::Num(_) | ExprKind::Ident(_) => Vec::new(),
+        ExprKind::Unary(a) => sums(a),
+        ExprKind::Binary(_, a, b) => sums(a).into_iter().chain(sums(b)).collect(),
+        ExprKind::Call(_, args) => args.iter().flat_map(|a| sums(&a.value)).collect(),
+        ExprKind::Tuple(v) | ExprKind::List(v) => v.iter().flat_map(sums).collect(),
+    }
 }
 
 /// Rank of a set of rows, by exact Gaussian elimination.
@@ -761,10 +966,13 @@ fn invert(m: &[Vec<Q>]) -> Result<Vec<Vec<Q>>, usize> {
     Ok(a.into_iter().map(|r| r[n..].to_vec()).collect())
 }
 
-fn force(decl: &ModelDecl, dim: usize) -> syn::Result<Option<Vec<Expr>>> {
+fn force(decl: &ModelDecl, dim: usize, moments: &[Moment]) -> syn::Result<Option<Vec<Expr>>> {
     let Some(e) = &decl.force else {
         return Ok(None);
     };
+    if !moments.iter().any(|m| m.role == Role::Velocity) {
+        return Err(e.error("a body force accelerates the velocity, but this model declares no velocity moment (`u = sum(f * c) / rho;` or `name: velocity = …`)"));
+    }
     match &e.kind {
         ExprKind::Tuple(v) if v.len() == dim => Ok(Some(v.clone())),
         _ if dim == 2 => Err(e.error(

@@ -202,6 +202,11 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
         .iter()
         .flat_map(|m| m.vars.iter().map(|&v| an.var_names[v].clone()))
         .collect();
+    let moment_roles: Vec<TokenStream> = an
+        .moments
+        .iter()
+        .flat_map(|m| (0..m.vars.len()).map(|a| m.role.runtime(a)))
+        .collect();
     let eq_order = an.eq_order;
     let iso = l.isotropy;
     let model_name = name.to_string();
@@ -256,6 +261,7 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             const HALO: usize = #halo;
             const CS2: f64 = #cs2;
             const MOMENT_NAMES: &'static [&'static str] = &[#(#moment_names),*];
+            const MOMENT_ROLES: &'static [::lbm::Role] = &[#(#moment_roles),*];
             const EQUILIBRIUM_ORDER: u32 = #eq_order;
             const ISOTROPY_ORDER: u32 = #iso;
             const COLLIDE_FLOPS: u64 = #flops;
@@ -312,7 +318,8 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             }
 
             #[inline]
-            fn equilibrium<T: ::lbm::Real>(m: &[T], f: &mut [T]) {
+            fn equilibrium<T: ::lbm::Real>(m: &[T], params: &Self::Params, f: &mut [T]) {
+                #prm_init
                 let m: &[T; #nm] = m.try_into().expect("equilibrium: one value per moment");
                 let f: &mut [T; #nq] = f.try_into().expect("equilibrium: the output holds Q populations");
                 #eq_pre

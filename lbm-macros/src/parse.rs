@@ -18,9 +18,12 @@ pub struct ParamDecl {
     pub name: Ident,
 }
 
-/// A `name = expr;` moment definition.
+/// A `name = expr;` or `name: role = expr;` moment definition.
 pub struct MomentDecl {
     pub name: Ident,
+    /// The role written after the name, if any (`density`, `velocity`, `temperature`,
+    /// `scalar`, `vector`).
+    pub role: Option<Ident>,
     pub value: Expr,
 }
 
@@ -38,9 +41,12 @@ pub struct ModelDecl {
     pub equilibrium: Option<Expr>,
     pub collision: Option<Expr>,
     pub force: Option<Expr>,
+    /// `conserved = [name, …];`: the moments the collision conserves (all when absent).
+    pub conserved: Option<Expr>,
 }
 
-const ITEMS: &str = "dim, velocities, weights, cs2, params, moments, equilibrium, collision, force";
+const ITEMS: &str =
+    "dim, velocities, weights, cs2, params, moments, conserved, equilibrium, collision, force";
 
 impl Parse for ModelDecl {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -66,6 +72,7 @@ impl Parse for ModelDecl {
             equilibrium: None,
             collision: None,
             force: None,
+            conserved: None,
         };
         let mut seen: Vec<String> = Vec::new();
         while !body.is_empty() {
@@ -82,7 +89,7 @@ impl Parse for ModelDecl {
                 "params" => decl.params = parse_params(&body)?,
                 "moments" => decl.moments = Some((key.span(), parse_moments(&body)?)),
                 "velocities" => decl.velocities = Some(parse_velocities(&body)?),
-                "dim" | "weights" | "cs2" | "equilibrium" | "collision" | "force" => {
+                "dim" | "weights" | "cs2" | "equilibrium" | "collision" | "force" | "conserved" => {
                     body.parse::<Token![=]>()?;
                     let e: Expr = body.parse()?;
                     body.parse::<Token![;]>()?;
@@ -92,6 +99,7 @@ impl Parse for ModelDecl {
                         "cs2" => &mut decl.cs2,
                         "equilibrium" => &mut decl.equilibrium,
                         "collision" => &mut decl.collision,
+                        "conserved" => &mut decl.conserved,
                         _ => &mut decl.force,
                     };
                     *slot = Some(e);
@@ -161,10 +169,16 @@ fn parse_moments(input: ParseStream) -> syn::Result<Vec<MomentDecl>> {
     let mut out = Vec::new();
     while !content.is_empty() {
         let name: Ident = content.parse()?;
+        let role = if content.peek(Token![:]) {
+            content.parse::<Token![:]>()?;
+            Some(content.parse()?)
+        } else {
+            None
+        };
         content.parse::<Token![=]>()?;
         let value: Expr = content.parse()?;
         content.parse::<Token![;]>()?;
-        out.push(MomentDecl { name, value });
+        out.push(MomentDecl { name, role, value });
     }
     Ok(out)
 }

@@ -202,7 +202,7 @@ impl IrCtx<'_> {
             names: self.names.clone(),
             pop,
             sum_f: Some(&self.fpolys),
-            thermal: self.an.moment(crate::analysis::Role::Temperature).is_some(),
+            roles: &self.an.roles,
         }
     }
 }
@@ -450,10 +450,11 @@ pub fn moments_program(an: &Analysis) -> syn::Result<Program> {
     Ok(Program { ir, outputs })
 }
 
-/// The `equilibrium` program: inputs are the moments in declaration order.
+/// The `equilibrium` program: inputs are the moments in declaration order (the equilibrium
+/// may also use the parameters).
 pub fn equilibrium_program(an: &Analysis, span: Span) -> syn::Result<Program> {
     let mut ir = Ir::default();
-    let mut vars: Vars = vec![None; an.nvars()];
+    let mut vars = param_vars(an, &mut ir);
     let mut k = 0;
     for m in &an.moments {
         for &v in &m.vars {

@@ -32,7 +32,7 @@ use std::sync::Arc;
 
 pub(crate) use zou_he::{dot, Closure, Target as ZouHeTarget};
 
-use crate::{layout::Dims, Layout, LbmError, Model, Real};
+use crate::{layout::Dims, moment_index, Layout, LbmError, Model, Real, Role};
 
 /// One side of the domain, or an obstacle surface.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -587,9 +587,9 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
             Some(Wall::ZouHeVelocity { .. } | Wall::ZouHePressure { .. }) => {
                 Closure::check::<M>(normal).map_err(LbmError::Boundary)?;
             }
-            Some(Wall::Thermal { .. }) if !M::MOMENT_NAMES.contains(&"T") => {
+            Some(Wall::Thermal { .. }) if moment_index::<M>(Role::Temperature).is_none() => {
                 return err(format!(
-                    "a thermal wall needs a model with a temperature moment `T`; {} has none",
+                    "a thermal wall needs a model with a temperature moment; {} has none",
                     M::NAME
                 ));
             }
@@ -601,7 +601,12 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
 
 /// Applies a site's rule to its pre-collision populations `g` (`M::Q` values).
 #[inline(never)]
-pub(crate) fn apply_rule<M: Model, T: Real>(rule: &Rule, g: &mut [T], scratch: &mut [T]) {
+pub(crate) fn apply_rule<M: Model, T: Real>(
+    rule: &Rule,
+    g: &mut [T],
+    scratch: &mut [T],
+    params: &M::Params,
+) {
     match *rule {
         Rule::None => {}
         Rule::Solid => {
@@ -610,19 +615,19 @@ pub(crate) fn apply_rule<M: Model, T: Real>(rule: &Rule, g: &mut [T], scratch: &
             }
         }
         Rule::ZouHe { normal, target } => Closure::new::<M>(normal).apply::<M, T>(g, target),
-        Rule::Thermal { temperature } => thermal_wall::<M, T>(g, temperature, scratch),
+        Rule::Thermal { temperature } => thermal_wall::<M, T>(g, temperature, scratch, params),
     }
 }
 
 /// The equilibrium at the site's density, zero velocity and temperature `tw` (seed 000 §5).
-fn thermal_wall<M: Model, T: Real>(g: &mut [T], tw: f64, m: &mut [T]) {
+fn thermal_wall<M: Model, T: Real>(g: &mut [T], tw: f64, m: &mut [T], params: &M::Params) {
     let rho = g.iter().fold(T::default(), |a, &b| a + b);
-    for (mi, name) in m.iter_mut().zip(M::MOMENT_NAMES) {
-        *mi = match *name {
-            "rho" => rho,
-            "T" => T::from_f64(tw),
+    for (mi, role) in m.iter_mut().zip(M::MOMENT_ROLES) {
+        *mi = match role {
+            Role::Density => rho,
+            Role::Temperature => T::from_f64(tw),
             _ => T::default(),
         };
     }
-    M::equilibrium(&m[..M::MOMENT_NAMES.len()], g);
+    M::equilibrium(&m[..M::MOMENT_ROLES.len()], params, g);
 }

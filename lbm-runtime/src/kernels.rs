@@ -357,7 +357,7 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
             for i in 0..M::Q {
                 s.site[i] = s.cl[i][site.lane];
             }
-            apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
+            apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments, job.params);
             for i in 0..M::Q {
                 s.cl[i][site.lane] = s.site[i];
             }
@@ -442,7 +442,7 @@ fn bc_line<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, at: Line, g: &mut [
                 job.dst.get(idx)
             };
         }
-        apply_rule::<M, T>(&site.rule, g, m);
+        apply_rule::<M, T>(&site.rule, g, m, job.params);
         for (i, gi) in g.iter().enumerate() {
             job.dst.set(L::index(d, i, col, site.y), *gi);
         }
@@ -594,7 +594,7 @@ fn local_site_bc<M: Model, L: Layout, T: Real, const VL: usize>(
             _ => v,
         };
     }
-    apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments);
+    apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments, job.params);
     for i in 0..M::Q {
         s.cl[i][site.lane] = s.site[i];
     }

@@ -297,7 +297,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 for (a, b) in mt.iter_mut().zip(moments(x, y)) {
                     *a = T::from_f64(b);
                 }
-                M::equilibrium(&mt, &mut feq);
+                M::equilibrium(&mt, &self.params, &mut feq);
                 self.set_populations(x, y, &feq)?;
             }
         }
@@ -342,7 +342,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
         if let Some(s) = site {
             let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
-            apply_rule::<M, T>(&s.rule, g, &mut m);
+            apply_rule::<M, T>(&s.rule, g, &mut m, &self.params);
         }
         Ok(())
     }

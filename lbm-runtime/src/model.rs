@@ -53,8 +53,11 @@ pub trait Model: 'static + Send + Sync {
     const HALO: usize;
     /// Squared lattice sound speed `cs² = Σ w c_x²`.
     const CS2: f64;
-    /// Names of the moments returned by [`Model::moments`], in order (`rho`, `ux`, `uy`, `T`).
+    /// Names of the moments returned by [`Model::moments`], in order (`rho`, `ux`, `uy`, `T`;
+    /// the model's own names: a vector `j` has components `jx`, `jy`).
     const MOMENT_NAMES: &'static [&'static str];
+    /// What each moment of [`Model::MOMENT_NAMES`] means to the runtime, in the same order.
+    const MOMENT_ROLES: &'static [Role];
     /// Order of the equilibrium's Hermite expansion (2 for the usual D2Q9 equilibrium).
     const EQUILIBRIUM_ORDER: u32;
     /// Highest order `n` such that all tensor moments `Σ w c^{⊗k}`, k ≤ n, are isotropic.
@@ -120,8 +123,9 @@ pub trait Model: 'static + Send + Sync {
     /// `u = Σ f c / ρ + a/2`.
     fn moments<T: Real>(f: &[T], params: &Self::Params, m: &mut [T]);
 
-    /// The equilibrium populations for the moments `m` (order of [`Model::MOMENT_NAMES`]).
-    fn equilibrium<T: Real>(m: &[T], feq: &mut [T]);
+    /// The equilibrium populations for the moments `m` (order of [`Model::MOMENT_NAMES`]); an
+    /// equilibrium may also use the parameters (the velocity that carries a passive scalar).
+    fn equilibrium<T: Real>(m: &[T], params: &Self::Params, feq: &mut [T]);
 
     /// One site's collision (and body force), in place.
     fn collide<T: Real>(f: &mut [T], params: &Self::Params);
@@ -132,7 +136,7 @@ pub trait Model: 'static + Send + Sync {
 }
 
 /// What a moment means to the runtime, whatever the model calls it: the runtime looks moments
-/// up by role (divergence check, Mach number, totals), never by a name of its own choosing.
+/// up by role (divergence check, Mach number, totals, boundaries), never by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Role {
     /// The density `ρ = Σ f`.
@@ -141,23 +145,15 @@ pub enum Role {
     Velocity(usize),
     /// The temperature of thermal models.
     Temperature,
+    /// A scalar the runtime attaches no physics to (a concentration carried by a flow).
+    Scalar,
+    /// Component `0, 1, …` of a vector the runtime attaches no physics to (a scalar's flux).
+    Vector(usize),
 }
 
-impl Role {
-    /// The name the DSL gives the moment of this role (`rho`, `ux`, `uy`, `uz`, `T`).
-    fn dsl_name(self) -> Option<&'static str> {
-        match self {
-            Role::Density => Some("rho"),
-            Role::Velocity(a) => ["ux", "uy", "uz"].get(a).copied(),
-            Role::Temperature => Some("T"),
-        }
-    }
-}
-
-/// The index in [`Model::MOMENT_NAMES`] of the moment of `role`, if model `M` has one.
+/// The index in [`Model::MOMENT_NAMES`] of the (first) moment of `role`, if model `M` has one.
 pub fn moment_index<M: Model>(role: Role) -> Option<usize> {
-    let name = role.dsl_name()?;
-    M::MOMENT_NAMES.iter().position(|n| *n == name)
+    M::MOMENT_ROLES.iter().position(|r| *r == role)
 }
 
 /// Why one site's moments `m` (order of [`Model::MOMENT_NAMES`]) show a diverged run: a

@@ -34,6 +34,9 @@ pub trait SlabBackend: Send {
     /// The slab's width in site columns.
     fn width(&self) -> usize;
 
+    /// The model parameters.
+    fn params(&self) -> &<Self::Model as Model>::Params;
+
     /// The streaming scheme.
     fn scheme(&self) -> Scheme;
 
@@ -95,7 +98,12 @@ pub trait SlabBackend: Send {
         (x0, ly): (usize, usize),
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
-        let f = equilibria::<Self::Model, Self::Real>(x0..x0 + self.width(), ly, moments)?;
+        let f = equilibria::<Self::Model, Self::Real>(
+            x0..x0 + self.width(),
+            ly,
+            self.params(),
+            moments,
+        )?;
         self.set_populations(&f)
     }
 
@@ -121,6 +129,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn width(&self) -> usize {
         self.lattice().dims().lx
+    }
+
+    fn params(&self) -> &M::Params {
+        self.lattice().params()
     }
 
     fn scheme(&self) -> Scheme {

@@ -300,7 +300,7 @@ pub trait Solver {
     {
         let planes = self.local_planes();
         let ly = self.extent().plane_sites();
-        let f = equilibria::<Self::Model, Self::Real>(planes, ly, &moments)?;
+        let f = equilibria::<Self::Model, Self::Real>(planes, ly, self.params(), &moments)?;
         self.set_local_populations(&f)
     }
 
@@ -421,6 +421,7 @@ pub trait Solver {
 pub(crate) fn equilibria<M: Model, T: Real>(
     planes: Range<usize>,
     ly: usize,
+    params: &M::Params,
     moments: &dyn Fn(usize, usize) -> Vec<f64>,
 ) -> Result<Vec<T>, LbmError> {
     let names = M::MOMENT_NAMES;
@@ -441,7 +442,7 @@ pub(crate) fn equilibria<M: Model, T: Real>(
         for (a, b) in mt.iter_mut().zip(m) {
             *a = T::from_f64(b);
         }
-        M::equilibrium(&mt, feq);
+        M::equilibrium(&mt, params, feq);
     }
     Ok(f)
 }

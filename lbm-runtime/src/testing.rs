@@ -4,7 +4,7 @@
 //! `f*_i = f_i − (f_i − f_eq_i(ρ, v)) / τ + f_eq_i(ρ, v + a) − f_eq_i(ρ, v)`, `v = Σ f c / ρ`,
 //! `f_eq_i = w_i ρ (1 + 3 c·u + 9/2 (c·u)² − 3/2 u²)`; the physical velocity is `v + a/2`.
 
-use crate::{Model, ParamError, Real};
+use crate::{Model, ParamError, Real, Role};
 
 /// Parameters of [`TestD2Q9`].
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +59,7 @@ impl Model for TestD2Q9 {
     const HALO: usize = 1;
     const CS2: f64 = 1.0 / 3.0;
     const MOMENT_NAMES: &'static [&'static str] = &["rho", "ux", "uy"];
+    const MOMENT_ROLES: &'static [Role] = &[Role::Density, Role::Velocity(0), Role::Velocity(1)];
     const EQUILIBRIUM_ORDER: u32 = 2;
     const ISOTROPY_ORDER: u32 = 5;
     const COLLIDE_FLOPS: u64 = 150;
@@ -105,7 +106,7 @@ impl Model for TestD2Q9 {
         m[2] = jy / rho + T::from_f64(p.ay / 2.0);
     }
 
-    fn equilibrium<T: Real>(m: &[T], out: &mut [T]) {
+    fn equilibrium<T: Real>(m: &[T], _: &TestParams, out: &mut [T]) {
         for (i, o) in out.iter_mut().enumerate().take(9) {
             *o = feq(i, m[0], m[1], m[2]);
         }

@@ -22,7 +22,7 @@
 //! The closure is one value, [`Closure`]: the CPU evaluates it ([`Closure::apply`]), the GPU
 //! shader generator writes it out as WGSL.
 
-use crate::{Model, Real};
+use crate::{Model, Real, Role};
 
 /// What a Zou–He side imposes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,14 +57,13 @@ impl Closure {
     /// velocity, and every tangential axis must have an unknown population along it (else the
     /// tangential velocity could not be imposed: D3Q7, D2Q5).
     pub fn check<M: Model>(normal: [i32; 3]) -> Result<(), String> {
-        let velocity = ["ux", "uy", "uz"];
-        let named = M::MOMENT_NAMES.first() == Some(&"rho")
-            && M::MOMENT_NAMES.get(1..=M::D) == Some(&velocity[..M::D]);
-        if !named || M::VELOCITIES.iter().any(|c| c.iter().any(|v| v.abs() > 1)) {
+        let fluid = M::MOMENT_ROLES.first() == Some(&Role::Density)
+            && (0..M::D).all(|a| M::MOMENT_ROLES.get(1 + a) == Some(&Role::Velocity(a)));
+        if !fluid || M::VELOCITIES.iter().any(|c| c.iter().any(|v| v.abs() > 1)) {
             return Err(format!(
                 "Zou–He boundaries need a model whose velocities have components in {{−1, 0, 1}} \
-                 and whose first moments are rho, {}; {} is not one: use bounce-back walls",
-                velocity[..M::D].join(", "),
+                 and whose first moments are the density and the velocity; {} is not one: use \
+                 bounce-back walls",
                 M::NAME
             ));
         }

@@ -685,7 +685,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 for (a, b) in mt.iter_mut().zip(m) {
                     *a = T::from_f64(b);
                 }
-                M::equilibrium(&mt, &mut feq);
+                M::equilibrium(&mt, &self.params, &mut feq);
                 for (i, v) in feq.iter().enumerate() {
                     state[self.slot(i, x, y)] = *v;
                 }

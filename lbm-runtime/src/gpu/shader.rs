@@ -39,7 +39,7 @@ use super::layout::AffineLayout;
 use super::GpuError;
 use crate::boundary::{dot, Closure};
 use crate::layout::{Dims, Layout};
-use crate::{Model, Real, Scheme};
+use crate::{Model, Real, Role, Scheme};
 
 /// Threads per workgroup of every kernel.
 pub const WORKGROUP: u32 = 64;
@@ -509,11 +509,11 @@ fn rules<M: Model>(spec: &ShaderSpec) -> String {
 fn thermal<M: Model>() -> String {
     let q = M::Q;
     let rho: Vec<String> = (0..q).map(|i| format!("g[{i}]")).collect();
-    let m: Vec<String> = M::MOMENT_NAMES
+    let m: Vec<String> = M::MOMENT_ROLES
         .iter()
-        .map(|n| match *n {
-            "rho" => "rho".to_string(),
-            "T" => "tw".to_string(),
+        .map(|r| match r {
+            Role::Density => "rho".to_string(),
+            Role::Temperature => "tw".to_string(),
             _ => lit(0.0),
         })
         .collect();

@@ -103,6 +103,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
         self.lattice.dims().lx
     }
 
+    fn params(&self) -> &M::Params {
+        self.lattice.params()
+    }
+
     fn scheme(&self) -> Scheme {
         self.lattice.scheme()
     }

@@ -306,6 +306,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         self.parts().iter().map(|(p, _)| p.width()).sum()
     }
 
+    fn params(&self) -> &M::Params {
+        self.first().params()
+    }
+
     fn scheme(&self) -> Scheme {
         self.first().scheme()
     }

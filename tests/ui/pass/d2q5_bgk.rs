@@ -28,7 +28,7 @@ fn main() {
     assert!(D2Q5::validate(&D2Q5Params { omega: 2.5 }).is_err());
 
     let mut feq = [0.0_f64; 5];
-    D2Q5::equilibrium(&[0.9, 0.1, -0.05], &mut feq);
+    D2Q5::equilibrium(&[0.9, 0.1, -0.05], &params, &mut feq);
     let mut f = feq;
     f[1] += 0.02;
     f[3] -= 0.01;

@@ -22,7 +22,7 @@ fn main() {
     D2Q9Fixed::validate(&params).expect("ω = 3/2 is in (0, 2)");
 
     let mut f = [0.0_f64; 9];
-    D2Q9Fixed::equilibrium(&[1.0, 0.08, 0.03], &mut f);
+    D2Q9Fixed::equilibrium(&[1.0, 0.08, 0.03], &params, &mut f);
     f[1] += 0.01;
     f[6] -= 0.004;
     let mut before = [0.0; 3];

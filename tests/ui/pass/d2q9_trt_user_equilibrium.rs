@@ -27,7 +27,7 @@ fn main() {
     // The equilibrium of (ρ, u) has moments (ρ, u).
     let m = [1.3_f64, 0.05, -0.02];
     let mut feq = [0.0; 9];
-    D2Q9TrtRates::equilibrium(&m, &mut feq);
+    D2Q9TrtRates::equilibrium(&m, &params, &mut feq);
     let mut back = [0.0; 3];
     D2Q9TrtRates::moments(&feq, &params, &mut back);
     for (a, b) in m.iter().zip(&back) {

@@ -1,5 +1,5 @@
-// Rule: the moments are those the runtime knows: rho, u and T.
-// Mistake: the temperature named `theta`.
+// Rule: a moment other than rho, u and T states its role (density, velocity, temperature,
+// scalar, vector). Mistake: the temperature named `theta` without `: temperature`.
 
 use lbm::lbm_model;
 

@@ -1,5 +1,5 @@
-// Rule: the equilibrium depends only on the moments (and c, w, cs2), not on the parameters.
-// Mistake: a force folded into the equilibrium by shifting u with tau * a.
+// Rule: the equilibrium may use the parameters, but must still conserve every conserved moment.
+// Mistake: a force folded into the equilibrium by shifting u with tau * a breaks momentum.
 
 use lbm::lbm_model;
 
