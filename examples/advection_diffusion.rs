@@ -44,11 +44,8 @@
 //!
 //! `cargo run --release --example advection_diffusion` (a few seconds).
 //!
-//! Why not a passive scalar on D2Q5? Every moment a model declares (ρ and u) is a collision
-//! invariant, so a D2Q5 model with `f_eq = w ρ (1 + c·u/cs²)` conserves Σ f c as well as Σ f:
-//! its density obeys the damped wave equation of linear acoustics (`∂t j = −cs² ∇ρ + …`), not
-//! advection–diffusion. Transverse momentum in a stream is a conserved quantity that is
-//! advected and diffuses, which the DSL's fluid models capture.
+//! A passive scalar (a concentration rather than a momentum) is declared in
+//! `examples/passive_scalar.rs`.
 
 use std::f64::consts::SQRT_2;
 use std::process::ExitCode;

@@ -39,13 +39,14 @@
 //! ### The items
 //! | item | meaning |
 //! |---|---|
-//! | `dim = 2;` | spatial dimension (the runtime's lattices are 2-D) |
+//! | `dim = 2;` | spatial dimension, 2 or 3 |
 //! | `velocities = [(cx, cy), …];` | the velocity set, or `shells![(0,0), (1,0), (1,1), …]`: every signed permutation of each shell vector (D2Q37 is 8 shells) |
 //! | `weights = [4/9, …];` | one weight per velocity (or per shell): exact rationals, or decimals with up to 25+ significant digits, kept exact |
 //! | `cs2 = 1/3;` | the squared sound speed; must equal `Σ w c_x²` |
 //! | `params { tau: real, … }` | run-time parameters: they become the struct `<Name>Params` of `f64` fields |
-//! | `moments { rho = sum(f); u = sum(f * c) / rho; T = …; }` | density, velocity, and for thermal models the temperature `T = sum(f * dot(c - u, c - u)) / (dim * rho * cs2)` |
-//! | `equilibrium = <formula>;` or `hermite(order = N);` | a polynomial in the moments written with `c`, `w`, `cs2`, `dim`, `dot(a, b)`, `norm2(a)` (= `dot(a, a)`), `+ - * /` and `^` (a power, binding tighter than `*`), or the built-in Hermite expansion of order 1–4 |
+//! | `moments { rho = sum(f); u = sum(f * c) / rho; T = …; }` | density, velocity, and for thermal models the temperature `T = sum(f * dot(c - u, c - u)) / (dim * rho * cs2)`; any name with a role, `phi: scalar = sum(f);` (roles `density`, `velocity`, `temperature`, `scalar`, `vector`; `rho`, `u`, `T` have theirs by default) |
+//! | `conserved = [phi];` | the moments the collision conserves (all when absent); the others relax |
+//! | `equilibrium = <formula>;` or `hermite(order = N);` | a polynomial in the moments and parameters written with `c`, `w`, `cs2`, `dim`, `dot(a, b)`, `norm2(a)` (= `dot(a, a)`), `+ - * /` and `^` (a power, binding tighter than `*`), or the built-in Hermite expansion of order 1–4 |
 //! | `collision = bgk(tau = …)` | also `bgk(omega = …)`; `trt(tau = …, magic = Λ)` or `trt(omega_plus = …, omega_minus = …)`; `mrt(basis = [Q polynomials in c, cx, cy], rates = [Q rates])` |
 //! | `force = (ax, ay);` | a body acceleration of the parameters, applied by the exact-difference method (Kupershtokh 2004): momentum changes by exactly ρa per step; the velocity reported by `moments` is `Σfc/ρ + a/2` |
 //!
@@ -53,9 +54,10 @@
 //! Each failure is a compile error pointing at the offending tokens: dimensions; duplicate
 //! velocities; closure under negation; one positive weight per velocity, summing to 1, with
 //! `w(c) = w(−c)`; `Σ w c c = cs² I`; the lattice's isotropy against the equilibrium's order
-//! (order N needs isotropy through 2N); conservation of every declared moment by the equilibrium
-//! (mass, momentum, and energy for thermal models), proved on exact polynomials; names defined
-//! and not shadowing built-ins; the MRT basis square and invertible with one rate per moment;
+//! (order N needs isotropy through 2N); conservation of every conserved moment by the
+//! equilibrium (mass, momentum, energy, a scalar), proved on exact polynomials in the moments and
+//! parameters; moment roles, and names defined, not shadowing built-ins or each other's
+//! components; the MRT basis square and invertible with one rate per moment;
 //! collision operators and their arguments; and the generated WGSL against naga.
 //!
 //! ### What is generated

@@ -703,3 +703,66 @@ fn the_summary_gives_the_peak_memory_beside_the_estimate() {
         "peak {peak} GiB, estimate {estimate} GiB: `{line}`"
     );
 }
+
+/// `lbm run advection-diffusion` (the D2Q5 scalar model): the report's L2 error and
+/// diffusivity, the scalar's total constant to round-off in the diagnostics, and the GPU and
+/// the host/device split giving the CPU's diagnostics to 1e-12.
+#[test]
+fn the_advection_diffusion_case_conserves_its_scalar_on_every_backend() {
+    let args = [
+        "run",
+        "advection-diffusion",
+        "--lx",
+        "64",
+        "--velocity",
+        "0.1",
+        "--steps",
+        "149",
+        "--diagnostics-every",
+        "50",
+        "--output-every",
+        "0",
+    ];
+    let cpu = tmp();
+    let out = ok(&[&args[..], &["--out", s(cpu.path())]].concat());
+    let l2 = number_after(&out, "relative L2 ");
+    assert!(l2 < 3e-3, "relative L2 {l2}:\n{out}");
+    let across = out
+        .lines()
+        .find(|l| l.starts_with("diffusivity across the flow"))
+        .unwrap_or_else(|| panic!("no diffusivity:\n{out}"));
+    let pct: f64 = across
+        .rsplit('(')
+        .next()
+        .and_then(|p| p.trim_end_matches(&[')', '%'][..]).parse().ok())
+        .unwrap_or_else(|| panic!("no percentage in {across}"));
+    assert!(pct.abs() < 1.0, "D_y off by {pct}%:\n{out}");
+    let reference = diagnostics(cpu.path(), "advection-diffusion");
+    let total = reference[0][7];
+    for row in &reference {
+        assert!(
+            (row[7] - total).abs() <= 1e-12 * total,
+            "Σ(φ − φ₀): {row:?}"
+        );
+    }
+    if !gpu_available() {
+        return;
+    }
+    for backend in [
+        &["--backend", "gpu"][..],
+        &["--backend", "hetero", "--host-columns", "8"],
+    ] {
+        let d = tmp();
+        ok(&[&args[..], backend, &["--out", s(d.path())]].concat());
+        let got = diagnostics(d.path(), "advection-diffusion");
+        assert_eq!(got.len(), reference.len());
+        for (gr, rr) in got.iter().zip(&reference) {
+            for (g, r) in gr.iter().zip(rr) {
+                assert!(
+                    (g - r).abs() <= 1e-12 * r.abs().max(1.0),
+                    "{backend:?}: {g} vs {r}"
+                );
+            }
+        }
+    }
+}

@@ -1,7 +1,8 @@
-//! The user-declared model of `examples/advection_diffusion.rs` runs end to end: the example is
-//! built in this test's profile and run; it exits with success only when the advected, diffusing
-//! Gaussian matches the exact solution, the measured diffusivity the lattice's, and (where a GPU
-//! adapter exists) the GPU run the CPU one.
+//! The user-declared models of `examples/` run end to end: each example is built in this
+//! test's profile and run, and exits with success only when its figures meet their tolerances:
+//! `advection_diffusion` (a Gaussian transverse velocity against the exact solution) and
+//! `passive_scalar` (a scalar model of the user's with an isotropic diffusivity), each on the
+//! GPU as well where an adapter exists.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -48,4 +49,22 @@ fn advection_diffusion_example_matches_the_exact_solution() {
             "the example's report lacks `{line}`:\n{stdout}"
         );
     }
+}
+
+#[test]
+fn passive_scalar_example_has_the_isotropic_diffusivity() {
+    let out = Command::new(example("passive_scalar"))
+        .output()
+        .expect("the example runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "examples/passive_scalar.rs failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("CPU, f64: relative L2") && stdout.contains("D_x/D − 1"),
+        "the example's report lacks its figures:\n{stdout}"
+    );
 }

@@ -581,18 +581,26 @@ fn declare_conserved(decl: &ModelDecl, moments: &mut [Moment]) -> syn::Result<()
     Ok(())
 }
 
-/// The Hermite order of the equilibrium: the largest `deg_u + 2·deg_T` of its terms.
+/// The Hermite order of the equilibrium: the largest `deg_u + 2·deg_T` of its terms. In a model
+/// without a velocity moment (a scalar carried by a flow), the parameters in the equilibrium
+/// are what carries it, and count as velocities.
 fn equilibrium_order(feq: &[Poly], moments: &[Moment]) -> u32 {
+    let advected = !moments.iter().any(|m| m.role == Role::Velocity);
+    let nmoment: usize = moments.iter().map(|m| m.vars.len()).sum();
     let weight = |v: usize| -> u32 {
         match moments.iter().find(|m| m.vars.contains(&v)).map(|m| m.role) {
             Some(Role::Velocity | Role::Vector) => 1,
             Some(Role::Temperature) => 2,
-            _ => 0,
+            Some(_) => 0,
+            None => u32::from(advected && v >= nmoment),
         }
     };
     feq.iter()
         .flat_map(|p| p.terms.keys())
-        .map(|m| m.iter().enumerate().map(|(v, e)| e * weight(v)).sum())
+        .map(|m| {
+            // The parameters follow the moments; `f`, last, is absent from the equilibrium.
+            m.iter().enumerate().map(|(v, e)| e * weight(v)).sum()
+        })
         .max()
         .unwrap_or(0)
 }

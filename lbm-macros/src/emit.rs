@@ -349,10 +349,19 @@ fn site_store_feq(k: usize, v: TokenStream) -> TokenStream {
 
 /// One line for docs and `lbm models`: equilibrium, collision, forcing.
 fn describe(an: &Analysis) -> String {
-    let thermal = if an.moment(crate::analysis::Role::Temperature).is_some() {
-        "thermal"
+    use crate::analysis::Role;
+    let conserved: Vec<&str> = an
+        .moments
+        .iter()
+        .filter(|m| m.conserved)
+        .map(|m| m.name.as_str())
+        .collect();
+    let kind = if an.moment(Role::Velocity).is_none() {
+        format!("transport of {} (conserved alone)", conserved.join(", "))
+    } else if an.moment(Role::Temperature).is_some() {
+        "thermal".to_string()
     } else {
-        "isothermal"
+        "isothermal".to_string()
     };
     let collision = match &an.collision {
         Collision::Bgk { .. } => "BGK",
@@ -365,7 +374,7 @@ fn describe(an: &Analysis) -> String {
         ""
     };
     format!(
-        "{thermal}, equilibrium of order {}, {collision} collision{force}",
+        "{kind}, equilibrium of order {}, {collision} collision{force}",
         an.eq_order
     )
 }

@@ -1,7 +1,7 @@
 //! The smaller 3-D velocity sets a model can be built on: D3Q15 (rest, the six faces and the
 //! eight corners; isotropic through fifth order, so it carries the second-order equilibrium of
 //! Navier–Stokes) and D3Q7 (rest and faces, `cs² = 1/4`; isotropic through third order, so at
-//! most a first-order equilibrium: the lattice of advection–diffusion models).
+//! most a first-order equilibrium: the lattice of advection–diffusion models, see `scalar`).
 
 use lbm_macros::lbm_model;
 
@@ -22,8 +22,8 @@ lbm_model! {
 lbm_model! {
     /// D3Q7 with the first-order equilibrium `w ρ (1 + c·u / cs²)` and BGK. It conserves mass
     /// and momentum but its equilibrium has no `ρuu`: its long waves are sound waves of speed
-    /// `cs = 1/2`, not Navier–Stokes flow. It is the velocity set to build a scalar model on
-    /// (advection–diffusion, once a model may conserve its scalar alone).
+    /// `cs = 1/2`, not Navier–Stokes flow. It is the velocity set of the scalar model
+    /// [`crate::D3Q7AdvectionDiffusion`], which conserves its scalar alone.
     pub model D3Q7Bgk {
         dim = 3;
         velocities = shells![(0, 0, 0), (1, 0, 0)];

@@ -22,6 +22,7 @@
 //! # Ok::<(), lbm::LbmError>(())
 //! ```
 
+mod advection_diffusion;
 mod cavity;
 mod cavity_3d;
 mod duct;
@@ -30,6 +31,7 @@ mod rayleigh_taylor;
 mod taylor_green;
 mod taylor_green_3d;
 
+pub use advection_diffusion::{AdvectionDiffusion, PulseMeasurement};
 pub use cavity::Cavity;
 pub use cavity_3d::Cavity3d;
 pub use duct::Duct;

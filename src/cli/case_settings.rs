@@ -1,6 +1,8 @@
 //! The physics settings of each case, checked by key with their defaults.
 
-use lbm::cases::{Cavity3d, Duct, Poiseuille, RayleighTaylor, TaylorGreen, TaylorGreen3d};
+use lbm::cases::{
+    AdvectionDiffusion, Cavity3d, Duct, Poiseuille, RayleighTaylor, TaylorGreen, TaylorGreen3d,
+};
 
 use super::settings::{require, Settings};
 use super::CliError;
@@ -103,6 +105,24 @@ pub fn duct(s: &Settings, (lx, n): (usize, usize)) -> Result<Duct, CliError> {
         n,
         tau: tau(s, 1.0)?,
         acceleration: acceleration(s)?,
+    })
+}
+
+/// The advection–diffusion case of `s` on an `n × n` box.
+pub fn advection_diffusion(
+    s: &Settings,
+    (n, _): (usize, usize),
+) -> Result<AdvectionDiffusion, CliError> {
+    Ok(AdvectionDiffusion {
+        n: require("lx", n, |v| v >= 16, "a side of at least 16 sites")?,
+        tau: tau(s, 0.8)?,
+        velocity: require(
+            "velocity",
+            s.velocity.unwrap_or(0.05),
+            |v| v.abs() <= 0.2,
+            "a flow speed in [−0.2, 0.2] (the scalar's Courant number)",
+        )?,
+        isotropic: false,
     })
 }
 

@@ -1,5 +1,6 @@
 //! `lbm models`: the shipped models and their compile-time facts.
 
+use lbm::models::{D2Q5AdvectionDiffusion, D3Q7AdvectionDiffusion};
 use lbm::models::{
     D2Q9Bgk, D2Q9Mrt, D2Q9Trt, D3Q15Bgk, D3Q19Bgk, D3Q19Mrt, D3Q19Trt, D3Q27Bgk, D3Q7Bgk, D2Q37,
 };
@@ -8,7 +9,7 @@ use lbm::Model;
 /// One table row from a model's constants.
 fn row<M: Model>() -> String {
     format!(
-        "{:<10} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   {}",
+        "{:<22} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   {}",
         M::NAME,
         M::D,
         M::Q,
@@ -24,7 +25,7 @@ fn row<M: Model>() -> String {
 /// Prints the table of shipped models.
 pub fn print() {
     println!(
-        "{:<10} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   description",
+        "{:<22} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   description",
         "model", "D", "Q", "halo", "isotropy", "equilibrium", "flops/site", "with force"
     );
     for r in [
@@ -32,7 +33,9 @@ pub fn print() {
         row::<D2Q9Trt>(),
         row::<D2Q9Mrt>(),
         row::<D2Q37>(),
+        row::<D2Q5AdvectionDiffusion>(),
         row::<D3Q7Bgk>(),
+        row::<D3Q7AdvectionDiffusion>(),
         row::<D3Q15Bgk>(),
         row::<D3Q19Bgk>(),
         row::<D3Q19Trt>(),

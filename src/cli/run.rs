@@ -162,6 +162,13 @@ fn defaults(case: CaseName) -> Defaults {
             diagnostics_every: 0,
             until_steady: Some(1e-6),
         },
+        CaseName::AdvectionDiffusion => Defaults {
+            size: (128, 128),
+            steps: 600,
+            output_every: 200,
+            diagnostics_every: 50,
+            until_steady: None,
+        },
         // Steps and intervals follow from the cube and the amplitude: see `run`.
         CaseName::TaylorGreen3d => Defaults {
             size: (128, 128),
@@ -193,7 +200,8 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         bad(
             "case",
             "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green, \
-             taylor-green-3d, duct, cavity-3d) or set `case` in the --config file",
+             taylor-green-3d, duct, cavity-3d, advection-diffusion) or set `case` in the \
+             --config file",
         )
     })?;
     s.check_keys(case)?;
@@ -221,6 +229,9 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         CaseName::TaylorGreen => launch(world, &plan, case_settings::taylor_green(&s, size)?),
         CaseName::Duct => launch(world, &plan, case_settings::duct(&s, size)?),
         CaseName::Cavity3d => launch(world, &plan, case_settings::cavity_3d(&s, size)?),
+        CaseName::AdvectionDiffusion => {
+            launch(world, &plan, case_settings::advection_diffusion(&s, size)?)
+        }
         CaseName::TaylorGreen3d => match tg3d {
             Some(c) => launch(world, &plan, c),
             None => unreachable!("built above for this case"),
@@ -232,7 +243,11 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
 fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize, usize), CliError> {
     let square = matches!(
         case,
-        CaseName::Cavity | CaseName::TaylorGreen | CaseName::TaylorGreen3d | CaseName::Cavity3d
+        CaseName::Cavity
+            | CaseName::TaylorGreen
+            | CaseName::TaylorGreen3d
+            | CaseName::Cavity3d
+            | CaseName::AdvectionDiffusion
     );
     let (lx, ly) = match (s.lx, s.ly) {
         (Some(x), None) if square => (x, x),

@@ -33,6 +33,11 @@ pub enum CaseName {
     #[value(name = "cavity-3d")]
     #[serde(rename = "cavity-3d")]
     Cavity3d,
+    /// D2Q5 passive scalar: a Gaussian pulse advected by a uniform flow and diffusing,
+    /// compared with the exact solution and its diffusivity with cs²(τ − ½).
+    #[value(name = "advection-diffusion")]
+    #[serde(rename = "advection-diffusion")]
+    AdvectionDiffusion,
 }
 
 impl CaseName {
@@ -46,6 +51,7 @@ impl CaseName {
             Self::TaylorGreen3d => "taylor-green-3d",
             Self::Duct => "duct",
             Self::Cavity3d => "cavity-3d",
+            Self::AdvectionDiffusion => "advection-diffusion",
         }
     }
 }
@@ -189,8 +195,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<u64>,
-    /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green, duct) [default: 0.55,
-    /// 0.8, 0.8, 1].
+    /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green, duct,
+    /// advection-diffusion) [default: 0.55, 0.8, 0.8, 1, 0.8].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tau: Option<f64>,
@@ -227,8 +233,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceleration: Option<f64>,
-    /// Initial velocity amplitude u₀, at most 0.3 (taylor-green, taylor-green-3d) [default:
-    /// 0.05].
+    /// Initial velocity amplitude u₀, at most 0.3 (taylor-green, taylor-green-3d); the flow's
+    /// speed along x, at most 0.2 (advection-diffusion) [default: 0.05].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub velocity: Option<f64>,
@@ -243,6 +249,7 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::Poiseuille,
             CaseName::TaylorGreen,
             CaseName::Duct,
+            CaseName::AdvectionDiffusion,
         ],
     ),
     ("atwood", &[CaseName::RayleighTaylor]),
@@ -262,7 +269,11 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
     ("acceleration", &[CaseName::Poiseuille, CaseName::Duct]),
     (
         "velocity",
-        &[CaseName::TaylorGreen, CaseName::TaylorGreen3d],
+        &[
+            CaseName::TaylorGreen,
+            CaseName::TaylorGreen3d,
+            CaseName::AdvectionDiffusion,
+        ],
     ),
 ];
 

@@ -11,7 +11,7 @@ use std::f64::consts::PI;
 use std::sync::{Arc, OnceLock};
 
 use lbm::gpu::{GpuContext, GpuError, GpuOptions};
-use lbm::Model;
+use lbm::{Model, Role};
 
 /// The device of this test process, or `None` (after printing why) when there is no adapter.
 pub fn context() -> Option<Arc<GpuContext>> {
@@ -77,15 +77,15 @@ pub fn initial<M: Model>([lx, ly, lz]: [usize; 3]) -> impl Fn(usize, usize) -> V
             2.0 * PI * (s % ly) as f64 / ly as f64,
             2.0 * PI * (s / ly) as f64 / lz as f64,
         );
-        M::MOMENT_NAMES
+        M::MOMENT_ROLES
             .iter()
-            .map(|n| match *n {
-                "rho" => 1.0 + 0.05 * sx.sin() * sy.cos() * sz.cos(),
-                "ux" => 0.04 * sy.sin() + 0.01 * sz.cos(),
-                "uy" => 0.03 * sx.cos() - 0.01 * sz.sin(),
-                "uz" => 0.02 * sx.sin() * sy.cos(),
-                "T" => 1.0 + 0.02 * (sx + sy).sin(),
-                _ => 0.0,
+            .map(|r| match r {
+                Role::Density | Role::Scalar => 1.0 + 0.05 * sx.sin() * sy.cos() * sz.cos(),
+                Role::Velocity(0) => 0.04 * sy.sin() + 0.01 * sz.cos(),
+                Role::Velocity(1) => 0.03 * sx.cos() - 0.01 * sz.sin(),
+                Role::Velocity(_) => 0.02 * sx.sin() * sy.cos(),
+                Role::Temperature => 1.0 + 0.02 * (sx + sy).sin(),
+                Role::Vector(_) => 0.0,
             })
             .collect()
     }
