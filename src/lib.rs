@@ -47,7 +47,7 @@
 //! | `moments { rho = sum(f); u = sum(f * c) / rho; T = …; }` | density, velocity, and for thermal models the temperature `T = sum(f * dot(c - u, c - u)) / (dim * rho * cs2)`; any name with a role, `phi: scalar = sum(f);` (roles `density`, `velocity`, `temperature`, `scalar`, `vector`; `rho`, `u`, `T` have theirs by default) |
 //! | `conserved = [phi];` | the moments the collision conserves (all when absent); the others relax |
 //! | `equilibrium = <formula>;` or `hermite(order = N);` | a polynomial in the moments and parameters written with `c`, `w`, `cs2`, `dim`, `dot(a, b)`, `norm2(a)` (= `dot(a, a)`), `+ - * /` and `^` (a power, binding tighter than `*`), or the built-in Hermite expansion of order 1–4 |
-//! | `collision = bgk(tau = …)` | also `bgk(omega = …)`; `trt(tau = …, magic = Λ)` or `trt(omega_plus = …, omega_minus = …)`; `mrt(basis = [Q polynomials in c, cx, cy], rates = [Q rates])` |
+//! | `collision = bgk(tau = …)` | also `bgk(omega = …)`; `trt(tau = …, magic = Λ)` or `trt(omega_plus = …, omega_minus = …)`; `mrt(basis = [Q polynomials in c, cx, cy], rates = [Q rates])`. A rate is an expression of the parameters and of the site's state: the moments, `neq(φ)` (the non-equilibrium moment `Σ φ(c) (f − f_eq)`), `sqrt(x)`, and `smagorinsky(tau = τ₀, c = C)`, Smagorinsky's relaxation time from the local stress (Hou et al. 1996); `validate` checks it at rest |
 //! | `force = (ax, ay);` | a body acceleration of the parameters, applied by the exact-difference method (Kupershtokh 2004): momentum changes by exactly ρa per step; the velocity reported by `moments` is `Σfc/ρ + a/2` |
 //!
 //! ### What is checked at compile time

@@ -217,6 +217,22 @@ fn scalar_models_match_cpu() {
     both_precisions::<D3Q7AdvectionDiffusion>([8, 8, 8], &p, &BoundarySpec::channel());
 }
 
+/// Relaxation times from the local stress (Smagorinsky's model: a square root per site) in
+/// 2-D (BGK, with a moving lid) and 3-D (MRT).
+#[test]
+fn smagorinsky_models_match_cpu() {
+    let p = D2Q9SmagorinskyParams {
+        tau: 0.6,
+        c_smag: 0.17,
+        ax: 1e-5,
+        ay: 0.0,
+    };
+    both_precisions::<D2Q9Smagorinsky>(plane(16, 16), &p, &BoundarySpec::periodic());
+    both_precisions::<D2Q9Smagorinsky>(plane(16, 16), &p, &BoundarySpec::cavity(0.05));
+    let p = D3Q19MrtSmagorinskyParams::with_tau(0.6, 0.17);
+    both_precisions::<D3Q19MrtSmagorinsky>([8, 8, 8], &p, &BoundarySpec::periodic());
+}
+
 #[test]
 fn d2q37_matches_cpu() {
     let p = D2Q37Params { tau: 0.8, g: 1e-5 };

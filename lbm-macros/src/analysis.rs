@@ -136,6 +136,38 @@ pub enum Collision {
     },
 }
 
+impl Collision {
+    /// Whether a rate depends on the site's state: uses a moment or a function (`neq`,
+    /// `smagorinsky`, `sqrt` of them).
+    pub fn state_dependent(&self, moments: &[Moment]) -> bool {
+        let local = |e: &Expr| {
+            find_ident(e, &|n| moments.iter().any(|m| m.name == n)).is_some() || has_call(e)
+        };
+        match self {
+            Collision::Bgk { omega } => local(&omega.expr),
+            Collision::Trt { plus, minus } => {
+                local(&plus.expr)
+                    || match minus {
+                        TrtMinus::Rate(r) => local(&r.expr),
+                        TrtMinus::Magic(e) => local(e),
+                    }
+            }
+            Collision::Mrt { rates, .. } => rates.iter().flatten().any(|r| local(&r.expr)),
+        }
+    }
+}
+
+/// Whether `e` calls a function.
+fn has_call(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Call(..) => true,
+        ExprKind::Num(_) | ExprKind::Ident(_) => false,
+        ExprKind::Unary(a) => has_call(a),
+        ExprKind::Binary(_, a, b) => has_call(a) || has_call(b),
+        ExprKind::Tuple(v) | ExprKind::List(v) => v.iter().any(has_call),
+    }
+}
+
 /// How TRT's odd rate is given.
 pub enum TrtMinus {
     Rate(Rate),

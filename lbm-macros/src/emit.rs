@@ -373,8 +373,13 @@ fn describe(an: &Analysis) -> String {
     } else {
         ""
     };
+    let local = if an.collision.state_dependent(&an.moments) {
+        " with rates from the local state"
+    } else {
+        ""
+    };
     format!(
-        "{kind}, equilibrium of order {}, {collision} collision{force}",
+        "{kind}, equilibrium of order {}, {collision} collision{local}{force}",
         an.eq_order
     )
 }

@@ -28,6 +28,7 @@ pub enum Node {
     Mul(Id, Id),
     Div(Id, Id),
     Neg(Id),
+    Sqrt(Id),
 }
 
 /// An expression graph under construction.
@@ -49,7 +50,7 @@ impl Ir {
             Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
                 self.uniform[*a] && self.uniform[*b]
             }
-            Node::Neg(a) => self.uniform[*a],
+            Node::Neg(a) | Node::Sqrt(a) => self.uniform[*a],
         };
         let id = self.nodes.len();
         self.nodes.push(n.clone());
@@ -157,6 +158,11 @@ impl Ir {
         }
     }
 
+    /// `√a`.
+    pub fn sqrt(&mut self, a: Id) -> Id {
+        self.intern(Node::Sqrt(a))
+    }
+
     /// `a / b`; a division by a constant becomes a multiplication by its inverse.
     pub fn div(&mut self, a: Id, b: Id) -> Id {
         if let Some(y) = self.value(b).cloned() {
@@ -184,7 +190,7 @@ impl Ir {
                 Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
                     stack.extend([a, b])
                 }
-                Node::Neg(a) => stack.push(a),
+                Node::Neg(a) | Node::Sqrt(a) => stack.push(a),
                 _ => {}
             }
         }
@@ -200,7 +206,11 @@ impl Ir {
                 !self.uniform[n]
                     && matches!(
                         self.nodes[n],
-                        Node::Add(..) | Node::Sub(..) | Node::Mul(..) | Node::Div(..)
+                        Node::Add(..)
+                            | Node::Sub(..)
+                            | Node::Mul(..)
+                            | Node::Div(..)
+                            | Node::Sqrt(..)
                     )
             })
             .count() as u64
@@ -225,6 +235,7 @@ pub trait Target {
     fn neg(&self, a: Self::Code) -> Self::Code;
     /// `a * b + c` with one rounding.
     fn mul_add(&self, a: Self::Code, b: Self::Code, c: Self::Code) -> Self::Code;
+    fn sqrt(&self, a: Self::Code) -> Self::Code;
 }
 
 /// How an add or subtract node is emitted after fusing a multiply into it.
@@ -247,7 +258,7 @@ fn fusions(ir: &Ir, reach: &[Id]) -> (HashMap<Id, Fused>, Vec<bool>) {
                 uses[a] += 1;
                 uses[b] += 1;
             }
-            Node::Neg(a) => uses[a] += 1,
+            Node::Neg(a) | Node::Sqrt(a) => uses[a] += 1,
             _ => {}
         }
     }
@@ -311,6 +322,7 @@ pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
             (Node::Mul(a, b), _) => t.binary('*', t.name(*a), t.name(*b)),
             (Node::Div(a, b), _) => t.binary('/', t.name(*a), t.name(*b)),
             (Node::Neg(a), _) => t.neg(t.name(*a)),
+            (Node::Sqrt(a), _) => t.sqrt(t.name(*a)),
         };
         let line = t.bind(n, value);
         if ir.is_uniform(n) {
@@ -361,6 +373,9 @@ impl Target for Rust<'_> {
     fn mul_add(&self, a: TokenStream, b: TokenStream, c: TokenStream) -> TokenStream {
         quote!(<T as ::lbm::Real>::mul_add(#a, #b, #c))
     }
+    fn sqrt(&self, a: TokenStream) -> TokenStream {
+        quote!(<T as ::lbm::Real>::sqrt(#a))
+    }
 }
 
 /// WGSL, in the type alias `real` that the runtime defines (`f32` or `f64`); inputs are read from
@@ -398,5 +413,8 @@ impl Target for Wgsl {
     }
     fn mul_add(&self, a: String, b: String, c: String) -> String {
         format!("fma({a}, {b}, {c})")
+    }
+    fn sqrt(&self, a: String) -> String {
+        format!("sqrt({a})")
     }
 }

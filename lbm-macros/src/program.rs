@@ -92,6 +92,9 @@ struct IrCtx<'a> {
     names: HashMap<String, Value<Poly>>,
     /// One `f` variable stands for every population inside a summand.
     fpolys: Vec<Poly>,
+    /// In a relaxation rate: the site's `f_i − f_eq_i` for `neq(…)`, or `None` at rest (the
+    /// state `validate` checks, where the non-equilibrium part vanishes).
+    rate: Option<Option<Vec<Id>>>,
 }
 
 impl Algebra for IrCtx<'_> {
@@ -141,6 +144,9 @@ impl Algebra for IrCtx<'_> {
         }
     }
     fn call(&mut self, name: &Ident, args: &[Arg], span: Span) -> syn::Result<Value<Id>> {
+        if self.rate.is_some() {
+            return self.rate_call(name, args, span);
+        }
         if name != "sum" {
             return Err(Error::new(
                 name.span(),
@@ -195,6 +201,108 @@ impl Algebra for IrCtx<'_> {
 }
 
 impl IrCtx<'_> {
+    /// The functions of a relaxation rate: `sqrt(x)`; `neq(φ)`, the non-equilibrium moment
+    /// `Σ_i φ(c_i) (f_i − f_eq_i)`; and `smagorinsky(tau = τ₀, c = C)`, the relaxation time of
+    /// Smagorinsky's eddy viscosity in the form of Hou et al. (1996, J. Comput. Phys. 118, 329),
+    ///
+    /// ```text
+    /// τ = ½ (τ₀ + √(τ₀² + 2 C² |Q| / (ρ cs⁴))),   |Q| = √(2 Σ_αβ Π_αβ²),   Π_αβ = neq(c_α c_β),
+    /// ```
+    ///
+    /// from `ν_t = (C Δ)² |S|` with the strain rate `|S| = |Q| / (2 ρ cs² τ)` read from the local
+    /// non-equilibrium stress (no finite differences); for `cs² = 1/3` the factor is Hou's
+    /// `18 C² √(2 Π:Π) / ρ`, with the lattice spacing Δ = 1.
+    fn rate_call(&mut self, name: &Ident, args: &[Arg], span: Span) -> syn::Result<Value<Id>> {
+        let scalar = |ctx: &mut Self, e: &crate::expr::Expr| -> syn::Result<Id> {
+            eval(ctx, e)?.scalar(e.span, "an argument")
+        };
+        match (name.to_string().as_str(), args) {
+            ("sqrt", [a]) if a.name.is_none() => {
+                let x = scalar(self, &a.value)?;
+                Ok(Value::Scalar(self.ir.sqrt(x)))
+            }
+            ("neq", [a]) if a.name.is_none() => Ok(Value::Scalar(self.neq(&a.value)?)),
+            ("smagorinsky", [a, b]) => {
+                let (Some(tau0), Some(c)) = (named_arg(args, "tau"), named_arg(args, "c")) else {
+                    return Err(Error::new(name.span(), "smagorinsky takes smagorinsky(tau = <τ₀>, c = <Smagorinsky constant>)"));
+                };
+                let _ = (a, b);
+                let tau0 = scalar(self, tau0)?;
+                let c = scalar(self, c)?;
+                self.smagorinsky(tau0, c, span)
+            }
+            ("sqrt" | "neq", _) => Err(Error::new(name.span(), format!("`{name}` takes one argument: {name}(…)"))),
+            ("smagorinsky", _) => Err(Error::new(name.span(), "smagorinsky takes smagorinsky(tau = <τ₀>, c = <Smagorinsky constant>)")),
+            _ => Err(Error::new(name.span(), format!("unknown function `{name}` in a relaxation rate: rates may use sqrt(x), neq(φ) (the non-equilibrium moment Σ φ (f − f_eq)) and smagorinsky(tau = …, c = …)"))),
+        }
+    }
+
+    /// `neq(φ)`: `Σ_i φ(c_i) (f_i − f_eq_i)`, zero at rest.
+    fn neq(&mut self, phi: &crate::expr::Expr) -> syn::Result<Id> {
+        let nq = self.an.lattice.c.len();
+        let mut coefs = Vec::with_capacity(nq);
+        for i in 0..nq {
+            let p = eval(&mut self.poly_ctx(Some(i)), phi)?.scalar(phi.span, "neq(…)")?;
+            coefs.push(p.as_constant().ok_or_else(|| {
+                phi.error("neq(φ) takes a polynomial in the velocity c (cx, cy, cz) only")
+            })?);
+        }
+        Ok(match self.rate.as_ref().and_then(Option::as_ref) {
+            Some(dneq) => {
+                let dneq = dneq.clone();
+                linear(self.ir, &dneq, &coefs)
+            }
+            None => self.ir.constant(q(0)),
+        })
+    }
+
+    fn smagorinsky(&mut self, tau0: Id, c: Id, span: Span) -> syn::Result<Value<Id>> {
+        let an = self.an;
+        let rho = an.moment(crate::analysis::Role::Density).ok_or_else(|| {
+            Error::new(span, "smagorinsky(…) divides the stress by the density: the model needs a density moment (`rho = sum(f);`)")
+        })?;
+        let rho = self.vars[rho.vars[0]].expect("moments computed before the rates");
+        let dim = an.lattice.dim;
+        let mut pi2 = self.ir.constant(q(0));
+        for a in 0..dim {
+            for b in a..dim {
+                let coefs: Vec<Q> = an
+                    .lattice
+                    .c
+                    .iter()
+                    .map(|c| q((c[a] * c[b]).into()))
+                    .collect();
+                let p = match self.rate.as_ref().and_then(Option::as_ref) {
+                    Some(dneq) => {
+                        let dneq = dneq.clone();
+                        linear(self.ir, &dneq, &coefs)
+                    }
+                    None => self.ir.constant(q(0)),
+                };
+                let sq = self.ir.mul(p, p);
+                let w = self.ir.constant(q(if a == b { 1 } else { 2 }));
+                let t = self.ir.mul(w, sq);
+                pi2 = self.ir.add(pi2, t);
+            }
+        }
+        // |Q| = √(2 Π:Π); τ = ½(τ₀ + √(τ₀² + 2C²|Q|/(ρ cs⁴)))
+        let two = self.ir.constant(q(2));
+        let two_pi2 = self.ir.mul(two, pi2);
+        let qn = self.ir.sqrt(two_pi2);
+        let cs4 = an.lattice.cs2.clone() * an.lattice.cs2.clone();
+        let k = self.ir.constant(q(2) / cs4);
+        let c2 = self.ir.mul(c, c);
+        let kc2 = self.ir.mul(k, c2);
+        let num = self.ir.mul(kc2, qn);
+        let frac = self.ir.div(num, rho);
+        let t2 = self.ir.mul(tau0, tau0);
+        let inner = self.ir.add(t2, frac);
+        let root = self.ir.sqrt(inner);
+        let sum = self.ir.add(tau0, root);
+        let half = self.ir.constant(qf(1, 2));
+        Ok(Value::Scalar(self.ir.mul(half, sum)))
+    }
+
     fn poly_ctx(&self, pop: Option<usize>) -> PolyCtx<'_> {
         PolyCtx {
             lattice: &self.an.lattice,
@@ -222,7 +330,15 @@ fn ir_ctx<'a>(
         vars,
         names,
         fpolys,
+        rate: None,
     }
+}
+
+/// The argument called `key`, if any.
+fn named_arg<'a>(args: &'a [Arg], key: &str) -> Option<&'a crate::expr::Expr> {
+    args.iter()
+        .find(|a| a.name.as_ref().is_some_and(|n| n == key))
+        .map(|a| &a.value)
 }
 
 /// The polynomial value of every name, for evaluating formulas.
@@ -282,7 +398,7 @@ fn uniform(an: &Analysis, ir: &mut Ir, e: &crate::expr::Expr) -> syn::Result<Id>
             "not defined"
         };
         return Err(bad.error(format!(
-            "`{}` is {what}: relaxation rates and forces may use only the parameters declared in `params {{ … }}` (and numbers, cs2, dim)",
+            "`{}` is {what}: a force may use only the parameters declared in `params {{ … }}` (and numbers, cs2, dim)",
             bad_name(bad)
         )));
     }
@@ -293,9 +409,48 @@ fn uniform(an: &Analysis, ir: &mut Ir, e: &crate::expr::Expr) -> syn::Result<Id>
     eval(&mut ctx, e)?.scalar(e.span, "a rate or force component")
 }
 
+/// Where a relaxation rate is evaluated: at a site (its moments, populations and equilibrium),
+/// or at rest (ρ = 1, u = 0, T = 1, every scalar 1, no non-equilibrium part) for `validate`.
+enum RateAt<'a> {
+    Rest,
+    Site {
+        vars: &'a Vars,
+        f: &'a [Id],
+        feq: &'a [Id],
+    },
+}
+
+/// A rate expression: the parameters, the moments, `sqrt`, `neq(φ)` and `smagorinsky(…)` (an
+/// unknown name is refused by the evaluation, which lists what is defined).
+fn rate_expr(an: &Analysis, ir: &mut Ir, e: &crate::expr::Expr, at: &RateAt) -> syn::Result<Id> {
+    let (vars, f, dneq) = match at {
+        RateAt::Site { vars, f, feq } => {
+            let dneq = f.iter().zip(*feq).map(|(&a, &b)| ir.sub(a, b)).collect();
+            ((*vars).clone(), f.to_vec(), Some(dneq))
+        }
+        RateAt::Rest => {
+            let mut vars = param_vars(an, ir);
+            for m in &an.moments {
+                use crate::analysis::Role;
+                let rest = match m.role {
+                    Role::Velocity | Role::Vector => q(0),
+                    Role::Density | Role::Temperature | Role::Scalar => q(1),
+                };
+                for &v in &m.vars {
+                    vars[v] = Some(ir.constant(rest.clone()));
+                }
+            }
+            (vars, Vec::new(), None)
+        }
+    };
+    let mut ctx = ir_ctx(an, ir, &f, &vars, names(an));
+    ctx.rate = Some(dneq);
+    eval(&mut ctx, e)?.scalar(e.span, "a relaxation rate")
+}
+
 /// The relaxation rate ω of a [`Rate`] (ω = 1/τ for a relaxation time).
-fn rate(an: &Analysis, ir: &mut Ir, r: &Rate) -> syn::Result<Id> {
-    let x = uniform(an, ir, &r.expr)?;
+fn rate(an: &Analysis, ir: &mut Ir, r: &Rate, at: &RateAt) -> syn::Result<Id> {
+    let x = rate_expr(an, ir, &r.expr, at)?;
     Ok(if r.is_time {
         let one = ir.constant(q(1));
         ir.div(one, x)
@@ -305,11 +460,17 @@ fn rate(an: &Analysis, ir: &mut Ir, r: &Rate) -> syn::Result<Id> {
 }
 
 /// TRT's odd rate from the magic parameter: 1/ω⁻ = Λ/(1/ω⁺ − ½) + ½ (Ginzburg et al. 2008).
-fn trt_minus(an: &Analysis, ir: &mut Ir, plus: Id, minus: &TrtMinus) -> syn::Result<Id> {
+fn trt_minus(
+    an: &Analysis,
+    ir: &mut Ir,
+    plus: Id,
+    minus: &TrtMinus,
+    at: &RateAt,
+) -> syn::Result<Id> {
     match minus {
-        TrtMinus::Rate(r) => rate(an, ir, r),
+        TrtMinus::Rate(r) => rate(an, ir, r, at),
         TrtMinus::Magic(e) => {
-            let lambda = uniform(an, ir, e)?;
+            let lambda = rate_expr(an, ir, e, at)?;
             let (one, half) = (ir.constant(q(1)), ir.constant(qf(1, 2)));
             let tau_p = ir.div(one, plus);
             let d = ir.sub(tau_p, half);
@@ -330,11 +491,11 @@ pub fn rates(an: &Analysis) -> syn::Result<(Program, Vec<String>)> {
         labels.push(label);
     };
     match &an.collision {
-        Collision::Bgk { omega } => push(rate(an, &mut ir, omega)?, describe(omega)),
+        Collision::Bgk { omega } => push(rate(an, &mut ir, omega, &RateAt::Rest)?, describe(omega)),
         Collision::Trt { plus, minus } => {
-            let p = rate(an, &mut ir, plus)?;
+            let p = rate(an, &mut ir, plus, &RateAt::Rest)?;
             push(p, describe(plus));
-            let m = trt_minus(an, &mut ir, p, minus)?;
+            let m = trt_minus(an, &mut ir, p, minus, &RateAt::Rest)?;
             push(
                 m,
                 match minus {
@@ -347,7 +508,7 @@ pub fn rates(an: &Analysis) -> syn::Result<(Program, Vec<String>)> {
             for (k, r) in rates.iter().enumerate() {
                 if let Some(r) = r {
                     push(
-                        rate(an, &mut ir, r)?,
+                        rate(an, &mut ir, r, &RateAt::Rest)?,
                         format!("MRT rate {k} = {}", crate::expr::show(&r.expr)),
                     );
                 }
@@ -511,10 +672,12 @@ fn relax(
     span: Span,
 ) -> syn::Result<Vec<Id>> {
     let nq = f.len();
+    let feq: Vec<Id> = (0..nq).map(|i| eq.feq(ir, i)).collect();
+    let at = RateAt::Site { vars, f, feq: &feq };
     match &an.collision {
         // f_i + ω (f_eq_i − f_i)   (seed 000 eq. 1)
         Collision::Bgk { omega } => {
-            let w = rate(an, ir, omega)?;
+            let w = rate(an, ir, omega, &at)?;
             Ok((0..nq)
                 .map(|i| {
                     let feq = eq.feq(ir, i);
@@ -526,8 +689,8 @@ fn relax(
         }
         // f_i − ω⁺ (f⁺ − f_eq⁺) − ω⁻ (f⁻ − f_eq⁻), f^± = (f_i ± f_ī)/2
         Collision::Trt { plus, minus } => {
-            let wp = rate(an, ir, plus)?;
-            let wm = trt_minus(an, ir, wp, minus)?;
+            let wp = rate(an, ir, plus, &at)?;
+            let wm = trt_minus(an, ir, wp, minus, &at)?;
             let half = ir.constant(qf(1, 2));
             let mut out = vec![f[0]; nq];
             for i in 0..nq {
@@ -562,7 +725,7 @@ fn relax(
                     .zip(&an.feq)
                     .fold(Poly::zero(an.nvars()), |acc, (a, p)| acc.add(&p.scale(a)));
                 let meq = mono.sum(ir, &meq_poly, &an.var_names, span)?;
-                let s = rate(an, ir, r)?;
+                let s = rate(an, ir, r, &at)?;
                 let d = ir.sub(mk, meq);
                 dm.push(ir.mul(s, d));
             }

@@ -38,46 +38,63 @@ lbm_model! {
     }
 }
 
-lbm_model! {
+/// The D3Q19 MRT declaration in the orthogonal basis of d'Humières et al. (2002), with the
+/// extra parameters `$extra` and the stress moments relaxing at the rate `$stress` (tokens of
+/// the DSL): one home for the basis that [`D3Q19Mrt`] and [`crate::D3Q19MrtSmagorinsky`] share.
+macro_rules! d3q19_mrt {
+    ($(#[$doc:meta])* $name:ident { $($extra:ident),* } stress = $($stress:tt)+) => {
+        lbm_macros::lbm_model! {
+            $(#[$doc])*
+            pub model $name {
+                dim = 3;
+                velocities = shells![(0, 0, 0), (1, 0, 0), (1, 1, 0)];
+                weights = [1/3, 1/18, 1/36];
+                cs2 = 1/3;
+                params { tau: real, $($extra: real,)* s_e: real, s_eps: real, s_q: real, s_pi: real, s_m: real, ax: real, ay: real, az: real }
+                moments { rho = sum(f); u = sum(f * c) / rho; }
+                equilibrium = hermite(order = 2);
+                collision = mrt(
+                    basis = [
+                        1,
+                        19 * dot(c, c) - 30,
+                        (21 * dot(c, c)^2 - 53 * dot(c, c) + 24) / 2,
+                        cx,
+                        (5 * dot(c, c) - 9) * cx,
+                        cy,
+                        (5 * dot(c, c) - 9) * cy,
+                        cz,
+                        (5 * dot(c, c) - 9) * cz,
+                        3 * cx^2 - dot(c, c),
+                        (3 * dot(c, c) - 5) * (3 * cx^2 - dot(c, c)),
+                        cy^2 - cz^2,
+                        (3 * dot(c, c) - 5) * (cy^2 - cz^2),
+                        cx * cy,
+                        cy * cz,
+                        cx * cz,
+                        (cy^2 - cz^2) * cx,
+                        (cz^2 - cx^2) * cy,
+                        (cx^2 - cy^2) * cz
+                    ],
+                    rates = [
+                        0, s_e, s_eps, 0, s_q, 0, s_q, 0, s_q,
+                        $($stress)+, s_pi, $($stress)+, s_pi, $($stress)+, $($stress)+, $($stress)+,
+                        s_m, s_m, s_m
+                    ]
+                );
+                force = (ax, ay, az);
+            }
+        }
+    };
+}
+pub(crate) use d3q19_mrt;
+
+d3q19_mrt! {
     /// D3Q19 with the multiple-relaxation-time (MRT) collision in the orthogonal basis of
     /// d'Humières et al. (2002): (ρ, e, ε, j_x, q_x, j_y, q_y, j_z, q_z, 3p_xx, 3π_xx, p_ww,
     /// π_ww, p_xy, p_yz, p_xz, m_x, m_y, m_z). The stress moments relax with 1/τ (viscosity
     /// `cs²(τ − ½)`); `s_e` sets the bulk viscosity, `s_eps`, `s_q`, `s_pi` and `s_m` the
     /// energy-square, heat-flux, fourth-order stress and third-order moments.
-    pub model D3Q19Mrt {
-        dim = 3;
-        velocities = shells![(0, 0, 0), (1, 0, 0), (1, 1, 0)];
-        weights = [1/3, 1/18, 1/36];
-        cs2 = 1/3;
-        params { tau: real, s_e: real, s_eps: real, s_q: real, s_pi: real, s_m: real, ax: real, ay: real, az: real }
-        moments { rho = sum(f); u = sum(f * c) / rho; }
-        equilibrium = hermite(order = 2);
-        collision = mrt(
-            basis = [
-                1,
-                19 * dot(c, c) - 30,
-                (21 * dot(c, c)^2 - 53 * dot(c, c) + 24) / 2,
-                cx,
-                (5 * dot(c, c) - 9) * cx,
-                cy,
-                (5 * dot(c, c) - 9) * cy,
-                cz,
-                (5 * dot(c, c) - 9) * cz,
-                3 * cx^2 - dot(c, c),
-                (3 * dot(c, c) - 5) * (3 * cx^2 - dot(c, c)),
-                cy^2 - cz^2,
-                (3 * dot(c, c) - 5) * (cy^2 - cz^2),
-                cx * cy,
-                cy * cz,
-                cx * cz,
-                (cy^2 - cz^2) * cx,
-                (cz^2 - cx^2) * cy,
-                (cx^2 - cy^2) * cz
-            ],
-            rates = [0, s_e, s_eps, 0, s_q, 0, s_q, 0, s_q, 1 / tau, s_pi, 1 / tau, s_pi, 1 / tau, 1 / tau, 1 / tau, s_m, s_m, s_m]
-        );
-        force = (ax, ay, az);
-    }
+    D3Q19Mrt {} stress = 1 / tau
 }
 
 impl D3Q19MrtParams {

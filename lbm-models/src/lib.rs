@@ -10,6 +10,7 @@ mod d2q9;
 mod d3q15;
 mod d3q19;
 mod d3q27;
+mod les;
 mod scalar;
 
 pub use d2q37::{D2Q37Params, D2Q37};
@@ -17,6 +18,9 @@ pub use d2q9::{D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q9Trt, D2Q9TrtP
 pub use d3q15::{D3Q15Bgk, D3Q15BgkParams, D3Q7Bgk, D3Q7BgkParams};
 pub use d3q19::{D3Q19Bgk, D3Q19BgkParams, D3Q19Mrt, D3Q19MrtParams, D3Q19Trt, D3Q19TrtParams};
 pub use d3q27::{D3Q27Bgk, D3Q27BgkParams};
+pub use les::{
+    D2Q9Smagorinsky, D2Q9SmagorinskyParams, D3Q19MrtSmagorinsky, D3Q19MrtSmagorinskyParams,
+};
 pub use scalar::{
     D2Q5AdvectionDiffusion, D2Q5AdvectionDiffusionParams, D3Q7AdvectionDiffusion,
     D3Q7AdvectionDiffusionParams,

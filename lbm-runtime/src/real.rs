@@ -59,6 +59,8 @@ pub trait Real:
     /// FMA, else a multiply and an add. The generated kernels use it for every multiply that
     /// feeds an add, which halves their instruction count on FMA hardware.
     fn mul_add(self, a: Self, b: Self) -> Self;
+    /// The square root (state-dependent relaxation rates: Smagorinsky's model).
+    fn sqrt(self) -> Self;
 }
 
 macro_rules! impl_real {
@@ -86,6 +88,10 @@ macro_rules! impl_real {
                 } else {
                     self * a + b
                 }
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                <$t>::sqrt(self)
             }
         }
     };

@@ -1,6 +1,8 @@
 //! `lbm models`: the shipped models and their compile-time facts.
 
-use lbm::models::{D2Q5AdvectionDiffusion, D3Q7AdvectionDiffusion};
+use lbm::models::{
+    D2Q5AdvectionDiffusion, D2Q9Smagorinsky, D3Q19MrtSmagorinsky, D3Q7AdvectionDiffusion,
+};
 use lbm::models::{
     D2Q9Bgk, D2Q9Mrt, D2Q9Trt, D3Q15Bgk, D3Q19Bgk, D3Q19Mrt, D3Q19Trt, D3Q27Bgk, D3Q7Bgk, D2Q37,
 };
@@ -9,7 +11,7 @@ use lbm::Model;
 /// One table row from a model's constants.
 fn row<M: Model>() -> String {
     format!(
-        "{:<22} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   {}",
+        "{:<23} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   {}",
         M::NAME,
         M::D,
         M::Q,
@@ -25,13 +27,14 @@ fn row<M: Model>() -> String {
 /// Prints the table of shipped models.
 pub fn print() {
     println!(
-        "{:<22} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   description",
+        "{:<23} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   description",
         "model", "D", "Q", "halo", "isotropy", "equilibrium", "flops/site", "with force"
     );
     for r in [
         row::<D2Q9Bgk>(),
         row::<D2Q9Trt>(),
         row::<D2Q9Mrt>(),
+        row::<D2Q9Smagorinsky>(),
         row::<D2Q37>(),
         row::<D2Q5AdvectionDiffusion>(),
         row::<D3Q7Bgk>(),
@@ -40,6 +43,7 @@ pub fn print() {
         row::<D3Q19Bgk>(),
         row::<D3Q19Trt>(),
         row::<D3Q19Mrt>(),
+        row::<D3Q19MrtSmagorinsky>(),
         row::<D3Q27Bgk>(),
     ] {
         println!("{r}");

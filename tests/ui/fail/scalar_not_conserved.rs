@@ -1,5 +1,5 @@
 // Rule: the equilibrium conserves every moment declared conserved, whatever its role.
-// Mistake: the advection term written with the velocity's square, so that Σ f_eq ≠ φ.
+// Mistake: a stray `+ ux` in the advection term, so that Σ f_eq = φ (1 + ux).
 
 use lbm::lbm_model;
 
@@ -11,7 +11,7 @@ lbm_model! {
         cs2 = 1/3;
         params { tau: real, ux: real, uy: real }
         moments { phi: scalar = sum(f); }
-        equilibrium = w * phi * (1 + (cx * ux + cy * uy) / cs2 + ux * ux);
+        equilibrium = w * phi * (1 + (cx * ux + cy * uy) / cs2 + ux);
         collision = bgk(tau = tau);
     }
 }
