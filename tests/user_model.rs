@@ -27,18 +27,25 @@ fn example(name: &str) -> PathBuf {
     profile_dir.join("examples").join(name)
 }
 
-#[test]
-fn advection_diffusion_example_matches_the_exact_solution() {
-    let out = Command::new(example("advection_diffusion"))
+/// Runs `examples/<name>.rs` and returns its standard output; fails the test when the example
+/// fails.
+fn run_example(name: &str) -> String {
+    let out = Command::new(example(name))
         .output()
         .expect("the example runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "examples/advection_diffusion.rs failed ({}):\n{stdout}\n{stderr}",
+        "examples/{name}.rs failed ({}):\n{stdout}\n{stderr}",
         out.status
     );
+    stdout
+}
+
+#[test]
+fn advection_diffusion_example_matches_the_exact_solution() {
+    let stdout = run_example("advection_diffusion");
     for line in [
         "relative L2 error of v",
         "relative error of the diffusivity",
@@ -53,16 +60,7 @@ fn advection_diffusion_example_matches_the_exact_solution() {
 
 #[test]
 fn passive_scalar_example_has_the_isotropic_diffusivity() {
-    let out = Command::new(example("passive_scalar"))
-        .output()
-        .expect("the example runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "examples/passive_scalar.rs failed ({}):\n{stdout}\n{stderr}",
-        out.status
-    );
+    let stdout = run_example("passive_scalar");
     assert!(
         stdout.contains("CPU, f64: relative L2") && stdout.contains("D_x/D − 1"),
         "the example's report lacks its figures:\n{stdout}"

@@ -39,17 +39,28 @@ impl D3Q19MrtSmagorinskyParams {
     /// constant `c_smag`, no force, and the other rates of
     /// [`crate::D3Q19MrtParams::with_tau`].
     pub fn with_tau(tau: f64, c_smag: f64) -> Self {
+        let crate::D3Q19MrtParams {
+            s_e,
+            s_eps,
+            s_q,
+            s_pi,
+            s_m,
+            ax,
+            ay,
+            az,
+            ..
+        } = crate::D3Q19MrtParams::with_tau(tau);
         Self {
             tau,
             c_smag,
-            s_e: 1.19,
-            s_eps: 1.4,
-            s_q: 1.2,
-            s_pi: 1.4,
-            s_m: 1.98,
-            ax: 0.0,
-            ay: 0.0,
-            az: 0.0,
+            s_e,
+            s_eps,
+            s_q,
+            s_pi,
+            s_m,
+            ax,
+            ay,
+            az,
         }
     }
 }
