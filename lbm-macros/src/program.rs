@@ -222,13 +222,9 @@ impl IrCtx<'_> {
                 Ok(Value::Scalar(self.ir.sqrt(x)))
             }
             ("neq", [a]) if a.name.is_none() => Ok(Value::Scalar(self.neq(&a.value)?)),
-            ("smagorinsky", [a, b]) => {
-                let (Some(tau0), Some(c)) = (named_arg(args, "tau"), named_arg(args, "c")) else {
-                    return Err(Error::new(name.span(), "smagorinsky takes smagorinsky(tau = <τ₀>, c = <Smagorinsky constant>)"));
-                };
-                let _ = (a, b);
-                let tau0 = scalar(self, tau0)?;
-                let c = scalar(self, c)?;
+            ("smagorinsky", [_, _]) if named_arg(args, "tau").zip(named_arg(args, "c")).is_some() => {
+                let tau0 = scalar(self, named_arg(args, "tau").expect("matched"))?;
+                let c = scalar(self, named_arg(args, "c").expect("matched"))?;
                 self.smagorinsky(tau0, c, span)
             }
             ("sqrt" | "neq", _) => Err(Error::new(name.span(), format!("`{name}` takes one argument: {name}(…)"))),
@@ -247,13 +243,18 @@ impl IrCtx<'_> {
                 phi.error("neq(φ) takes a polynomial in the velocity c (cx, cy, cz) only")
             })?);
         }
-        Ok(match self.rate.as_ref().and_then(Option::as_ref) {
+        Ok(self.neq_of(&coefs))
+    }
+
+    /// `Σ_i coefs_i (f_i − f_eq_i)` at the site, zero at rest.
+    fn neq_of(&mut self, coefs: &[Q]) -> Id {
+        match self.rate.as_ref().and_then(Option::as_ref) {
             Some(dneq) => {
                 let dneq = dneq.clone();
-                linear(self.ir, &dneq, &coefs)
+                linear(self.ir, &dneq, coefs)
             }
             None => self.ir.constant(q(0)),
-        })
+        }
     }
 
     fn smagorinsky(&mut self, tau0: Id, c: Id, span: Span) -> syn::Result<Value<Id>> {
@@ -272,13 +273,7 @@ impl IrCtx<'_> {
                     .iter()
                     .map(|c| q((c[a] * c[b]).into()))
                     .collect();
-                let p = match self.rate.as_ref().and_then(Option::as_ref) {
-                    Some(dneq) => {
-                        let dneq = dneq.clone();
-                        linear(self.ir, &dneq, &coefs)
-                    }
-                    None => self.ir.constant(q(0)),
-                };
+                let p = self.neq_of(&coefs);
                 let sq = self.ir.mul(p, p);
                 let w = self.ir.constant(q(if a == b { 1 } else { 2 }));
                 let t = self.ir.mul(w, sq);
