@@ -412,7 +412,7 @@ fn cluster_collide_equals_site_collide() {
         let mut cluster: Vec<[f64; VL]> = (0..M::Q)
             .map(|i| std::array::from_fn(|l| sites[l][i]))
             .collect();
-        M::collide_cluster::<f64, VL>(&mut cluster, p);
+        M::collide_cluster::<f64, VL>(&mut cluster, p, None);
         for (l, site) in sites.iter().enumerate() {
             let mut s = site.clone();
             M::collide(&mut s, p);

@@ -189,6 +189,8 @@ pub struct Analysis {
     /// Names of all variables: the moments' components, the parameters, and `f`.
     pub var_names: Vec<String>,
     pub params: Vec<String>,
+    /// `fields[k]`: parameter `k` is a `field`, whose value may differ from site to site.
+    pub fields: Vec<bool>,
     pub moments: Vec<Moment>,
     pub roles: Roles,
     /// `f_eq_i` as polynomials in the variables.
@@ -487,6 +489,7 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
         lattice,
         var_names,
         params,
+        fields: decl.params.iter().map(|p| p.field).collect(),
         moments,
         roles,
         feq,

@@ -17,22 +17,28 @@ use crate::program::{
 fn rust(
     p: &Program,
     load: &dyn Fn(usize) -> TokenStream,
+    param: &dyn Fn(usize) -> TokenStream,
     store: &dyn Fn(usize, TokenStream) -> TokenStream,
 ) -> (TokenStream, TokenStream) {
-    let e = emit(&p.ir, &p.outputs, &Rust { load });
+    let e = emit(&p.ir, &p.outputs, &Rust { load, param });
     let stores = p
         .outputs
         .iter()
         .enumerate()
-        .map(|(k, &id)| store(k, Rust { load }.name_of(id)));
+        .map(|(k, &id)| store(k, name_of(id)));
     let (pre, body) = (e.preamble, e.body);
     (quote!(#(#pre)*), quote!(#(#body)* #(#stores)*))
 }
 
-impl Rust<'_> {
-    fn name_of(&self, id: usize) -> TokenStream {
-        crate::ir::Target::name(self, id)
-    }
+/// The Rust name of node `id`'s value.
+fn name_of(id: usize) -> TokenStream {
+    let id = format_ident!("t{}", id);
+    quote!(#id)
+}
+
+/// A parameter read from the uniform `prm` (a site's own parameters, fields included).
+fn site_param(k: usize) -> TokenStream {
+    quote!(prm[#k])
 }
 
 /// WGSL function `name(inp: array<real, NIN>, prm: array<real, NP>) -> array<real, NOUT>`.
@@ -119,6 +125,24 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
     let pstrs = &an.params;
     let pidx: Vec<usize> = (0..np).collect();
     let prm_init = quote!(let prm: [T; #np] = [#(<T as ::lbm::Real>::from_f64(params.#pnames)),*]; let _ = &prm;);
+    // Field parameters: their indices among the parameters, and their slot among the fields.
+    let field_params: Vec<usize> = (0..np).filter(|&k| an.fields[k]).collect();
+    let nf = field_params.len();
+    let field_slot = |k: usize| field_params.iter().position(|&p| p == k);
+    let lane_param = |k: usize| match field_slot(k) {
+        Some(j) => quote!(fl[#j][l]),
+        None => quote!(prm[#k]),
+    };
+    let field_names: Vec<&String> = field_params.iter().map(|&k| &an.params[k]).collect();
+    let field_pnames: Vec<&syn::Ident> = field_params.iter().map(|&k| &pnames[k]).collect();
+    let field_idx: Vec<usize> = (0..nf).collect();
+    let fields_init = quote! {
+        let fl: [[T; VL]; #nf] = match fields {
+            Some(v) => v.try_into().expect("collide_cluster: one lane vector per field"),
+            None => [#([prm[#field_params]; VL]),*],
+        };
+        let _ = &fl;
+    };
 
     // --- Rust ---
     let idx = |k: usize| quote!(#k);
@@ -131,24 +155,25 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
     let lane_store = |k: usize, v: TokenStream| quote!(f[#k][l] = #v;);
     let collide_variant = |p: &Program, cluster: bool| -> TokenStream {
         if cluster {
-            let (pre, body) = rust(p, &lane_load, &lane_store);
+            let (pre, body) = rust(p, &lane_load, &lane_param, &lane_store);
             quote!({ #pre for l in 0..VL { #body } })
         } else {
-            let (pre, body) = rust(p, &site_load, &site_store);
+            let (pre, body) = rust(p, &site_load, &site_param, &site_store);
             quote!({ #pre #body })
         }
     };
+    // A force of field parameters varies from site to site: its branch is always taken.
+    let force_varies = force
+        .as_ref()
+        .is_some_and(|fo| fo.outputs.iter().any(|&o| !fo.ir.is_uniform(o)));
     let dispatch = |cluster: bool| -> TokenStream {
         let plain_code = collide_variant(&plain, cluster);
         match (&forced, &force) {
+            (Some(fp), Some(_)) if force_varies => collide_variant(fp, cluster),
             (Some(fp), Some(force)) => {
                 let forced_code = collide_variant(fp, cluster);
-                let (pre, _) = rust(force, &site_load, &|_, _| quote!());
-                let a: Vec<TokenStream> = force
-                    .outputs
-                    .iter()
-                    .map(|&o| Rust { load: &site_load }.name_of(o))
-                    .collect();
+                let (pre, _) = rust(force, &site_load, &site_param, &|_, _| quote!());
+                let a: Vec<TokenStream> = force.outputs.iter().map(|&o| name_of(o)).collect();
                 quote! {
                     let zero = <T as ::lbm::Real>::from_f64(0.0);
                     let forced = { #pre #(#a != zero)||* };
@@ -159,32 +184,38 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
         }
     };
     let acceleration = force.as_ref().map(|fo| {
-        let (pre, _) = rust(fo, &site_load, &|_, _| quote!());
-        let mut a: Vec<TokenStream> = fo
-            .outputs
-            .iter()
-            .map(|&o| Rust { load: &site_load }.name_of(o))
-            .collect();
+        let (pre, body) = rust(fo, &site_load, &site_param, &|_, _| quote!());
+        let mut a: Vec<TokenStream> = fo.outputs.iter().map(|&o| name_of(o)).collect();
         a.resize(3, quote!(0.0));
+        let force_on = force_varies.then(|| {
+            quote! {
+                fn force_on(params: &Self::Params) -> bool {
+                    true
+                }
+            }
+        });
         quote! {
             fn acceleration(params: &Self::Params) -> [f64; 3] {
                 type T = f64;
                 let prm: [f64; #np] = [#(params.#pnames),*];
                 #pre
+                #body
                 [#(#a),*]
             }
+            #force_on
         }
     });
     let collide_site = dispatch(false);
     let collide_cluster = dispatch(true);
-    let (mom_pre, mom_body) = rust(&moments, &site_load, &|k, v| quote!(m[#k] = #v;));
-    let (eq_pre, eq_body) = rust(&equilibrium, &|k| quote!(m[#k]), &site_store_feq);
-    let (rate_pre, rate_body) = rust(&rate_prog, &site_load, &|_, _| quote!());
-    let rate_names: Vec<TokenStream> = rate_prog
-        .outputs
-        .iter()
-        .map(|&id| Rust { load: &site_load }.name_of(id))
-        .collect();
+    let (mom_pre, mom_body) = rust(&moments, &site_load, &site_param, &|k, v| quote!(m[#k] = #v;));
+    let (eq_pre, eq_body) = rust(
+        &equilibrium,
+        &|k| quote!(m[#k]),
+        &site_param,
+        &site_store_feq,
+    );
+    let (rate_pre, rate_body) = rust(&rate_prog, &site_load, &site_param, &|_, _| quote!());
+    let rate_names: Vec<TokenStream> = rate_prog.outputs.iter().map(|&id| name_of(id)).collect();
     let rate_labels_lit = &rate_labels;
 
     let velocities = l.c.iter().map(|c| {
@@ -250,7 +281,7 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             #(#[doc = concat!("Parameter `", #pstrs, "`.")] pub #pnames: f64,)*
         }
 
-        #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused_variables)]
+        #[allow(clippy::all, clippy::pedantic, clippy::nursery, unused_variables, unused_mut)]
         impl ::lbm::Model for #name {
             const NAME: &'static str = #model_name;
             const D: usize = #dim;
@@ -268,6 +299,7 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             const COLLIDE_FLOPS_FORCED: u64 = #flops_forced;
             const DESCRIPTION: &'static str = #description;
             const WGSL: &'static str = #wgsl;
+            const FIELDS: &'static [&'static str] = &[#(#field_names),*];
             type Params = #params_ty;
 
             fn validate(params: &Self::Params) -> ::core::result::Result<(), ::lbm::ParamError> {
@@ -334,8 +366,16 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             }
 
             #[inline]
-            fn collide_cluster<T: ::lbm::Real, const VL: usize>(f: &mut [[T; VL]], params: &Self::Params) {
+            fn with_fields(params: &Self::Params, values: &[f64]) -> Self::Params {
+                let mut p = *params;
+                #(p.#field_pnames = values[#field_idx];)*
+                p
+            }
+
+            #[inline]
+            fn collide_cluster<T: ::lbm::Real, const VL: usize>(f: &mut [[T; VL]], params: &Self::Params, fields: ::core::option::Option<&[[T; VL]]>) {
                 #prm_init
+                #fields_init
                 let f: &mut [[T; VL]; #nq] = f.try_into().expect("collide_cluster: a cluster has Q population vectors");
                 #collide_cluster
             }

@@ -3,7 +3,8 @@
 //!
 //! Nodes that depend only on parameters and constants are *uniform*: the emitters hoist them out
 //! of the per-site code (out of the lane loop of a cluster), and the flop count covers only the
-//! per-site nodes that the outputs reach.
+//! per-site nodes that the outputs reach. A `field` parameter (a value that may differ from site
+//! to site) is not uniform, nor is anything computed from it.
 
 use std::collections::HashMap;
 
@@ -32,21 +33,33 @@ pub enum Node {
 }
 
 /// An expression graph under construction.
-#[derive(Default)]
 pub struct Ir {
     pub nodes: Vec<Node>,
     uniform: Vec<bool>,
     index: HashMap<Node, Id>,
+    /// `fields[k]`: parameter `k` is a field (per site, not uniform).
+    fields: Vec<bool>,
 }
 
 impl Ir {
+    /// An empty graph over parameters of which those with `fields[k]` vary from site to site.
+    pub fn new(fields: &[bool]) -> Self {
+        Self {
+            nodes: Vec::new(),
+            uniform: Vec::new(),
+            index: HashMap::new(),
+            fields: fields.to_vec(),
+        }
+    }
+
     fn intern(&mut self, n: Node) -> Id {
         if let Some(&id) = self.index.get(&n) {
             return id;
         }
         let uniform = match &n {
             Node::Input(_) => false,
-            Node::Param(_) | Node::Const(_) => true,
+            Node::Param(k) => !self.fields.get(*k).copied().unwrap_or(false),
+            Node::Const(_) => true,
             Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
                 self.uniform[*a] && self.uniform[*b]
             }
@@ -334,9 +347,11 @@ pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
     out
 }
 
-/// Rust, generic over `T: ::lbm::Real`; `load(k)` reads input k, params come from `prm[k]`.
+/// Rust, generic over `T: ::lbm::Real`; `load(k)` reads input k, `param(k)` parameter k
+/// (`prm[k]`, or a field's lane in a cluster).
 pub struct Rust<'a> {
     pub load: &'a dyn Fn(usize) -> TokenStream,
+    pub param: &'a dyn Fn(usize) -> TokenStream,
 }
 
 impl Target for Rust<'_> {
@@ -349,7 +364,7 @@ impl Target for Rust<'_> {
         (self.load)(k)
     }
     fn param(&self, k: usize) -> TokenStream {
-        quote!(prm[#k])
+        (self.param)(k)
     }
     fn constant(&self, c: f64) -> TokenStream {
         let lit = proc_macro2::Literal::f64_suffixed(c);

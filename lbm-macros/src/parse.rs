@@ -13,9 +13,11 @@ pub struct VelocitiesDecl {
     pub span: Span,
 }
 
-/// A `name: type` parameter.
+/// A `name: real` or `name: field` parameter.
 pub struct ParamDecl {
     pub name: Ident,
+    /// Declared `field`: a value the runtime may give per site (uniform unless it does).
+    pub field: bool,
 }
 
 /// A `name = expr;` or `name: role = expr;` moment definition.
@@ -149,13 +151,16 @@ fn parse_params(input: ParseStream) -> syn::Result<Vec<ParamDecl>> {
         let name: Ident = content.parse()?;
         content.parse::<Token![:]>()?;
         let ty: Ident = content.parse()?;
-        if ty != "real" {
+        if ty != "real" && ty != "field" {
             return Err(syn::Error::new(
                 ty.span(),
-                format!("parameter `{name}` has type `{ty}`: parameters are `real` (an f64 set at run time)"),
+                format!("parameter `{name}` has type `{ty}`: parameters are `real` (an f64 set at run time) or `field` (a value that may differ from site to site: set by the user or coupled from another lattice)"),
             ));
         }
-        out.push(ParamDecl { name });
+        out.push(ParamDecl {
+            field: ty == "field",
+            name,
+        });
         if !content.is_empty() {
             content.parse::<Token![,]>()?;
         }

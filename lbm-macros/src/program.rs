@@ -478,7 +478,7 @@ fn trt_minus(
 
 /// All relaxation rates that must lie in (0, 2), with their labels, for `validate`.
 pub fn rates(an: &Analysis) -> syn::Result<(Program, Vec<String>)> {
-    let mut ir = Ir::default();
+    let mut ir = Ir::new(&an.fields);
     let mut outputs = Vec::new();
     let mut labels = Vec::new();
     let mut push = |id: Id, label: String| {
@@ -581,7 +581,7 @@ fn eq_parts(an: &Analysis, ir: &mut Ir, vars: &Vars, span: Span) -> syn::Result<
 /// The `moments` program: inputs are the populations; with a force, the velocity returned is the
 /// physical one, `u + a/2` (the exact-difference method's velocity at half step).
 pub fn moments_program(an: &Analysis) -> syn::Result<Program> {
-    let mut ir = Ir::default();
+    let mut ir = Ir::new(&an.fields);
     let f: Vec<Id> = (0..an.lattice.c.len()).map(|i| ir.input(i)).collect();
     let mut vars = param_vars(an, &mut ir);
     moments(an, &mut ir, &f, &mut vars)?;
@@ -609,7 +609,7 @@ pub fn moments_program(an: &Analysis) -> syn::Result<Program> {
 /// The `equilibrium` program: inputs are the moments in declaration order (the equilibrium
 /// may also use the parameters).
 pub fn equilibrium_program(an: &Analysis, span: Span) -> syn::Result<Program> {
-    let mut ir = Ir::default();
+    let mut ir = Ir::new(&an.fields);
     let mut vars = param_vars(an, &mut ir);
     let mut k = 0;
     for m in &an.moments {
@@ -629,7 +629,7 @@ pub fn equilibrium_program(an: &Analysis, span: Span) -> syn::Result<Program> {
 /// (Kupershtokh 2004): `f_i ← Ω_i(f) + f_eq_i(ρ, u + a) − f_eq_i(ρ, u)`, which changes the
 /// momentum by exactly ρa per step whatever the collision operator.
 pub fn collide_program(an: &Analysis, forced: bool, span: Span) -> syn::Result<Program> {
-    let mut ir = Ir::default();
+    let mut ir = Ir::new(&an.fields);
     let nq = an.lattice.c.len();
     let f: Vec<Id> = (0..nq).map(|i| ir.input(i)).collect();
     let mut vars = param_vars(an, &mut ir);
@@ -740,7 +740,7 @@ pub fn force_program(an: &Analysis) -> syn::Result<Option<Program>> {
     let Some(force) = &an.force else {
         return Ok(None);
     };
-    let mut ir = Ir::default();
+    let mut ir = Ir::new(&an.fields);
     let outputs = force
         .iter()
         .map(|e| uniform(an, &mut ir, e))

@@ -5,6 +5,7 @@
 // runtime itself plays that part.
 extern crate lbm_runtime as lbm;
 
+mod boussinesq;
 mod d2q37;
 mod d2q9;
 mod d3q15;
@@ -13,6 +14,7 @@ mod d3q27;
 mod les;
 mod scalar;
 
+pub use boussinesq::{D2Q9Boussinesq, D2Q9BoussinesqParams};
 pub use d2q37::{D2Q37Params, D2Q37};
 pub use d2q9::{D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q9Trt, D2Q9TrtParams};
 pub use d3q15::{D3Q15Bgk, D3Q15BgkParams, D3Q7Bgk, D3Q7BgkParams};

@@ -63,6 +63,24 @@ pub enum Wall {
         /// Wall temperature, in the model's units (1 is the lattice reference).
         temperature: f64,
     },
+    /// Fixed value of a transported scalar (a temperature or a concentration: the model's
+    /// temperature or scalar moment; models without a velocity moment) on the wall, half-way
+    /// along the links, by anti-bounce-back (Ginzburg 2005; Krüger et al. 2017, §8.5.2):
+    ///
+    /// ```text
+    /// f_i(x, t+1) = −f*_ī(x, t) + f_eq_i(φ_w) + f_eq_ī(φ_w)        (= −f*_ī + 2 w_i φ_w)
+    /// ```
+    ///
+    /// with `f_eq(φ_w)` the equilibrium at the wall's value and zero velocity (a `field`
+    /// parameter takes its uniform value there: the wall is at rest). Second-order accurate, at
+    /// the same place as the bounce-back of the flow beside it. (A `BounceBack` wall is a
+    /// zero-flux wall for such a model.) Where two such walls of different values meet, a
+    /// site's links take the value of the first one the site crosses (bottom/top, back/front,
+    /// left/right).
+    Dirichlet {
+        /// The scalar's value on the wall.
+        value: f64,
+    },
 }
 
 impl Wall {
@@ -270,6 +288,11 @@ pub(crate) enum Rule {
     Thermal {
         temperature: f64,
     },
+    /// Anti-bounce-back of the links `links` (bit `i`: link `i` crosses a Dirichlet wall).
+    Dirichlet {
+        value: f64,
+        links: u64,
+    },
 }
 
 /// A site with bounced links or a rule.
@@ -456,9 +479,14 @@ impl<T: Real> Boundaries<T> {
             return;
         }
         let mut corr = [0.0f64; 64];
+        let mut dirichlet: Option<(f64, u64)> = None;
         for (i, c) in M::VELOCITIES.iter().enumerate() {
             if let Some(wall) = crossed_wall(spec, global, x, s, *c) {
                 site.mask |= 1 << i;
+                if let Wall::Dirichlet { value } = wall {
+                    let (_, links) = dirichlet.get_or_insert((value, 0));
+                    *links |= 1 << i;
+                }
                 let u = wall.bounce_velocity();
                 let cu: f64 = c.iter().zip(u).map(|(&c, u)| c as f64 * u).sum();
                 corr[i] = 2.0 * M::WEIGHTS[i] * cu / M::CS2;
@@ -470,6 +498,9 @@ impl<T: Real> Boundaries<T> {
             self.corr.extend(corr.iter().map(|&c| T::from_f64(c)));
         }
         site.rule = site_rule(spec, global, M::HALO, x, s);
+        if let (Rule::None, Some((value, links))) = (site.rule, dirichlet) {
+            site.rule = Rule::Dirichlet { value, links };
+        }
         if site.mask != 0 || site.rule != Rule::None {
             self.sites.push(site);
         }
@@ -593,6 +624,19 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
                     M::NAME
                 ));
             }
+            Some(Wall::Dirichlet { .. }) if dirichlet_moment::<M>().is_none() => {
+                return err(format!(
+                    "a Dirichlet wall holds the scalar of a transport model (a temperature or \
+                     scalar moment and no velocity moment, e.g. D2Q5AdvectionDiffusion); {} \
+                     has {}: use `BounceBack` or `Thermal` walls",
+                    M::NAME,
+                    if moment_index::<M>(Role::Velocity(0)).is_some() {
+                        "a velocity moment"
+                    } else {
+                        "no temperature or scalar moment"
+                    }
+                ));
+            }
             _ => {}
         }
     }
@@ -616,6 +660,39 @@ pub(crate) fn apply_rule<M: Model, T: Real>(
         }
         Rule::ZouHe { normal, target } => Closure::new::<M>(normal).apply::<M, T>(g, target),
         Rule::Thermal { temperature } => thermal_wall::<M, T>(g, temperature, scratch, params),
+        Rule::Dirichlet { value, links } => {
+            anti_bounce_back::<M, T>(g, value, links, scratch, params)
+        }
+    }
+}
+
+/// The moment a Dirichlet wall fixes: the temperature, else the (first) scalar, of a model
+/// without a velocity moment.
+pub(crate) fn dirichlet_moment<M: Model>() -> Option<usize> {
+    if moment_index::<M>(Role::Velocity(0)).is_some() {
+        return None;
+    }
+    moment_index::<M>(Role::Temperature).or_else(|| moment_index::<M>(Role::Scalar))
+}
+
+/// Anti-bounce-back of the links `links` (each already holding the bounced `f*_ī`):
+/// `g_i = −g_i + f_eq_i(φ_w) + f_eq_ī(φ_w)`, the equilibrium at `φ_w` and zero moments
+/// otherwise ([`Wall::Dirichlet`]).
+fn anti_bounce_back<M: Model, T: Real>(
+    g: &mut [T],
+    value: f64,
+    links: u64,
+    m: &mut [T],
+    params: &M::Params,
+) {
+    let j = dirichlet_moment::<M>().expect("checked with the boundaries");
+    let nm = M::MOMENT_ROLES.len();
+    m[..nm].fill(T::default());
+    m[j] = T::from_f64(value);
+    let mut feq = [T::default(); 64];
+    M::equilibrium(&m[..nm], params, &mut feq[..M::Q]);
+    for (i, gi) in g.iter_mut().enumerate().filter(|(i, _)| links >> i & 1 == 1) {
+        *gi = feq[i] + feq[M::OPPOSITE[i]] - *gi;
     }
 }
 

@@ -77,6 +77,9 @@ pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     pub d: Dims,
     pub bc: &'a Boundaries<T>,
     pub params: &'a M::Params,
+    /// The values of the model's fields ([`Model::FIELDS`]) per site, stored as a lattice of
+    /// `FIELDS.len()` populations in the same layout (`None`: the fields are uniform).
+    pub fields: Option<RawBuf<'a, T>>,
     /// The site columns `x` to update (`0..LX` for a whole step; a distributed slab updates
     /// its bulk and its border columns separately, seed 003 §4).
     pub cols: std::ops::Range<usize>,
@@ -94,7 +97,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
         let lz = self.d.lz;
         let lines = self.cols.start * lz..self.cols.end * lz;
         lines.into_par_iter().for_each_init(
-            || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len()),
+            || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len()),
             |s, j| {
                 let at = Line {
                     x: j / lz,
@@ -211,16 +214,41 @@ struct Scratch<T, const VL: usize> {
     site: Vec<T>,
     /// One site's moments.
     moments: Vec<T>,
+    /// The cluster's field values: `fl[j][l]`.
+    fl: Vec<[T; VL]>,
 }
 
 impl<T: Real, const VL: usize> Scratch<T, VL> {
-    fn new(q: usize, nm: usize) -> Self {
+    fn new(q: usize, nm: usize, nf: usize) -> Self {
         Self {
             cl: vec![[T::default(); VL]; q],
             site: vec![T::default(); q],
             moments: vec![T::default(); nm],
+            fl: vec![[T::default(); VL]; nf],
         }
     }
+}
+
+/// Collides the cluster in `s.cl` (cluster `k` of storage line `col`), with the cluster's
+/// field values when the lattice has per-site fields.
+#[inline(always)]
+fn collide<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    col: usize,
+    k: usize,
+    s: &mut Scratch<T, VL>,
+) {
+    let fields = job.fields.as_ref().map(|fb| {
+        let d = Dims {
+            q: M::FIELDS.len(),
+            ..job.d
+        };
+        for (j, v) in s.fl.iter_mut().enumerate() {
+            *v = fb.load::<VL>(L::cluster_base(&d, j, col, k));
+        }
+        &s.fl[..]
+    });
+    M::collide_cluster::<T, VL>(&mut s.cl, job.params, fields);
 }
 
 /// Loads lanes `l` of the sites `y(k, l) + dy` (periodic) of population `i`, line `col`.
@@ -395,7 +423,7 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
         } else {
             gather_pull::<M, L, T, VL>(job, at, k, here, s, false);
         }
-        M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+        collide::<M, L, T, VL>(job, col, k, s);
         for (i, v) in s.cl.iter().enumerate() {
             job.dst.store::<VL>(L::cluster_base(d, i, col, k), *v);
         }
@@ -465,7 +493,7 @@ fn collide_line<M: Model, L: Layout, T: Real, const VL: usize>(
             job.dst.prefetch(at, o.ahead);
             *v = job.dst.load::<VL>(at);
         }
-        M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+        collide::<M, L, T, VL>(job, col, k, s);
         for (i, v) in s.cl.iter().enumerate() {
             job.dst.store::<VL>(L::cluster_base(d, i, col, k), *v);
         }
@@ -493,13 +521,13 @@ fn aa_pull_line<M: Model, L: Layout, T: Real, const VL: usize>(
                 job.src.prefetch(b as usize, off + o.ahead);
                 *v = job.src.load::<VL>((b + off) as usize);
             }
-            M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+            collide::<M, L, T, VL>(job, col, k, s);
             for (v, off) in s.cl.iter().zip(&o.push) {
                 job.dst.store::<VL>((b + off) as usize, *v);
             }
         } else {
             gather_pull::<M, L, T, VL>(job, at, k, here, s, true);
-            M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+            collide::<M, L, T, VL>(job, col, k, s);
             push::<M, L, T, VL>(job, at, k, here, &s.cl);
         }
     }
@@ -574,7 +602,7 @@ fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
         for site in cluster_sites(sites, &mut cursor, k) {
             local_site_bc::<M, L, T, VL>(job, site, s);
         }
-        M::collide_cluster::<T, VL>(&mut s.cl, job.params);
+        collide::<M, L, T, VL>(job, col, k, s);
         for (i, v) in s.cl.iter().enumerate() {
             job.src.store::<VL>(L::cluster_base(d, i, col, k), *v);
         }

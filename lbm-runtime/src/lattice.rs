@@ -111,6 +111,9 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     /// In-place scheme: the last half-step was a pull (the state is "odd").
     odd: bool,
     bc: Boundaries<T>,
+    /// The per-site values of the model's fields ([`Model::FIELDS`]), a lattice of
+    /// `FIELDS.len()` populations in layout `L` (`None` until one is set: uniform fields).
+    fields: Option<AlignedBuf<T>>,
     step: u64,
     max_mach: f64,
     _m: PhantomData<(M, L)>,
@@ -159,6 +162,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             g: (scheme == Scheme::TwoCopy).then(|| AlignedBuf::zeroed(d.len())),
             odd: false,
             bc,
+            fields: None,
             step: 0,
             max_mach: default_max_mach::<M>(),
             _m: PhantomData,
@@ -181,6 +185,107 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 }
             });
         }
+    }
+
+    /// The shape of the fields' storage: one "population" per field of [`Model::FIELDS`].
+    fn field_dims(&self) -> Dims {
+        Dims {
+            q: M::FIELDS.len(),
+            ..self.d
+        }
+    }
+
+    /// The index of field `name` in [`Model::FIELDS`], or an error that lists them.
+    fn field_index(name: &str) -> Result<usize, LbmError> {
+        M::FIELDS.iter().position(|f| *f == name).ok_or_else(|| {
+            LbmError::Shape(if M::FIELDS.is_empty() {
+                format!(
+                    "model {} has no field `{name}`: it declares no `field` parameter",
+                    M::NAME
+                )
+            } else {
+                format!(
+                    "model {} has no field `{name}` (its fields: {})",
+                    M::NAME,
+                    M::FIELDS.join(", ")
+                )
+            })
+        })
+    }
+
+    /// Gives field `name` (a parameter the model declares `field`) a value per site, indexed as
+    /// [`Lattice::moment_field`] (`[x·LY + y]`, `[x·LY·LZ + z·LY + y]` in 3-D); until then a
+    /// field is uniform, its value in the parameters. Fails before changing anything on an
+    /// unknown name, a wrong length or a non-finite value.
+    pub fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), LbmError> {
+        let j = Self::field_index(name)?;
+        let d = self.d;
+        check_len(values.len(), d.sites(), &format!("field `{name}`"))?;
+        if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            let (x, s) = (k / d.plane(), k % d.plane());
+            return Err(non_finite(x, s, format!("field `{name}`"), *v));
+        }
+        let fd = self.field_dims();
+        if self.fields.is_none() {
+            let mut buf = AlignedBuf::zeroed(fd.len());
+            let raw = buf.raw();
+            let uniform = M::param_values(&self.params);
+            for (jj, f) in M::FIELDS.iter().enumerate() {
+                let v = uniform.iter().find(|(n, _)| n == f).map_or(0.0, |p| p.1);
+                for x in 0..d.lx {
+                    for s in 0..d.plane() {
+                        raw.set(L::index(&fd, jj, d.col(x as isize), s), T::from_f64(v));
+                    }
+                }
+            }
+            self.fields = Some(buf);
+        }
+        let raw = self.fields.as_mut().expect("allocated above").raw();
+        values
+            .par_chunks(d.plane())
+            .enumerate()
+            .for_each(|(x, plane)| {
+                for (s, &v) in plane.iter().enumerate() {
+                    raw.set(L::index(&fd, j, d.col(x as isize), s), T::from_f64(v));
+                }
+            });
+        Ok(())
+    }
+
+    /// The values of field `name` per site, indexed as [`Lattice::set_field`] gives them (the
+    /// uniform value everywhere until a field is set).
+    pub fn field(&self, name: &str) -> Result<Vec<f64>, LbmError> {
+        let j = Self::field_index(name)?;
+        let d = self.d;
+        Ok((0..d.lx)
+            .flat_map(|x| (0..d.plane()).map(move |s| (x, s)))
+            .map(|(x, s)| self.site_field(j, x, s))
+            .collect())
+    }
+
+    /// Field `j` at site `(x, s)`.
+    fn site_field(&self, j: usize, x: usize, s: usize) -> f64 {
+        match &self.fields {
+            Some(f) => f[L::index(&self.field_dims(), j, self.d.col(x as isize), s)].to_f64(),
+            None => {
+                let uniform = M::param_values(&self.params);
+                uniform
+                    .iter()
+                    .find(|(n, _)| *n == M::FIELDS[j])
+                    .map_or(0.0, |p| p.1)
+            }
+        }
+    }
+
+    /// The parameters of site `(x, s)`: the lattice's, with the site's field values.
+    pub(crate) fn site_params(&self, x: usize, s: usize) -> M::Params {
+        if self.fields.is_none() {
+            return self.params.clone();
+        }
+        let values: Vec<f64> = (0..M::FIELDS.len())
+            .map(|j| self.site_field(j, x, s))
+            .collect();
+        M::with_fields(&self.params, &values)
     }
 
     /// Sets the step counter (restart from a checkpoint).
@@ -297,7 +402,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 for (a, b) in mt.iter_mut().zip(moments(x, y)) {
                     *a = T::from_f64(b);
                 }
-                M::equilibrium(&mt, &self.params, &mut feq);
+                M::equilibrium(&mt, &self.site_params(x, y), &mut feq);
                 self.set_populations(x, y, &feq)?;
             }
         }
@@ -353,7 +458,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         check_len(m.len(), M::MOMENT_NAMES.len(), "moments")?;
         let mut g = vec![T::default(); M::Q];
         self.pre_collision(x, y, &mut g)?;
-        M::moments(&g, &self.params, m);
+        M::moments(&g, &self.site_params(x, y), m);
         Ok(())
     }
 
@@ -397,7 +502,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     }
                     self.pre_collision(x, y, &mut g)
                         .expect("site inside the lattice");
-                    M::moments(&g, &self.params, &mut m);
+                    M::moments(&g, &self.site_params(x, y), &mut m);
                     for (f, &j) in fields.iter_mut().zip(js) {
                         f[y] = m[j].to_f64();
                     }
@@ -444,6 +549,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             d,
             bc: &self.bc,
             params: &self.params,
+            fields: self.fields.as_mut().map(|f| f.raw()),
             cols,
             _layout: PhantomData,
         };

@@ -7,6 +7,7 @@
 pub mod boundary;
 pub mod cavity;
 mod checkpoint;
+mod coupled;
 pub mod domain;
 mod error;
 #[cfg(feature = "gpu")]
@@ -34,6 +35,7 @@ pub use boundary::{Boundaries, BoundarySpec, Obstacles, Wall};
 pub use checkpoint::{
     read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, ParamValue, Shard,
 };
+pub use coupled::Coupled;
 pub use error::{Error, LbmError};
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};

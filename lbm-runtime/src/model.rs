@@ -80,6 +80,11 @@ pub trait Model: 'static + Send + Sync {
     /// the order of [`Model::param_values`] (P = max(1, number of parameters)).
     const WGSL: &'static str;
 
+    /// The parameters declared `field`, in declaration order: values that may differ from
+    /// site to site. A field is uniform (its value in [`Model::Params`]) until the runtime is
+    /// given its values per site (set by the user, or the moment of a coupled lattice).
+    const FIELDS: &'static [&'static str] = &[];
+
     /// Run-time parameters (relaxation times, gravity, …), a plain struct of `f64` fields.
     type Params: Clone + Debug + PartialEq + Send + Sync + 'static;
 
@@ -127,12 +132,22 @@ pub trait Model: 'static + Send + Sync {
     /// equilibrium may also use the parameters (the velocity that carries a passive scalar).
     fn equilibrium<T: Real>(m: &[T], params: &Self::Params, feq: &mut [T]);
 
-    /// One site's collision (and body force), in place.
+    /// One site's collision (and body force), in place; a site's own field values are in
+    /// `params` (see [`Model::with_fields`]).
     fn collide<T: Real>(f: &mut [T], params: &Self::Params);
 
+    /// The parameters of one site: `params` with the fields of [`Model::FIELDS`] set to
+    /// `values` (in that order).
+    fn with_fields(params: &Self::Params, values: &[f64]) -> Self::Params;
+
     /// The collision of `VL` sites at once: `f[i][l]` is population `i` of lane `l`. The lane
-    /// loop is straight-line code that the compiler vectorises.
-    fn collide_cluster<T: Real, const VL: usize>(f: &mut [[T; VL]], params: &Self::Params);
+    /// loop is straight-line code that the compiler vectorises. `fields[j][l]` is field `j` of
+    /// [`Model::FIELDS`] at lane `l`; without it the fields take their values in `params`.
+    fn collide_cluster<T: Real, const VL: usize>(
+        f: &mut [[T; VL]],
+        params: &Self::Params,
+        fields: Option<&[[T; VL]]>,
+    );
 }
 
 /// What a moment means to the runtime, whatever the model calls it: the runtime looks moments

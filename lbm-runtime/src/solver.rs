@@ -197,6 +197,20 @@ pub trait Solver {
     /// gives them (collective: the planes next to a cut need the neighbours' border planes).
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error>;
 
+    /// Gives the model's field `name` ([`Model::FIELDS`]) a value per local site, laid out as
+    /// one of [`Solver::local_moments`]' fields; until then a field is uniform, its value in
+    /// the parameters. The backends that cannot take per-site fields yet refuse, saying so.
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        let _ = values;
+        Err(LbmError::Shape(format!(
+            "field `{name}` of model {}: this backend ({}) does not take per-site fields yet; \
+             run the lattice on the CPU backend (`Lattice`)",
+            Self::Model::NAME,
+            self.describe()
+        ))
+        .into())
+    }
+
     /// Fails with [`LbmError::Diverged`] where a fluid site has a non-finite moment, a Mach
     /// number beyond the model's range or `T ≤ 0` (collective).
     fn check(&self) -> Result<(), Error>;
@@ -517,6 +531,10 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
         Ok(self.moment_fields())
+    }
+
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        Ok(self.set_field(name, values)?)
     }
 
     /// In place, site by site: no array of the lattice's size beside it.

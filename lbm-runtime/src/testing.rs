@@ -112,16 +112,24 @@ impl Model for TestD2Q9 {
         }
     }
 
+    fn with_fields(p: &TestParams, _: &[f64]) -> TestParams {
+        p.clone()
+    }
+
     fn collide<T: Real>(f: &mut [T], p: &TestParams) {
         let mut cl: [[T; 1]; 9] = std::array::from_fn(|i| [f[i]]);
-        Self::collide_cluster::<T, 1>(&mut cl, p);
+        Self::collide_cluster::<T, 1>(&mut cl, p, None);
         for (fi, c) in f.iter_mut().zip(cl) {
             *fi = c[0];
         }
     }
 
     #[allow(clippy::needless_range_loop)] // `l` and `i` index lanes and populations together
-    fn collide_cluster<T: Real, const VL: usize>(f: &mut [[T; VL]], p: &TestParams) {
+    fn collide_cluster<T: Real, const VL: usize>(
+        f: &mut [[T; VL]],
+        p: &TestParams,
+        _fields: Option<&[[T; VL]]>,
+    ) {
         let omega = T::from_f64(1.0 / p.tau);
         let (ax, ay) = (T::from_f64(p.ax), T::from_f64(p.ay));
         for l in 0..VL {

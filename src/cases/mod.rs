@@ -27,6 +27,7 @@ mod cavity;
 mod cavity_3d;
 mod duct;
 mod poiseuille;
+mod rayleigh_benard;
 mod rayleigh_taylor;
 mod taylor_green;
 mod taylor_green_3d;
@@ -36,6 +37,10 @@ pub use cavity::Cavity;
 pub use cavity_3d::Cavity3d;
 pub use duct::Duct;
 pub use poiseuille::Poiseuille;
+pub use rayleigh_benard::{
+    growth_rate, onset, Convection, RayleighBenard, RayleighBenardLattices, CLEVER_BUSSE_NUSSELT,
+    CRITICAL_RAYLEIGH, CRITICAL_WAVENUMBER, DELTA_T,
+};
 pub use rayleigh_taylor::RayleighTaylor;
 pub use taylor_green::TaylorGreen;
 pub use taylor_green_3d::TaylorGreen3d;

@@ -40,6 +40,8 @@ pub mod kind {
     pub const ZH_DENSITY: u32 = 3;
     /// Thermal wall.
     pub const THERMAL: u32 = 4;
+    /// Dirichlet wall of a transported scalar (anti-bounce-back); `normal` holds the links.
+    pub const DIRICHLET: u32 = 5;
 }
 
 /// Which boundary code a shader needs.
@@ -51,6 +53,8 @@ pub struct BcShape {
     pub zou_he: [bool; 6],
     /// Thermal-wall sites.
     pub thermal: bool,
+    /// Dirichlet-wall sites.
+    pub dirichlet: bool,
     /// Solid sites.
     pub solid: bool,
 }
@@ -63,6 +67,7 @@ impl BcShape {
             sites: 1,
             zou_he: NORMALS.map(|n| zou_he && (d3 || n[2] == 0)),
             thermal,
+            dirichlet: false,
             solid: true,
         }
     }
@@ -166,6 +171,12 @@ fn rule_words<T: Real>(rule: &Rule, consts: &mut Vec<T>, shape: &mut BcShape) ->
             shape.thermal = true;
             push(&[temperature]);
             (kind::THERMAL, 0, at)
+        }
+        Rule::Dirichlet { value, links } => {
+            shape.dirichlet = true;
+            push(&[value]);
+            // Transport models have Q ≤ 27 < 32: the links fit the record's `normal` word.
+            (kind::DIRICHLET, links as u32, at)
         }
     }
 }

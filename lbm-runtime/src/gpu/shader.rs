@@ -498,6 +498,13 @@ fn rules<M: Model>(spec: &ShaderSpec) -> String {
             super::bc::kind::THERMAL
         );
     }
+    if spec.bc.dirichlet {
+        funcs += &dirichlet::<M>();
+        arms += &format!(
+            "        case {}u: {{ return dirichlet_wall(g, tables[b + 6u], consts[tables[b + 7u]]); }}\n",
+            super::bc::kind::DIRICHLET
+        );
+    }
     format!(
         "{funcs}fn rule(r: u32, g: array<real, {q}>) -> array<real, {q}> {{\n    let b = RECS + r * REC;\n\
          \x20   let k = tables[b + 5u];\n    switch (k) {{\n{arms}        default: {{ return g; }}\n    }}\n}}\n"
@@ -521,6 +528,31 @@ fn thermal<M: Model>() -> String {
         "fn thermal_wall(g: array<real, {q}>, tw: real) -> array<real, {q}> {{\n\
          \x20   let rho = {};\n    return lbm_equilibrium(array<real, {nm}>({}), params());\n}}\n",
         rho.join(" + "),
+        m.join(", "),
+        nm = M::MOMENT_NAMES.len()
+    )
+}
+
+/// The Dirichlet wall of a transported scalar (`crate::Wall::Dirichlet`): anti-bounce-back of
+/// the links `links`, `g_i = f_eq_i(φ_w) + f_eq_ī(φ_w) − g_i`, the equilibrium at `φ_w` and
+/// the uniform parameters.
+fn dirichlet<M: Model>() -> String {
+    let q = M::Q;
+    let j = crate::boundary::dirichlet_moment::<M>();
+    let m: Vec<String> = (0..M::MOMENT_NAMES.len())
+        .map(|k| if Some(k) == j { "phi".to_string() } else { lit(0.0) })
+        .collect();
+    let links: String = (0..q)
+        .map(|i| {
+            format!(
+                "    if (((links >> {i}u) & 1u) == 1u) {{ h[{i}] = feq[{i}] + feq[{o}] - g[{i}]; }}\n",
+                o = M::OPPOSITE[i]
+            )
+        })
+        .collect();
+    format!(
+        "fn dirichlet_wall(g: array<real, {q}>, links: u32, phi: real) -> array<real, {q}> {{\n\
+         \x20   let feq = lbm_equilibrium(array<real, {nm}>({}), params());\n    var h = g;\n{links}    return h;\n}}\n",
         m.join(", "),
         nm = M::MOMENT_NAMES.len()
     )

@@ -34,7 +34,7 @@ fn main() {
         *lanes = [*x; 4];
     }
     D2Q9Fixed::collide(&mut f, &params);
-    D2Q9Fixed::collide_cluster(&mut cluster, &params);
+    D2Q9Fixed::collide_cluster(&mut cluster, &params, None);
 
     let mut after = [0.0; 3];
     D2Q9Fixed::moments(&f, &params, &mut after);

@@ -1,0 +1,261 @@
+//! Rayleigh–Bénard convection: a layer of fluid of height `H` between a hot bottom wall and a
+//! cold top wall, periodic along x, in the Boussinesq approximation — two coupled lattices
+//! ([`crate::Coupled`]): the flow [`crate::models::D2Q9Boussinesq`], whose buoyancy
+//! `gβ(T − T_ref)` reads the temperature, and the temperature
+//! [`crate::models::D2Q5AdvectionDiffusion`], advected by the flow's velocity.
+//!
+//! Both walls lie half-way across the y-wrap, below row 0 and above row `H − 1`: no-slip by
+//! bounce-back for the flow (TRT with `magic = 3/16`, walls exactly half-way), fixed
+//! temperatures `T_ref ± ΔT/2` by anti-bounce-back for the temperature
+//! ([`crate::Wall::Dirichlet`]). The control parameters are
+//!
+//! ```text
+//! Ra = gβ ΔT H³ / (ν κ),      Pr = ν / κ,
+//! ```
+//!
+//! set through the free-fall velocity `U = √(gβ ΔT H)` (a Mach-number budget): `ν = U H √(Pr/Ra)`,
+//! `κ = ν / Pr`. The period along x is the wavelength of the critical mode, `2π/k_c` with
+//! `k_c = 3.117/H`, times `rolls / 2` (one wavelength holds two rolls).
+//!
+//! The conductive state `T = T_ref + ΔT (½ − y/H)`, `u = 0` is unstable above the critical
+//! Rayleigh number of linear stability, `Ra_c = 1707.76` for rigid walls (Reid & Harris 1958;
+//! Chandrasekhar 1961, ch. II); a small perturbation of the critical mode then grows as
+//! `e^{σt}` with `σ ∝ Ra − Ra_c` near onset, and decays below it. Above onset the rolls carry
+//! heat: the Nusselt number, the heat flux over the conductive one,
+//!
+//! ```text
+//! Nu = 1 + ⟨u_y T⟩ H / (κ ΔT)
+//! ```
+//!
+//! (the average over the layer), is 2.661 at Ra = 10⁴, Pr = 0.71, `k = k_c` for steady
+//! two-dimensional rolls (Clever & Busse 1974, J. Fluid Mech. 65, 625).
+
+use std::f64::consts::PI;
+
+use crate::models::{
+    D2Q5AdvectionDiffusion, D2Q5AdvectionDiffusionParams, D2Q9Boussinesq, D2Q9BoussinesqParams,
+};
+use crate::{
+    moment_index, BoundarySpec, Coupled, Error, Lattice, Layout, Model, Real, Role, Scheme, Solver,
+    Wall,
+};
+
+/// The critical wavenumber of rigid–rigid Rayleigh–Bénard convection, `k_c H`.
+pub const CRITICAL_WAVENUMBER: f64 = 3.117;
+/// The critical Rayleigh number of rigid–rigid Rayleigh–Bénard convection.
+pub const CRITICAL_RAYLEIGH: f64 = 1707.76;
+/// Clever & Busse's Nusselt numbers of steady two-dimensional rolls at `k = k_c`, Pr = 0.71,
+/// `(Ra, Nu)` (Clever & Busse 1974, J. Fluid Mech. 65, 625).
+pub const CLEVER_BUSSE_NUSSELT: [(f64, f64); 5] = [
+    (2.0e3, 1.212),
+    (5.0e3, 2.116),
+    (1.0e4, 2.661),
+    (2.0e4, 3.258),
+    (5.0e4, 4.245),
+];
+
+/// The temperature difference between the walls, `ΔT` (the reference `T_ref` is 0: the bottom
+/// wall at `+ΔT/2`, the top at `−ΔT/2`).
+pub const DELTA_T: f64 = 1.0;
+
+/// The Rayleigh–Bénard case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RayleighBenard {
+    /// Height `H` of the layer, in sites.
+    pub height: usize,
+    /// Number of rolls along x (the period is `rolls/2` critical wavelengths).
+    pub rolls: usize,
+    /// Rayleigh number.
+    pub rayleigh: f64,
+    /// Prandtl number.
+    pub prandtl: f64,
+    /// Free-fall velocity `√(gβ ΔT H)` in lattice units (0.1 keeps the Mach number low).
+    pub velocity: f64,
+    /// Amplitude of the initial temperature perturbation (the critical mode), in units of ΔT.
+    pub perturbation: f64,
+}
+
+/// The coupled lattices of the case: flow first, temperature second.
+pub type RayleighBenardLattices<L, T> =
+    Coupled<Lattice<D2Q9Boussinesq, L, T>, Lattice<D2Q5AdvectionDiffusion, L, T>>;
+
+impl RayleighBenard {
+    /// The case at `rayleigh` and Pr = 0.71 (air), two rolls on a layer of `height` sites.
+    pub fn new(height: usize, rayleigh: f64) -> Self {
+        Self {
+            height,
+            rolls: 2,
+            rayleigh,
+            prandtl: 0.71,
+            velocity: 0.1,
+            perturbation: 1e-3,
+        }
+    }
+
+    /// Lattice width and height: `rolls/2 · 2π H / k_c` (rounded) by `H`.
+    pub fn size(&self) -> (usize, usize) {
+        let h = self.height as f64;
+        let period = self.rolls as f64 / 2.0 * 2.0 * PI * h / CRITICAL_WAVENUMBER;
+        (period.round() as usize, self.height)
+    }
+
+    /// Kinematic viscosity `ν = U H √(Pr/Ra)`.
+    pub fn viscosity(&self) -> f64 {
+        self.velocity * self.height as f64 * (self.prandtl / self.rayleigh).sqrt()
+    }
+
+    /// Thermal diffusivity `κ = ν / Pr`.
+    pub fn diffusivity(&self) -> f64 {
+        self.viscosity() / self.prandtl
+    }
+
+    /// The thermal diffusion time `H²/κ`, in steps.
+    pub fn diffusion_time(&self) -> f64 {
+        (self.height as f64).powi(2) / self.diffusivity()
+    }
+
+    /// The flow's parameters: `τ = ν/cs² + ½`, `gβ = U²/(ΔT H)`; the field `T` starts at 0.
+    pub fn flow_params(&self) -> D2Q9BoussinesqParams {
+        D2Q9BoussinesqParams {
+            tau: self.viscosity() / D2Q9Boussinesq::CS2 + 0.5,
+            magic: 3.0 / 16.0,
+            g_beta: self.velocity.powi(2) / (DELTA_T * self.height as f64),
+            t_ref: 0.0,
+            T: 0.0,
+        }
+    }
+
+    /// The temperature's parameters: `τ = κ/cs² + ½`; the velocity field starts at rest.
+    pub fn heat_params(&self) -> D2Q5AdvectionDiffusionParams {
+        D2Q5AdvectionDiffusionParams {
+            tau: self.diffusivity() / D2Q5AdvectionDiffusion::CS2 + 0.5,
+            ux: 0.0,
+            uy: 0.0,
+        }
+    }
+
+    /// No-slip walls at the bottom and top, periodic in x.
+    pub fn flow_boundaries(&self) -> BoundarySpec {
+        BoundarySpec::channel()
+    }
+
+    /// The hot bottom (`+ΔT/2`) and cold top (`−ΔT/2`), periodic in x.
+    pub fn heat_boundaries(&self) -> BoundarySpec {
+        BoundarySpec {
+            bottom: Some(Wall::Dirichlet {
+                value: DELTA_T / 2.0,
+            }),
+            top: Some(Wall::Dirichlet {
+                value: -DELTA_T / 2.0,
+            }),
+            ..BoundarySpec::default()
+        }
+    }
+
+    /// The conductive temperature at row `y` (the walls half-way below row 0 and above row
+    /// `H − 1`).
+    pub fn conduction(&self, y: usize) -> f64 {
+        DELTA_T * (0.5 - (y as f64 + 0.5) / self.height as f64)
+    }
+
+    /// The initial temperature: conduction plus the critical mode
+    /// `ε ΔT cos(k x) sin(π (y + ½)/H)`, `k` the box's wavenumber.
+    pub fn initial_temperature(&self, x: usize, y: usize) -> f64 {
+        let (lx, _) = self.size();
+        let k = self.rolls as f64 / 2.0 * 2.0 * PI / lx as f64;
+        let h = self.height as f64;
+        self.conduction(y)
+            + self.perturbation
+                * DELTA_T
+                * (k * x as f64).cos()
+                * (PI * (y as f64 + 0.5) / h).sin()
+    }
+
+    /// Both lattices, coupled and initialised (the flow at rest with `ρ = 1`, the temperature
+    /// [`RayleighBenard::initial_temperature`]), in layout `L`, precision `T` and `scheme`.
+    pub fn lattices<L: Layout, T: Real>(
+        &self,
+        scheme: Scheme,
+    ) -> Result<RayleighBenardLattices<L, T>, Error> {
+        let (lx, ly) = self.size();
+        let mut flow = Lattice::<D2Q9Boussinesq, L, T>::new(
+            lx,
+            ly,
+            self.flow_params(),
+            scheme,
+            &self.flow_boundaries(),
+        )?;
+        let mut heat = Lattice::<D2Q5AdvectionDiffusion, L, T>::new(
+            lx,
+            ly,
+            self.heat_params(),
+            scheme,
+            &self.heat_boundaries(),
+        )?;
+        heat.set_equilibrium(|x, y| vec![self.initial_temperature(x, y)])?;
+        let temperature: Vec<f64> = (0..lx)
+            .flat_map(|x| (0..ly).map(move |y| (x, y)))
+            .map(|(x, y)| self.initial_temperature(x, y))
+            .collect();
+        flow.set_field("T", &temperature)?;
+        // At rest: the bare velocity is −a/2, a = gβ(T − T_ref) ŷ.
+        let g_beta = self.flow_params().g_beta;
+        flow.set_equilibrium(|x, y| vec![1.0, 0.0, -0.5 * g_beta * temperature[x * ly + y]])?;
+        let mut c = Coupled::new(flow, heat)?
+            .first_reads("T", "phi")?
+            .second_reads("ux", "ux")?
+            .second_reads("uy", "uy")?;
+        c.exchange()?;
+        Ok(c)
+    }
+
+    /// What the case measures of the lattices' current state.
+    pub fn measure<L: Layout, T: Real>(
+        &self,
+        c: &RayleighBenardLattices<L, T>,
+    ) -> Result<Convection, Error> {
+        let flow = c.first().local_moments()?;
+        let heat = c.second().local_moments()?;
+        let at = |r: Role| moment_index::<D2Q9Boussinesq>(r).expect("a velocity moment");
+        let (ux, uy) = (&flow[at(Role::Velocity(0))], &flow[at(Role::Velocity(1))]);
+        let t = &heat[0];
+        let n = t.len() as f64;
+        let flux = uy.iter().zip(t).map(|(v, t)| v * t).sum::<f64>() / n;
+        let energy = ux.iter().zip(uy).map(|(a, b)| a * a + b * b).sum::<f64>() / n;
+        let (lx, ly) = self.size();
+        let k = self.rolls as f64 / 2.0 * 2.0 * PI / lx as f64;
+        let (re, im) = (0..lx * ly).fold((0.0, 0.0), |(re, im), s| {
+            let phase = k * (s / ly) as f64;
+            (re + uy[s] * phase.cos(), im + uy[s] * phase.sin())
+        });
+        Ok(Convection {
+            nusselt: 1.0 + flux * self.height as f64 / (self.diffusivity() * DELTA_T),
+            mode: 2.0 * (re * re + im * im).sqrt() / n,
+            reynolds: energy.sqrt() * self.height as f64 / self.viscosity(),
+        })
+    }
+}
+
+/// The state of the convection.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Convection {
+    /// `Nu = 1 + ⟨u_y T⟩ H / (κ ΔT)`.
+    pub nusselt: f64,
+    /// The amplitude of the rolls: `|⟨u_y e^{ikx}⟩|·2`, the vertical velocity's Fourier
+    /// component at the box's wavenumber `k` (blind to the x-independent motions of the
+    /// conductive state, its hydrostatic and acoustic adjustment).
+    pub mode: f64,
+    /// The Reynolds number of the flow, `u_rms H / ν`, `u_rms = √⟨|u|²⟩`.
+    pub reynolds: f64,
+}
+
+/// The growth rate `σ H²/κ` of the rolls' amplitude between two measurements `dt` steps apart.
+pub fn growth_rate(case: &RayleighBenard, before: &Convection, after: &Convection, dt: f64) -> f64 {
+    (after.mode / before.mode).ln() / dt * case.diffusion_time()
+}
+
+/// The onset `Ra_c` where the growth rate crosses zero, by linear interpolation between
+/// `(Ra₁, σ₁)` below and `(Ra₂, σ₂)` above.
+pub fn onset((ra1, s1): (f64, f64), (ra2, s2): (f64, f64)) -> f64 {
+    ra1 - s1 * (ra2 - ra1) / (s2 - s1)
+}
