@@ -207,7 +207,12 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
     });
     let collide_site = dispatch(false);
     let collide_cluster = dispatch(true);
-    let (mom_pre, mom_body) = rust(&moments, &site_load, &site_param, &|k, v| quote!(m[#k] = #v;));
+    let (mom_pre, mom_body) = rust(
+        &moments,
+        &site_load,
+        &site_param,
+        &|k, v| quote!(m[#k] = #v;),
+    );
     let (eq_pre, eq_body) = rust(
         &equilibrium,
         &|k| quote!(m[#k]),

@@ -691,7 +691,11 @@ fn anti_bounce_back<M: Model, T: Real>(
     m[j] = T::from_f64(value);
     let mut feq = [T::default(); 64];
     M::equilibrium(&m[..nm], params, &mut feq[..M::Q]);
-    for (i, gi) in g.iter_mut().enumerate().filter(|(i, _)| links >> i & 1 == 1) {
+    for (i, gi) in g
+        .iter_mut()
+        .enumerate()
+        .filter(|(i, _)| links >> i & 1 == 1)
+    {
         *gi = feq[i] + feq[M::OPPOSITE[i]] - *gi;
     }
 }

@@ -165,10 +165,7 @@ impl RayleighBenard {
         let k = self.rolls as f64 / 2.0 * 2.0 * PI / lx as f64;
         let h = self.height as f64;
         self.conduction(y)
-            + self.perturbation
-                * DELTA_T
-                * (k * x as f64).cos()
-                * (PI * (y as f64 + 0.5) / h).sin()
+            + self.perturbation * DELTA_T * (k * x as f64).cos() * (PI * (y as f64 + 0.5) / h).sin()
     }
 
     /// Both lattices, coupled and initialised (the flow at rest with `ρ = 1`, the temperature

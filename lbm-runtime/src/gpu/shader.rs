@@ -540,7 +540,13 @@ fn dirichlet<M: Model>() -> String {
     let q = M::Q;
     let j = crate::boundary::dirichlet_moment::<M>();
     let m: Vec<String> = (0..M::MOMENT_NAMES.len())
-        .map(|k| if Some(k) == j { "phi".to_string() } else { lit(0.0) })
+        .map(|k| {
+            if Some(k) == j {
+                "phi".to_string()
+            } else {
+                lit(0.0)
+            }
+        })
         .collect();
     let links: String = (0..q)
         .map(|i| {
