@@ -46,7 +46,7 @@ fn state<M: Model, L: Layout, T: Real>(lat: &mut Lattice<M, L, T>) {
         for y in 0..LY {
             lat.populations(x, y, &mut f).unwrap();
             for (i, fi) in f.iter_mut().enumerate() {
-                *fi = *fi * T::from_f64(1.0 + 0.02 * wave(x + i, y, 1.3));
+                *fi *= T::from_f64(1.0 + 0.02 * wave(x + i, y, 1.3));
             }
             lat.set_populations(x, y, &f).unwrap();
         }

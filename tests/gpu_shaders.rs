@@ -26,6 +26,7 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
                 bc,
                 scheme,
                 slab: chunks == 3,
+                fields: (!M::FIELDS.is_empty()).then(|| M::param_values(params).len()),
             };
             let what = format!(
                 "{} × {} × {} {} ({chunks} bindings, {bc:?})",
@@ -115,6 +116,30 @@ fn d3_shaders_validate() {
     both_precisions::<D3Q27Bgk>(&bgk, &shapes);
 }
 
+/// Models with per-site fields (read from `consts` in `site_params`) and the Dirichlet wall
+/// of a transported scalar.
+#[test]
+fn field_and_scalar_wall_shaders_validate() {
+    let walls = BcShape {
+        dirichlet: true,
+        ..BcShape::all(false, false, false)
+    };
+    let scalar = D2Q5AdvectionDiffusionParams {
+        tau: 0.8,
+        ux: 0.0,
+        uy: 0.0,
+    };
+    both_precisions::<D2Q5AdvectionDiffusion>(&scalar, &[BcShape::default(), walls]);
+    let flow = D2Q9BoussinesqParams {
+        tau: 0.8,
+        magic: 0.1875,
+        g_beta: 1e-3,
+        t_ref: 0.0,
+        T: 0.0,
+    };
+    both_precisions::<D2Q9Boussinesq>(&flow, &[BcShape::all(false, false, false)]);
+}
+
 /// The f64 shader carries the weights at full double precision (no f32 rounding on the way).
 #[test]
 fn f64_constants_keep_full_precision() {
@@ -134,6 +159,7 @@ fn f64_constants_keep_full_precision() {
         bc: BcShape::all(false, false, false),
         scheme: Scheme::TwoCopy,
         slab: false,
+        fields: None,
     };
     let src = compose::<D2Q9Bgk, Soa, f64>(&spec).unwrap();
     assert!(

@@ -305,6 +305,7 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             const DESCRIPTION: &'static str = #description;
             const WGSL: &'static str = #wgsl;
             const FIELDS: &'static [&'static str] = &[#(#field_names),*];
+            const FIELD_PARAMS: &'static [usize] = &[#(#field_params),*];
             type Params = #params_ty;
 
             fn validate(params: &Self::Params) -> ::core::result::Result<(), ::lbm::ParamError> {

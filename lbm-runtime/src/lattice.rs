@@ -195,30 +195,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    /// The index of field `name` in [`Model::FIELDS`], or an error that lists them.
-    fn field_index(name: &str) -> Result<usize, LbmError> {
-        M::FIELDS.iter().position(|f| *f == name).ok_or_else(|| {
-            LbmError::Shape(if M::FIELDS.is_empty() {
-                format!(
-                    "model {} has no field `{name}`: it declares no `field` parameter",
-                    M::NAME
-                )
-            } else {
-                format!(
-                    "model {} has no field `{name}` (its fields: {})",
-                    M::NAME,
-                    M::FIELDS.join(", ")
-                )
-            })
-        })
-    }
-
     /// Gives field `name` (a parameter the model declares `field`) a value per site, indexed as
     /// [`Lattice::moment_field`] (`[x·LY + y]`, `[x·LY·LZ + z·LY + y]` in 3-D); until then a
     /// field is uniform, its value in the parameters. Fails before changing anything on an
     /// unknown name, a wrong length or a non-finite value.
     pub fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), LbmError> {
-        let j = Self::field_index(name)?;
+        let j = field_index::<M>(name)?;
         let d = self.d;
         check_len(values.len(), d.sites(), &format!("field `{name}`"))?;
         if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
@@ -230,8 +212,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             let mut buf = AlignedBuf::zeroed(fd.len());
             let raw = buf.raw();
             let uniform = M::param_values(&self.params);
-            for (jj, f) in M::FIELDS.iter().enumerate() {
-                let v = uniform.iter().find(|(n, _)| n == f).map_or(0.0, |p| p.1);
+            for (jj, &k) in M::FIELD_PARAMS.iter().enumerate() {
+                let v = uniform[k].1;
                 for x in 0..d.lx {
                     for s in 0..d.plane() {
                         raw.set(L::index(&fd, jj, d.col(x as isize), s), T::from_f64(v));
@@ -255,7 +237,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// The values of field `name` per site, indexed as [`Lattice::set_field`] gives them (the
     /// uniform value everywhere until a field is set).
     pub fn field(&self, name: &str) -> Result<Vec<f64>, LbmError> {
-        let j = Self::field_index(name)?;
+        let j = field_index::<M>(name)?;
         let d = self.d;
         Ok((0..d.lx)
             .flat_map(|x| (0..d.plane()).map(move |s| (x, s)))
@@ -267,13 +249,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     fn site_field(&self, j: usize, x: usize, s: usize) -> f64 {
         match &self.fields {
             Some(f) => f[L::index(&self.field_dims(), j, self.d.col(x as isize), s)].to_f64(),
-            None => {
-                let uniform = M::param_values(&self.params);
-                uniform
-                    .iter()
-                    .find(|(n, _)| *n == M::FIELDS[j])
-                    .map_or(0.0, |p| p.1)
-            }
+            None => M::param_values(&self.params)[M::FIELD_PARAMS[j]].1,
         }
     }
 
@@ -765,6 +741,24 @@ pub(crate) fn check_size<M: Model, L: Layout>(size: [usize; 3]) -> Result<(), Lb
         });
     }
     Ok(())
+}
+
+/// The index of field `name` in [`Model::FIELDS`], or an error that lists them.
+pub(crate) fn field_index<M: Model>(name: &str) -> Result<usize, LbmError> {
+    M::FIELDS.iter().position(|f| *f == name).ok_or_else(|| {
+        LbmError::Shape(if M::FIELDS.is_empty() {
+            format!(
+                "model {} has no field `{name}`: it declares no `field` parameter",
+                M::NAME
+            )
+        } else {
+            format!(
+                "model {} has no field `{name}` (its fields: {})",
+                M::NAME,
+                M::FIELDS.join(", ")
+            )
+        })
+    })
 }
 
 fn check_len(got: usize, want: usize, what: &str) -> Result<(), LbmError> {

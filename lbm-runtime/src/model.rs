@@ -84,6 +84,9 @@ pub trait Model: 'static + Send + Sync {
     /// site to site. A field is uniform (its value in [`Model::Params`]) until the runtime is
     /// given its values per site (set by the user, or the moment of a coupled lattice).
     const FIELDS: &'static [&'static str] = &[];
+    /// The index of each of [`Model::FIELDS`] among the parameters (the order of
+    /// [`Model::param_values`], of the WGSL functions' `prm`).
+    const FIELD_PARAMS: &'static [usize] = &[];
 
     /// Run-time parameters (relaxation times, gravity, …), a plain struct of `f64` fields.
     type Params: Clone + Debug + PartialEq + Send + Sync + 'static;

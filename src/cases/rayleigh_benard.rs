@@ -168,36 +168,36 @@ impl RayleighBenard {
             + self.perturbation * DELTA_T * (k * x as f64).cos() * (PI * (y as f64 + 0.5) / h).sin()
     }
 
-    /// Both lattices, coupled and initialised (the flow at rest with `ρ = 1`, the temperature
-    /// [`RayleighBenard::initial_temperature`]), in layout `L`, precision `T` and `scheme`.
+    /// Both lattices on the host, coupled and initialised ([`RayleighBenard::couple`]), in
+    /// layout `L`, precision `T` and `scheme`.
     pub fn lattices<L: Layout, T: Real>(
         &self,
         scheme: Scheme,
     ) -> Result<RayleighBenardLattices<L, T>, Error> {
         let (lx, ly) = self.size();
-        let mut flow = Lattice::<D2Q9Boussinesq, L, T>::new(
-            lx,
-            ly,
-            self.flow_params(),
-            scheme,
-            &self.flow_boundaries(),
-        )?;
-        let mut heat = Lattice::<D2Q5AdvectionDiffusion, L, T>::new(
-            lx,
-            ly,
-            self.heat_params(),
-            scheme,
-            &self.heat_boundaries(),
-        )?;
-        heat.set_equilibrium(|x, y| vec![self.initial_temperature(x, y)])?;
+        let flow = Lattice::new(lx, ly, self.flow_params(), scheme, &self.flow_boundaries())?;
+        let heat = Lattice::new(lx, ly, self.heat_params(), scheme, &self.heat_boundaries())?;
+        self.couple(flow, heat)
+    }
+
+    /// Couples a flow and a temperature lattice built for this case (its sizes, parameters and
+    /// boundaries; on any backend that takes per-site fields) and sets their initial state:
+    /// the temperature [`RayleighBenard::initial_temperature`], the flow at rest with `ρ = 1`.
+    pub fn couple<A, B>(&self, mut flow: A, mut heat: B) -> Result<Coupled<A, B>, Error>
+    where
+        A: Solver<Model = D2Q9Boussinesq>,
+        B: Solver<Model = D2Q5AdvectionDiffusion>,
+    {
+        let (lx, ly) = self.size();
+        heat.set_equilibrium_at(|x, y| vec![self.initial_temperature(x, y)])?;
         let temperature: Vec<f64> = (0..lx)
             .flat_map(|x| (0..ly).map(move |y| (x, y)))
             .map(|(x, y)| self.initial_temperature(x, y))
             .collect();
-        flow.set_field("T", &temperature)?;
+        flow.set_local_field("T", &temperature)?;
         // At rest: the bare velocity is −a/2, a = gβ(T − T_ref) ŷ.
         let g_beta = self.flow_params().g_beta;
-        flow.set_equilibrium(|x, y| vec![1.0, 0.0, -0.5 * g_beta * temperature[x * ly + y]])?;
+        flow.set_equilibrium_at(|x, y| vec![1.0, 0.0, -0.5 * g_beta * temperature[x * ly + y]])?;
         let mut c = Coupled::new(flow, heat)?
             .first_reads("T", "phi")?
             .second_reads("ux", "ux")?
@@ -207,10 +207,11 @@ impl RayleighBenard {
     }
 
     /// What the case measures of the lattices' current state.
-    pub fn measure<L: Layout, T: Real>(
-        &self,
-        c: &RayleighBenardLattices<L, T>,
-    ) -> Result<Convection, Error> {
+    pub fn measure<A, B>(&self, c: &Coupled<A, B>) -> Result<Convection, Error>
+    where
+        A: Solver<Model = D2Q9Boussinesq>,
+        B: Solver<Model = D2Q5AdvectionDiffusion>,
+    {
         let flow = c.first().local_moments()?;
         let heat = c.second().local_moments()?;
         let at = |r: Role| moment_index::<D2Q9Boussinesq>(r).expect("a velocity moment");

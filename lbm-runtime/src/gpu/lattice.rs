@@ -43,6 +43,10 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     copies: Vec<Vec<wgpu::Buffer>>,
     mout: wgpu::Buffer,
     mout_cols: usize,
+    /// Parameters, boundary values and the fields' per-site values ([`ShaderSpec::fields`]).
+    consts: wgpu::Buffer,
+    /// The fields' per-site values, as uploaded: `[j·sites + x·PLANE + s]`.
+    fields: Vec<f64>,
     ctl: wgpu::Buffer,
     /// One bind group per copy holding the state.
     groups: Vec<wgpu::BindGroup>,
@@ -149,7 +153,15 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         };
         let cap = capacity::<M, T>(ctx, &d, copies)?;
         let bc = compile(&d)?;
-        let tables = bc::pack::<M, T>(&d, &bc, &params);
+        let mut tables = bc::pack::<M, T>(&d, &bc, &params);
+        // The fields, uniform until set: their values in the parameters.
+        let values = M::param_values(&params);
+        let fields: Vec<f64> = M::FIELD_PARAMS
+            .iter()
+            .flat_map(|&k| std::iter::repeat_n(values[k].1, d.sites()))
+            .collect();
+        let fields_at = (!fields.is_empty()).then_some(tables.consts.len());
+        tables.consts.extend(fields.iter().map(|&v| T::from_f64(v)));
         let plan = plan::<M, T>(ctx, &d, &tables, &cap)?;
         let spec = ShaderSpec {
             dims: d,
@@ -160,6 +172,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             bc: tables.shape,
             scheme,
             slab,
+            fields: fields_at,
         };
         let source = shader::compose::<M, L, T>(&spec)?;
         shader::validate(&source, T::BYTES == 8, &what::<M, L, T>())?;
@@ -190,6 +203,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             copies,
             mout,
             mout_cols: plan.mout_cols,
+            consts,
+            fields,
             ctl,
             groups,
             pipelines,
@@ -205,6 +220,52 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         }
         lat.ctx.wait()?;
         Ok(lat)
+    }
+
+    /// Gives field `name` (a parameter the model declares `field`) a value per site, indexed as
+    /// [`GpuLattice::moment_field`], as [`crate::Lattice::set_field`] does on the host; the
+    /// values are uploaded at once. Fails before changing anything on an unknown name, a wrong
+    /// length or a non-finite value.
+    pub fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), GpuError> {
+        let j = crate::lattice::field_index::<M>(name)?;
+        let n = self.d.sites();
+        check_len(values.len(), n, &format!("field `{name}`"))?;
+        if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            let p = self.d.plane();
+            return Err(non_finite(k / p, k % p, format!("field `{name}`"), *v));
+        }
+        self.fields[j * n..(j + 1) * n].copy_from_slice(values);
+        let at = self
+            .spec
+            .fields
+            .expect("a model with fields has a field region")
+            + j * n;
+        let vals: Vec<T> = values.iter().map(|&v| T::from_f64(v)).collect();
+        self.ctx.queue.write_buffer(
+            &self.consts,
+            (at * T::BYTES) as u64,
+            bytemuck::cast_slice(&vals),
+        );
+        Ok(())
+    }
+
+    /// The values of field `name` per site, as [`GpuLattice::set_field`] takes them.
+    pub fn field(&self, name: &str) -> Result<Vec<f64>, GpuError> {
+        let j = crate::lattice::field_index::<M>(name)?;
+        let n = self.d.sites();
+        Ok(self.fields[j * n..(j + 1) * n].to_vec())
+    }
+
+    /// The parameters of site `(x, s)`, with the site's field values.
+    fn site_params(&self, x: usize, s: usize) -> M::Params {
+        if M::FIELDS.is_empty() {
+            return self.params.clone();
+        }
+        let (n, at) = (self.d.sites(), x * self.d.plane() + s);
+        let own: Vec<f64> = (0..M::FIELDS.len())
+            .map(|j| self.fields[j * n + at])
+            .collect();
+        M::with_fields(&self.params, &own)
     }
 
     /// The lattice's shape.
@@ -685,7 +746,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 for (a, b) in mt.iter_mut().zip(m) {
                     *a = T::from_f64(b);
                 }
-                M::equilibrium(&mt, &self.params, &mut feq);
+                M::equilibrium(&mt, &self.site_params(x, y), &mut feq);
                 for (i, v) in feq.iter().enumerate() {
                     state[self.slot(i, x, y)] = *v;
                 }

@@ -170,6 +170,10 @@ pub struct ShaderSpec {
     pub bc: BcShape,
     /// The streaming scheme: which entry points, and one copy of the populations or two.
     pub scheme: Scheme,
+    /// Where the per-site values of the model's fields ([`Model::FIELDS`]) start in
+    /// `consts`: field `j` of site `s = x·PLANE + z·LY + y` at `fields + j·NSITES + s` (`None`:
+    /// a model without fields).
+    pub fields: Option<usize>,
     /// A slab whose halo columns the host fills: its site kernels also have
     /// [`Window::Bulk`] and [`Window::Border`] entry points (when `LX ≥ 2H`), and in place it
     /// has [`Entry::FoldIn`].
@@ -241,6 +245,7 @@ pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String
     s += &accessors(spec);
     s += &lay.wgsl();
     s += &helpers(spec);
+    s += &site_params::<M>(spec);
     s += &pull::<M>();
     if spec.bc.sites > 0 {
         s += &boundary::<M>(spec);
@@ -391,6 +396,30 @@ fn helpers(spec: &ShaderSpec) -> String {
         p = spec.params,
         list = params.join(", ")
     )
+}
+
+/// `site_params(x, y, z)`: the parameters of site `(x, y, z)`, the uniform ones with the
+/// site's own field values ([`ShaderSpec::fields`]).
+fn site_params<M: Model>(spec: &ShaderSpec) -> String {
+    let p = spec.params;
+    let mut s = format!(
+        "fn site_params(x: u32, y: u32, z: u32) -> array<real, {p}> {{
+    var q = params();
+"
+    );
+    if let Some(at) = spec.fields {
+        s += "    let s = x * PLANE + z * LY + y;
+";
+        for (j, k) in M::FIELD_PARAMS.iter().enumerate() {
+            s += &format!(
+                "    q[{k}] = consts[{at}u + {j}u * NSITES + s];
+"
+            );
+        }
+    }
+    s + "    return q;
+}
+"
 }
 
 /// The coordinate `v − d` of axis `v` (`y` or `z`) on its periodic ring, as WGSL.
@@ -696,11 +725,11 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
         s += "}\n";
     }
     s += &head("collide", "NSITES");
-    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, p.z, lbm_collide(load_dst(p.x, p.y, p.z), params()));\n}\n";
+    s += "    let p = site_of(t);\n    store_dst(p.x, p.y, p.z, lbm_collide(load_dst(p.x, p.y, p.z), site_params(p.x, p.y, p.z)));\n}\n";
     s += &site_entries(
         spec,
         "fused",
-        "    store_dst(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), params()));\n",
+        "    store_dst(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), site_params(p.x, p.y, p.z)));\n",
     );
     s
 }
@@ -741,7 +770,7 @@ fn moments_entry<M: Model>(name: &str, gather: &str) -> String {
     let nm = M::MOMENT_NAMES.len();
     head(name, "ctl.y * PLANE")
         + &format!(
-            "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments({gather}(x, p.y, p.z), params());\n\
+            "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments({gather}(x, p.y, p.z), site_params(x, p.y, p.z));\n\
              \x20   let o = (p.x * PLANE + p.z * LY + p.y) * {nm}u;\n{}}}\n",
             (0..nm).map(|j| format!("    mout[o + {j}u] = m[{j}];\n")).collect::<String>()
         )
@@ -786,13 +815,13 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
     s += &site_entries(
         spec,
         "aa_pull",
-        "    push(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), params()));\n",
+        "    push(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), site_params(p.x, p.y, p.z)));\n",
     );
     s += &site_entries(
         spec,
         "aa_local",
         &format!(
-            "    let h = lbm_collide(gather_local(p.x, p.y, p.z), params());\n    let col = ln(p.x + H, p.z);\n{}",
+            "    let h = lbm_collide(gather_local(p.x, p.y, p.z), site_params(p.x, p.y, p.z));\n    let col = ln(p.x + H, p.z);\n{}",
             (0..q)
                 .map(|i| format!("    src_st(idx({i}u, col, p.y), h[{i}]);\n"))
                 .collect::<String>()

@@ -39,6 +39,18 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
         Ok(self.moment_fields()?)
     }
 
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        Ok(self.set_field(name, values)?)
+    }
+
+    /// With each site's own fields (the default builds the equilibria with the uniform ones).
+    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        Ok(self.set_equilibrium(moments)?)
+    }
+
     fn check(&self) -> Result<(), Error> {
         Ok(GpuLattice::check(self)?)
     }
