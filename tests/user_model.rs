@@ -2,7 +2,8 @@
 //! test's profile and run, and exits with success only when its figures meet their tolerances:
 //! `advection_diffusion` (a Gaussian transverse velocity against the exact solution) and
 //! `passive_scalar` (a scalar model of the user's with an isotropic diffusivity), each on the
-//! GPU as well where an adapter exists.
+//! GPU as well where an adapter exists, and `natural_convection` (two models of the user's
+//! coupled both ways, against Clever & Busse's Nusselt number).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -63,6 +64,15 @@ fn passive_scalar_example_has_the_isotropic_diffusivity() {
     let stdout = run_example("passive_scalar");
     assert!(
         stdout.contains("CPU, f64: relative L2") && stdout.contains("D_x/D − 1"),
+        "the example's report lacks its figures:\n{stdout}"
+    );
+}
+
+#[test]
+fn natural_convection_example_matches_clever_and_busse() {
+    let stdout = run_example("natural_convection");
+    assert!(
+        stdout.contains("Nu = ") && stdout.contains("Clever & Busse 1974: 2.661"),
         "the example's report lacks its figures:\n{stdout}"
     );
 }

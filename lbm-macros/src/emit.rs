@@ -424,8 +424,20 @@ fn describe(an: &Analysis) -> String {
     } else {
         ""
     };
+    let fields: Vec<&str> = an
+        .params
+        .iter()
+        .zip(&an.fields)
+        .filter(|(_, f)| **f)
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let fields = if fields.is_empty() {
+        String::new()
+    } else {
+        format!(", per-site fields {}", fields.join(", "))
+    };
     format!(
-        "{kind}, equilibrium of order {}, {collision} collision{local}{force}",
+        "{kind}, equilibrium of order {}, {collision} collision{local}{force}{fields}",
         an.eq_order
     )
 }

@@ -1,7 +1,8 @@
 //! `lbm models`: the shipped models and their compile-time facts.
 
 use lbm::models::{
-    D2Q5AdvectionDiffusion, D2Q9Smagorinsky, D3Q19MrtSmagorinsky, D3Q7AdvectionDiffusion,
+    D2Q5AdvectionDiffusion, D2Q9Boussinesq, D2Q9Smagorinsky, D3Q19MrtSmagorinsky,
+    D3Q7AdvectionDiffusion,
 };
 use lbm::models::{
     D2Q9Bgk, D2Q9Mrt, D2Q9Trt, D3Q15Bgk, D3Q19Bgk, D3Q19Mrt, D3Q19Trt, D3Q27Bgk, D3Q7Bgk, D2Q37,
@@ -35,6 +36,7 @@ pub fn print() {
         row::<D2Q9Trt>(),
         row::<D2Q9Mrt>(),
         row::<D2Q9Smagorinsky>(),
+        row::<D2Q9Boussinesq>(),
         row::<D2Q37>(),
         row::<D2Q5AdvectionDiffusion>(),
         row::<D3Q7Bgk>(),

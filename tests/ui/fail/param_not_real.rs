@@ -1,4 +1,4 @@
-// Rule: parameters are typed `real`.
+// Rule: parameters are typed `real` or `field`.
 // Mistake: a Rust type instead.
 
 use lbm::lbm_model;
