@@ -766,3 +766,125 @@ fn the_advection_diffusion_case_conserves_its_scalar_on_every_backend() {
         }
     }
 }
+
+/// `lbm run rayleigh-benard`: two coupled lattices; the run resumed from both checkpoints gives
+/// the uninterrupted run's diagnostics bitwise and keeps its earlier rows; the GPU's agree with
+/// the CPU's; the settings the case cannot honour are refused by key.
+#[test]
+fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu() {
+    // A layer of 16 sites at Ra = 5000: the rolls grow within the first diffusion time.
+    let args = ["run", "rayleigh-benard", "--ly", "16", "--rayleigh", "5000"];
+    let whole = tmp();
+    let out = ok(&[
+        &args[..],
+        &[
+            "--steps",
+            "3000",
+            "--output-every",
+            "1000",
+            "--out",
+            s(whole.path()),
+        ],
+    ]
+    .concat());
+    assert!(
+        out.contains("D2Q9Boussinesq + D2Q5AdvectionDiffusion 32 × 16"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Clever & Busse (1974), steady rolls at Ra = 5000"),
+        "{out}"
+    );
+    let reference = diagnostics(whole.path(), "rayleigh-benard");
+    assert_eq!(reference.len(), 4, "rows at steps 0, 1000, 2000, 3000");
+
+    let cut = tmp();
+    let first = [
+        &args[..],
+        &[
+            "--output-every",
+            "1000",
+            "--checkpoint-every",
+            "2000",
+            "--out",
+            s(cut.path()),
+        ],
+    ]
+    .concat();
+    ok(&[&first[..], &["--steps", "2000"]].concat());
+    let flow = cut.path().join("rayleigh-benard_flow_checkpoint.lbm");
+    assert!(cut
+        .path()
+        .join("rayleigh-benard_temperature_checkpoint.lbm")
+        .exists());
+    let resumed = ok(&[&first[..], &["--steps", "3000", "--resume", s(&flow)]].concat());
+    assert!(resumed.contains("resumed at step 2000"), "{resumed}");
+    assert_eq!(diagnostics(cut.path(), "rayleigh-benard"), reference);
+
+    fails(
+        &[&args[..], &["--lx", "40"]].concat(),
+        &["`lx`", "follows from its height"],
+    );
+    fails(
+        &[&args[..], &["--tau", "0.8"]].concat(),
+        &["`tau`", "does not apply to case rayleigh-benard"],
+    );
+    fails(
+        &[
+            "run",
+            "rayleigh-benard",
+            "--rayleigh",
+            "1e7",
+            "--out",
+            s(cut.path()),
+        ],
+        &["`velocity`", "relaxation time"],
+    );
+    let heat = cut
+        .path()
+        .join("rayleigh-benard_temperature_checkpoint.lbm");
+    fails(
+        &[&args[..], &["--resume", s(&heat), "--out", s(cut.path())]].concat(),
+        &["not a flow checkpoint"],
+    );
+
+    if !gpu_available() {
+        return;
+    }
+    fails(
+        &[
+            &args[..],
+            &["--backend", "hetero", "--force", "--out", s(cut.path())],
+        ]
+        .concat(),
+        &["hetero", "per-site fields"],
+    );
+    let gpu = tmp();
+    ok(&[
+        &args[..],
+        &[
+            "--steps",
+            "3000",
+            "--output-every",
+            "1000",
+            "--backend",
+            "gpu",
+            "--scheme",
+            "in-place",
+            "--out",
+            s(gpu.path()),
+        ],
+    ]
+    .concat());
+    for (g, r) in diagnostics(gpu.path(), "rayleigh-benard")
+        .iter()
+        .zip(&reference)
+    {
+        for (a, b) in g.iter().zip(r) {
+            assert!(
+                (a - b).abs() <= 1e-9 * b.abs().max(1e-3),
+                "gpu {g:?} vs cpu {r:?}"
+            );
+        }
+    }
+}

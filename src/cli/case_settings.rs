@@ -1,7 +1,8 @@
 //! The physics settings of each case, checked by key with their defaults.
 
 use lbm::cases::{
-    AdvectionDiffusion, Cavity3d, Duct, Poiseuille, RayleighTaylor, TaylorGreen, TaylorGreen3d,
+    AdvectionDiffusion, Cavity3d, Duct, Poiseuille, RayleighBenard, RayleighTaylor, TaylorGreen,
+    TaylorGreen3d,
 };
 
 use super::settings::{require, Settings};
@@ -150,4 +151,39 @@ pub fn taylor_green_3d(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGre
         "an amplitude in (0, 0.3]",
     )?;
     Ok(TaylorGreen3d::new(n, re, u0))
+}
+
+/// The Rayleigh–Bénard case of `s` on a layer of `height` sites (its width follows: two rolls
+/// of the critical wavelength).
+pub fn rayleigh_benard(s: &Settings, height: usize) -> Result<RayleighBenard, CliError> {
+    let positive =
+        |key: &str, v: f64| require(key, v, |v| v > 0.0 && v.is_finite(), "a positive number");
+    let case = RayleighBenard {
+        height: require("ly", height, |h| h >= 8, "a layer of at least 8 sites")?,
+        rayleigh: positive("rayleigh", s.rayleigh.unwrap_or(1e4))?,
+        prandtl: positive("prandtl", s.prandtl.unwrap_or(0.71))?,
+        velocity: require(
+            "velocity",
+            s.velocity.unwrap_or(0.1),
+            |v| v > 0.0 && v <= 0.2,
+            "a free-fall velocity in (0, 0.2] (its square is the Mach number's budget)",
+        )?,
+        ..RayleighBenard::new(height, 1e4)
+    };
+    // Both relaxation times must exceed ½ by a margin the BGK/TRT collisions stay stable with.
+    for (what, tau) in [
+        ("flow", case.flow_params().tau),
+        ("temperature", case.heat_params().tau),
+    ] {
+        if tau < 0.505 {
+            return Err(super::settings::bad(
+                "velocity",
+                format!(
+                    "the {what}'s relaxation time would be {tau:.4} (ν = U H √(Pr/Ra) too small): \
+                     raise the velocity or the layer's height, or lower the Rayleigh number"
+                ),
+            ));
+        }
+    }
+    Ok(case)
 }

@@ -3,6 +3,7 @@
 
 mod bench;
 mod case_settings;
+mod coupled;
 #[cfg(feature = "mpi")]
 mod dist;
 mod driver;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use lbm::cases::{global_spec, Case, Cavity, TaylorGreen3d};
+use lbm::cases::{global_spec, Case, Cavity, RayleighBenard, TaylorGreen3d};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::{HeteroLattice, SplitChoice};
 use lbm::memory::Need;
@@ -169,6 +169,14 @@ fn defaults(case: CaseName) -> Defaults {
             diagnostics_every: 50,
             until_steady: None,
         },
+        // Steps and intervals follow from the layer's diffusion time: see `run`.
+        CaseName::RayleighBenard => Defaults {
+            size: (65, 32),
+            steps: 0,
+            output_every: 0,
+            diagnostics_every: 0,
+            until_steady: None,
+        },
         // Steps and intervals follow from the cube and the amplitude: see `run`.
         CaseName::TaylorGreen3d => Defaults {
             size: (128, 128),
@@ -200,8 +208,8 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         bad(
             "case",
             "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green, \
-             taylor-green-3d, duct, cavity-3d, advection-diffusion) or set `case` in the \
-             --config file",
+             taylor-green-3d, duct, cavity-3d, advection-diffusion, rayleigh-benard) or set \
+             `case` in the --config file",
         )
     })?;
     s.check_keys(case)?;
@@ -213,6 +221,10 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             taylor_green_3d_defaults(&mut d, &c);
             Some(c)
         }
+        _ => None,
+    };
+    let rb = match case {
+        CaseName::RayleighBenard => Some(rayleigh_benard(&s, &mut d)?),
         _ => None,
     };
     let plan = plan(&s, case, &d, a)?;
@@ -236,7 +248,30 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             Some(c) => launch(world, &plan, c),
             None => unreachable!("built above for this case"),
         },
+        CaseName::RayleighBenard => match rb {
+            Some(c) => super::coupled::rayleigh_benard(world, &plan, c),
+            None => unreachable!("built above for this case"),
+        },
     }
+}
+
+/// The Rayleigh–Bénard case of `s`: a layer of `ly` sites, two critical rolls wide; its
+/// defaults: 1.25 diffusion times `H²/κ` (the rolls settle within one), a row of diagnostics
+/// and an image every quarter.
+fn rayleigh_benard(s: &Settings, d: &mut Defaults) -> Result<RayleighBenard, CliError> {
+    if s.lx.is_some() {
+        return Err(bad(
+            "lx",
+            "the width of rayleigh-benard follows from its height (two rolls of the critical \
+             wavelength 2π/k_c, k_c = 3.117/H): give ly only",
+        ));
+    }
+    let case = case_settings::rayleigh_benard(s, s.ly.unwrap_or(d.size.1))?;
+    let t = case.diffusion_time();
+    d.size = case.size();
+    d.steps = (1.25 * t).ceil() as u64;
+    d.output_every = (t / 4.0).round().max(1.0) as u64;
+    Ok(case)
 }
 
 /// The lattice size: square for the cavities and Taylor–Green.
@@ -440,7 +475,7 @@ fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> 
 
 /// Creates the output directory, checks that it can be written, and refuses to overwrite the
 /// outputs of an earlier run of the case unless `--force` (or `--resume`, which continues it).
-fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
+pub(super) fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
     let dir = &plan.out;
     let fail = |reason: String| CliError::OutDir {
         path: dir.display().to_string(),

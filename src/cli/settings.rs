@@ -38,6 +38,11 @@ pub enum CaseName {
     #[value(name = "advection-diffusion")]
     #[serde(rename = "advection-diffusion")]
     AdvectionDiffusion,
+    /// D2Q9 flow + D2Q5 temperature, coupled (Boussinesq): convection between a hot bottom
+    /// and a cold top wall, its Nusselt number compared with Clever & Busse (1974).
+    #[value(name = "rayleigh-benard")]
+    #[serde(rename = "rayleigh-benard")]
+    RayleighBenard,
 }
 
 impl CaseName {
@@ -52,6 +57,7 @@ impl CaseName {
             Self::Duct => "duct",
             Self::Cavity3d => "cavity-3d",
             Self::AdvectionDiffusion => "advection-diffusion",
+            Self::RayleighBenard => "rayleigh-benard",
         }
     }
 }
@@ -234,10 +240,20 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceleration: Option<f64>,
     /// Initial velocity amplitude u₀, at most 0.3 (taylor-green, taylor-green-3d); the flow's
-    /// speed along x, at most 0.2 (advection-diffusion) [default: 0.05].
+    /// speed along x, at most 0.2 (advection-diffusion); the free-fall velocity √(gβΔT H), at
+    /// most 0.2 (rayleigh-benard) [default: 0.05; 0.1 for rayleigh-benard].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub velocity: Option<f64>,
+    /// Rayleigh number gβΔT H³/(νκ) (rayleigh-benard; linear stability puts the onset at
+    /// 1707.76) [default: 1e4].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rayleigh: Option<f64>,
+    /// Prandtl number ν/κ (rayleigh-benard) [default: 0.71].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prandtl: Option<f64>,
 }
 
 /// The keys that only some cases take.
@@ -273,8 +289,11 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::TaylorGreen,
             CaseName::TaylorGreen3d,
             CaseName::AdvectionDiffusion,
+            CaseName::RayleighBenard,
         ],
     ),
+    ("rayleigh", &[CaseName::RayleighBenard]),
+    ("prandtl", &[CaseName::RayleighBenard]),
 ];
 
 /// A configuration error about `key`.

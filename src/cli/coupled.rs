@@ -1,0 +1,316 @@
+//! `lbm run rayleigh-benard`: the case of two coupled lattices (a D2Q9 flow and a D2Q5
+//! temperature, [`lbm::Coupled`]) run to the end of the plan on the CPU or the GPU, with a
+//! diagnostics table (Nusselt and Reynolds numbers, the rolls' amplitude), images of the
+//! temperature, checkpoints of both lattices and a summary against published data.
+//!
+//! Outputs, in the output directory: `rayleigh-benard_diagnostics.csv`,
+//! `rayleigh-benard_T_<step>.png`, and with checkpoints on `rayleigh-benard_flow_checkpoint.lbm`
+//! and `rayleigh-benard_temperature_checkpoint.lbm` (each a manifest and its shard; resume with
+//! `--resume <out>/rayleigh-benard_flow_checkpoint.lbm`, the temperature's found beside it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use lbm::cases::{RayleighBenard, CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH};
+use lbm::gpu::{GpuContext, GpuLattice, GpuOptions};
+use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
+use lbm::output::{png, Table};
+use lbm::{read_checkpoint, Coupled, Layout, Real, Solver};
+
+use super::run::{prepare_out_dir, Plan};
+use super::settings::{bad, BackendArg};
+use super::{dispatch_vl, CliError, Generic, World};
+
+/// The case's name, in file names.
+const NAME: &str = "rayleigh-benard";
+
+/// Runs the Rayleigh–Bénard case as `plan` says.
+pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Result<(), CliError> {
+    if world.ranks() > 1 {
+        return Err(bad(
+            "case",
+            "rayleigh-benard couples two lattices on one process; coupled lattices are not \
+             distributed over MPI ranks yet: run it without mpiexec",
+        ));
+    }
+    let gpu = match plan.backend {
+        BackendArg::Cpu => None,
+        BackendArg::Gpu => Some(Arc::new(GpuContext::new(&GpuOptions {
+            adapter: plan.adapter.clone(),
+            ..GpuOptions::default()
+        })?)),
+        BackendArg::Hetero => {
+            return Err(bad(
+                "backend",
+                "rayleigh-benard runs on cpu or gpu: a split (hetero) lattice does not take \
+                 per-site fields yet",
+            ))
+        }
+    };
+    prepare_out_dir(plan, NAME)?;
+    let job = Job {
+        plan,
+        case: &case,
+        gpu,
+    };
+    dispatch_vl(plan.layout, plan.vl, plan.precision, job)
+}
+
+/// The run with a layout and precision chosen at run time.
+struct Job<'a> {
+    plan: &'a Plan,
+    case: &'a RayleighBenard,
+    gpu: Option<Arc<GpuContext>>,
+}
+
+impl Generic for Job<'_> {
+    type Output = Result<(), CliError>;
+
+    fn run<L: Layout, T: Real>(self) -> Self::Output {
+        let (plan, case) = (self.plan, self.case);
+        match &self.gpu {
+            None => drive(plan, case, case.lattices::<L, T>(plan.scheme)?),
+            Some(ctx) => {
+                let (lx, ly) = case.size();
+                let flow = GpuLattice::<D2Q9Boussinesq, L, T>::new(
+                    ctx,
+                    lx,
+                    ly,
+                    case.flow_params(),
+                    plan.scheme,
+                    &case.flow_boundaries(),
+                )?;
+                let heat = GpuLattice::<D2Q5AdvectionDiffusion, L, T>::new(
+                    ctx,
+                    lx,
+                    ly,
+                    case.heat_params(),
+                    plan.scheme,
+                    &case.heat_boundaries(),
+                )?;
+                drive(plan, case, case.couple(flow, heat)?)
+            }
+        }
+    }
+}
+
+/// The checkpoint of the temperature beside the flow's `flow`.
+fn temperature_checkpoint(flow: &Path) -> Result<PathBuf, CliError> {
+    let name = flow.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    match name.strip_suffix("_flow_checkpoint.lbm") {
+        Some(stem) => Ok(flow.with_file_name(format!("{stem}_temperature_checkpoint.lbm"))),
+        None => Err(bad(
+            "resume",
+            format!(
+                "{} is not a flow checkpoint of rayleigh-benard: give \
+                 <out>/rayleigh-benard_flow_checkpoint.lbm (the temperature's is read beside it)",
+                flow.display()
+            ),
+        )),
+    }
+}
+
+/// Restores both lattices from the checkpoints of `plan.resume`, then their fields.
+fn resume<A, B>(plan: &Plan, c: &mut Coupled<A, B>) -> Result<(), CliError>
+where
+    A: Solver<Model = D2Q9Boussinesq>,
+    B: Solver<Model = D2Q5AdvectionDiffusion>,
+{
+    let Some(flow_path) = &plan.resume else {
+        return Ok(());
+    };
+    let heat_path = temperature_checkpoint(flow_path)?;
+    let flow = read_checkpoint::<D2Q9Boussinesq, A::Real>(flow_path)?;
+    let heat = read_checkpoint::<D2Q5AdvectionDiffusion, B::Real>(&heat_path)?;
+    if flow.header.step != heat.header.step {
+        return Err(bad(
+            "resume",
+            format!(
+                "the flow's checkpoint is at step {} and the temperature's at step {}: they are \
+                 not of the same run",
+                flow.header.step, heat.header.step
+            ),
+        ));
+    }
+    let (a, b) = c.lattices_mut();
+    a.restore(&flow, flow_path)?;
+    b.restore(&heat, &heat_path)?;
+    c.exchange()?;
+    Ok(())
+}
+
+/// Runs the coupled lattices to `plan.steps`, writing the outputs.
+fn drive<A, B>(plan: &Plan, case: &RayleighBenard, mut c: Coupled<A, B>) -> Result<(), CliError>
+where
+    A: Solver<Model = D2Q9Boussinesq>,
+    B: Solver<Model = D2Q5AdvectionDiffusion>,
+{
+    resume(plan, &mut c)?;
+    let (lx, ly) = case.size();
+    println!(
+        "{NAME}: D2Q9Boussinesq + D2Q5AdvectionDiffusion {lx} × {ly}, Ra = {}, Pr = {}, ν = {:.5}, \
+         κ = {:.5}, H²/κ = {:.0} steps; {}",
+        case.rayleigh,
+        case.prandtl,
+        case.viscosity(),
+        case.diffusivity(),
+        case.diffusion_time(),
+        c.first().describe()
+    );
+    let start = c.steps_done();
+    if start > 0 {
+        println!("resumed at step {start}");
+    }
+    let csv = plan.out.join(format!("{NAME}_diagnostics.csv"));
+    let mut table = Table {
+        name: "diagnostics",
+        columns: vec!["step", "time", "nusselt", "reynolds", "amplitude"],
+        rows: earlier_rows(&csv, start),
+    };
+    let output_every = plan.output_every.max(1);
+    let every = |now: u64, k: u64| if k == 0 { u64::MAX } else { (now / k + 1) * k };
+    let (mut stepping, mut last) = (0.0, None);
+    write(plan, case, &c, &mut table, &mut last)?;
+    while c.steps_done() < plan.steps {
+        let now = c.steps_done();
+        let next = [
+            every(now, output_every),
+            every(now, plan.checkpoint_every),
+            every(now, plan.check_every),
+            plan.steps,
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(plan.steps);
+        let t = Instant::now();
+        c.advance(next - now)?;
+        stepping += t.elapsed().as_secs_f64();
+        let now = c.steps_done();
+        if now % plan.check_every == 0 || now == plan.steps {
+            c.check()?;
+        }
+        if now % output_every == 0 || now == plan.steps {
+            write(plan, case, &c, &mut table, &mut last)?;
+        }
+        let checkpoint_due = plan.checkpoint_every > 0 && now % plan.checkpoint_every == 0;
+        if checkpoint_due || (plan.checkpoint_every > 0 && now == plan.steps) {
+            checkpoint(plan, &c)?;
+        }
+    }
+    summary(case, &c, last, stepping, start)
+}
+
+/// The rows of an earlier run's diagnostics before step `start` (a resumed run keeps them),
+/// none when there is no such file or the run starts afresh.
+fn earlier_rows(csv: &Path, start: u64) -> Vec<Vec<f64>> {
+    if start == 0 {
+        return Vec::new();
+    }
+    let text = std::fs::read_to_string(csv).unwrap_or_default();
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            line.split(',')
+                .map(|v| v.trim().parse::<f64>().ok())
+                .collect::<Option<Vec<f64>>>()
+        })
+        .filter(|row| row.len() == 5 && row[0] < start as f64)
+        .collect()
+}
+
+/// A diagnostics row (printed, and the table rewritten) and the temperature's image.
+fn write<A, B>(
+    plan: &Plan,
+    case: &RayleighBenard,
+    c: &Coupled<A, B>,
+    table: &mut Table,
+    last: &mut Option<lbm::cases::Convection>,
+) -> Result<(), CliError>
+where
+    A: Solver<Model = D2Q9Boussinesq>,
+    B: Solver<Model = D2Q5AdvectionDiffusion>,
+{
+    let m = case.measure(c)?;
+    let step = c.steps_done();
+    let time = step as f64 / case.diffusion_time();
+    println!(
+        "step {step} (t = {time:.3} H²/κ): Nu = {:.4}, Re = {:.3}, amplitude {:.3e}",
+        m.nusselt, m.reynolds, m.mode
+    );
+    table
+        .rows
+        .push(vec![step as f64, time, m.nusselt, m.reynolds, m.mode]);
+    table.write(&plan.out.join(format!("{NAME}_diagnostics.csv")))?;
+    let (lx, ly) = case.size();
+    let t = &c.second().local_moments()?[0];
+    // The field is stored x-major (`[x·LY + y]`), as the images take it.
+    png::write_field(
+        &plan.out.join(format!("{NAME}_T_{step}.png")),
+        t,
+        lx,
+        ly,
+        (-0.5 * lbm::cases::DELTA_T, 0.5 * lbm::cases::DELTA_T),
+    )?;
+    *last = Some(m);
+    Ok(())
+}
+
+/// Both lattices' checkpoints (each written whole or not at all).
+fn checkpoint<A: Solver, B: Solver>(plan: &Plan, c: &Coupled<A, B>) -> Result<(), CliError> {
+    c.first()
+        .write_checkpoint(&plan.out.join(format!("{NAME}_flow_checkpoint.lbm")))?;
+    c.second()
+        .write_checkpoint(&plan.out.join(format!("{NAME}_temperature_checkpoint.lbm")))?;
+    Ok(())
+}
+
+/// The comparison with linear stability or Clever & Busse, and the speed.
+fn summary<A: Solver, B: Solver>(
+    case: &RayleighBenard,
+    c: &Coupled<A, B>,
+    last: Option<lbm::cases::Convection>,
+    seconds: f64,
+    start: u64,
+) -> Result<(), CliError> {
+    let Some(m) = last else {
+        return Ok(());
+    };
+    if case.rayleigh < CRITICAL_RAYLEIGH {
+        println!(
+            "below onset (Ra_c = {CRITICAL_RAYLEIGH}): Nu = {:.6}, conduction (Nu = 1) expected",
+            m.nusselt
+        );
+    } else if let Some((_, nu)) = CLEVER_BUSSE_NUSSELT
+        .iter()
+        .find(|(ra, _)| *ra == case.rayleigh && case.prandtl == 0.71)
+    {
+        println!(
+            "Nu = {:.4}; Clever & Busse (1974), steady rolls at Ra = {}, Pr = 0.71: {nu} ({:+.2} %)",
+            m.nusselt,
+            case.rayleigh,
+            (m.nusselt / nu - 1.0) * 100.0
+        );
+    } else {
+        println!(
+            "Nu = {:.4} (Clever & Busse tabulate Pr = 0.71 at Ra = {})",
+            m.nusselt,
+            CLEVER_BUSSE_NUSSELT
+                .iter()
+                .map(|(ra, _)| format!("{ra}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let (lx, ly) = case.size();
+    let updates = (c.steps_done() - start) as f64 * (lx * ly) as f64 * 2.0;
+    if seconds > 0.0 {
+        println!(
+            "{} steps of both lattices in {seconds:.2} s: {:.1} MLUPS (site updates of the two \
+             lattices, the exchange of fields included)",
+            c.steps_done() - start,
+            updates / seconds / 1e6
+        );
+    }
+    Ok(())
+}
