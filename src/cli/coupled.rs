@@ -18,6 +18,7 @@ use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
 use lbm::output::{png, Table};
 use lbm::{read_checkpoint, Coupled, Layout, Real, Solver};
 
+use super::driver::{due, next_multiple};
 use super::run::{prepare_out_dir, Plan};
 use super::settings::{bad, BackendArg};
 use super::{dispatch_vl, CliError, Generic, World};
@@ -169,15 +170,14 @@ where
         rows: earlier_rows(&csv, start),
     };
     let output_every = plan.output_every.max(1);
-    let every = |now: u64, k: u64| if k == 0 { u64::MAX } else { (now / k + 1) * k };
     let (mut stepping, mut last) = (0.0, None);
     write(plan, case, &c, &mut table, &mut last)?;
     while c.steps_done() < plan.steps {
         let now = c.steps_done();
         let next = [
-            every(now, output_every),
-            every(now, plan.checkpoint_every),
-            every(now, plan.check_every),
+            next_multiple(now, output_every),
+            next_multiple(now, plan.checkpoint_every),
+            next_multiple(now, plan.check_every),
             plan.steps,
         ]
         .into_iter()
@@ -187,14 +187,14 @@ where
         c.advance(next - now)?;
         stepping += t.elapsed().as_secs_f64();
         let now = c.steps_done();
-        if now % plan.check_every == 0 || now == plan.steps {
+        let end = now == plan.steps;
+        if due(now, plan.check_every) || end {
             c.check()?;
         }
-        if now % output_every == 0 || now == plan.steps {
+        if due(now, output_every) || end {
             write(plan, case, &c, &mut table, &mut last)?;
         }
-        let checkpoint_due = plan.checkpoint_every > 0 && now % plan.checkpoint_every == 0;
-        if checkpoint_due || (plan.checkpoint_every > 0 && now == plan.steps) {
+        if due(now, plan.checkpoint_every) || (end && plan.checkpoint_every > 0) {
             checkpoint(plan, &c)?;
         }
     }

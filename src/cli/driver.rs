@@ -33,13 +33,13 @@ fn interrupt_flag() -> Arc<AtomicBool> {
 }
 
 /// The smallest multiple of `every` above `now` (`u64::MAX` when `every` is 0).
-fn next_multiple(now: u64, every: u64) -> u64 {
+pub(super) fn next_multiple(now: u64, every: u64) -> u64 {
     now.checked_div(every)
         .map_or(u64::MAX, |k| (k + 1).saturating_mul(every))
 }
 
 /// Whether step `now` is a multiple of a non-zero interval `every`.
-fn due(now: u64, every: u64) -> bool {
+pub(super) fn due(now: u64, every: u64) -> bool {
     every > 0 && now % every == 0
 }
 
