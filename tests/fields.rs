@@ -268,35 +268,11 @@ fn bad_fields_and_links_are_refused_with_a_message() {
     nan[17] = f64::NAN;
     let e = err(lat.set_field("T", &nan));
     assert!(e.contains("not finite") && e.contains("(1, 1)"), "{e}");
-    let mut plain = Lattice::<D2Q9Bgk, Soa, f64>::new(
-        LX,
-        LY,
-        lbm::models::D2Q9BgkParams {
-            tau: 0.8,
-            ax: 0.0,
-            ay: 0.0,
-        },
-        Scheme::TwoCopy,
-        &BoundarySpec::periodic(),
-    )
-    .unwrap();
+    let mut plain = bgk(&BoundarySpec::periodic()).unwrap();
     let e = err(plain.set_field("ax", &vec![0.0; LX * LY]));
     assert!(e.contains("declares no `field` parameter"), "{e}");
 
-    let heat = || {
-        Lattice::<D2Q5AdvectionDiffusion, Soa, f64>::new(
-            LX,
-            LY,
-            lbm::models::D2Q5AdvectionDiffusionParams {
-                tau: 0.8,
-                ux: 0.0,
-                uy: 0.0,
-            },
-            Scheme::TwoCopy,
-            &BoundarySpec::periodic(),
-        )
-        .unwrap()
-    };
+    let heat = || scalar(LY).unwrap();
     let link = |f: &str, m: &str| {
         Coupled::new(plain_flow(), heat())
             .unwrap()
@@ -316,36 +292,15 @@ fn bad_fields_and_links_are_refused_with_a_message() {
         .unwrap()
         .to_string();
     assert!(twice.contains("coupled twice"), "{twice}");
-    let small = Lattice::<D2Q5AdvectionDiffusion, Soa, f64>::new(
-        LX,
-        8,
-        lbm::models::D2Q5AdvectionDiffusionParams {
-            tau: 0.8,
-            ux: 0.0,
-            uy: 0.0,
-        },
-        Scheme::TwoCopy,
-        &BoundarySpec::periodic(),
-    )
-    .unwrap();
+    let small = scalar(8).unwrap();
     let e = Coupled::new(plain_flow(), small).err().unwrap().to_string();
     assert!(e.contains("must cover the same grid"), "{e}");
     // A Dirichlet wall needs a transport model.
-    let e = Lattice::<D2Q9Bgk, Soa, f64>::new(
-        LX,
-        LY,
-        lbm::models::D2Q9BgkParams {
-            tau: 0.8,
-            ax: 0.0,
-            ay: 0.0,
-        },
-        Scheme::TwoCopy,
-        &BoundarySpec {
-            bottom: Some(Wall::Dirichlet { value: 1.0 }),
-            top: Some(Wall::Dirichlet { value: 0.0 }),
-            ..BoundarySpec::default()
-        },
-    )
+    let e = bgk(&BoundarySpec {
+        bottom: Some(Wall::Dirichlet { value: 1.0 }),
+        top: Some(Wall::Dirichlet { value: 0.0 }),
+        ..BoundarySpec::default()
+    })
     .err()
     .unwrap()
     .to_string();
@@ -365,4 +320,24 @@ fn plain_flow() -> Lattice<D2Q9Boussinesq, Soa, f64> {
         &BoundarySpec::periodic(),
     )
     .unwrap()
+}
+
+/// A periodic D2Q5 scalar lattice `LX × ly`.
+fn scalar(ly: usize) -> Result<Lattice<D2Q5AdvectionDiffusion, Soa, f64>, lbm::LbmError> {
+    let p = lbm::models::D2Q5AdvectionDiffusionParams {
+        tau: 0.8,
+        ux: 0.0,
+        uy: 0.0,
+    };
+    Lattice::new(LX, ly, p, Scheme::TwoCopy, &BoundarySpec::periodic())
+}
+
+/// A D2Q9 BGK lattice with the boundaries `spec`.
+fn bgk(spec: &BoundarySpec) -> Result<Lattice<D2Q9Bgk, Soa, f64>, lbm::LbmError> {
+    let p = lbm::models::D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    Lattice::new(LX, LY, p, Scheme::TwoCopy, spec)
 }
