@@ -791,10 +791,8 @@ fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu() 
         out.contains("D2Q9Boussinesq + D2Q5AdvectionDiffusion 32 × 16"),
         "{out}"
     );
-    assert!(
-        out.contains("Clever & Busse (1974), steady rolls at Ra = 5000"),
-        "{out}"
-    );
+    // A third of a diffusion time: the rolls still grow, and the summary says so.
+    assert!(out.contains("not steady yet at t = 0.315"), "{out}");
     let reference = diagnostics(whole.path(), "rayleigh-benard");
     assert_eq!(reference.len(), 4, "rows at steps 0, 1000, 2000, 3000");
 
