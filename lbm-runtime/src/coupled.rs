@@ -35,6 +35,8 @@ pub struct Coupled<A: Solver, B: Solver> {
     b: B,
     a_reads: Vec<Link>,
     b_reads: Vec<Link>,
+    /// The fields may not hold the current states' moments (new links, lattices changed).
+    stale: bool,
 }
 
 impl<A: Solver, B: Solver> Coupled<A, B> {
@@ -65,6 +67,7 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
             b,
             a_reads: Vec::new(),
             b_reads: Vec::new(),
+            stale: true,
         })
     }
 
@@ -72,6 +75,7 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
     pub fn first_reads(mut self, field: &str, moment: &str) -> Result<Self, Error> {
         let link = link::<A::Model, B::Model>(&self.a_reads, field, moment)?;
         self.a_reads.push(link);
+        self.stale = true;
         Ok(self)
     }
 
@@ -79,6 +83,7 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
     pub fn second_reads(mut self, field: &str, moment: &str) -> Result<Self, Error> {
         let link = link::<B::Model, A::Model>(&self.b_reads, field, moment)?;
         self.b_reads.push(link);
+        self.stale = true;
         Ok(self)
     }
 
@@ -94,6 +99,7 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
 
     /// Both lattices, to change or inspect them (their links stay).
     pub fn lattices_mut(&mut self) -> (&mut A, &mut B) {
+        self.stale = true;
         (&mut self.a, &mut self.b)
     }
 
@@ -113,17 +119,25 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
                 self.b.set_local_field(l.field, &ma[l.moment])?;
             }
         }
+        self.stale = false;
         Ok(())
     }
 
-    /// Runs `n` coupled steps; afterwards the fields hold the moments of the new states.
+    /// Runs `n` coupled steps; afterwards the fields hold the moments of the new states (so
+    /// the next call starts without an exchange).
     pub fn advance(&mut self, n: u64) -> Result<(), Error> {
         for _ in 0..n {
-            self.exchange()?;
+            if self.stale {
+                self.exchange()?;
+            }
             self.a.advance(1)?;
             self.b.advance(1)?;
+            self.stale = true;
         }
-        self.exchange()
+        if self.stale {
+            self.exchange()?;
+        }
+        Ok(())
     }
 
     /// Steps done (both lattices have done as many).

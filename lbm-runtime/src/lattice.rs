@@ -200,13 +200,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// field is uniform, its value in the parameters. Fails before changing anything on an
     /// unknown name, a wrong length or a non-finite value.
     pub fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), LbmError> {
-        let j = field_index::<M>(name)?;
+        let j = checked_field::<M>(name, values, &self.d)?;
         let d = self.d;
-        check_len(values.len(), d.sites(), &format!("field `{name}`"))?;
-        if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            let (x, s) = (k / d.plane(), k % d.plane());
-            return Err(non_finite(x, s, format!("field `{name}`"), *v));
-        }
         let fd = self.field_dims();
         if self.fields.is_none() {
             let mut buf = AlignedBuf::zeroed(fd.len());
@@ -741,6 +736,27 @@ pub(crate) fn check_size<M: Model, L: Layout>(size: [usize; 3]) -> Result<(), Lb
         });
     }
     Ok(())
+}
+
+/// The index of field `name` in [`Model::FIELDS`] for the per-site `values` of a lattice of
+/// shape `d` (`[x·plane + s]`), or why they cannot be set: an unknown field, a wrong length, a
+/// non-finite value (the one check of every backend's `set_field`).
+pub(crate) fn checked_field<M: Model>(
+    name: &str,
+    values: &[f64],
+    d: &Dims,
+) -> Result<usize, LbmError> {
+    let j = field_index::<M>(name)?;
+    check_len(values.len(), d.sites(), &format!("field `{name}`"))?;
+    if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(non_finite(
+            k / d.plane(),
+            k % d.plane(),
+            format!("field `{name}`"),
+            *v,
+        ));
+    }
+    Ok(j)
 }
 
 /// The index of field `name` in [`Model::FIELDS`], or an error that lists them.

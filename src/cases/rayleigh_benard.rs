@@ -158,11 +158,15 @@ impl RayleighBenard {
         DELTA_T * (0.5 - (y as f64 + 0.5) / self.height as f64)
     }
 
+    /// The box's wavenumber `k = (rolls/2)·2π/LX`, near the critical `k_c`.
+    pub fn wavenumber(&self) -> f64 {
+        self.rolls as f64 / 2.0 * 2.0 * PI / self.size().0 as f64
+    }
+
     /// The initial temperature: conduction plus the critical mode
     /// `ε ΔT cos(k x) sin(π (y + ½)/H)`, `k` the box's wavenumber.
     pub fn initial_temperature(&self, x: usize, y: usize) -> f64 {
-        let (lx, _) = self.size();
-        let k = self.rolls as f64 / 2.0 * 2.0 * PI / lx as f64;
+        let k = self.wavenumber();
         let h = self.height as f64;
         self.conduction(y)
             + self.perturbation * DELTA_T * (k * x as f64).cos() * (PI * (y as f64 + 0.5) / h).sin()
@@ -221,7 +225,7 @@ impl RayleighBenard {
         let flux = uy.iter().zip(t).map(|(v, t)| v * t).sum::<f64>() / n;
         let energy = ux.iter().zip(uy).map(|(a, b)| a * a + b * b).sum::<f64>() / n;
         let (lx, ly) = self.size();
-        let k = self.rolls as f64 / 2.0 * 2.0 * PI / lx as f64;
+        let k = self.wavenumber();
         let (re, im) = (0..lx * ly).fold((0.0, 0.0), |(re, im), s| {
             let phase = k * (s / ly) as f64;
             (re + uy[s] * phase.cos(), im + uy[s] * phase.sin())

@@ -227,13 +227,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// values are uploaded at once. Fails before changing anything on an unknown name, a wrong
     /// length or a non-finite value.
     pub fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), GpuError> {
-        let j = crate::lattice::field_index::<M>(name)?;
+        let j = crate::lattice::checked_field::<M>(name, values, &self.d)?;
         let n = self.d.sites();
-        check_len(values.len(), n, &format!("field `{name}`"))?;
-        if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-            let p = self.d.plane();
-            return Err(non_finite(k / p, k % p, format!("field `{name}`"), *v));
-        }
         self.fields[j * n..(j + 1) * n].copy_from_slice(values);
         let at = self
             .spec
