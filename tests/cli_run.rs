@@ -432,6 +432,42 @@ fn bad_settings_are_reported_by_key() {
         ],
         &["`host-share`", "[0, 1]"],
     );
+    fails(
+        &["run", "cavity", "--smagorinsky", "0.1", "--out", o],
+        &["`smagorinsky`", "--collision smagorinsky"],
+    );
+    fails(
+        &[
+            "run",
+            "taylor-green-3d",
+            "--collision",
+            "smagorinsky",
+            "--smagorinsky",
+            "2",
+            "--out",
+            o,
+        ],
+        &["`smagorinsky`", "[0, 1]"],
+    );
+    fails(
+        &[
+            "run",
+            "taylor-green-3d",
+            "--collision",
+            "central-mrt",
+            "--out",
+            o,
+        ],
+        &[
+            "`collision`",
+            "mrt or smagorinsky",
+            "TaylorGreen3d::central_mrt",
+        ],
+    );
+    fails(
+        &["run", "poiseuille", "--collision", "mrt", "--out", o],
+        &["`collision`", "cavity, taylor-green-3d"],
+    );
     let file = d.path().join("case.toml");
     std::fs::write(&file, "case = \"cavity\"\nlx = 64\nviscosity = 0.1\n").unwrap();
     fails(

@@ -1,8 +1,11 @@
-//! Lid-driven cavity (D2Q9, BGK and MRT) against Ghia, Ghia & Shin (1982): the centre-line
+//! Lid-driven cavity (D2Q9: BGK, MRT, central-moment MRT, regularized BGK) against Ghia, Ghia & Shin (1982): the centre-line
 //! velocity profiles lie within 0.02 (lid units) of the tables at Re = 100 and Re = 400.
 
 use lbm::cavity::{compare, ghia, run_to_steady};
-use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams};
+use lbm::models::{
+    D2Q9Bgk, D2Q9BgkParams, D2Q9CentralMrt, D2Q9CentralMrtParams, D2Q9Mrt, D2Q9MrtParams,
+    D2Q9Regularized, D2Q9RegularizedParams,
+};
 use lbm::{BoundarySpec, CAoSoa, Lattice, Model};
 
 const LID: f64 = 0.1;
@@ -79,5 +82,27 @@ fn bgk_re400() {
 fn mrt_re400() {
     let n = 128;
     let d = deviation::<D2Q9Mrt>(mrt(tau(400.0, n)), n, 400);
+    assert!(d < 0.02, "max deviation {d}");
+}
+
+#[test]
+fn central_mrt_re400() {
+    let n = 128;
+    let d = deviation::<D2Q9CentralMrt>(D2Q9CentralMrtParams::with_tau(tau(400.0, n)), n, 400);
+    assert!(d < 0.02, "max deviation {d}");
+}
+
+#[test]
+fn regularized_re400() {
+    let n = 128;
+    let d = deviation::<D2Q9Regularized>(
+        D2Q9RegularizedParams {
+            tau: tau(400.0, n),
+            ax: 0.0,
+            ay: 0.0,
+        },
+        n,
+        400,
+    );
     assert!(d < 0.02, "max deviation {d}");
 }

@@ -1,5 +1,5 @@
-//! Three-dimensional lattices with the generated 3-D models (D3Q19 BGK/TRT/MRT, D3Q27, D3Q15,
-//! D3Q7): layouts and streaming schemes bitwise identical, mass conserved to round-off in a
+//! Three-dimensional lattices with the generated 3-D models (D3Q19 BGK/TRT/MRT/regularized,
+//! D3Q27 BGK and central-moment MRT, D3Q15, D3Q7): layouts and streaming schemes bitwise identical, mass conserved to round-off in a
 //! closed box, and the shear-wave viscosity `ν = cs²(τ − ½)` along every axis within 1 %.
 //!
 //! A shear wave `u_a(b) = U sin(k b)` (velocity along axis `a`, varying along axis `b ≠ a`,
@@ -9,8 +9,9 @@
 use std::f64::consts::PI;
 
 use lbm::models::{
-    D3Q15Bgk, D3Q15BgkParams, D3Q19Bgk, D3Q19BgkParams, D3Q19Mrt, D3Q19MrtParams, D3Q19Trt,
-    D3Q19TrtParams, D3Q27Bgk, D3Q27BgkParams, D3Q7Bgk, D3Q7BgkParams,
+    D3Q15Bgk, D3Q15BgkParams, D3Q19Bgk, D3Q19BgkParams, D3Q19Mrt, D3Q19MrtParams, D3Q19Regularized,
+    D3Q19RegularizedParams, D3Q19Trt, D3Q19TrtParams, D3Q27Bgk, D3Q27BgkParams, D3Q27CentralMrt,
+    D3Q27CentralMrtParams, D3Q7Bgk, D3Q7BgkParams,
 };
 use lbm::{
     Aos, BoundarySpec, CAoSoa, CSoa, Lattice, Layout, Model, Obstacles, Real, Scheme, Soa, Wall,
@@ -165,6 +166,13 @@ fn mass_is_conserved_in_a_closed_box() {
         az: 0.0,
     });
     check::<D3Q15Bgk>(D3Q15BgkParams { tau: 0.8 });
+    check::<D3Q19Regularized>(D3Q19RegularizedParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    });
+    check::<D3Q27CentralMrt>(D3Q27CentralMrtParams::with_tau(0.8));
 }
 
 /// Wave length of the shear waves.
@@ -257,6 +265,16 @@ fn shear_wave_viscosity_along_every_axis() {
         0.7,
     );
     assert_viscosity::<D3Q15Bgk>(D3Q15BgkParams { tau: 0.75 }, 0.75);
+    assert_viscosity::<D3Q19Regularized>(
+        D3Q19RegularizedParams {
+            tau: 0.6,
+            ax: 0.0,
+            ay: 0.0,
+            az: 0.0,
+        },
+        0.6,
+    );
+    assert_viscosity::<D3Q27CentralMrt>(D3Q27CentralMrtParams::with_tau(0.7), 0.7);
 }
 
 /// D3Q7 with its first-order equilibrium conserves mass and momentum and carries nothing of

@@ -114,6 +114,14 @@ fn d3_shaders_validate() {
         az: 0.0,
     };
     both_precisions::<D3Q27Bgk>(&bgk, &shapes);
+    both_precisions::<D3Q27CentralMrt>(&D3Q27CentralMrtParams::with_tau(0.8), &shapes);
+    let reg = D3Q19RegularizedParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+        az: 0.0,
+    };
+    both_precisions::<D3Q19Regularized>(&reg, &shapes);
 }
 
 /// Models with per-site fields (read from `consts` in `site_params`) and the Dirichlet wall

@@ -194,6 +194,36 @@ fn d2q9_trt_and_mrt_match_cpu() {
     both_precisions::<D2Q9Mrt>(plane(16, 16), &mrt, &BoundarySpec::cavity(0.05));
 }
 
+/// The moment-space collisions: central moments (D2Q9, D3Q27) and the regularized BGK (D2Q9,
+/// D3Q19), with a moving lid and a body force.
+#[test]
+fn central_moment_and_regularized_models_match_cpu() {
+    let cm = D2Q9CentralMrtParams {
+        tau: 0.6,
+        s_bulk: 1.1,
+        s3: 1.2,
+        s4: 1.3,
+        ax: 1e-5,
+        ay: 0.0,
+    };
+    both_precisions::<D2Q9CentralMrt>(plane(16, 16), &cm, &BoundarySpec::cavity(0.05));
+    let reg = D2Q9RegularizedParams {
+        tau: 0.6,
+        ax: 0.0,
+        ay: 1e-5,
+    };
+    both_precisions::<D2Q9Regularized>(plane(16, 16), &reg, &BoundarySpec::cavity(0.05));
+    let p = D3Q27CentralMrtParams::with_tau(0.7);
+    both_precisions::<D3Q27CentralMrt>([8, 8, 8], &p, &BoundarySpec::periodic());
+    let p = D3Q19RegularizedParams {
+        tau: 0.7,
+        ax: 1e-5,
+        ay: 0.0,
+        az: 0.0,
+    };
+    both_precisions::<D3Q19Regularized>([8, 8, 8], &p, &BoundarySpec::periodic());
+}
+
 /// The passive-scalar models (only the scalar conserved, the advecting velocity a parameter
 /// inside the equilibrium) in 2-D and 3-D, periodic, between resting walls (zero flux) and
 /// around an obstacle.

@@ -158,6 +158,102 @@ fn ref_d2q9_mrt(f: &[f64], p: &D2Q9MrtParams) -> Vec<f64> {
         .collect()
 }
 
+/// The product-form equilibrium `w ρ Π_α (1 + 3 c_α u_α + (9/2 c_α² − 3/2) u_α²)`.
+fn d2q9_product_feq(rho: f64, u: [f64; 2]) -> Vec<f64> {
+    let axis = |c: f64, u: f64| 1.0 + 3.0 * c * u + (4.5 * c * c - 1.5) * u * u;
+    (0..9)
+        .map(|i| D2Q9_W[i] * rho * axis(D2Q9_C[i][0], u[0]) * axis(D2Q9_C[i][1], u[1]))
+        .collect()
+}
+
+/// BGK with the product-form equilibrium, and its exact-difference force.
+fn ref_d2q9_product_bgk(f: &[f64], tau: f64, a: [f64; 2]) -> Vec<f64> {
+    let (rho, u) = d2q9_moments(f);
+    let feq = d2q9_product_feq(rho, u);
+    let forced = d2q9_product_feq(rho, [u[0] + a[0], u[1] + a[1]]);
+    (0..9)
+        .map(|i| f[i] + (feq[i] - f[i]) / tau + forced[i] - feq[i])
+        .collect()
+}
+
+/// The D2Q9 central-moment basis (1, x, y, x² + y², x² − y², xy, x²y, xy², x²y²) at `(x, y)`.
+fn d2q9_central_basis(x: f64, y: f64) -> [f64; 9] {
+    [
+        1.0,
+        x,
+        y,
+        x * x + y * y,
+        x * x - y * y,
+        x * y,
+        x * x * y,
+        x * y * y,
+        x * x * y * y,
+    ]
+}
+
+/// Central-moment MRT with the product-form equilibrium done numerically: `κ = T(u) f` with `T_ki = P_k(c_i − u)`, relaxed, and
+/// `T(u)⁻¹` by Gauss–Jordan (no shift matrix).
+fn ref_d2q9_central(f: &[f64], p: &D2Q9CentralMrtParams) -> Vec<f64> {
+    let (rho, u) = d2q9_moments(f);
+    let feq = d2q9_product_feq(rho, u);
+    let forced = d2q9_product_feq(rho, [u[0] + p.ax, u[1] + p.ay]);
+    let cols: Vec<[f64; 9]> = D2Q9_C
+        .iter()
+        .map(|c| d2q9_central_basis(c[0] - u[0], c[1] - u[1]))
+        .collect();
+    let t: Vec<Vec<f64>> = (0..9)
+        .map(|k| cols.iter().map(|c| c[k]).collect())
+        .collect();
+    let s = [
+        0.0,
+        0.0,
+        0.0,
+        p.s_bulk,
+        1.0 / p.tau,
+        1.0 / p.tau,
+        p.s3,
+        p.s3,
+        p.s4,
+    ];
+    let post: Vec<f64> = (0..9)
+        .map(|k| {
+            let kappa: f64 = (0..9).map(|i| t[k][i] * f[i]).sum();
+            let kappa_eq: f64 = (0..9).map(|i| t[k][i] * feq[i]).sum();
+            kappa - s[k] * (kappa - kappa_eq)
+        })
+        .collect();
+    let tinv = inverse(&t);
+    (0..9)
+        .map(|i| (0..9).map(|k| tinv[i][k] * post[k]).sum::<f64>() + forced[i] - feq[i])
+        .collect()
+}
+
+/// Regularized BGK: `f_eq + (1 − 1/τ) w/(2 cs⁴) (c c − cs² I) : Π⁽¹⁾` (Latt & Chopard 2006).
+fn ref_d2q9_regularized(f: &[f64], tau: f64, a: [f64; 2]) -> Vec<f64> {
+    let (rho, u) = d2q9_moments(f);
+    let (feq, df) = (d2q9_feq(rho, u), d2q9_edm(rho, u, a));
+    let mut pi = [[0.0; 2]; 2];
+    for i in 0..9 {
+        for (x, row) in pi.iter_mut().enumerate() {
+            for (y, v) in row.iter_mut().enumerate() {
+                *v += D2Q9_C[i][x] * D2Q9_C[i][y] * (f[i] - feq[i]);
+            }
+        }
+    }
+    (0..9)
+        .map(|i| {
+            let mut h = 0.0;
+            for (x, row) in pi.iter().enumerate() {
+                for (y, v) in row.iter().enumerate() {
+                    let delta = if x == y { 1.0 / 3.0 } else { 0.0 };
+                    h += (D2Q9_C[i][x] * D2Q9_C[i][y] - delta) * v;
+                }
+            }
+            feq[i] + (1.0 - 1.0 / tau) * D2Q9_W[i] * 4.5 * h + df[i]
+        })
+        .collect()
+}
+
 /// D2Q37 weights by shell (reference/d2q37.md), keyed by the sorted absolute components; the
 /// published digits are kept verbatim.
 #[allow(clippy::excessive_precision)]
@@ -296,6 +392,36 @@ proptest! {
     }
 
     #[test]
+    fn d2q9_central_mrt_matches_reference(rho in 0.5..2.0f64, ux in -0.1..0.1f64, uy in -0.1..0.1f64, tau in 0.51..2.0f64,
+                                          s in 0.5..1.9f64, ax in -1e-3..1e-3f64, e in noise()) {
+        let f = perturb(d2q9_feq(rho, [ux, uy]), &e);
+        let p = D2Q9CentralMrtParams { tau, s_bulk: s, s3: 2.0 - s * 0.5, s4: 1.3, ax, ay: -0.5 * ax };
+        let err = max_rel_diff(&generated::<D2Q9CentralMrt>(&f, &p), &ref_d2q9_central(&f, &p));
+        prop_assert!(err < 1e-12, "relative difference {err:e}");
+    }
+
+    /// With one rate for every moment, the central-moment collision is BGK's with its
+    /// equilibrium (the shift and its inverse cancel).
+    #[test]
+    fn d2q9_central_mrt_with_one_rate_is_bgk(rho in 0.5..2.0f64, ux in -0.1..0.1f64, uy in -0.1..0.1f64, tau in 0.51..2.0f64,
+                                             ax in -1e-3..1e-3f64, e in noise()) {
+        let f = perturb(d2q9_feq(rho, [ux, uy]), &e);
+        let w = 1.0 / tau;
+        let p = D2Q9CentralMrtParams { tau, s_bulk: w, s3: w, s4: w, ax, ay: ax };
+        let err = max_rel_diff(&generated::<D2Q9CentralMrt>(&f, &p), &ref_d2q9_product_bgk(&f, tau, [ax, ax]));
+        prop_assert!(err < 1e-12, "relative difference {err:e}");
+    }
+
+    #[test]
+    fn d2q9_regularized_matches_reference(rho in 0.5..2.0f64, ux in -0.1..0.1f64, uy in -0.1..0.1f64, tau in 0.51..2.0f64,
+                                          ax in -1e-3..1e-3f64, ay in -1e-3..1e-3f64, e in noise()) {
+        let f = perturb(d2q9_feq(rho, [ux, uy]), &e);
+        let p = D2Q9RegularizedParams { tau, ax, ay };
+        let err = max_rel_diff(&generated::<D2Q9Regularized>(&f, &p), &ref_d2q9_regularized(&f, tau, [ax, ay]));
+        prop_assert!(err < 1e-13, "relative difference {err:e}");
+    }
+
+    #[test]
     fn d2q37_matches_reference(rho in 0.5..2.0f64, ux in -0.1..0.1f64, uy in -0.1..0.1f64, t in 0.8..1.2f64,
                                tau in 0.51..2.0f64, g in 0.0..1e-3f64, e in noise()) {
         let f = perturb(d2q37_feq(rho, [ux, uy], t), &e);
@@ -342,6 +468,8 @@ proptest! {
             generated::<D2Q9Bgk>(&f, &D2Q9BgkParams { tau, ax, ay }),
             generated::<D2Q9Trt>(&f, &D2Q9TrtParams { tau, magic: 0.25, ax, ay }),
             generated::<D2Q9Mrt>(&f, &D2Q9MrtParams { tau, s_e: 1.1, s_eps: 1.2, s_q: 1.3, ax, ay }),
+            generated::<D2Q9CentralMrt>(&f, &D2Q9CentralMrtParams { tau, s_bulk: 1.1, s3: 1.2, s4: 1.3, ax, ay }),
+            generated::<D2Q9Regularized>(&f, &D2Q9RegularizedParams { tau, ax, ay }),
         ];
         let c = D2Q9Bgk::VELOCITIES;
         let mass = moment(&f, c, |_| 1.0);
@@ -456,6 +584,25 @@ fn cluster_collide_equals_site_collide() {
             s_e: 1.1,
             s_eps: 1.1,
             s_q: 1.2,
+            ax: 0.0,
+            ay: 1e-4,
+        },
+        d2q9,
+    );
+    check::<D2Q9CentralMrt>(
+        &D2Q9CentralMrtParams {
+            tau: 0.7,
+            s_bulk: 1.2,
+            s3: 1.1,
+            s4: 1.3,
+            ax: 1e-4,
+            ay: 0.0,
+        },
+        d2q9,
+    );
+    check::<D2Q9Regularized>(
+        &D2Q9RegularizedParams {
+            tau: 0.7,
             ax: 0.0,
             ay: 1e-4,
         },

@@ -1,7 +1,8 @@
 //! `lbm run taylor-green-3d`: the 3-D outputs (diagnostics with `momentum_z`, the VTK dataset
 //! of the cube, a PNG slice), mass conserved to round-off, a resumed run bitwise identical to an
 //! uninterrupted one, the GPU and the host/device split agreeing with the CPU, and — the physics — the peak of
-//! the dissipation rate at Re = 1600 on 128³ within 10 % of the DNS of van Rees et al. (2011).
+//! the dissipation rate at Re = 1600 on 128³ within 10 % of the DNS of van Rees et al. (2011),
+//! and on 64³ with Smagorinsky's eddy viscosity within 6 %.
 
 mod cli_support;
 
@@ -240,9 +241,57 @@ fn dissipation_peaks_as_in_the_dns_at_128_cubed() {
         .find(|l| l.starts_with("peak dissipation −dE*/dt*"))
         .unwrap_or_else(|| panic!("no peak reported:\n{out}"));
     let (peak, t) = (number_after(line, "= "), number_after(line, "at t* = "));
-    let (dns, dns_t) = lbm::cases::TaylorGreen3d::DNS_PEAK;
+    let (dns, dns_t) = lbm::cases::TaylorGreen3d::<D3Q19Mrt>::DNS_PEAK;
     assert!(
         (peak / dns - 1.0).abs() < 0.1,
+        "peak {peak} vs DNS {dns}:\n{out}"
+    );
+    assert!(
+        (t - dns_t).abs() < 1.0,
+        "peak at t* = {t}, DNS ≈ {dns_t}:\n{out}"
+    );
+}
+
+/// A large-eddy simulation on a lattice too coarse for the DNS's scales: Re = 1600 on 64³
+/// (τ − ½ ≈ 10⁻³) with Smagorinsky's eddy viscosity (C = 0.1) on MRT, to t* = 10.5. The peak
+/// of −dE*/dt* lies within 6 % of the DNS's 0.0127 (MRT alone: −9.8 %, measured beside it;
+/// see the closing note of issue 14), near t* = 9.
+#[test]
+fn smagorinsky_les_on_64_cubed_dissipates_as_the_dns() {
+    let d = tempfile::tempdir().unwrap();
+    let case = lbm::cases::TaylorGreen3d::smagorinsky(64, 1600.0, 0.05, 0.1);
+    let per = case.steps_per_time();
+    let steps = ((10.5 * per).ceil() as u64).to_string();
+    let every = ((0.1 * per).round() as u64).to_string();
+    let out = ok(&[
+        "run",
+        "taylor-green-3d",
+        "--lx",
+        "64",
+        "--collision",
+        "smagorinsky",
+        "--smagorinsky",
+        "0.1",
+        "--steps",
+        &steps,
+        "--diagnostics-every",
+        &every,
+        "--vtk",
+        "false",
+        "--images",
+        "",
+        "--out",
+        s(d.path()),
+    ]);
+    assert!(out.contains("D3Q19MrtSmagorinsky"), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("peak dissipation −dE*/dt*"))
+        .unwrap_or_else(|| panic!("no peak reported:\n{out}"));
+    let (peak, t) = (number_after(line, "= "), number_after(line, "at t* = "));
+    let (dns, dns_t) = lbm::cases::TaylorGreen3d::<D3Q19Mrt>::DNS_PEAK;
+    assert!(
+        (peak / dns - 1.0).abs() < 0.06,
         "peak {peak} vs DNS {dns}:\n{out}"
     );
     assert!(

@@ -25,8 +25,24 @@ const CONSERVATION_TOL: f64 = 1e-12;
 
 /// Names the DSL defines itself; parameters and moments may not take them.
 pub const BUILTINS: &[&str] = &[
-    "c", "cx", "cy", "cz", "w", "f", "cs2", "dim", "D", "dot", "norm2", "sum", "hermite", "bgk",
-    "trt", "mrt",
+    "c",
+    "cx",
+    "cy",
+    "cz",
+    "w",
+    "f",
+    "cs2",
+    "dim",
+    "D",
+    "dot",
+    "norm2",
+    "sum",
+    "hermite",
+    "bgk",
+    "trt",
+    "mrt",
+    "central_mrt",
+    "regularized",
 ];
 
 /// What a moment means to the runtime.
@@ -128,21 +144,40 @@ pub enum Collision {
     Bgk { omega: Rate },
     /// Two rates for the even and odd parts (Ginzburg's TRT).
     Trt { plus: Rate, minus: TrtMinus },
-    /// `f' = f − M⁻¹ S (M f − m_eq)` (Lallemand & Luo 2000).
+    /// `f' = f − M⁻¹ S (M f − m_eq)` (Lallemand & Luo 2000); with a `shift`, the moments are
+    /// central: `f' = f − M⁻¹ N(−u) S (N(u) M f − N(u) m_eq)` (Geier, Greiner & Korvink 2006).
     Mrt {
         m: Vec<Vec<Q>>,
         minv: Vec<Vec<Q>>,
         rates: Vec<Option<Rate>>,
+        shift: Option<Shift>,
     },
+    /// Regularized BGK (Latt & Chopard 2006): `f' = f_eq + (1 − ω) f⁽¹⁾`, the non-equilibrium
+    /// part projected on the second-order Hermite polynomials,
+    /// `f⁽¹⁾_i = w_i/(2 cs⁴) (c_iα c_iβ − cs² δ_αβ) Π⁽¹⁾_αβ`, `Π⁽¹⁾ = Σ_i c_i c_i (f_i − f_eq_i)`.
+    Regularized { omega: Rate },
+}
+
+/// The shift matrix of a central-moment basis `P_k`: `P_k(c − u) = Σ_j N_kj(u) P_j(c)`, so the
+/// central moments are `κ = N(u) m` and the raw ones `m = N(−u) κ` (the basis spans a space
+/// closed under shifts of `c`, checked when it is built).
+pub struct Shift {
+    /// `N(u)`, polynomials in the velocity.
+    pub to: Vec<Vec<Poly>>,
+    /// `N(−u)`, its inverse.
+    pub back: Vec<Vec<Poly>>,
 }
 
 impl Collision {
     /// Whether a rate depends on the site's state: uses a moment or a function (`neq`,
     /// `smagorinsky`, `sqrt` of them).
-    pub fn state_dependent(&self, moments: &[Moment]) -> bool {
-        let local = |e: &Expr| {
-            find_ident(e, &|n| moments.iter().any(|m| m.name == n)).is_some() || has_call(e)
+    pub fn state_dependent(&self, moments: &[Moment], var_names: &[String]) -> bool {
+        let is_moment = |n: &str| {
+            moments
+                .iter()
+                .any(|m| m.name == n || m.vars.iter().any(|&k| var_names[k] == n))
         };
+        let local = |e: &Expr| find_ident(e, &is_moment).is_some() || has_call(e);
         match self {
             Collision::Bgk { omega } => local(&omega.expr),
             Collision::Trt { plus, minus } => {
@@ -153,6 +188,7 @@ impl Collision {
                     }
             }
             Collision::Mrt { rates, .. } => rates.iter().flatten().any(|r| local(&r.expr)),
+            Collision::Regularized { omega } => local(&omega.expr),
         }
     }
 }
@@ -224,11 +260,21 @@ pub struct PolyCtx<'a> {
     pub pop: Option<usize>,
     pub sum_f: Option<&'a [Poly]>,
     pub roles: &'a Roles,
+    /// `Some(u)`: `c` is the peculiar velocity `c_i − u` (a central-moment basis row).
+    pub shift: Option<&'a [Poly]>,
 }
 
 impl PolyCtx<'_> {
     fn k(&self, x: Q) -> Poly {
         Poly::constant(self.nvars, x)
+    }
+    /// Component `axis` of velocity `i`, less the shift's when there is one.
+    fn velocity(&self, i: usize, axis: usize) -> Poly {
+        let c = self.k(q(self.lattice.c[i][axis].into()));
+        match self.shift {
+            Some(u) => c.sub(&u[axis]),
+            None => c,
+        }
     }
     fn population(&self, name: &str, span: Span) -> syn::Result<usize> {
         self.pop.ok_or_else(|| Error::new(span, format!("`{name}` is a per-velocity quantity: use it inside sum(…), the equilibrium or the MRT basis")))
@@ -265,7 +311,7 @@ impl Algebra for PolyCtx<'_> {
         match name {
             "c" => {
                 let i = self.population(name, span)?;
-                Ok(Value::Vector(l.c[i][..l.dim].iter().map(|x| self.k(q((*x).into()))).collect()))
+                Ok(Value::Vector((0..l.dim).map(|a| self.velocity(i, a)).collect()))
             }
             "cx" | "cy" | "cz" => {
                 let i = self.population(name, span)?;
@@ -273,7 +319,7 @@ impl Algebra for PolyCtx<'_> {
                 if axis >= l.dim {
                     return Err(Error::new(span, format!("`{name}` is the z component of the velocity, but dim = {}: use cx and cy", l.dim)));
                 }
-                Ok(Value::Scalar(self.k(q(l.c[i][axis].into()))))
+                Ok(Value::Scalar(self.velocity(i, axis)))
             }
             "w" => {
                 let i = self.population(name, span)?;
@@ -294,7 +340,7 @@ impl Algebra for PolyCtx<'_> {
                 };
                 let mut total: Option<Value<Poly>> = None;
                 for i in 0..self.lattice.c.len() {
-                    let mut inner = PolyCtx { lattice: self.lattice, nvars: self.nvars, names: self.names.clone(), pop: Some(i), sum_f: Some(sum_f), roles: self.roles };
+                    let mut inner = PolyCtx { lattice: self.lattice, nvars: self.nvars, names: self.names.clone(), pop: Some(i), sum_f: Some(sum_f), roles: self.roles, shift: self.shift };
                     let v = eval(&mut inner, &arg.value)?;
                     total = Some(match (total, v) {
                         (None, v) => v,
@@ -446,28 +492,7 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
     var_names.push("f".into());
     let nvars = var_names.len();
     let roles = Roles::of(&moments);
-    let mut names = HashMap::new();
-    for m in &moments {
-        let v = m
-            .vars
-            .iter()
-            .map(|&k| Poly::var(nvars, k))
-            .collect::<Vec<_>>();
-        names.insert(
-            m.name.clone(),
-            if m.role.is_vector() {
-                Value::Vector(v)
-            } else {
-                Value::Scalar(v[0].clone())
-            },
-        );
-    }
-    for (k, p) in params.iter().enumerate() {
-        names.insert(
-            p.clone(),
-            Value::Scalar(Poly::var(nvars, nvars - 1 - params.len() + k)),
-        );
-    }
+    let names = names_of(&moments, &var_names, &params);
     let eq_expr = decl.equilibrium.as_ref().ok_or_else(|| Error::new(decl.name.span(), format!("model `{}` does not declare `equilibrium`: add `equilibrium = hermite(order = 2);` or a formula", decl.name)))?;
     let mut feq = Vec::with_capacity(lattice.c.len());
     for i in 0..lattice.c.len() {
@@ -478,10 +503,14 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
             pop: Some(i),
             sum_f: None,
             roles: &roles,
+            shift: None,
         };
         feq.push(eval(&mut ctx, eq_expr)?.scalar(eq_expr.span, "the equilibrium")?);
     }
-    let eq_order = equilibrium_order(&feq, &moments);
+    let mut eq_order = equilibrium_order(&feq, &moments);
+    if lattice.isotropy < 2 * eq_order && tensor_product_equilibrium(&lattice, &feq, &moments) {
+        eq_order = lattice.isotropy / 2;
+    }
     check_isotropy(&lattice, eq_order, eq_expr)?;
     let collision = collision(decl, &lattice, nvars, &moments, &names, &roles)?;
     let force = force(decl, lattice.dim, &moments)?;
@@ -499,6 +528,34 @@ pub fn analyse(decl: &ModelDecl, lattice: Lattice) -> syn::Result<Analysis> {
     };
     check_conservation(&an, &names, eq_expr)?;
     Ok(an)
+}
+
+/// The value of every name a formula may use: each moment (a vector moment also by its
+/// components `ux`, `uy`, …) and each parameter, as polynomials in the variables `var_names`
+/// (the moments' components, the parameters, then `f`).
+pub fn names_of(
+    moments: &[Moment],
+    var_names: &[String],
+    params: &[String],
+) -> HashMap<String, Value<Poly>> {
+    let nvars = var_names.len();
+    let mut names = HashMap::new();
+    for m in moments {
+        let v: Vec<Poly> = m.vars.iter().map(|&k| Poly::var(nvars, k)).collect();
+        if m.role.is_vector() {
+            for (&k, p) in m.vars.iter().zip(&v) {
+                names.insert(var_names[k].clone(), Value::Scalar(p.clone()));
+            }
+            names.insert(m.name.clone(), Value::Vector(v));
+        } else {
+            names.insert(m.name.clone(), Value::Scalar(v[0].clone()));
+        }
+    }
+    let first = moments.iter().map(|m| m.vars.len()).sum::<usize>();
+    for (k, p) in params.iter().enumerate() {
+        names.insert(p.clone(), Value::Scalar(Poly::var(nvars, first + k)));
+    }
+    names
 }
 
 /// `ux, uy` for a velocity `u`: the names of a moment's variables.
@@ -640,15 +697,55 @@ fn equilibrium_order(feq: &[Poly], moments: &[Moment]) -> u32 {
         .unwrap_or(0)
 }
 
+/// Whether `feq` is a product-form equilibrium on a tensor-product lattice: the velocity set
+/// `{−1, 0, 1}^D` with the product weights `Π_α w(c_α)`, `w(0) = 2/3`, `w(±1) = 1/6`
+/// (D2Q9, D3Q27), no temperature, and every velocity component of degree at most 2 in every
+/// term. Such an equilibrium lies in the span of the lattice's own Hermite polynomials
+/// `H_a(c_x) H_b(c_y) (H_c(c_z))`, `a, b, c ≤ 2`, which the product quadrature integrates
+/// exactly: its terms beyond the second order (like `ρ u_x² u_y`) are the Maxwellian's moments
+/// that the lattice carries, not aliases (Geier et al. 2015, "The cumulant lattice Boltzmann
+/// equation in three dimensions", Comput. Math. Appl. 70, 507). Its isotropic order is the
+/// lattice's.
+fn tensor_product_equilibrium(lattice: &Lattice, feq: &[Poly], moments: &[Moment]) -> bool {
+    let velocity: Vec<usize> = moments
+        .iter()
+        .filter(|m| m.role == Role::Velocity)
+        .flat_map(|m| m.vars.iter().copied())
+        .collect();
+    tensor_product(lattice)
+        && !moments.iter().any(|m| m.role == Role::Temperature)
+        && feq
+            .iter()
+            .flat_map(|p| p.terms.keys())
+            .all(|m| velocity.iter().all(|&v| m[v] <= 2))
+}
+
+/// Whether the lattice is `{−1, 0, 1}^D` with the product weights of D1Q3 (D2Q9, D3Q27).
+fn tensor_product(lattice: &Lattice) -> bool {
+    let d = lattice.dim;
+    let one_d = |c: i32| if c == 0 { qf(2, 3) } else { qf(1, 6) };
+    lattice.c.len() == 3usize.pow(d as u32)
+        && lattice.cs2 == qf(1, 3)
+        && lattice.c.iter().zip(&lattice.w).all(|(c, w)| {
+            c[..d].iter().all(|x| x.abs() <= 1)
+                && *w == c[..d].iter().fold(q(1), |acc, &x| acc * one_d(x))
+        })
+}
+
 /// An equilibrium of Hermite order N needs a quadrature exact through degree 2N: the lattice's
 /// tensor moments must be isotropic through order 2N (Shan, Yuan & Chen 2006).
 fn check_isotropy(lattice: &Lattice, order: u32, eq: &Expr) -> syn::Result<()> {
     if lattice.isotropy < 2 * order {
         return Err(eq.error(
             format!(
-                "this equilibrium is of order {order}, which needs a lattice isotropic through order {}, but this lattice is isotropic only through order {}: lower the equilibrium's order or use a larger velocity set",
+                "this equilibrium is of order {order}, which needs a lattice isotropic through order {}, but this lattice is isotropic only through order {}: lower the equilibrium's order or use a larger velocity set{}",
                 2 * order,
-                lattice.isotropy
+                lattice.isotropy,
+                if tensor_product(lattice) {
+                    " (on this tensor-product lattice, terms of degree at most 2 in each velocity component, like u_x² u_y, are also accepted: the product form w ρ Π_α (1 + c_α u_α/cs² + (c_α²/cs² − 1) u_α²/(2cs²)) has them all)"
+                } else {
+                    ""
+                }
             ),
         ));
     }
@@ -671,6 +768,7 @@ fn check_conservation(
             pop: None,
             sum_f: Some(&an.feq),
             roles: &an.roles,
+            shift: None,
         };
         let got = match eval(&mut ctx, &m.def)? {
             Value::Scalar(p) => vec![p],
@@ -760,7 +858,7 @@ fn collision(
         )
     })?;
     let ExprKind::Call(op, args) = &e.kind else {
-        return Err(e.error("expected a collision operator: bgk(…), trt(…) or mrt(…)"));
+        return Err(e.error(format!("expected a collision operator: {OPERATORS}")));
     };
     let arity = |want: &str| {
         Error::new(
@@ -773,11 +871,12 @@ fn collision(
             let allowed: &[&str] = match op.to_string().as_str() {
                 "bgk" => &["tau", "omega"],
                 "trt" => &["tau", "omega", "omega_plus", "omega_minus", "magic"],
-                "mrt" => &["basis", "rates"],
+                "mrt" | "central_mrt" => &["basis", "rates"],
+                "regularized" => &["tau", "omega"],
                 other => {
                     return Err(Error::new(
                         op.span(),
-                        format!("unknown collision operator `{other}`: use bgk, trt or mrt"),
+                        format!("unknown collision operator `{other}`: use {OPERATORS}"),
                     ))
                 }
             };
@@ -810,19 +909,59 @@ fn collision(
                 _ => Err(arity("trt(tau = <time>, magic = <Λ>) or trt(omega_plus = <rate>, omega_minus = <rate>)")),
             }
         }
-        "mrt" => match (args.len(), named(args, &["basis"]), named(args, &["rates"])) {
-            (2, Some(b), Some(r)) => {
-                let invariants = conserved_rows(lattice, nvars, moments, names, roles)?;
-                mrt(lattice, nvars, roles, invariants, &b.value, &r.value)
+        "mrt" | "central_mrt" => {
+            match (args.len(), named(args, &["basis"]), named(args, &["rates"])) {
+                (2, Some(b), Some(r)) => {
+                    let invariants = conserved_rows(lattice, nvars, moments, names, roles)?;
+                    let central = if op == "central_mrt" {
+                        Some(velocity(names, roles).ok_or_else(|| Error::new(op.span(), "central moments are taken about the velocity: declare a velocity moment (`u = sum(f * c) / rho;`), or use mrt(…)"))?)
+                    } else {
+                        None
+                    };
+                    mrt(
+                        lattice,
+                        nvars,
+                        roles,
+                        invariants,
+                        &b.value,
+                        &r.value,
+                        central.as_deref(),
+                    )
+                }
+                _ => Err(arity(&format!(
+                    "{op}(basis = [<Q polynomials in c>], rates = [<Q rates>])"
+                ))),
+            }
+        }
+        "regularized" => match args.as_slice() {
+            [a] if a.name.is_some() => {
+                if roles.temperature.is_some() {
+                    return Err(Error::new(op.span(), "the regularized collision keeps only the second-order (stress) part of f − f_eq, which is the whole non-equilibrium of an isothermal flow but not of a thermal one (its heat flux is third order): use bgk(…) or mrt(…) for a model with a temperature"));
+                }
+                if velocity(names, roles).is_none() {
+                    return Err(Error::new(op.span(), "the regularized collision keeps only the second-order (stress) part of f − f_eq, so it is for flows with a velocity moment (`u = sum(f * c) / rho;`): a transport model's flux lives in the first-order part it would discard; use bgk(…)"));
+                }
+                Ok(Collision::Regularized { omega: rate(a) })
             }
             _ => Err(arity(
-                "mrt(basis = [<Q polynomials in c>], rates = [<Q rates>])",
+                "one rate: regularized(tau = <relaxation time>) or regularized(omega = <rate>)",
             )),
         },
         other => Err(Error::new(
             op.span(),
-            format!("unknown collision operator `{other}`: use bgk, trt or mrt"),
+            format!("unknown collision operator `{other}`: use {OPERATORS}"),
         )),
+    }
+}
+
+/// The collision operators a declaration may use.
+const OPERATORS: &str = "bgk(…), trt(…), mrt(…), central_mrt(…) or regularized(…)";
+
+/// The velocity moment's components as polynomials, if the model has one.
+fn velocity(names: &HashMap<String, Value<Poly>>, roles: &Roles) -> Option<Vec<Poly>> {
+    match roles.velocity.as_ref().and_then(|n| names.get(n)) {
+        Some(Value::Vector(u)) => Some(u.clone()),
+        _ => None,
     }
 }
 
@@ -833,6 +972,7 @@ fn mrt(
     invariants: Vec<Vec<Q>>,
     basis: &Expr,
     rates: &Expr,
+    central: Option<&[Poly]>,
 ) -> syn::Result<Collision> {
     let nq = lattice.c.len();
     let (ExprKind::List(rows), ExprKind::List(rate_exprs)) = (&basis.kind, &rates.kind) else {
@@ -847,24 +987,33 @@ fn mrt(
             rate_exprs.len()
         )));
     }
-    let mut m = Vec::with_capacity(nq);
-    for row in rows {
-        let mut r = Vec::with_capacity(nq);
-        for i in 0..nq {
-            let mut ctx = PolyCtx {
-                lattice,
-                nvars,
-                names: HashMap::new(),
-                pop: Some(i),
-                sum_f: None,
-                roles,
-            };
-            let p = eval(&mut ctx, row)?.scalar(row.span, "an MRT basis row")?;
-            r.push(p.as_constant().ok_or_else(|| {
-                row.error("an MRT basis row is a polynomial in the velocity c (cx, cy, cz) only")
-            })?);
+    // Row k evaluated at every velocity, shifted by `shift`: `P_k(c_i − shift)`.
+    let evaluate = |shift: Option<&[Poly]>| -> syn::Result<Vec<Vec<Poly>>> {
+        let mut m = Vec::with_capacity(nq);
+        for row in rows {
+            let mut r = Vec::with_capacity(nq);
+            for i in 0..nq {
+                let mut ctx = PolyCtx {
+                    lattice,
+                    nvars,
+                    names: HashMap::new(),
+                    pop: Some(i),
+                    sum_f: None,
+                    roles,
+                    shift,
+                };
+                r.push(eval(&mut ctx, row)?.scalar(row.span, "an MRT basis row")?);
+            }
+            m.push(r);
         }
-        m.push(r);
+        Ok(m)
+    };
+    let mut m = Vec::with_capacity(nq);
+    for (row, values) in rows.iter().zip(evaluate(None)?) {
+        let constants: Option<Vec<Q>> = values.iter().map(Poly::as_constant).collect();
+        m.push(constants.ok_or_else(|| {
+            row.error("an MRT basis row is a polynomial in the velocity c (cx, cy, cz) only")
+        })?);
     }
     let minv = invert(&m).map_err(|k| {
         rows[k].error(format!(
@@ -872,6 +1021,10 @@ fn mrt(
             k + 1
         ))
     })?;
+    let shift = match central {
+        Some(u) => Some(shift_matrix(&evaluate(Some(u))?, &minv, u, rows)?),
+        None => None,
+    };
     let rates = m
         .iter()
         .zip(rate_exprs)
@@ -883,7 +1036,59 @@ fn mrt(
             })
         })
         .collect();
-    Ok(Collision::Mrt { m, minv, rates })
+    Ok(Collision::Mrt {
+        m,
+        minv,
+        rates,
+        shift,
+    })
+}
+
+/// The shift matrix `N(u) = T(u) M⁻¹` of a central-moment basis from `T(u)_ki = P_k(c_i − u)`,
+/// and its inverse `N(−u)`. That `N(−u)` is the inverse holds when the basis spans a space of
+/// polynomials closed under shifts (a monomial set that holds every divisor of its members,
+/// like 1, cx, cy, cx², cy², cx cy, cx² cy, cx cy², cx² cy² on D2Q9); it is checked exactly.
+fn shift_matrix(t: &[Vec<Poly>], minv: &[Vec<Q>], u: &[Poly], rows: &[Expr]) -> syn::Result<Shift> {
+    let nvars = u[0].nvars;
+    let to: Vec<Vec<Poly>> = t
+        .iter()
+        .map(|tk| {
+            (0..minv.len())
+                .map(|j| {
+                    tk.iter()
+                        .zip(minv)
+                        .fold(Poly::zero(nvars), |acc, (p, mi)| acc.add(&p.scale(&mi[j])))
+                })
+                .collect()
+        })
+        .collect();
+    let vars: Vec<usize> = u
+        .iter()
+        .map(|p| {
+            let m = p
+                .terms
+                .keys()
+                .next()
+                .expect("a velocity component is a variable");
+            m.iter().position(|&e| e == 1).expect("a variable")
+        })
+        .collect();
+    let back: Vec<Vec<Poly>> = to
+        .iter()
+        .map(|r| r.iter().map(|p| p.reflect(&vars)).collect())
+        .collect();
+    for (k, row) in to.iter().enumerate() {
+        for j in 0..to.len() {
+            let entry = row
+                .iter()
+                .zip(&back)
+                .fold(Poly::zero(nvars), |acc, (a, b)| acc.add(&a.mul(&b[j])));
+            if entry != Poly::constant(nvars, q(i64::from(k == j))) {
+                return Err(rows[k].error(format!("row {} of the central-moment basis leaves the basis's span when c is shifted to c − u (a shift of a polynomial must stay a combination of the rows): use a basis closed under shifts, such as the monomials cx^a cy^b (cz^c) whose every divisor is also a row", k + 1)));
+            }
+        }
+    }
+    Ok(Shift { to, back })
 }
 
 /// The rows `φ_i` of the collision invariants: every `sum(φ f)` in the definition of a
@@ -910,6 +1115,7 @@ fn conserved_rows(
                     pop: Some(i),
                     sum_f: Some(&fpolys),
                     roles,
+                    shift: None,
                 };
                 let v = match eval(&mut ctx, summand)? {
                     Value::Scalar(p) => vec![p],

@@ -412,14 +412,16 @@ fn describe(an: &Analysis) -> String {
     let collision = match &an.collision {
         Collision::Bgk { .. } => "BGK",
         Collision::Trt { .. } => "TRT",
-        Collision::Mrt { .. } => "MRT",
+        Collision::Mrt { shift: None, .. } => "MRT",
+        Collision::Mrt { shift: Some(_), .. } => "central-moment MRT",
+        Collision::Regularized { .. } => "regularized BGK",
     };
     let force = if an.force.is_some() {
         ", body force by the exact-difference method"
     } else {
         ""
     };
-    let local = if an.collision.state_dependent(&an.moments) {
+    let local = if an.collision.state_dependent(&an.moments, &an.var_names) {
         " with rates from the local state"
     } else {
         ""

@@ -154,6 +154,22 @@ impl Poly {
         (0..n).fold(Poly::constant(self.nvars, q(1)), |acc, _| acc.mul(self))
     }
 
+    /// The polynomial with the variables `vars` negated: `p(…, −x_v, …)`.
+    pub fn reflect(&self, vars: &[usize]) -> Poly {
+        let terms = self
+            .terms
+            .iter()
+            .map(|(m, c)| {
+                let odd = vars.iter().map(|&v| m[v]).sum::<u32>() % 2 == 1;
+                (m.clone(), if odd { -c } else { c.clone() })
+            })
+            .collect();
+        Poly {
+            nvars: self.nvars,
+            terms,
+        }
+    }
+
     /// Exact division by a single term `c · m`; `None` when a quotient term would have a
     /// negative exponent (the result is not a polynomial) or the divisor is not one term.
     pub fn div(&self, o: &Poly) -> Option<Poly> {

@@ -306,6 +306,7 @@ impl IrCtx<'_> {
             pop,
             sum_f: Some(&self.fpolys),
             roles: &self.an.roles,
+            shift: None,
         }
     }
 }
@@ -338,23 +339,7 @@ fn named_arg<'a>(args: &'a [Arg], key: &str) -> Option<&'a crate::expr::Expr> {
 
 /// The polynomial value of every name, for evaluating formulas.
 pub fn names(an: &Analysis) -> HashMap<String, Value<Poly>> {
-    let n = an.nvars();
-    let mut m = HashMap::new();
-    for mo in &an.moments {
-        let v: Vec<Poly> = mo.vars.iter().map(|&k| Poly::var(n, k)).collect();
-        m.insert(
-            mo.name.clone(),
-            if v.len() > 1 {
-                Value::Vector(v)
-            } else {
-                Value::Scalar(v[0].clone())
-            },
-        );
-    }
-    for (k, p) in an.params.iter().enumerate() {
-        m.insert(p.clone(), Value::Scalar(Poly::var(n, an.param_var(k))));
-    }
-    m
+    crate::analysis::names_of(&an.moments, &an.var_names, &an.params)
 }
 
 /// Variables of the graph: parameters as parameter nodes, moments not yet computed.
@@ -387,7 +372,9 @@ fn moments(an: &Analysis, ir: &mut Ir, f: &[Id], vars: &mut Vars) -> syn::Result
 fn uniform(an: &Analysis, ir: &mut Ir, e: &crate::expr::Expr) -> syn::Result<Id> {
     let allowed = |n: &str| an.params.iter().any(|p| p == n) || ["cs2", "dim", "D"].contains(&n);
     if let Some(bad) = crate::analysis::find_ident(e, &|n| !allowed(n)) {
-        let what = if an.moments.iter().any(|m| bad_name(bad) == m.name) {
+        let what = if an.moments.iter().any(|m| {
+            bad_name(bad) == m.name || m.vars.iter().any(|&k| an.var_names[k] == bad_name(bad))
+        }) {
             "a moment"
         } else {
             "not defined"
@@ -508,6 +495,9 @@ pub fn rates(an: &Analysis) -> syn::Result<(Program, Vec<String>)> {
                     );
                 }
             }
+        }
+        Collision::Regularized { omega } => {
+            push(rate(an, &mut ir, omega, &RateAt::Rest)?, describe(omega))
         }
     }
     Ok((Program { ir, outputs }, labels))
@@ -705,34 +695,124 @@ fn relax(
             }
             Ok(out)
         }
-        // f − M⁻¹ S (M f − m_eq)   (Lallemand & Luo 2000)
-        Collision::Mrt { m, minv, rates } => {
-            let mut dm = Vec::with_capacity(nq);
+        // f − M⁻¹ S (M f − m_eq)   (Lallemand & Luo 2000), or with central moments
+        // f − M⁻¹ N(−u) S (N(u) M f − N(u) m_eq)   (Geier, Greiner & Korvink 2006)
+        Collision::Mrt {
+            m,
+            minv,
+            rates,
+            shift,
+        } => {
             let mut mono = Monomials::new(vars);
-            for (row, r) in m.iter().zip(rates) {
+            let raw: Vec<Id> = m.iter().map(|row| linear(ir, f, row)).collect();
+            let raw_eq: Vec<Poly> = m
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .zip(&an.feq)
+                        .fold(Poly::zero(an.nvars()), |acc, (a, p)| acc.add(&p.scale(a)))
+                })
+                .collect();
+            let (moment, equilibrium) = match shift {
+                None => (raw, raw_eq),
+                Some(s) => {
+                    let mut kappa = Vec::with_capacity(nq);
+                    for row in &s.to {
+                        kappa.push(poly_linear(ir, &mut mono, row, &raw, an, span)?);
+                    }
+                    let kappa_eq =
+                        s.to.iter()
+                            .map(|row| {
+                                row.iter()
+                                    .zip(&raw_eq)
+                                    .fold(Poly::zero(an.nvars()), |acc, (n, p)| acc.add(&n.mul(p)))
+                            })
+                            .collect();
+                    (kappa, kappa_eq)
+                }
+            };
+            let mut dm = Vec::with_capacity(nq);
+            for ((mk, eq_poly), r) in moment.iter().zip(&equilibrium).zip(rates) {
                 let Some(r) = r else {
                     dm.push(ir.constant(q(0)));
                     continue;
                 };
-                let mk = linear(ir, f, row);
-                let meq_poly = row
-                    .iter()
-                    .zip(&an.feq)
-                    .fold(Poly::zero(an.nvars()), |acc, (a, p)| acc.add(&p.scale(a)));
-                let meq = mono.sum(ir, &meq_poly, &an.var_names, span)?;
+                let meq = mono.sum(ir, eq_poly, &an.var_names, span)?;
                 let s = rate(an, ir, r, &at)?;
-                let d = ir.sub(mk, meq);
+                let d = ir.sub(*mk, meq);
                 dm.push(ir.mul(s, d));
+            }
+            if let Some(s) = shift {
+                let mut raw_dm = Vec::with_capacity(nq);
+                for row in &s.back {
+                    raw_dm.push(poly_linear(ir, &mut mono, row, &dm, an, span)?);
+                }
+                dm = raw_dm;
             }
             Ok((0..nq)
                 .map(|i| {
-                    let coefs: Vec<Q> = minv[i].clone();
-                    let back = linear(ir, &dm, &coefs);
+                    let back = linear(ir, &dm, &minv[i]);
                     ir.sub(f[i], back)
                 })
                 .collect())
         }
+        // f_eq + (1 − ω) w_i/(2 cs⁴) (c_iα c_iβ − cs² δ_αβ) Π⁽¹⁾_αβ   (Latt & Chopard 2006)
+        Collision::Regularized { omega } => {
+            let w = rate(an, ir, omega, &at)?;
+            let l = &an.lattice;
+            let neq: Vec<Id> = (0..nq).map(|i| ir.sub(f[i], feq[i])).collect();
+            let pairs: Vec<(usize, usize)> = (0..l.dim)
+                .flat_map(|a| (a..l.dim).map(move |b| (a, b)))
+                .collect();
+            let pi: Vec<Id> = pairs
+                .iter()
+                .map(|&(a, b)| {
+                    let coefs: Vec<Q> = l.c.iter().map(|c| q((c[a] * c[b]).into())).collect();
+                    linear(ir, &neq, &coefs)
+                })
+                .collect();
+            let one = ir.constant(q(1));
+            let keep = ir.sub(one, w);
+            Ok((0..nq)
+                .map(|i| {
+                    // Off-diagonal pairs count twice in the double contraction.
+                    let coefs: Vec<Q> = pairs
+                        .iter()
+                        .map(|&(a, b)| {
+                            let h = q((l.c[i][a] * l.c[i][b]).into())
+                                - if a == b { l.cs2.clone() } else { q(0) };
+                            let twice = if a == b { q(1) } else { q(2) };
+                            h * twice * l.w[i].clone() / (q(2) * l.cs2.clone() * l.cs2.clone())
+                        })
+                        .collect();
+                    let f1 = linear(ir, &pi, &coefs);
+                    let t = ir.mul(keep, f1);
+                    ir.add(feq[i], t)
+                })
+                .collect())
+        }
     }
+}
+
+/// `Σ_j p_j(moments) · x_j`: a row of polynomials (a shift matrix's) applied to nodes.
+fn poly_linear(
+    ir: &mut Ir,
+    mono: &mut Monomials,
+    row: &[Poly],
+    xs: &[Id],
+    an: &Analysis,
+    span: Span,
+) -> syn::Result<Id> {
+    let mut acc = ir.constant(q(0));
+    for (p, &x) in row.iter().zip(xs) {
+        if p.is_zero() {
+            continue;
+        }
+        let a = mono.sum(ir, p, &an.var_names, span)?;
+        let t = ir.mul(a, x);
+        acc = ir.add(acc, t);
+    }
+    Ok(acc)
 }
 
 /// The force vector as uniform nodes (for the "is the force on" test).

@@ -4,11 +4,15 @@
 
 use super::Case;
 use crate::cavity::{centre_weight, compare_lines, ghia};
-use crate::models::{D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams};
+use crate::models::{
+    D2Q9Bgk, D2Q9BgkParams, D2Q9CentralMrt, D2Q9CentralMrtParams, D2Q9Mrt, D2Q9MrtParams,
+    D2Q9Regularized, D2Q9RegularizedParams, D2Q9Smagorinsky, D2Q9SmagorinskyParams,
+};
 use crate::output::Fields;
 use crate::{BoundarySpec, Model};
 
-/// The cavity with model `M` (D2Q9 BGK or MRT).
+/// The cavity with model `M` (D2Q9 BGK, MRT, central-moment MRT, regularized BGK or BGK with
+/// Smagorinsky's eddy viscosity).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cavity<M: Model> {
     /// Lattice side.
@@ -50,6 +54,40 @@ impl Cavity<D2Q9Mrt> {
             s_e: 1.64,
             s_eps: 1.54,
             s_q: 8.0 * (2.0 - s_nu) / (8.0 - s_nu),
+            ax: 0.0,
+            ay: 0.0,
+        };
+        Self { n, re, lid, params }
+    }
+}
+
+impl Cavity<D2Q9CentralMrt> {
+    /// The cavity with the central-moment MRT collision, every moment but the stress taken to
+    /// equilibrium in one step.
+    pub fn central_mrt(n: usize, re: f64, lid: f64) -> Self {
+        let params = D2Q9CentralMrtParams::with_tau(tau_for(re, n, lid));
+        Self { n, re, lid, params }
+    }
+}
+
+impl Cavity<D2Q9Regularized> {
+    /// The cavity with the regularized BGK collision.
+    pub fn regularized(n: usize, re: f64, lid: f64) -> Self {
+        let params = D2Q9RegularizedParams {
+            tau: tau_for(re, n, lid),
+            ax: 0.0,
+            ay: 0.0,
+        };
+        Self { n, re, lid, params }
+    }
+}
+
+impl Cavity<D2Q9Smagorinsky> {
+    /// The cavity with Smagorinsky's eddy viscosity of constant `c` on BGK.
+    pub fn smagorinsky(n: usize, re: f64, lid: f64, c: f64) -> Self {
+        let params = D2Q9SmagorinskyParams {
+            tau: tau_for(re, n, lid),
+            c_smag: c,
             ax: 0.0,
             ay: 0.0,
         };

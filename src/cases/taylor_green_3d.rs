@@ -17,8 +17,12 @@
 //! `2ν⟨S:S⟩ L/U₀³` (`S` by second-order central differences): in a resolved DNS the two are
 //! equal, and their difference shows how much of the decay happens below the lattice's scale.
 //!
-//! The collision is MRT (d'Humières et al. 2002) with their ghost rates: at Re = 1600 on
-//! 128³, τ − ½ is 2·10⁻³ and BGK is unstable.
+//! The collision is MRT (d'Humières et al. 2002) with their ghost rates by default: at
+//! Re = 1600 on 128³, τ − ½ is 2·10⁻³ and BGK is unstable. The same vortex runs with
+//! Smagorinsky's eddy viscosity on MRT ([`TaylorGreen3d::smagorinsky`], a large-eddy simulation
+//! for lattices too coarse for the DNS's scales), with the central-moment MRT on D3Q27
+//! ([`TaylorGreen3d::central_mrt`]), with the regularized BGK ([`TaylorGreen3d::regularized`])
+//! and with BGK ([`TaylorGreen3d::bgk`]).
 
 use std::f64::consts::PI;
 use std::sync::Mutex;
@@ -26,34 +30,90 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::Case;
-use crate::models::{D3Q19Mrt, D3Q19MrtParams};
+use crate::models::{
+    D3Q19Bgk, D3Q19BgkParams, D3Q19Mrt, D3Q19MrtParams, D3Q19MrtSmagorinsky,
+    D3Q19MrtSmagorinskyParams, D3Q19Regularized, D3Q19RegularizedParams, D3Q27CentralMrt,
+    D3Q27CentralMrtParams,
+};
 use crate::output::Fields;
 use crate::{BoundarySpec, Model};
 
-/// The 3-D Taylor–Green case.
+/// The 3-D Taylor–Green case with model `M`.
 #[derive(Debug)]
-pub struct TaylorGreen3d {
+pub struct TaylorGreen3d<M: Model = D3Q19Mrt> {
     /// Cube side, in sites.
     pub n: usize,
     /// Reynolds number `U₀L/ν`.
     pub re: f64,
     /// Velocity amplitude `U₀`, lattice units.
     pub u0: f64,
+    /// The model's parameters (their relaxation time from `re`).
+    pub params: M::Params,
     /// `(t*, E*, ε*)` of every diagnostics row so far.
     history: Mutex<Vec<(f64, f64, f64)>>,
 }
 
-impl TaylorGreen3d {
+impl TaylorGreen3d<D3Q19Mrt> {
+    /// The vortex on an `n³` cube at Reynolds number `re` with amplitude `u0`, with
+    /// d'Humières et al. (2002)'s rates for the non-hydrodynamic moments.
+    pub fn new(n: usize, re: f64, u0: f64) -> Self {
+        Self::with(n, re, u0, D3Q19MrtParams::with_tau)
+    }
+}
+
+impl TaylorGreen3d<D3Q19MrtSmagorinsky> {
+    /// The vortex with Smagorinsky's eddy viscosity of constant `c` on the MRT collision: the
+    /// relaxation time of the stress from its local value (Hou et al. 1996).
+    pub fn smagorinsky(n: usize, re: f64, u0: f64, c: f64) -> Self {
+        Self::with(n, re, u0, |tau| D3Q19MrtSmagorinskyParams::with_tau(tau, c))
+    }
+}
+
+impl TaylorGreen3d<D3Q27CentralMrt> {
+    /// The vortex with the central-moment MRT on D3Q27, the higher moments taken to
+    /// equilibrium in one step.
+    pub fn central_mrt(n: usize, re: f64, u0: f64) -> Self {
+        Self::with(n, re, u0, D3Q27CentralMrtParams::with_tau)
+    }
+}
+
+impl TaylorGreen3d<D3Q19Regularized> {
+    /// The vortex with the regularized BGK on D3Q19.
+    pub fn regularized(n: usize, re: f64, u0: f64) -> Self {
+        Self::with(n, re, u0, |tau| D3Q19RegularizedParams {
+            tau,
+            ax: 0.0,
+            ay: 0.0,
+            az: 0.0,
+        })
+    }
+}
+
+impl TaylorGreen3d<D3Q19Bgk> {
+    /// The vortex with BGK on D3Q19 (unstable at Re = 1600 below about 256³).
+    pub fn bgk(n: usize, re: f64, u0: f64) -> Self {
+        Self::with(n, re, u0, |tau| D3Q19BgkParams {
+            tau,
+            ax: 0.0,
+            ay: 0.0,
+            az: 0.0,
+        })
+    }
+}
+
+impl<M: Model> TaylorGreen3d<M> {
     /// The peak dissipation rate `ε*` of the DNS and the time `t*` of the peak (van Rees et al.
     /// 2011, Re = 1600).
     pub const DNS_PEAK: (f64, f64) = (0.0127, 9.0);
 
-    /// The vortex on an `n³` cube at Reynolds number `re` with amplitude `u0`.
-    pub fn new(n: usize, re: f64, u0: f64) -> Self {
+    /// The vortex with the parameters `params(τ)` of the relaxation time of `re`.
+    fn with(n: usize, re: f64, u0: f64, params: impl FnOnce(f64) -> M::Params) -> Self {
+        let tau = 0.5 + u0 * n as f64 / (2.0 * PI) / re / M::CS2;
         Self {
             n,
             re,
             u0,
+            params: params(tau),
             history: Mutex::new(Vec::new()),
         }
     }
@@ -70,7 +130,7 @@ impl TaylorGreen3d {
 
     /// The relaxation time of the stress moments, `½ + ν/cs²`.
     pub fn tau(&self) -> f64 {
-        0.5 + self.viscosity() / D3Q19Mrt::CS2
+        0.5 + self.viscosity() / M::CS2
     }
 
     /// Steps per convective time unit `L/U₀`.
@@ -89,7 +149,7 @@ impl TaylorGreen3d {
         let u0 = self.u0;
         let dp = u0 * u0 / 16.0 * ((2.0 * a).cos() + (2.0 * b).cos()) * ((2.0 * c).cos() + 2.0);
         vec![
-            1.0 + dp / D3Q19Mrt::CS2,
+            1.0 + dp / M::CS2,
             u0 * a.sin() * b.cos() * c.cos(),
             -u0 * a.cos() * b.sin() * c.cos(),
             0.0,
@@ -112,35 +172,35 @@ impl TaylorGreen3d {
             dissipation,
         ))
     }
-
-    /// The peak of `samples` `(t, v)`: the vertex of the parabola through the largest sample
-    /// and its neighbours (the sample itself at an end).
-    fn peak(samples: &[(f64, f64)]) -> Option<(f64, f64)> {
-        let (j, _) = samples
-            .iter()
-            .enumerate()
-            .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))?;
-        if j == 0 || j + 1 == samples.len() {
-            let (t, v) = samples[j];
-            return Some((v, t));
-        }
-        let [(t0, v0), (t1, v1), (t2, v2)] = [samples[j - 1], samples[j], samples[j + 1]];
-        // Lagrange parabola through the three points, its vertex.
-        let d01 = (v1 - v0) / (t1 - t0);
-        let d12 = (v2 - v1) / (t2 - t1);
-        let a = (d12 - d01) / (t2 - t0);
-        if a >= 0.0 {
-            return Some((v1, t1));
-        }
-        let b = d01 - a * (t0 + t1);
-        let tp = -b / (2.0 * a);
-        let vp = v1 + d01 * (tp - t1) + a * (tp - t0) * (tp - t1);
-        Some((vp, tp))
-    }
 }
 
-impl Case for TaylorGreen3d {
-    type Model = D3Q19Mrt;
+/// The peak of `samples` `(t, v)`: the vertex of the parabola through the largest sample
+/// and its neighbours (the sample itself at an end).
+fn vertex(samples: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let (j, _) = samples
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))?;
+    if j == 0 || j + 1 == samples.len() {
+        let (t, v) = samples[j];
+        return Some((v, t));
+    }
+    let [(t0, v0), (t1, v1), (t2, v2)] = [samples[j - 1], samples[j], samples[j + 1]];
+    // Lagrange parabola through the three points, its vertex.
+    let d01 = (v1 - v0) / (t1 - t0);
+    let d12 = (v2 - v1) / (t2 - t1);
+    let a = (d12 - d01) / (t2 - t0);
+    if a >= 0.0 {
+        return Some((v1, t1));
+    }
+    let b = d01 - a * (t0 + t1);
+    let tp = -b / (2.0 * a);
+    let vp = v1 + d01 * (tp - t1) + a * (tp - t0) * (tp - t1);
+    Some((vp, tp))
+}
+
+impl<M: Model> Case for TaylorGreen3d<M> {
+    type Model = M;
 
     fn name(&self) -> &'static str {
         "taylor-green-3d"
@@ -154,9 +214,8 @@ impl Case for TaylorGreen3d {
         self.n
     }
 
-    /// d'Humières et al. (2002)'s rates for the non-hydrodynamic moments.
-    fn params(&self) -> D3Q19MrtParams {
-        D3Q19MrtParams::with_tau(self.tau())
+    fn params(&self) -> M::Params {
+        self.params.clone()
     }
 
     fn boundaries(&self) -> BoundarySpec {
@@ -262,7 +321,8 @@ impl Case for TaylorGreen3d {
             self.row(step, sums)
                 .unwrap_or((f64::NAN, f64::NAN, f64::NAN));
         let mut lines = vec![format!(
-            "Taylor–Green 3-D, Re = {}, {}³, U₀ = {}, τ = {:.6}: at t* = {t:.3}, E* = {energy:.6}, 2ν⟨S:S⟩* = {dissipation:.6}",
+            "Taylor–Green 3-D ({}), Re = {}, {}³, U₀ = {}, τ = {:.6}: at t* = {t:.3}, E* = {energy:.6}, 2ν⟨S:S⟩* = {dissipation:.6}",
+            M::NAME,
             self.re,
             self.n,
             self.u0,
@@ -288,13 +348,13 @@ impl Case for TaylorGreen3d {
             ));
             return lines;
         }
-        match Self::peak(&decay) {
+        match vertex(&decay) {
             Some((peak, tp)) if decay.len() >= 3 && tp < decay[decay.len() - 1].0 => {
                 lines.push(format!(
                     "peak dissipation −dE*/dt* = {peak:.5} at t* = {tp:.2}; DNS (van Rees et al. 2011) {dns} at t* ≈ {dns_t}: {:+.1}%",
                     100.0 * (peak / dns - 1.0)
                 ));
-                if let Some((d, td)) = Self::peak(&strain) {
+                if let Some((d, td)) = vertex(&strain) {
                     lines.push(format!(
                         "peak dissipation of the resolved strain 2ν⟨S:S⟩* = {d:.5} at t* = {td:.2} ({:.0}% of −dE*/dt*'s: the rest is dissipated below the lattice's scale)",
                         100.0 * d / peak
@@ -321,7 +381,7 @@ mod tests {
         let samples: Vec<(f64, f64)> = (0..10)
             .map(|k| (k as f64 * 0.5, f(k as f64 * 0.5)))
             .collect();
-        let (v, t) = TaylorGreen3d::peak(&samples).unwrap();
+        let (v, t) = vertex(&samples).unwrap();
         assert!(
             (t - 2.3).abs() < 1e-12 && (v - 3.0).abs() < 1e-12,
             "{v} at {t}"

@@ -5,7 +5,7 @@ use lbm::cases::{
     TaylorGreen3d,
 };
 
-use super::settings::{require, Settings};
+use super::settings::{bad, require, Collision, Settings};
 use super::CliError;
 
 /// The relaxation time (τ > ½ is checked by the model, which names it).
@@ -139,6 +139,24 @@ pub fn taylor_green(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen,
             "an amplitude in [0, 0.3]",
         )?,
     })
+}
+
+/// The Smagorinsky constant of `s` when its collision is Smagorinsky's (0.1 by default);
+/// `--smagorinsky` with another collision is refused.
+pub fn smagorinsky(s: &Settings, collision: Collision) -> Result<f64, CliError> {
+    match (collision, s.smagorinsky) {
+        (Collision::Smagorinsky, c) => require(
+            "smagorinsky",
+            c.unwrap_or(0.1),
+            |c| (0.0..=1.0).contains(&c),
+            "a Smagorinsky constant in [0, 1] (0.1–0.2 for LES)",
+        ),
+        (_, Some(_)) => Err(bad(
+            "smagorinsky",
+            "sets the constant of --collision smagorinsky: add that option, or drop this one",
+        )),
+        (_, None) => Ok(0.0),
+    }
 }
 
 /// The 3-D Taylor–Green case of `s` on an `n³` cube (Re = 1600 by default, the DNS's).

@@ -1,8 +1,8 @@
 //! `lbm models`: the shipped models and their compile-time facts.
 
 use lbm::models::{
-    D2Q5AdvectionDiffusion, D2Q9Boussinesq, D2Q9Smagorinsky, D3Q19MrtSmagorinsky,
-    D3Q7AdvectionDiffusion,
+    D2Q5AdvectionDiffusion, D2Q9Boussinesq, D2Q9CentralMrt, D2Q9Regularized, D2Q9Smagorinsky,
+    D3Q19MrtSmagorinsky, D3Q19Regularized, D3Q27CentralMrt, D3Q7AdvectionDiffusion,
 };
 use lbm::models::{
     D2Q9Bgk, D2Q9Mrt, D2Q9Trt, D3Q15Bgk, D3Q19Bgk, D3Q19Mrt, D3Q19Trt, D3Q27Bgk, D3Q7Bgk, D2Q37,
@@ -35,6 +35,8 @@ pub fn print() {
         row::<D2Q9Bgk>(),
         row::<D2Q9Trt>(),
         row::<D2Q9Mrt>(),
+        row::<D2Q9CentralMrt>(),
+        row::<D2Q9Regularized>(),
         row::<D2Q9Smagorinsky>(),
         row::<D2Q9Boussinesq>(),
         row::<D2Q37>(),
@@ -46,7 +48,9 @@ pub fn print() {
         row::<D3Q19Trt>(),
         row::<D3Q19Mrt>(),
         row::<D3Q19MrtSmagorinsky>(),
+        row::<D3Q19Regularized>(),
         row::<D3Q27Bgk>(),
+        row::<D3Q27CentralMrt>(),
     ] {
         println!("{r}");
     }

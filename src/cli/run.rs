@@ -232,9 +232,20 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         CaseName::RayleighTaylor => launch(world, &plan, case_settings::rayleigh_taylor(&s, size)?),
         CaseName::Cavity => {
             let (re, lid) = case_settings::cavity(&s)?;
-            match s.collision.unwrap_or(Collision::Bgk) {
-                Collision::Bgk => launch(world, &plan, Cavity::bgk(size.0, re, lid)),
-                Collision::Mrt => launch(world, &plan, Cavity::mrt(size.0, re, lid)),
+            let collision = s.collision.unwrap_or(Collision::Bgk);
+            let c = case_settings::smagorinsky(&s, collision)?;
+            let n = size.0;
+            match collision {
+                Collision::Bgk => launch(world, &plan, Cavity::bgk(n, re, lid)),
+                Collision::Mrt => launch(world, &plan, Cavity::mrt(n, re, lid)),
+                Collision::CentralMrt => launch(world, &plan, Cavity::central_mrt(n, re, lid)),
+                Collision::Smagorinsky => launch(world, &plan, Cavity::smagorinsky(n, re, lid, c)),
+                Collision::Regularized => Err(not_offered(
+                    "cavity",
+                    collision,
+                    "bgk, mrt, central-mrt or smagorinsky",
+                    "lbm::cases::Cavity::regularized",
+                )),
             }
         }
         CaseName::Poiseuille => launch(world, &plan, case_settings::poiseuille(&s, size)?),
@@ -244,15 +255,44 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         CaseName::AdvectionDiffusion => {
             launch(world, &plan, case_settings::advection_diffusion(&s, size)?)
         }
-        CaseName::TaylorGreen3d => match tg3d {
-            Some(c) => launch(world, &plan, c),
-            None => unreachable!("built above for this case"),
-        },
+        CaseName::TaylorGreen3d => {
+            let Some(tg) = tg3d else {
+                unreachable!("built above for this case")
+            };
+            let collision = s.collision.unwrap_or(Collision::Mrt);
+            let c = case_settings::smagorinsky(&s, collision)?;
+            let (n, re, u0) = (tg.n, tg.re, tg.u0);
+            match collision {
+                Collision::Mrt => launch(world, &plan, tg),
+                Collision::Smagorinsky => {
+                    launch(world, &plan, TaylorGreen3d::smagorinsky(n, re, u0, c))
+                }
+                other => Err(not_offered(
+                    "taylor-green-3d",
+                    other,
+                    "mrt or smagorinsky",
+                    "lbm::cases::TaylorGreen3d::central_mrt, regularized or bgk",
+                )),
+            }
+        }
         CaseName::RayleighBenard => match rb {
             Some(c) => super::coupled::rayleigh_benard(world, &plan, c),
             None => unreachable!("built above for this case"),
         },
     }
+}
+
+/// The refusal of a collision the program does not offer for `case`. Each model a case runs is
+/// the whole driver compiled once more for every layout, precision and backend, so the program
+/// offers a few per case and the library (`library`) every one.
+fn not_offered(case: &str, collision: Collision, offered: &str, library: &str) -> CliError {
+    bad(
+        "collision",
+        format!(
+            "{case} runs {offered} from the program, not {collision:?}; that one runs from the \
+             library ({library})"
+        ),
+    )
 }
 
 /// The Rayleigh–Bénard case of `s`: a layer of `ly` sites, two critical rolls wide; its

@@ -76,7 +76,8 @@ pub enum BackendArg {
     Hetero,
 }
 
-/// Collision operator of the cavity.
+/// Collision operator of the cavity (D2Q9: bgk, mrt, central-mrt, smagorinsky) and of the 3-D
+/// Taylor–Green vortex (D3Q19: mrt, smagorinsky).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Collision {
@@ -84,6 +85,13 @@ pub enum Collision {
     Bgk,
     /// Multiple relaxation times (Lallemand & Luo 2000).
     Mrt,
+    /// Multiple relaxation times of the central moments (Geier et al. 2006).
+    CentralMrt,
+    /// BGK with the non-equilibrium regularized to its stress (Latt & Chopard 2006).
+    Regularized,
+    /// Smagorinsky's eddy viscosity (Hou et al. 1996) on BGK (cavity) or MRT
+    /// (taylor-green-3d), constant from --smagorinsky.
+    Smagorinsky,
 }
 
 /// Every setting of a run; each is optional, unset ones take the case's default.
@@ -231,10 +239,16 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lid: Option<f64>,
-    /// Collision operator (cavity) [default: bgk].
+    /// Collision operator (cavity, taylor-green-3d) [default: bgk for cavity, mrt for
+    /// taylor-green-3d].
     #[arg(long, value_enum, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collision: Option<Collision>,
+    /// Smagorinsky constant C of `--collision smagorinsky` (cavity, taylor-green-3d)
+    /// [default: 0.1].
+    #[arg(long, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smagorinsky: Option<f64>,
     /// Body acceleration along x, lattice units (poiseuille, duct) [default: 1e-6].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -281,7 +295,8 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
         ],
     ),
     ("lid", &[CaseName::Cavity, CaseName::Cavity3d]),
-    ("collision", &[CaseName::Cavity]),
+    ("collision", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
+    ("smagorinsky", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
     ("acceleration", &[CaseName::Poiseuille, CaseName::Duct]),
     (
         "velocity",
