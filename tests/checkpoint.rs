@@ -153,6 +153,26 @@ fn a_checkpoint_is_a_manifest_and_its_shards() {
     );
 }
 
+/// A checkpoint of format version 2 (the same, without fields) is still read.
+#[test]
+fn version_2_checkpoints_are_read() {
+    let (_dir, path, shard) = written();
+    let want = read_checkpoint::<D2Q9Bgk, f64>(&path)
+        .and_then(|c| c.columns(0..16))
+        .unwrap();
+    let to_v2 = |file: &Path, from: &str, to: &str| {
+        edit_bytes(file, |b| {
+            assert!(b.starts_with(from.as_bytes()));
+            b[..to.len()].copy_from_slice(to.as_bytes());
+        })
+    };
+    to_v2(&path, "LBM-CHECKPOINT 3\n", "LBM-CHECKPOINT 2\n");
+    to_v2(&shard, "LBM-SHARD 3\n", "LBM-SHARD 2\n");
+    let c = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    assert!(c.header.fields.is_empty());
+    assert!(c.columns(0..16).unwrap() == want);
+}
+
 #[test]
 fn damaged_or_foreign_checkpoints_are_refused() {
     let truncated = refused(|_, shard| {

@@ -404,3 +404,69 @@ fn auto_split_of_a_narrow_lattice_is_an_end() {
         .unwrap();
     assert!([0, 3].contains(&het.border_columns()));
 }
+
+/// A GPU lattice's per-site fields go into its checkpoint and come back on the CPU with its
+/// populations; the split, which does not take per-site fields, refuses that checkpoint with
+/// a message before changing anything.
+#[test]
+fn fields_in_a_checkpoint_move_to_the_cpu_and_are_refused_by_the_split() {
+    use lbm::gpu::GpuLattice;
+    use lbm::{read_checkpoint, Solver};
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let params = D2Q5AdvectionDiffusionParams {
+        tau: 0.8,
+        ux: 0.0,
+        uy: 0.0,
+    };
+    let (lx, ly) = (24, 8);
+    let periodic = BoundarySpec::periodic();
+    let mut gpu = GpuLattice::<D2Q5AdvectionDiffusion, Soa, f64>::new(
+        &ctx,
+        lx,
+        ly,
+        params,
+        Scheme::TwoCopy,
+        &periodic,
+    )
+    .unwrap();
+    let ux: Vec<f64> = (0..lx * ly).map(|s| 0.01 * (s % 7) as f64).collect();
+    gpu.set_field("ux", &ux).unwrap();
+    gpu.set_equilibrium_at(|x, y| vec![1.0 + 0.1 * ((x + 2 * y) % 5) as f64])
+        .unwrap();
+    gpu.advance(5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gpu.lbm");
+    gpu.write_checkpoint(&path).unwrap();
+
+    let c = read_checkpoint::<D2Q5AdvectionDiffusion, f64>(&path).unwrap();
+    let cpu = c.into_lattice::<Aos>(Scheme::InPlace, &periodic).unwrap();
+    assert!(cpu.field("ux").unwrap() == ux);
+    assert!(cpu.field("uy").unwrap() == vec![0.0; lx * ly]);
+    assert!(cpu.local_populations().unwrap() == gpu.local_populations().unwrap());
+
+    let spec = GlobalSpec {
+        lx,
+        ly,
+        lz: 1,
+        params,
+        boundaries: periodic,
+    };
+    let mut split = HeteroLattice::<D2Q5AdvectionDiffusion, Soa, f64>::new(
+        &ctx,
+        spec,
+        Scheme::TwoCopy,
+        SplitChoice::Columns(4),
+    )
+    .unwrap();
+    let before = split.local_populations().unwrap();
+    let c = read_checkpoint::<D2Q5AdvectionDiffusion, f64>(&path).unwrap();
+    let e = split.restore(&c, &path).unwrap_err().to_string();
+    assert!(
+        e.contains("field `ux`") && e.contains("does not take per-site fields"),
+        "{e}"
+    );
+    assert!(split.local_populations().unwrap() == before);
+    assert_eq!(split.steps_done(), 0);
+}

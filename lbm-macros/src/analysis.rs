@@ -914,7 +914,7 @@ fn collision(
                 (2, Some(b), Some(r)) => {
                     let invariants = conserved_rows(lattice, nvars, moments, names, roles)?;
                     let central = if op == "central_mrt" {
-                        Some(velocity(names, roles).ok_or_else(|| Error::new(op.span(), "central moments are taken about the velocity: declare a velocity moment (`u = sum(f * c) / rho;`), or use mrt(…)"))?)
+                        Some(velocity_vars(moments).ok_or_else(|| Error::new(op.span(), "central moments are taken about the velocity: declare a velocity moment (`u = sum(f * c) / rho;`), or use mrt(…)"))?)
                     } else {
                         None
                     };
@@ -938,7 +938,7 @@ fn collision(
                 if roles.temperature.is_some() {
                     return Err(Error::new(op.span(), "the regularized collision keeps only the second-order (stress) part of f − f_eq, which is the whole non-equilibrium of an isothermal flow but not of a thermal one (its heat flux is third order): use bgk(…) or mrt(…) for a model with a temperature"));
                 }
-                if velocity(names, roles).is_none() {
+                if velocity_vars(moments).is_none() {
                     return Err(Error::new(op.span(), "the regularized collision keeps only the second-order (stress) part of f − f_eq, so it is for flows with a velocity moment (`u = sum(f * c) / rho;`): a transport model's flux lives in the first-order part it would discard; use bgk(…)"));
                 }
                 Ok(Collision::Regularized { omega: rate(a) })
@@ -957,12 +957,12 @@ fn collision(
 /// The collision operators a declaration may use.
 const OPERATORS: &str = "bgk(…), trt(…), mrt(…), central_mrt(…) or regularized(…)";
 
-/// The velocity moment's components as polynomials, if the model has one.
-fn velocity(names: &HashMap<String, Value<Poly>>, roles: &Roles) -> Option<Vec<Poly>> {
-    match roles.velocity.as_ref().and_then(|n| names.get(n)) {
-        Some(Value::Vector(u)) => Some(u.clone()),
-        _ => None,
-    }
+/// The variables of the velocity moment's components, if the model declares one.
+fn velocity_vars(moments: &[Moment]) -> Option<&[usize]> {
+    moments
+        .iter()
+        .find(|m| m.role == Role::Velocity)
+        .map(|m| m.vars.as_slice())
 }
 
 fn mrt(
@@ -972,7 +972,8 @@ fn mrt(
     invariants: Vec<Vec<Q>>,
     basis: &Expr,
     rates: &Expr,
-    central: Option<&[Poly]>,
+    // `Some(vars)`: central moments about the velocity whose components are the variables `vars`.
+    central: Option<&[usize]>,
 ) -> syn::Result<Collision> {
     let nq = lattice.c.len();
     let (ExprKind::List(rows), ExprKind::List(rate_exprs)) = (&basis.kind, &rates.kind) else {
@@ -1022,7 +1023,10 @@ fn mrt(
         ))
     })?;
     let shift = match central {
-        Some(u) => Some(shift_matrix(&evaluate(Some(u))?, &minv, u, rows)?),
+        Some(vars) => {
+            let u: Vec<Poly> = vars.iter().map(|&v| Poly::var(nvars, v)).collect();
+            Some(shift_matrix(&evaluate(Some(&u))?, &minv, vars, rows)?)
+        }
         None => None,
     };
     let rates = m
@@ -1048,8 +1052,14 @@ fn mrt(
 /// and its inverse `N(−u)`. That `N(−u)` is the inverse holds when the basis spans a space of
 /// polynomials closed under shifts (a monomial set that holds every divisor of its members,
 /// like 1, cx, cy, cx², cy², cx cy, cx² cy, cx cy², cx² cy² on D2Q9); it is checked exactly.
-fn shift_matrix(t: &[Vec<Poly>], minv: &[Vec<Q>], u: &[Poly], rows: &[Expr]) -> syn::Result<Shift> {
-    let nvars = u[0].nvars;
+/// `vars` are the velocity's variables, `u_α`.
+fn shift_matrix(
+    t: &[Vec<Poly>],
+    minv: &[Vec<Q>],
+    vars: &[usize],
+    rows: &[Expr],
+) -> syn::Result<Shift> {
+    let nvars = t[0][0].nvars;
     let to: Vec<Vec<Poly>> = t
         .iter()
         .map(|tk| {
@@ -1062,20 +1072,9 @@ fn shift_matrix(t: &[Vec<Poly>], minv: &[Vec<Q>], u: &[Poly], rows: &[Expr]) -> 
                 .collect()
         })
         .collect();
-    let vars: Vec<usize> = u
-        .iter()
-        .map(|p| {
-            let m = p
-                .terms
-                .keys()
-                .next()
-                .expect("a velocity component is a variable");
-            m.iter().position(|&e| e == 1).expect("a variable")
-        })
-        .collect();
     let back: Vec<Vec<Poly>> = to
         .iter()
-        .map(|r| r.iter().map(|p| p.reflect(&vars)).collect())
+        .map(|r| r.iter().map(|p| p.reflect(vars)).collect())
         .collect();
     for (k, row) in to.iter().enumerate() {
         for j in 0..to.len() {

@@ -2,19 +2,26 @@
 //! set of shards and a manifest, atomic as a set, and read back only when whole and belonging
 //! to the model, size and precision asked for, on any number of processes.
 //!
-//! # Format (version 2)
+//! # Format (version 3)
 //! A checkpoint `<path>` is a manifest and one shard per process that wrote it, the shards
 //! beside the manifest, named `<path>.<run>-<rank>of<ranks>`:
 //!
 //! ```text
-//! manifest  LBM-CHECKPOINT 2\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step,
-//!           parameters, the run's token, and per shard: file, columns [x0, x1), payload
-//!           size and CRC-32
-//! shard     LBM-SHARD 2\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step, the
-//!           run's token, columns, payload size, CRC-32
-//!           <payload>: the post-collision populations f_i(x, y) of the columns x0..x1 in the
-//!           layout-independent order x, then y, then i, little-endian values of the precision
+//! manifest  LBM-CHECKPOINT 3\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step,
+//!           parameters, the fields stored, the run's token, and per shard: file,
+//!           columns [x0, x1), payload size and CRC-32
+//! shard     LBM-SHARD 3\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step, the
+//!           fields stored, the run's token, columns, payload size, CRC-32
+//!           <payload>: per column x of x0..x1, the post-collision populations f_i(x, y) in
+//!           the layout-independent order y, then i, little-endian values of the precision;
+//!           then, when the run had per-site fields, each field's values v_j(x, y) in the
+//!           order j, then y, little-endian f64
 //! ```
+//!
+//! The fields ([`Model::FIELDS`]) are stored when the user gave them values per site
+//! ([`crate::Solver::set_local_field`]): every field of the model then, so a restart continues
+//! with the same per-site parameters. Version 2 is version 3 without fields and is read as
+//! such.
 //!
 //! # Atomic as a set
 //! Every process writes its shard under a name no earlier checkpoint used (the run's token is
@@ -43,8 +50,10 @@ use serde::{Deserialize, Serialize};
 use crate::io::write_atomically;
 use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real, Scheme};
 
-const MAGIC: &str = "LBM-CHECKPOINT 2";
-const SHARD_MAGIC: &str = "LBM-SHARD 2";
+const MAGIC: &str = "LBM-CHECKPOINT 3";
+const SHARD_MAGIC: &str = "LBM-SHARD 3";
+/// The magics of the earlier version still read (version 2: no fields).
+const MAGIC_V2: [&str; 2] = ["LBM-CHECKPOINT 2", "LBM-SHARD 2"];
 /// Largest header accepted (a corrupted length must not make us allocate gigabytes).
 const MAX_HEADER: usize = 1 << 20;
 
@@ -111,6 +120,10 @@ pub struct CheckpointHeader {
     pub step: u64,
     /// The model's parameters, in declaration order.
     pub params: Vec<ParamValue>,
+    /// The fields stored per site after the populations of each column (all of
+    /// [`Model::FIELDS`], or none while they were uniform).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fields: Vec<String>,
     /// Order of the payload.
     pub order: String,
     /// The token of this checkpoint, in every shard's name and header.
@@ -136,6 +149,11 @@ impl CheckpointHeader {
     /// Sites per plane of constant x: `LY·LZ`.
     pub fn plane(&self) -> usize {
         self.ly * self.lz
+    }
+
+    /// Bytes per column of the payload: its populations of `bytes` each, then its fields.
+    fn column_bytes(&self, q: usize, bytes: usize) -> usize {
+        self.plane() * (q * bytes + self.fields.len() * 8)
     }
 }
 
@@ -163,11 +181,23 @@ struct ShardHeader {
     ly: usize,
     precision: String,
     step: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    fields: Vec<String>,
     run: String,
     x0: usize,
     x1: usize,
     payload_bytes: u64,
     crc32: u32,
+}
+
+/// The state of some columns, as a checkpoint holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Columns<T> {
+    /// The populations, `[((x − x0)·LY + y)·Q + i]`.
+    pub populations: Vec<T>,
+    /// Each stored field's name and values, `[(x − x0)·LY + y]` (none when the fields were
+    /// uniform, their values in the parameters).
+    pub fields: Vec<(String, Vec<f64>)>,
 }
 
 /// A checkpoint whose manifest and shard headers were read and verified, ready to give the
@@ -231,14 +261,15 @@ fn framed(magic: &str, text: &str) -> String {
 }
 
 /// Reads a header framed by [`framed`] with `magic`, returning it and its length in bytes.
+/// Version 2's header of the same kind (`old`) is read too.
 fn read_framed<H: serde::de::DeserializeOwned>(
     r: &mut impl BufRead,
-    magic: &str,
+    [magic, old]: [&str; 2],
     path: &Path,
 ) -> Result<(H, u64), CheckpointError> {
     let mut line = String::new();
     r.read_line(&mut line).map_err(io_err(path))?;
-    if line.trim_end() != magic {
+    if line.trim_end() != magic && line.trim_end() != old {
         let why = if line.starts_with("LBM-CHECKPOINT 1") {
             "it is a checkpoint of the single-file format of earlier versions; rerun from the \
              start or resume with the version that wrote it"
@@ -268,6 +299,7 @@ fn read_framed<H: serde::de::DeserializeOwned>(
 /// Writes this process's shard of the checkpoint `path` (token `run`, process `rank` of
 /// `ranks`): the populations `payload` of the columns `planes` of an `lx × ly` lattice of
 /// model `M` after `step` steps, in the layout-independent order `[((x − x0)·LY + y)·Q + i]`,
+/// and the per-site `fields` (none, or one per [`Model::FIELDS`], each `[(x − x0)·LY + y]`),
 /// atomically. Returns the manifest's entry for it.
 pub(crate) fn write_shard<M: Model, T: Real>(
     path: &Path,
@@ -275,18 +307,46 @@ pub(crate) fn write_shard<M: Model, T: Real>(
     (lx, ly): (usize, usize),
     planes: Range<usize>,
     step: u64,
-    payload: &[T],
+    (payload, fields): (&[T], &[Vec<f64>]),
 ) -> Result<Shard, CheckpointError> {
-    if payload.len() != planes.len() * ly * M::Q {
-        return Err(LbmError::Shape(format!(
-            "a shard of {} columns of {ly} sites needs {} populations, got {}",
-            planes.len(),
-            planes.len() * ly * M::Q,
-            payload.len()
+    let sites = planes.len() * ly;
+    let shape_error = |what: String| {
+        Err(LbmError::Shape(format!(
+            "a shard of {} columns of {ly} sites needs {what}",
+            planes.len()
         ))
-        .into());
+        .into())
+    };
+    if payload.len() != sites * M::Q {
+        return shape_error(format!(
+            "{} populations, got {}",
+            sites * M::Q,
+            payload.len()
+        ));
     }
-    let bytes: &[u8] = bytemuck::cast_slice(payload);
+    if !fields.is_empty()
+        && (fields.len() != M::FIELDS.len() || fields.iter().any(|v| v.len() != sites))
+    {
+        return shape_error(format!(
+            "{} values of each of the fields {:?}",
+            sites,
+            M::FIELDS
+        ));
+    }
+    // Per column: its populations, then each field's values.
+    let pops: &[u8] = bytemuck::cast_slice(payload);
+    let (pc, fc) = (ly * M::Q * T::BYTES, ly * 8);
+    let parts: Vec<&[u8]> = (0..planes.len())
+        .flat_map(|x| {
+            std::iter::once(&pops[x * pc..(x + 1) * pc]).chain(
+                fields
+                    .iter()
+                    .map(move |v| &bytemuck::cast_slice::<f64, u8>(v)[x * fc..(x + 1) * fc]),
+            )
+        })
+        .collect();
+    let mut crc = crc32fast::Hasher::new();
+    parts.iter().for_each(|p| crc.update(p));
     let header = ShardHeader {
         model: M::NAME.into(),
         q: M::Q,
@@ -294,17 +354,19 @@ pub(crate) fn write_shard<M: Model, T: Real>(
         ly,
         precision: T::NAME.into(),
         step,
+        fields: field_names::<M>(!fields.is_empty()),
         run: run.into(),
         x0: planes.start,
         x1: planes.end,
-        payload_bytes: bytes.len() as u64,
-        crc32: crc32fast::hash(bytes),
+        payload_bytes: parts.iter().map(|p| p.len() as u64).sum(),
+        crc32: crc.finalize(),
     };
     let file = shard_name(path, run, rank, ranks);
     let target = path.with_file_name(&file);
     let text = toml::to_string(&header).expect("the header is plain data");
-    write_atomically(&target, &[framed(SHARD_MAGIC, &text).as_bytes(), bytes])
-        .map_err(io_err(&target))?;
+    let framed = framed(SHARD_MAGIC, &text);
+    let all: Vec<&[u8]> = std::iter::once(framed.as_bytes()).chain(parts).collect();
+    write_atomically(&target, &all).map_err(io_err(&target))?;
     Ok(Shard {
         file,
         x0: header.x0,
@@ -314,14 +376,23 @@ pub(crate) fn write_shard<M: Model, T: Real>(
     })
 }
 
+/// The names of the fields a checkpoint stores: all of the model's `with` them, else none.
+pub(crate) fn field_names<M: Model>(with: bool) -> Vec<String> {
+    if with {
+        M::FIELDS.iter().map(|f| f.to_string()).collect()
+    } else {
+        Vec::new()
+    }
+}
+
 /// Writes the manifest of the checkpoint `path` (token `run`) of a lattice of `[LX, LY, LZ]`
 /// sites of model `M` with `params` after `step` steps, whose shards (written, synced) are
-/// `shards`, atomically — the moment the checkpoint comes to exist — then removes the shards
-/// of the checkpoint it replaced.
+/// `shards`, with the per-site fields if `with_fields`, atomically — the moment the checkpoint
+/// comes to exist — then removes the shards of the checkpoint it replaced.
 pub(crate) fn write_manifest<M: Model, T: Real>(
     path: &Path,
     [lx, ly, lz]: [usize; 3],
-    params: &M::Params,
+    (params, with_fields): (&M::Params, bool),
     step: u64,
     run: &str,
     shards: Vec<Shard>,
@@ -341,7 +412,8 @@ pub(crate) fn write_manifest<M: Model, T: Real>(
                 value: v,
             })
             .collect(),
-        order: "x, y, i (little-endian)".into(),
+        fields: field_names::<M>(with_fields),
+        order: "x, then y, i; then each field's y (little-endian)".into(),
         run: run.into(),
         shards,
     };
@@ -390,7 +462,7 @@ pub fn read_checkpoint<M: Model, T: Real>(
     path: &Path,
 ) -> Result<Checkpoint<M, T>, CheckpointError> {
     let mut r = BufReader::new(File::open(path).map_err(io_err(path))?);
-    let (header, _) = read_framed::<CheckpointHeader>(&mut r, MAGIC, path)?;
+    let (header, _) = read_framed::<CheckpointHeader>(&mut r, [MAGIC, MAGIC_V2[0]], path)?;
     check_fits::<M, T>(&header, path)?;
     let params = M::params_from_values(&header.params.iter().map(|p| p.value).collect::<Vec<_>>())
         .ok_or_else(|| mismatch(path, "its parameters do not match the model's"))?;
@@ -443,11 +515,12 @@ fn check_shard<M: Model, T: Real>(
         )
     })?;
     let len = f.metadata().map_err(io_err(file))?.len();
-    let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), SHARD_MAGIC, file)?;
-    let expected = (s.x1 - s.x0) * m.plane() * M::Q * T::BYTES;
+    let (h, at) =
+        read_framed::<ShardHeader>(&mut BufReader::new(f), [SHARD_MAGIC, MAGIC_V2[1]], file)?;
+    let expected = (s.x1 - s.x0) * m.column_bytes(M::Q, T::BYTES);
     // A shard's `ly` is its columns' sites, the manifest's plane.
-    let ours =
-        (&h.model, h.lx, h.ly, h.step, &h.run) == (&m.model, m.lx, m.plane(), m.step, &m.run);
+    let ours = (&h.model, h.lx, h.ly, h.step, &h.run, &h.fields)
+        == (&m.model, m.lx, m.plane(), m.step, &m.run, &m.fields);
     if !ours || (h.x0, h.x1, h.crc32) != (s.x0, s.x1, s.crc32) {
         return Err(mismatch(
             manifest,
@@ -462,7 +535,8 @@ fn check_shard<M: Model, T: Real>(
         return Err(corrupt(
             file,
             format!(
-                "the shard announces {} bytes of populations, its columns need {expected}",
+                "the shard announces {} bytes of populations and fields, its columns need \
+                 {expected}",
                 h.payload_bytes
             ),
         ));
@@ -503,6 +577,16 @@ fn check_fits<M: Model, T: Real>(h: &CheckpointHeader, path: &Path) -> Result<()
             ),
         ));
     }
+    if !h.fields.is_empty() && h.fields.iter().ne(M::FIELDS.iter()) {
+        return Err(mismatch(
+            path,
+            format!(
+                "it stores the fields {:?}, the model's are {:?}",
+                h.fields,
+                M::FIELDS
+            ),
+        ));
+    }
     let names: Vec<&str> = M::param_values(
         &M::params_from_values(&vec![0.0; h.params.len()])
             .ok_or_else(|| mismatch(path, "its parameters do not match the model's"))?,
@@ -530,15 +614,22 @@ fn check_fits<M: Model, T: Real>(h: &CheckpointHeader, path: &Path) -> Result<()
 
 impl<M: Model, T: Real> Checkpoint<M, T> {
     /// The populations of the columns `xs`, in the order `[((x − xs.start)·LY + y)·Q + i]`,
-    /// read from the shards that hold them. Each of those shards is read through once and
-    /// checked whole against its CRC-32 (a damaged one is refused, whichever columns were
-    /// asked for); no more than the columns asked for is kept.
+    /// read from the shards that hold them (see [`Checkpoint::read_columns`]).
     pub fn columns(&self, xs: Range<usize>) -> Result<Vec<T>, CheckpointError> {
+        Ok(self.read_columns(xs)?.populations)
+    }
+
+    /// The populations and the per-site fields of the columns `xs`, read from the shards that
+    /// hold them. Each of those shards is read through once and checked whole against its
+    /// CRC-32 (a damaged one is refused, whichever columns were asked for); no more than the
+    /// columns asked for is kept.
+    pub fn read_columns(&self, xs: Range<usize>) -> Result<Columns<T>, CheckpointError> {
         let h = &self.header;
-        let per_col = h.plane() * M::Q;
-        let col_bytes = per_col * T::BYTES;
-        let mut out = vec![T::default(); xs.len() * per_col];
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut out);
+        let pop_bytes = h.plane() * M::Q * T::BYTES;
+        let field_bytes = h.plane() * 8;
+        let mut populations = vec![T::default(); xs.len() * h.plane() * M::Q];
+        let mut fields = vec![vec![0.0; xs.len() * h.plane()]; h.fields.len()];
+        let pops: &mut [u8] = bytemuck::cast_slice_mut(&mut populations);
         for (s, &at) in h.shards.iter().zip(&self.payload_at) {
             let (a, b) = (s.x0.max(xs.start), s.x1.min(xs.end));
             if a >= b {
@@ -548,15 +639,22 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
             let mut r = BufReader::new(File::open(&path).map_err(io_err(&path))?);
             io::copy(&mut (&mut r).take(at), &mut io::sink()).map_err(io_err(&path))?;
             let mut crc = crc32fast::Hasher::new();
-            let mut col = vec![0u8; col_bytes];
+            let mut col = vec![0u8; h.column_bytes(M::Q, T::BYTES)];
             for x in s.x0..s.x1 {
                 r.read_exact(&mut col).map_err(|_| {
                     corrupt(&path, "the file ends inside the populations (truncated)")
                 })?;
                 crc.update(&col);
                 if (a..b).contains(&x) {
-                    let o = (x - xs.start) * col_bytes;
-                    bytes[o..o + col_bytes].copy_from_slice(&col);
+                    let c = x - xs.start;
+                    pops[c * pop_bytes..(c + 1) * pop_bytes].copy_from_slice(&col[..pop_bytes]);
+                    for (j, v) in fields.iter_mut().enumerate() {
+                        let o = pop_bytes + j * field_bytes;
+                        bytemuck::cast_slice_mut::<f64, u8>(
+                            &mut v[c * h.plane()..(c + 1) * h.plane()],
+                        )
+                        .copy_from_slice(&col[o..o + field_bytes]);
+                    }
                 }
             }
             if crc.finalize() != s.crc32 {
@@ -566,7 +664,10 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
                 ));
             }
         }
-        Ok(out)
+        Ok(Columns {
+            populations,
+            fields: h.fields.iter().cloned().zip(fields).collect(),
+        })
     }
 
     /// The lattice the checkpoint was taken from, in layout `L` with `scheme` and the run's
@@ -576,11 +677,14 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Lattice<M, L, T>, CheckpointError> {
-        let f = self.columns(0..self.header.lx)?;
+        let c = self.read_columns(0..self.header.lx)?;
         let h = &self.header;
         let size = [h.lx, h.ly, h.lz];
         let mut lat = Lattice::<M, L, T>::with_size(size, self.params, scheme, boundaries)?;
-        for (s, f) in f.chunks_exact(M::Q).enumerate() {
+        for (name, values) in &c.fields {
+            lat.set_field(name, values)?;
+        }
+        for (s, f) in c.populations.chunks_exact(M::Q).enumerate() {
             lat.set_populations(s / h.plane(), s % h.plane(), f)?;
         }
         lat.set_steps_done(h.step);

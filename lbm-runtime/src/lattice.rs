@@ -206,9 +206,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         if self.fields.is_none() {
             let mut buf = AlignedBuf::zeroed(fd.len());
             let raw = buf.raw();
-            let uniform = M::param_values(&self.params);
-            for (jj, &k) in M::FIELD_PARAMS.iter().enumerate() {
-                let v = uniform[k].1;
+            for (jj, v) in uniform_fields::<M>(&self.params).into_iter().enumerate() {
                 for x in 0..d.lx {
                     for s in 0..d.plane() {
                         raw.set(L::index(&fd, jj, d.col(x as isize), s), T::from_f64(v));
@@ -244,8 +242,13 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     fn site_field(&self, j: usize, x: usize, s: usize) -> f64 {
         match &self.fields {
             Some(f) => f[L::index(&self.field_dims(), j, self.d.col(x as isize), s)].to_f64(),
-            None => M::param_values(&self.params)[M::FIELD_PARAMS[j]].1,
+            None => uniform_fields::<M>(&self.params)[j],
         }
+    }
+
+    /// Whether the fields were given values per site ([`Lattice::set_field`]).
+    pub fn has_site_fields(&self) -> bool {
+        self.fields.is_some()
     }
 
     /// The parameters of site `(x, s)`: the lattice's, with the site's field values.
@@ -757,6 +760,13 @@ pub(crate) fn checked_field<M: Model>(
         ));
     }
     Ok(j)
+}
+
+/// The value of each field of [`Model::FIELDS`] while it is uniform: its parameter's in
+/// `params`.
+pub(crate) fn uniform_fields<M: Model>(params: &M::Params) -> Vec<f64> {
+    let values = M::param_values(params);
+    M::FIELD_PARAMS.iter().map(|&k| values[k].1).collect()
 }
 
 /// The index of field `name` in [`Model::FIELDS`], or an error that lists them.

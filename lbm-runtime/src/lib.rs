@@ -33,7 +33,7 @@ mod testing;
 
 pub use boundary::{Boundaries, BoundarySpec, Obstacles, Wall};
 pub use checkpoint::{
-    read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, ParamValue, Shard,
+    read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, Columns, ParamValue, Shard,
 };
 pub use coupled::Coupled;
 pub use error::{Error, LbmError};

@@ -8,7 +8,10 @@
 //! between two arrays for two-copy kernels (propagate, fused A-B step). Both are counted as
 //! bytes read plus bytes written, without the write-allocate reads that ordinary stores add
 //! to a copy; the kernels pay the same hidden cost, so the shares are like for like.
-//! Compute-bound kernels are compared with the peak flop rate, [`PEAK_DP_GFLOPS`] by default.
+//! Compute-bound kernels are compared with the peak flop rate, measured too
+//! ([`measure_peak_flops`]): fused multiply-adds at the vector width the kernels are compiled
+//! for, on every thread. Every probe is repeated; its best repetition is the figure and the
+//! spread of the others says whether the machine was quiet ([`Probe::is_unstable`]).
 
 use std::time::Instant;
 
@@ -16,27 +19,113 @@ use rayon::prelude::*;
 
 use crate::{Kernel, Lattice, Layout, LbmError, Model, Real, Scheme};
 
-/// Peak double-precision rate of the reference machine (2 cores × 2 AVX-512 FMA pipes × 8
-/// lanes × 2 flops × ≈2.6 GHz ≈ 170 GFLOP/s; DESIGN.md).
-pub const PEAK_DP_GFLOPS: f64 = 170.0;
+/// A rate measured by repeating a probe: its best repetition, and how far the others fell
+/// below it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Probe {
+    /// The best rate of the repetitions (GB/s or GFLOP/s).
+    pub best: f64,
+    /// `(best − worst) / best` over the repetitions.
+    pub spread: f64,
+    /// How many repetitions were timed.
+    pub reps: usize,
+}
+
+impl Probe {
+    /// The spread above which a probe is unstable: the machine was busy with other work, and
+    /// shares of its figure are uncertain by as much.
+    pub const UNSTABLE: f64 = 0.10;
+
+    /// Whether the repetitions spread by more than [`Probe::UNSTABLE`].
+    pub fn is_unstable(&self) -> bool {
+        self.spread > Self::UNSTABLE
+    }
+
+    /// How the figure was measured, for reports: `best of 5, spread 3%`, with a warning when
+    /// the probe is unstable.
+    pub fn how(&self) -> String {
+        let s = format!("best of {}, spread {:.0}%", self.reps, 100.0 * self.spread);
+        if self.is_unstable() {
+            format!(
+                "{s}: UNSTABLE (above {:.0}%, the machine is busy; shares of it are uncertain)",
+                100.0 * Self::UNSTABLE
+            )
+        } else {
+            s
+        }
+    }
+}
 
 /// Measured memory bandwidths, GB/s (10⁹ bytes per second, reads plus writes).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bandwidth {
     /// In-place read-modify-write sweep `a[i] = s·a[i] + t`.
-    pub rmw: f64,
+    pub rmw: Probe,
     /// Copy `b[i] = a[i]` between two arrays (ordinary stores).
-    pub copy: f64,
+    pub copy: Probe,
 }
 
 impl Bandwidth {
     /// The bandwidth of the pattern a kernel of this scheme follows.
-    pub fn for_pattern(&self, p: Pattern) -> f64 {
+    pub fn for_pattern(&self, p: Pattern) -> Probe {
         match p {
             Pattern::InPlace => self.rmw,
             Pattern::Copy => self.copy,
         }
     }
+}
+
+/// Measures the peak rate of fused multiply-adds in precision `T`, GFLOP/s (an FMA counts
+/// two): every thread of the pool runs independent chains `a ← a·x + y` over enough registers
+/// to hide the FMA latency, written as the kernels' arithmetic is ([`Real::mul_add`] over
+/// arrays of lanes) so that the compiler gives it the same vector width (`target-cpu`); best
+/// of `reps` repetitions of at least 20 ms after a warm-up.
+pub fn measure_peak_flops<T: Real>(reps: usize) -> Probe {
+    // 24 chains of 64 bytes (512-bit registers), or 48 of 32 bytes: two FMA pipes of
+    // latency 4 need 8 independent registers, so the loop is bound by throughput.
+    const BYTES: usize = 24 * 64;
+    let lanes = BYTES / T::BYTES;
+    let threads = rayon::current_num_threads();
+    let burst = |iters: usize| {
+        rayon::broadcast(|_| match T::BYTES {
+            8 => fma_chains::<T, { BYTES / 8 }>(iters),
+            _ => fma_chains::<T, { BYTES / 4 }>(iters),
+        })
+    };
+    // A burst long enough that waking the threads is small against it (about 1 ms).
+    let mut iters = 1 << 10;
+    loop {
+        let t = Instant::now();
+        std::hint::black_box(burst(iters));
+        if t.elapsed().as_secs_f64() > 1e-3 || iters > 1 << 30 {
+            break;
+        }
+        iters *= 2;
+    }
+    let flops = 2.0 * (threads * iters * lanes) as f64;
+    let p = best_rate(reps, flops, &mut || {
+        std::hint::black_box(burst(iters));
+    });
+    Probe {
+        best: p.best / 1e9,
+        ..p
+    }
+}
+
+/// `iters` rounds of `a ← a·x + y` on the `N` lanes of `a` (a fixed point at 0.1: no
+/// overflow, no subnormals); their sum.
+fn fma_chains<T: Real, const N: usize>(iters: usize) -> T {
+    let (x, y) = (
+        std::hint::black_box(T::from_f64(0.999_999)),
+        std::hint::black_box(T::from_f64(1e-7)),
+    );
+    let mut a = [T::from_f64(1.0); N];
+    for _ in 0..iters {
+        for v in a.iter_mut() {
+            *v = v.mul_add(x, y);
+        }
+    }
+    a.into_iter().fold(T::from_f64(0.0), |s, v| s + v)
 }
 
 /// The size of the largest cache of CPU 0 (its last level), bytes, from
@@ -67,21 +156,22 @@ pub enum Pattern {
 }
 
 /// Measures both bandwidths on arrays of `bytes` bytes each (use well above the last-level
-/// cache), best of `reps` sweeps after one warm-up.
+/// cache), best of `reps` repetitions of at least 20 ms (as many
+/// sweeps as that takes) after a warm-up sweep.
 pub fn measure_bandwidth(bytes: usize, reps: usize) -> Bandwidth {
     let n = bytes / std::mem::size_of::<f64>();
     let mut a = vec![1.0f64; n];
     let mut b = vec![0.0f64; n];
     let chunk = (n / (4 * rayon::current_num_threads())).max(4096);
     let moved = 2.0 * (n * 8) as f64;
-    let rmw = best_rate(reps, moved, || {
+    let rmw = best_rate(reps, moved, &mut || {
         a.par_chunks_mut(chunk).for_each(|c| {
             for x in c {
                 *x = *x * 0.999_999 + 1e-7;
             }
         })
     });
-    let copy = best_rate(reps, moved, || {
+    let copy = best_rate(reps, moved, &mut || {
         b.par_chunks_mut(chunk)
             .zip(a.par_chunks(chunk))
             .for_each(|(d, s)| {
@@ -93,22 +183,44 @@ pub fn measure_bandwidth(bytes: usize, reps: usize) -> Bandwidth {
             })
     });
     std::hint::black_box((&a, &b));
+    let gb = |p: Probe| Probe {
+        best: p.best / 1e9,
+        ..p
+    };
     Bandwidth {
-        rmw: rmw / 1e9,
-        copy: copy / 1e9,
+        rmw: gb(rmw),
+        copy: gb(copy),
     }
 }
 
-/// Best rate (units per second) of `reps` runs of `f` that each move `units`, after a warm-up.
-fn best_rate(reps: usize, units: f64, mut f: impl FnMut()) -> f64 {
+/// The shortest repetition of a probe: timer resolution and a scheduler's tick are small
+/// against it.
+const REPETITION_SECONDS: f64 = 0.02;
+
+/// The rate (units per second) of `reps` repetitions of `f`, which moves `units` per call,
+/// after a warm-up call and one timed call: each repetition calls `f` as many times as that
+/// call says last at least [`REPETITION_SECONDS`]; the best, and the spread of the others
+/// below it.
+fn best_rate(reps: usize, units: f64, f: &mut dyn FnMut()) -> Probe {
     f();
-    (0..reps.max(1))
+    let t = Instant::now();
+    f();
+    let calls = (REPETITION_SECONDS / t.elapsed().as_secs_f64().max(1e-9)).ceil() as usize;
+    let calls = calls.max(1);
+    let rates: Vec<f64> = (0..reps.max(1))
         .map(|_| {
             let t = Instant::now();
-            f();
-            units / t.elapsed().as_secs_f64()
+            (0..calls).for_each(|_| f());
+            calls as f64 * units / t.elapsed().as_secs_f64()
         })
-        .fold(0.0, f64::max)
+        .collect();
+    let best = rates.iter().copied().fold(0.0, f64::max);
+    let worst = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    Probe {
+        best,
+        spread: (best - worst) / best,
+        reps: rates.len(),
+    }
 }
 
 /// The timing of one kernel on one lattice.
@@ -160,7 +272,7 @@ impl KernelTiming {
 
     /// The bandwidth-limited rate in MLUPS for this kernel's pattern.
     pub fn mlups_limit(&self, bw: &Bandwidth) -> f64 {
-        bw.for_pattern(self.pattern()) * 1e9 / self.bytes_per_site as f64 / 1e6
+        bw.for_pattern(self.pattern()).best * 1e9 / self.bytes_per_site as f64 / 1e6
     }
 }
 
@@ -202,9 +314,36 @@ mod tests {
     #[test]
     fn bandwidth_probe_reports_positive_rates() {
         let bw = measure_bandwidth(1 << 22, 2);
+        for p in [bw.rmw, bw.copy] {
+            assert!(p.best > 0.0 && p.best.is_finite(), "{bw:?}");
+            assert!((0.0..1.0).contains(&p.spread) && p.reps == 2, "{bw:?}");
+        }
+    }
+
+    #[test]
+    fn peak_flops_probe_reports_positive_rates() {
+        for p in [measure_peak_flops::<f64>(3), measure_peak_flops::<f32>(3)] {
+            assert!(p.best > 0.0 && p.best.is_finite() && p.reps == 3, "{p:?}");
+            assert!((0.0..1.0).contains(&p.spread), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn an_unstable_probe_says_so() {
+        let quiet = Probe {
+            best: 80.0,
+            spread: 0.03,
+            reps: 5,
+        };
+        assert_eq!(quiet.how(), "best of 5, spread 3%");
+        let busy = Probe {
+            spread: 0.4,
+            ..quiet
+        };
         assert!(
-            bw.rmw > 0.0 && bw.copy > 0.0 && bw.rmw.is_finite(),
-            "{bw:?}"
+            busy.is_unstable() && busy.how().contains("UNSTABLE"),
+            "{}",
+            busy.how()
         );
     }
 
@@ -224,9 +363,14 @@ mod tests {
             (512, 144, 150)
         );
         assert_eq!(t.pattern(), Pattern::InPlace);
+        let probe = |best| Probe {
+            best,
+            spread: 0.0,
+            reps: 1,
+        };
         let bw = Bandwidth {
-            rmw: 72.0,
-            copy: 36.0,
+            rmw: probe(72.0),
+            copy: probe(36.0),
         };
         assert!((t.mlups_limit(&bw) - 500.0).abs() < 1e-9);
         assert!((t.gbs() / t.mlups() - 0.144).abs() < 1e-12);

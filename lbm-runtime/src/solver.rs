@@ -211,6 +211,13 @@ pub trait Solver {
         .into())
     }
 
+    /// The per-site values of every field of the model ([`Model::FIELDS`]) on the local
+    /// planes, laid out as [`Solver::set_local_field`] takes them, once any was given values
+    /// per site; `None` while they are uniform (their values in the parameters).
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        Ok(None)
+    }
+
     /// Fails with [`LbmError::Diverged`] where a fluid site has a non-finite moment, a Mach
     /// number beyond the model's range or `T ≤ 0` (collective).
     fn check(&self) -> Result<(), Error>;
@@ -319,21 +326,33 @@ pub trait Solver {
     }
 
     /// Writes the whole state to the checkpoint `path` (collective): every process writes
-    /// its shard (its planes' populations, in the layout-independent order), then the root the
-    /// manifest that makes them one checkpoint ([`crate::checkpoint`]): atomic as a set, in the
-    /// one format of every backend and process count.
+    /// its shard (its planes' populations, in the layout-independent order, and the per-site
+    /// fields if any process has them), then the root the manifest that makes them one
+    /// checkpoint ([`crate::checkpoint`]): atomic as a set, in the one format of every backend
+    /// and process count.
     fn write_checkpoint(&self, path: &Path) -> Result<(), Error> {
         let run = checkpoint::run_name(self.each_rank(checkpoint::new_run())[0]);
         let e = self.extent();
         let planes = self.local_planes();
-        let shard = self.local_populations().and_then(|f| {
+        let fields = self.local_fields();
+        let with_fields = self.any_rank(matches!(fields, Ok(Some(_))));
+        let shard = fields.and_then(|fields| {
+            let fields = match fields {
+                Some(v) => v,
+                None if with_fields => crate::lattice::uniform_fields::<Self::Model>(self.params())
+                    .into_iter()
+                    .map(|v| vec![v; planes.len() * e.plane_sites()])
+                    .collect(),
+                None => Vec::new(),
+            };
+            let f = self.local_populations()?;
             Ok(checkpoint::write_shard::<Self::Model, Self::Real>(
                 path,
                 (&run, self.rank(), self.ranks()),
                 (e.planes(), e.plane_sites()),
                 planes.clone(),
                 self.steps_done(),
-                &f,
+                (&f, &fields),
             )?)
         });
         let elsewhere = |what: &str| {
@@ -358,9 +377,10 @@ pub trait Solver {
                         x1,
                         payload_bytes: ((x1 - x0)
                             * e.plane_sites()
-                            * <Self::Model as Model>::Q
-                            * <Self::Real as Real>::BYTES)
-                            as u64,
+                            * (<Self::Model as Model>::Q * <Self::Real as Real>::BYTES
+                                + usize::from(with_fields)
+                                    * <Self::Model as Model>::FIELDS.len()
+                                    * 8)) as u64,
                         crc32: crcs[r] as u32,
                     }
                 })
@@ -368,7 +388,7 @@ pub trait Solver {
             checkpoint::write_manifest::<Self::Model, Self::Real>(
                 path,
                 e.size(),
-                self.params(),
+                (self.params(), with_fields),
                 self.steps_done(),
                 &run,
                 shards,
@@ -384,9 +404,10 @@ pub trait Solver {
         }
     }
 
-    /// Continues from `checkpoint` (collective): the populations of the local planes, read
-    /// from the shards that hold them, and its step. Refuses a checkpoint of another extent or
-    /// other parameters, or a damaged shard, on every process, before changing anything.
+    /// Continues from `checkpoint` (collective): the per-site fields it stores and the
+    /// populations of the local planes, read from the shards that hold them, and its step.
+    /// Refuses a checkpoint of another extent or other parameters, a damaged shard, or fields
+    /// this backend cannot take, on every process, before changing the populations.
     fn restore(
         &mut self,
         checkpoint: &Checkpoint<Self::Model, Self::Real>,
@@ -412,18 +433,26 @@ pub trait Solver {
             ))
             .into());
         }
-        let f = checkpoint.columns(self.local_planes());
-        if self.any_rank(f.is_err()) {
-            return Err(match f {
-                Err(e) => e.into(),
+        let c = checkpoint
+            .read_columns(self.local_planes())
+            .map_err(Error::from)
+            .and_then(|c| {
+                for (name, values) in &c.fields {
+                    self.set_local_field(name, values)?;
+                }
+                Ok(c)
+            });
+        if self.any_rank(c.is_err()) {
+            return Err(match c {
+                Err(e) => e,
                 Ok(_) => LbmError::Shape(format!(
-                    "another rank could not read its columns of the checkpoint {}",
+                    "another rank could not restore its columns of the checkpoint {}",
                     path.display()
                 ))
                 .into(),
             });
         }
-        self.set_local_populations(&f?)?;
+        self.set_local_populations(&c?.populations)?;
         self.set_steps_done(h.step);
         Ok(())
     }
@@ -462,7 +491,7 @@ pub(crate) fn equilibria<M: Model, T: Real>(
 }
 
 /// The [`Solver`] items a whole lattice (CPU or GPU) answers from its own accessors (`dims`,
-/// `params`, `scheme`, `steps_done`, `set_steps_done`): written once for both, inside their
+/// `params`, `scheme`, `steps_done`, `set_steps_done`, the fields): written once for both, inside their
 /// `impl Solver` blocks (generic parameters `M`, `L`, `T`).
 macro_rules! lattice_basics {
     ($lattice:ident) => {
@@ -496,6 +525,18 @@ macro_rules! lattice_basics {
 
         fn set_steps_done(&mut self, step: u64) {
             $lattice::set_steps_done(self, step);
+        }
+
+        fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), $crate::Error> {
+            Ok($lattice::set_field(self, name, values)?)
+        }
+
+        fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, $crate::Error> {
+            if !$lattice::has_site_fields(self) {
+                return Ok(None);
+            }
+            let all = M::FIELDS.iter().map(|name| $lattice::field(self, name));
+            Ok(Some(all.collect::<Result<_, _>>()?))
         }
     };
 }
@@ -531,10 +572,6 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
         Ok(self.moment_fields())
-    }
-
-    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        Ok(self.set_field(name, values)?)
     }
 
     /// In place, site by site: no array of the lattice's size beside it.

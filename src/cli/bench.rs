@@ -4,7 +4,7 @@
 //! and the 3-D ones (D3Q19, D3Q27).
 
 use clap::{Args, ValueEnum};
-use lbm::metrics::{measure_bandwidth, time_kernel, Bandwidth, KernelTiming, PEAK_DP_GFLOPS};
+use lbm::metrics::{measure_bandwidth, measure_peak_flops, time_kernel, Bandwidth, KernelTiming};
 use lbm::models::{
     D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D3Q19Bgk, D3Q19BgkParams, D3Q27Bgk, D3Q27BgkParams, D2Q37,
 };
@@ -46,9 +46,6 @@ pub struct BenchArgs {
     /// Size of each array of the bandwidth probes, MiB (well above the last-level cache).
     #[arg(long, default_value_t = 1024)]
     pub bw_mib: usize,
-    /// Peak double-precision rate of the machine, GFLOP/s (single precision: twice).
-    #[arg(long, default_value_t = PEAK_DP_GFLOPS)]
-    pub peak_gflops: f64,
     /// Backends: the CPU kernels, the GPU's fused step, or both (`all` skips the GPU with a
     /// note when no adapter is found; `gpu` then fails). With `--ranks`: what each rank runs
     /// its slab on, `cpu` (also `all`), `gpu` or `hetero`.
@@ -201,10 +198,10 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         });
     }
     println!(
-        "{} threads; bandwidth probes on {} MiB arrays before each table; peak {:.0} DP GFLOP/s",
+        "{} threads; before each table, bandwidth probes on {} MiB arrays and an FMA probe of \
+         the table's precision at the kernels' vector width, on every thread",
         rayon::current_num_threads(),
         a.bw_mib,
-        a.peak_gflops
     );
     let d2q9 = D2Q9BgkParams {
         tau: 0.8,
@@ -405,19 +402,25 @@ fn model_table<M: Model>(
     spec: &BoundarySpec,
 ) -> Result<(), CliError> {
     let peak = match p {
-        Precision::F64 => a.peak_gflops,
-        Precision::F32 => 2.0 * a.peak_gflops,
+        Precision::F64 => measure_peak_flops::<f64>(5),
+        Precision::F32 => measure_peak_flops::<f32>(5),
     };
     let bw = &measure_bandwidth(a.bw_mib << 20, 5);
     let shape = lbm::Extent::of_size(size);
     println!(
-        "\n{} {:?}, {shape} sites, {} flops/site in collide; bandwidth now: read-modify-write {:.1} GB/s, copy {:.1} GB/s",
+        "\n{} {:?}, {shape} sites, {} flops/site in collide; measured now: read-modify-write \
+         {:.1} GB/s ({}), copy {:.1} GB/s ({}), FMA peak {:.1} GFLOP/s ({})",
         M::NAME,
         p,
         M::collide_flops(params),
-        bw.rmw,
-        bw.copy
+        bw.rmw.best,
+        bw.rmw.how(),
+        bw.copy.best,
+        bw.copy.how(),
+        peak.best,
+        peak.how()
     );
+    let peak = peak.best;
     println!(
         "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
         "layout", "kernel", "ms/iter", "MLUPS", "GB/s (% BW)", "GFLOP/s (% peak)"

@@ -112,7 +112,7 @@ fn temperature_checkpoint(flow: &Path) -> Result<PathBuf, CliError> {
     }
 }
 
-/// Restores both lattices from the checkpoints of `plan.resume`, then their fields.
+/// Restores both lattices (populations and fields) from the checkpoints of `plan.resume`.
 fn resume<A, B>(plan: &Plan, c: &mut Coupled<A, B>) -> Result<(), CliError>
 where
     A: Solver<Model = D2Q9Boussinesq>,
@@ -137,7 +137,6 @@ where
     let (a, b) = c.lattices_mut();
     a.restore(&flow, flow_path)?;
     b.restore(&heat, &heat_path)?;
-    c.exchange()?;
     Ok(())
 }
 

@@ -9,9 +9,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use lbm::cases::Case;
-use lbm::metrics::PEAK_DP_GFLOPS;
+use lbm::metrics::measure_peak_flops;
 use lbm::output::{png, vtk, Diagnostics, DiagnosticsLog, Fields};
-use lbm::Model;
+use lbm::{Model, Placement, Real};
 
 use super::run::Plan;
 use lbm::Solver;
@@ -181,7 +181,6 @@ pub fn drive<C: Case, S: Solver<Model = C::Model>>(
             output: out.time,
             bytes_per_site: 2 * C::Model::Q * plan.precision.bytes(),
             flops_per_site: C::Model::collide_flops(&case.params()),
-            f32: plan.precision.bytes() == 4,
             memory: peaks.into_iter().zip(estimates).collect(),
         };
         summary.print(solver)?;
@@ -480,7 +479,6 @@ struct Summary {
     output: Duration,
     bytes_per_site: usize,
     flops_per_site: u64,
-    f32: bool,
     /// Each rank's peak resident memory (VmHWM) and the estimate it was checked with, bytes.
     memory: Vec<(u64, u64)>,
 }
@@ -518,19 +516,30 @@ impl Summary {
         let mlups = self.sites as f64 * self.steps as f64 / secs / 1e6;
         let gbps = mlups * self.bytes_per_site as f64 / 1e3;
         let gflops = mlups * self.flops_per_site as f64 / 1e3;
+        // The probes run in this process: over several ranks, each rank's share is compared.
+        let ranks = solver.ranks() as f64;
+        let per_rank = if ranks > 1.0 { " per rank" } else { "" };
         let (bw, what) = solver.reference_bandwidth()?;
-        let peak = if self.f32 {
-            2.0 * PEAK_DP_GFLOPS
-        } else {
-            PEAK_DP_GFLOPS
+        let peak = match solver.placement() {
+            Placement::Host => {
+                let p = measure_peak_flops::<S::Real>(5);
+                format!(
+                    " = {:.0}% of the {:.1} GFLOP/s {} FMA peak measured now ({})",
+                    100.0 * gflops / ranks / p.best,
+                    p.best,
+                    <S::Real as Real>::NAME,
+                    p.how()
+                )
+            }
+            _ => " (the device's flop rate is not probed)".to_string(),
         };
         println!(
-            "  {mlups:.1} MLUPS, {gbps:.1} GB/s = {:.0}% of the {bw:.1} GB/s {what} measured \
-             now, {gflops:.1} GFLOP/s ({} flops/site in collide) = {:.0}% of the {peak:.0} \
-             GFLOP/s reference peak",
-            100.0 * gbps / bw,
+            "  {mlups:.1} MLUPS, {:.1} GB/s{per_rank} = {:.0}% of the {bw:.1} GB/s {what} \
+             measured now, {:.1} GFLOP/s{per_rank} ({} flops/site in collide){peak}",
+            gbps / ranks,
+            100.0 * gbps / ranks / bw,
+            gflops / ranks,
             self.flops_per_site,
-            100.0 * gflops / peak
         );
         Ok(())
     }

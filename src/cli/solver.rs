@@ -79,12 +79,10 @@ impl<S: Solver> Driven for S {}
 /// does not raise the run's peak memory, within [four last-level caches, 256 MiB].
 pub fn cpu_bandwidth(scheme: Scheme, lattice: usize) -> Result<(f64, String), CliError> {
     let floor = lbm::metrics::last_level_cache().map_or(PROBE_FLOOR_BYTES, |c| 4 * c);
-    let bw = measure_bandwidth((lattice / 2).clamp(floor.min(PROBE_BYTES), PROBE_BYTES), 3);
-    Ok(match scheme {
-        Scheme::InPlace => (
-            bw.for_pattern(Pattern::InPlace),
-            "read-modify-write bandwidth".into(),
-        ),
-        Scheme::TwoCopy => (bw.for_pattern(Pattern::Copy), "copy bandwidth".into()),
-    })
+    let bw = measure_bandwidth((lattice / 2).clamp(floor.min(PROBE_BYTES), PROBE_BYTES), 5);
+    let (p, what) = match scheme {
+        Scheme::InPlace => (bw.for_pattern(Pattern::InPlace), "read-modify-write"),
+        Scheme::TwoCopy => (bw.for_pattern(Pattern::Copy), "copy"),
+    };
+    Ok((p.best, format!("{what} bandwidth ({})", p.how())))
 }

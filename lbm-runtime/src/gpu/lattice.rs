@@ -47,6 +47,8 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     consts: wgpu::Buffer,
     /// The fields' per-site values, as uploaded: `[j·sites + x·PLANE + s]`.
     fields: Vec<f64>,
+    /// Whether the fields were given values per site ([`GpuLattice::set_field`]).
+    site_fields: bool,
     ctl: wgpu::Buffer,
     /// One bind group per copy holding the state.
     groups: Vec<wgpu::BindGroup>,
@@ -155,10 +157,9 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let bc = compile(&d)?;
         let mut tables = bc::pack::<M, T>(&d, &bc, &params);
         // The fields, uniform until set: their values in the parameters.
-        let values = M::param_values(&params);
-        let fields: Vec<f64> = M::FIELD_PARAMS
-            .iter()
-            .flat_map(|&k| std::iter::repeat_n(values[k].1, d.sites()))
+        let fields: Vec<f64> = crate::lattice::uniform_fields::<M>(&params)
+            .into_iter()
+            .flat_map(|v| std::iter::repeat_n(v, d.sites()))
             .collect();
         let fields_at = (!fields.is_empty()).then_some(tables.consts.len());
         tables.consts.extend(fields.iter().map(|&v| T::from_f64(v)));
@@ -205,6 +206,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             mout_cols: plan.mout_cols,
             consts,
             fields,
+            site_fields: false,
             ctl,
             groups,
             pipelines,
@@ -230,6 +232,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let j = crate::lattice::checked_field::<M>(name, values, &self.d)?;
         let n = self.d.sites();
         self.fields[j * n..(j + 1) * n].copy_from_slice(values);
+        self.site_fields = true;
         let at = self
             .spec
             .fields
@@ -249,6 +252,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let j = crate::lattice::field_index::<M>(name)?;
         let n = self.d.sites();
         Ok(self.fields[j * n..(j + 1) * n].to_vec())
+    }
+
+    /// Whether the fields were given values per site ([`GpuLattice::set_field`]).
+    pub fn has_site_fields(&self) -> bool {
+        self.site_fields
     }
 
     /// The parameters of site `(x, s)`, with the site's field values.

@@ -39,10 +39,6 @@ impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
         Ok(self.moment_fields()?)
     }
 
-    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        Ok(self.set_field(name, values)?)
-    }
-
     /// With each site's own fields (the default builds the equilibria with the uniform ones).
     fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
     where
