@@ -647,6 +647,92 @@ fn bench_ranks_without_mpi_says_how_to_build_it() {
     );
 }
 
+/// `lbm bench --csv` writes every row of its tables with the limits measured beside them
+/// (bandwidth of the kernel's pattern, FMA peak, their spreads), consistent with the rows'
+/// own figures; a CSV path that cannot be written, or `--csv` with a bench that has no such
+/// rows, is refused before any work.
+#[test]
+fn bench_writes_its_rows_as_csv() {
+    let d = tmp();
+    let path = d.path().join("bench.csv");
+    let out = ok(&[
+        "bench",
+        "--model",
+        "d2q9",
+        "--d2q9-size",
+        "64x64",
+        "--precision",
+        "f64",
+        "f32",
+        "--layout",
+        "soa",
+        "caosoa",
+        "--backend",
+        "cpu",
+        "--iters",
+        "1",
+        "--bw-mib",
+        "8",
+        "--csv",
+        s(&path),
+    ]);
+    assert!(out.contains("FMA peak") && out.contains("spread"), "{out}");
+    let mut r = csv::Reader::from_path(&path).unwrap();
+    let header = r.headers().unwrap().clone();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    // 2 precisions × 2 layouts × (propagate, bc, collide, fused two-copy, fused in place).
+    assert_eq!(rows.len(), 20, "{rows:?}");
+    let at = |row: &csv::StringRecord, name: &str| -> String {
+        let i = header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("{name}"));
+        row[i].to_string()
+    };
+    let num = |row: &csv::StringRecord, name: &str| at(row, name).parse::<f64>().ok();
+    for row in &rows {
+        assert_eq!(
+            (at(row, "backend"), at(row, "model")),
+            ("cpu".into(), "D2Q9Bgk".into())
+        );
+        assert_eq!(num(row, "sites"), Some(4096.0));
+        let mlups = num(row, "mlups").unwrap();
+        let bytes = if at(row, "precision") == "f64" {
+            144.0
+        } else {
+            72.0
+        };
+        match at(row, "kernel").as_str() {
+            "bc" => assert!(num(row, "gb_per_s").is_none(), "{row:?}"),
+            _ => {
+                let gbs = num(row, "gb_per_s").unwrap();
+                assert!((gbs / (mlups * bytes / 1e3) - 1.0).abs() < 1e-9, "{row:?}");
+                assert!(num(row, "bandwidth_gb_per_s").unwrap() > 0.0, "{row:?}");
+                assert!(num(row, "bandwidth_spread").unwrap() >= 0.0, "{row:?}");
+            }
+        }
+        let computes = matches!(at(row, "kernel").as_str(), "collide" | "fused");
+        assert_eq!(num(row, "gflop_per_s").is_some(), computes, "{row:?}");
+        assert_eq!(num(row, "peak_gflop_per_s").is_some(), computes, "{row:?}");
+    }
+    let schemes: Vec<String> = rows
+        .iter()
+        .filter(|r| at(r, "kernel") == "fused")
+        .map(|r| at(r, "scheme"))
+        .collect();
+    assert_eq!(schemes.iter().filter(|s| *s == "in-place").count(), 4);
+
+    fails(
+        &["bench", "--csv", "/nonexistent/dir/bench.csv"],
+        &["csv", "its directory does not exist"],
+    );
+    fails(&["bench", "--csv", s(d.path())], &["it is a directory"]);
+    fails(
+        &["bench", "--split", "--csv", s(&path)],
+        &["--csv", "--split"],
+    );
+}
+
 /// The cavity runs to steady state and lies within 0.03 (lid units) of Ghia's tables; the
 /// Poiseuille profile is the parabola to 1e-3; both judged by the program's own report.
 #[test]

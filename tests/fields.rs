@@ -384,7 +384,7 @@ fn per_site_fields_are_checkpointed_and_restored() {
     let mut fresh = Lattice::<D2Q5AdvectionDiffusion, Aos, f64>::new(
         LX,
         LY,
-        straight.params().clone(),
+        *straight.params(),
         Scheme::TwoCopy,
         &BoundarySpec::periodic(),
     )

@@ -919,13 +919,7 @@ fn collision(
                         None
                     };
                     mrt(
-                        lattice,
-                        nvars,
-                        roles,
-                        invariants,
-                        &b.value,
-                        &r.value,
-                        central.as_deref(),
+                        lattice, nvars, roles, invariants, &b.value, &r.value, central,
                     )
                 }
                 _ => Err(arity(&format!(

@@ -4,7 +4,9 @@
 //! and the 3-D ones (D3Q19, D3Q27).
 
 use clap::{Args, ValueEnum};
-use lbm::metrics::{measure_bandwidth, measure_peak_flops, time_kernel, Bandwidth, KernelTiming};
+use lbm::metrics::{
+    measure_bandwidth, measure_peak_flops, time_kernel, Bandwidth, KernelTiming, Pattern, Probe,
+};
 use lbm::models::{
     D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D3Q19Bgk, D3Q19BgkParams, D3Q27Bgk, D3Q27BgkParams, D2Q37,
 };
@@ -14,6 +16,7 @@ use lbm::domain::GlobalSpec;
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
 use lbm::{BoundarySpec, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
 
+use super::bench_csv::{check_csv_path, Row, Rows};
 use super::{dispatch, CliError, Generic, LayoutArg, Precision, World};
 
 /// Options of the benchmark.
@@ -43,6 +46,10 @@ pub struct BenchArgs {
     /// Layouts to run.
     #[arg(long, value_enum, num_args = 1.., default_values_t = [LayoutArg::Aos, LayoutArg::Soa, LayoutArg::Csoa, LayoutArg::Caosoa])]
     pub layout: Vec<LayoutArg>,
+    /// Also write every row of the tables (CPU kernels and GPU fused steps) to this CSV file,
+    /// with the limits measured beside them, for plotting (written whole at the end).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<std::path::PathBuf>,
     /// Size of each array of the bandwidth probes, MiB (well above the last-level cache).
     #[arg(long, default_value_t = 1024)]
     pub bw_mib: usize,
@@ -182,6 +189,17 @@ fn parse_size3(s: &str) -> Result<[usize; 3], String> {
 
 /// Runs the benchmark.
 pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
+    if a.csv.is_some() && (a.ranks.is_some() || a.split) {
+        return Err(CliError::Config {
+            key: "csv".into(),
+            message: "--csv writes the rows of the kernel tables (`lbm bench` without --ranks \
+                      or --split)"
+                .into(),
+        });
+    }
+    if let Some(path) = &a.csv {
+        check_csv_path(path)?;
+    }
     if let Some(ranks) = &a.ranks {
         return ranks_bench(a, ranks, world);
     }
@@ -226,28 +244,34 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         ay: 0.0,
         az: 0.0,
     };
+    let rows = Rows::default();
     if a.backend != Backend::Gpu {
         for &p in &a.precision {
+            let table = Table { a, p, rows: &rows };
             if a.model.includes(Which::D2q9) {
                 let spec = BoundarySpec::channel();
-                model_table::<D2Q9Bgk>(a, p, plane(a.d2q9_size), &d2q9, &spec)?;
+                table.run::<D2Q9Bgk>(plane(a.d2q9_size), &d2q9, &spec)?;
             }
             if a.model.includes(Which::D2q37) {
-                model_table::<D2Q37>(a, p, plane(a.d2q37_size), &d2q37, &thermal)?;
+                table.run::<D2Q37>(plane(a.d2q37_size), &d2q37, &thermal)?;
             }
             // Periodic cubes, as the peer benchmark (`../shared/peers/lbmpy_bench3d.py`) runs.
             if a.model.includes(Which::D3q19) {
                 let spec = BoundarySpec::periodic();
-                model_table::<D3Q19Bgk>(a, p, a.d3q19_size, &d3q19, &spec)?;
+                table.run::<D3Q19Bgk>(a.d3q19_size, &d3q19, &spec)?;
             }
             if a.model.includes(Which::D3q27) {
                 let spec = BoundarySpec::periodic();
-                model_table::<D3Q27Bgk>(a, p, a.d3q27_size, &d3q27, &spec)?;
+                table.run::<D3Q27Bgk>(a.d3q27_size, &d3q27, &spec)?;
             }
         }
     }
     if a.backend != Backend::Cpu {
-        gpu_tables(a, d2q9, d2q37, d3q19, d3q27)?;
+        gpu_tables(a, &rows, d2q9, d2q37, d3q19, d3q27)?;
+    }
+    if let Some(path) = &a.csv {
+        rows.write(path)?;
+        println!("\nthe rows above in {}", path.display());
     }
     Ok(())
 }
@@ -288,6 +312,7 @@ pub fn open_options(a: &BenchArgs) -> GpuOptions {
 /// The GPU's fused step for every model, precision and layout, on the chosen adapter.
 fn gpu_tables(
     a: &BenchArgs,
+    rows: &Rows,
     d2q9: D2Q9BgkParams,
     d2q37: D2Q37Params,
     d3q19: D3Q19BgkParams,
@@ -319,7 +344,7 @@ fn gpu_tables(
             .iter()
             .flat_map(|l| [(l, Scheme::TwoCopy), (l, Scheme::InPlace)])
         {
-            let job = |size| (&ctx, size, scheme, a.gpu_steps);
+            let job = |size| (&ctx, size, scheme, a.gpu_steps, rows);
             if a.model.includes(Which::D2q9) {
                 dispatch(l, p, GpuJob::<D2Q9Bgk>::new(job(plane(a.d2q9_size)), d2q9));
             }
@@ -350,11 +375,12 @@ struct GpuJob<'a, M: Model> {
     params: M::Params,
     scheme: Scheme,
     steps: u64,
+    rows: &'a Rows,
 }
 
 impl<'a, M: Model> GpuJob<'a, M> {
     fn new(
-        (ctx, size, scheme, steps): (&'a Arc<GpuContext>, [usize; 3], Scheme, u64),
+        (ctx, size, scheme, steps, rows): (&'a Arc<GpuContext>, [usize; 3], Scheme, u64, &'a Rows),
         params: M::Params,
     ) -> Self {
         Self {
@@ -363,6 +389,7 @@ impl<'a, M: Model> GpuJob<'a, M> {
             params,
             scheme,
             steps,
+            rows,
         }
     }
 }
@@ -379,73 +406,141 @@ impl<M: Model> Generic for GpuJob<'_, M> {
         );
         let bench = gpu::bench::fused_mlups::<M, L, T>;
         match bench(self.ctx, self.size, self.params, self.scheme, self.steps) {
-            Ok(b) => println!(
-                "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})",
-                b.ms_per_step(),
-                b.mlups,
-                b.gbps,
-                100.0 * b.share_of_copy(),
-                b.copy_gbps
-            ),
+            Ok(b) => {
+                println!(
+                    "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})",
+                    b.ms_per_step(),
+                    b.mlups,
+                    b.gbps,
+                    100.0 * b.share_of_copy(),
+                    b.copy_gbps
+                );
+                self.rows.push(Row {
+                    backend: "gpu",
+                    model: M::NAME,
+                    precision: T::NAME,
+                    layout: L::NAME,
+                    kernel: "fused".into(),
+                    scheme: self.scheme.name(),
+                    sites: self.size.iter().product(),
+                    ms_per_iter: b.ms_per_step(),
+                    mlups: b.mlups,
+                    gb_per_s: Some(b.gbps),
+                    bandwidth_gb_per_s: Some(b.copy_gbps),
+                    bandwidth_pattern: "device copy",
+                    bandwidth_spread: None,
+                    gflop_per_s: None,
+                    peak_gflop_per_s: None,
+                    peak_spread: None,
+                });
+            }
             Err(e) => println!("{head} not run: {e}"),
         }
     }
 }
 
-/// One table: the bandwidth measured now (the machine may be shared, so each table gets its
-/// own reference), then every layout.
-fn model_table<M: Model>(
-    a: &BenchArgs,
+/// The CPU tables of one precision, each row also kept in `rows`.
+struct Table<'a> {
+    a: &'a BenchArgs,
     p: Precision,
-    size: [usize; 3],
-    params: &M::Params,
-    spec: &BoundarySpec,
-) -> Result<(), CliError> {
-    let peak = match p {
-        Precision::F64 => measure_peak_flops::<f64>(5),
-        Precision::F32 => measure_peak_flops::<f32>(5),
-    };
-    let bw = &measure_bandwidth(a.bw_mib << 20, 5);
-    let shape = lbm::Extent::of_size(size);
-    println!(
-        "\n{} {:?}, {shape} sites, {} flops/site in collide; measured now: read-modify-write \
-         {:.1} GB/s ({}), copy {:.1} GB/s ({}), FMA peak {:.1} GFLOP/s ({})",
-        M::NAME,
-        p,
-        M::collide_flops(params),
-        bw.rmw.best,
-        bw.rmw.how(),
-        bw.copy.best,
-        bw.copy.how(),
-        peak.best,
-        peak.how()
-    );
-    let peak = peak.best;
-    println!(
-        "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
-        "layout", "kernel", "ms/iter", "MLUPS", "GB/s (% BW)", "GFLOP/s (% peak)"
-    );
-    for &l in &a.layout {
-        let job = LayoutJob::<M> {
-            a,
-            bw,
-            peak,
-            size,
-            params,
-            spec,
+    rows: &'a Rows,
+}
+
+impl Table<'_> {
+    /// One table: the bandwidth and the flop rate measured now (the machine may be shared,
+    /// so each table gets its own reference), then every layout.
+    fn run<M: Model>(
+        &self,
+        size: [usize; 3],
+        params: &M::Params,
+        spec: &BoundarySpec,
+    ) -> Result<(), CliError> {
+        let a = self.a;
+        let peak = match self.p {
+            Precision::F64 => measure_peak_flops::<f64>(5),
+            Precision::F32 => measure_peak_flops::<f32>(5),
         };
-        dispatch(l, p, job)?;
+        let bw = &measure_bandwidth(a.bw_mib << 20, 5);
+        let shape = lbm::Extent::of_size(size);
+        println!(
+            "\n{} {:?}, {shape} sites, {} flops/site in collide; measured now: read-modify-write \
+             {:.1} GB/s ({}), copy {:.1} GB/s ({}), FMA peak {:.1} GFLOP/s ({})",
+            M::NAME,
+            self.p,
+            M::collide_flops(params),
+            bw.rmw.best,
+            bw.rmw.how(),
+            bw.copy.best,
+            bw.copy.how(),
+            peak.best,
+            peak.how()
+        );
+        println!(
+            "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
+            "layout", "kernel", "ms/iter", "MLUPS", "GB/s (% BW)", "GFLOP/s (% peak)"
+        );
+        for &l in &a.layout {
+            let job = LayoutJob::<M> {
+                a,
+                limits: Limits { bw, peak },
+                rows: self.rows,
+                size,
+                params,
+                spec,
+            };
+            dispatch(l, self.p, job)?;
+        }
+        Ok(())
     }
-    Ok(())
+}
+
+/// The limits measured beside a table.
+#[derive(Clone, Copy)]
+struct Limits<'a> {
+    bw: &'a Bandwidth,
+    peak: Probe,
 }
 
 struct LayoutJob<'a, M: Model> {
     a: &'a BenchArgs,
-    bw: &'a Bandwidth,
-    peak: f64,
+    limits: Limits<'a>,
+    rows: &'a Rows,
     size: [usize; 3],
     params: &'a M::Params,
     spec: &'a BoundarySpec,
+}
+
+impl<M: Model> LayoutJob<'_, M> {
+    /// Prints the row of `t` and keeps it for the CSV.
+    fn row<L: Layout, T: Real>(&self, t: &KernelTiming) {
+        print_row(L::NAME, t, self.limits);
+        let Limits { bw, peak } = self.limits;
+        let moves = t.kernel != Kernel::Bc;
+        let computes = t.flops_per_site > 0;
+        let pattern = bw.for_pattern(t.pattern());
+        self.rows.push(Row {
+            backend: "cpu",
+            model: M::NAME,
+            precision: T::NAME,
+            layout: L::NAME,
+            kernel: format!("{:?}", t.kernel).to_lowercase(),
+            scheme: t.scheme.name(),
+            sites: t.sites,
+            ms_per_iter: t.ms(),
+            mlups: t.mlups(),
+            gb_per_s: moves.then(|| t.gbs()),
+            bandwidth_gb_per_s: moves.then_some(pattern.best),
+            bandwidth_pattern: match (moves, t.pattern()) {
+                (false, _) => "",
+                (_, Pattern::InPlace) => "read-modify-write",
+                (_, Pattern::Copy) => "copy",
+            },
+            bandwidth_spread: moves.then_some(pattern.spread),
+            gflop_per_s: computes.then(|| t.gflops()),
+            peak_gflop_per_s: computes.then_some(peak.best),
+            peak_spread: computes.then_some(peak.spread),
+        });
+    }
 }
 
 impl<M: Model> Generic for LayoutJob<'_, M> {
@@ -460,17 +555,12 @@ impl<M: Model> Generic for LayoutJob<'_, M> {
             Kernel::Collide,
             Kernel::Fused,
         ] {
-            print_row(L::NAME, &time_kernel(&mut two, k, s.a.iters)?, s.bw, s.peak);
+            s.row::<L, T>(&time_kernel(&mut two, k, s.a.iters)?);
         }
         drop(two);
         let mut aa =
             Lattice::<M, L, T>::with_size(s.size, s.params.clone(), Scheme::InPlace, s.spec)?;
-        print_row(
-            L::NAME,
-            &time_kernel(&mut aa, Kernel::Fused, s.a.iters)?,
-            s.bw,
-            s.peak,
-        );
+        s.row::<L, T>(&time_kernel(&mut aa, Kernel::Fused, s.a.iters)?);
         Ok(())
     }
 }
@@ -482,7 +572,8 @@ fn kernel_name(t: &KernelTiming) -> String {
     }
 }
 
-fn print_row(layout: &str, t: &KernelTiming, bw: &Bandwidth, peak: f64) {
+fn print_row(layout: &str, t: &KernelTiming, Limits { bw, peak }: Limits) {
+    let peak = peak.best;
     let mem = match t.kernel {
         Kernel::Bc => "-".to_string(),
         _ => format!(

@@ -2,6 +2,7 @@
 //! precision) to the generic lattice types.
 
 mod bench;
+mod bench_csv;
 mod case_settings;
 mod coupled;
 #[cfg(feature = "mpi")]
