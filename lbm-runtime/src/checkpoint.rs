@@ -377,7 +377,7 @@ pub(crate) fn write_shard<M: Model, T: Real>(
 }
 
 /// The names of the fields a checkpoint stores: all of the model's `with` them, else none.
-pub(crate) fn field_names<M: Model>(with: bool) -> Vec<String> {
+fn field_names<M: Model>(with: bool) -> Vec<String> {
     if with {
         M::FIELDS.iter().map(|f| f.to_string()).collect()
     } else {

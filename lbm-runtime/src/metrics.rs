@@ -102,14 +102,10 @@ pub fn measure_peak_flops<T: Real>(reps: usize) -> Probe {
         }
         iters *= 2;
     }
-    let flops = 2.0 * (threads * iters * lanes) as f64;
-    let p = best_rate(reps, flops, &mut || {
+    let gflop = 2.0 * (threads * iters * lanes) as f64 / 1e9;
+    best_rate(reps, gflop, &mut || {
         std::hint::black_box(burst(iters));
-    });
-    Probe {
-        best: p.best / 1e9,
-        ..p
-    }
+    })
 }
 
 /// `iters` rounds of `a ← a·x + y` on the `N` lanes of `a` (a fixed point at 0.1: no
@@ -163,7 +159,8 @@ pub fn measure_bandwidth(bytes: usize, reps: usize) -> Bandwidth {
     let mut a = vec![1.0f64; n];
     let mut b = vec![0.0f64; n];
     let chunk = (n / (4 * rayon::current_num_threads())).max(4096);
-    let moved = 2.0 * (n * 8) as f64;
+    // GB read plus written per sweep.
+    let moved = 2.0 * (n * 8) as f64 / 1e9;
     let rmw = best_rate(reps, moved, &mut || {
         a.par_chunks_mut(chunk).for_each(|c| {
             for x in c {
@@ -183,14 +180,7 @@ pub fn measure_bandwidth(bytes: usize, reps: usize) -> Bandwidth {
             })
     });
     std::hint::black_box((&a, &b));
-    let gb = |p: Probe| Probe {
-        best: p.best / 1e9,
-        ..p
-    };
-    Bandwidth {
-        rmw: gb(rmw),
-        copy: gb(copy),
-    }
+    Bandwidth { rmw, copy }
 }
 
 /// The shortest repetition of a probe: timer resolution and a scheduler's tick are small

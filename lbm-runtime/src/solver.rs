@@ -366,6 +366,7 @@ pub trait Solver {
         }
         let shard = shard?;
         let crcs = self.each_rank(u64::from(shard.crc32));
+        let sizes = self.each_rank(shard.payload_bytes);
         let planes = self.planes_of_ranks();
         let written = if self.is_root() {
             let shards = (0..self.ranks())
@@ -375,12 +376,7 @@ pub trait Solver {
                         file: checkpoint::shard_name(path, &run, r, self.ranks()),
                         x0,
                         x1,
-                        payload_bytes: ((x1 - x0)
-                            * e.plane_sites()
-                            * (<Self::Model as Model>::Q * <Self::Real as Real>::BYTES
-                                + usize::from(with_fields)
-                                    * <Self::Model as Model>::FIELDS.len()
-                                    * 8)) as u64,
+                        payload_bytes: sizes[r],
                         crc32: crcs[r] as u32,
                     }
                 })
