@@ -1,4 +1,5 @@
-//! Criterion benches of the CPU kernels per layout × precision × kernel (seed 000 Table 2).
+//! Criterion benches of the CPU kernels: every layout × precision (f64, f32, f16s) × scheme,
+//! with the separate kernels of the two-copy pipeline (seed 000 Table 2) and the fused steps.
 //! Throughput is in lattice sites, so criterion's "elements/s" are lattice updates per second.
 //! Lattices are kept moderate (D2Q9 1024², D2Q37 256×512) so that a regression shows in minutes;
 //! `lbm bench` runs the full-size table with the machine's bandwidth measured alongside.
@@ -6,7 +7,9 @@
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
-use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Kernel, Lattice, Layout, Model, Real, Scheme, Soa};
+use lbm::{
+    Aos, BoundarySpec, CAoSoa, CSoa, F16s, Kernel, Lattice, Layout, Model, Real, Scheme, Soa,
+};
 
 /// Benches `kernels` of a fresh `lx × ly` lattice of model `M`, layout `L`, precision `T`.
 fn bench<M: Model, L: Layout, T: Real>(
@@ -25,34 +28,50 @@ fn bench<M: Model, L: Layout, T: Real>(
     }
 }
 
+/// Every layout (the clustered ones with one 64-byte vector of the arithmetic per cluster) in
+/// precision `T`, each with the two-copy kernels and the in-place step.
+fn every_layout<M: Model, T: Real, const VL: usize>(
+    g: &mut BenchmarkGroup<WallTime>,
+    size: (usize, usize),
+    params: &M::Params,
+) {
+    fn both_schemes<M: Model, L: Layout, T: Real>(
+        g: &mut BenchmarkGroup<WallTime>,
+        size: (usize, usize),
+        params: &M::Params,
+    ) {
+        let two_copy = [Kernel::Propagate, Kernel::Collide, Kernel::Fused];
+        bench::<M, L, T>(g, size, params, Scheme::TwoCopy, &two_copy);
+        bench::<M, L, T>(g, size, params, Scheme::InPlace, &[Kernel::Fused]);
+    }
+    both_schemes::<M, Aos, T>(g, size, params);
+    both_schemes::<M, Soa, T>(g, size, params);
+    both_schemes::<M, CSoa<VL>, T>(g, size, params);
+    both_schemes::<M, CAoSoa<VL>, T>(g, size, params);
+}
+
+/// Every layout, scheme and precision of model `M` in benchmark group `name`.
+fn every_variant<M: Model>(c: &mut Criterion, name: &str, size: (usize, usize), p: &M::Params) {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements((size.0 * size.1) as u64));
+    every_layout::<M, f64, 8>(&mut g, size, p);
+    every_layout::<M, f32, 16>(&mut g, size, p);
+    every_layout::<M, F16s, 16>(&mut g, size, p);
+    g.finish();
+}
+
 fn d2q9(c: &mut Criterion) {
-    let size = (1024, 1024);
     let p = D2Q9BgkParams {
         tau: 0.8,
         ax: 0.0,
         ay: 0.0,
     };
-    let mut g = c.benchmark_group("d2q9");
-    g.throughput(Throughput::Elements((size.0 * size.1) as u64));
-    let all = [Kernel::Propagate, Kernel::Collide, Kernel::Fused];
-    bench::<D2Q9Bgk, Aos, f64>(&mut g, size, &p, Scheme::TwoCopy, &all);
-    bench::<D2Q9Bgk, Soa, f64>(&mut g, size, &p, Scheme::TwoCopy, &all);
-    bench::<D2Q9Bgk, CSoa<8>, f64>(&mut g, size, &p, Scheme::TwoCopy, &all);
-    bench::<D2Q9Bgk, CAoSoa<8>, f64>(&mut g, size, &p, Scheme::TwoCopy, &all);
-    bench::<D2Q9Bgk, CAoSoa<8>, f64>(&mut g, size, &p, Scheme::InPlace, &[Kernel::Fused]);
-    bench::<D2Q9Bgk, CAoSoa<16>, f32>(&mut g, size, &p, Scheme::InPlace, &[Kernel::Fused]);
-    g.finish();
+    every_variant::<D2Q9Bgk>(c, "d2q9", (1024, 1024), &p);
 }
 
 fn d2q37(c: &mut Criterion) {
-    let size = (256, 512);
     let p = D2Q37Params { tau: 0.8, g: 1e-5 };
-    let mut g = c.benchmark_group("d2q37");
-    g.throughput(Throughput::Elements((size.0 * size.1) as u64));
-    let both = [Kernel::Propagate, Kernel::Collide];
-    bench::<D2Q37, CSoa<8>, f64>(&mut g, size, &p, Scheme::TwoCopy, &both);
-    bench::<D2Q37, CAoSoa<8>, f64>(&mut g, size, &p, Scheme::TwoCopy, &both);
-    g.finish();
+    every_variant::<D2Q37>(c, "d2q37", (256, 512), &p);
 }
 
 fn config() -> Criterion {

@@ -128,6 +128,13 @@ fn resumed_run_is_bitwise_identical_on_the_cpu() {
     resume_is_bitwise(&["--backend", "cpu", "--scheme", "two-copy"]);
 }
 
+/// A checkpoint of binary16 storage keeps the populations' values exactly (as f32): the
+/// resumed run rounds them back to the same binary16 elements.
+#[test]
+fn resumed_run_is_bitwise_identical_in_f16s() {
+    resume_is_bitwise(&["--backend", "cpu", "--precision", "f16s"]);
+}
+
 /// Whether the GPU tests run: an adapter exists, or `LBM_REQUIRE_GPU=1` demands one.
 fn gpu_available() -> bool {
     let ok = lbm::gpu::GpuContext::new(&Default::default()).is_ok()
@@ -388,6 +395,19 @@ fn bad_settings_are_reported_by_key() {
     fails(
         &["run", "taylor-green", "--tau", "0.5", "--out", o],
         &["tau"],
+    );
+    fails(
+        &[
+            "run",
+            "taylor-green",
+            "--precision",
+            "f16s",
+            "--backend",
+            "gpu",
+            "--out",
+            o,
+        ],
+        &["`precision`", "cpu backend only", "f32"],
     );
     fails(
         &["run", "taylor-green", "--lx", "30", "--out", o],

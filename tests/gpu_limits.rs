@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
-use lbm::{BoundarySpec, CAoSoa, CSoa, Layout, Model, Real, Scheme, Soa};
+use lbm::{BoundarySpec, CAoSoa, CSoa, F16s, Layout, Model, Real, Scheme, Soa};
 
 /// A cap of 4 KiB per binding: a 16×16 D2Q9 f64 copy (18·16·9 values, 20 KiB) needs 6.
 const CAP: u64 = 4096;
@@ -193,6 +193,24 @@ fn f64_without_shader_f64_is_a_clear_error() {
         GpuLattice::<D2Q9Bgk, Soa, f32>::new(&ctx, 8, 8, p, Scheme::TwoCopy, &spec).unwrap();
     f32_lat.steps(3);
     assert!((f32_lat.mass().unwrap() - 64.0).abs() < 1e-4);
+}
+
+/// Binary16 storage is the CPU's only: a GPU lattice of it is refused with what to use.
+#[test]
+fn f16s_on_the_gpu_is_a_clear_error() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    let spec = BoundarySpec::periodic();
+    let e = GpuLattice::<D2Q9Bgk, CAoSoa<16>, F16s>::new(&ctx, 16, 16, p, Scheme::InPlace, &spec)
+        .unwrap_err();
+    assert!(matches!(e, GpuError::Precision { .. }), "{e}");
+    assert!(e.to_string().contains("use f32"), "{e}");
 }
 
 #[test]

@@ -335,7 +335,7 @@ pub(crate) fn write_shard<M: Model, T: Real>(
     }
     // Per column: its populations, then each field's values.
     let pops: &[u8] = bytemuck::cast_slice(payload);
-    let (pc, fc) = (ly * M::Q * T::BYTES, ly * 8);
+    let (pc, fc) = (ly * M::Q * std::mem::size_of::<T>(), ly * 8);
     let parts: Vec<&[u8]> = (0..planes.len())
         .flat_map(|x| {
             std::iter::once(&pops[x * pc..(x + 1) * pc]).chain(
@@ -517,7 +517,7 @@ fn check_shard<M: Model, T: Real>(
     let len = f.metadata().map_err(io_err(file))?.len();
     let (h, at) =
         read_framed::<ShardHeader>(&mut BufReader::new(f), [SHARD_MAGIC, MAGIC_V2[1]], file)?;
-    let expected = (s.x1 - s.x0) * m.column_bytes(M::Q, T::BYTES);
+    let expected = (s.x1 - s.x0) * m.column_bytes(M::Q, std::mem::size_of::<T>());
     // A shard's `ly` is its columns' sites, the manifest's plane.
     let ours = (&h.model, h.lx, h.ly, h.step, &h.run, &h.fields)
         == (&m.model, m.lx, m.plane(), m.step, &m.run, &m.fields);
@@ -625,7 +625,7 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
     /// columns asked for is kept.
     pub fn read_columns(&self, xs: Range<usize>) -> Result<Columns<T>, CheckpointError> {
         let h = &self.header;
-        let pop_bytes = h.plane() * M::Q * T::BYTES;
+        let pop_bytes = h.plane() * M::Q * std::mem::size_of::<T>();
         let field_bytes = h.plane() * 8;
         let mut populations = vec![T::default(); xs.len() * h.plane() * M::Q];
         let mut fields = vec![vec![0.0; xs.len() * h.plane()]; h.fields.len()];
@@ -639,7 +639,7 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
             let mut r = BufReader::new(File::open(&path).map_err(io_err(&path))?);
             io::copy(&mut (&mut r).take(at), &mut io::sink()).map_err(io_err(&path))?;
             let mut crc = crc32fast::Hasher::new();
-            let mut col = vec![0u8; h.column_bytes(M::Q, T::BYTES)];
+            let mut col = vec![0u8; h.column_bytes(M::Q, std::mem::size_of::<T>())];
             for x in s.x0..s.x1 {
                 r.read_exact(&mut col).map_err(|_| {
                     corrupt(&path, "the file ends inside the populations (truncated)")

@@ -502,9 +502,9 @@ pub(crate) fn read_storage_columns<M: Model, L: Layout, T: Real>(
     cols: Range<usize>,
 ) -> Vec<T> {
     let d = lat.dims();
-    let f = lat.state();
     cols.flat_map(|c| {
-        (0..d.plane()).flat_map(move |y| (0..d.q).map(move |i| f[L::index(&d, i, c, y)]))
+        (0..d.plane())
+            .flat_map(move |y| (0..d.q).map(move |i| lat.stored_value(L::index(&d, i, c, y), i)))
     })
     .collect()
 }
@@ -517,10 +517,9 @@ pub(crate) fn write_storage_columns<M: Model, L: Layout, T: Real>(
     vals: &[T],
 ) {
     let d = lat.dims();
-    let f = lat.state_mut();
     for (k, v) in vals.iter().enumerate() {
         let (c, y, i) = (first + k / (d.plane() * d.q), k / d.q % d.plane(), k % d.q);
-        f[L::index(&d, i, c, y)] = *v;
+        lat.set_stored_value(L::index(&d, i, c, y), i, *v);
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::testing::{TestD2Q9, TestParams};
-use crate::{Aos, CAoSoa, CSoa, Soa};
+use crate::{Aos, CAoSoa, CSoa, F16s, Soa};
 
 const P: TestParams = TestParams {
     tau: 0.8,
@@ -19,14 +19,14 @@ fn initial(x: usize, y: usize) -> Vec<f64> {
     ]
 }
 
-fn bits<L: Layout>(lat: &Lattice<TestD2Q9, L, f64>) -> Vec<u64> {
+fn bits<L: Layout, T: Real>(lat: &Lattice<TestD2Q9, L, T>) -> Vec<u64> {
     let d = lat.dims();
-    let mut f = [0.0; 9];
+    let mut f = [T::default(); 9];
     let mut out = Vec::new();
     for x in 0..d.lx {
         for y in 0..d.ly {
             lat.populations(x, y, &mut f).unwrap();
-            out.extend(f.iter().map(|v| v.to_bits()));
+            out.extend(f.iter().map(|v| v.to_f64().to_bits()));
         }
     }
     out
@@ -103,13 +103,13 @@ fn split_columns_covers_the_range_in_order() {
 
 fn ring_matches_single<L: Layout>(lx: usize, ly: usize, spec: BoundarySpec, ranks: usize) {
     for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
-        ring_in_scheme_matches_single::<L>(lx, ly, spec.clone(), ranks, scheme);
+        ring_in_scheme_matches_single::<L, f64>(lx, ly, spec.clone(), ranks, scheme);
     }
 }
 
 /// The ring in `scheme` equals the single two-copy lattice after 25 steps (an odd count: the
 /// AA ring ends in its odd state) and after 26.
-fn ring_in_scheme_matches_single<L: Layout>(
+fn ring_in_scheme_matches_single<L: Layout, T: Real>(
     lx: usize,
     ly: usize,
     spec: BoundarySpec,
@@ -123,9 +123,9 @@ fn ring_in_scheme_matches_single<L: Layout>(
         params: P,
         boundaries: spec,
     };
-    let mut single = g.lattice::<L, f64>().unwrap();
+    let mut single = g.lattice::<L, T>().unwrap();
     single.set_equilibrium(initial).unwrap();
-    let mut ring = SlabRing::<TestD2Q9, L, f64>::new(g, ranks, scheme).unwrap();
+    let mut ring = SlabRing::<TestD2Q9, L, T>::new(g, ranks, scheme).unwrap();
     ring.set_equilibrium(initial).unwrap();
     for _ in 0..25 {
         single.step();
@@ -136,8 +136,9 @@ fn ring_in_scheme_matches_single<L: Layout>(
     assert_eq!(
         bits(&single),
         bits(&gathered),
-        "{} {} on {ranks} slabs",
+        "{} {} {} on {ranks} slabs",
         L::NAME,
+        T::NAME,
         scheme.name()
     );
     assert_eq!(
@@ -157,7 +158,10 @@ fn ring_in_scheme_matches_single<L: Layout>(
 
 /// Each slab's moments, computed window by window from its own columns and its neighbours'
 /// borders ([`moments_by_window`]), are the single lattice's, bit for bit.
-fn moments_match<L: Layout>(ring: &SlabRing<TestD2Q9, L, f64>, single: &Lattice<TestD2Q9, L, f64>) {
+fn moments_match<L: Layout, T: Real>(
+    ring: &SlabRing<TestD2Q9, L, T>,
+    single: &Lattice<TestD2Q9, L, T>,
+) {
     let (n, h, ly) = (ring.slabs.len(), TestD2Q9::HALO, single.dims().ly);
     for (r, s) in ring.slabs.iter().enumerate() {
         let (left, right) = (&ring.slabs[(r + n - 1) % n], &ring.slabs[(r + 1) % n]);
@@ -167,7 +171,7 @@ fn moments_match<L: Layout>(ring: &SlabRing<TestD2Q9, L, f64>, single: &Lattice<
             right.populations_of(0..h).unwrap(),
         ];
         let xs = ring.dec.slab(r).unwrap();
-        let m = moments_by_window::<TestD2Q9, L, f64>(&ring.spec, xs.clone(), around, |c| {
+        let m = moments_by_window::<TestD2Q9, L, T>(&ring.spec, xs.clone(), around, |c| {
             s.populations_of(c)
         })
         .unwrap();
@@ -261,5 +265,18 @@ fn slab_ring_is_bitwise_identical_to_one_lattice() {
         ring_matches_single::<Soa>(13, 12, BoundarySpec::channel(), ranks);
         ring_matches_single::<CAoSoa<4>>(16, 16, BoundarySpec::periodic(), ranks);
         ring_matches_single::<Aos>(14, 12, obstacle_cavity(14, 12), ranks);
+    }
+}
+
+/// Binary16 storage on slabs: the halos travel as the values of the stored elements and are
+/// stored back to the same elements, so the ring stays bitwise the single lattice.
+#[test]
+fn slab_ring_is_bitwise_identical_to_one_lattice_in_f16s() {
+    for ranks in [2, 3] {
+        for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+            let (spec, cavity) = (BoundarySpec::channel(), obstacle_cavity(32, 32));
+            ring_in_scheme_matches_single::<CSoa<16>, F16s>(13, 32, spec, ranks, scheme);
+            ring_in_scheme_matches_single::<CAoSoa<16>, F16s>(32, 32, cavity, ranks, scheme);
+        }
     }
 }

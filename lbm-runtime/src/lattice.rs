@@ -14,10 +14,10 @@ use std::marker::PhantomData;
 use rayon::prelude::*;
 
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
-use crate::kernels::{fill_halo, fold_halo, Job, Pass};
+use crate::kernels::{fill_halo, fold_halo, streams_pay, Job, Pass};
 use crate::layout::{Dims, Layout};
 use crate::model::{divergence, moment_named};
-use crate::storage::AlignedBuf;
+use crate::storage::{rest_values, stored, value, AlignedBuf, Pops};
 use crate::{LbmError, Model, Real};
 
 /// How the populations are streamed.
@@ -69,7 +69,8 @@ impl Scheme {
     }
 }
 
-/// Storage index of the post-collision population `f*_i(x, y)`: `F_i(x)` between steps of
+/// Storage slot of the post-collision population `f*_i(x, y)`, as (element index, population
+/// whose slot it is: `i` or `ī`, see [`Pops`]): `F_i(x)` between steps of
 /// the two-copy scheme and in the even state of the AA scheme; in its odd state (after a
 /// pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)` where the site's link
 /// `ī` is bounced and the population was redirected. With periodic x a population that
@@ -83,20 +84,20 @@ pub(crate) fn stored_slot<M: Model, L: Layout, T: Real>(
     i: usize,
     x: usize,
     y: usize,
-) -> usize {
+) -> (usize, usize) {
     if !odd {
-        return L::index(d, i, d.col(x as isize), y);
+        return (L::index(d, i, d.col(x as isize), y), i);
     }
     let o = M::OPPOSITE[i];
     if bc.site::<L>(d, x, y).is_some_and(|s| s.bounced(o)) {
-        L::index(d, i, d.col(x as isize), y)
+        (L::index(d, i, d.col(x as isize), y), i)
     } else {
         let c = M::VELOCITIES[i];
         let mut xs = x as isize + c[0] as isize;
         if bc.x_periodic() {
             xs = xs.rem_euclid(d.lx as isize);
         }
-        L::index(d, o, d.col(xs), d.shift(y, c))
+        (L::index(d, o, d.col(xs), d.shift(y, c)), o)
     }
 }
 
@@ -105,9 +106,12 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     d: Dims,
     params: M::Params,
     scheme: Scheme,
-    f: AlignedBuf<T>,
+    f: AlignedBuf<T::Stored>,
     /// The second copy (two-copy scheme only).
-    g: Option<AlignedBuf<T>>,
+    g: Option<AlignedBuf<T::Stored>>,
+    /// The rest populations `w_i`, relative to which a compact precision stores (see
+    /// [`Pops`]).
+    rest: Vec<T>,
     /// In-place scheme: the last half-step was a pull (the state is "odd").
     odd: bool,
     bc: Boundaries<T>,
@@ -160,6 +164,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             scheme,
             f: AlignedBuf::zeroed(d.len()),
             g: (scheme == Scheme::TwoCopy).then(|| AlignedBuf::zeroed(d.len())),
+            rest: rest_values(M::WEIGHTS),
             odd: false,
             bc,
             fields: None,
@@ -176,11 +181,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         let d = self.d;
         let mut bufs = vec![self.f.raw()];
         bufs.extend(self.g.as_mut().map(|g| g.raw()));
+        let rest = &self.rest;
         for b in bufs {
             (0..d.nlines()).into_par_iter().for_each(|line| {
                 for y in 0..d.ly {
-                    for (i, w) in M::WEIGHTS.iter().enumerate() {
-                        b.set(L::line_index(&d, i, line, y), T::from_f64(*w));
+                    for (i, &w) in rest.iter().enumerate() {
+                        b.set(L::line_index(&d, i, line, y), stored(w, rest, i));
                     }
                 }
             });
@@ -318,9 +324,14 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         Ok(())
     }
 
-    /// Storage index of the post-collision population `f*_i(x, y)` in the current state.
-    fn slot(&self, i: usize, x: usize, y: usize) -> usize {
+    /// Storage slot of the post-collision population `f*_i(x, y)` in the current state.
+    fn slot(&self, i: usize, x: usize, y: usize) -> (usize, usize) {
         stored_slot::<M, L, T>(&self.d, &self.bc, self.odd, i, x, y)
+    }
+
+    /// The value in element `e` of population `p`'s slots.
+    fn value_at(&self, (e, p): (usize, usize)) -> T {
+        value(self.f[e], &self.rest, p)
     }
 
     /// The post-collision populations `f*_i(x, y)` of the stored state, in the order of
@@ -329,7 +340,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.check_site(x, y)?;
         check_len(out.len(), M::Q, "populations")?;
         for (i, o) in out.iter_mut().enumerate() {
-            *o = self.f[self.slot(i, x, y)];
+            *o = self.value_at(self.slot(i, x, y));
         }
         Ok(())
     }
@@ -342,8 +353,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             if !v.is_finite() {
                 return Err(non_finite(x, y, format!("population {i}"), v));
             }
-            let s = self.slot(i, x, y);
-            self.f[s] = v;
+            let (e, p) = self.slot(i, x, y);
+            self.f[e] = stored(v, &self.rest, p);
         }
         Ok(())
     }
@@ -395,14 +406,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         for (i, gi) in g.iter_mut().enumerate() {
             *gi = match site {
                 _ if self.odd => {
-                    let v = self.f[L::index(d, M::OPPOSITE[i], d.col(x as isize), y)];
+                    let o = M::OPPOSITE[i];
+                    let v = self.value_at((L::index(d, o, d.col(x as isize), y), o));
                     match site.and_then(|s| s.corr.filter(|_| s.bounced(i))) {
                         Some(o) => v + self.bc.corr[o + i],
                         None => v,
                     }
                 }
                 Some(s) if s.bounced(i) => {
-                    let v = self.f[self.slot(M::OPPOSITE[i], x, y)];
+                    let v = self.value_at(self.slot(M::OPPOSITE[i], x, y));
                     s.corr.map_or(v, |o| v + self.bc.corr[o + i])
                 }
                 _ => {
@@ -415,7 +427,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     } else {
                         sx
                     };
-                    self.f[L::index(d, i, d.col(sx), d.shift(y, c.map(|v| -v)))]
+                    self.value_at((L::index(d, i, d.col(sx), d.shift(y, c.map(|v| -v))), i))
                 }
             };
         }
@@ -494,7 +506,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 let mut s = 0.0;
                 for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
                     for i in 0..M::Q {
-                        s += self.f[self.slot(i, x, y)].to_f64();
+                        s += self.value_at(self.slot(i, x, y)).to_f64();
                     }
                 }
                 s
@@ -509,10 +521,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Runs `pass` on the site columns `cols` only.
     fn launch_cols(&mut self, pass: Pass, cols: std::ops::Range<usize>) {
         let d = self.d;
+        let rest = &self.rest;
         let (src, dst) = match self.g.as_mut() {
-            Some(g) => (self.f.raw(), g.raw()),
+            Some(g) => (Pops::new(self.f.raw(), rest), Pops::new(g.raw(), rest)),
             None => {
-                let r = self.f.raw();
+                let r = Pops::new(self.f.raw(), rest);
                 (r, r)
             }
         };
@@ -525,6 +538,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             params: &self.params,
             fields: self.fields.as_mut().map(|f| f.raw()),
             cols,
+            stream: pass == Pass::Fused
+                && self.scheme == Scheme::TwoCopy
+                && streams_pay(d.len() * T::BYTES),
             _layout: PhantomData,
         };
         L::dispatch(job);
@@ -532,7 +548,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     fn fill_halo_if_periodic(&mut self) {
         if self.bc.x_periodic() {
-            fill_halo::<L, T>(&self.f.raw(), &self.d);
+            fill_halo::<L, _>(&self.f.raw(), &self.d);
         }
     }
 
@@ -679,14 +695,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.odd = false;
     }
 
-    /// The current copy of the populations, in storage order (halos included).
-    pub(crate) fn state(&self) -> &[T] {
-        &self.f
+    /// The value in element `e` of population `i`'s slots of the current copy (storage
+    /// order, halos included: halo exchange).
+    pub(crate) fn stored_value(&self, e: usize, i: usize) -> T {
+        self.value_at((e, i))
     }
 
-    /// The current copy of the populations, mutable (halo exchange).
-    pub(crate) fn state_mut(&mut self) -> &mut [T] {
-        &mut self.f
+    /// Writes `v` to element `e` of population `i`'s slots of the current copy.
+    pub(crate) fn set_stored_value(&mut self, e: usize, i: usize, v: T) {
+        self.f[e] = stored(v, &self.rest, i);
     }
 }
 

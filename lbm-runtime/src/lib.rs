@@ -40,7 +40,7 @@ pub use error::{Error, LbmError};
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};
 pub use model::{moment_index, Model, ParamError, Role};
-pub use real::{Real, Transferable};
+pub use real::{F16s, Real, Transferable};
 pub use slab_backend::SlabBackend;
 pub use solver::{Extent, Placement, Solver, Totals};
 pub use storage::ALIGN;

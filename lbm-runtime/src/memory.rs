@@ -101,7 +101,7 @@ pub fn boundaries<M: Model, T: Real>(lx: usize, ly: usize, obstacles: bool) -> u
     } else {
         (2 * M::HALO * (lx + ly)).min(lx * ly)
     };
-    let record = Boundaries::<T>::SITE_BYTES + M::Q * T::BYTES;
+    let record = Boundaries::<T>::SITE_BYTES + M::Q * std::mem::size_of::<T>();
     (sites * record + if obstacles { lx * ly } else { 0 }) as u64
 }
 

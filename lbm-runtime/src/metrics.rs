@@ -2,7 +2,7 @@
 //! limits measured in the same run (DESIGN.md: "measure the relevant pattern in the same run as
 //! the kernel, and report against it").
 //!
-//! A kernel that reads and writes every population once moves `2 Q · size_of::<T>()` bytes per
+//! A kernel that reads and writes every population once moves `2 Q · T::BYTES` bytes per
 //! site (144 B for D2Q9 in f64). Its limit is the bandwidth of the matching access pattern:
 //! an in-place read-modify-write sweep for in-place kernels (collide, AA streaming), a copy
 //! between two arrays for two-copy kernels (propagate, fused A-B step). Both are counted as
@@ -84,10 +84,10 @@ pub fn measure_peak_flops<T: Real>(reps: usize) -> Probe {
     // 24 chains of 64 bytes (512-bit registers), or 48 of 32 bytes: two FMA pipes of
     // latency 4 need 8 independent registers, so the loop is bound by throughput.
     const BYTES: usize = 24 * 64;
-    let lanes = BYTES / T::BYTES;
+    let lanes = BYTES / std::mem::size_of::<T>();
     let threads = rayon::current_num_threads();
     let burst = |iters: usize| {
-        rayon::broadcast(|_| match T::BYTES {
+        rayon::broadcast(|_| match std::mem::size_of::<T>() {
             8 => fma_chains::<T, { BYTES / 8 }>(iters),
             _ => fma_chains::<T, { BYTES / 4 }>(iters),
         })

@@ -439,7 +439,7 @@ pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real 
         with_exchange: lat.time_per_step(steps, DistLattice::step)?,
         without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange)?,
         exchange_only: lat.time_per_step(steps, DistLattice::exchange)?,
-        halo_bytes: M::HALO * plane * M::Q * T::BYTES,
+        halo_bytes: M::HALO * plane * M::Q * std::mem::size_of::<T>(),
         backend: lat.slab.describe(),
     })
 }

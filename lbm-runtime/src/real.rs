@@ -1,8 +1,15 @@
-//! Floating-point precision of a lattice: `f32` or `f64`.
+//! Floating-point precision of a lattice: `f32`, `f64`, or [`F16s`] (binary16 storage with
+//! `f32` arithmetic).
 //!
-//! Generated kernels are generic over [`Real`], so one model declaration serves both precisions
+//! Generated kernels are generic over [`Real`], so one model declaration serves every precision
 //! (seed 000 §4 runs the D2Q37 code in double precision; single precision halves the memory
-//! traffic of the memory-bound kernels).
+//! traffic of the memory-bound kernels, and `F16s` halves it again). A precision is two things:
+//! the type the kernels compute in (`Self`) and the form a population is kept in between steps
+//! ([`Real::Stored`]); only the loads and stores of the populations see the second.
+
+mod f16s;
+
+pub use f16s::F16s;
 
 use std::fmt::{Debug, Display};
 use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Sub, SubAssign};
@@ -43,10 +50,33 @@ pub trait Real:
     + MulAssign
     + DivAssign
 {
-    /// `"f32"` or `"f64"`, as printed in summaries and checkpoint headers.
+    /// `"f32"`, `"f64"` or `"f16s"`, as printed in summaries and checkpoint headers.
     const NAME: &'static str;
-    /// Size in bytes of one value.
+    /// Size in bytes of one stored population (`Self::Stored`): what a sweep moves per value.
     const BYTES: usize;
+    /// How a population is kept in memory: the value itself in `f32` and `f64`, the binary16
+    /// bits of its deviation from rest in [`F16s`].
+    type Stored: bytemuck::Pod + Default + Debug + Send + Sync;
+    /// Whether the populations are stored narrower than they are computed, as their deviation
+    /// `f_i − w_i` from the rest state (FluidX3D's FP16S, Lehmann et al. 2022: a population
+    /// near `w_i ≈ 0.4` would keep only ~3 decimal digits in binary16, its deviation keeps them
+    /// relative to the flow's own scale).
+    const COMPACT: bool;
+    /// The stored form of a value (rounded to nearest, ties to even, when narrower).
+    fn to_stored(self) -> Self::Stored;
+    /// The value of a stored form (exact).
+    fn from_stored(s: Self::Stored) -> Self;
+    /// [`Real::from_stored`] on `VL` lanes (vector conversion instructions where the target
+    /// has them).
+    #[inline(always)]
+    fn from_stored_lanes<const VL: usize>(s: [Self::Stored; VL]) -> [Self; VL] {
+        s.map(Self::from_stored)
+    }
+    /// [`Real::to_stored`] on `VL` lanes.
+    #[inline(always)]
+    fn to_stored_lanes<const VL: usize>(v: [Self; VL]) -> [Self::Stored; VL] {
+        v.map(Self::to_stored)
+    }
     /// Machine epsilon.
     const EPSILON: Self;
     /// Converts from `f64`, rounding to nearest (used for constants and parameters).
@@ -69,6 +99,16 @@ macro_rules! impl_real {
             const NAME: &'static str = $name;
             const BYTES: usize = std::mem::size_of::<$t>();
             const EPSILON: Self = <$t>::EPSILON;
+            type Stored = $t;
+            const COMPACT: bool = false;
+            #[inline(always)]
+            fn to_stored(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn from_stored(s: $t) -> Self {
+                s
+            }
             #[inline(always)]
             fn from_f64(x: f64) -> Self {
                 x as $t

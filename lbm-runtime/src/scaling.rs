@@ -329,7 +329,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
     let (lx, plane) = (spec.lx, spec.plane());
     // The other lattice: z halved or doubled in 3-D (any depth suits the layouts), else y.
     let other = if spec.lz > 1 {
-        let lz = if spec.lz % 2 == 0 {
+        let lz = if spec.lz.is_multiple_of(2) {
             spec.lz / 2
         } else {
             spec.lz * 2
@@ -337,7 +337,9 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
         GlobalSpec { lz, ..spec.clone() }
     } else {
         let half = spec.ly / 2;
-        let suits = spec.ly % 2 == 0 && half % L::VL == 0 && half / L::VL >= M::HALO.max(1);
+        let suits = spec.ly.is_multiple_of(2)
+            && half.is_multiple_of(L::VL)
+            && half / L::VL >= M::HALO.max(1);
         let ly = if suits { half } else { spec.ly * 2 };
         GlobalSpec { ly, ..spec.clone() }
     };
@@ -358,7 +360,12 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
         delta: 0.0,
         lambda: 0.0,
     }
-    .with_network(&Network::INFINIBAND_EDR, M::HALO, M::Q, T::BYTES);
+    .with_network(
+        &Network::INFINIBAND_EDR,
+        M::HALO,
+        M::Q,
+        std::mem::size_of::<T>(),
+    );
     Ok(Calibration {
         t_full,
         t_other,

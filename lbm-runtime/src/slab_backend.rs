@@ -192,9 +192,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         let lat = self.lattice();
         let d = lat.dims();
         let writes: Vec<_> = folded::<M, L, T>(&d, lat.boundaries(), from).collect();
-        let f = self.lattice_mut().state_mut();
+        let lat = self.lattice_mut();
         for (x, y, p, v) in writes {
-            f[L::index(&d, p, d.col(x as isize), y)] = v;
+            lat.set_stored_value(L::index(&d, p, d.col(x as isize), y), p, v);
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use lbm::domain::GlobalSpec;
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
-use lbm::{BoundarySpec, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
+use lbm::{BoundarySpec, F16s, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
 
 use super::bench_csv::{check_csv_path, Row, Rows};
 use super::{dispatch, CliError, Generic, LayoutArg, Precision, World};
@@ -206,6 +206,14 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
     if a.split {
         return super::split::run(a);
     }
+    if a.backend == Backend::Gpu && a.precision.iter().all(|&p| p == Precision::F16s) {
+        return Err(CliError::Config {
+            key: "precision".into(),
+            message: "f16s runs on the CPU backend only; benchmark the GPU in f32 or f64 \
+                      (--precision f32)"
+                .into(),
+        });
+    }
     if a.backend == Backend::Hetero {
         return Err(CliError::Config {
             key: "backend".into(),
@@ -339,6 +347,10 @@ fn gpu_tables(
             println!("f64: skipped, the adapter has no SHADER_F64");
             continue;
         }
+        if p == Precision::F16s {
+            println!("f16s: skipped, the GPU backend stores f32 and f64 only");
+            continue;
+        }
         for (&l, scheme) in a
             .layout
             .iter()
@@ -459,6 +471,7 @@ impl Table<'_> {
         let peak = match self.p {
             Precision::F64 => measure_peak_flops::<f64>(5),
             Precision::F32 => measure_peak_flops::<f32>(5),
+            Precision::F16s => measure_peak_flops::<F16s>(5),
         };
         let bw = &measure_bandwidth(a.bw_mib << 20, 5);
         let shape = lbm::Extent::of_size(size);

@@ -40,7 +40,7 @@ pub(super) fn next_multiple(now: u64, every: u64) -> u64 {
 
 /// Whether step `now` is a multiple of a non-zero interval `every`.
 pub(super) fn due(now: u64, every: u64) -> bool {
-    every > 0 && now % every == 0
+    every > 0 && now.is_multiple_of(every)
 }
 
 /// `result` of an output written by the root, shared by every process: all go on, or all

@@ -116,7 +116,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<u64>,
-    /// Precision [default: f64].
+    /// Precision: f64, f32, or f16s (binary16 storage, f32 arithmetic; cpu backend)
+    /// [default: f64].
     #[arg(long, value_enum, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub precision: Option<Precision>,
@@ -124,8 +125,8 @@ pub struct Settings {
     #[arg(long, value_enum, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<LayoutArg>,
-    /// Cluster width VL of csoa and caosoa: 4, 8 or 16 [default: one 64-byte vector, 8 in f64
-    /// and 16 in f32].
+    /// Cluster width VL of csoa and caosoa: 4, 8 or 16 [default: one 64-byte vector of the
+    /// arithmetic, 8 in f64 and 16 in f32 and f16s].
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vl: Option<usize>,

@@ -33,6 +33,15 @@ pub enum GpuError {
         /// The adapter's name.
         adapter: String,
     },
+    /// A precision whose storage the shaders do not have (f16s: binary16 populations).
+    #[error(
+        "precision {precision} (populations stored in binary16, computed in f32) runs on the CPU \
+         backend only; on a GPU use f32, which the shaders store and compute in"
+    )]
+    Precision {
+        /// The precision's name.
+        precision: &'static str,
+    },
     /// The lattice does not fit the device's limits.
     #[error(
         "lattice {} of {model} ({precision}) is too large for adapter `{adapter}`: \

@@ -143,6 +143,9 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     ) -> Result<Self, GpuError> {
         check_size::<M, L>(size)?;
         M::validate(&params).map_err(LbmError::from)?;
+        if T::COMPACT {
+            return Err(GpuError::Precision { precision: T::NAME });
+        }
         if T::BYTES == 8 && !ctx.supports_f64() {
             return Err(GpuError::NoF64 {
                 adapter: ctx.info().name.clone(),
@@ -696,7 +699,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     /// Storage index of `f*_i(x, y)` in the current state (either scheme).
     fn slot(&self, i: usize, x: usize, y: usize) -> usize {
-        stored_slot::<M, L, T>(&self.d, &self.bc, self.odd, i, x, y)
+        stored_slot::<M, L, T>(&self.d, &self.bc, self.odd, i, x, y).0
     }
 
     fn site_ranges(&self, x: usize, y: usize) -> Vec<(u64, u64)> {
@@ -922,7 +925,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// [`GpuLattice::read_columns`]' (as many columns as `vals` holds).
     pub fn write_columns(&mut self, first: usize, vals: &[T]) -> Result<(), GpuError> {
         let per_col = self.d.plane() * self.d.q;
-        if vals.is_empty() || vals.len() % per_col != 0 {
+        if vals.is_empty() || !vals.len().is_multiple_of(per_col) {
             return Err(LbmError::Shape(format!(
                 "columns: got {} values, expected a positive multiple of LY·LZ·Q = {per_col}",
                 vals.len()
