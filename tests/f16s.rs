@@ -6,7 +6,7 @@
 
 use std::f64::consts::PI;
 
-use lbm::cases::Cavity;
+use lbm::cases::{Case, Cavity, TaylorGreen};
 use lbm::cavity::{compare, ghia, run_to_steady};
 use lbm::models::{D2Q9Bgk, D2Q9BgkParams};
 use lbm::{BoundarySpec, CAoSoa, F16s, Lattice, Model, Real, Scheme};
@@ -47,27 +47,19 @@ fn poiseuille<T: Real>(h: usize, a: f64, steps: u64, from_profile: bool) -> f64 
 /// Relative L2 error of `ux` of the Taylor–Green vortex on `n²` sites, amplitude `u0`, after
 /// `n²/8` steps, against the decaying analytic vortex.
 fn taylor_green<T: Real>(n: usize, u0: f64) -> f64 {
-    let tau = 0.8;
-    let nu = (tau - 0.5) / 3.0;
-    let p = D2Q9BgkParams {
-        tau,
-        ax: 0.0,
-        ay: 0.0,
-    };
-    let mut lat =
-        Lattice::<D2Q9Bgk, CAoSoa<16>, T>::new(n, n, p, Scheme::InPlace, &BoundarySpec::periodic())
-            .unwrap();
+    let case = TaylorGreen { n, tau: 0.8, u0 };
+    let nu = case.viscosity();
+    let mut lat = Lattice::<D2Q9Bgk, CAoSoa<16>, T>::new(
+        n,
+        n,
+        case.params(),
+        Scheme::InPlace,
+        &case.boundaries(),
+    )
+    .unwrap();
+    lat.set_equilibrium(case.initial()).unwrap();
     let k = 2.0 * PI / n as f64;
     let shape = |x: usize, y: usize| -(k * x as f64).cos() * (k * y as f64).sin();
-    lat.set_equilibrium(|x, y| {
-        let (kx, ky) = (k * x as f64, k * y as f64);
-        vec![
-            1.0 - 3.0 * u0 * u0 / 4.0 * ((2.0 * kx).cos() + (2.0 * ky).cos()),
-            -u0 * kx.cos() * ky.sin(),
-            u0 * kx.sin() * ky.cos(),
-        ]
-    })
-    .unwrap();
     let steps = (n * n / 8) as u64;
     lat.run(steps, 0).unwrap();
     // The stored state after `steps` steps streams into the populations of time `steps + 1`.
