@@ -11,17 +11,22 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use cli_support::{fails, number_after, ok, s, tmp};
+use lbm::Real;
 
 /// The checkpoint of a taylor-green run in `dir`.
 fn checkpoint(dir: &Path) -> PathBuf {
     dir.join("taylor-green_checkpoint.lbm")
 }
 
-/// The step and the populations of the checkpoint `cp` of a 32×32 taylor-green run.
-fn state(cp: &Path) -> (u64, Vec<u64>) {
-    let c = lbm::read_checkpoint::<lbm::models::D2Q9Bgk, f64>(cp).expect("a checkpoint");
+/// The step and the populations of the checkpoint `cp` of a 32×32 taylor-green run in
+/// precision `T`.
+fn state<T: Real>(cp: &Path) -> (u64, Vec<u64>) {
+    let c = lbm::read_checkpoint::<lbm::models::D2Q9Bgk, T>(cp).expect("a checkpoint");
     let f = c.columns(0..c.header.lx).expect("its populations");
-    (c.header.step, f.iter().map(|v| v.to_bits()).collect())
+    (
+        c.header.step,
+        f.iter().map(|v| v.to_f64().to_bits()).collect(),
+    )
 }
 
 /// The shards of the checkpoint `cp`.
@@ -69,8 +74,8 @@ fn run_ok(args: Vec<String>) -> String {
 }
 
 /// A run resumed from a checkpoint ends bitwise identical to the uninterrupted run, with the
-/// settings `common` (backend, scheme).
-fn resume_is_bitwise(common: &[&str]) {
+/// settings `common` (backend, scheme, precision `T`: f64 unless `common` says otherwise).
+fn resume_is_bitwise<T: Real>(common: &[&str]) {
     let (a, b, c) = (tmp(), tmp(), tmp());
     let half = tg(&[
         common,
@@ -113,8 +118,8 @@ fn resume_is_bitwise(common: &[&str]) {
     .concat());
     run_ok(whole);
     assert_eq!(
-        state(&checkpoint(b.path())),
-        state(&checkpoint(c.path())),
+        state::<T>(&checkpoint(b.path())),
+        state::<T>(&checkpoint(c.path())),
         "{common:?}: checkpoints differ"
     );
     assert_eq!(
@@ -125,14 +130,14 @@ fn resume_is_bitwise(common: &[&str]) {
 
 #[test]
 fn resumed_run_is_bitwise_identical_on_the_cpu() {
-    resume_is_bitwise(&["--backend", "cpu", "--scheme", "two-copy"]);
+    resume_is_bitwise::<f64>(&["--backend", "cpu", "--scheme", "two-copy"]);
 }
 
 /// A checkpoint of binary16 storage keeps the populations' values exactly (as f32): the
 /// resumed run rounds them back to the same binary16 elements.
 #[test]
 fn resumed_run_is_bitwise_identical_in_f16s() {
-    resume_is_bitwise(&["--backend", "cpu", "--precision", "f16s"]);
+    resume_is_bitwise::<lbm::F16s>(&["--backend", "cpu", "--precision", "f16s"]);
 }
 
 /// Whether the GPU tests run: an adapter exists, or `LBM_REQUIRE_GPU=1` demands one.
@@ -148,8 +153,8 @@ fn gpu_available() -> bool {
 #[test]
 fn resumed_run_is_bitwise_identical_on_the_gpu() {
     if gpu_available() {
-        resume_is_bitwise(&["--backend", "gpu", "--scheme", "two-copy"]);
-        resume_is_bitwise(&["--backend", "gpu", "--scheme", "in-place"]);
+        resume_is_bitwise::<f64>(&["--backend", "gpu", "--scheme", "two-copy"]);
+        resume_is_bitwise::<f64>(&["--backend", "gpu", "--scheme", "in-place"]);
     }
 }
 
@@ -157,7 +162,7 @@ fn resumed_run_is_bitwise_identical_on_the_gpu() {
 fn resumed_run_is_bitwise_identical_with_host_and_device_together() {
     if gpu_available() {
         for scheme in ["two-copy", "in-place"] {
-            resume_is_bitwise(&[
+            resume_is_bitwise::<f64>(&[
                 "--backend",
                 "hetero",
                 "--host-columns",
