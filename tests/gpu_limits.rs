@@ -195,12 +195,19 @@ fn f64_without_shader_f64_is_a_clear_error() {
     assert!((f32_lat.mass().unwrap() - 64.0).abs() < 1e-4);
 }
 
-/// Binary16 storage is the CPU's only: a GPU lattice of it is refused with what to use.
+/// Binary16 storage needs `SHADER_F16`: on an adapter without it an f16s lattice is refused
+/// with what to use, and f32 still runs.
 #[test]
-fn f16s_on_the_gpu_is_a_clear_error() {
-    let Some(ctx) = gpu_support::context() else {
+fn f16s_without_shader_f16_is_a_clear_error() {
+    if gpu_support::context().is_none() {
         return;
+    }
+    let opts = GpuOptions {
+        without_f16: true,
+        ..GpuOptions::default()
     };
+    let ctx = Arc::new(GpuContext::new(&opts).unwrap());
+    assert!(!ctx.supports_f16());
     let p = D2Q9BgkParams {
         tau: 0.8,
         ax: 0.0,
@@ -209,8 +216,10 @@ fn f16s_on_the_gpu_is_a_clear_error() {
     let spec = BoundarySpec::periodic();
     let e = GpuLattice::<D2Q9Bgk, CAoSoa<16>, F16s>::new(&ctx, 16, 16, p, Scheme::InPlace, &spec)
         .unwrap_err();
-    assert!(matches!(e, GpuError::Precision { .. }), "{e}");
+    assert!(matches!(e, GpuError::NoF16 { .. }), "{e}");
+    assert!(e.to_string().contains("SHADER_F16"), "{e}");
     assert!(e.to_string().contains("use f32"), "{e}");
+    GpuLattice::<D2Q9Bgk, CAoSoa<16>, f32>::new(&ctx, 16, 16, p, Scheme::InPlace, &spec).unwrap();
 }
 
 #[test]

@@ -7,7 +7,7 @@ use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec};
 use lbm::gpu::BcShape;
 use lbm::layout::Dims;
 use lbm::models::*;
-use lbm::{Aos, CAoSoa, CSoa, Layout, Model, Real, Scheme, Soa};
+use lbm::{Aos, CAoSoa, CSoa, F16s, Layout, Model, Real, Scheme, Soa};
 
 /// Composes and validates `M × L × T` for every boundary shape, binding split and scheme.
 fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
@@ -36,8 +36,11 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
                 scheme.name()
             );
             let src = compose::<M, L, T>(&spec).unwrap_or_else(|e| panic!("{what}: {e}"));
-            validate(&src, T::BYTES == 8, &what).unwrap_or_else(|e| panic!("{e}"));
-            assert!(src.starts_with(&format!("alias real = {};", T::NAME)));
+            let f64 = size_of::<T>() == 8;
+            validate(&src, f64, &what).unwrap_or_else(|e| panic!("{e}"));
+            let real = if f64 { "f64" } else { "f32" };
+            assert!(src.contains(&format!("alias real = {real};")), "{what}");
+            assert_eq!(src.contains("alias store = f16;"), T::COMPACT, "{what}");
             for (e, w) in spec.entry_points() {
                 let entry = format!("fn {}{}(@builtin", e.name(), w.suffix());
                 assert!(src.contains(&entry), "{what}: no entry point {e:?} {w:?}");
@@ -61,6 +64,7 @@ fn all_layouts<M: Model, T: Real>(p: &M::Params, shapes: &[BcShape]) {
 fn both_precisions<M: Model>(p: &M::Params, shapes: &[BcShape]) {
     all_layouts::<M, f32>(p, shapes);
     all_layouts::<M, f64>(p, shapes);
+    all_layouts::<M, F16s>(p, shapes);
 }
 
 #[test]

@@ -2,15 +2,21 @@
 //! precisions, both streaming schemes (the in-place one also after an odd step, in its other
 //! state), with periodic and wall boundaries (f64 to 1e-12 relative, f32 to 2e-5), and the
 //! seeds' separate kernels (propagate, bc, collide) agree with the fused step on the GPU.
+//! Every GPU lattice here runs shaders without runtime bounds checks, its indexing proven in
+//! range (`lbm::gpu::bounds`), and equals one whose shaders keep them, bit for bit.
 //!
 //! Run with `cargo test --release --test gpu_vs_cpu`; on a machine without a GPU the tests run
 //! on Mesa's lavapipe (see `gpu_support`).
 
 mod gpu_support;
 
-use lbm::gpu::GpuLattice;
+use std::sync::Arc;
+
+use lbm::gpu::{GpuContext, GpuLattice};
 use lbm::models::*;
-use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Lattice, Layout, Model, Real, Role, Scheme, Soa, Wall};
+use lbm::{
+    Aos, BoundarySpec, CAoSoa, CSoa, F16s, Lattice, Layout, Model, Real, Role, Scheme, Soa, Wall,
+};
 
 const STEPS: u64 = 100;
 
@@ -18,12 +24,19 @@ const STEPS: u64 = 100;
 /// `a·b + c` into an FMA where the CPU does not) accumulate over the ~100 steps compared, so
 /// f32 is held to about 170 ε (ε = 1.2e-7) and f64 to 1e-12.
 fn tolerance<T: Real>() -> f64 {
-    if T::BYTES == 8 {
+    if T::COMPACT {
+        F16S_TOLERANCE
+    } else if T::BYTES == 8 {
         1e-12
     } else {
         2e-5
     }
 }
+
+/// f16s: both sides compute in f32 and store `f − w` in binary16; where their f32 results
+/// differ by an ulp (a contracted FMA), the stored elements can round one binary16 unit apart,
+/// `2⁻¹¹ |f − w|`, which the following steps carry.
+const F16S_TOLERANCE: f64 = 1e-3;
 
 /// Runs `M × L × T` in `scheme` on the CPU and on the GPU for [`STEPS`] steps from the same
 /// state and compares every population and the density and velocity fields; in place, once
@@ -47,6 +60,11 @@ fn compare<M: Model, L: Layout, T: Real>(
     let mut cpu = Lattice::<M, L, T>::with_size(size, params.clone(), scheme, spec).unwrap();
     let mut gpu = GpuLattice::<M, L, T>::with_size(&ctx, size, params, scheme, spec)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(
+        gpu.bounds_checks(),
+        None,
+        "{what}: indices not proven in range"
+    );
     cpu.set_equilibrium(gpu_support::initial::<M>(size))
         .unwrap();
     gpu.set_equilibrium(gpu_support::initial::<M>(size))
@@ -133,6 +151,12 @@ fn both_precisions<M: Model>(size: [usize; 3], params: &M::Params, spec: &Bounda
     every_layout::<M, f32>(size, params, spec);
 }
 
+/// f64, f32 and f16s (binary16 storage on the device, `SHADER_F16`).
+fn three_precisions<M: Model>(size: [usize; 3], params: &M::Params, spec: &BoundarySpec) {
+    both_precisions::<M>(size, params, spec);
+    every_layout::<M, F16s>(size, params, spec);
+}
+
 /// A 2-D lattice of `lx × ly` sites.
 const fn plane(lx: usize, ly: usize) -> [usize; 3] {
     [lx, ly, 1]
@@ -160,6 +184,60 @@ fn obstacle(lx: usize, ly: usize) -> BoundarySpec {
     }
 }
 
+/// Dropping the runtime bounds checks changes nothing: the shaders of a lattice with every
+/// kind of boundary record (moving lid, Zou–He inlet and outlet, solid obstacle), in each
+/// layout and scheme, give the same bits with the checks kept as without.
+#[test]
+fn unchecked_shaders_equal_checked_ones() {
+    let (Some(fast), Some(checked)) = (gpu_support::context(), gpu_support::checked_context())
+    else {
+        return;
+    };
+    let ctxs = [fast, checked];
+    checked_vs_unchecked::<Aos>(&ctxs);
+    checked_vs_unchecked::<Soa>(&ctxs);
+    checked_vs_unchecked::<CSoa<8>>(&ctxs);
+    checked_vs_unchecked::<CAoSoa<8>>(&ctxs);
+}
+
+fn checked_vs_unchecked<L: Layout>(ctxs: &[Arc<GpuContext>; 2]) {
+    let size = plane(16, 16);
+    let p = D2Q9BgkParams {
+        tau: 0.7,
+        ax: 1e-5,
+        ay: 0.0,
+    };
+    for spec in [
+        BoundarySpec::cavity(0.05),
+        zou_he_channel(),
+        obstacle(16, 16),
+    ] {
+        for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+            let [(why_fast, fast), (why_checked, checked)] = ctxs.each_ref().map(|ctx| {
+                let mut g =
+                    GpuLattice::<D2Q9Bgk, L, f32>::with_size(ctx, size, p, scheme, &spec).unwrap();
+                g.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(size))
+                    .unwrap();
+                g.steps(41);
+                let bits: Vec<u32> = g
+                    .read_populations()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect();
+                (g.bounds_checks().map(str::to_string), bits)
+            });
+            let what = format!("{} {} {spec:?}", L::NAME, scheme.name());
+            assert_eq!(why_fast, None, "{what}");
+            assert_eq!(why_checked.as_deref(), Some("kept on request"), "{what}");
+            assert!(
+                fast == checked,
+                "{what}: checked and unchecked shaders differ"
+            );
+        }
+    }
+}
+
 #[test]
 fn d2q9_bgk_matches_cpu() {
     let p = D2Q9BgkParams {
@@ -167,11 +245,11 @@ fn d2q9_bgk_matches_cpu() {
         ax: 1e-5,
         ay: 0.0,
     };
-    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::periodic());
-    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::cavity(0.05));
-    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::channel());
-    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &zou_he_channel());
-    both_precisions::<D2Q9Bgk>(plane(16, 16), &p, &obstacle(16, 16));
+    three_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::periodic());
+    three_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::cavity(0.05));
+    three_precisions::<D2Q9Bgk>(plane(16, 16), &p, &BoundarySpec::channel());
+    three_precisions::<D2Q9Bgk>(plane(16, 16), &p, &zou_he_channel());
+    three_precisions::<D2Q9Bgk>(plane(16, 16), &p, &obstacle(16, 16));
 }
 
 #[test]
@@ -272,7 +350,7 @@ fn d2q37_matches_cpu() {
         top: Some(Wall::Thermal { temperature: 0.98 }),
         ..BoundarySpec::default()
     };
-    both_precisions::<D2Q37>(plane(12, 32), &p, &walls);
+    three_precisions::<D2Q37>(plane(12, 32), &p, &walls);
 }
 
 /// The separate kernels (propagate, bc, collide) reproduce the fused step on the GPU.

@@ -65,6 +65,10 @@ pub struct BenchArgs {
     /// Timed GPU steps per layout and precision.
     #[arg(long, default_value_t = 10)]
     pub gpu_steps: u64,
+    /// Keep the GPU shaders' runtime bounds checks, which are otherwise dropped where every
+    /// index is proven in range (to measure what they cost).
+    #[arg(long)]
+    pub gpu_bounds_checks: bool,
     /// The distributed ring instead (feature `mpi`, under `mpiexec -n N`): the step with and
     /// without the halo exchange, the performance model's coefficients, and the strong- and
     /// weak-scaling curves it predicts for these rank counts [default: 1 2 4 … 64]; first
@@ -206,14 +210,6 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
     if a.split {
         return super::split::run(a);
     }
-    if a.backend == Backend::Gpu && a.precision.iter().all(|&p| p == Precision::F16s) {
-        return Err(CliError::Config {
-            key: "precision".into(),
-            message: "f16s runs on the CPU backend only; benchmark the GPU in f32 or f64 \
-                      (--precision f32)"
-                .into(),
-        });
-    }
     if a.backend == Backend::Hetero {
         return Err(CliError::Config {
             key: "backend".into(),
@@ -313,6 +309,7 @@ pub fn open_options(a: &BenchArgs) -> GpuOptions {
         .map_or_else(AdapterChoice::from_env, AdapterChoice::parse);
     GpuOptions {
         adapter: choice,
+        bounds_checks: a.gpu_bounds_checks,
         ..GpuOptions::default()
     }
 }
@@ -339,7 +336,7 @@ fn gpu_tables(
         println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
     }
     println!(
-        "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26}",
+        "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26}  bounds checks",
         "model", "layout", "prec", "scheme", "ms/step", "MLUPS", "GB/s (% of copy GB/s)"
     );
     for &p in &a.precision {
@@ -347,8 +344,8 @@ fn gpu_tables(
             println!("f64: skipped, the adapter has no SHADER_F64");
             continue;
         }
-        if p == Precision::F16s {
-            println!("f16s: skipped, the GPU backend stores f32 and f64 only");
+        if p == Precision::F16s && !ctx.supports_f16() {
+            println!("f16s: skipped, the adapter has no SHADER_F16");
             continue;
         }
         for (&l, scheme) in a
@@ -420,12 +417,15 @@ impl<M: Model> Generic for GpuJob<'_, M> {
         match bench(self.ctx, self.size, self.params, self.scheme, self.steps) {
             Ok(b) => {
                 println!(
-                    "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})",
+                    "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})  {}",
                     b.ms_per_step(),
                     b.mlups,
                     b.gbps,
                     100.0 * b.share_of_copy(),
-                    b.copy_gbps
+                    b.copy_gbps,
+                    b.bounds_checks
+                        .as_deref()
+                        .map_or("off (proven)".into(), |why| format!("on: {why}"))
                 );
                 self.rows.push(Row {
                     backend: "gpu",

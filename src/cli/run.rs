@@ -348,13 +348,6 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
     let precision = s.precision.unwrap_or(Precision::F64);
     let layout = s.layout.unwrap_or(LayoutArg::Caosoa);
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
-    if precision == Precision::F16s && backend != BackendArg::Cpu {
-        return Err(bad(
-            "precision",
-            "f16s (binary16 storage) runs on the cpu backend only; use f32 or f64 on the gpu \
-             and hetero backends",
-        ));
-    }
     let vl = match (s.vl, layout) {
         (None, _) => precision.default_vl(),
         (Some(v), LayoutArg::Csoa | LayoutArg::Caosoa) => {

@@ -48,6 +48,18 @@ pub fn grid_capped_context(n: u32) -> Option<Arc<GpuContext>> {
     ))
 }
 
+/// A device whose shaders keep their runtime bounds checks ([`GpuOptions::bounds_checks`]).
+pub fn checked_context() -> Option<Arc<GpuContext>> {
+    context()?;
+    let opts = GpuOptions {
+        bounds_checks: true,
+        ..GpuOptions::default()
+    };
+    Some(Arc::new(
+        GpuContext::new(&opts).expect("the default adapter opens twice"),
+    ))
+}
+
 fn skip(e: &GpuError) -> Option<Arc<GpuContext>> {
     let required = std::env::var("LBM_REQUIRE_GPU").is_ok_and(|v| v == "1");
     if required || !matches!(e, GpuError::NoAdapter { .. }) {

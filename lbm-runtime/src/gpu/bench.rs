@@ -49,6 +49,9 @@ pub struct GpuBench {
     pub adapter: String,
     /// Whether the adapter is a CPU (the figures are then not GPU figures).
     pub cpu_adapter: bool,
+    /// Why the step's shader kept its runtime bounds checks (`None`: proven in range and
+    /// created without them, [`super::bounds`]).
+    pub bounds_checks: Option<String>,
 }
 
 impl GpuBench {
@@ -86,6 +89,10 @@ impl fmt::Display for GpuBench {
             self.copy_gbps,
             self.adapter
         )?;
+        match &self.bounds_checks {
+            None => write!(f, ", no runtime bounds checks (indices proven in range)")?,
+            Some(why) => write!(f, ", runtime bounds checks kept ({why})")?,
+        }
         if self.cpu_adapter {
             write!(f, " [CPU adapter (software Vulkan): not a GPU figure]")?;
         }
@@ -113,6 +120,7 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     let seconds = t0.elapsed().as_secs_f64();
     let mlups = lat.dims().sites() as f64 * steps as f64 / seconds / 1e6;
     let copy_bytes = (lat.dims().len() * T::BYTES) as u64;
+    let bounds_checks = lat.bounds_checks().map(str::to_string);
     drop(lat);
     Ok(GpuBench {
         model: M::NAME,
@@ -127,6 +135,7 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
         copy_gbps: copy_gbps(ctx, copy_bytes.min(ctx.binding_limit()), 10)?,
         adapter: ctx.describe(),
         cpu_adapter: ctx.is_cpu(),
+        bounds_checks,
     })
 }
 
@@ -155,10 +164,17 @@ pub fn copy_gbps(ctx: &GpuContext, bytes: u64, reps: u32) -> Result<f64, GpuErro
         row = wx * COPY_WORKGROUP
     );
     let dev = &ctx.device;
-    let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+    let desc = wgpu::ShaderModuleDescriptor {
         label: Some("copy-probe"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
-    });
+    };
+    // Without runtime checks, as the lattice's kernels run: the reference is the best copy.
+    let module = if ctx.keeps_bounds_checks() {
+        dev.create_shader_module(desc)
+    } else {
+        // SAFETY: both buffers hold `n` elements and thread `t` touches element `t < n` only.
+        unsafe { dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
+    };
     let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some("copy-probe"),
         layout: None,

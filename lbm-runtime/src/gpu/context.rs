@@ -54,12 +54,18 @@ pub struct GpuOptions {
     /// Do not enable `SHADER_F64` even where the adapter offers it (f32-only runs, and tests
     /// of the error an f64 lattice gets on an adapter without it).
     pub without_f64: bool,
+    /// Do not enable `SHADER_F16` even where the adapter offers it (tests of the error an
+    /// f16s lattice gets on an adapter without it).
+    pub without_f16: bool,
     /// This process's rank among the processes of its node (0 when alone; MPI ranks take it
     /// from a shared-memory split, `crate::mpi_ring::node_rank`). With
     /// [`AdapterChoice::Best`] or a device type, the processes of a node take the equally good
     /// adapters in turn, so ranks on a node with several GPUs run on different ones; an
     /// adapter chosen by name is the one every rank takes.
     pub node_rank: usize,
+    /// Keep the shaders' runtime bounds checks even where [`super::bounds`] proves every index
+    /// in range (to measure what they cost, or to look for a fault in a new model's shader).
+    pub bounds_checks: bool,
 }
 
 /// An opened device and its queue.
@@ -69,8 +75,10 @@ pub struct GpuContext {
     info: wgpu::AdapterInfo,
     limits: wgpu::Limits,
     f64: bool,
+    f16: bool,
     binding_limit: u64,
     workgroup_limit: u32,
+    bounds_checks: bool,
     errors: Arc<Mutex<Vec<String>>>,
 }
 
@@ -127,14 +135,14 @@ impl GpuContext {
     fn open(adapter: wgpu::Adapter, opts: &GpuOptions) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         let f64 = adapter.features().contains(wgpu::Features::SHADER_F64) && !opts.without_f64;
+        let f16 = adapter.features().contains(wgpu::Features::SHADER_F16) && !opts.without_f16;
         let limits = adapter.limits();
+        let mut required_features = wgpu::Features::empty();
+        required_features.set(wgpu::Features::SHADER_F64, f64);
+        required_features.set(wgpu::Features::SHADER_F16, f16);
         let desc = wgpu::DeviceDescriptor {
             label: Some("lbm"),
-            required_features: if f64 {
-                wgpu::Features::SHADER_F64
-            } else {
-                wgpu::Features::empty()
-            },
+            required_features,
             required_limits: limits.clone(),
             ..Default::default()
         };
@@ -163,8 +171,10 @@ impl GpuContext {
             info,
             limits,
             f64,
+            f16,
             binding_limit,
             workgroup_limit,
+            bounds_checks: opts.bounds_checks,
             errors,
         })
     }
@@ -182,6 +192,17 @@ impl GpuContext {
     /// The device's limits (the adapter's, all requested).
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
+    }
+
+    /// Whether shaders keep their runtime bounds checks even where proven in range
+    /// ([`GpuOptions::bounds_checks`]).
+    pub fn keeps_bounds_checks(&self) -> bool {
+        self.bounds_checks
+    }
+
+    /// Whether shaders can store binary16 (`SHADER_F16`: f16s lattices).
+    pub fn supports_f16(&self) -> bool {
+        self.f16
     }
 
     /// Whether f64 shaders can run (`SHADER_F64`).

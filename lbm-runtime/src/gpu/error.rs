@@ -33,12 +33,15 @@ pub enum GpuError {
         /// The adapter's name.
         adapter: String,
     },
-    /// A precision whose storage the shaders do not have (f16s: binary16 populations).
+    /// A compact precision (f16s: binary16 populations) on an adapter without `SHADER_F16`.
     #[error(
-        "precision {precision} (populations stored in binary16, computed in f32) runs on the CPU \
-         backend only; on a GPU use f32, which the shaders store and compute in"
+        "adapter `{adapter}` has no SHADER_F16 feature (f16 arithmetic with 16-bit storage \
+         buffers): {precision} lattices, stored in binary16, cannot run on it; use f32, or the \
+         CPU backend"
     )]
-    Precision {
+    NoF16 {
+        /// The adapter's name.
+        adapter: String,
         /// The precision's name.
         precision: &'static str,
     },

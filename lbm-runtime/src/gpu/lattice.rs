@@ -16,13 +16,15 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::bc::{self, BcTables};
+use super::bounds::{self, Bound};
+use super::layout::AffineLayout;
 use super::shader::{self, Entry, ShaderSpec, Window, WORKGROUP};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
 use crate::lattice::{check_size, stored_slot};
 use crate::layout::{Dims, Layout};
 use crate::model::{divergence, moment_named};
-use crate::{default_max_mach, Kernel, LbmError, Model, Real, Scheme};
+use crate::{default_max_mach, storage, Kernel, LbmError, Model, Real, Scheme};
 
 /// Steps recorded per command buffer.
 const STEPS_PER_SUBMIT: u64 = 128;
@@ -54,6 +56,12 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     groups: Vec<wgpu::BindGroup>,
     /// The pipeline of each entry point of the scheme, by entry and window.
     pipelines: HashMap<(Entry, Window), wgpu::ComputePipeline>,
+    /// Why the shader keeps its runtime bounds checks (`None`: proven in range, dropped).
+    bounds_checks: Option<String>,
+    /// The layout's affine index, to find the population of a storage index.
+    lay: AffineLayout,
+    /// The rest populations `w_i`, the shifts of a compact precision's stored elements.
+    rest: Vec<T>,
     /// The copy holding the state.
     cur: usize,
     /// In-place scheme: the last half-step was a pull (the state is "odd").
@@ -143,10 +151,13 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     ) -> Result<Self, GpuError> {
         check_size::<M, L>(size)?;
         M::validate(&params).map_err(LbmError::from)?;
-        if T::COMPACT {
-            return Err(GpuError::Precision { precision: T::NAME });
+        if T::COMPACT && !ctx.supports_f16() {
+            return Err(GpuError::NoF16 {
+                adapter: ctx.info().name.clone(),
+                precision: T::NAME,
+            });
         }
-        if T::BYTES == 8 && !ctx.supports_f64() {
+        if size_of::<T>() == 8 && !ctx.supports_f64() {
             return Err(GpuError::NoF64 {
                 adapter: ctx.info().name.clone(),
             });
@@ -179,12 +190,26 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             fields: fields_at,
         };
         let source = shader::compose::<M, L, T>(&spec)?;
-        shader::validate(&source, T::BYTES == 8, &what::<M, L, T>())?;
+        shader::validate(&source, size_of::<T>() == 8, &what::<M, L, T>())?;
         let dev = Device { ctx, spec: &spec };
         let copies: Vec<_> = (0..copies).map(|_| dev.population_copy::<T>()).collect();
         let consts = dev.init_buffer("consts", bytemuck::cast_slice(&tables.consts), false);
         let tables_buf = dev.init_buffer("tables", bytemuck::cast_slice(&tables.tables), false);
-        let mout_bytes = (plan.mout_cols * d.plane() * M::MOMENT_NAMES.len() * T::BYTES) as u64;
+        let mout_vals = plan.mout_cols * d.plane() * M::MOMENT_NAMES.len();
+        let mout_bytes = (mout_vals * size_of::<T>()) as u64;
+        let bound = Bound {
+            chunk: plan.chunk,
+            copy: d.len() as u64,
+            mout: mout_vals as u64,
+            mout_cols: plan.mout_cols as u64,
+        };
+        let lay = AffineLayout::probe::<L>(&d)?;
+        let rest = storage::rest_values::<T>(M::WEIGHTS);
+        let bounds_checks = match bounds::prove::<M, T>(&spec, &lay, &tables, &bound) {
+            Err(why) => Some(why),
+            Ok(()) if ctx.keeps_bounds_checks() => Some("kept on request".into()),
+            Ok(()) => None,
+        };
         let mout = dev.buffer("moments", mout_bytes, wgpu::BufferUsages::COPY_SRC);
         let ctl = dev.init_buffer("ctl", &[0u8; 16], true);
         let layout = dev.bind_group_layout();
@@ -196,7 +221,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 dev.bind_group(&layout, &pops, [&consts, &tables_buf, &mout], &ctl)
             })
             .collect();
-        let pipelines = dev.pipelines(&layout, &source);
+        let pipelines = dev.pipelines(&layout, &source, bounds_checks.is_none());
         let lat = Self {
             ctx: ctx.clone(),
             d,
@@ -213,6 +238,9 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             ctl,
             groups,
             pipelines,
+            bounds_checks,
+            lay,
+            rest,
             cur: 0,
             odd: false,
             step: 0,
@@ -244,7 +272,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let vals: Vec<T> = values.iter().map(|&v| T::from_f64(v)).collect();
         self.ctx.queue.write_buffer(
             &self.consts,
-            (at * T::BYTES) as u64,
+            (at * size_of::<T>()) as u64,
             bytemuck::cast_slice(&vals),
         );
         Ok(())
@@ -325,6 +353,12 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Storage bindings each copy of the populations is split across.
     pub fn bindings_per_copy(&self) -> usize {
         self.spec.chunks
+    }
+
+    /// Why this lattice's shader keeps its runtime bounds checks: `None` when [`bounds::prove`]
+    /// showed its indexing in range and the module was created without them.
+    pub fn bounds_checks(&self) -> Option<&str> {
+        self.bounds_checks.as_deref()
     }
 
     /// The composed WGSL source of this lattice's kernels.
@@ -583,10 +617,16 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     // ---------------------------------------------------------------- transfers
 
-    /// Writes `vals` at storage index `start` of copy `copy`, split at binding boundaries.
+    /// Writes `vals` at storage index `start` of copy `copy`, split at binding boundaries (as
+    /// the stored elements of the slots' populations, [`storage::stored`]).
     fn upload(&self, copy: usize, start: u64, vals: &[T]) {
+        let elems: Vec<T::Stored> = vals
+            .iter()
+            .zip(start..)
+            .map(|(&v, g)| storage::stored(v, &self.rest, self.lay.population(g, M::Q)))
+            .collect();
         for (c, off, range) in self.pieces(start, vals.len() as u64) {
-            let bytes: &[u8] = bytemuck::cast_slice(&vals[range]);
+            let bytes: &[u8] = bytemuck::cast_slice(&elems[range]);
             self.ctx
                 .queue
                 .write_buffer(&self.copies[copy][c], off * T::BYTES as u64, bytes);
@@ -610,8 +650,20 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         out
     }
 
-    /// Reads the storage ranges `(start, len)` of the current copy, concatenated.
+    /// Reads the storage ranges `(start, len)` of the current copy, concatenated, as values
+    /// ([`storage::value`] of each slot's population).
     fn download(&self, ranges: &[(u64, u64)]) -> Result<Vec<T>, GpuError> {
+        let elems = self.download_stored(ranges)?;
+        let slots = ranges.iter().flat_map(|&(start, len)| start..start + len);
+        Ok(elems
+            .into_iter()
+            .zip(slots)
+            .map(|(e, g)| storage::value(e, &self.rest, self.lay.population(g, M::Q)))
+            .collect())
+    }
+
+    /// The stored elements of the storage ranges `(start, len)` of the current copy.
+    fn download_stored(&self, ranges: &[(u64, u64)]) -> Result<Vec<T::Stored>, GpuError> {
         let mut pieces = Vec::new();
         for &(start, len) in ranges {
             pieces.extend(
@@ -640,7 +692,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     }
 
     /// Copies the pieces `(binding, offset, len)` into one staging buffer and maps it.
-    fn read_group(&self, group: &[(usize, u64, u64)], bytes: u64) -> Result<Vec<T>, GpuError> {
+    fn read_group(
+        &self,
+        group: &[(usize, u64, u64)],
+        bytes: u64,
+    ) -> Result<Vec<T::Stored>, GpuError> {
         let staging = self.staging(bytes);
         let mut enc = self.encoder();
         let mut at = 0;
@@ -663,7 +719,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     }
 
     /// Maps `buf` for reading after the submitted work, and returns its contents.
-    fn map_read(&self, buf: &wgpu::Buffer) -> Result<Vec<T>, GpuError> {
+    fn map_read<P: bytemuck::Pod>(&self, buf: &wgpu::Buffer) -> Result<Vec<P>, GpuError> {
         let (tx, rx) = std::sync::mpsc::channel();
         buf.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
@@ -981,7 +1037,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.ctx
             .queue
             .write_buffer(&self.ctl, 0, bytemuck::cast_slice(&ctl));
-        let bytes = (n * self.d.plane() * M::MOMENT_NAMES.len() * T::BYTES) as u64;
+        let bytes = (n * self.d.plane() * M::MOMENT_NAMES.len() * size_of::<T>()) as u64;
         let staging = self.staging(bytes);
         let mut enc = self.encoder();
         {
@@ -1153,7 +1209,7 @@ fn plan<M: Model, T: Real>(
 ) -> Result<Plan, GpuError> {
     let binding = ctx.binding_limit();
     let nm = M::MOMENT_NAMES.len() as u64;
-    let col_bytes = d.plane() as u64 * nm * T::BYTES as u64;
+    let col_bytes = d.plane() as u64 * nm * size_of::<T>() as u64;
     let tables_bytes = 4 * tables.tables.len() as u64;
     let fail = |reason| Err(too_large::<M, T>(ctx, d, cap.max_vals, reason));
     if col_bytes > binding || tables_bytes > binding {
@@ -1289,17 +1345,28 @@ impl Device<'_> {
             })
     }
 
-    /// The pipeline of each entry point of the scheme, and of each window of its site kernels.
+    /// The pipeline of each entry point of the scheme, and of each window of its site kernels;
+    /// without runtime checks when `proven` ([`bounds`]).
     fn pipelines(
         &self,
         layout: &wgpu::BindGroupLayout,
         source: &str,
+        proven: bool,
     ) -> HashMap<(Entry, Window), wgpu::ComputePipeline> {
         let dev = &self.ctx.device;
-        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+        let desc = wgpu::ShaderModuleDescriptor {
             label: Some("lbm"),
             source: wgpu::ShaderSource::Wgsl(source.into()),
-        });
+        };
+        let module = if proven {
+            // SAFETY: `bounds::prove` showed every index of this shader, on these bindings, in
+            // range; its loops are bounded and its divisors non-zero constants (`bounds`).
+            unsafe {
+                dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+            }
+        } else {
+            dev.create_shader_module(desc)
+        };
         let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("lbm"),
             bind_group_layouts: &[Some(layout)],

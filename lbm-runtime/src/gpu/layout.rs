@@ -81,6 +81,17 @@ impl AffineLayout {
                             "cluster_base({i}, {col}, {k}) = {want}, affine model gives {got}"
                         )));
                     }
+                    let lanes = [0, L::VL as u64 - 1];
+                    if let Some(l) = lanes
+                        .into_iter()
+                        .find(|l| self.population(got + l, d.q) != i)
+                    {
+                        return Err(fail(format!(
+                            "index {} of population {i} is read as population {}",
+                            got + l,
+                            self.population(got + l, d.q)
+                        )));
+                    }
                 }
             }
         }
@@ -96,6 +107,14 @@ impl AffineLayout {
             }
         }
         Ok(())
+    }
+
+    /// The population of storage index `g` when the layout has `q` populations: `(g / S_i) mod
+    /// Q`. Every layout of seed 000 nests `i` between what lies below its stride (a cluster's
+    /// lanes, or the rows of a column) and what lies above (multiples of `Q·S_i`), which
+    /// [`AffineLayout::probe`] checks.
+    pub fn population(&self, g: u64, q: usize) -> usize {
+        ((g / self.si) % q as u64) as usize
     }
 
     /// The row of lane `l` of cluster `k`.
@@ -186,6 +205,7 @@ mod tests {
                         "{} ({i},{col},{y})",
                         L::NAME
                     );
+                    assert_eq!(a.population(got, D.q), i, "{} ({i},{col},{y})", L::NAME);
                 }
             }
         }

@@ -10,13 +10,18 @@
 //!   offers its API: initialise, step, read populations and moments back.
 //! - [`shader::compose`] writes the shaders (halo, propagate, bc, collide, fused step,
 //!   moments); [`shader::validate`] checks them with naga.
-//! - f32 runs everywhere; f64 needs `SHADER_F64` (otherwise [`GpuError::NoF64`]). A copy of
+//! - f32 runs everywhere; f64 needs `SHADER_F64` (otherwise [`GpuError::NoF64`]); f16s
+//!   (binary16 storage of `f − w`, f32 arithmetic) needs `SHADER_F16` (otherwise
+//!   [`GpuError::NoF16`]). A copy of
 //!   the populations larger than `max_storage_buffer_binding_size` is split across several
 //!   bindings; a lattice beyond the device's limits is refused with the size that fits.
+//! - [`bounds`] proves, for each lattice, that its shader indexes every binding in range, so
+//!   its module is created without runtime bounds checks.
 //! - [`mod@bench`] measures the fused step (MLUPS, GB/s) for the `lbm bench` command.
 
 mod bc;
 pub mod bench;
+pub mod bounds;
 mod context;
 mod error;
 mod lattice;

@@ -235,14 +235,38 @@ fn lit(v: f64) -> String {
     format!("real({v:?})")
 }
 
+/// The WGSL type of the arithmetic of precision `T` (f16s computes in f32).
+fn arithmetic<T: Real>() -> &'static str {
+    if std::mem::size_of::<T>() == 8 {
+        "f64"
+    } else {
+        "f32"
+    }
+}
+
 /// Composes the shader of model `M`, layout `L`, precision `T` for `spec`.
+///
+/// `real` is the arithmetic's type and `store` the populations' stored one: `real` itself,
+/// or for a compact precision ([`Real::COMPACT`], f16s) `f16` holding `f_i − w_i` (the CPU's
+/// [`crate::storage::Pops`]); the value accessors add and subtract the slot's `w_i`.
 pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String, GpuError> {
     let lay = AffineLayout::probe::<L>(&spec.dims)?;
-    let mut s = format!("alias real = {};\n\n", T::NAME);
+    let mut s = if T::COMPACT {
+        format!(
+            "enable f16;\nalias real = {};\nalias store = f16;\n\n",
+            arithmetic::<T>()
+        )
+    } else {
+        format!(
+            "alias real = {};\nalias store = real;\n\n",
+            arithmetic::<T>()
+        )
+    };
     s += M::WGSL;
     s += &constants::<L>(spec);
+    s += &rest::<M>();
     s += &bindings(spec);
-    s += &accessors(spec);
+    s += &accessors::<T>(spec);
     s += &lay.wgsl();
     s += &helpers(spec);
     s += &site_params::<M>(spec);
@@ -258,7 +282,8 @@ pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String
     Ok(s)
 }
 
-/// Parses and validates a composed shader with naga (with the f64 capability when `f64`).
+/// Parses and validates a composed shader with naga (with the f64 capability when `f64`; f16
+/// is always allowed, as only compact precisions' shaders use it).
 pub fn validate(src: &str, f64: bool, what: &str) -> Result<(), GpuError> {
     let err = |message: String| GpuError::Shader {
         what: what.to_string(),
@@ -266,9 +291,9 @@ pub fn validate(src: &str, f64: bool, what: &str) -> Result<(), GpuError> {
     };
     let module = naga::front::wgsl::parse_str(src).map_err(|e| err(e.emit_to_string(src)))?;
     let caps = if f64 {
-        naga::valid::Capabilities::FLOAT64
+        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_FLOAT16
     } else {
-        naga::valid::Capabilities::empty()
+        naga::valid::Capabilities::SHADER_FLOAT16
     };
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
         .validate(&module)
@@ -318,7 +343,7 @@ fn bindings(spec: &ShaderSpec) -> String {
     for (copy, name) in [(0, "a"), (1, "b")].into_iter().take(spec.copies()) {
         for c in 0..n {
             s += &format!(
-                "@group(0) @binding({}) var<storage, read_write> {name}{c}: array<real>;\n",
+                "@group(0) @binding({}) var<storage, read_write> {name}{c}: array<store>;\n",
                 copy * n + c
             );
         }
@@ -337,39 +362,62 @@ fn bindings(spec: &ShaderSpec) -> String {
     s
 }
 
-/// `src_ld`, `src_st` (copy A) and `dst_ld`, `dst_st` (copy B; A in place): global index →
-/// binding.
-fn accessors(spec: &ShaderSpec) -> String {
+/// The rest population `w_i`, the shift of population `i`'s stored values: `W{i}`.
+fn rest<M: Model>() -> String {
+    M::WEIGHTS
+        .iter()
+        .enumerate()
+        .map(|(i, &w)| format!("const W{i}: real = {};\n", lit(w)))
+        .collect::<String>()
+        + "\n"
+}
+
+/// Copy A's accessors and copy B's (A in place), each routing a global index to its binding:
+/// the raw `src_get/src_put` (`dst_…`), which move stored elements (the halo and fold
+/// copies), and the value ones `src_ld(g, w)`, `src_st(g, w, v)` of an element of a
+/// population whose rest value is `w` (ignored unless the precision is compact).
+fn accessors<T: Real>(spec: &ShaderSpec) -> String {
     let mut s = String::new();
     let dst = if spec.copies() == 2 { "b" } else { "a" };
     for (f, arr) in [("src", "a"), ("dst", dst)] {
         if spec.chunks == 1 {
             s += &format!(
-                "fn {f}_ld(g: u32) -> real {{\n    return {arr}0[g];\n}}\n\
-                 fn {f}_st(g: u32, v: real) {{\n    {arr}0[g] = v;\n}}\n"
+                "fn {f}_get(g: u32) -> store {{\n    return {arr}0[g];\n}}\n\
+                 fn {f}_put(g: u32, v: store) {{\n    {arr}0[g] = v;\n}}\n"
             );
-            continue;
+        } else {
+            let arms = |body: &dyn Fn(usize) -> String| -> String {
+                (0..spec.chunks)
+                    .map(|c| {
+                        let label = if c + 1 == spec.chunks {
+                            "default".to_string()
+                        } else {
+                            format!("case {c}u")
+                        };
+                        format!("        {label}: {{ {} }}\n", body(c))
+                    })
+                    .collect()
+            };
+            s += &format!(
+                "fn {f}_get(g: u32) -> store {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
+                arms(&|c| format!("return {arr}{c}[o];"))
+            );
+            s += &format!(
+                "fn {f}_put(g: u32, v: store) {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
+                arms(&|c| format!("{arr}{c}[o] = v;"))
+            );
         }
-        let arms = |body: &dyn Fn(usize) -> String| -> String {
-            (0..spec.chunks)
-                .map(|c| {
-                    let label = if c + 1 == spec.chunks {
-                        "default".to_string()
-                    } else {
-                        format!("case {c}u")
-                    };
-                    format!("        {label}: {{ {} }}\n", body(c))
-                })
-                .collect()
+        s += &if T::COMPACT {
+            format!(
+                "fn {f}_ld(g: u32, w: real) -> real {{\n    return real({f}_get(g)) + w;\n}}\n\
+                 fn {f}_st(g: u32, w: real, v: real) {{\n    {f}_put(g, store(v - w));\n}}\n"
+            )
+        } else {
+            format!(
+                "fn {f}_ld(g: u32, w: real) -> real {{\n    return {f}_get(g);\n}}\n\
+                 fn {f}_st(g: u32, w: real, v: real) {{\n    {f}_put(g, v);\n}}\n"
+            )
         };
-        s += &format!(
-            "fn {f}_ld(g: u32) -> real {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
-            arms(&|c| format!("return {arr}{c}[o];"))
-        );
-        s += &format!(
-            "fn {f}_st(g: u32, v: real) {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
-            arms(&|c| format!("{arr}{c}[o] = v;"))
-        );
     }
     s + "\n"
 }
@@ -445,7 +493,10 @@ fn pull<M: Model>() -> String {
     );
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         let col = format!("x + {}u", M::HALO as i32 - c[0]);
-        s += &format!("    g[{i}] = src_ld(idx({i}u, {}));\n", line_row(&col, *c));
+        s += &format!(
+            "    g[{i}] = src_ld(idx({i}u, {}), W{i});\n",
+            line_row(&col, *c)
+        );
     }
     s + "    return g;\n}\n"
 }
@@ -470,7 +521,7 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
     for i in 0..q {
         let (w, bit) = (i / 32, i % 32);
         s += &format!(
-            "    if (((m{w} >> {bit}u) & 1u) != 0u) {{\n        var v = src_ld(idx({o}u, col, y));\n\
+            "    if (((m{w} >> {bit}u) & 1u) != 0u) {{\n        var v = src_ld(idx({o}u, col, y), W{o});\n\
              \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}] = v;\n    }}\n",
             o = M::OPPOSITE[i]
         );
@@ -692,8 +743,8 @@ fn site_io<M: Model>() -> String {
          \x20   let b = col_base(ln(x + H, z), y);\n"
     );
     for i in 0..q {
-        ld += &format!("    g[{i}] = dst_ld(b + idx({i}u, 0u, 0u));\n");
-        st += &format!("    dst_st(b + idx({i}u, 0u, 0u), h[{i}]);\n");
+        ld += &format!("    g[{i}] = dst_ld(b + idx({i}u, 0u, 0u), W{i});\n");
+        st += &format!("    dst_st(b + idx({i}u, 0u, 0u), W{i}, h[{i}]);\n");
     }
     ld + "    return g;\n}\n" + &st + "}\n"
 }
@@ -707,7 +758,7 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
     s += &format!(
         "    let j = t / PLANE;\n    let q = yz(t - j * PLANE);\n    let y = q.x;\n    let z = q.y;\n    var from_col = H + j;\n    var to_col = H + LX + j;\n\
          \x20   if (j >= H) {{\n        let jj = j - H;\n        from_col = H + LX - 1u - jj;\n        to_col = H - 1u - jj;\n    }}\n\
-         \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n        src_st(idx(i, ln(to_col, z), y), src_ld(idx(i, ln(from_col, z), y)));\n    }}\n}}\n"
+         \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n        src_put(idx(i, ln(to_col, z), y), src_get(idx(i, ln(from_col, z), y)));\n    }}\n}}\n"
     );
     s += &moments_entry::<M>("moments", "gather");
     if spec.scheme == Scheme::InPlace {
@@ -785,7 +836,10 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
         "\nfn gather_local(x: u32, y: u32, z: u32) -> array<real, {q}> {{\n    var g: array<real, {q}>;\n    let col = ln(x + H, z);\n"
     );
     for i in 0..q {
-        s += &format!("    g[{i}] = src_ld(idx({}u, col, y));\n", M::OPPOSITE[i]);
+        s += &format!(
+            "    g[{i}] = src_ld(idx({o}u, col, y), W{o});\n",
+            o = M::OPPOSITE[i]
+        );
     }
     if bc {
         s += "    let r = bc_site(x, y, z);\n    if (r != NONE) { g = rule(r, local_links(r, g)); }\n";
@@ -800,12 +854,12 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
         let o = M::OPPOSITE[i];
         let col = format!("x + {}u", M::HALO as i32 + c[0]);
         let away = format!(
-            "src_st(idx({o}u, {}), h[{i}]);",
+            "src_st(idx({o}u, {}), W{o}, h[{i}]);",
             line_row(&col, c.map(|v| -v))
         );
         s += &if bc {
             format!(
-                "    if (r != NONE && bounced(r, {o}u)) {{ src_st(idx({i}u, ln(x + H, z), y), h[{i}]); }} else {{ {away} }}\n"
+                "    if (r != NONE && bounced(r, {o}u)) {{ src_st(idx({i}u, ln(x + H, z), y), W{i}, h[{i}]); }} else {{ {away} }}\n"
             )
         } else {
             format!("    {away}\n")
@@ -823,7 +877,7 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
         &format!(
             "    let h = lbm_collide(gather_local(p.x, p.y, p.z), site_params(p.x, p.y, p.z));\n    let col = ln(p.x + H, p.z);\n{}",
             (0..q)
-                .map(|i| format!("    src_st(idx({i}u, col, p.y), h[{i}]);\n"))
+                .map(|i| format!("    src_st(idx({i}u, col, p.y), W{i}, h[{i}]);\n"))
                 .collect::<String>()
         ),
     );
@@ -856,8 +910,9 @@ fn fold<M: Model>(name: &str, bc: bool, pusher: Pusher) -> String {
     for (p, c) in M::VELOCITIES.iter().enumerate() {
         let pushed_row = format!("{}, {}", shifted("y", -c[1]), shifted("z", -c[2]));
         let moved = |from: &str, to: &str, site: String| {
-            let copy =
-                format!("src_st(idx({p}u, ln({to}, z), y), src_ld(idx({p}u, ln({from}, z), y)));");
+            let copy = format!(
+                "src_put(idx({p}u, ln({to}, z), y), src_get(idx({p}u, ln({from}, z), y)));"
+            );
             let (row, link) = match pusher {
                 Pusher::Own => (pushed_row.as_str(), p),
                 Pusher::Neighbour => ("y, z", M::OPPOSITE[p]),

@@ -1,0 +1,308 @@
+//! The proof that a composed shader ([`super::shader`]) indexes every binding in range, so
+//! that its module may be created without runtime bounds checks
+//! (`wgpu::Device::create_shader_module_trusted` with `ShaderRuntimeChecks::unchecked()`):
+//! naga then emits no clamp or select around each of the thousands of loads and stores of a
+//! D2Q37 step.
+//!
+//! The proof has two halves.
+//!
+//! **By construction of the composed code** (shader.rs), each index is one of:
+//! - a population index `idx(i, line, y)` reached through `src_ld/src_st/dst_ld/dst_st`, with
+//!   `i < Q` (unrolled, or a `for` over `0..Q`), `y < LY` (`site_of` of a guarded thread, or
+//!   `y_plus/y_minus`, which wrap modulo `LY` for shifts `≤ LY`), `z < LZ` likewise, and the
+//!   storage line `ln(col, z)` of a column `col < LX + 2H`: a site kernel's thread is guarded
+//!   by `t < NSITES` (or its window's count), so `x < LX`, and it reaches `x + H − c_x`, inside
+//!   `[0, LX + 2H)` when `H ≥ |c_x|`; halo and fold threads (`t < 2H·PLANE`) reach the columns
+//!   `H + j`, `H + LX + j`, `H − 1 − jj`, `H + LX − 1 − jj` with `j, jj < H`;
+//! - a word of `tables` or a value of `consts` at an offset the tables hold (bit set, line
+//!   starts, the records' fields), or at `P`, `fields + j·NSITES + s` with `s < NSITES`;
+//! - `mout[(p·PLANE + s)·NM + j]` with `p < ctl.y`, and the host never asks for more than
+//!   the `mout` columns it allocated (`GpuLattice::moment_columns`).
+//!
+//! **Checked on the host for each lattice** ([`prove`]): that the affine layout's largest
+//! index over `i < Q`, `line < (LX + 2H)·LZ`, `y < LY` lies inside one copy and that the
+//! bindings cover the copy; that the halo is as wide as the longest velocity in x and no
+//! shift exceeds `LY`/`LZ`; that every offset and count in the boundary tables points inside
+//! `tables` and `consts`; and that everything fits the shader's 32-bit arithmetic. Any
+//! failure keeps the runtime checks, with the reason ([`super::GpuLattice::bounds_checks`]).
+//!
+//! The other checks `unchecked()` drops are safe for the same code: every loop is a `for` over
+//! `0..Q` or the boundary lookup's bisection, whose interval `[lo, hi)` shrinks each turn; every
+//! integer division is by a constant that is not zero (`PLANE`, `LY`, `LZ`, `VL`, `NK`,
+//! `CHUNK`).
+
+use super::bc::{self, kind, BcTables, NONE, REC};
+use super::layout::AffineLayout;
+use super::shader::ShaderSpec;
+use crate::Model;
+
+/// The lengths (in values) of what a lattice binds, beside its [`ShaderSpec`].
+#[derive(Debug, Clone, Copy)]
+pub struct Bound {
+    /// Values of each population binding but the last (the shader's `CHUNK`).
+    pub chunk: u64,
+    /// Values of one copy of the populations, over all its bindings.
+    pub copy: u64,
+    /// Values of the moments output `mout`.
+    pub mout: u64,
+    /// Columns of moments one pass may write (`ctl.y ≤ mout_cols`).
+    pub mout_cols: u64,
+}
+
+/// Proves that the shader composed for `spec` reads and writes only inside the bindings of
+/// `lens` when run on layout `lay` with boundary tables `tables`; the reason otherwise.
+pub fn prove<M: Model, T>(
+    spec: &ShaderSpec,
+    lay: &AffineLayout,
+    tables: &BcTables<T>,
+    lens: &Bound,
+) -> Result<(), String> {
+    let d = &spec.dims;
+    let q = M::Q as u64;
+    let reach = |a: usize| M::VELOCITIES.iter().map(|c| c[a].unsigned_abs()).max();
+    let (cx, cy, cz) = (reach(0), reach(1), reach(2));
+    if cx.unwrap_or(0) as usize > d.halo {
+        return Err(format!(
+            "the halo ({}) is narrower than the longest velocity in x",
+            d.halo
+        ));
+    }
+    if cy.unwrap_or(0) as usize > d.ly || cz.unwrap_or(0) as usize > d.lz {
+        return Err("a velocity shifts by more than the lattice's extent in y or z".into());
+    }
+    if spec.slab && d.lx < d.halo {
+        return Err(format!(
+            "a slab of {} columns is narrower than its halo {}",
+            d.lx, d.halo
+        ));
+    }
+    // Populations: the affine index is monotone in each argument (strides are unsigned), so
+    // its largest value is at the largest arguments.
+    let nk = (d.ly as u64) / lay.vl;
+    let max = (q - 1) as u128 * lay.si as u128
+        + (d.nlines() as u128 - 1) * lay.sc as u128
+        + (nk.max(1) - 1) as u128 * lay.sk as u128
+        + (lay.vl - 1) as u128;
+    let len = d.len() as u128;
+    if max >= len || lens.copy as u128 != len {
+        return Err(format!(
+            "the layout's largest index {max} is not inside one copy of {len} values"
+        ));
+    }
+    if lens.chunk == 0 || lens.chunk * (spec.chunks as u64) < lens.copy || spec.chunk != lens.chunk
+    {
+        return Err(format!(
+            "{} bindings of {} values do not cover a copy of {len}",
+            spec.chunks, lens.chunk
+        ));
+    }
+    let words = tables.tables.len() as u128;
+    let nm = M::MOMENT_NAMES.len() as u128;
+    let mout_need = lens.mout_cols as u128 * d.plane() as u128 * nm;
+    if mout_need > lens.mout as u128 || lens.mout_cols > d.lx as u64 {
+        return Err(format!(
+            "{} columns of moments do not fit the output of {} values",
+            lens.mout_cols, lens.mout
+        ));
+    }
+    let limit = u32::MAX as u128;
+    if len > limit || words > limit || tables.consts.len() as u128 > limit || mout_need > limit {
+        return Err("a binding exceeds the shader's 32-bit indices".into());
+    }
+    prove_consts::<M, T>(spec, tables)?;
+    prove_tables::<M, T>(spec, tables)
+}
+
+/// The parameters and the fields' per-site values lie inside `consts`.
+fn prove_consts<M: Model, T>(spec: &ShaderSpec, tables: &BcTables<T>) -> Result<(), String> {
+    let n = tables.consts.len();
+    if spec.params > n {
+        return Err(format!("{} parameters, but consts holds {n}", spec.params));
+    }
+    let nf = M::FIELDS.len();
+    match spec.fields {
+        Some(at) if at + nf * spec.dims.sites() > n => Err(format!(
+            "{nf} fields from {at} of {} sites each overrun consts ({n})",
+            spec.dims.sites()
+        )),
+        None if nf > 0 => Err("the model has fields but the shader has none".into()),
+        _ => Ok(()),
+    }
+}
+
+/// The boundary tables ([`bc`]): bit set, line starts and records, each offset inside
+/// `tables` or `consts`.
+fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), String> {
+    let d = &spec.dims;
+    let lines = d.lx * d.lz;
+    let cols = bc::bit_words(d);
+    let recs = cols + lines + 1;
+    let words = &t.tables;
+    let nrec = spec.bc.sites;
+    if words.len() != recs + nrec * REC || t.shape.sites != nrec {
+        return Err(format!(
+            "the tables hold {} words, {} sites need {}",
+            words.len(),
+            nrec,
+            recs + nrec * REC
+        ));
+    }
+    let starts = &words[cols..recs];
+    if starts.windows(2).any(|w| w[0] > w[1]) || starts[lines] as usize != nrec {
+        return Err("the boundary tables' line starts are not a partition of the records".into());
+    }
+    let nc = t.consts.len() as u64;
+    let fits = |at: u32, n: u64, what: &str| {
+        if at as u64 + n > nc {
+            Err(format!("a {what} at {at} (+{n}) overruns consts ({nc})"))
+        } else {
+            Ok(())
+        }
+    };
+    for line in 0..lines {
+        for r in starts[line] as usize..starts[line + 1] as usize {
+            let rec = &words[recs + r * REC..][..REC];
+            let y = rec[1] as usize;
+            if rec[0] as usize != line || y >= d.ly {
+                return Err(format!(
+                    "record {r} names line {} row {y}, outside line {line} of {} rows",
+                    rec[0], d.ly
+                ));
+            }
+            let bit = line * d.ly + y;
+            if (words[bit / 32] >> (bit % 32)) & 1 == 0 {
+                return Err(format!("record {r}'s site is not in the bit set"));
+            }
+            if rec[4] != NONE {
+                fits(rec[4], M::Q as u64, "wall correction")?;
+            }
+            match rec[5] {
+                kind::NONE | kind::SOLID => {}
+                kind::ZH_VELOCITY | kind::ZH_DENSITY if (rec[6] as usize) < bc::NORMALS.len() => {
+                    fits(rec[7], 3, "Zou–He value")?
+                }
+                kind::THERMAL | kind::DIRICHLET => fits(rec[7], 1, "wall value")?,
+                k => return Err(format!("record {r} has kind {k} with normal {}", rec[6])),
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boundary::{Boundaries, BoundarySpec, Wall};
+    use crate::layout::{Dims, Layout};
+    use crate::testing::{TestD2Q9, TestParams};
+    use crate::{Aos, CAoSoa, CSoa, Scheme, Soa};
+
+    type M = TestD2Q9;
+
+    /// A 12 × 32 lattice of `L` with walls `walls`, its populations in bindings of 1000.
+    fn case<L: Layout>(
+        scheme: Scheme,
+        walls: &BoundarySpec,
+    ) -> (ShaderSpec, AffineLayout, BcTables<f64>, Bound) {
+        let d = Dims::of::<M>([12, 32, 1]);
+        let params = TestParams {
+            tau: 0.8,
+            ax: 0.0,
+            ay: 0.0,
+        };
+        let bcs = Boundaries::<f64>::compile::<M, L>(walls, &d).unwrap();
+        let tables = bc::pack::<M, f64>(&d, &bcs, &params);
+        let chunk = 1000;
+        let spec = ShaderSpec {
+            dims: d,
+            params: bc::param_count::<M>(&params),
+            chunk,
+            chunks: (d.len() as u64).div_ceil(chunk) as usize,
+            row: 64,
+            bc: tables.shape,
+            scheme,
+            fields: None,
+            slab: false,
+        };
+        let nm = <M as Model>::MOMENT_NAMES.len();
+        let lens = Bound {
+            chunk,
+            copy: d.len() as u64,
+            mout: (4 * d.plane() * nm) as u64,
+            mout_cols: 4,
+        };
+        (spec, AffineLayout::probe::<L>(&d).unwrap(), tables, lens)
+    }
+
+    fn walls() -> Vec<BoundarySpec> {
+        let inlet = BoundarySpec {
+            left: Some(Wall::ZouHeVelocity {
+                velocity: [0.05, 0.0, 0.0],
+            }),
+            right: Some(Wall::ZouHePressure { density: 1.0 }),
+            ..BoundarySpec::channel()
+        };
+        vec![
+            BoundarySpec::periodic(),
+            BoundarySpec::channel(),
+            BoundarySpec::cavity(0.1),
+            inlet,
+        ]
+    }
+
+    fn holds<L: Layout>() {
+        for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+            for w in walls() {
+                let (spec, lay, tables, lens) = case::<L>(scheme, &w);
+                assert_eq!(
+                    prove::<M, f64>(&spec, &lay, &tables, &lens),
+                    Ok(()),
+                    "{} {scheme:?} {w:?}",
+                    L::NAME
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_layout_is_proven_in_range() {
+        holds::<Aos>();
+        holds::<Soa>();
+        holds::<CSoa<4>>();
+        holds::<CSoa<8>>();
+        holds::<CAoSoa<4>>();
+        holds::<CAoSoa<8>>();
+    }
+
+    /// Each kind of corruption is caught, with what it overruns.
+    #[test]
+    fn an_index_out_of_range_is_caught() {
+        let cavity = BoundarySpec::cavity(0.1);
+        let fails = |edit: &dyn Fn(&mut ShaderSpec, &mut BcTables<f64>, &mut Bound)| {
+            let (mut spec, lay, mut tables, mut lens) = case::<CAoSoa<4>>(Scheme::InPlace, &cavity);
+            edit(&mut spec, &mut tables, &mut lens);
+            prove::<M, f64>(&spec, &lay, &tables, &lens).unwrap_err()
+        };
+        let recs = bc::bit_words(&Dims::of::<M>([12, 32, 1])) + 12 + 1;
+        // The lid's records carry wall corrections: move one past the end of consts.
+        let e = fails(&|_, t, _| {
+            let r = (0..t.shape.sites)
+                .find(|r| t.tables[recs + r * REC + 4] != NONE)
+                .unwrap();
+            t.tables[recs + r * REC + 4] = t.consts.len() as u32 - 2;
+        });
+        assert!(e.contains("wall correction"), "{e}");
+        let e = fails(&|_, t, _| t.tables[recs + 1] = 32);
+        assert!(e.contains("row 32"), "{e}");
+        let e = fails(&|_, t, _| t.tables[recs - 1] += 1);
+        assert!(e.contains("line starts"), "{e}");
+        let e = fails(&|s, _, _| s.chunks -= 1);
+        assert!(e.contains("do not cover"), "{e}");
+        let e = fails(&|_, _, b| b.copy -= 1);
+        assert!(e.contains("largest index"), "{e}");
+        let e = fails(&|_, _, b| b.mout_cols += 1);
+        assert!(e.contains("columns of moments"), "{e}");
+        let e = fails(&|s, _, _| s.dims.halo = 0);
+        assert!(e.contains("halo"), "{e}");
+    }
+}
