@@ -238,6 +238,67 @@ fn checked_vs_unchecked<L: Layout>(ctxs: &[Arc<GpuContext>; 2]) {
     }
 }
 
+/// Binary16 elements travel between host and device in whole 4-byte words: a single site's
+/// populations or a column of an odd height are written without touching the other half of
+/// their first and last words, and read back as the CPU's f16s lattice stores them (SoA,
+/// `LY = 15`, so that sites and columns start mid-word).
+#[test]
+fn f16s_transfers_of_single_sites_and_columns_keep_their_neighbours() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let size = plane(8, 15);
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        let spec = BoundarySpec::periodic();
+        let mut cpu = Lattice::<D2Q9Bgk, Soa, F16s>::with_size(size, p, scheme, &spec).unwrap();
+        let mut gpu =
+            GpuLattice::<D2Q9Bgk, Soa, F16s>::with_size(&ctx, size, p, scheme, &spec).unwrap();
+        cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(size))
+            .unwrap();
+        gpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(size))
+            .unwrap();
+        if scheme == Scheme::InPlace {
+            // The odd state, whose slots are the AA map's.
+            cpu.step();
+            gpu.step();
+        }
+        let bits = |v: &[F16s]| v.iter().map(|x| x.0.to_bits()).collect::<Vec<_>>();
+        let mut want = gpu.read_populations().unwrap();
+        for (x, y) in [(0, 0), (3, 7), (7, 14), (5, 8)] {
+            let f: Vec<F16s> = (0..9)
+                .map(|i| {
+                    F16s::from_f64(D2Q9Bgk::WEIGHTS[i] * (1.0 + 0.01 * (x + 3 * y + i) as f64))
+                })
+                .collect();
+            cpu.set_populations(x, y, &f).unwrap();
+            gpu.set_populations(x, y, &f).unwrap();
+            // The value the CPU's storage keeps (rounded to binary16 in its slot's shift).
+            let at = (x * size[1] + y) * 9;
+            cpu.populations(x, y, &mut want[at..at + 9]).unwrap();
+        }
+        assert_eq!(
+            bits(&gpu.read_populations().unwrap()),
+            bits(&want),
+            "{scheme:?}: the sites set or their neighbours differ"
+        );
+        // A column of 15 rows: copy storage column 3 into 6 and back; 5 and 7 stay.
+        let (c3, c5, c7) = (
+            gpu.read_column(3).unwrap(),
+            gpu.read_column(5).unwrap(),
+            gpu.read_column(7).unwrap(),
+        );
+        gpu.write_column(6, &c3).unwrap();
+        assert_eq!(bits(&gpu.read_column(6).unwrap()), bits(&c3));
+        assert_eq!(bits(&gpu.read_column(5).unwrap()), bits(&c5));
+        assert_eq!(bits(&gpu.read_column(7).unwrap()), bits(&c7));
+    }
+}
+
 #[test]
 fn d2q9_bgk_matches_cpu() {
     let p = D2Q9BgkParams {

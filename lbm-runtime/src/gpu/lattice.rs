@@ -249,7 +249,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         };
         let rest = lat.rest_state();
         for copy in 0..lat.copies.len() {
-            lat.upload(copy, 0, &rest);
+            lat.upload(copy, 0, &rest)?;
         }
         lat.ctx.wait()?;
         Ok(lat)
@@ -617,20 +617,42 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     // ---------------------------------------------------------------- transfers
 
+    /// Stored elements per 4-byte word: buffer copies and writes move whole words
+    /// (`wgpu::COPY_BUFFER_ALIGNMENT`), so a compact precision's transfers widen to them.
+    const WORD: u64 = if T::BYTES < 4 { 4 / T::BYTES as u64 } else { 1 };
+
+    /// `[start, start + len)` widened to whole words: `(aligned start, aligned length)`.
+    fn widened(start: u64, len: u64) -> (u64, u64) {
+        let s0 = start - start % Self::WORD;
+        (s0, (start + len).next_multiple_of(Self::WORD) - s0)
+    }
+
     /// Writes `vals` at storage index `start` of copy `copy`, split at binding boundaries (as
-    /// the stored elements of the slots' populations, [`storage::stored`]).
-    fn upload(&self, copy: usize, start: u64, vals: &[T]) {
-        let elems: Vec<T::Stored> = vals
-            .iter()
-            .zip(start..)
-            .map(|(&v, g)| storage::stored(v, &self.rest, self.lay.population(g, M::Q)))
-            .collect();
-        for (c, off, range) in self.pieces(start, vals.len() as u64) {
+    /// the stored elements of the slots' populations, [`storage::stored`]). Where `vals` does
+    /// not fill its first or last word, the other half is read first and written back as it
+    /// was.
+    fn upload(&self, copy: usize, start: u64, vals: &[T]) -> Result<(), GpuError> {
+        let len = vals.len() as u64;
+        let (s0, l0) = Self::widened(start, len);
+        let mut elems = Vec::with_capacity(l0 as usize);
+        if s0 < start {
+            elems.extend(self.read_stored(copy, &[(s0, start - s0)])?);
+        }
+        elems.extend(
+            vals.iter()
+                .zip(start..)
+                .map(|(&v, g)| storage::stored(v, &self.rest, self.lay.population(g, M::Q))),
+        );
+        if s0 + l0 > start + len {
+            elems.extend(self.read_stored(copy, &[(start + len, s0 + l0 - start - len)])?);
+        }
+        for (c, off, range) in self.pieces(s0, l0) {
             let bytes: &[u8] = bytemuck::cast_slice(&elems[range]);
             self.ctx
                 .queue
                 .write_buffer(&self.copies[copy][c], off * T::BYTES as u64, bytes);
         }
+        Ok(())
     }
 
     /// Splits `[start, start + len)` at binding boundaries: `(binding, offset in it, range of
@@ -653,7 +675,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// Reads the storage ranges `(start, len)` of the current copy, concatenated, as values
     /// ([`storage::value`] of each slot's population).
     fn download(&self, ranges: &[(u64, u64)]) -> Result<Vec<T>, GpuError> {
-        let elems = self.download_stored(ranges)?;
+        let elems = self.read_stored(self.cur, ranges)?;
         let slots = ranges.iter().flat_map(|&(start, len)| start..start + len);
         Ok(elems
             .into_iter()
@@ -662,8 +684,23 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             .collect())
     }
 
-    /// The stored elements of the storage ranges `(start, len)` of the current copy.
-    fn download_stored(&self, ranges: &[(u64, u64)]) -> Result<Vec<T::Stored>, GpuError> {
+    /// The stored elements of the storage ranges `(start, len)` of copy `copy`, concatenated
+    /// (each read as whole words, [`GpuLattice::widened`], and cut back).
+    fn read_stored(&self, copy: usize, ranges: &[(u64, u64)]) -> Result<Vec<T::Stored>, GpuError> {
+        let wide: Vec<(u64, u64)> = ranges.iter().map(|&(s, l)| Self::widened(s, l)).collect();
+        let elems = self.read_words(copy, &wide)?;
+        let mut out = Vec::with_capacity(ranges.iter().map(|r| r.1 as usize).sum());
+        let mut at = 0;
+        for (&(start, len), &(s0, l0)) in ranges.iter().zip(&wide) {
+            let skip = (start - s0) as usize;
+            out.extend_from_slice(&elems[at + skip..at + skip + len as usize]);
+            at += l0 as usize;
+        }
+        Ok(out)
+    }
+
+    /// The stored elements of the word-aligned storage ranges `(start, len)` of copy `copy`.
+    fn read_words(&self, copy: usize, ranges: &[(u64, u64)]) -> Result<Vec<T::Stored>, GpuError> {
         let mut pieces = Vec::new();
         for &(start, len) in ranges {
             pieces.extend(
@@ -678,7 +715,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         for p in pieces {
             let b = p.2 * T::BYTES as u64;
             if bytes + b > STAGING_BYTES && !group.is_empty() {
-                out.extend(self.read_group(&group, bytes)?);
+                out.extend(self.read_group(copy, &group, bytes)?);
                 group.clear();
                 bytes = 0;
             }
@@ -686,14 +723,16 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             bytes += b;
         }
         if !group.is_empty() {
-            out.extend(self.read_group(&group, bytes)?);
+            out.extend(self.read_group(copy, &group, bytes)?);
         }
         Ok(out)
     }
 
-    /// Copies the pieces `(binding, offset, len)` into one staging buffer and maps it.
+    /// Copies the pieces `(binding, offset, len)` of copy `copy` into one staging buffer and
+    /// maps it.
     fn read_group(
         &self,
+        copy: usize,
         group: &[(usize, u64, u64)],
         bytes: u64,
     ) -> Result<Vec<T::Stored>, GpuError> {
@@ -702,7 +741,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         let mut at = 0;
         let sz = T::BYTES as u64;
         for &(c, off, len) in group {
-            enc.copy_buffer_to_buffer(&self.copies[self.cur][c], off * sz, &staging, at, len * sz);
+            enc.copy_buffer_to_buffer(&self.copies[copy][c], off * sz, &staging, at, len * sz);
             at += len * sz;
         }
         self.ctx.queue.submit([enc.finish()]);
@@ -780,7 +819,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             return Err(non_finite(x, y, format!("population {i}"), v.to_f64()));
         }
         for (i, v) in f.iter().enumerate() {
-            self.upload(self.cur, self.slot(i, x, y) as u64, std::slice::from_ref(v));
+            self.upload(self.cur, self.slot(i, x, y) as u64, std::slice::from_ref(v))?;
         }
         Ok(())
     }
@@ -814,7 +853,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 }
             }
         }
-        self.upload(self.cur, 0, &state);
+        self.upload(self.cur, 0, &state)?;
         Ok(())
     }
 
@@ -857,7 +896,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 state[self.slot(i, x, y)] = *v;
             }
         }
-        self.upload(self.cur, 0, &state);
+        self.upload(self.cur, 0, &state)?;
         Ok(())
     }
 
@@ -951,7 +990,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         }
         let mut at = 0;
         for &(start, len) in &plan.ranges {
-            self.upload(self.cur, start, &sorted[at..at + len as usize]);
+            self.upload(self.cur, start, &sorted[at..at + len as usize])?;
             at += len as usize;
         }
         Ok(())
@@ -1279,9 +1318,10 @@ impl Device<'_> {
         (0..self.spec.chunks as u64)
             .map(|c| {
                 let n = self.spec.chunk.min(len - c * self.spec.chunk);
+                // Whole words, so that transfers of the last element move a whole word.
                 self.buffer(
                     "populations",
-                    n * T::BYTES as u64,
+                    (n * T::BYTES as u64).next_multiple_of(4),
                     wgpu::BufferUsages::COPY_SRC,
                 )
             })
