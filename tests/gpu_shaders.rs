@@ -9,10 +9,15 @@ use lbm::layout::Dims;
 use lbm::models::*;
 use lbm::{Aos, CAoSoa, CSoa, F16s, Layout, Model, Real, Scheme, Soa};
 
-/// Composes and validates `M × L × T` for every boundary shape, binding split and scheme.
+/// Composes and validates `M × L × T` for every boundary shape, binding split and scheme
+/// (and for f16s, with `f16` storage and packed in `u32` words).
 fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
     let dims = Dims::of::<M>([6, 48, if M::D == 3 { 5 } else { 1 }]);
-    for &bc in shapes {
+    let packings: &[bool] = if T::COMPACT { &[false, true] } else { &[false] };
+    for (&bc, &packed_f16) in shapes
+        .iter()
+        .flat_map(|b| packings.iter().map(move |p| (b, p)))
+    {
         for (chunks, scheme) in [1, 3]
             .into_iter()
             .flat_map(|c| [(c, Scheme::TwoCopy), (c, Scheme::InPlace)])
@@ -27,9 +32,10 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
                 scheme,
                 slab: chunks == 3,
                 fields: (!M::FIELDS.is_empty()).then(|| M::param_values(params).len()),
+                packed_f16,
             };
             let what = format!(
-                "{} × {} × {} {} ({chunks} bindings, {bc:?})",
+                "{} × {} × {} {} ({chunks} bindings, {bc:?}, packed {packed_f16})",
                 M::NAME,
                 L::NAME,
                 T::NAME,
@@ -40,7 +46,10 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
             validate(&src, f64, &what).unwrap_or_else(|e| panic!("{e}"));
             let real = if f64 { "f64" } else { "f32" };
             assert!(src.contains(&format!("alias real = {real};")), "{what}");
-            assert_eq!(src.contains("alias store = f16;"), T::COMPACT, "{what}");
+            let native = T::COMPACT && !packed_f16;
+            assert_eq!(src.contains("alias store = f16;"), native, "{what}");
+            let packed = T::COMPACT && packed_f16;
+            assert_eq!(src.contains("array<atomic<u32>>"), packed, "{what}");
             for (e, w) in spec.entry_points() {
                 let entry = format!("fn {}{}(@builtin", e.name(), w.suffix());
                 assert!(src.contains(&entry), "{what}: no entry point {e:?} {w:?}");
@@ -172,6 +181,7 @@ fn f64_constants_keep_full_precision() {
         scheme: Scheme::TwoCopy,
         slab: false,
         fields: None,
+        packed_f16: false,
     };
     let src = compose::<D2Q9Bgk, Soa, f64>(&spec).unwrap();
     assert!(

@@ -116,7 +116,7 @@ pub struct Settings {
     #[arg(long, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<u64>,
-    /// Precision: f64, f32, or f16s (binary16 storage, f32 arithmetic; a GPU needs SHADER_F16)
+    /// Precision: f64, f32, or f16s (binary16 storage, f32 arithmetic)
     /// [default: f64].
     #[arg(long, value_enum, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]

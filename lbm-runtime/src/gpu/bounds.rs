@@ -223,6 +223,7 @@ mod tests {
             scheme,
             fields: None,
             slab: false,
+            packed_f16: false,
         };
         let nm = <M as Model>::MOMENT_NAMES.len();
         let lens = Bound {

@@ -54,8 +54,8 @@ pub struct GpuOptions {
     /// Do not enable `SHADER_F64` even where the adapter offers it (f32-only runs, and tests
     /// of the error an f64 lattice gets on an adapter without it).
     pub without_f64: bool,
-    /// Do not enable `SHADER_F16` even where the adapter offers it (tests of the error an
-    /// f16s lattice gets on an adapter without it).
+    /// Do not enable `SHADER_F16` even where the adapter offers it (f16s lattices then pack
+    /// their binary16 elements in `u32` words: tests of that path on adapters with `f16`).
     pub without_f16: bool,
     /// This process's rank among the processes of its node (0 when alone; MPI ranks take it
     /// from a shared-memory split, `crate::mpi_ring::node_rank`). With
@@ -200,7 +200,8 @@ impl GpuContext {
         self.bounds_checks
     }
 
-    /// Whether shaders can store binary16 (`SHADER_F16`: f16s lattices).
+    /// Whether shaders can store binary16 as `f16` (`SHADER_F16`); without it f16s lattices
+    /// pack two binary16 elements per `u32` word.
     pub fn supports_f16(&self) -> bool {
         self.f16
     }

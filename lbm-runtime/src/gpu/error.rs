@@ -33,18 +33,6 @@ pub enum GpuError {
         /// The adapter's name.
         adapter: String,
     },
-    /// A compact precision (f16s: binary16 populations) on an adapter without `SHADER_F16`.
-    #[error(
-        "adapter `{adapter}` has no SHADER_F16 feature (f16 arithmetic with 16-bit storage \
-         buffers): {precision} lattices, stored in binary16, cannot run on it; use f32, or the \
-         CPU backend"
-    )]
-    NoF16 {
-        /// The adapter's name.
-        adapter: String,
-        /// The precision's name.
-        precision: &'static str,
-    },
     /// The lattice does not fit the device's limits.
     #[error(
         "lattice {} of {model} ({precision}) is too large for adapter `{adapter}`: \

@@ -151,12 +151,6 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     ) -> Result<Self, GpuError> {
         check_size::<M, L>(size)?;
         M::validate(&params).map_err(LbmError::from)?;
-        if T::COMPACT && !ctx.supports_f16() {
-            return Err(GpuError::NoF16 {
-                adapter: ctx.info().name.clone(),
-                precision: T::NAME,
-            });
-        }
         if size_of::<T>() == 8 && !ctx.supports_f64() {
             return Err(GpuError::NoF64 {
                 adapter: ctx.info().name.clone(),
@@ -188,6 +182,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             scheme,
             slab,
             fields: fields_at,
+            packed_f16: !ctx.supports_f16(),
         };
         let source = shader::compose::<M, L, T>(&spec)?;
         shader::validate(&source, size_of::<T>() == 8, &what::<M, L, T>())?;

@@ -11,8 +11,9 @@
 //! - [`shader::compose`] writes the shaders (halo, propagate, bc, collide, fused step,
 //!   moments); [`shader::validate`] checks them with naga.
 //! - f32 runs everywhere; f64 needs `SHADER_F64` (otherwise [`GpuError::NoF64`]); f16s
-//!   (binary16 storage of `f − w`, f32 arithmetic) needs `SHADER_F16` (otherwise
-//!   [`GpuError::NoF16`]). A copy of
+//!   (binary16 storage of `f − w`, f32 arithmetic) stores `f16` where the adapter has
+//!   `SHADER_F16`, and otherwise packs two binary16 elements per `u32`
+//!   ([`shader::ShaderSpec::packed_f16`]). A copy of
 //!   the populations larger than `max_storage_buffer_binding_size` is split across several
 //!   bindings; a lattice beyond the device's limits is refused with the size that fits.
 //! - [`bounds`] proves, for each lattice, that its shader indexes every binding in range, so

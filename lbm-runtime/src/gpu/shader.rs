@@ -178,6 +178,12 @@ pub struct ShaderSpec {
     /// [`Window::Bulk`] and [`Window::Border`] entry points (when `LX ≥ 2H`), and in place it
     /// has [`Entry::FoldIn`].
     pub slab: bool,
+    /// A compact precision on an adapter without `SHADER_F16`: its binary16 elements packed two
+    /// per `u32` word (element `g` in half `g mod 2` of word `g / 2`, the host's byte order),
+    /// read with `unpack2x16float` and written with `pack2x16float` and two atomic operations
+    /// on the element's half of its word, since the element beside it may belong to another
+    /// thread's site (in place, any site's). Ignored for f32 and f64.
+    pub packed_f16: bool,
 }
 
 impl ShaderSpec {
@@ -248,10 +254,16 @@ fn arithmetic<T: Real>() -> &'static str {
 ///
 /// `real` is the arithmetic's type and `store` the populations' stored one: `real` itself,
 /// or for a compact precision ([`Real::COMPACT`], f16s) `f16` holding `f_i − w_i` (the CPU's
-/// [`crate::storage::Pops`]); the value accessors add and subtract the slot's `w_i`.
+/// [`crate::storage::Pops`]), or its bits in a `u32` where packed ([`ShaderSpec::packed_f16`]);
+/// the value accessors add and subtract the slot's `w_i`.
 pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String, GpuError> {
     let lay = AffineLayout::probe::<L>(&spec.dims)?;
-    let mut s = if T::COMPACT {
+    let mut s = if T::COMPACT && spec.packed_f16 {
+        format!(
+            "alias real = {};\nalias store = u32;\n\n",
+            arithmetic::<T>()
+        )
+    } else if T::COMPACT {
         format!(
             "enable f16;\nalias real = {};\nalias store = f16;\n\n",
             arithmetic::<T>()
@@ -282,18 +294,22 @@ pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String
     Ok(s)
 }
 
-/// Parses and validates a composed shader with naga (with the f64 capability when `f64`; f16
-/// is always allowed, as only compact precisions' shaders use it).
+/// Parses and validates a composed shader with naga (with the f64 capability when `f64`; the
+/// f16 ones are always allowed, as only compact precisions' shaders use them).
 pub fn validate(src: &str, f64: bool, what: &str) -> Result<(), GpuError> {
     let err = |message: String| GpuError::Shader {
         what: what.to_string(),
         message,
     };
     let module = naga::front::wgsl::parse_str(src).map_err(|e| err(e.emit_to_string(src)))?;
+    // f16 storage (`SHADER_F16`) and the packed fallback's `pack2x16float` (f16 in f32,
+    // which every Vulkan, Metal and DX12 device has) appear only in compact precisions' shaders.
+    let half = naga::valid::Capabilities::SHADER_FLOAT16
+        | naga::valid::Capabilities::SHADER_FLOAT16_IN_FLOAT32;
     let caps = if f64 {
-        naga::valid::Capabilities::FLOAT64 | naga::valid::Capabilities::SHADER_FLOAT16
+        naga::valid::Capabilities::FLOAT64 | half
     } else {
-        naga::valid::Capabilities::SHADER_FLOAT16
+        half
     };
     naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
         .validate(&module)
@@ -339,11 +355,16 @@ fn constants<L: Layout>(spec: &ShaderSpec) -> String {
 
 fn bindings(spec: &ShaderSpec) -> String {
     let n = spec.chunks;
+    let ty = if spec.packed_f16 {
+        "array<atomic<u32>>"
+    } else {
+        "array<store>"
+    };
     let mut s = String::new();
     for (copy, name) in [(0, "a"), (1, "b")].into_iter().take(spec.copies()) {
         for c in 0..n {
             s += &format!(
-                "@group(0) @binding({}) var<storage, read_write> {name}{c}: array<store>;\n",
+                "@group(0) @binding({}) var<storage, read_write> {name}{c}: {ty};\n",
                 copy * n + c
             );
         }
@@ -377,16 +398,38 @@ fn rest<M: Model>() -> String {
 /// copies), and the value ones `src_ld(g, w)`, `src_st(g, w, v)` of an element of a
 /// population whose rest value is `w` (ignored unless the precision is compact).
 fn accessors<T: Real>(spec: &ShaderSpec) -> String {
+    let packed = T::COMPACT && spec.packed_f16;
+    // Element `o` of binding `a`, as a `store`, and its write from `v`.
+    let get = |a: &str, o: &str| {
+        if packed {
+            format!("return (atomicLoad(&{a}[{o} >> 1u]) >> (({o} & 1u) * 16u)) & 0xffffu;")
+        } else {
+            format!("return {a}[{o}];")
+        }
+    };
+    let put = |a: &str, o: &str| {
+        if packed {
+            format!(
+                "let sh = ({o} & 1u) * 16u; atomicAnd(&{a}[{o} >> 1u], ~(0xffffu << sh)); \
+                 atomicOr(&{a}[{o} >> 1u], v << sh);"
+            )
+        } else {
+            format!("{a}[{o}] = v;")
+        }
+    };
     let mut s = String::new();
     let dst = if spec.copies() == 2 { "b" } else { "a" };
     for (f, arr) in [("src", "a"), ("dst", dst)] {
         if spec.chunks == 1 {
             s += &format!(
-                "fn {f}_get(g: u32) -> store {{\n    return {arr}0[g];\n}}\n\
-                 fn {f}_put(g: u32, v: store) {{\n    {arr}0[g] = v;\n}}\n"
+                "fn {f}_get(g: u32) -> store {{\n    {}\n}}\n\
+                 fn {f}_put(g: u32, v: store) {{\n    {}\n}}\n",
+                get(&format!("{arr}0"), "g"),
+                put(&format!("{arr}0"), "g"),
             );
         } else {
-            let arms = |body: &dyn Fn(usize) -> String| -> String {
+            // CHUNK is a multiple of 64: `o` has the parity of `g`.
+            let arms = |body: &dyn Fn(&str) -> String| -> String {
                 (0..spec.chunks)
                     .map(|c| {
                         let label = if c + 1 == spec.chunks {
@@ -394,20 +437,25 @@ fn accessors<T: Real>(spec: &ShaderSpec) -> String {
                         } else {
                             format!("case {c}u")
                         };
-                        format!("        {label}: {{ {} }}\n", body(c))
+                        format!("        {label}: {{ {} }}\n", body(&format!("{arr}{c}")))
                     })
                     .collect()
             };
             s += &format!(
                 "fn {f}_get(g: u32) -> store {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
-                arms(&|c| format!("return {arr}{c}[o];"))
+                arms(&|a| get(a, "o"))
             );
             s += &format!(
                 "fn {f}_put(g: u32, v: store) {{\n    let o = g % CHUNK;\n    switch (g / CHUNK) {{\n{}    }}\n}}\n",
-                arms(&|c| format!("{arr}{c}[o] = v;"))
+                arms(&|a| put(a, "o"))
             );
         }
-        s += &if T::COMPACT {
+        s += &if packed {
+            format!(
+                "fn {f}_ld(g: u32, w: real) -> real {{\n    return unpack2x16float({f}_get(g)).x + w;\n}}\n\
+                 fn {f}_st(g: u32, w: real, v: real) {{\n    {f}_put(g, pack2x16float(vec2<f32>(v - w, 0.0)) & 0xffffu);\n}}\n"
+            )
+        } else if T::COMPACT {
             format!(
                 "fn {f}_ld(g: u32, w: real) -> real {{\n    return real({f}_get(g)) + w;\n}}\n\
                  fn {f}_st(g: u32, w: real, v: real) {{\n    {f}_put(g, store(v - w));\n}}\n"
