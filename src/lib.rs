@@ -65,7 +65,9 @@
 //! constants (Q, velocities, weights, opposites, halo width, `cs²`, orders, the flop count of
 //! collide), `validate` (relaxation rates in (0, 2), i.e. τ > ½), `moments`, `equilibrium`,
 //! `collide` for one site and `collide_cluster` for VL sites at once (straight-line code over
-//! lanes that vectorises), generic over `f32`/`f64`, and the WGSL source for the GPU.
+//! lanes that vectorises), `collide_access`, the same cluster collision over an accessor that
+//! loads and stores the populations where the streaming pattern puts them (the CPU kernels'
+//! interior path), all generic over `f32`/`f64`, and the WGSL source for the GPU.
 
 pub mod guide;
 

@@ -207,6 +207,7 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
     });
     let collide_site = dispatch(false);
     let collide_cluster = dispatch(true);
+    let pops: Vec<usize> = (0..nq).collect();
     let (mom_pre, mom_body) = rust(
         &moments,
         &site_load,
@@ -384,6 +385,18 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
                 #fields_init
                 let f: &mut [[T; VL]; #nq] = f.try_into().expect("collide_cluster: a cluster has Q population vectors");
                 #collide_cluster
+            }
+
+            #[inline(always)]
+            fn collide_access<T: ::lbm::Real, const VL: usize, A: ::lbm::ClusterAccess<T, VL>>(a: &mut A, params: &Self::Params, fields: ::core::option::Option<&[[T; VL]]>) {
+                #prm_init
+                #fields_init
+                let mut f: [[T; VL]; #nq] = [#(a.load(#pops)),*];
+                {
+                    let f = &mut f;
+                    #collide_cluster
+                }
+                #(a.store(#pops, f[#pops]);)*
             }
         }
     })

@@ -4,19 +4,22 @@
 //! line's cluster to line `(x + c_x, z + c_z)` (periodic in z) and shifts it by `c_y` within
 //! the line, so one code serves both dimensions.
 //!
-//! Every kernel works on clusters of `VL` sites (one site for AoS and SoA): it gathers the
-//! `Q` lanes-arrays of a cluster into a small buffer `[[T; VL]; Q]` allocated once per worker
-//! (not per site), lets the model collide them with [`Model::collide_cluster`], and stores
-//! them back. The lane loops are straight-line code over `[T; VL]` arrays, which LLVM turns
-//! into vector instructions. Clusters that hold a boundary site (see [`crate::boundary`]) take
-//! a per-lane path; all others a pure load/collide/store path.
+//! Every kernel works on clusters of `VL` sites (one site for AoS and SoA). An interior cluster
+//! without boundary sites (nearly all of them) takes the fast path, [`collide_interior`]: the
+//! model's [`Model::collide_access`] loads the cluster's `Q` lane-arrays straight from the
+//! lattice through the pass's accessor ([`Interior`]: the streaming pattern), collides them
+//! and stores them, all in one function. Clusters that hold a boundary site (see
+//! [`crate::boundary`]) are gathered into a per-worker buffer `[[T; VL]; Q]`, fixed up lane
+//! by lane and collided with [`Model::collide_cluster`]. The lane loops are straight-line code
+//! over `[T; VL]` arrays, which LLVM turns into vector instructions.
 //!
 //! Checked in the assembly (x86-64 with AVX-512, `target-cpu=native`): for `VL = 8` in f64 and
-//! `VL = 16` in f32 the generated `collide_cluster` of D2Q9 runs on `zmm` registers only (57
-//! packed FMAs and 4 `vdivpd` per cluster of 8 sites, no scalar arithmetic), D2Q37 likewise
-//! (550 packed FMAs); the interior gather/store path is one aligned 64-byte move per population
-//! (CAoSoA) plus a prefetch. `VL = 1` (AoS, SoA) runs the same code on scalars. The criterion
-//! benches (`benches/kernels.rs`) and `lbm bench` would show a regression.
+//! `VL = 16` in f32 the generated collision of D2Q9 runs on `zmm` registers only (57 packed
+//! FMAs and 4 `vdivpd` per cluster of 8 sites, no scalar arithmetic), D2Q37 likewise (550
+//! packed FMAs); an interior load or store is one aligned 64-byte move per population
+//! (CAoSoA) plus a prefetch ([`crate::prefetch`]). `VL = 1` (AoS, SoA) runs the same code on
+//! scalars. The criterion benches (`benches/kernels.rs`) and `lbm bench` would show a
+//! regression.
 //!
 //! # Streaming schemes
 //! *Two copies (A-B)*, seed 000 §4: with post-collision populations `f*` in `A`,
@@ -50,7 +53,7 @@ use rayon::prelude::*;
 use crate::boundary::{apply_rule, Boundaries, Rule, Site};
 use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::{store_fence, Element, Pops, RawBuf};
-use crate::{Model, Real};
+use crate::{ClusterAccess, Model, Real};
 
 /// Whether non-temporal stores ([`RawBuf::stream`]) pay for a second array of `bytes`: when
 /// it is larger than the last-level cache (measured from the machine, not assumed), so that its
@@ -83,28 +86,6 @@ pub(crate) enum Pass {
     AaLocal,
 }
 
-impl Pass {
-    /// How far ahead of the cluster being computed the pass prefetches, per stream, in bytes.
-    ///
-    /// The in-place passes prefetch 16 KiB ahead. The AA pull half-step reads each cluster's
-    /// `Q` elements from `2H + 1` lines, a pattern the hardware prefetchers do not follow
-    /// (without software prefetches D2Q9's ran at a quarter of its speed), and 2 KiB ahead
-    /// was too short for the memory's latency. Measured in CAoSoA⟨8⟩ f64 on two Zen 5 cores,
-    /// alternating builds, best of two runs, MLUPS at 2 KiB → 16 KiB:
-    /// - D3Q19 192³: pull 94 → 165, local 280 → 323, collide 309 → 351;
-    /// - D2Q9 4096²: pull 592 → 616, local 630 → 655, collide 646 → 661;
-    /// - D2Q37 1024×2048: unchanged within 4 % (compute-bound).
-    ///
-    /// The two-copy passes keep 2 KiB: the fused step, whose second array is written with
-    /// non-temporal stores, ran up to 7 % slower 16 KiB ahead in D2Q9.
-    fn prefetch_bytes(self) -> usize {
-        match self {
-            Pass::Fused | Pass::Propagate | Pass::Bc => 2 << 10,
-            Pass::Collide | Pass::AaPull | Pass::AaLocal => 16 << 10,
-        }
-    }
-}
-
 /// A kernel launch: the pass, its arrays and what it needs.
 pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     pub pass: Pass,
@@ -122,6 +103,9 @@ pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     /// Whether the fused two-copy step writes `dst` with non-temporal stores (see
     /// [`streams_pay`]).
     pub stream: bool,
+    /// How far ahead of the cluster being computed the interior loads prefetch, per stream,
+    /// in bytes (see [`crate::prefetch`]).
+    pub prefetch_bytes: usize,
     pub _layout: std::marker::PhantomData<L>,
 }
 
@@ -131,7 +115,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
         debug_assert_eq!(VL, L::VL);
         let job = &self;
         let offsets: Vec<Offsets> = (0..self.d.lz)
-            .map(|z| Offsets::new::<M, L, T>(&self.d, z, self.pass.prefetch_bytes()))
+            .map(|z| Offsets::new::<M, L, T>(&self.d, z, self.pass, self.prefetch_bytes))
             .collect();
         let lz = self.d.lz;
         let lines = self.cols.start * lz..self.cols.end * lz;
@@ -192,48 +176,47 @@ struct Offsets {
     interior: std::ops::Range<usize>,
     /// Population `i` pulled from `x − c_i`.
     pull: Vec<isize>,
-    /// Population `ī` pushed to `x + c_i` (AA even → odd).
-    push: Vec<isize>,
     /// Population `i` of the cluster itself.
     own: Vec<isize>,
-    /// Prefetch distance: [`Pass::prefetch_bytes`] ahead along the line, in elements, rounded
+    /// Where the pass's interior path loads population `i` of a cluster (offset, population
+    /// slot), and where it stores it.
+    access: Access,
+    /// Prefetch distance: [`Job::prefetch_bytes`] ahead along the line, in elements, rounded
     /// to whole clusters.
     ahead: isize,
 }
 
 impl Offsets {
-    fn new<M: Model, L: Layout, T: Real>(d: &Dims, z: usize, prefetch_bytes: usize) -> Self {
+    fn new<M: Model, L: Layout, T: Real>(d: &Dims, z: usize, pass: Pass, prefetch: usize) -> Self {
         let interior = L::interior(d);
         let at = Line { x: 0, z };
-        let (col, k) = (at.shifted(d, 0, 0), interior.start);
-        let plain = |i: usize, col: usize, dy: i32| match L::shifted(d, i, col, k, dy as isize) {
-            Shifted::Contiguous { base, rotate: 0 } => base as isize,
-            _ => unreachable!("interior clusters shift without wrap"),
-        };
-        if interior.is_empty() {
-            return Self {
-                interior,
-                pull: Vec::new(),
-                push: Vec::new(),
-                own: Vec::new(),
-                ahead: 0,
+        let col = at.shifted(d, 0, 0);
+        let base_of = |k: usize| L::cluster_base(d, 0, col, k) as isize;
+        // A cluster's own elements lie at the same offsets from its base in every cluster.
+        let own: Vec<isize> = (0..M::Q)
+            .map(|i| L::cluster_base(d, i, col, 0) as isize - base_of(0))
+            .collect();
+        let stride = (base_of(1) - base_of(0)) as usize;
+        let ahead = (prefetch / (stride * T::BYTES).max(1)).max(1) * stride;
+        let (mut pull, mut push) = (Vec::new(), Vec::new());
+        if !interior.is_empty() {
+            let k = interior.start;
+            let plain = |i: usize, col: usize, dy: i32| match L::shifted(d, i, col, k, dy as isize)
+            {
+                Shifted::Contiguous { base, rotate: 0 } => base as isize - base_of(k),
+                _ => unreachable!("interior clusters shift without wrap"),
             };
+            for (i, c) in M::VELOCITIES.iter().enumerate() {
+                pull.push(plain(i, at.shifted(d, -c[0], -c[2]), -c[1]));
+                push.push(plain(M::OPPOSITE[i], at.shifted(d, c[0], c[2]), c[1]));
+            }
         }
-        let base = L::cluster_base(d, 0, col, k) as isize;
-        let (mut pull, mut push, mut own) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, c) in M::VELOCITIES.iter().enumerate() {
-            pull.push(plain(i, at.shifted(d, -c[0], -c[2]), -c[1]) - base);
-            push.push(plain(M::OPPOSITE[i], at.shifted(d, c[0], c[2]), c[1]) - base);
-            own.push(plain(i, col, 0) - base);
-        }
-        let stride = L::cluster_base(d, 0, col, k + 1) - L::cluster_base(d, 0, col, k);
-        let bytes = stride * T::BYTES;
-        let ahead = (prefetch_bytes / bytes.max(1)).max(1) * stride;
+        let access = Access::of::<M>(pass, &pull, &push, &own);
         Self {
             interior,
             pull,
-            push,
             own,
+            access,
             ahead: ahead as isize,
         }
     }
@@ -243,6 +226,104 @@ impl Offsets {
     fn fast(&self, k: usize, sites: &[Site]) -> bool {
         sites.is_empty() && self.interior.contains(&k)
     }
+}
+
+/// The interior path's accesses of one pass: population `i` of a cluster is loaded at offset
+/// `load[i].0` from the cluster's base (stored as population `load[i].1`) and stored at
+/// `store[i].0` (as population `store[i].1`).
+#[derive(Default)]
+struct Access {
+    load: Vec<(isize, usize)>,
+    store: Vec<(isize, usize)>,
+}
+
+impl Access {
+    /// The accesses of `pass` from the offsets of its lines (see the schemes in the module
+    /// doc): the two-copy step pulls and stores in place in `dst`; collide loads and stores in
+    /// place; the AA pull half-step pulls `F_i(x − c_i)` and pushes `h_i` to `F_ī(x + c_i)`;
+    /// the AA local half-step loads `F_ī(x)` and stores `F_i(x)`.
+    fn of<M: Model>(pass: Pass, pull: &[isize], push: &[isize], own: &[isize]) -> Self {
+        let pulled = pull.iter().enumerate().map(|(i, &o)| (o, i)).collect();
+        let pushed = push.iter().enumerate();
+        let pushed = pushed.map(|(i, &o)| (o, M::OPPOSITE[i])).collect();
+        // The cluster's own elements, population `i` or its opposite in slot `i`.
+        let own_of = |opposite: bool| {
+            let p = |i: usize| if opposite { M::OPPOSITE[i] } else { i };
+            (0..M::Q).map(|i| (own[p(i)], p(i))).collect()
+        };
+        let (load, store) = match pass {
+            Pass::Fused => (pulled, own_of(false)),
+            Pass::AaPull => (pulled, pushed),
+            Pass::AaLocal => (own_of(true), own_of(false)),
+            Pass::Collide | Pass::Propagate | Pass::Bc => (own_of(false), own_of(false)),
+        };
+        Self { load, store }
+    }
+}
+
+/// The [`ClusterAccess`] of an interior cluster: loads from `src` and stores to `dst` at the
+/// pass's offsets ([`Access`]) from the cluster's base, prefetching `ahead` elements ahead of
+/// each load.
+struct Interior<'j, 'a, T: Real> {
+    src: &'j Pops<'a, T>,
+    dst: &'j Pops<'a, T>,
+    access: &'j Access,
+    base: isize,
+    ahead: isize,
+    /// Whether the stores are non-temporal (see [`streams_pay`]).
+    stream: bool,
+}
+
+impl<T: Real, const VL: usize> ClusterAccess<T, VL> for Interior<'_, '_, T> {
+    #[inline(always)]
+    fn load(&mut self, i: usize) -> [T; VL] {
+        let (off, slot) = self.access.load[i];
+        let e = self.base + off;
+        self.src.prefetch(e as usize, self.ahead);
+        self.src.load::<VL>(e as usize, slot)
+    }
+
+    #[inline(always)]
+    fn store(&mut self, i: usize, v: [T; VL]) {
+        let (off, slot) = self.access.store[i];
+        let e = (self.base + off) as usize;
+        if self.stream {
+            self.dst.stream::<VL>(e, slot, v);
+        } else {
+            self.dst.store::<VL>(e, slot, v);
+        }
+    }
+}
+
+/// Loads, collides and stores interior cluster `k` of storage line `col` through the pass's
+/// accesses, `src → dst`, with [`Model::collide_access`] inlined: the cluster lives in the
+/// function's own variables, never in a buffer stored before the collision and reloaded in
+/// it. (A 64-byte vector stored and then reloaded whole is not forwarded from the store on
+/// cores that split it into two 32-byte halves, such as Zen 4: the load waits for the store
+/// to reach the cache, and clusters no longer overlap. D2Q9 f64 CAoSoA⟨8⟩ 4096² on two Zen 4
+/// cores, MLUPS through the buffer → through the accessor, same prefetch distance: collide
+/// 268 → 396, AA local 270 → 381, fused two-copy 183 → 317; D3Q19 192³ fused 58 → 80, D2Q37
+/// 1024×2048 fused 20 → 25.) Not inlined into the line loop: with the boundary paths beside
+/// it, a large model's collision inlined there ran at half speed.
+#[inline(never)]
+fn collide_interior<M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    o: &Offsets,
+    (src, dst): (&Pops<T>, &Pops<T>),
+    col: usize,
+    k: usize,
+    fl: &mut [[T; VL]],
+) {
+    let fields = cluster_fields(job, col, k, fl);
+    let mut a = Interior {
+        src,
+        dst,
+        access: &o.access,
+        base: L::cluster_base(&job.d, 0, col, k) as isize,
+        ahead: o.ahead,
+        stream: job.stream,
+    };
+    M::collide_access::<T, VL, _>(&mut a, job.params, fields);
 }
 
 /// Per-worker buffers, allocated once per rayon task.
@@ -277,17 +358,28 @@ fn collide<M: Model, L: Layout, T: Real, const VL: usize>(
     k: usize,
     s: &mut Scratch<T, VL>,
 ) {
-    let fields = job.fields.as_ref().map(|fb| {
-        let d = Dims {
-            q: M::FIELDS.len(),
-            ..job.d
-        };
-        for (j, v) in s.fl.iter_mut().enumerate() {
-            *v = fb.load::<VL>(L::cluster_base(&d, j, col, k));
-        }
-        &s.fl[..]
-    });
+    let fields = cluster_fields(job, col, k, &mut s.fl);
     M::collide_cluster::<T, VL>(&mut s.cl, job.params, fields);
+}
+
+/// The field values of cluster `k` of storage line `col`, loaded into `fl`, when the lattice
+/// has per-site fields.
+#[inline(always)]
+fn cluster_fields<'f, M: Model, L: Layout, T: Real, const VL: usize>(
+    job: &Job<M, L, T>,
+    col: usize,
+    k: usize,
+    fl: &'f mut [[T; VL]],
+) -> Option<&'f [[T; VL]]> {
+    let fb = job.fields.as_ref()?;
+    let d = Dims {
+        q: M::FIELDS.len(),
+        ..job.d
+    };
+    for (j, v) in fl.iter_mut().enumerate() {
+        *v = fb.load::<VL>(L::cluster_base(&d, j, col, k));
+    }
+    Some(fl)
 }
 
 /// Loads lanes `l` of the sites `y(k, l) + dy` (periodic) of population `i`, line `col`, as
@@ -456,14 +548,10 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
     for k in 0..L::clusters(d) {
         let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
-            let b = L::cluster_base(d, 0, col, k);
-            for (i, (v, off)) in s.cl.iter_mut().zip(&o.pull).enumerate() {
-                job.src.prefetch(b, off + o.ahead);
-                *v = job.src.load::<VL>((b as isize + off) as usize, i);
-            }
-        } else {
-            gather_pull::<M, L, T, VL>(job, at, k, here, s, false);
+            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), col, k, &mut s.fl);
+            continue;
         }
+        gather_pull::<M, L, T, VL>(job, at, k, here, s, false);
         collide::<M, L, T, VL>(job, col, k, s);
         for (i, v) in s.cl.iter().enumerate() {
             let e = L::cluster_base(d, i, col, k);
@@ -535,15 +623,7 @@ fn collide_line<M: Model, L: Layout, T: Real, const VL: usize>(
     let d = &job.d;
     let col = at.shifted(d, 0, 0);
     for k in 0..L::clusters(d) {
-        for (i, v) in s.cl.iter_mut().enumerate() {
-            let at = L::cluster_base(d, i, col, k);
-            job.dst.prefetch(at, o.ahead);
-            *v = job.dst.load::<VL>(at, i);
-        }
-        collide::<M, L, T, VL>(job, col, k, s);
-        for (i, v) in s.cl.iter().enumerate() {
-            job.dst.store::<VL>(L::cluster_base(d, i, col, k), i, *v);
-        }
+        collide_interior::<M, L, T, VL>(job, o, (&job.dst, &job.dst), col, k, &mut s.fl);
     }
 }
 
@@ -563,15 +643,7 @@ fn aa_pull_line<M: Model, L: Layout, T: Real, const VL: usize>(
     for k in 0..L::clusters(d) {
         let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
-            let b = L::cluster_base(d, 0, col, k) as isize;
-            for (i, (v, off)) in s.cl.iter_mut().zip(&o.pull).enumerate() {
-                job.src.prefetch(b as usize, off + o.ahead);
-                *v = job.src.load::<VL>((b + off) as usize, i);
-            }
-            collide::<M, L, T, VL>(job, col, k, s);
-            for (i, (v, off)) in s.cl.iter().zip(&o.push).enumerate() {
-                job.dst.store::<VL>((b + off) as usize, M::OPPOSITE[i], *v);
-            }
+            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), col, k, &mut s.fl);
         } else {
             gather_pull::<M, L, T, VL>(job, at, k, here, s, true);
             collide::<M, L, T, VL>(job, col, k, s);
@@ -645,13 +717,16 @@ fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
     let sites = job.bc.line(at.x, at.z);
     let mut cursor = 0;
     for k in 0..L::clusters(d) {
+        let here = cluster_sites(sites, &mut cursor, k);
+        if here.is_empty() {
+            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.src), col, k, &mut s.fl);
+            continue;
+        }
         for (i, v) in s.cl.iter_mut().enumerate() {
             let opp = M::OPPOSITE[i];
-            let at = L::cluster_base(d, opp, col, k);
-            job.src.prefetch(at, o.ahead);
-            *v = job.src.load::<VL>(at, opp);
+            *v = job.src.load::<VL>(L::cluster_base(d, opp, col, k), opp);
         }
-        for site in cluster_sites(sites, &mut cursor, k) {
+        for site in here {
             local_site_bc::<M, L, T, VL>(job, site, s);
         }
         collide::<M, L, T, VL>(job, col, k, s);

@@ -10,6 +10,7 @@
 //! ([`Dims::plane_site`]); in 2-D it is the row `y`.
 
 use std::marker::PhantomData;
+use std::time::Instant;
 
 use rayon::prelude::*;
 
@@ -17,6 +18,7 @@ use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
 use crate::kernels::{fill_halo, fold_halo, streams_pay, Job, Pass};
 use crate::layout::{Dims, Layout};
 use crate::model::{divergence, moment_named};
+use crate::prefetch::Prefetch;
 use crate::storage::{rest_values, stored, value, AlignedBuf, Pops};
 use crate::{LbmError, Model, Real};
 
@@ -120,6 +122,8 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     fields: Option<AlignedBuf<T>>,
     step: u64,
     max_mach: f64,
+    /// The prefetch distance of each pass, tuned while the lattice runs.
+    prefetch: Prefetch,
     _m: PhantomData<(M, L)>,
 }
 
@@ -170,6 +174,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             fields: None,
             step: 0,
             max_mach: default_max_mach::<M>(),
+            prefetch: Prefetch::default(),
             _m: PhantomData,
         };
         lat.fill_rest();
@@ -541,9 +546,14 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             stream: pass == Pass::Fused
                 && self.scheme == Scheme::TwoCopy
                 && streams_pay(d.len() * T::BYTES),
+            prefetch_bytes: self.prefetch.bytes(pass),
             _layout: PhantomData,
         };
+        let columns = job.cols.len();
+        let start = Instant::now();
         L::dispatch(job);
+        self.prefetch
+            .record(pass, columns, start.elapsed().as_secs_f64());
     }
 
     fn fill_halo_if_periodic(&mut self) {
@@ -618,6 +628,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             Kernel::Fused => unreachable!("handled above"),
         }
         Ok(())
+    }
+
+    /// Whether every pass this lattice has run has settled on its prefetch distance (see
+    /// [`crate::prefetch`]): benchmarks time only the steps after this.
+    pub(crate) fn prefetch_settled(&self) -> bool {
+        self.prefetch.settled()
     }
 
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the

@@ -23,6 +23,7 @@ pub mod metrics;
 mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi_ring;
+mod prefetch;
 mod real;
 pub mod scaling;
 pub mod slab_backend;
@@ -39,7 +40,7 @@ pub use coupled::Coupled;
 pub use error::{Error, LbmError};
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};
-pub use model::{moment_index, Model, ParamError, Role};
+pub use model::{moment_index, ClusterAccess, Model, ParamError, Role};
 pub use real::{F16s, Real, Transferable};
 pub use slab_backend::SlabBackend;
 pub use solver::{Extent, Placement, Solver, Totals};

@@ -269,13 +269,26 @@ impl KernelTiming {
     }
 }
 
-/// Times `iters` iterations of kernel `k` (after one warm-up) and returns the median.
+/// The most warm-up runs of a kernel before its timing (the prefetch tuning takes
+/// `ROUNDS × CANDIDATES` sweeps of each pass, see [`crate::prefetch`]).
+const WARM_UP_LIMIT: usize = 64;
+
+/// Times `iters` iterations of kernel `k` (after the warm-up: one run, and more until the
+/// lattice's prefetch distances are tuned) and returns the median.
 pub fn time_kernel<M: Model, L: Layout, T: Real>(
     lat: &mut Lattice<M, L, T>,
     k: Kernel,
     iters: usize,
 ) -> Result<KernelTiming, LbmError> {
+    // Warm up until the prefetch distances are tuned (a few dozen sweeps at most): the timed
+    // iterations then run at the distance the lattice keeps.
     lat.run_kernel(k)?;
+    for _ in 0..WARM_UP_LIMIT {
+        if lat.prefetch_settled() {
+            break;
+        }
+        lat.run_kernel(k)?;
+    }
     let mut times = Vec::with_capacity(iters.max(1));
     for _ in 0..iters.max(1) {
         let t = Instant::now();

@@ -151,6 +151,26 @@ pub trait Model: 'static + Send + Sync {
         params: &Self::Params,
         fields: Option<&[[T; VL]]>,
     );
+
+    /// The same collision as [`Model::collide_cluster`], on populations that `a` loads and
+    /// stores: the streaming pattern is an accessor over one collision rule (as lbmpy's
+    /// streaming patterns are). The kernels pass accessors that read and write the lattice
+    /// itself, so the cluster stays in the function's own variables (registers, or spills the
+    /// compiler places) instead of a buffer that is stored and reloaded around a call.
+    fn collide_access<T: Real, const VL: usize, A: ClusterAccess<T, VL>>(
+        a: &mut A,
+        params: &Self::Params,
+        fields: Option<&[[T; VL]]>,
+    );
+}
+
+/// Where a cluster's `Q` population vectors come from and go to (see
+/// [`Model::collide_access`]).
+pub trait ClusterAccess<T, const VL: usize> {
+    /// The `VL` lanes of population `i` before the collision.
+    fn load(&mut self, i: usize) -> [T; VL];
+    /// Stores the `VL` lanes of population `i` after the collision.
+    fn store(&mut self, i: usize, v: [T; VL]);
 }
 
 /// What a moment means to the runtime, whatever the model calls it: the runtime looks moments

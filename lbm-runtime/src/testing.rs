@@ -4,7 +4,7 @@
 //! `f*_i = f_i − (f_i − f_eq_i(ρ, v)) / τ + f_eq_i(ρ, v + a) − f_eq_i(ρ, v)`, `v = Σ f c / ρ`,
 //! `f_eq_i = w_i ρ (1 + 3 c·u + 9/2 (c·u)² − 3/2 u²)`; the physical velocity is `v + a/2`.
 
-use crate::{Model, ParamError, Real, Role};
+use crate::{ClusterAccess, Model, ParamError, Real, Role};
 
 /// Parameters of [`TestD2Q9`].
 #[derive(Debug, Clone, PartialEq)]
@@ -121,6 +121,18 @@ impl Model for TestD2Q9 {
         Self::collide_cluster::<T, 1>(&mut cl, p, None);
         for (fi, c) in f.iter_mut().zip(cl) {
             *fi = c[0];
+        }
+    }
+
+    fn collide_access<T: Real, const VL: usize, A: ClusterAccess<T, VL>>(
+        a: &mut A,
+        p: &TestParams,
+        fields: Option<&[[T; VL]]>,
+    ) {
+        let mut cl: [[T; VL]; 9] = std::array::from_fn(|i| a.load(i));
+        Self::collide_cluster(&mut cl, p, fields);
+        for (i, v) in cl.into_iter().enumerate() {
+            a.store(i, v);
         }
     }
 
