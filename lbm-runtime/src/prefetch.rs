@@ -10,7 +10,12 @@
 //! - Zen 4 (32 KiB L1d): D2Q9 275, 258, 245, 232 at 1, 4, 16, 64 KiB; D3Q19 90, 87, 85, 74
 //!   at 0.5, 2, 8, 32 KiB.
 //!
-//! No constant serves both, so a lattice tunes `D` per pass while it runs: the first
+//! Those were prefetches into L1 (`prefetcht0`). Prefetching into L2 (`prefetcht1`, see
+//! `RawBuf::prefetch`) moved the best distance out and the speed up; Zen 4, same probe,
+//! MLUPS at 1, 4, 16, 64 KiB: D2Q9 pull 328, 455, 390, 385 (L1: 315, 299, 275, 272), D3Q19
+//! pull 84, 102, 99, 113 (L1: 82, 88, 72, 70). Hence the candidates below.
+//!
+//! No constant serves every machine, so a lattice tunes `D` per pass while it runs: the first
 //! `ROUNDS × CANDIDATES.len()` sweeps of each pass cycle through the candidate distances, and
 //! the fastest (best of its rounds, per site column) is used from then on. A prefetch is a
 //! hint: the distance changes no result, so tuning during the real steps costs nothing but
@@ -19,7 +24,7 @@
 use crate::kernels::Pass;
 
 /// The candidate distances, in bytes ahead of the cluster being computed, per stream.
-const CANDIDATES: [usize; 4] = [512, 2 << 10, 8 << 10, 32 << 10];
+const CANDIDATES: [usize; 4] = [1 << 10, 4 << 10, 16 << 10, 64 << 10];
 
 /// Timed sweeps per candidate before the choice.
 const ROUNDS: usize = 3;
@@ -126,7 +131,7 @@ mod tests {
     fn settles_on_the_fastest_candidate() {
         let mut p = Prefetch::default();
         assert!(p.settled());
-        let cost = |bytes: usize| if bytes == 8 << 10 { 1.0 } else { 2.0 };
+        let cost = |bytes: usize| if bytes == 16 << 10 { 1.0 } else { 2.0 };
         for sweep in 0..ROUNDS * CANDIDATES.len() {
             assert!(!p.settled() || sweep == 0);
             let bytes = p.bytes(Pass::AaPull);
@@ -135,10 +140,10 @@ mod tests {
             p.record(Pass::AaPull, 10, 10.0 * cost(bytes) * noise);
         }
         assert!(p.settled());
-        assert_eq!(p.chosen(Pass::AaPull), Some(8 << 10));
-        assert_eq!(p.bytes(Pass::AaPull), 8 << 10);
+        assert_eq!(p.chosen(Pass::AaPull), Some(16 << 10));
+        assert_eq!(p.bytes(Pass::AaPull), 16 << 10);
         p.record(Pass::AaPull, 10, 0.001);
-        assert_eq!(p.bytes(Pass::AaPull), 8 << 10, "the choice is final");
+        assert_eq!(p.bytes(Pass::AaPull), 16 << 10, "the choice is final");
         assert_eq!(p.chosen(Pass::AaLocal), None);
         assert_eq!(p.bytes(Pass::Propagate), 0);
     }
