@@ -174,7 +174,7 @@ impl<T: Element> RawBuf<'_, T> {
     /// Asks the CPU to bring the cache line of element `base + i` into L2 ahead of use (the
     /// kernels interleave compute with streaming, and two cores alone do not keep enough
     /// misses in flight without it). L2, not L1 (`prefetcht1`, not `prefetcht0`): a miss into
-    /// L1 holds one of the core's few L1 miss buffers (24 on Zen 4) until the line arrives,
+    /// L1 holds one of the core's few L1 miss buffers until the line arrives,
     /// fewer than a stream at this bandwidth needs in flight, while L2 tracks more; the
     /// hardware brings the line on from L2 when the load comes. On two Zen 4 cores, D2Q9 f64
     /// CAoSoA⟨8⟩ 4096², each at its best distance (see [`crate::prefetch`]), MLUPS L1 → L2:
