@@ -15,8 +15,9 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
-use crate::kernels::{fill_halo, fold_halo, streams_pay, Job, Pass};
+use crate::kernels::{fill_halo, fold_halo, Job, Pass};
 use crate::layout::{Dims, Layout};
+use crate::metrics::Pattern;
 use crate::model::{divergence, moment_named};
 use crate::prefetch::Prefetch;
 use crate::storage::{rest_values, stored, value, AlignedBuf, Pops};
@@ -293,6 +294,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.scheme
     }
 
+    /// The memory access pattern of the fused step ([`crate::metrics::step_pattern`]): in
+    /// place, or a copy, with non-temporal stores where they pay.
+    pub fn step_pattern(&self) -> Pattern {
+        crate::metrics::step_pattern(self.scheme, self.d.len() * T::BYTES)
+    }
+
     /// Steps done so far.
     pub fn steps_done(&self) -> u64 {
         self.step
@@ -526,6 +533,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Runs `pass` on the site columns `cols` only.
     fn launch_cols(&mut self, pass: Pass, cols: std::ops::Range<usize>) {
         let d = self.d;
+        let stream = pass == Pass::Fused && self.step_pattern() == Pattern::StreamedCopy;
         let rest = &self.rest;
         let (src, dst) = match self.g.as_mut() {
             Some(g) => (Pops::new(self.f.raw(), rest), Pops::new(g.raw(), rest)),
@@ -543,9 +551,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             params: &self.params,
             fields: self.fields.as_mut().map(|f| f.raw()),
             cols,
-            stream: pass == Pass::Fused
-                && self.scheme == Scheme::TwoCopy
-                && streams_pay(d.len() * T::BYTES),
+            stream,
             prefetch_bytes: self.prefetch.bytes(pass),
             _layout: PhantomData,
         };

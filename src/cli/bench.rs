@@ -5,7 +5,7 @@
 
 use clap::{Args, ValueEnum};
 use lbm::metrics::{
-    measure_bandwidth, measure_peak_flops, time_kernel, Bandwidth, KernelTiming, Pattern, Probe,
+    measure_bandwidth, measure_peak_flops, time_kernel, Bandwidth, KernelTiming, Probe,
 };
 use lbm::models::{
     D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D3Q19Bgk, D3Q19BgkParams, D3Q27Bgk, D3Q27BgkParams, D2Q37,
@@ -476,7 +476,8 @@ impl Table<'_> {
         let shape = lbm::Extent::of_size(size);
         println!(
             "\n{} {:?}, {shape} sites, {} flops/site in collide; measured now: read-modify-write \
-             {:.1} GB/s ({}), copy {:.1} GB/s ({}), FMA peak {:.1} GFLOP/s ({})",
+             {:.1} GB/s ({}), copy {:.1} GB/s ({}), non-temporal copy {:.1} GB/s ({}), FMA peak \
+             {:.1} GFLOP/s ({})",
             M::NAME,
             self.p,
             M::collide_flops(params),
@@ -484,6 +485,8 @@ impl Table<'_> {
             bw.rmw.how(),
             bw.copy.best,
             bw.copy.how(),
+            bw.streamed_copy.best,
+            bw.streamed_copy.how(),
             peak.best,
             peak.how()
         );
@@ -529,7 +532,7 @@ impl<M: Model> LayoutJob<'_, M> {
         let Limits { bw, peak } = self.limits;
         let moves = t.kernel != Kernel::Bc;
         let computes = t.flops_per_site > 0;
-        let pattern = bw.for_pattern(t.pattern());
+        let pattern = bw.for_pattern(t.pattern);
         self.rows.push(Row {
             backend: "cpu",
             model: M::NAME,
@@ -542,11 +545,7 @@ impl<M: Model> LayoutJob<'_, M> {
             mlups: t.mlups(),
             gb_per_s: moves.then(|| t.gbs()),
             bandwidth_gb_per_s: moves.then_some(pattern.best),
-            bandwidth_pattern: match (moves, t.pattern()) {
-                (false, _) => "",
-                (_, Pattern::InPlace) => "read-modify-write",
-                (_, Pattern::Copy) => "copy",
-            },
+            bandwidth_pattern: if moves { t.pattern.name() } else { "" },
             bandwidth_spread: moves.then_some(pattern.spread),
             gflop_per_s: computes.then(|| t.gflops()),
             peak_gflop_per_s: computes.then_some(peak.best),

@@ -55,7 +55,7 @@ pub struct Row {
     pub gb_per_s: Option<f64>,
     /// The bandwidth of the kernel's pattern measured beside it, GB/s.
     pub bandwidth_gb_per_s: Option<f64>,
-    /// Which pattern: `read-modify-write`, `copy` or `device copy`.
+    /// Which pattern: `read-modify-write`, `copy`, `non-temporal copy` or `device copy`.
     pub bandwidth_pattern: &'static str,
     /// The bandwidth probe's spread, `(best − worst)/best` over its repetitions.
     pub bandwidth_spread: Option<f64>,

@@ -2,7 +2,7 @@
 //! backend, the MPI ring included — plus what the program prints about it. Nothing here steps,
 //! checks or checkpoints: that is the runtime's.
 
-use lbm::metrics::{measure_bandwidth, Pattern};
+use lbm::metrics::{measure_bandwidth, step_pattern};
 use lbm::output::Fields;
 use lbm::{Model, Placement, Real, Scheme, Solver};
 
@@ -73,16 +73,18 @@ pub trait Driven: Solver {
 
 impl<S: Solver> Driven for S {}
 
-/// The host's bandwidth for the memory pattern of `scheme`, measured now: read-modify-write
-/// for the in-place scheme, copy for two-copy. Each of the probe's two arrays is half a copy
+/// The host's bandwidth for the memory pattern of the step of `scheme`
+/// ([`step_pattern`]), measured now: read-modify-write for the in-place scheme, a copy for
+/// two-copy (with non-temporal stores where the step makes them). Each of the probe's two arrays is half a copy
 /// of the populations (`lattice` bytes), so the probe holds no more than the lattice did and
 /// does not raise the run's peak memory, within [four last-level caches, 256 MiB].
 pub fn cpu_bandwidth(scheme: Scheme, lattice: usize) -> Result<(f64, String), CliError> {
     let floor = lbm::metrics::last_level_cache().map_or(PROBE_FLOOR_BYTES, |c| 4 * c);
     let bw = measure_bandwidth((lattice / 2).clamp(floor.min(PROBE_BYTES), PROBE_BYTES), 5);
-    let (p, what) = match scheme {
-        Scheme::InPlace => (bw.for_pattern(Pattern::InPlace), "read-modify-write"),
-        Scheme::TwoCopy => (bw.for_pattern(Pattern::Copy), "copy"),
-    };
-    Ok((p.best, format!("{what} bandwidth ({})", p.how())))
+    let pattern = step_pattern(scheme, lattice);
+    let p = bw.for_pattern(pattern);
+    Ok((
+        p.best,
+        format!("{} bandwidth ({})", pattern.name(), p.how()),
+    ))
 }
