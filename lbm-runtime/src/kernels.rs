@@ -69,6 +69,44 @@ pub(crate) fn streams_pay(bytes: usize) -> bool {
         .is_some_and(|llc| bytes > llc)
 }
 
+/// How the fused two-copy step writes its second array: the other passes store into lines
+/// they have just loaded, always [`Stores::Plain`]. Which kind is fastest depends on the model
+/// and the machine, so a lattice times the kinds open to it ([`Stores::candidates`]) with its
+/// prefetch distances and keeps the fastest ([`crate::prefetch`]). Non-temporal stores halve
+/// a memory-bound step's write traffic; but a large model's cluster ends in a burst of `Q`
+/// of them that waits on memory (D2Q37 f64 CAoSoA⟨8⟩ 1024×2048, two Zen 4 cores, `lbm
+/// bench`: non-temporal 24.5–24.9 MLUPS, plain 19.1–19.4, against 32–34 for the in-place step
+/// whose stores hit lines it has just loaded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stores {
+    /// Ordinary stores.
+    Plain,
+    /// Non-temporal stores ([`RawBuf::stream`]): whole lines to memory without the
+    /// write-allocate read, 2 bytes moved per byte copied instead of 3.
+    Streamed,
+    /// Ordinary stores, each preceded by a write prefetch ([`RawBuf::prefetch_write`]) of the
+    /// element the prefetch distance further on, so that the line is owned before its store
+    /// comes, as an in-place pass's are.
+    Prefetched,
+}
+
+impl Stores {
+    /// The kinds the fused step of a `scheme` lattice whose arrays hold `array_bytes` bytes
+    /// may use: non-temporal stores only where the array is larger than the last-level cache
+    /// ([`streams_pay`]), plain ones only where it is not (plain stores into an array that the
+    /// caches cannot hold wait for every line's write-allocate read from memory: the 19 MLUPS
+    /// above).
+    pub(crate) fn candidates(scheme: crate::Scheme, array_bytes: usize) -> &'static [Stores] {
+        match scheme {
+            crate::Scheme::InPlace => &[Stores::Plain],
+            crate::Scheme::TwoCopy if streams_pay(array_bytes) => {
+                &[Stores::Streamed, Stores::Prefetched]
+            }
+            crate::Scheme::TwoCopy => &[Stores::Plain, Stores::Prefetched],
+        }
+    }
+}
+
 /// One of the kernels, run over all columns of the lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pass {
@@ -100,9 +138,8 @@ pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     /// The site columns `x` to update (`0..LX` for a whole step; a distributed slab updates
     /// its bulk and its border columns separately, seed 003 §4).
     pub cols: std::ops::Range<usize>,
-    /// Whether the fused two-copy step writes `dst` with non-temporal stores (see
-    /// [`streams_pay`]).
-    pub stream: bool,
+    /// How the fused two-copy step writes `dst` ([`Stores`]; other passes: `Plain`).
+    pub stores: Stores,
     /// How far ahead of the cluster being computed the interior loads prefetch, per stream,
     /// in bytes (see [`crate::prefetch`]).
     pub prefetch_bytes: usize,
@@ -164,7 +201,7 @@ fn line<M: Model, L: Layout, T: Real, const VL: usize>(
         Pass::AaPull => aa_pull_line::<M, L, T, VL>(job, o, at, s),
         Pass::AaLocal => aa_local_line::<M, L, T, VL>(job, o, at, s),
     }
-    if job.stream {
+    if job.stores == Stores::Streamed {
         store_fence();
     }
 }
@@ -263,22 +300,66 @@ impl Access {
 
 /// The [`ClusterAccess`] of an interior cluster: loads from `src` and stores to `dst` at the
 /// pass's offsets ([`Access`]) from the cluster's base, prefetching `ahead` elements ahead of
-/// each load. `STREAM`: whether the stores are non-temporal (see [`streams_pay`]), a parameter
-/// of the type rather than a flag tested at each store. (With the flag, the 37 stores of a
-/// D2Q37 cluster were 37 branches in the collision's straight-line code; D2Q37 f64
-/// CAoSoA⟨8⟩ 1024×2048 on two Zen 4 cores, three alternated rounds, AA half-steps pull and
-/// local, MLUPS flag → parameter: 27.5–30.5 → 32.1–34.2 and 29.1–32.2 → 34.8–38.3.)
-struct Interior<'j, 'a, T: Real, const STREAM: bool> {
+/// each load. `S`: the kind of its stores ([`Stores`]), a parameter of the type rather than a
+/// flag tested at each store. (With a flag, the 37 stores of a D2Q37 cluster were 37 branches
+/// in the collision's straight-line code. D2Q37 f64 CAoSoA⟨8⟩ 1024×2048 on two Zen 4 cores,
+/// flag and parameter alternated three times, two runs each, MLUPS flag → parameter: AA pull
+/// half-step 29.1–30.3 → 32.2–33.8, AA local half-step 30.4–31.8 → 35.6–37.7, fused two-copy
+/// step 25.9–26.8 → 25.8–27.6.)
+struct Interior<'j, 'a, T: Real, S: StoreKind> {
     src: &'j Pops<'a, T>,
     dst: &'j Pops<'a, T>,
     access: &'j Access,
     base: isize,
     ahead: isize,
+    _stores: std::marker::PhantomData<S>,
 }
 
-impl<T: Real, const VL: usize, const STREAM: bool> ClusterAccess<T, VL>
-    for Interior<'_, '_, T, STREAM>
-{
+/// A [`Stores`] variant as a type.
+trait StoreKind {
+    /// Stores lanes `v` of population `slot` at element `e` of `dst`; `ahead`: the prefetch
+    /// distance in elements.
+    fn store<T: Real, const VL: usize>(
+        dst: &Pops<T>,
+        e: usize,
+        slot: usize,
+        v: [T; VL],
+        ahead: isize,
+    );
+}
+
+/// The [`StoreKind`]s, one per [`Stores`] variant.
+mod store_kind {
+    use super::{Pops, Real, StoreKind};
+
+    pub(super) struct Plain;
+    pub(super) struct Streamed;
+    pub(super) struct Prefetched;
+
+    impl StoreKind for Plain {
+        #[inline(always)]
+        fn store<T: Real, const VL: usize>(d: &Pops<T>, e: usize, i: usize, v: [T; VL], _: isize) {
+            d.store::<VL>(e, i, v);
+        }
+    }
+
+    impl StoreKind for Streamed {
+        #[inline(always)]
+        fn store<T: Real, const VL: usize>(d: &Pops<T>, e: usize, i: usize, v: [T; VL], _: isize) {
+            d.stream::<VL>(e, i, v);
+        }
+    }
+
+    impl StoreKind for Prefetched {
+        #[inline(always)]
+        fn store<T: Real, const VL: usize>(d: &Pops<T>, e: usize, i: usize, v: [T; VL], a: isize) {
+            d.prefetch_write(e, a);
+            d.store::<VL>(e, i, v);
+        }
+    }
+}
+
+impl<T: Real, const VL: usize, S: StoreKind> ClusterAccess<T, VL> for Interior<'_, '_, T, S> {
     #[inline(always)]
     fn load(&mut self, i: usize) -> [T; VL] {
         let (off, slot) = self.access.load[i];
@@ -291,11 +372,7 @@ impl<T: Real, const VL: usize, const STREAM: bool> ClusterAccess<T, VL>
     fn store(&mut self, i: usize, v: [T; VL]) {
         let (off, slot) = self.access.store[i];
         let e = (self.base + off) as usize;
-        if STREAM {
-            self.dst.stream::<VL>(e, slot, v);
-        } else {
-            self.dst.store::<VL>(e, slot, v);
-        }
+        S::store::<T, VL>(self.dst, e, slot, v, self.ahead);
     }
 }
 
@@ -320,16 +397,23 @@ fn collide_interior<M: Model, L: Layout, T: Real, const VL: usize>(
 ) {
     let fields = cluster_fields(job, col, k, fl);
     let base = L::cluster_base(&job.d, 0, col, k) as isize;
-    if job.stream {
-        collide_through::<M, T, VL, true>(job.params, fields, src, dst, &o.access, base, o.ahead);
-    } else {
-        collide_through::<M, T, VL, false>(job.params, fields, src, dst, &o.access, base, o.ahead);
+    let (p, a) = (job.params, &o.access);
+    match job.stores {
+        Stores::Plain => {
+            collide_through::<M, T, VL, store_kind::Plain>(p, fields, src, dst, a, base, o.ahead)
+        }
+        Stores::Streamed => {
+            collide_through::<M, T, VL, store_kind::Streamed>(p, fields, src, dst, a, base, o.ahead)
+        }
+        Stores::Prefetched => collide_through::<M, T, VL, store_kind::Prefetched>(
+            p, fields, src, dst, a, base, o.ahead,
+        ),
     }
 }
 
 /// [`Model::collide_access`] of the cluster at `base` through an [`Interior`] accessor.
 #[inline(always)]
-fn collide_through<M: Model, T: Real, const VL: usize, const STREAM: bool>(
+fn collide_through<M: Model, T: Real, const VL: usize, S: StoreKind>(
     params: &M::Params,
     fields: Option<&[[T; VL]]>,
     src: &Pops<T>,
@@ -338,12 +422,13 @@ fn collide_through<M: Model, T: Real, const VL: usize, const STREAM: bool>(
     base: isize,
     ahead: isize,
 ) {
-    let mut a = Interior::<T, STREAM> {
+    let mut a = Interior::<T, S> {
         src,
         dst,
         access,
         base,
         ahead,
+        _stores: std::marker::PhantomData,
     };
     M::collide_access::<T, VL, _>(&mut a, params, fields);
 }
@@ -577,7 +662,7 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
         collide::<M, L, T, VL>(job, col, k, s);
         for (i, v) in s.cl.iter().enumerate() {
             let e = L::cluster_base(d, i, col, k);
-            if job.stream {
+            if job.stores == Stores::Streamed {
                 job.dst.stream::<VL>(e, i, *v);
             } else {
                 job.dst.store::<VL>(e, i, *v);

@@ -15,7 +15,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
-use crate::kernels::{fill_halo, fold_halo, Job, Pass};
+use crate::kernels::{fill_halo, fold_halo, Job, Pass, Stores};
 use crate::layout::{Dims, Layout};
 use crate::metrics::Pattern;
 use crate::model::{divergence, moment_named};
@@ -175,7 +175,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             fields: None,
             step: 0,
             max_mach: default_max_mach::<M>(),
-            prefetch: Prefetch::default(),
+            prefetch: Prefetch::new(Stores::candidates(scheme, d.len() * T::BYTES)),
             _m: PhantomData,
         };
         lat.fill_rest();
@@ -294,10 +294,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.scheme
     }
 
-    /// The memory access pattern of the fused step ([`crate::metrics::step_pattern`]): in
-    /// place, or a copy, with non-temporal stores where they pay.
+    /// The memory access pattern of the next fused step (of every one, once the lattice has
+    /// tuned its passes, [`crate::prefetch`]): in place, or a copy with non-temporal stores or
+    /// with ordinary ones ([`crate::kernels::Stores`]).
     pub fn step_pattern(&self) -> Pattern {
-        crate::metrics::step_pattern(self.scheme, self.d.len() * T::BYTES)
+        match (self.scheme, self.prefetch.choice(Pass::Fused).stores) {
+            (Scheme::InPlace, _) => Pattern::InPlace,
+            (Scheme::TwoCopy, Stores::Streamed) => Pattern::StreamedCopy,
+            (Scheme::TwoCopy, Stores::Plain | Stores::Prefetched) => Pattern::Copy,
+        }
     }
 
     /// Steps done so far.
@@ -533,7 +538,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Runs `pass` on the site columns `cols` only.
     fn launch_cols(&mut self, pass: Pass, cols: std::ops::Range<usize>) {
         let d = self.d;
-        let stream = pass == Pass::Fused && self.step_pattern() == Pattern::StreamedCopy;
+        let choice = self.prefetch.choice(pass);
         let rest = &self.rest;
         let (src, dst) = match self.g.as_mut() {
             Some(g) => (Pops::new(self.f.raw(), rest), Pops::new(g.raw(), rest)),
@@ -551,8 +556,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             params: &self.params,
             fields: self.fields.as_mut().map(|f| f.raw()),
             cols,
-            stream,
-            prefetch_bytes: self.prefetch.bytes(pass),
+            stores: choice.stores,
+            prefetch_bytes: choice.bytes,
             _layout: PhantomData,
         };
         let columns = job.cols.len();

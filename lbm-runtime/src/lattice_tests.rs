@@ -152,7 +152,8 @@ fn split_kernels_match_fused_step() {
 }
 
 /// A lattice larger than the last-level cache: its two-copy kernels write the second array
-/// with non-temporal stores ([`crate::kernels::streams_pay`]), and end bitwise where the
+/// with non-temporal stores or with write-prefetched ones ([`crate::kernels::Stores`]; the
+/// steps run every candidate of the tuning, [`crate::prefetch`]), and end bitwise where the
 /// in-place scheme (which never streams) and the split kernels end.
 fn streamed_steps_match<L: Layout, T: Real>() {
     let Some(llc) = crate::metrics::last_level_cache() else {
@@ -165,7 +166,7 @@ fn streamed_steps_match<L: Layout, T: Real>() {
     let run = |scheme, split: bool| {
         let mut lat = Lattice::<TestD2Q9, L, T>::new(lx, ly, P, scheme, &spec).unwrap();
         lat.set_equilibrium(initial).unwrap();
-        for _ in 0..3 {
+        for _ in 0..crate::prefetch::CANDIDATES_MAX {
             if split {
                 lat.step_split().unwrap();
             } else {

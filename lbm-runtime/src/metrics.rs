@@ -176,9 +176,12 @@ impl Pattern {
     }
 }
 
-/// The pattern of the fused step of `scheme` on a lattice whose population arrays hold
-/// `array_bytes` bytes each: in place, or a copy whose stores are non-temporal when they pay
-/// (the array is larger than the last-level cache, [`crate::kernels`]).
+/// The pattern whose bandwidth bounds the fused step of `scheme` on a lattice whose
+/// population arrays hold `array_bytes` bytes each, before the lattice has run: in place, or a
+/// copy whose stores may be non-temporal where the array is larger than the last-level cache.
+/// There the lattice may still choose ordinary stores ([`crate::kernels::Stores`];
+/// [`Lattice::step_pattern`] says which it follows), whose write-allocate reads are uncounted:
+/// a share of the non-temporal copy's bandwidth is then a lower bound.
 pub fn step_pattern(scheme: Scheme, array_bytes: usize) -> Pattern {
     match scheme {
         Scheme::InPlace => Pattern::InPlace,
@@ -374,6 +377,12 @@ mod tests {
     use crate::testing::{TestD2Q9, TestParams};
     use crate::{BoundarySpec, CAoSoa};
 
+    const P: TestParams = TestParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+
     #[test]
     fn bandwidth_probe_reports_positive_rates() {
         // An odd size: the non-temporal copy's last task is short.
@@ -392,13 +401,8 @@ mod tests {
         assert_eq!(big == Pattern::StreamedCopy, last_level_cache().is_some());
         // A lattice reports the pattern its fused step follows, and its timings carry it.
         let spec = BoundarySpec::periodic();
-        let p = TestParams {
-            tau: 0.8,
-            ax: 0.0,
-            ay: 0.0,
-        };
         let mut lat =
-            Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(8, 64, p, Scheme::TwoCopy, &spec).unwrap();
+            Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(8, 64, P, Scheme::TwoCopy, &spec).unwrap();
         assert_eq!(lat.step_pattern(), Pattern::Copy);
         let timing = |lat: &mut Lattice<TestD2Q9, CAoSoa<8>, f64>, k: Kernel| {
             time_kernel(lat, k, 1).unwrap().pattern
@@ -437,14 +441,9 @@ mod tests {
 
     #[test]
     fn kernel_timing_counts_bytes_sites_and_flops() {
-        let p = TestParams {
-            tau: 0.8,
-            ax: 0.0,
-            ay: 0.0,
-        };
         let spec = BoundarySpec::periodic();
         let mut lat =
-            Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(8, 64, p, Scheme::InPlace, &spec).unwrap();
+            Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(8, 64, P, Scheme::InPlace, &spec).unwrap();
         let t = time_kernel(&mut lat, Kernel::Fused, 3).unwrap();
         assert_eq!(
             (t.sites, t.bytes_per_site, t.flops_per_site),

@@ -1,4 +1,5 @@
-//! How far ahead the CPU passes prefetch, chosen by timing the passes themselves.
+//! How far ahead the CPU passes prefetch, and how the fused two-copy step stores, chosen by
+//! timing the passes themselves.
 //!
 //! Every interior load of a pass is preceded by a software prefetch of the element `D` bytes
 //! further along the line. The AA pull half-step reads each cluster's `Q` elements from
@@ -20,17 +21,35 @@
 //! the fastest (best of its rounds, per site column) is used from then on. A prefetch is a
 //! hint: the distance changes no result, so tuning during the real steps costs nothing but
 //! the slower candidates' sweeps. Passes that do not prefetch (propagate, bc) are not tuned.
+//!
+//! The fused two-copy step's candidates are the distances times the kinds of store open to
+//! its lattice ([`Stores::candidates`]): non-temporal stores are best for a memory-bound model
+//! and write-prefetched ones may be for a compute-bound one, whose clusters end in bursts of
+//! `Q` stores (see [`Stores`]); the choice, like the distance, is the machine's.
 
-use crate::kernels::Pass;
+use crate::kernels::{Pass, Stores};
 
 /// The candidate distances, in bytes ahead of the cluster being computed, per stream.
 const CANDIDATES: [usize; 4] = [1 << 10, 4 << 10, 16 << 10, 64 << 10];
 
+/// The most candidates a pass has (the fused two-copy step's distances times two kinds of
+/// store): a lattice that runs a pass this many times has timed every candidate once.
+#[cfg(test)]
+pub(crate) const CANDIDATES_MAX: usize = 2 * CANDIDATES.len();
+
 /// Timed sweeps per candidate before the choice.
 const ROUNDS: usize = 3;
 
-/// The prefetch distance of each tuned pass of one lattice.
-#[derive(Debug, Clone, Default)]
+/// What one sweep of a pass uses: its prefetch distance in bytes, and its kind of store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Choice {
+    pub bytes: usize,
+    pub stores: Stores,
+}
+
+/// The prefetch distance (and, for the fused step, the kind of store) of each tuned pass of
+/// one lattice.
+#[derive(Debug, Clone)]
 pub(crate) struct Prefetch {
     fused: Tuning,
     collide: Tuning,
@@ -39,11 +58,14 @@ pub(crate) struct Prefetch {
 }
 
 /// The tuning of one pass.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Tuning {
+    /// The kinds of store tried, each with every distance: candidate `c` is distance
+    /// `CANDIDATES[c % CANDIDATES.len()]` with `stores[c / CANDIDATES.len()]`.
+    stores: &'static [Stores],
     /// The fastest sweep of each candidate so far, in seconds per site column (`None`: not
     /// timed yet).
-    fastest: [Option<f64>; CANDIDATES.len()],
+    fastest: Vec<Option<f64>>,
     /// Sweeps timed so far.
     sweeps: usize,
     /// The chosen candidate, once every candidate has had its rounds.
@@ -51,9 +73,25 @@ struct Tuning {
 }
 
 impl Tuning {
+    fn new(stores: &'static [Stores]) -> Self {
+        Self {
+            stores,
+            fastest: vec![None; stores.len() * CANDIDATES.len()],
+            sweeps: 0,
+            chosen: None,
+        }
+    }
+
     /// The candidate the next sweep uses.
     fn next(&self) -> usize {
-        self.chosen.unwrap_or(self.sweeps % CANDIDATES.len())
+        self.chosen.unwrap_or(self.sweeps % self.fastest.len())
+    }
+
+    fn choice(&self, c: usize) -> Choice {
+        Choice {
+            bytes: CANDIDATES[c % CANDIDATES.len()],
+            stores: self.stores[c / CANDIDATES.len()],
+        }
     }
 
     fn record(&mut self, seconds_per_column: f64) {
@@ -64,14 +102,27 @@ impl Tuning {
         let t = self.fastest[c].map_or(seconds_per_column, |t| t.min(seconds_per_column));
         self.fastest[c] = Some(t);
         self.sweeps += 1;
-        if self.sweeps == ROUNDS * CANDIDATES.len() {
+        let n = self.fastest.len();
+        if self.sweeps == ROUNDS * n {
             let time = |c: usize| self.fastest[c].unwrap_or(f64::INFINITY);
-            self.chosen = (0..CANDIDATES.len()).min_by(|&a, &b| time(a).total_cmp(&time(b)));
+            self.chosen = (0..n).min_by(|&a, &b| time(a).total_cmp(&time(b)));
         }
     }
 }
 
 impl Prefetch {
+    /// The tuning of a lattice whose fused step may store with any of `fused_stores`
+    /// ([`Stores::candidates`]); the other passes store plainly.
+    pub(crate) fn new(fused_stores: &'static [Stores]) -> Self {
+        let plain = || Tuning::new(&[Stores::Plain]);
+        Self {
+            fused: Tuning::new(fused_stores),
+            collide: plain(),
+            aa_pull: plain(),
+            aa_local: plain(),
+        }
+    }
+
     fn tuning(&self, pass: Pass) -> Option<&Tuning> {
         match pass {
             Pass::Fused => Some(&self.fused),
@@ -92,10 +143,16 @@ impl Prefetch {
         }
     }
 
-    /// The distance, in bytes, for the next sweep of `pass` (0 for passes that do not
-    /// prefetch).
-    pub(crate) fn bytes(&self, pass: Pass) -> usize {
-        self.tuning(pass).map_or(0, |t| CANDIDATES[t.next()])
+    /// The distance and kind of store of the next sweep of `pass` (distance 0 for passes that
+    /// do not prefetch).
+    pub(crate) fn choice(&self, pass: Pass) -> Choice {
+        self.tuning(pass).map_or(
+            Choice {
+                bytes: 0,
+                stores: Stores::Plain,
+            },
+            |t| t.choice(t.next()),
+        )
     }
 
     /// Records a sweep of `pass` over `columns` site columns that took `seconds`.
@@ -116,7 +173,8 @@ impl Prefetch {
     /// The chosen distance of `pass` in bytes, once chosen.
     #[cfg(test)]
     fn chosen(&self, pass: Pass) -> Option<usize> {
-        self.tuning(pass)?.chosen.map(|c| CANDIDATES[c])
+        let t = self.tuning(pass)?;
+        t.chosen.map(|c| t.choice(c).bytes)
     }
 }
 
@@ -129,36 +187,63 @@ mod tests {
     /// `settled`.
     #[test]
     fn settles_on_the_fastest_candidate() {
-        let mut p = Prefetch::default();
+        let mut p = Prefetch::new(&[Stores::Plain]);
         assert!(p.settled());
         let cost = |bytes: usize| if bytes == 16 << 10 { 1.0 } else { 2.0 };
         for sweep in 0..ROUNDS * CANDIDATES.len() {
             assert!(!p.settled() || sweep == 0);
-            let bytes = p.bytes(Pass::AaPull);
+            let bytes = p.choice(Pass::AaPull).bytes;
             // Noise: every other sweep is slowed by a third.
             let noise = if sweep % 2 == 0 { 1.0 } else { 1.33 };
             p.record(Pass::AaPull, 10, 10.0 * cost(bytes) * noise);
         }
         assert!(p.settled());
         assert_eq!(p.chosen(Pass::AaPull), Some(16 << 10));
-        assert_eq!(p.bytes(Pass::AaPull), 16 << 10);
+        assert_eq!(p.choice(Pass::AaPull).bytes, 16 << 10);
         p.record(Pass::AaPull, 10, 0.001);
-        assert_eq!(p.bytes(Pass::AaPull), 16 << 10, "the choice is final");
+        assert_eq!(
+            p.choice(Pass::AaPull).bytes,
+            16 << 10,
+            "the choice is final"
+        );
         assert_eq!(p.chosen(Pass::AaLocal), None);
-        assert_eq!(p.bytes(Pass::Propagate), 0);
+        assert_eq!(p.choice(Pass::Propagate).bytes, 0);
     }
 
-    /// Each candidate is timed the same number of times before the choice.
+    /// Each candidate, every distance with every kind of store, is timed the same number of
+    /// times before the choice.
     #[test]
     fn every_candidate_gets_its_rounds() {
-        let mut p = Prefetch::default();
-        let mut seen = [0; CANDIDATES.len()];
-        for _ in 0..ROUNDS * CANDIDATES.len() {
-            let b = p.bytes(Pass::Fused);
-            seen[CANDIDATES.iter().position(|&c| c == b).unwrap()] += 1;
+        let stores = &[Stores::Streamed, Stores::Prefetched];
+        let mut p = Prefetch::new(stores);
+        let mut seen = [[0; CANDIDATES.len()]; 2];
+        for _ in 0..ROUNDS * CANDIDATES_MAX {
+            let c = p.choice(Pass::Fused);
+            let s = stores.iter().position(|&s| s == c.stores).unwrap();
+            seen[s][CANDIDATES.iter().position(|&b| b == c.bytes).unwrap()] += 1;
             p.record(Pass::Fused, 1, 1.0);
         }
-        assert_eq!(seen, [ROUNDS; CANDIDATES.len()]);
+        assert_eq!(seen, [[ROUNDS; CANDIDATES.len()]; 2]);
         assert!(p.chosen(Pass::Fused).is_some());
+        // The other passes store plainly.
+        assert_eq!(p.choice(Pass::AaPull).stores, Stores::Plain);
+    }
+
+    /// The fused step keeps the kind of store of its fastest candidate.
+    #[test]
+    fn chooses_the_kind_of_store_with_the_distance() {
+        let mut p = Prefetch::new(&[Stores::Streamed, Stores::Prefetched]);
+        for _ in 0..ROUNDS * CANDIDATES_MAX {
+            let c = p.choice(Pass::Fused);
+            let fast = c.stores == Stores::Prefetched && c.bytes == 4 << 10;
+            p.record(Pass::Fused, 1, if fast { 1.0 } else { 1.5 });
+        }
+        assert_eq!(
+            p.choice(Pass::Fused),
+            Choice {
+                bytes: 4 << 10,
+                stores: Stores::Prefetched
+            }
+        );
     }
 }

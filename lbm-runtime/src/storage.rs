@@ -196,6 +196,24 @@ impl<T: Element> RawBuf<'_, T> {
         let _ = (base, i);
     }
 
+    /// Asks the CPU to fetch the cache line of element `base + i` for writing (`prefetchw`,
+    /// where the target has it; else a read prefetch): the line is read and owned before the
+    /// store comes, so that an ordinary store into an array that is not in the caches does
+    /// not wait for its write-allocate read (see [`crate::kernels::Stores`]). A hint, like
+    /// [`RawBuf::prefetch`].
+    #[inline(always)]
+    pub(crate) fn prefetch_write(&self, base: usize, i: isize) {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: as in `prefetch`.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET1};
+            let p = self.ptr.wrapping_add(base).wrapping_offset(i);
+            _mm_prefetch::<_MM_HINT_ET1>(p as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = (base, i);
+    }
+
     /// Writes `VL` consecutive elements starting at `i`.
     #[inline(always)]
     pub(crate) fn store<const VL: usize>(&self, i: usize, v: [T; VL]) {
@@ -334,6 +352,12 @@ impl<'a, T: Real> Pops<'a, T> {
     #[inline(always)]
     pub(crate) fn prefetch(&self, base: usize, i: isize) {
         self.raw.prefetch(base, i)
+    }
+
+    /// See [`RawBuf::prefetch_write`].
+    #[inline(always)]
+    pub(crate) fn prefetch_write(&self, base: usize, i: isize) {
+        self.raw.prefetch_write(base, i)
     }
 }
 

@@ -63,9 +63,11 @@ pub trait Driven: Solver {
                 Ok((gbps, "device copy bandwidth".into()))
             }
             _ => {
-                let e = self.extent();
-                let lattice = e.sites() * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES;
-                cpu_bandwidth(self.scheme(), lattice)
+                // This process's slab: what its kernels sweep, and whether they stream.
+                let [_, ly, lz] = self.extent().size();
+                let sites = self.local_planes().len() * ly * lz;
+                let slab = sites * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES;
+                cpu_bandwidth(self.scheme(), slab)
             }
         }
     }
@@ -73,11 +75,12 @@ pub trait Driven: Solver {
 
 impl<S: Solver> Driven for S {}
 
-/// The host's bandwidth for the memory pattern of the step of `scheme`
-/// ([`step_pattern`]), measured now: read-modify-write for the in-place scheme, a copy for
-/// two-copy (with non-temporal stores where the step makes them). Each of the probe's two arrays is half a copy
-/// of the populations (`lattice` bytes), so the probe holds no more than the lattice did and
-/// does not raise the run's peak memory, within [four last-level caches, 256 MiB].
+/// The host's bandwidth for the memory pattern of the step of `scheme` on `lattice` bytes of
+/// populations per copy ([`step_pattern`]), measured now: read-modify-write for the in-place
+/// scheme, a copy for two-copy (with non-temporal stores where the step makes them). Each of
+/// the probe's two arrays is half a copy of the populations, so the probe holds no more than
+/// the lattice did and does not raise the run's peak memory, within [four last-level caches,
+/// 256 MiB].
 pub fn cpu_bandwidth(scheme: Scheme, lattice: usize) -> Result<(f64, String), CliError> {
     let floor = lbm::metrics::last_level_cache().map_or(PROBE_FLOOR_BYTES, |c| 4 * c);
     let bw = measure_bandwidth((lattice / 2).clamp(floor.min(PROBE_BYTES), PROBE_BYTES), 5);
