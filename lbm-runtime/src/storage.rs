@@ -184,16 +184,7 @@ impl<T: Element> RawBuf<'_, T> {
     /// and never dereferenced).
     #[inline(always)]
     pub(crate) fn prefetch(&self, base: usize, i: isize) {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: `_mm_prefetch` only needs SSE (baseline on x86-64) and does not access memory
-        // architecturally.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T1};
-            let p = self.ptr.wrapping_add(base).wrapping_offset(i);
-            _mm_prefetch::<_MM_HINT_T1>(p as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = (base, i);
+        self.hint::<false>(base, i)
     }
 
     /// Asks the CPU to fetch the cache line of element `base + i` for writing (`prefetchw`,
@@ -203,12 +194,23 @@ impl<T: Element> RawBuf<'_, T> {
     /// [`RawBuf::prefetch`].
     #[inline(always)]
     pub(crate) fn prefetch_write(&self, base: usize, i: isize) {
+        self.hint::<true>(base, i)
+    }
+
+    /// The prefetch of [`RawBuf::prefetch`] (`WRITE` false) or [`RawBuf::prefetch_write`].
+    #[inline(always)]
+    fn hint<const WRITE: bool>(&self, base: usize, i: isize) {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: as in `prefetch`.
+        // SAFETY: `_mm_prefetch` only needs SSE (baseline on x86-64) and does not access memory
+        // architecturally.
         unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET1};
-            let p = self.ptr.wrapping_add(base).wrapping_offset(i);
-            _mm_prefetch::<_MM_HINT_ET1>(p as *const i8);
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET1, _MM_HINT_T1};
+            let p = self.ptr.wrapping_add(base).wrapping_offset(i) as *const i8;
+            if WRITE {
+                _mm_prefetch::<_MM_HINT_ET1>(p);
+            } else {
+                _mm_prefetch::<_MM_HINT_T1>(p);
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = (base, i);
