@@ -59,6 +59,9 @@ fn bench<M: Model, L: Layout, T: Real>(
     let spec = BoundarySpec::periodic();
     let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params.clone(), Scheme::TwoCopy, &spec)
         .expect("benchmark lattice fits");
+    // Kernels are timed a step at a time, which does not tune: the fused step's workgroup
+    // size is chosen first.
+    lat.tune_workgroup();
     for &k in kernels {
         let name = format!("{}/{}/{:?}", L::NAME, T::NAME, k);
         g.bench_function(name, |b| b.iter_custom(|iters| timed(&mut lat, k, iters)));

@@ -1,6 +1,7 @@
 //! The GPU benchmark entry point the `lbm bench` command calls: its figures are consistent
 //! (GB/s follow from MLUPS and the bytes a fused step moves) and the summary names the
-//! adapter and labels CPU adapters as not GPU figures. Timings are not asserted.
+//! adapter and labels CPU adapters as not GPU figures; the workgroup size it reports is one it
+//! tried. Timings are not asserted.
 
 mod gpu_support;
 
@@ -23,6 +24,7 @@ fn fused_bench_reports_consistent_labelled_figures() {
     assert!(r.mlups > 0.0 && r.copy_gbps > 0.0, "{r:?}");
     let expected_gbps = r.mlups * (2 * 9 * 4) as f64 / 1e3;
     assert!((r.gbps / expected_gbps - 1.0).abs() < 1e-12, "{r:?}");
+    assert!(r.workgroup_candidates.contains(&r.workgroup), "{r:?}");
     let line = r.to_string();
     assert!(
         line.contains(&ctx.info().name) && line.contains("MLUPS"),

@@ -1,5 +1,6 @@
-//! Device limits and adapter choice: populations split across several storage bindings give
-//! the same results as one binding; border columns read and write through the split; a
+//! Device limits and adapter choice: populations split across several storage bindings, a
+//! 2-D dispatch grid and every workgroup size the tuning tries give the same results as one
+//! binding, one row and 64 threads; border columns read and write through the split; a
 //! lattice beyond the device's limits, and an adapter that does not exist, are clear errors.
 
 mod gpu_support;
@@ -89,6 +90,52 @@ fn two_dimensional_dispatch_grid_gives_identical_results() {
     let lat =
         GpuLattice::<D2Q9Bgk, CSoa<8>, f32>::new(&grid, 16, 16, p, Scheme::TwoCopy, &spec).unwrap();
     assert_eq!(lat.site_grid(), (3, 2));
+}
+
+/// The site kernels' workgroup size is tuned over the first steps, every candidate in turn,
+/// and changes no result: a lattice stepped through the tuning ends bitwise where one stepped
+/// a step at a time (which never tunes and keeps 64 threads) ends, in both schemes.
+#[test]
+fn workgroup_tuning_changes_no_result() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 1e-5,
+        ay: 0.0,
+    };
+    let spec = BoundarySpec::channel();
+    let (lx, ly) = (40, 32);
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        let new = || {
+            let mut lat =
+                GpuLattice::<D2Q9Bgk, CSoa<8>, f32>::new(&ctx, lx, ly, p, scheme, &spec).unwrap();
+            lat.set_equilibrium(wave(lx, ly, 3)).unwrap();
+            lat
+        };
+        let mut tuned = new();
+        assert_eq!(tuned.workgroup_candidates(), &[64, 32, 128, 256]);
+        let size = tuned.tune_workgroup();
+        assert!(tuned.workgroup_tuned() && tuned.workgroup_candidates().contains(&size));
+        let rounds = tuned.steps_done() / 16;
+        assert!(
+            rounds >= 4 && tuned.steps_done() % 16 == 0,
+            "{rounds} rounds"
+        );
+        tuned.steps(7);
+        let mut plain = new();
+        for _ in 0..tuned.steps_done() {
+            plain.step();
+        }
+        assert!(!plain.workgroup_tuned());
+        assert_eq!(plain.workgroup_size(), 64);
+        assert_eq!(
+            tuned.read_populations().unwrap(),
+            plain.read_populations().unwrap(),
+            "{scheme:?}: the workgroup size changes the result"
+        );
+    }
 }
 
 #[test]

@@ -1,9 +1,10 @@
 //! Every composed GPU shader — each shipped model × layout × precision × streaming scheme,
 //! with and without boundary code, in one binding per copy and split across three — parses,
 //! passes naga's validator (with the f64 capability for f64) and has the entry points of its
-//! scheme. Needs no device.
+//! scheme, its site kernels at every workgroup size. Needs no device.
 
-use lbm::gpu::shader::{compose, validate, Entry, ShaderSpec};
+use lbm::gpu::shader::{compose, entry_name, validate, Entry, ShaderSpec};
+use lbm::gpu::workgroup::SIZES;
 use lbm::gpu::BcShape;
 use lbm::layout::Dims;
 use lbm::models::*;
@@ -51,8 +52,13 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
             let packed = T::COMPACT && packed_f16;
             assert_eq!(src.contains("array<atomic<u32>>"), packed, "{what}");
             for (e, w) in spec.entry_points() {
-                let entry = format!("fn {}{}(@builtin", e.name(), w.suffix());
-                assert!(src.contains(&entry), "{what}: no entry point {e:?} {w:?}");
+                for size in SIZES {
+                    let entry = format!("fn {}(@builtin", entry_name(e, w, size));
+                    assert!(
+                        src.contains(&entry),
+                        "{what}: no entry point {e:?} {w:?} {size}"
+                    );
+                }
             }
         }
     }

@@ -31,6 +31,7 @@ pub mod solver;
 mod storage;
 #[cfg(test)]
 mod testing;
+mod tuner;
 
 pub use boundary::{Boundaries, BoundarySpec, Obstacles, Wall};
 pub use checkpoint::{

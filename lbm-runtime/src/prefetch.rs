@@ -16,9 +16,10 @@
 //! MLUPS at 1, 4, 16, 64 KiB: D2Q9 pull 328, 455, 390, 385 (L1: 315, 299, 275, 272), D3Q19
 //! pull 84, 102, 99, 113 (L1: 82, 88, 72, 70). Hence the candidates below.
 //!
-//! No constant serves every machine, so a lattice tunes `D` per pass while it runs: the first
-//! `ROUNDS × CANDIDATES.len()` sweeps of each pass cycle through the candidate distances, and
-//! the fastest (best of its rounds, per site column) is used from then on. A prefetch is a
+//! No constant serves every machine, so a lattice tunes `D` per pass while it runs
+//! ([`crate::tuner`]): the first `ROUNDS × CANDIDATES.len()` sweeps of each pass cycle through
+//! the candidate distances, and the fastest (best of its rounds, per site column) is used from
+//! then on. A prefetch is a
 //! hint: the distance changes no result, so tuning during the real steps costs nothing but
 //! the slower candidates' sweeps. Passes that do not prefetch (propagate, bc) are not tuned.
 //!
@@ -28,6 +29,7 @@
 //! `Q` stores (see [`Stores`]); the choice, like the distance, is the machine's.
 
 use crate::kernels::{Pass, Stores};
+use crate::tuner::Tuner;
 
 /// The candidate distances, in bytes ahead of the cluster being computed, per stream.
 const CANDIDATES: [usize; 4] = [1 << 10, 4 << 10, 16 << 10, 64 << 10];
@@ -36,9 +38,6 @@ const CANDIDATES: [usize; 4] = [1 << 10, 4 << 10, 16 << 10, 64 << 10];
 /// store): a lattice that runs a pass this many times has timed every candidate once.
 #[cfg(test)]
 pub(crate) const CANDIDATES_MAX: usize = 2 * CANDIDATES.len();
-
-/// Timed sweeps per candidate before the choice.
-const ROUNDS: usize = 3;
 
 /// What one sweep of a pass uses: its prefetch distance in bytes, and its kind of store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,55 +56,27 @@ pub(crate) struct Prefetch {
     aa_local: Tuning,
 }
 
-/// The tuning of one pass.
+/// The tuning of one pass: its sweeps are the [`Tuner`]'s rounds.
 #[derive(Debug, Clone)]
 struct Tuning {
     /// The kinds of store tried, each with every distance: candidate `c` is distance
     /// `CANDIDATES[c % CANDIDATES.len()]` with `stores[c / CANDIDATES.len()]`.
     stores: &'static [Stores],
-    /// The fastest sweep of each candidate so far, in seconds per site column (`None`: not
-    /// timed yet).
-    fastest: Vec<Option<f64>>,
-    /// Sweeps timed so far.
-    sweeps: usize,
-    /// The chosen candidate, once every candidate has had its rounds.
-    chosen: Option<usize>,
+    tuner: Tuner,
 }
 
 impl Tuning {
     fn new(stores: &'static [Stores]) -> Self {
         Self {
             stores,
-            fastest: vec![None; stores.len() * CANDIDATES.len()],
-            sweeps: 0,
-            chosen: None,
+            tuner: Tuner::new(stores.len() * CANDIDATES.len()),
         }
-    }
-
-    /// The candidate the next sweep uses.
-    fn next(&self) -> usize {
-        self.chosen.unwrap_or(self.sweeps % self.fastest.len())
     }
 
     fn choice(&self, c: usize) -> Choice {
         Choice {
             bytes: CANDIDATES[c % CANDIDATES.len()],
             stores: self.stores[c / CANDIDATES.len()],
-        }
-    }
-
-    fn record(&mut self, seconds_per_column: f64) {
-        if self.chosen.is_some() {
-            return;
-        }
-        let c = self.next();
-        let t = self.fastest[c].map_or(seconds_per_column, |t| t.min(seconds_per_column));
-        self.fastest[c] = Some(t);
-        self.sweeps += 1;
-        let n = self.fastest.len();
-        if self.sweeps == ROUNDS * n {
-            let time = |c: usize| self.fastest[c].unwrap_or(f64::INFINITY);
-            self.chosen = (0..n).min_by(|&a, &b| time(a).total_cmp(&time(b)));
         }
     }
 }
@@ -151,14 +122,14 @@ impl Prefetch {
                 bytes: 0,
                 stores: Stores::Plain,
             },
-            |t| t.choice(t.next()),
+            |t| t.choice(t.tuner.next()),
         )
     }
 
     /// Records a sweep of `pass` over `columns` site columns that took `seconds`.
     pub(crate) fn record(&mut self, pass: Pass, columns: usize, seconds: f64) {
         if let Some(t) = self.tuning_mut(pass).filter(|_| columns > 0) {
-            t.record(seconds / columns as f64);
+            t.tuner.record(seconds / columns as f64);
         }
     }
 
@@ -167,20 +138,21 @@ impl Prefetch {
     pub(crate) fn settled(&self) -> bool {
         [&self.fused, &self.collide, &self.aa_pull, &self.aa_local]
             .iter()
-            .all(|t| t.sweeps == 0 || t.chosen.is_some())
+            .all(|t| t.tuner.settled())
     }
 
     /// The chosen distance of `pass` in bytes, once chosen.
     #[cfg(test)]
     fn chosen(&self, pass: Pass) -> Option<usize> {
         let t = self.tuning(pass)?;
-        t.chosen.map(|c| t.choice(c).bytes)
+        t.tuner.chosen().map(|c| t.choice(c).bytes)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tuner::ROUNDS;
 
     /// A pass whose sweeps are fastest at one candidate settles on it after its rounds,
     /// whatever the order of the noise, and keeps it; untimed passes do not hold back

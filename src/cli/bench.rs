@@ -336,8 +336,18 @@ fn gpu_tables(
         println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
     }
     println!(
-        "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26}  bounds checks",
-        "model", "layout", "prec", "scheme", "ms/step", "MLUPS", "GB/s (% of copy GB/s)"
+        "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26}  {:>9}  bounds checks",
+        "model",
+        "layout",
+        "prec",
+        "scheme",
+        "ms/step",
+        "MLUPS",
+        "GB/s (% of copy GB/s)",
+        "workgroup"
+    );
+    println!(
+        "(workgroup: the site kernels' size, the fastest of the sizes timed in the first steps)"
     );
     for &p in &a.precision {
         if p == Precision::F64 && !ctx.supports_f64() {
@@ -416,12 +426,13 @@ impl<M: Model> Generic for GpuJob<'_, M> {
         match bench(self.ctx, self.size, self.params, self.scheme, self.steps) {
             Ok(b) => {
                 println!(
-                    "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})  {}",
+                    "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})  {:>9}  {}",
                     b.ms_per_step(),
                     b.mlups,
                     b.gbps,
                     100.0 * b.share_of_copy(),
                     b.copy_gbps,
+                    b.workgroup,
                     b.bounds_checks
                         .as_deref()
                         .map_or("off (proven)".into(), |why| format!("on: {why}"))
@@ -443,6 +454,7 @@ impl<M: Model> Generic for GpuJob<'_, M> {
                     gflop_per_s: None,
                     peak_gflop_per_s: None,
                     peak_spread: None,
+                    workgroup: Some(b.workgroup),
                 });
             }
             Err(e) => println!("{head} not run: {e}"),
@@ -550,6 +562,7 @@ impl<M: Model> LayoutJob<'_, M> {
             gflop_per_s: computes.then(|| t.gflops()),
             peak_gflop_per_s: computes.then_some(peak.best),
             peak_spread: computes.then_some(peak.spread),
+            workgroup: None,
         });
     }
 }

@@ -65,6 +65,8 @@ pub struct Row {
     pub peak_gflop_per_s: Option<f64>,
     /// The FMA probe's spread.
     pub peak_spread: Option<f64>,
+    /// The GPU site kernels' workgroup size, chosen by timing (none on the host).
+    pub workgroup: Option<u32>,
 }
 
 /// The rows of every table so far.

@@ -52,6 +52,10 @@ pub struct GpuBench {
     /// Why the step's shader kept its runtime bounds checks (`None`: proven in range and
     /// created without them, [`super::bounds`]).
     pub bounds_checks: Option<String>,
+    /// The site kernels' workgroup size the lattice chose ([`super::workgroup`]).
+    pub workgroup: u32,
+    /// The sizes it tried.
+    pub workgroup_candidates: Vec<u32>,
 }
 
 impl GpuBench {
@@ -89,6 +93,11 @@ impl fmt::Display for GpuBench {
             self.copy_gbps,
             self.adapter
         )?;
+        write!(
+            f,
+            ", workgroups of {} (fastest of {:?})",
+            self.workgroup, self.workgroup_candidates
+        )?;
         match &self.bounds_checks {
             None => write!(f, ", no runtime bounds checks (indices proven in range)")?,
             Some(why) => write!(f, ", runtime bounds checks kept ({why})")?,
@@ -101,8 +110,9 @@ impl fmt::Display for GpuBench {
 }
 
 /// Times `steps` fused steps in `scheme` of a periodic lattice of `size = [LX, LY, LZ]` sites
-/// at rest (`LZ = 1` in 2-D; after `steps / 10 + 1` warm-up steps), submitted without
-/// waiting, and waits once at the end.
+/// at rest (`LZ = 1` in 2-D), submitted without waiting, and waits once at the end; before
+/// them, the lattice tunes its workgroup size ([`super::workgroup`]) and runs
+/// `steps / 10 + 1` warm-up steps at the size it chose.
 pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
     size: [usize; 3],
@@ -112,6 +122,7 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
 ) -> Result<GpuBench, GpuError> {
     let spec = BoundarySpec::periodic();
     let mut lat = GpuLattice::<M, L, T>::with_size(ctx, size, params, scheme, &spec)?;
+    let workgroup = lat.tune_workgroup();
     lat.steps(steps / 10 + 1);
     lat.finish()?;
     let t0 = Instant::now();
@@ -121,6 +132,7 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     let mlups = lat.dims().sites() as f64 * steps as f64 / seconds / 1e6;
     let copy_bytes = (lat.dims().len() * T::BYTES) as u64;
     let bounds_checks = lat.bounds_checks().map(str::to_string);
+    let workgroup_candidates = lat.workgroup_candidates().to_vec();
     drop(lat);
     Ok(GpuBench {
         model: M::NAME,
@@ -136,6 +148,8 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
         adapter: ctx.describe(),
         cpu_adapter: ctx.is_cpu(),
         bounds_checks,
+        workgroup,
+        workgroup_candidates,
     })
 }
 

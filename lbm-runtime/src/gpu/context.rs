@@ -243,6 +243,14 @@ impl GpuContext {
         Err(GpuError::Device(msg))
     }
 
+    /// Waits for all submitted work without taking the errors captured so far (they stay for
+    /// the next [`GpuContext::wait`]); `false` if the device could not be polled.
+    pub(crate) fn drain(&self) -> bool {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .is_ok()
+    }
+
     /// Waits for all submitted work.
     pub(crate) fn wait(&self) -> Result<(), GpuError> {
         self.device

@@ -14,11 +14,13 @@
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::time::Instant;
 
 use super::bc::{self, BcTables};
 use super::bounds::{self, Bound};
 use super::layout::AffineLayout;
-use super::shader::{self, Entry, ShaderSpec, Window, WORKGROUP};
+use super::shader::{self, Entry, ShaderSpec, Window};
+use super::workgroup::{Grid, Workgroups, FIXED, ROUND_STEPS};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
 use crate::lattice::{check_size, stored_slot};
@@ -54,8 +56,17 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     ctl: wgpu::Buffer,
     /// One bind group per copy holding the state.
     groups: Vec<wgpu::BindGroup>,
-    /// The pipeline of each entry point of the scheme, by entry and window.
-    pipelines: HashMap<(Entry, Window), wgpu::ComputePipeline>,
+    /// The pipeline of each entry point of the scheme, by entry, window and workgroup size
+    /// (the site kernels' at each size tried so far, the others' at [`FIXED`]).
+    pipelines: HashMap<(Entry, Window, u32), wgpu::ComputePipeline>,
+    /// The module and layout the pipelines are created from.
+    kernels: Kernels,
+    /// The dispatch grid and the workgroup sizes it allows.
+    grid: Grid,
+    /// The tuning of the site kernels' workgroup size ([`super::workgroup`]).
+    workgroups: Workgroups,
+    /// The site kernels' workgroup size in use (its pipelines exist).
+    size: u32,
     /// Why the shader keeps its runtime bounds checks (`None`: proven in range, dropped).
     bounds_checks: Option<String>,
     /// The layout's affine index, to find the population of a storage index.
@@ -92,7 +103,7 @@ impl<M: Model, L: Layout, T: Real> std::fmt::Debug for GpuLattice<M, L, T> {
 struct Plan {
     chunk: u64,
     chunks: usize,
-    wx: u32,
+    grid: Grid,
     mout_cols: usize,
 }
 
@@ -177,7 +188,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             params: bc::param_count::<M>(&params),
             chunk: plan.chunk,
             chunks: plan.chunks,
-            row: plan.wx * WORKGROUP,
+            row: plan.grid.row,
             bc: tables.shape,
             scheme,
             slab,
@@ -216,7 +227,13 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 dev.bind_group(&layout, &pops, [&consts, &tables_buf, &mout], &ctl)
             })
             .collect();
-        let pipelines = dev.pipelines(&layout, &source, bounds_checks.is_none());
+        let kernels = dev.kernels(&layout, &source, bounds_checks.is_none());
+        let pipelines = spec
+            .entry_points()
+            .into_iter()
+            .map(|(e, w)| ((e, w, FIXED), kernels.pipeline(ctx, e, w, FIXED)))
+            .collect();
+        let workgroups = Workgroups::new(&plan.grid);
         let lat = Self {
             ctx: ctx.clone(),
             d,
@@ -233,6 +250,10 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             ctl,
             groups,
             pipelines,
+            kernels,
+            grid: plan.grid,
+            workgroups,
+            size: FIXED,
             bounds_checks,
             lay,
             rest,
@@ -332,17 +353,38 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         &self.ctx
     }
 
-    /// The dispatch grid of a kernel over all sites: workgroups in x and in y.
+    /// The dispatch grid of the site kernels over all sites at their workgroup size in use:
+    /// workgroups in x and in y.
     pub fn site_grid(&self) -> (u32, u32) {
-        self.grid(self.d.sites())
+        self.grid.dispatch(self.d.sites(), self.size)
     }
 
-    /// The grid of `n` threads: rows of `spec.row` threads (`wx` workgroups; the plan keeps
-    /// both counts within `max_compute_workgroups_per_dimension`).
-    fn grid(&self, n: usize) -> (u32, u32) {
-        let wg = n.div_ceil(WORKGROUP as usize) as u32;
-        let wx = self.spec.row / WORKGROUP;
-        (wg.min(wx), wg.div_ceil(wx))
+    /// The site kernels' workgroup size in use: the tuned one once
+    /// [`GpuLattice::workgroup_tuned`], until then that of the last timed round (64 before
+    /// the first; [`super::workgroup`]).
+    pub fn workgroup_size(&self) -> u32 {
+        self.size
+    }
+
+    /// Whether the site kernels' workgroup size has been chosen by timing.
+    pub fn workgroup_tuned(&self) -> bool {
+        self.workgroups.chosen().is_some()
+    }
+
+    /// Steps in timed rounds until the site kernels' workgroup size is chosen, and returns
+    /// it: at most three rounds of [`ROUND_STEPS`] steps per candidate, each a real step of
+    /// the run ([`GpuLattice::steps_done`] counts them). What a benchmark calls before it
+    /// times; a run tunes in its first calls of [`GpuLattice::steps`] anyway.
+    pub fn tune_workgroup(&mut self) -> u32 {
+        while !self.workgroup_tuned() {
+            self.steps(ROUND_STEPS);
+        }
+        self.size
+    }
+
+    /// The workgroup sizes the tuning tries on this lattice.
+    pub fn workgroup_candidates(&self) -> &[u32] {
+        self.workgroups.sizes()
     }
 
     /// Storage bindings each copy of the populations is split across.
@@ -392,23 +434,69 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.steps(1);
     }
 
-    /// Records and submits `n` time steps, 128 per command buffer, without
-    /// waiting for the device.
+    /// Records and submits `n` time steps, 128 per command buffer, without waiting for the
+    /// device — except while the site kernels' workgroup size is tuned: then runs of
+    /// [`ROUND_STEPS`] steps are each timed at a candidate size, waiting before and after
+    /// ([`super::workgroup`]; the results do not depend on the size).
     pub fn steps(&mut self, n: u64) {
         let mut left = n;
         while left > 0 {
-            let batch = left.min(STEPS_PER_SUBMIT);
-            let mut enc = self.encoder();
-            {
-                let mut pass = enc.begin_compute_pass(&Default::default());
-                for _ in 0..batch {
-                    self.record_step(&mut pass);
+            let timed = self.workgroups.tuning() && left >= ROUND_STEPS;
+            let batch = if timed {
+                self.use_size(self.workgroups.current());
+                if !self.ctx.drain() {
+                    self.give_up_tuning();
+                }
+                ROUND_STEPS
+            } else {
+                left.min(STEPS_PER_SUBMIT)
+            };
+            let t0 = Instant::now();
+            self.submit_steps(batch);
+            if timed && self.workgroups.tuning() {
+                if self.ctx.drain() {
+                    self.workgroups.record(batch, t0.elapsed().as_secs_f64());
+                    if let Some(size) = self.workgroups.chosen() {
+                        self.size = size;
+                    }
+                } else {
+                    self.give_up_tuning();
                 }
             }
-            self.ctx.queue.submit([enc.finish()]);
             left -= batch;
         }
         self.step += n;
+    }
+
+    /// Records and submits `n ≤ STEPS_PER_SUBMIT` steps in one command buffer.
+    fn submit_steps(&mut self, n: u64) {
+        let mut enc = self.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            for _ in 0..n {
+                self.record_step(&mut pass);
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
+    /// Ends the workgroup tuning at the first candidate, whose pipelines exist (the device
+    /// could not be polled; its error reaches the next read).
+    fn give_up_tuning(&mut self) {
+        self.workgroups.give_up();
+        self.size = FIXED;
+    }
+
+    /// Runs the site kernels at workgroup `size` from now on, creating their pipelines the
+    /// first time.
+    fn use_size(&mut self, size: u32) {
+        for (e, w) in self.spec.entry_points() {
+            if e.is_site_kernel() && !self.pipelines.contains_key(&(e, w, size)) {
+                let p = self.kernels.pipeline(&self.ctx, e, w, size);
+                self.pipelines.insert((e, w, size), p);
+            }
+        }
+        self.size = size;
     }
 
     /// Records one step and moves to the state after it.
@@ -595,15 +683,17 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     }
 
     /// Dispatches `n` threads of window `w` of `e` on the current copy, as a 2-D grid of rows
-    /// of `spec.row` threads (`max_compute_workgroups_per_dimension` is respected by the plan).
+    /// of `spec.row` threads (`max_compute_workgroups_per_dimension` is respected by the plan),
+    /// in workgroups of the size in use for a site kernel and of [`FIXED`] otherwise.
     fn dispatch_window(&self, pass: &mut wgpu::ComputePass<'_>, e: Entry, w: Window, n: usize) {
-        let (gx, gy) = self.grid(n);
+        let size = if e.is_site_kernel() { self.size } else { FIXED };
+        let (gx, gy) = self.grid.dispatch(n, size);
         if gx == 0 {
             return;
         }
         let pipeline = self
             .pipelines
-            .get(&(e, w))
+            .get(&(e, w, size))
             .expect("the shader of the lattice's scheme has every entry it dispatches");
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, &self.groups[self.cur], &[]);
@@ -1256,18 +1346,17 @@ fn plan<M: Model, T: Real>(
         .sites()
         .max(2 * d.halo * d.plane())
         .max(tables.shape.sites) as u64;
-    let wg = threads.div_ceil(WORKGROUP as u64);
-    let max_dim = ctx.workgroup_limit() as u64;
-    let wx = wg.min(max_dim).max(1);
-    if wg.div_ceil(wx) > max_dim {
+    let max_dim = ctx.workgroup_limit();
+    let Some(grid) = Grid::plan(threads, max_dim) else {
+        let wg = threads.div_ceil(u64::from(FIXED));
         return fail(format!(
             "{wg} workgroups exceed the {max_dim}×{max_dim} grid"
         ));
-    }
+    };
     Ok(Plan {
         chunk: cap.chunk,
         chunks: (d.len() as u64).div_ceil(cap.chunk) as usize,
-        wx: wx as u32,
+        grid,
         mout_cols: ((binding / col_bytes) as usize).clamp(1, d.lx),
     })
 }
@@ -1380,14 +1469,9 @@ impl Device<'_> {
             })
     }
 
-    /// The pipeline of each entry point of the scheme, and of each window of its site kernels;
-    /// without runtime checks when `proven` ([`bounds`]).
-    fn pipelines(
-        &self,
-        layout: &wgpu::BindGroupLayout,
-        source: &str,
-        proven: bool,
-    ) -> HashMap<(Entry, Window), wgpu::ComputePipeline> {
+    /// The module of `source`, without runtime checks when `proven` ([`bounds`]), and the
+    /// pipeline layout of `layout`.
+    fn kernels(&self, layout: &wgpu::BindGroupLayout, source: &str, proven: bool) -> Kernels {
         let dev = &self.ctx.device;
         let desc = wgpu::ShaderModuleDescriptor {
             label: Some("lbm"),
@@ -1395,34 +1479,44 @@ impl Device<'_> {
         };
         let module = if proven {
             // SAFETY: `bounds::prove` showed every index of this shader, on these bindings, in
-            // range; its loops are bounded and its divisors non-zero constants (`bounds`).
+            // range, at every workgroup size (the guard is on the thread index, which does not
+            // depend on it); its loops are bounded and its divisors non-zero constants
+            // (`bounds`).
             unsafe {
                 dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
             }
         } else {
             dev.create_shader_module(desc)
         };
-        let pl = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        let layout = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("lbm"),
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
-        self.spec
-            .entry_points()
-            .into_iter()
-            .map(|(e, w)| {
-                let name = format!("{}{}", e.name(), w.suffix());
-                let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&name),
-                    layout: Some(&pl),
-                    module: &module,
-                    entry_point: Some(&name),
-                    compilation_options: Default::default(),
-                    cache: None,
-                });
-                ((e, w), pipeline)
+        Kernels { module, layout }
+    }
+}
+
+/// A lattice's shader module and pipeline layout, from which its pipelines are created.
+struct Kernels {
+    module: wgpu::ShaderModule,
+    layout: wgpu::PipelineLayout,
+}
+
+impl Kernels {
+    /// The pipeline of window `w` of entry point `e`, in workgroups of `size` threads for a
+    /// site kernel ([`shader::entry_name`]).
+    fn pipeline(&self, ctx: &GpuContext, e: Entry, w: Window, size: u32) -> wgpu::ComputePipeline {
+        let name = shader::entry_name(e, w, size);
+        ctx.device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&name),
+                layout: Some(&self.layout),
+                module: &self.module,
+                entry_point: Some(&name),
+                compilation_options: Default::default(),
+                cache: None,
             })
-            .collect()
     }
 }
 

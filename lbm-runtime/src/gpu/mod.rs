@@ -18,6 +18,7 @@
 //!   bindings; a lattice beyond the device's limits is refused with the size that fits.
 //! - [`bounds`] proves, for each lattice, that its shader indexes every binding in range, so
 //!   its module is created without runtime bounds checks.
+//! - [`workgroup`] sizes the site kernels' workgroups per lattice, by timing its first steps.
 //! - [`mod@bench`] measures the fused step (MLUPS, GB/s) for the `lbm bench` command.
 
 mod bc;
@@ -30,6 +31,7 @@ pub mod layout;
 pub mod shader;
 mod slab;
 mod solver;
+pub mod workgroup;
 
 pub use bc::BcShape;
 pub use context::{AdapterChoice, GpuContext, GpuOptions};

@@ -41,8 +41,7 @@ use crate::boundary::{dot, Closure};
 use crate::layout::{Dims, Layout};
 use crate::{Model, Real, Role, Scheme};
 
-/// Threads per workgroup of every kernel.
-pub const WORKGROUP: u32 = 64;
+use super::workgroup::{FIXED, SIZES};
 
 /// The entry points of a composed shader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -164,7 +163,8 @@ pub struct ShaderSpec {
     pub chunk: u64,
     /// Bindings per copy of the populations.
     pub chunks: usize,
-    /// Threads per row of the 2-D dispatch grid (`workgroups in x · WORKGROUP`).
+    /// Threads per row of the 2-D dispatch grid, a multiple of every workgroup size the
+    /// lattice may run ([`super::workgroup::Grid`]).
     pub row: u32,
     /// Boundary code to include.
     pub bc: BcShape,
@@ -802,7 +802,7 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
     let mut s = String::new();
     // Halo: thread j·PLANE + r copies site r of halo plane j from its periodic image.
-    s += &head("halo", "2u * H * PLANE");
+    s += &head("halo", "2u * H * PLANE", FIXED);
     s += &format!(
         "    let j = t / PLANE;\n    let q = yz(t - j * PLANE);\n    let y = q.x;\n    let z = q.y;\n    var from_col = H + j;\n    var to_col = H + LX + j;\n\
          \x20   if (j >= H) {{\n        let jj = j - H;\n        from_col = H + LX - 1u - jj;\n        to_col = H - 1u - jj;\n    }}\n\
@@ -813,9 +813,9 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
         return s;
     }
     s += &site_io::<M>();
-    s += &head("propagate", "NSITES");
+    s += &head("propagate", "NSITES", FIXED);
     s += "    let p = site_of(t);\n    store_dst(p.x, p.y, p.z, pull(p.x, p.y, p.z));\n}\n";
-    s += &head("bc", "NBC");
+    s += &head("bc", "NBC", FIXED);
     if spec.bc.sites > 0 {
         s += "    let b = RECS + t * REC;\n    let x = tables[b] / LZ;\n    let z = tables[b] % LZ;\n\
               \x20   let y = tables[b + 1u];\n\
@@ -823,42 +823,61 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
     } else {
         s += "}\n";
     }
-    s += &head("collide", "NSITES");
+    s += &head("collide", "NSITES", FIXED);
     s += "    let p = site_of(t);\n    store_dst(p.x, p.y, p.z, lbm_collide(load_dst(p.x, p.y, p.z), site_params(p.x, p.y, p.z)));\n}\n";
     s += &site_entries(
         spec,
-        "fused",
+        Entry::Fused,
         "    store_dst(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), site_params(p.x, p.y, p.z)));\n",
     );
     s
 }
 
-/// The entry points of site kernel `name` whose `body` updates site `p`: over every site,
-/// and over the bulk and border columns when the spec has [`Window`]s.
-fn site_entries(spec: &ShaderSpec, name: &str, body: &str) -> String {
-    spec.windows()
-        .iter()
-        .map(|w| {
-            let (guard, site) = match w {
-                Window::All => ("NSITES", "    let p = site_of(t);\n"),
-                Window::Bulk => (
-                    "(LX - 2u * H) * PLANE",
-                    "    let p = site_of(t) + vec3<u32>(H, 0u, 0u);\n",
-                ),
-                Window::Border => (
-                    "2u * H * PLANE",
-                    "    var p = site_of(t);\n    if (p.x >= H) { p.x = p.x + LX - 2u * H; }\n",
-                ),
-            };
-            head(&format!("{name}{}", w.suffix()), guard) + site + body + "}\n"
-        })
-        .collect()
+/// The entry points of site kernel `e` whose `body` updates site `p`: over every site, and
+/// over the bulk and border columns when the spec has [`Window`]s, each at every workgroup
+/// size of [`SIZES`] ([`entry_name`]).
+fn site_entries(spec: &ShaderSpec, e: Entry, body: &str) -> String {
+    let mut s = String::new();
+    for &w in spec.windows() {
+        let (guard, site) = match w {
+            Window::All => ("NSITES", "    let p = site_of(t);\n"),
+            Window::Bulk => (
+                "(LX - 2u * H) * PLANE",
+                "    let p = site_of(t) + vec3<u32>(H, 0u, 0u);\n",
+            ),
+            Window::Border => (
+                "2u * H * PLANE",
+                "    var p = site_of(t);\n    if (p.x >= H) { p.x = p.x + LX - 2u * H; }\n",
+            ),
+        };
+        for size in SIZES {
+            s += &(head(&entry_name(e, w, size), guard, size) + site + body + "}\n");
+        }
+    }
+    s
 }
 
-/// The head of an entry point over `guard` threads.
-fn head(name: &str, guard: &str) -> String {
+/// The WGSL name of window `w` of entry point `e`: a site kernel has one per workgroup size
+/// (`fused_wg64`, `aa_pull_bulk_wg128`, …), the other entry points run [`FIXED`] threads and
+/// ignore `size`.
+///
+/// One entry point per size, rather than WGSL's pipeline-overridable workgroup size: an
+/// `override` sends every pipeline through naga's override processing, which rejected these
+/// shaders' boundary functions (wgpu 30: "Pipeline constant error: Function 'zou_he_2' is
+/// invalid"); a module without overrides skips it. The extra entry points are a few lines
+/// each, calling the shared functions.
+pub fn entry_name(e: Entry, w: Window, size: u32) -> String {
+    if e.is_site_kernel() {
+        format!("{}{}_wg{size}", e.name(), w.suffix())
+    } else {
+        format!("{}{}", e.name(), w.suffix())
+    }
+}
+
+/// The head of an entry point over `guard` threads in workgroups of `size`.
+fn head(name: &str, guard: &str, size: u32) -> String {
     format!(
-        "\n@compute @workgroup_size({WORKGROUP})\nfn {name}(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
+        "\n@compute @workgroup_size({size})\nfn {name}(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
          \x20   let t = thread(gid);\n    if (t >= {guard}) {{ return; }}\n"
     )
 }
@@ -867,7 +886,7 @@ fn head(name: &str, guard: &str) -> String {
 /// `gather` collects, written as `mout[t·NM + j]`.
 fn moments_entry<M: Model>(name: &str, gather: &str) -> String {
     let nm = M::MOMENT_NAMES.len();
-    head(name, "ctl.y * PLANE")
+    head(name, "ctl.y * PLANE", FIXED)
         + &format!(
             "    let p = site_of(t);\n    let x = p.x + ctl.x;\n    let m = lbm_moments({gather}(x, p.y, p.z), site_params(x, p.y, p.z));\n\
              \x20   let o = (p.x * PLANE + p.z * LY + p.y) * {nm}u;\n{}}}\n",
@@ -916,12 +935,12 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
     s += "}\n";
     s += &site_entries(
         spec,
-        "aa_pull",
+        Entry::AaPull,
         "    push(p.x, p.y, p.z, lbm_collide(gather(p.x, p.y, p.z), site_params(p.x, p.y, p.z)));\n",
     );
     s += &site_entries(
         spec,
-        "aa_local",
+        Entry::AaLocal,
         &format!(
             "    let h = lbm_collide(gather_local(p.x, p.y, p.z), site_params(p.x, p.y, p.z));\n    let col = ln(p.x + H, p.z);\n{}",
             (0..q)
@@ -1004,7 +1023,7 @@ fn fold<M: Model>(name: &str, bc: bool, pusher: Pusher) -> String {
             "        if ((ctl.z & 2u) == 0u) { return; }\n",
         ),
     };
-    head(name, "2u * H * PLANE")
+    head(name, "2u * H * PLANE", FIXED)
         + &format!(
             "    let j = t / PLANE;\n    let q = yz(t - j * PLANE);\n    let y = q.x;\n    let z = q.y;\n    if (j < H) {{\n{skip_right}{right}    }} else {{\n\
              \x20       let jj = j - H;\n{skip_left}{left}    }}\n}}\n"
