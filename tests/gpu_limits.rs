@@ -12,6 +12,13 @@ use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::{BoundarySpec, CAoSoa, CSoa, F16s, Layout, Model, Real, Scheme, Soa};
 
+/// D2Q9 driven by a body force along x (a channel's flow).
+const FORCED: D2Q9BgkParams = D2Q9BgkParams {
+    tau: 0.8,
+    ax: 1e-5,
+    ay: 0.0,
+};
+
 /// A cap of 4 KiB per binding: a 16×16 D2Q9 f64 copy (18·16·9 values, 20 KiB) needs 6.
 const CAP: u64 = 4096;
 
@@ -48,11 +55,7 @@ fn split_bindings_give_identical_results() {
     else {
         return;
     };
-    let p = D2Q9BgkParams {
-        tau: 0.8,
-        ax: 1e-5,
-        ay: 0.0,
-    };
+    let p = FORCED;
     for spec in [BoundarySpec::periodic(), BoundarySpec::cavity(0.05)] {
         let (n1, a) = run::<D2Q9Bgk, CAoSoa<8>, f64>(&one, (16, 16), &p, &spec);
         let (n2, b) = run::<D2Q9Bgk, CAoSoa<8>, f64>(&split, (16, 16), &p, &spec);
@@ -78,11 +81,7 @@ fn two_dimensional_dispatch_grid_gives_identical_results() {
     else {
         return;
     };
-    let p = D2Q9BgkParams {
-        tau: 0.8,
-        ax: 1e-5,
-        ay: 0.0,
-    };
+    let p = FORCED;
     let spec = BoundarySpec::channel();
     let (_, a) = run::<D2Q9Bgk, CSoa<8>, f32>(&one, (16, 16), &p, &spec);
     let (_, b) = run::<D2Q9Bgk, CSoa<8>, f32>(&grid, (16, 16), &p, &spec);
@@ -100,11 +99,7 @@ fn workgroup_tuning_changes_no_result() {
     let Some(ctx) = gpu_support::context() else {
         return;
     };
-    let p = D2Q9BgkParams {
-        tau: 0.8,
-        ax: 1e-5,
-        ay: 0.0,
-    };
+    let p = FORCED;
     let spec = BoundarySpec::channel();
     let (lx, ly) = (40, 32);
     for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
