@@ -253,6 +253,45 @@ fn scatter_and_gather_round_trip() {
     }
 }
 
+/// A device-only lattice tunes its workgroup size with real steps, counted and conserving mass
+/// as any; a split lattice (its bulk stepped a step at a time) and a host one do not tune.
+#[test]
+fn only_the_device_alone_tunes_its_workgroup() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = d2q9(24, 16, BoundarySpec::periodic());
+    let lattice = |m| {
+        let mut het = HeteroLattice::<D2Q9Bgk, Soa, f64>::new(
+            &ctx,
+            spec.clone(),
+            Scheme::InPlace,
+            SplitChoice::Columns(m),
+        )
+        .unwrap();
+        het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(spec.size()))
+            .unwrap();
+        het
+    };
+    let mut device = lattice(0);
+    let mass = device.mass().unwrap();
+    let size = device.tune_workgroup().expect("the device alone tunes");
+    assert!([32, 64, 128, 256].contains(&size), "workgroup {size}");
+    let steps = device.steps_done();
+    assert!(steps > 0 && steps % 2 == 0, "{steps} tuning steps");
+    assert_eq!(device.to_lattice().unwrap().steps_done(), steps);
+    let after = device.mass().unwrap();
+    assert!(
+        (after - mass).abs() <= 1e-12 * mass,
+        "mass {after} against {mass}"
+    );
+    for m in [4, 12] {
+        let mut other = lattice(m);
+        assert_eq!(other.tune_workgroup(), None, "M = {m}");
+        assert_eq!(other.steps_done(), 0, "M = {m}");
+    }
+}
+
 #[test]
 fn bad_splits_are_clear_errors() {
     let Some(ctx) = gpu_support::context() else {

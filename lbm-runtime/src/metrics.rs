@@ -41,6 +41,22 @@ impl Probe {
     /// shares of its figure are uncertain by as much.
     pub const UNSTABLE: f64 = 0.10;
 
+    /// The probe of repetitions that reached these rates: the best, and the spread of the
+    /// others below it (a probe of no rates is zero).
+    pub fn of(rates: &[f64]) -> Probe {
+        let best = rates.iter().copied().fold(0.0, f64::max);
+        let worst = rates.iter().copied().fold(f64::INFINITY, f64::min);
+        Probe {
+            best,
+            spread: if best > 0.0 {
+                (best - worst) / best
+            } else {
+                0.0
+            },
+            reps: rates.len(),
+        }
+    }
+
     /// Whether the repetitions spread by more than [`Probe::UNSTABLE`].
     pub fn is_unstable(&self) -> bool {
         self.spread > Self::UNSTABLE
@@ -267,13 +283,7 @@ fn best_rate(reps: usize, units: f64, f: &mut dyn FnMut()) -> Probe {
             calls as f64 * units / t.elapsed().as_secs_f64()
         })
         .collect();
-    let best = rates.iter().copied().fold(0.0, f64::max);
-    let worst = rates.iter().copied().fold(f64::INFINITY, f64::min);
-    Probe {
-        best,
-        spread: (best - worst) / best,
-        reps: rates.len(),
-    }
+    Probe::of(&rates)
 }
 
 /// The timing of one kernel on one lattice.
@@ -418,6 +428,14 @@ mod tests {
             assert!(p.best > 0.0 && p.best.is_finite() && p.reps == 3, "{p:?}");
             assert!((0.0..1.0).contains(&p.spread), "{p:?}");
         }
+    }
+
+    #[test]
+    fn a_probe_is_its_best_rate_and_the_spread_below_it() {
+        let p = Probe::of(&[90.0, 100.0, 80.0]);
+        assert_eq!((p.best, p.reps), (100.0, 3));
+        assert!((p.spread - 0.2).abs() < 1e-12, "{p:?}");
+        assert_eq!(Probe::of(&[]).best, 0.0);
     }
 
     #[test]

@@ -13,6 +13,7 @@ use lbm::models::{
 use std::sync::Arc;
 
 use lbm::domain::GlobalSpec;
+use lbm::gpu::bench::{BATCHES, BATCH_SECONDS};
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
 use lbm::{BoundarySpec, F16s, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
 
@@ -62,7 +63,8 @@ pub struct BenchArgs {
     /// of an adapter's name [default: $LBM_GPU_ADAPTER, else best].
     #[arg(long)]
     pub adapter: Option<String>,
-    /// Timed GPU steps per layout and precision.
+    /// GPU steps per timed batch, at least (each row is the fastest of three batches, each
+    /// also at least 0.1 s long, so that a submission's round trip does not count).
     #[arg(long, default_value_t = 10)]
     pub gpu_steps: u64,
     /// Keep the GPU shaders' runtime bounds checks, which are otherwise dropped where every
@@ -347,7 +349,12 @@ fn gpu_tables(
         "workgroup"
     );
     println!(
-        "(workgroup: the site kernels' size, the fastest of the sizes timed in the first steps)"
+        "(each row the fastest of {BATCHES} batches of at least {} steps and {BATCH_SECONDS} s; \
+         the copy bandwidth likewise, the best of {BATCHES} batches; `!`: the batches of the step \
+         or of the copy spread by more than {:.0}%, the device was busy)\n\
+         (workgroup: the site kernels' size, the fastest of the sizes timed in the first steps)",
+        a.gpu_steps,
+        100.0 * Probe::UNSTABLE
     );
     for &p in &a.precision {
         if p == Precision::F64 && !ctx.supports_f64() {
@@ -426,12 +433,17 @@ impl<M: Model> Generic for GpuJob<'_, M> {
         match bench(self.ctx, self.size, self.params, self.scheme, self.steps) {
             Ok(b) => {
                 println!(
-                    "{head} {:>9.2} {:>8.1} {:>12.2} ({:>3.0}% of {:.1})  {:>9}  {}",
+                    "{head} {:>9.3} {:>8.1} {:>12.2} ({:>3.0}% of {:.1}{})  {:>9}  {}",
                     b.ms_per_step(),
                     b.mlups,
                     b.gbps,
                     100.0 * b.share_of_copy(),
-                    b.copy_gbps,
+                    b.copy.best,
+                    if b.copy.is_unstable() || b.spread > Probe::UNSTABLE {
+                        "!"
+                    } else {
+                        ""
+                    },
                     b.workgroup,
                     b.bounds_checks
                         .as_deref()
@@ -448,9 +460,9 @@ impl<M: Model> Generic for GpuJob<'_, M> {
                     ms_per_iter: b.ms_per_step(),
                     mlups: b.mlups,
                     gb_per_s: Some(b.gbps),
-                    bandwidth_gb_per_s: Some(b.copy_gbps),
+                    bandwidth_gb_per_s: Some(b.copy.best),
                     bandwidth_pattern: "device copy",
-                    bandwidth_spread: None,
+                    bandwidth_spread: Some(b.copy.spread),
                     gflop_per_s: None,
                     peak_gflop_per_s: None,
                     peak_spread: None,

@@ -175,7 +175,7 @@ pub enum Precision {
     /// Double precision.
     F64,
     /// Populations stored in binary16 (as their deviation from rest), computed in single
-    /// precision: half the memory traffic of f32 (CPU backend).
+    /// precision: half the memory traffic of f32 (CPU and GPU backends).
     F16s,
 }
 

@@ -59,8 +59,8 @@ pub trait Driven: Solver {
                 let e = self.extent();
                 let bytes =
                     (e.sites() * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES) as u64;
-                let gbps = lbm::gpu::bench::copy_gbps(&ctx, bytes.min(DEVICE_PROBE_BYTES), 3)?;
-                Ok((gbps, "device copy bandwidth".into()))
+                let p = lbm::gpu::bench::copy_gbps(&ctx, bytes.min(DEVICE_PROBE_BYTES))?;
+                Ok((p.best, format!("device copy bandwidth ({})", p.how())))
             }
             _ => {
                 // This process's slab: what its kernels sweep, and whether they stream.

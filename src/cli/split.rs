@@ -200,7 +200,9 @@ fn print_model(m: &SplitModel) {
     );
 }
 
-/// Measured MLUPS of `steps` steps with split `m` (after two warm-up steps).
+/// Measured MLUPS of `steps` steps with split `m`, after two warm-up steps and, on the device
+/// alone, the tuning of its workgroup size (which a run does in its first steps; timed within
+/// the point, its rounds and the building of their pipelines would count as stepping).
 fn measure<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
     spec: &GlobalSpec<M>,
@@ -209,6 +211,7 @@ fn measure<M: Model, L: Layout, T: Real>(
 ) -> Result<f64, CliError> {
     let mut lat =
         HeteroLattice::<M, L, T>::new(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
+    lat.tune_workgroup();
     lat.steps(2)?;
     lat.finish()?;
     let t0 = Instant::now();

@@ -437,6 +437,20 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         (0..n).try_for_each(|_| self.step())
     }
 
+    /// Tunes the device's workgroup size now where the whole lattice is on the device
+    /// ([`GpuLattice::tune_workgroup`], real steps of the run) and returns it; `None` for a
+    /// split lattice, whose bulk steps one step at a time at the default size, and for a host
+    /// one. What a benchmark calls before it times a device-only run.
+    pub fn tune_workgroup(&mut self) -> Option<u32> {
+        let Parts::Device(d) = &mut self.parts else {
+            return None;
+        };
+        let before = d.steps_done();
+        let size = d.tune_workgroup();
+        self.step += d.steps_done() - before;
+        Some(size)
+    }
+
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
     /// end) and at the end (each check gathers the lattice, see [`HeteroLattice::check`]).
     pub fn run(&mut self, steps: u64, check_every: u64) -> Result<(), Error> {
