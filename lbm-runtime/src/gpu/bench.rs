@@ -14,9 +14,10 @@
 //! Both figures are the best of [`BATCHES`] timed batches, each submitted at once and waited
 //! for once, and each long enough ([`BATCH_SECONDS`]) that the submission's round trip is
 //! small against it; the spread of the batches says whether the figure is steady
-//! ([`Probe::is_unstable`]). On an H100 a step of a 4096² D2Q9 lattice takes half a
-//! millisecond, as long as that round trip: ten steps timed as one batch, as this module
-//! timed them before, read 20–50 % low, and the copy probe wandered between 1.3 and 2.9 TB/s.
+//! ([`Probe::is_unstable`]). On an H100 a step of a 4096² D2Q9 lattice takes under half a
+//! millisecond: ten steps timed as one batch, as this module timed them before, read between
+//! a quarter and two thirds of what these batches read, and a copy probe sized from its first
+//! copy wandered between 1.3 and 2.9 TB/s.
 //!
 //! On a CPU adapter (lavapipe) the figures are those of a software rasteriser on the host
 //! cores, not GPU figures; [`GpuBench`] says so when printed.
