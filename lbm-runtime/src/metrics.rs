@@ -267,23 +267,43 @@ const STREAM_LINES: usize = 1 << 12;
 const REPETITION_SECONDS: f64 = 0.02;
 
 /// The rate (units per second) of `reps` repetitions of `f`, which moves `units` per call,
-/// after a warm-up call and one timed call: each repetition calls `f` as many times as that
-/// call says last at least [`REPETITION_SECONDS`]; the best, and the spread of the others
-/// below it.
+/// after a warm-up call: each repetition calls `f` as many times as a first timed call says
+/// last at least [`REPETITION_SECONDS`] ([`repeated_rate`]); the best, and the spread of the
+/// others below it.
 fn best_rate(reps: usize, units: f64, f: &mut dyn FnMut()) -> Probe {
     f();
-    let t = Instant::now();
-    f();
-    let calls = (REPETITION_SECONDS / t.elapsed().as_secs_f64().max(1e-9)).ceil() as usize;
-    let calls = calls.max(1);
-    let rates: Vec<f64> = (0..reps.max(1))
-        .map(|_| {
-            let t = Instant::now();
-            (0..calls).for_each(|_| f());
-            calls as f64 * units / t.elapsed().as_secs_f64()
-        })
-        .collect();
-    Probe::of(&rates)
+    let calls = |k: u64| {
+        let t = Instant::now();
+        (0..k).for_each(|_| f());
+        Ok::<f64, std::convert::Infallible>(t.elapsed().as_secs_f64())
+    };
+    let Ok((rate, _)) = repeated_rate(1, u64::MAX, REPETITION_SECONDS, reps.max(1), calls);
+    Probe {
+        best: rate.best * units,
+        ..rate
+    }
+}
+
+/// The rate of `run(k)`, which does `k` units of work and returns the seconds they took, as a
+/// [`Probe`] of `reps` repetitions, and the units per repetition: a first run of `least`
+/// units times the work, then each repetition runs as many units as that rate fills
+/// `seconds` with (at least `least`, at most `most` unless `least` is more). The CPU probes
+/// ([`best_rate`]) and the GPU's batches ([`crate::gpu::bench`]) both measure so.
+pub fn repeated_rate<E>(
+    least: u64,
+    most: u64,
+    seconds: f64,
+    reps: usize,
+    mut run: impl FnMut(u64) -> Result<f64, E>,
+) -> Result<(Probe, u64), E> {
+    let least = least.max(1);
+    let first = run(least)?;
+    let fill = (least as f64 * seconds / first.max(1e-9)).ceil() as u64;
+    let units = fill.min(most).max(least);
+    let rates = (0..reps)
+        .map(|_| Ok(units as f64 / run(units)?.max(1e-9)))
+        .collect::<Result<Vec<f64>, E>>()?;
+    Ok((Probe::of(&rates), units))
 }
 
 /// The timing of one kernel on one lattice.

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use super::{GpuContext, GpuError, GpuLattice};
 use crate::boundary::BoundarySpec;
-use crate::metrics::Probe;
+use crate::metrics::{repeated_rate, Probe};
 use crate::{Layout, Model, Real, Scheme};
 
 /// The result of [`fused_mlups`].
@@ -136,22 +136,15 @@ pub const BATCH_SECONDS: f64 = 0.1;
 const MAX_BATCH: u64 = 4096;
 
 /// The rate of `run(k)`, which submits `k` units of work at once, waits for them and returns
-/// the seconds they took: a first batch of `least` units, then [`BATCHES`] batches of as many
-/// units as that batch's rate fills [`BATCH_SECONDS`] with (at least `least`, at most
-/// [`MAX_BATCH`] unless `least` is more), units per second as a [`Probe`], and the units per
-/// batch.
+/// the seconds they took ([`repeated_rate`]): a first batch of `least` units, then
+/// [`BATCHES`] batches of as many units as that batch's rate fills [`BATCH_SECONDS`] with (at
+/// least `least`, at most [`MAX_BATCH`] unless `least` is more), units per second as a
+/// [`Probe`], and the units per batch.
 fn batched(
     least: u64,
-    mut run: impl FnMut(u64) -> Result<f64, GpuError>,
+    run: impl FnMut(u64) -> Result<f64, GpuError>,
 ) -> Result<(Probe, u64), GpuError> {
-    let least = least.max(1);
-    let first = run(least)?;
-    let fill = (least as f64 * BATCH_SECONDS / first.max(1e-9)).ceil() as u64;
-    let units = fill.min(MAX_BATCH).max(least);
-    let rates = (0..BATCHES)
-        .map(|_| Ok(units as f64 / run(units)?.max(1e-9)))
-        .collect::<Result<Vec<f64>, GpuError>>()?;
-    Ok((Probe::of(&rates), units))
+    repeated_rate(least, MAX_BATCH, BATCH_SECONDS, BATCHES, run)
 }
 
 /// Times fused steps in `scheme` of a periodic lattice of `size = [LX, LY, LZ]` sites at rest
