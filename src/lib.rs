@@ -67,7 +67,9 @@
 //! `collide` for one site and `collide_cluster` for VL sites at once (straight-line code over
 //! lanes that vectorises), `collide_access`, the same cluster collision over an accessor that
 //! loads and stores the populations where the streaming pattern puts them (the CPU kernels'
-//! interior path), all generic over `f32`/`f64`, and the WGSL source for the GPU.
+//! interior path; it stores each group of about eight results as soon as it is computed, so
+//! that a large model's stores overlap its arithmetic), all generic over `f32`/`f64`, and the
+//! WGSL source for the GPU.
 
 pub mod guide;
 

@@ -26,12 +26,13 @@ fn rust(
         .iter()
         .enumerate()
         .map(|(k, &id)| store(k, name_of(id)));
-    let (pre, body) = (e.preamble, e.body);
+    let pre = e.preamble;
+    let body = e.body.into_iter().map(|l| l.code);
     (quote!(#(#pre)*), quote!(#(#body)* #(#stores)*))
 }
 
 /// The Rust name of node `id`'s value.
-fn name_of(id: usize) -> TokenStream {
+pub(crate) fn name_of(id: usize) -> TokenStream {
     let id = format_ident!("t{}", id);
     quote!(#id)
 }
@@ -48,7 +49,7 @@ fn wgsl_fn(name: &str, p: &Program, nin: usize, np: usize) -> String {
     let mut s = format!(
         "fn {name}(inp: array<real, {nin}>, prm: array<real, {np}>) -> array<real, {nout}> {{\n"
     );
-    for line in e.preamble.iter().chain(&e.body) {
+    for line in e.preamble.iter().chain(e.body.iter().map(|l| &l.code)) {
         s.push_str(line);
         s.push('\n');
     }
@@ -153,25 +154,31 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
     let site_store = |k: usize, v: TokenStream| quote!(f[#k] = #v;);
     let lane_load = |k: usize| quote!(f[#k][l]);
     let lane_store = |k: usize, v: TokenStream| quote!(f[#k][l] = #v;);
-    let collide_variant = |p: &Program, cluster: bool| -> TokenStream {
-        if cluster {
-            let (pre, body) = rust(p, &lane_load, &lane_param, &lane_store);
-            quote!({ #pre for l in 0..VL { #body } })
-        } else {
-            let (pre, body) = rust(p, &site_load, &site_param, &site_store);
-            quote!({ #pre #body })
+    let collide_variant = |p: &Program, form: Form| -> TokenStream {
+        match form {
+            Form::Cluster => {
+                let (pre, body) = rust(p, &lane_load, &lane_param, &lane_store);
+                quote!({ #pre for l in 0..VL { #body } })
+            }
+            Form::Site => {
+                let (pre, body) = rust(p, &site_load, &site_param, &site_store);
+                quote!({ #pre #body })
+            }
+            Form::Access => {
+                crate::store_groups::collide_stored_in_groups(p, &lane_load, &lane_param)
+            }
         }
     };
     // A force of field parameters varies from site to site: its branch is always taken.
     let force_varies = force
         .as_ref()
         .is_some_and(|fo| fo.outputs.iter().any(|&o| !fo.ir.is_uniform(o)));
-    let dispatch = |cluster: bool| -> TokenStream {
-        let plain_code = collide_variant(&plain, cluster);
+    let dispatch = |form: Form| -> TokenStream {
+        let plain_code = collide_variant(&plain, form);
         match (&forced, &force) {
-            (Some(fp), Some(_)) if force_varies => collide_variant(fp, cluster),
+            (Some(fp), Some(_)) if force_varies => collide_variant(fp, form),
             (Some(fp), Some(force)) => {
-                let forced_code = collide_variant(fp, cluster);
+                let forced_code = collide_variant(fp, form);
                 let (pre, _) = rust(force, &site_load, &site_param, &|_, _| quote!());
                 let a: Vec<TokenStream> = force.outputs.iter().map(|&o| name_of(o)).collect();
                 quote! {
@@ -205,8 +212,9 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             #force_on
         }
     });
-    let collide_site = dispatch(false);
-    let collide_cluster = dispatch(true);
+    let collide_site = dispatch(Form::Site);
+    let collide_cluster = dispatch(Form::Cluster);
+    let collide_access = dispatch(Form::Access);
     let pops: Vec<usize> = (0..nq).collect();
     let (mom_pre, mom_body) = rust(
         &moments,
@@ -391,15 +399,21 @@ pub fn model(decl: &ModelDecl, an: &Analysis) -> syn::Result<TokenStream> {
             fn collide_access<T: ::lbm::Real, const VL: usize, A: ::lbm::ClusterAccess<T, VL>>(a: &mut A, params: &Self::Params, fields: ::core::option::Option<&[[T; VL]]>) {
                 #prm_init
                 #fields_init
-                let mut f: [[T; VL]; #nq] = [#(a.load(#pops)),*];
-                {
-                    let f = &mut f;
-                    #collide_cluster
-                }
-                #(a.store(#pops, f[#pops]);)*
+                let f: [[T; VL]; #nq] = [#(a.load(#pops)),*];
+                #collide_access
             }
         }
     })
+}
+
+/// The forms of the generated collision: one site's populations in `f[k]`; a cluster's lanes
+/// in `f[k][l]`, collided in place; a cluster's lanes loaded through a `ClusterAccess` and
+/// stored through it ([`crate::store_groups`]).
+#[derive(Clone, Copy)]
+enum Form {
+    Site,
+    Cluster,
+    Access,
 }
 
 fn site_store_feq(k: usize, v: TokenStream) -> TokenStream {

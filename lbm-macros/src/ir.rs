@@ -230,10 +230,19 @@ impl Ir {
     }
 }
 
-/// Code emitted for a program: the uniform preamble and the per-site body.
+/// Code emitted for a program: the uniform preamble and the per-site body, in an order where
+/// every line follows the lines it reads.
 pub struct Emitted<C> {
     pub preamble: Vec<C>,
-    pub body: Vec<C>,
+    pub body: Vec<Line<C>>,
+}
+
+/// One binding of the per-site body: the code that binds node `id`, and the nodes it reads
+/// (after fusion: a fused multiply-add reads the multiply's operands).
+pub struct Line<C> {
+    pub id: Id,
+    pub reads: Vec<Id>,
+    pub code: C,
 }
 
 /// How a program's inputs, parameters and outputs appear in the target language.
@@ -319,6 +328,19 @@ pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
         if absorbed[n] {
             continue;
         }
+        let reads = match (&ir.nodes[n], fused.get(&n)) {
+            (
+                _,
+                Some(Fused::MulAdd(x, y, c) | Fused::NegMulAdd(x, y, c) | Fused::MulSub(x, y, c)),
+            ) => {
+                vec![*x, *y, *c]
+            }
+            (Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b), _) => {
+                vec![*a, *b]
+            }
+            (Node::Neg(a) | Node::Sqrt(a), _) => vec![*a],
+            (Node::Input(_) | Node::Param(_) | Node::Const(_), _) => Vec::new(),
+        };
         let value = match (&ir.nodes[n], fused.get(&n)) {
             (_, Some(Fused::MulAdd(x, y, c))) => t.mul_add(t.name(*x), t.name(*y), t.name(*c)),
             (_, Some(Fused::NegMulAdd(x, y, c))) => {
@@ -337,11 +359,11 @@ pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
             (Node::Neg(a), _) => t.neg(t.name(*a)),
             (Node::Sqrt(a), _) => t.sqrt(t.name(*a)),
         };
-        let line = t.bind(n, value);
+        let code = t.bind(n, value);
         if ir.is_uniform(n) {
-            out.preamble.push(line)
+            out.preamble.push(code)
         } else {
-            out.body.push(line)
+            out.body.push(Line { id: n, reads, code })
         }
     }
     out

@@ -4,7 +4,8 @@
 //! Stages: [`parse`] the declaration → [`lattice`] checks of the velocity set and weights →
 //! [`analysis`] of moments, equilibrium and collision as exact polynomials (isotropy and
 //! conservation are proved there) → [`program`] builds the kernels as expression graphs
-//! ([`ir`]) → [`emit`] writes Rust and WGSL.
+//! ([`ir`]) → [`emit`] writes Rust and WGSL ([`store_groups`]: the interior kernels' form of
+//! the collision).
 
 mod algebra;
 mod analysis;
@@ -15,6 +16,7 @@ mod lattice;
 mod parse;
 mod poly;
 mod program;
+mod store_groups;
 
 use proc_macro::TokenStream;
 

@@ -73,10 +73,12 @@ pub(crate) fn streams_pay(bytes: usize) -> bool {
 /// they have just loaded, always [`Stores::Plain`]. Which kind is fastest depends on the model
 /// and the machine, so a lattice times the kinds open to it ([`Stores::candidates`]) with its
 /// prefetch distances and keeps the fastest ([`crate::prefetch`]). Non-temporal stores halve
-/// a memory-bound step's write traffic; but a large model's cluster ends in a burst of `Q`
-/// of them that waits on memory (D2Q37 f64 CAoSoA⟨8⟩ 1024×2048, two Zen 4 cores, `lbm
-/// bench`: non-temporal 24.5–24.9 MLUPS, plain 19.1–19.4, against 32–34 for the in-place step
-/// whose stores hit lines it has just loaded).
+/// a memory-bound step's write traffic, but they wait on memory, where an in-place step's
+/// stores hit lines it has just loaded: a collision that ended in a burst of `Q` of them
+/// left the fused two-copy step of D2Q37 at 0.68–0.75 of the in-place step (f64 CAoSoA⟨8⟩
+/// 1024×2048, two Zen 4 cores, MLUPS: non-temporal 34.8–35.2, write-prefetched 24.1–24.4,
+/// plain 27.2–28.5, in place 45–51). The generated collision now stores its results in groups
+/// as it computes them (`lbm-macros/src/store_groups.rs`): 0.86–0.93 of in place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stores {
     /// Ordinary stores.

@@ -156,7 +156,9 @@ pub trait Model: 'static + Send + Sync {
     /// stores: the streaming pattern is an accessor over one collision rule (as lbmpy's
     /// streaming patterns are). The kernels pass accessors that read and write the lattice
     /// itself, so the cluster stays in the function's own variables (registers, or spills the
-    /// compiler places) instead of a buffer that is stored and reloaded around a call.
+    /// compiler places) instead of a buffer that is stored and reloaded around a call. Every
+    /// population is loaded before the first store and stored exactly once, in groups as soon
+    /// as each group is computed (not in population order; see `lbm-macros/src/store_groups.rs`).
     fn collide_access<T: Real, const VL: usize, A: ClusterAccess<T, VL>>(
         a: &mut A,
         params: &Self::Params,
