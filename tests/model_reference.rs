@@ -581,10 +581,11 @@ fn the_accessor_collision_stores_the_buffer_collision_once_per_population() {
             .iter()
             .map(|&k| std::array::from_fn(|l| T::from_f64(values[k] + 0.01 * (l as f64 - 3.0))))
             .collect();
-        for fields in [None, Some(&fl[..])]
-            .into_iter()
-            .take(1 + usize::from(!fl.is_empty()))
-        {
+        let mut cases = vec![None];
+        if !fl.is_empty() {
+            cases.push(Some(&fl[..]));
+        }
+        for fields in cases {
             let mut access = Copy::new(&cluster);
             M::collide_access::<T, VL, _>(&mut access, &p, fields);
             let mut buffer = cluster.clone();
