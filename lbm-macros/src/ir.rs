@@ -32,6 +32,18 @@ pub enum Node {
     Sqrt(Id),
 }
 
+impl Node {
+    /// The nodes this one reads, in order (an operand read twice appears twice).
+    pub fn operands(&self) -> impl Iterator<Item = Id> {
+        let (ids, n) = match *self {
+            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => ([a, b], 2),
+            Node::Neg(a) | Node::Sqrt(a) => ([a, a], 1),
+            Node::Input(_) | Node::Param(_) | Node::Const(_) => ([0, 0], 0),
+        };
+        ids.into_iter().take(n)
+    }
+}
+
 /// An expression graph under construction.
 pub struct Ir {
     pub nodes: Vec<Node>,
@@ -60,10 +72,7 @@ impl Ir {
             Node::Input(_) => false,
             Node::Param(k) => !self.fields.get(*k).copied().unwrap_or(false),
             Node::Const(_) => true,
-            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
-                self.uniform[*a] && self.uniform[*b]
-            }
-            Node::Neg(a) | Node::Sqrt(a) => self.uniform[*a],
+            arithmetic => arithmetic.operands().all(|o| self.uniform[o]),
         };
         let id = self.nodes.len();
         self.nodes.push(n.clone());
@@ -199,13 +208,7 @@ impl Ir {
             if std::mem::replace(&mut seen[n], true) {
                 continue;
             }
-            match self.nodes[n] {
-                Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
-                    stack.extend([a, b])
-                }
-                Node::Neg(a) | Node::Sqrt(a) => stack.push(a),
-                _ => {}
-            }
+            stack.extend(self.nodes[n].operands());
         }
         (0..self.nodes.len()).filter(|&n| seen[n]).collect()
     }
@@ -275,13 +278,8 @@ enum Fused {
 fn fusions(ir: &Ir, reach: &[Id]) -> (HashMap<Id, Fused>, Vec<bool>) {
     let mut uses = vec![0u32; ir.nodes.len()];
     for &n in reach {
-        match ir.nodes[n] {
-            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => {
-                uses[a] += 1;
-                uses[b] += 1;
-            }
-            Node::Neg(a) | Node::Sqrt(a) => uses[a] += 1,
-            _ => {}
+        for o in ir.nodes[n].operands() {
+            uses[o] += 1;
         }
     }
     let mut fused = HashMap::new();
@@ -328,18 +326,11 @@ pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
         if absorbed[n] {
             continue;
         }
-        let reads = match (&ir.nodes[n], fused.get(&n)) {
-            (
-                _,
-                Some(Fused::MulAdd(x, y, c) | Fused::NegMulAdd(x, y, c) | Fused::MulSub(x, y, c)),
-            ) => {
+        let reads = match fused.get(&n) {
+            Some(Fused::MulAdd(x, y, c) | Fused::NegMulAdd(x, y, c) | Fused::MulSub(x, y, c)) => {
                 vec![*x, *y, *c]
             }
-            (Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b), _) => {
-                vec![*a, *b]
-            }
-            (Node::Neg(a) | Node::Sqrt(a), _) => vec![*a],
-            (Node::Input(_) | Node::Param(_) | Node::Const(_), _) => Vec::new(),
+            None => ir.nodes[n].operands().collect(),
         };
         let value = match (&ir.nodes[n], fused.get(&n)) {
             (_, Some(Fused::MulAdd(x, y, c))) => t.mul_add(t.name(*x), t.name(*y), t.name(*c)),
