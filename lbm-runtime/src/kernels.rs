@@ -78,8 +78,9 @@ pub(crate) fn streams_pay(bytes: usize) -> bool {
 /// left the fused two-copy step of D2Q37 at 0.68–0.75 of the in-place step (f64 CAoSoA⟨8⟩
 /// 1024×2048, two Zen 4 cores, MLUPS: non-temporal 34.8–35.2, write-prefetched 24.1–24.4,
 /// plain 27.2–28.5, in place 45–51). The generated collision now stores its results in groups
-/// as it computes them (`lbm-macros/src/store_groups.rs`): 0.85–0.93 of in place in a binary
-/// that runs these kernels alone, 0.80–0.83 in `lbm bench` (README, 2026-11-26).
+/// as it computes them (`lbm-macros/src/store_groups.rs`): 0.83–0.93 of in place in a binary
+/// that runs these kernels alone, 0.77–0.84 in `lbm bench`, both timing the two steps in turn
+/// (README, 2026-11-26).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stores {
     /// Ordinary stores.

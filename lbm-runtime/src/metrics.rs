@@ -373,7 +373,8 @@ pub fn time_kernel<M: Model, L: Layout, T: Real>(
 /// the next, lattices timed in turn see the same machine, so the ratio of their rates means
 /// something that the ratio of two separate timings does not. (D2Q37 f64 CAoSoA⟨8⟩ 1024×2048,
 /// two Zen 4 cores, the fused two-copy step over the fused in-place step: 0.75–0.89 in five
-/// `lbm bench` runs that timed one after the other, 0.86–0.89 in twelve timings in turn.)
+/// `lbm bench` runs that timed one after the other; timed in turn, 0.86–0.89 over twelve
+/// timings in one run of a scratch binary, 0.77–0.84 over six `lbm bench` runs.)
 pub fn time_in_turn<M: Model, L: Layout, T: Real, const N: usize>(
     mut lats: [&mut Lattice<M, L, T>; N],
     k: Kernel,
