@@ -597,14 +597,18 @@ impl<M: Model> Generic for LayoutJob<'_, M> {
         // beside the two-copy one: their ratio is then of one state of a shared machine.
         let [lx, ly, lz] = s.size;
         let need = lbm::memory::populations::<M, T>(lx, ly * lz, Scheme::InPlace, false);
-        match lbm::memory::available().filter(|a| a.bytes < need.saturating_mul(2)) {
-            None => {
+        let with_room = lbm::memory::Need {
+            populations: need.saturating_mul(2),
+            ..Default::default()
+        };
+        match lbm::memory::check(with_room, 1, lbm::memory::available()) {
+            Ok(()) => {
                 let mut aa = in_place()?;
                 for t in time_in_turn([&mut two, &mut aa], Kernel::Fused, s.a.iters)? {
                     s.row::<L, T>(&t);
                 }
             }
-            Some(a) => {
+            Err(short) => {
                 s.row::<L, T>(&time_kernel(&mut two, Kernel::Fused, s.a.iters)?);
                 drop(two);
                 println!(
@@ -613,8 +617,8 @@ impl<M: Model> Generic for LayoutJob<'_, M> {
                      ({}) beside the two-copy one)",
                     L::NAME,
                     lbm::memory::in_gib(need),
-                    lbm::memory::in_gib(a.bytes),
-                    a.source
+                    lbm::memory::in_gib(short.available),
+                    short.source
                 );
                 let mut aa = in_place()?;
                 s.row::<L, T>(&time_kernel(&mut aa, Kernel::Fused, s.a.iters)?);
