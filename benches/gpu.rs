@@ -2,7 +2,8 @@
 //! per layout × precision, on the adapter `GpuContext::new` picks (set `LBM_GPU_ADAPTER` to a
 //! name, `discrete`, `integrated` or `cpu` to choose). Throughput is in lattice sites, so
 //! criterion's "elements/s" are lattice updates per second; each configuration also prints
-//! one [`lbm::gpu::bench::GpuBench`] line with MLUPS and GB/s, labelled as not a GPU figure
+//! one [`lbm::gpu::bench::GpuBench`] line with MLUPS, GB/s and GFLOP/s (beside the device's f32
+//! FMA peak, printed once), labelled as not a GPU figure
 //! when the adapter is a CPU (lavapipe). Without any adapter the bench prints why and exits.
 
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use lbm::gpu::probe::fma_gflops;
 use lbm::gpu::{bench::fused_mlups, AdapterChoice, GpuContext, GpuLattice, GpuOptions};
 use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
 use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Kernel, Layout, Model, Real, Scheme, Soa};
@@ -75,6 +77,11 @@ fn bench<M: Model, L: Layout, T: Real>(
 fn d2q9(c: &mut Criterion) {
     let Some(ctx) = context() else { return };
     println!("GPU adapter: {}", ctx.describe());
+    let f32_peak = fma_gflops::<f32>(&ctx).map(|p| format!("{:.1} GFLOP/s ({})", p.best, p.how()));
+    println!(
+        "FMA peak, f32 arithmetic: {}",
+        f32_peak.unwrap_or_else(|e| e.to_string())
+    );
     let size = (512, 512);
     let p = D2Q9BgkParams {
         tau: 0.8,

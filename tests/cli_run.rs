@@ -668,31 +668,33 @@ fn bench_ranks_without_mpi_says_how_to_build_it() {
 fn bench_writes_its_rows_as_csv() {
     let d = tmp();
     let path = d.path().join("bench.csv");
-    let out = ok(&[
-        "bench",
-        "--model",
-        "d2q9",
-        "--d2q9-size",
-        "64x64",
-        "--precision",
-        "f64",
-        "f32",
-        "--layout",
-        "soa",
-        "caosoa",
-        "--backend",
-        "cpu",
-        "--iters",
-        "1",
-        "--bw-mib",
-        "8",
-        "--csv",
-        s(&path),
-    ]);
+    // `lbm bench` of a 64² D2Q9 lattice with `args`: its output, and its CSV's header and rows.
+    let bench = |args: &[&str], csv: &Path| {
+        let common = ["bench", "--model", "d2q9", "--d2q9-size", "64x64"];
+        let out = ok(&[&common[..], args, &["--csv", s(csv)]].concat());
+        let mut r = csv::Reader::from_path(csv).unwrap();
+        let header = r.headers().unwrap().clone();
+        let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+        (out, header, rows)
+    };
+    let (out, header, rows) = bench(
+        &[
+            "--precision",
+            "f64",
+            "f32",
+            "--layout",
+            "soa",
+            "caosoa",
+            "--backend",
+            "cpu",
+            "--iters",
+            "1",
+            "--bw-mib",
+            "8",
+        ],
+        &path,
+    );
     assert!(out.contains("FMA peak") && out.contains("spread"), "{out}");
-    let mut r = csv::Reader::from_path(&path).unwrap();
-    let header = r.headers().unwrap().clone();
-    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
     // 2 precisions × 2 layouts × (propagate, bc, collide, fused two-copy, fused in place).
     assert_eq!(rows.len(), 20, "{rows:?}");
     let at = |row: &csv::StringRecord, name: &str| -> String {
@@ -734,6 +736,38 @@ fn bench_writes_its_rows_as_csv() {
         .map(|r| at(r, "scheme"))
         .collect();
     assert_eq!(schemes.iter().filter(|s| *s == "in-place").count(), 4);
+
+    // The GPU's rows: the fused step in both schemes, its flop rate the collision's flops per
+    // site times its updates, set against the device's FMA peak probed for the table.
+    if gpu_available() {
+        let gpu_args = ["--precision", "f32", "--layout", "soa", "--backend", "gpu"];
+        let (out, _, rows) = bench(
+            &[&gpu_args[..], &["--gpu-steps", "2"]].concat(),
+            &d.path().join("gpu.csv"),
+        );
+        assert!(
+            out.contains("f32: FMA peak") && out.contains("GFLOP/s (% peak)"),
+            "{out}"
+        );
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        let flops: Vec<f64> = rows
+            .iter()
+            .map(|row| {
+                assert_eq!(at(row, "backend"), "gpu");
+                assert_eq!(at(row, "bandwidth_pattern"), "device copy");
+                assert!(num(row, "peak_gflop_per_s").unwrap() > 0.0, "{row:?}");
+                assert!(num(row, "peak_spread").unwrap() >= 0.0, "{row:?}");
+                num(row, "gflop_per_s").unwrap() * 1e3 / num(row, "mlups").unwrap()
+            })
+            .collect();
+        assert!(
+            flops[0] >= 1.0
+                && flops
+                    .iter()
+                    .all(|f| (f - f.round()).abs() < 1e-6 && f.round() == flops[0].round()),
+            "flops per site {flops:?}"
+        );
+    }
 
     fails(
         &["bench", "--csv", "/nonexistent/dir/bench.csv"],

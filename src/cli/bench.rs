@@ -341,7 +341,7 @@ fn gpu_tables(
         println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
     }
     println!(
-        "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26}  {:>9}  bounds checks",
+        "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26} {:>16}  {:>9}  bounds checks",
         "model",
         "layout",
         "prec",
@@ -349,12 +349,15 @@ fn gpu_tables(
         "ms/step",
         "MLUPS",
         "GB/s (% of copy GB/s)",
+        "GFLOP/s (% peak)",
         "workgroup"
     );
     println!(
         "(each row the fastest of {BATCHES} batches of at least {} steps and {BATCH_SECONDS} s; \
          the copy bandwidth likewise, the best of {BATCHES} batches; `!`: the batches of the step \
          or of the copy spread by more than {:.0}%, the device was busy)\n\
+         (GFLOP/s: the collision's flops per site times the updates, against the FMA peak probed \
+         once per precision, a compute shader of independent FMA chains)\n\
          (workgroup: the site kernels' size, the fastest of the sizes timed in the first steps)",
         a.gpu_steps,
         100.0 * Probe::UNSTABLE
@@ -367,12 +370,22 @@ fn gpu_tables(
         if p == Precision::F16s && !ctx.supports_f16() {
             println!("f16s: the adapter has no SHADER_F16; binary16 pairs packed in u32 words");
         }
+        let (peak, arithmetic) = match p {
+            Precision::F64 => (gpu::probe::fma_gflops::<f64>(&ctx)?, "f64"),
+            Precision::F32 | Precision::F16s => (gpu::probe::fma_gflops::<f32>(&ctx)?, "f32"),
+        };
+        println!(
+            "{}: FMA peak {:.1} GFLOP/s in {arithmetic} arithmetic ({})",
+            format!("{p:?}").to_lowercase(),
+            peak.best,
+            peak.how()
+        );
         for (&l, scheme) in a
             .layout
             .iter()
             .flat_map(|l| [(l, Scheme::TwoCopy), (l, Scheme::InPlace)])
         {
-            let job = |size| (&ctx, size, scheme, a.gpu_steps, rows);
+            let job = |size| (&ctx, size, scheme, a.gpu_steps, rows, peak);
             if a.model.includes(Which::D2q9) {
                 dispatch(l, p, GpuJob::<D2Q9Bgk>::new(job(plane(a.d2q9_size)), d2q9));
             }
@@ -404,13 +417,23 @@ struct GpuJob<'a, M: Model> {
     scheme: Scheme,
     steps: u64,
     rows: &'a Rows,
+    /// The device's FMA peak in the step's arithmetic.
+    peak: Probe,
 }
 
+/// What every row of a GPU table shares: the device, the size, the scheme, the steps asked,
+/// the rows kept and the FMA peak.
+type GpuRowOf<'a> = (
+    &'a Arc<GpuContext>,
+    [usize; 3],
+    Scheme,
+    u64,
+    &'a Rows,
+    Probe,
+);
+
 impl<'a, M: Model> GpuJob<'a, M> {
-    fn new(
-        (ctx, size, scheme, steps, rows): (&'a Arc<GpuContext>, [usize; 3], Scheme, u64, &'a Rows),
-        params: M::Params,
-    ) -> Self {
+    fn new((ctx, size, scheme, steps, rows, peak): GpuRowOf<'a>, params: M::Params) -> Self {
         Self {
             ctx,
             size,
@@ -418,6 +441,7 @@ impl<'a, M: Model> GpuJob<'a, M> {
             scheme,
             steps,
             rows,
+            peak,
         }
     }
 }
@@ -436,7 +460,7 @@ impl<M: Model> Generic for GpuJob<'_, M> {
         match bench(self.ctx, self.size, self.params, self.scheme, self.steps) {
             Ok(b) => {
                 println!(
-                    "{head} {:>9.3} {:>8.1} {:>12.2} ({:>3.0}% of {:.1}{})  {:>9}  {}",
+                    "{head} {:>9.3} {:>8.1} {:>12.2} ({:>3.0}% of {:.1}{}) {:>9.1} ({:>3.0}%)  {:>9}  {}",
                     b.ms_per_step(),
                     b.mlups,
                     b.gbps,
@@ -447,6 +471,8 @@ impl<M: Model> Generic for GpuJob<'_, M> {
                     } else {
                         ""
                     },
+                    b.gflops,
+                    100.0 * b.share_of_peak(self.peak.best),
                     b.workgroup,
                     b.bounds_checks
                         .as_deref()
@@ -466,9 +492,9 @@ impl<M: Model> Generic for GpuJob<'_, M> {
                     bandwidth_gb_per_s: Some(b.copy.best),
                     bandwidth_pattern: "device copy",
                     bandwidth_spread: Some(b.copy.spread),
-                    gflop_per_s: None,
-                    peak_gflop_per_s: None,
-                    peak_spread: None,
+                    gflop_per_s: Some(b.gflops),
+                    peak_gflop_per_s: Some(self.peak.best),
+                    peak_spread: Some(self.peak.spread),
                     workgroup: Some(b.workgroup),
                 });
             }

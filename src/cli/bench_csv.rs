@@ -30,7 +30,7 @@ pub fn check_csv_path(path: &Path) -> Result<(), CliError> {
 }
 
 /// One row of the CSV: a kernel timed, and the limits measured beside it (empty where a
-/// figure does not apply: no flops in propagate, no flop probe on a device).
+/// figure does not apply: no flops in propagate or bc).
 #[derive(Debug, serde::Serialize)]
 pub struct Row {
     /// `cpu` or `gpu`.
@@ -61,7 +61,7 @@ pub struct Row {
     pub bandwidth_spread: Option<f64>,
     /// Flop rate, GFLOP/s (kernels that collide).
     pub gflop_per_s: Option<f64>,
-    /// The FMA peak measured beside it in the table's precision, GFLOP/s (host only).
+    /// The FMA peak measured beside it in the table's arithmetic (f16s: f32), GFLOP/s.
     pub peak_gflop_per_s: Option<f64>,
     /// The FMA probe's spread.
     pub peak_spread: Option<f64>,

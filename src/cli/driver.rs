@@ -531,7 +531,20 @@ impl Summary {
                     p.how()
                 )
             }
-            _ => " (the device's flop rate is not probed)".to_string(),
+            Placement::Device(ctx) => {
+                let p = lbm::gpu::probe::fma_gflops::<S::Real>(&ctx)?;
+                format!(
+                    " = {:.0}% of the device's {:.1} GFLOP/s FMA peak measured now ({} \
+                     arithmetic, {})",
+                    100.0 * gflops / ranks / p.best,
+                    p.best,
+                    lbm::gpu::shader::arithmetic::<S::Real>(),
+                    p.how()
+                )
+            }
+            Placement::Split(_) => {
+                " (split between host and device: no one peak to compare with)".to_string()
+            }
         };
         println!(
             "  {mlups:.1} MLUPS, {:.1} GB/s{per_rank} = {:.0}% of the {bw:.1} GB/s {what} \

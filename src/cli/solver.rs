@@ -59,7 +59,7 @@ pub trait Driven: Solver {
                 let e = self.extent();
                 let bytes =
                     (e.sites() * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES) as u64;
-                let p = lbm::gpu::bench::copy_gbps(&ctx, bytes.min(DEVICE_PROBE_BYTES))?;
+                let p = lbm::gpu::probe::copy_gbps(&ctx, bytes.min(DEVICE_PROBE_BYTES))?;
                 Ok((p.best, format!("device copy bandwidth ({})", p.how())))
             }
             _ => {

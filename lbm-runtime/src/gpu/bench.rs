@@ -7,9 +7,11 @@
 //! MLUPS = LX · LY · steps / t / 10⁶,      GB/s = MLUPS · 2 · Q · sizeof(real) / 10³
 //! ```
 //!
-//! The reference is the device's copy bandwidth, measured in the same run on buffers of one
-//! population copy's size (a copy kernel, read + write counted, [`copy_gbps`]), since wgpu
-//! does not report a peak bandwidth.
+//! and its arithmetic `GFLOP/s = MLUPS · Model::collide_flops / 10³`. The references are the
+//! device's copy bandwidth, measured in the same run on buffers of one population copy's size
+//! (a copy kernel, read + write counted, [`copy_gbps`]), and its FMA peak in the step's
+//! arithmetic ([`super::probe::fma_gflops`], measured once per table by the caller), since
+//! wgpu reports neither.
 //!
 //! Both figures are the best of [`BATCHES`] timed batches, each submitted at once and waited
 //! for once, and each long enough ([`BATCH_SECONDS`]) that the submission's round trip is
@@ -26,6 +28,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::probe::copy_gbps;
 use super::{GpuContext, GpuError, GpuLattice};
 use crate::boundary::BoundarySpec;
 use crate::metrics::{repeated_rate, Probe};
@@ -56,6 +59,10 @@ pub struct GpuBench {
     pub gbps: f64,
     /// The device's copy bandwidth measured in the same run ([`copy_gbps`]), in GB/s.
     pub copy: Probe,
+    /// Floating-point operations of one site's collision (`Model::collide_flops`).
+    pub flops_per_site: u64,
+    /// The step's flop rate, GFLOP/s, in the fastest batch.
+    pub gflops: f64,
     /// The adapter ([`GpuContext::describe`]).
     pub adapter: String,
     /// Whether the adapter is a CPU (the figures are then not GPU figures).
@@ -84,6 +91,11 @@ impl GpuBench {
     pub fn share_of_copy(&self) -> f64 {
         self.share_of(self.copy.best)
     }
+
+    /// The share of a peak flop rate `peak_gflops` ([`super::probe::fma_gflops`]) reached.
+    pub fn share_of_peak(&self, peak_gflops: f64) -> f64 {
+        self.gflops / peak_gflops
+    }
 }
 
 impl fmt::Display for GpuBench {
@@ -92,7 +104,7 @@ impl fmt::Display for GpuBench {
             f,
             "GPU fused step {} {} {} {} {}: {:.3} ms/step, {:.1} MLUPS (best of {BATCHES} \
              batches of {} steps, spread {:.0}%), {:.2} GB/s ({:.0}% of the measured copy \
-             bandwidth {:.2} GB/s, {}) on {}",
+             bandwidth {:.2} GB/s, {}), {:.1} GFLOP/s ({} flops/site) on {}",
             self.model,
             self.layout,
             self.precision,
@@ -106,6 +118,8 @@ impl fmt::Display for GpuBench {
             100.0 * self.share_of_copy(),
             self.copy.best,
             self.copy.how(),
+            self.gflops,
+            self.flops_per_site,
             self.adapter
         )?;
         write!(
@@ -140,7 +154,7 @@ const MAX_BATCH: u64 = 4096;
 /// [`BATCHES`] batches of as many units as that batch's rate fills [`BATCH_SECONDS`] with (at
 /// least `least`, at most [`MAX_BATCH`] unless `least` is more), units per second as a
 /// [`Probe`], and the units per batch.
-fn batched(
+pub(crate) fn batched(
     least: u64,
     run: impl FnMut(u64) -> Result<f64, GpuError>,
 ) -> Result<(Probe, u64), GpuError> {
@@ -170,6 +184,7 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
         Ok(t0.elapsed().as_secs_f64())
     })?;
     let mlups = lat.dims().sites() as f64 * rate.best / 1e6;
+    let flops_per_site = M::collide_flops(lat.params());
     let copy_bytes = (lat.dims().len() * T::BYTES) as u64;
     let bounds_checks = lat.bounds_checks().map(str::to_string);
     let workgroup_candidates = lat.workgroup_candidates().to_vec();
@@ -186,99 +201,13 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
         mlups,
         gbps: mlups * (2 * M::Q * T::BYTES) as f64 / 1e3,
         copy: copy_gbps(ctx, copy_bytes.min(ctx.binding_limit()))?,
+        flops_per_site,
+        gflops: mlups * flops_per_site as f64 / 1e3,
         adapter: ctx.describe(),
         cpu_adapter: ctx.is_cpu(),
         bounds_checks,
         workgroup,
         workgroup_candidates,
-    })
-}
-
-/// Threads per workgroup of the copy probe.
-const COPY_WORKGROUP: u64 = 256;
-
-/// The device's streaming bandwidth in GB/s: a compute shader copies a `bytes`-byte buffer
-/// into another (`b[t] = a[t]` over `vec4<u32>`, one element per thread), each copy counted
-/// as `2 · bytes` moved — the STREAM copy of a kernel, the bound a fused step can approach —
-/// in [`BATCHES`] batches of copies after a warm-up batch ([`batched`]: a short batch times
-/// the submission, not the memory); the best batch, and the spread of the others. Not
-/// `copy_buffer_to_buffer`: a driver may run that on a copy engine well below what kernels
-/// stream (on an H100 it moved 212 GB/s, a fused D2Q9 step 1.2 TB/s).
-pub fn copy_gbps(ctx: &GpuContext, bytes: u64) -> Result<Probe, GpuError> {
-    let n = (bytes / 16).clamp(1, u32::MAX as u64);
-    let bytes = 16 * n;
-    let wg = n.div_ceil(COPY_WORKGROUP);
-    let wx = wg.min(ctx.workgroup_limit() as u64).max(1);
-    let wy = wg.div_ceil(wx);
-    let source = format!(
-        "@group(0) @binding(0) var<storage, read> a: array<vec4<u32>>;\n\
-         @group(0) @binding(1) var<storage, read_write> b: array<vec4<u32>>;\n\
-         @compute @workgroup_size({COPY_WORKGROUP})\n\
-         fn copy(@builtin(global_invocation_id) gid: vec3<u32>) {{\n\
-         \x20   let t = gid.x + gid.y * {row}u;\n    if (t < {n}u) {{ b[t] = a[t]; }}\n}}\n",
-        row = wx * COPY_WORKGROUP
-    );
-    let dev = &ctx.device;
-    let desc = wgpu::ShaderModuleDescriptor {
-        label: Some("copy-probe"),
-        source: wgpu::ShaderSource::Wgsl(source.into()),
-    };
-    // Without runtime checks, as the lattice's kernels run: the reference is the best copy.
-    let module = if ctx.keeps_bounds_checks() {
-        dev.create_shader_module(desc)
-    } else {
-        // SAFETY: both buffers hold `n` elements and thread `t` touches element `t < n` only.
-        unsafe { dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked()) }
-    };
-    let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-        label: Some("copy-probe"),
-        layout: None,
-        module: &module,
-        entry_point: Some("copy"),
-        compilation_options: Default::default(),
-        cache: None,
-    });
-    let mk = |label| {
-        dev.create_buffer(&wgpu::BufferDescriptor {
-            label: Some(label),
-            size: bytes,
-            usage: wgpu::BufferUsages::STORAGE,
-            mapped_at_creation: false,
-        })
-    };
-    let (a, b) = (mk("copy-src"), mk("copy-dst"));
-    let group = dev.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("copy-probe"),
-        layout: &pipeline.get_bind_group_layout(0),
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: a.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: b.as_entire_binding(),
-            },
-        ],
-    });
-    let copies = |k: u64| {
-        let t0 = Instant::now();
-        let mut enc = dev.create_command_encoder(&Default::default());
-        for _ in 0..k {
-            let mut pass = enc.begin_compute_pass(&Default::default());
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &group, &[]);
-            pass.dispatch_workgroups(wx as u32, wy as u32, 1);
-        }
-        ctx.queue.submit([enc.finish()]);
-        ctx.wait()?;
-        Ok(t0.elapsed().as_secs_f64())
-    };
-    let (rate, _) = batched(1, copies)?;
-    let gb = 2.0 * bytes as f64 / 1e9;
-    Ok(Probe {
-        best: rate.best * gb,
-        ..rate
     })
 }
 

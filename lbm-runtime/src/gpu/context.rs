@@ -251,6 +251,52 @@ impl GpuContext {
             .is_ok()
     }
 
+    /// Maps `buf` for reading after the submitted work, and returns its contents.
+    pub(crate) fn map_read<P: bytemuck::Pod>(
+        &self,
+        buf: &wgpu::Buffer,
+    ) -> Result<Vec<P>, GpuError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        buf.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        rx.recv()
+            .map_err(|e| GpuError::Device(format!("buffer mapping was dropped: {e}")))?
+            .map_err(|e| GpuError::Device(format!("buffer mapping failed: {e}")))?;
+        let view = buf
+            .get_mapped_range(..)
+            .map_err(|e| GpuError::Device(format!("mapped range: {e}")))?;
+        let v = bytemuck::pod_collect_to_vec(&view[..]);
+        drop(view);
+        buf.unmap();
+        Ok(v)
+    }
+
+    /// A buffer of `bytes` bytes to copy into and map for reading.
+    pub(crate) fn staging(&self, bytes: u64) -> wgpu::Buffer {
+        self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("staging"),
+            size: bytes,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    }
+
+    /// The first `bytes` bytes of the storage buffer `buf` (created with `COPY_SRC`), after
+    /// the submitted work, read through a staging buffer.
+    pub(crate) fn read_buffer<P: bytemuck::Pod>(
+        &self,
+        buf: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<Vec<P>, GpuError> {
+        let staging = self.staging(bytes);
+        let mut enc = self.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(buf, 0, &staging, 0, bytes);
+        self.queue.submit([enc.finish()]);
+        self.map_read(&staging)
+    }
+
     /// Waits for all submitted work.
     pub(crate) fn wait(&self) -> Result<(), GpuError> {
         self.device

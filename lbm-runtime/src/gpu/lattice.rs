@@ -821,7 +821,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         group: &[(usize, u64, u64)],
         bytes: u64,
     ) -> Result<Vec<T::Stored>, GpuError> {
-        let staging = self.staging(bytes);
+        let staging = self.ctx.staging(bytes);
         let mut enc = self.encoder();
         let mut at = 0;
         let sz = T::BYTES as u64;
@@ -830,35 +830,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             at += len * sz;
         }
         self.ctx.queue.submit([enc.finish()]);
-        self.map_read(&staging)
-    }
-
-    fn staging(&self, bytes: u64) -> wgpu::Buffer {
-        self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("staging"),
-            size: bytes,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        })
-    }
-
-    /// Maps `buf` for reading after the submitted work, and returns its contents.
-    fn map_read<P: bytemuck::Pod>(&self, buf: &wgpu::Buffer) -> Result<Vec<P>, GpuError> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        buf.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.ctx.wait()?;
-        rx.recv()
-            .map_err(|e| GpuError::Device(format!("buffer mapping was dropped: {e}")))?
-            .map_err(|e| GpuError::Device(format!("buffer mapping failed: {e}")))?;
-        let view = buf
-            .get_mapped_range(..)
-            .map_err(|e| GpuError::Device(format!("mapped range: {e}")))?;
-        let v = bytemuck::pod_collect_to_vec(&view[..]);
-        drop(view);
-        buf.unmap();
-        Ok(v)
+        self.ctx.map_read(&staging)
     }
 
     // ---------------------------------------------------------------- populations
@@ -1162,7 +1134,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             .queue
             .write_buffer(&self.ctl, 0, bytemuck::cast_slice(&ctl));
         let bytes = (n * self.d.plane() * M::MOMENT_NAMES.len() * size_of::<T>()) as u64;
-        let staging = self.staging(bytes);
+        let staging = self.ctx.staging(bytes);
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
@@ -1178,7 +1150,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         }
         enc.copy_buffer_to_buffer(&self.mout, 0, &staging, 0, bytes);
         self.ctx.queue.submit([enc.finish()]);
-        self.map_read(&staging)
+        self.ctx.map_read(&staging)
     }
 
     /// The macroscopic moments of site `(x, y)` (`y` the plane site `z·LY + y` in 3-D; order of

@@ -19,7 +19,8 @@
 //! - [`bounds`] proves, for each lattice, that its shader indexes every binding in range, so
 //!   its module is created without runtime bounds checks.
 //! - [`workgroup`] sizes the site kernels' workgroups per lattice, by timing its first steps.
-//! - [`mod@bench`] measures the fused step (MLUPS, GB/s) for the `lbm bench` command.
+//! - [`mod@bench`] measures the fused step (MLUPS, GB/s, GFLOP/s) for the `lbm bench` command;
+//!   [`probe`] the device's limits it is compared with (copy bandwidth, FMA peak).
 
 mod bc;
 pub mod bench;
@@ -28,6 +29,7 @@ mod context;
 mod error;
 mod lattice;
 pub mod layout;
+pub mod probe;
 pub mod shader;
 mod slab;
 mod solver;

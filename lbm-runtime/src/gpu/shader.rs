@@ -242,7 +242,7 @@ fn lit(v: f64) -> String {
 }
 
 /// The WGSL type of the arithmetic of precision `T` (f16s computes in f32).
-fn arithmetic<T: Real>() -> &'static str {
+pub fn arithmetic<T: Real>() -> &'static str {
     if std::mem::size_of::<T>() == 8 {
         "f64"
     } else {
