@@ -371,8 +371,9 @@ fn gpu_tables(
             println!("f16s: the adapter has no SHADER_F16; binary16 pairs packed in u32 words");
         }
         let (peak, arithmetic) = match p {
-            Precision::F64 => (gpu::probe::fma_gflops::<f64>(&ctx)?, "f64"),
-            Precision::F32 | Precision::F16s => (gpu::probe::fma_gflops::<f32>(&ctx)?, "f32"),
+            Precision::F64 => fma_peak::<f64>(&ctx)?,
+            Precision::F32 => fma_peak::<f32>(&ctx)?,
+            Precision::F16s => fma_peak::<F16s>(&ctx)?,
         };
         println!(
             "{}: FMA peak {:.1} GFLOP/s in {arithmetic} arithmetic ({})",
@@ -401,6 +402,14 @@ fn gpu_tables(
         }
     }
     Ok(())
+}
+
+/// The device's FMA peak in the arithmetic of precision `T`, and that arithmetic's name.
+fn fma_peak<T: Real>(ctx: &GpuContext) -> Result<(Probe, &'static str), gpu::GpuError> {
+    Ok((
+        gpu::probe::fma_gflops::<T>(ctx)?,
+        gpu::shader::arithmetic::<T>(),
+    ))
 }
 
 /// `[LX, LY, 1]`: a 2-D lattice's size.
