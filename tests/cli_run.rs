@@ -729,7 +729,34 @@ fn bench_writes_its_rows_as_csv() {
         let computes = matches!(at(row, "kernel").as_str(), "collide" | "fused");
         assert_eq!(num(row, "gflop_per_s").is_some(), computes, "{row:?}");
         assert_eq!(num(row, "peak_gflop_per_s").is_some(), computes, "{row:?}");
+        // What the tuning kept: a candidate distance per tuned pass (the in-place step's two
+        // half-steps), none for propagate and bc; a 64² lattice fits in the caches, so its
+        // two-copy step stores plainly or write-prefetched, never non-temporally.
+        let passes = match (at(row, "kernel").as_str(), at(row, "scheme").as_str()) {
+            ("propagate" | "bc", _) => 0,
+            ("fused", "in-place") => 2,
+            _ => 1,
+        };
+        let tuned = at(row, "tuned");
+        if passes == 0 {
+            assert_eq!(tuned, "-", "{row:?}");
+        } else {
+            let parts: Vec<&str> = tuned.split(" / ").collect();
+            assert_eq!(parts.len(), passes, "{row:?}");
+            for part in parts {
+                let kib = part.strip_suffix(" write-prefetched").unwrap_or(part);
+                let kib: usize = kib.strip_suffix(" KiB").unwrap().parse().unwrap();
+                assert!(lbm::PREFETCH_DISTANCES.contains(&(kib << 10)), "{row:?}");
+                let two_copy =
+                    (at(row, "kernel"), at(row, "scheme")) == ("fused".into(), "two-copy".into());
+                assert!(
+                    two_copy || part.ends_with(" KiB"),
+                    "only the two-copy step chooses its stores: {row:?}"
+                );
+            }
+        }
     }
+    assert!(out.contains("tuned"), "{out}");
     let schemes: Vec<String> = rows
         .iter()
         .filter(|r| at(r, "kernel") == "fused")
@@ -755,6 +782,11 @@ fn bench_writes_its_rows_as_csv() {
             .map(|row| {
                 assert_eq!(at(row, "backend"), "gpu");
                 assert_eq!(at(row, "bandwidth_pattern"), "device copy");
+                assert_eq!(
+                    at(row, "tuned"),
+                    "-",
+                    "a GPU row gives its workgroup instead"
+                );
                 assert!(num(row, "peak_gflop_per_s").unwrap() > 0.0, "{row:?}");
                 assert!(num(row, "peak_spread").unwrap() >= 0.0, "{row:?}");
                 num(row, "gflop_per_s").unwrap() * 1e3 / num(row, "mlups").unwrap()

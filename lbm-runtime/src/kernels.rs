@@ -71,8 +71,9 @@ pub(crate) fn streams_pay(bytes: usize) -> bool {
 
 /// How the fused two-copy step writes its second array: the other passes store into lines
 /// they have just loaded, always [`Stores::Plain`]. Which kind is fastest depends on the model
-/// and the machine, so a lattice times the kinds open to it ([`Stores::candidates`]) with its
-/// prefetch distances and keeps the fastest ([`crate::prefetch`]). Non-temporal stores halve
+/// and the machine, so a lattice times the kinds open to it (`Stores::candidates`) with its
+/// prefetch distances and keeps the fastest (module `prefetch`; [`crate::Lattice::tuned`] says
+/// which it kept). Non-temporal stores halve
 /// a memory-bound step's write traffic, but they wait on memory, where an in-place step's
 /// stores hit lines it has just loaded: a collision that ended in a burst of `Q` of them
 /// left the fused two-copy step of D2Q37 at 0.68–0.75 of the in-place step (f64 CAoSoA⟨8⟩
@@ -80,21 +81,38 @@ pub(crate) fn streams_pay(bytes: usize) -> bool {
 /// plain 27.2–28.5, in place 45–51). The generated collision now stores its results in groups
 /// as it computes them (`lbm-macros/src/store_groups.rs`): 0.83–0.93 of in place in a binary
 /// that runs these kernels alone, 0.77–0.84 in `lbm bench`, both timing the two steps in turn
-/// (README, 2026-11-26).
+/// (README, 2026-11-26). What is left is not the kind of store: on one thread the three kinds
+/// run alike, each below in place (D2Q37 f64 CAoSoA⟨8⟩ 1024×2048, the four lattices stepped in
+/// turn in one process, MLUPS: non-temporal 11.1–11.8, write-prefetched 10.9–12.2, plain
+/// 11.1–12.0, in place 14.5–15.2); on two, non-temporal 26.0–26.9, the other two 21.4–22.7, in
+/// place 27.4–30.6. A two-copy cluster moves `2Q` lines through the core that computes it, the
+/// in-place one `Q` (its stores hit lines it has just loaded, and the caches write them back
+/// later). Nor is it where the arrays lie: both start on a 2 MiB page, so a cluster's elements
+/// in the two share their low 21 address bits, but offsetting one by 1088 or 2112 bytes (three
+/// lattices stepped in turn) left the two-copy step at 21.4–25.1 MLUPS, as without (23.3–24.0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stores {
+pub enum Stores {
     /// Ordinary stores.
     Plain,
-    /// Non-temporal stores ([`RawBuf::stream`]): whole lines to memory without the
+    /// Non-temporal stores (`RawBuf::stream`): whole lines to memory without the
     /// write-allocate read, 2 bytes moved per byte copied instead of 3.
     Streamed,
-    /// Ordinary stores, each preceded by a write prefetch ([`RawBuf::prefetch_write`]) of the
+    /// Ordinary stores, each preceded by a write prefetch (`RawBuf::prefetch_write`) of the
     /// element the prefetch distance further on, so that the line is owned before its store
     /// comes, as an in-place pass's are.
     Prefetched,
 }
 
 impl Stores {
+    /// How reports name the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stores::Plain => "plain",
+            Stores::Streamed => "non-temporal",
+            Stores::Prefetched => "write-prefetched",
+        }
+    }
+
     /// The kinds the fused step of a `scheme` lattice whose arrays hold `array_bytes` bytes
     /// may use: non-temporal stores only where the array is larger than the last-level cache
     /// ([`streams_pay`]), plain ones only where it is not (plain stores into an array that the

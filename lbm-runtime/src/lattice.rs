@@ -19,7 +19,7 @@ use crate::kernels::{fill_halo, fold_halo, Job, Pass, Stores};
 use crate::layout::{Dims, Layout};
 use crate::metrics::Pattern;
 use crate::model::{divergence, moment_named};
-use crate::prefetch::Prefetch;
+use crate::prefetch::{Choice, Prefetch};
 use crate::storage::{rest_values, stored, value, AlignedBuf, Pops};
 use crate::{LbmError, Model, Real};
 
@@ -295,7 +295,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// The memory access pattern of the next fused step (of every one, once the lattice has
-    /// tuned its passes, [`crate::prefetch`]): in place, or a copy with non-temporal stores or
+    /// tuned its passes, module `prefetch`): in place, or a copy with non-temporal stores or
     /// with ordinary ones ([`crate::kernels::Stores`]).
     pub fn step_pattern(&self) -> Pattern {
         match (self.scheme, self.prefetch.choice(Pass::Fused).stores) {
@@ -639,6 +639,22 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             Kernel::Fused => unreachable!("handled above"),
         }
         Ok(())
+    }
+
+    /// What this lattice's tuning kept for kernel `k` (module `prefetch`): the prefetch
+    /// distance and kind of store of each of its passes, one for collide and the two-copy
+    /// step, two for the in-place step (its pull and its local half-step, in that order).
+    /// Empty for propagate and bc, which are not tuned, and until every pass of `k` has
+    /// settled.
+    pub fn tuned(&self, k: Kernel) -> Vec<Choice> {
+        let passes: &[Pass] = match (k, self.scheme) {
+            (Kernel::Fused, Scheme::TwoCopy) => &[Pass::Fused],
+            (Kernel::Fused, Scheme::InPlace) => &[Pass::AaPull, Pass::AaLocal],
+            (Kernel::Collide, _) => &[Pass::Collide],
+            (Kernel::Propagate | Kernel::Bc, _) => &[],
+        };
+        let kept: Option<Vec<Choice>> = passes.iter().map(|&p| self.prefetch.kept(p)).collect();
+        kept.unwrap_or_default()
     }
 
     /// Whether every pass this lattice has run has settled on its prefetch distance (see

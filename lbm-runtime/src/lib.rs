@@ -39,9 +39,11 @@ pub use checkpoint::{
 };
 pub use coupled::Coupled;
 pub use error::{Error, LbmError};
+pub use kernels::Stores;
 pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, Soa, WithVl};
 pub use model::{moment_index, ClusterAccess, Model, ParamError, Role};
+pub use prefetch::{Choice, CANDIDATES as PREFETCH_DISTANCES};
 pub use real::{F16s, Real, Transferable};
 pub use slab_backend::SlabBackend;
 pub use solver::{Extent, Placement, Solver, Totals};

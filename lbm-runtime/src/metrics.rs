@@ -288,7 +288,7 @@ fn best_rate(reps: usize, units: f64, f: &mut dyn FnMut()) -> Probe {
 /// [`Probe`] of `reps` repetitions, and the units per repetition: a first run of `least`
 /// units times the work, then each repetition runs as many units as that rate fills
 /// `seconds` with (at least `least`, at most `most` unless `least` is more). The CPU probes
-/// ([`best_rate`]) and the GPU's batches ([`crate::gpu::bench`]) both measure so.
+/// (`best_rate`) and the GPU's batches ([`crate::gpu::bench`]) both measure so.
 pub fn repeated_rate<E>(
     least: u64,
     most: u64,
@@ -323,6 +323,9 @@ pub struct KernelTiming {
     pub flops_per_site: u64,
     /// The kernel's memory access pattern, whose bandwidth limits it.
     pub pattern: Pattern,
+    /// What the lattice's tuning kept for the kernel's passes, the prefetch distance and kind
+    /// of store its timed iterations used ([`Lattice::tuned`]; empty for propagate and bc).
+    pub tuned: Vec<crate::Choice>,
 }
 
 impl KernelTiming {
@@ -430,6 +433,7 @@ fn timing<M: Model, L: Layout, T: Real>(
         bytes_per_site: 2 * M::Q * T::BYTES,
         flops_per_site: flops,
         pattern,
+        tuned: lat.tuned(k),
     }
 }
 
@@ -492,6 +496,24 @@ mod tests {
         time_kernel(&mut alone, Kernel::Fused, 5).unwrap();
         assert_eq!(warm_up(&two), warm_up(&alone));
         assert!(two.prefetch_settled() && aa.prefetch_settled());
+        // Each timing names what its lattice's tuning kept: one pass for the two-copy step, the
+        // two half-steps for the in-place one, every distance a candidate; this small lattice
+        // fits in the caches, so the two-copy step does not stream.
+        assert_eq!((t.tuned.len(), a.tuned.len()), (1, 2), "{t:?} {a:?}");
+        assert_eq!(
+            (t.tuned.clone(), a.tuned.clone()),
+            (two.tuned(Kernel::Fused), aa.tuned(Kernel::Fused))
+        );
+        for c in t.tuned.iter().chain(&a.tuned) {
+            assert!(crate::PREFETCH_DISTANCES.contains(&c.bytes), "{c:?}");
+        }
+        assert_ne!(t.tuned[0].stores, crate::Stores::Streamed);
+        assert!(a.tuned.iter().all(|c| c.stores == crate::Stores::Plain));
+        assert!(
+            lattice(Scheme::TwoCopy).tuned(Kernel::Fused).is_empty(),
+            "not before tuning"
+        );
+        assert!(two.tuned(Kernel::Propagate).is_empty());
     }
 
     #[test]

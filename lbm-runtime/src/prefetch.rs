@@ -16,6 +16,12 @@
 //! MLUPS at 1, 4, 16, 64 KiB: D2Q9 pull 328, 455, 390, 385 (L1: 315, 299, 275, 272), D3Q19
 //! pull 84, 102, 99, 113 (L1: 82, 88, 72, 70). Hence the candidates below.
 //!
+//! No software prefetch at all is not a candidate: with none (each load prefetching its own
+//! line), D2Q9 4096² on two Zen 4 cores ran at 0.55–0.71 of the tuned distance in the fused
+//! two-copy step of CAoSoA⟨8⟩ f64, 0.78–0.81 in place, 0.68–0.74 in place in CAoSoA⟨16⟩ f32,
+//! and 0.83–1.00 in CSoA, whose populations are separate streams the hardware prefetchers
+//! follow (two lattices alternated step by step in one process, three rounds of ten, 2026-11-26).
+//!
 //! No constant serves every machine, so a lattice tunes `D` per pass while it runs
 //! ([`crate::tuner`]): the first `ROUNDS × CANDIDATES.len()` sweeps of each pass cycle through
 //! the candidate distances, and the fastest (best of its rounds, per site column) is used from
@@ -27,23 +33,43 @@
 //! its lattice ([`Stores::candidates`]): non-temporal stores are best for a memory-bound model
 //! and write-prefetched ones may be for a compute-bound one, whose clusters end in bursts of
 //! `Q` stores (see [`Stores`]); the choice, like the distance, is the machine's.
+//! [`crate::Lattice::tuned`] says what a lattice kept, and `lbm bench` prints it beside each
+//! row. The distance kept differs between layouts and precisions (D2Q9 4096², one run on two
+//! Zen 4 cores: the two-copy step kept 16 KiB in CAoSoA⟨8⟩ f64, 64 KiB in CAoSoA⟨16⟩ f32,
+//! 1 KiB in CSoA⟨8⟩ f64), and on a shared machine, where candidates lie within the noise of
+//! each other, from one run to the next.
 
 use crate::kernels::{Pass, Stores};
 use crate::tuner::Tuner;
 
 /// The candidate distances, in bytes ahead of the cluster being computed, per stream.
-const CANDIDATES: [usize; 4] = [1 << 10, 4 << 10, 16 << 10, 64 << 10];
+pub const CANDIDATES: [usize; 4] = [1 << 10, 4 << 10, 16 << 10, 64 << 10];
 
 /// The most candidates a pass has (the fused two-copy step's distances times two kinds of
 /// store): a lattice that runs a pass this many times has timed every candidate once.
 #[cfg(test)]
 pub(crate) const CANDIDATES_MAX: usize = 2 * CANDIDATES.len();
 
-/// What one sweep of a pass uses: its prefetch distance in bytes, and its kind of store.
+/// What one sweep of a pass uses: its prefetch distance in bytes, and its kind of store; once
+/// a pass has settled, what its tuning kept ([`crate::Lattice::tuned`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Choice {
+pub struct Choice {
+    /// How far ahead each interior load prefetches, in bytes (one of [`CANDIDATES`]).
     pub bytes: usize,
+    /// How the pass stores (only the fused two-copy step has a choice).
     pub stores: Stores,
+}
+
+/// As reports print it: `16 KiB`, with the kind of store where it is not plain
+/// (`16 KiB non-temporal`).
+impl std::fmt::Display for Choice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} KiB", self.bytes >> 10)?;
+        match self.stores {
+            Stores::Plain => Ok(()),
+            s => write!(f, " {}", s.name()),
+        }
+    }
 }
 
 /// The prefetch distance (and, for the fused step, the kind of store) of each tuned pass of
@@ -141,11 +167,11 @@ impl Prefetch {
             .all(|t| t.tuner.settled())
     }
 
-    /// The chosen distance of `pass` in bytes, once chosen.
-    #[cfg(test)]
-    fn chosen(&self, pass: Pass) -> Option<usize> {
+    /// What the tuning of `pass` kept, once it has chosen (`None` before, and for passes that
+    /// are not tuned).
+    pub(crate) fn kept(&self, pass: Pass) -> Option<Choice> {
         let t = self.tuning(pass)?;
-        t.tuner.chosen().map(|c| t.choice(c).bytes)
+        t.tuner.chosen().map(|c| t.choice(c))
     }
 }
 
@@ -170,7 +196,7 @@ mod tests {
             p.record(Pass::AaPull, 10, 10.0 * cost(bytes) * noise);
         }
         assert!(p.settled());
-        assert_eq!(p.chosen(Pass::AaPull), Some(16 << 10));
+        assert_eq!(p.kept(Pass::AaPull).map(|c| c.bytes), Some(16 << 10));
         assert_eq!(p.choice(Pass::AaPull).bytes, 16 << 10);
         p.record(Pass::AaPull, 10, 0.001);
         assert_eq!(
@@ -178,7 +204,8 @@ mod tests {
             16 << 10,
             "the choice is final"
         );
-        assert_eq!(p.chosen(Pass::AaLocal), None);
+        assert_eq!(p.kept(Pass::AaLocal), None);
+        assert_eq!(p.kept(Pass::Propagate), None);
         assert_eq!(p.choice(Pass::Propagate).bytes, 0);
     }
 
@@ -196,7 +223,7 @@ mod tests {
             p.record(Pass::Fused, 1, 1.0);
         }
         assert_eq!(seen, [[ROUNDS; CANDIDATES.len()]; 2]);
-        assert!(p.chosen(Pass::Fused).is_some());
+        assert!(p.kept(Pass::Fused).is_some());
         // The other passes store plainly.
         assert_eq!(p.choice(Pass::AaPull).stores, Stores::Plain);
     }

@@ -505,6 +505,7 @@ impl<M: Model> Generic for GpuJob<'_, M> {
                     peak_gflop_per_s: Some(self.peak.best),
                     peak_spread: Some(self.peak.spread),
                     workgroup: Some(b.workgroup),
+                    tuned: "-".into(),
                 });
             }
             Err(e) => println!("{head} not run: {e}"),
@@ -553,7 +554,11 @@ impl Table<'_> {
             peak.how()
         );
         println!(
-            "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
+            "(tuned: the prefetch distance each pass kept, timed in its first sweeps, and the \
+             two-copy step's kind of store; in place: its pull / local half-steps)"
+        );
+        println!(
+            "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}  tuned",
             "layout", "kernel", "ms/iter", "MLUPS", "GB/s (% BW)", "GFLOP/s (% peak)"
         );
         for &l in &a.layout {
@@ -613,6 +618,7 @@ impl<M: Model> LayoutJob<'_, M> {
             peak_gflop_per_s: computes.then_some(peak.best),
             peak_spread: computes.then_some(peak.spread),
             workgroup: None,
+            tuned: tuned(t),
         });
     }
 }
@@ -685,14 +691,27 @@ fn print_row(layout: &str, t: &KernelTiming, Limits { bw, peak }: Limits) {
         _ => format!("{:.1} ({:.0}%)", t.gflops(), 100.0 * t.gflops() / peak),
     };
     println!(
-        "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}",
+        "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}  {}",
         layout,
         kernel_name(t),
         t.ms(),
         t.mlups(),
         mem,
-        flops
+        flops,
+        tuned(t)
     );
+}
+
+/// What the lattice's tuning kept for the timed kernel, pass by pass (`-`: not tuned).
+fn tuned(t: &KernelTiming) -> String {
+    match t.tuned.as_slice() {
+        [] => "-".into(),
+        passes => passes
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(" / "),
+    }
 }
 
 #[cfg(test)]

@@ -67,6 +67,11 @@ pub struct Row {
     pub peak_spread: Option<f64>,
     /// The GPU site kernels' workgroup size, chosen by timing (none on the host).
     pub workgroup: Option<u32>,
+    /// On the host, what the lattice's tuning kept for the kernel's passes, as the table
+    /// prints it: the prefetch distance, with the kind of store where it is not plain
+    /// (`16 KiB non-temporal`), the in-place step's two half-steps as `pull / local`; `-` where
+    /// nothing is tuned (propagate, bc, and the GPU's rows, which give their workgroup).
+    pub tuned: String,
 }
 
 /// The rows of every table so far.
