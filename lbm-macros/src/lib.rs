@@ -6,6 +6,10 @@
 //! conservation are proved there) → [`program`] builds the kernels as expression graphs
 //! ([`ir`]) → [`emit`] writes Rust and WGSL ([`store_groups`]: the interior kernels' form of
 //! the collision).
+//!
+//! These stages are private (a procedural-macro crate exports its macros only): read them with
+//! `cargo doc -p lbm-macros --document-private-items`, where the links above resolve.
+#![allow(rustdoc::private_intra_doc_links)]
 
 mod algebra;
 mod analysis;

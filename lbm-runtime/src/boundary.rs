@@ -14,7 +14,7 @@
 //!
 //! the wall sitting half-way along the link; the correction term moves the wall with velocity
 //! `u_w` (the cavity lid). After the links, a site may carry a *rule* that rewrites its
-//! pre-collision populations: Zou–He velocity or pressure ([`zou_he`]), the thermal
+//! pre-collision populations: Zou–He velocity or pressure (module `zou_he`), the thermal
 //! wall of seed 000 §5 (the `HALO` outermost rows set to equilibrium at the wall temperature and
 //! zero velocity, the seeds' `bc` kernel on the three uppermost and lowermost rows for
 //! D2Q37), or a solid site (reset to rest). The body force is part of the model's collision.

@@ -21,7 +21,7 @@
 //! copied between slabs), which tests the decomposition without MPI and measures the
 //! bulk/border split for the performance model ([`crate::scaling`]).
 //!
-//! Each slab compiles the global boundaries for its own columns ([`GlobalSpec::slab_boundaries`]),
+//! Each slab compiles the global boundaries for its own columns (`GlobalSpec::slab_boundaries`),
 //! so walls (x walls included: the first and last slabs' outer halos are then never read) and
 //! obstacles act exactly as in a single lattice, and no rank builds anything of the global
 //! lattice's size.
@@ -30,7 +30,7 @@
 //! The pull half-step reads the halos like a two-copy step (the same exchange before it) and
 //! pushes the populations that leave the slab into them; a second exchange sends those back
 //! ([`SlabBackend::pushed`]) and the neighbour writes them into its border columns
-//! ([`folded`]), as the fold of a periodic lattice does with its own halos. The local
+//! (`folded`), as the fold of a periodic lattice does with its own halos. The local
 //! half-step reads only its own sites: no exchange. Two exchanges per two steps, as two-copy.
 
 use std::ops::Range;

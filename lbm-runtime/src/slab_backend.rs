@@ -70,7 +70,7 @@ pub trait SlabBackend: Send {
 
     /// Writes the populations the neighbours pushed across the cuts (their
     /// [`SlabBackend::pushed`] halos: the left neighbour's right one, the right neighbour's
-    /// left one) into the border columns ([`folded`]); an empty side writes nothing there.
+    /// left one) into the border columns (`folded`); an empty side writes nothing there.
     fn fold(&mut self, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// Waits for the work in flight (a device's step).

@@ -328,7 +328,7 @@ pub trait Solver {
     /// Writes the whole state to the checkpoint `path` (collective): every process writes
     /// its shard (its planes' populations, in the layout-independent order, and the per-site
     /// fields if any process has them), then the root the manifest that makes them one
-    /// checkpoint ([`crate::checkpoint`]): atomic as a set, in the one format of every backend
+    /// checkpoint (module `checkpoint`): atomic as a set, in the one format of every backend
     /// and process count.
     fn write_checkpoint(&self, path: &Path) -> Result<(), Error> {
         let run = checkpoint::run_name(self.each_rank(checkpoint::new_run())[0]);

@@ -106,7 +106,7 @@ impl RayleighTaylor {
     }
 
     /// The mixing width and the interface amplitude, from the sums of
-    /// [`RayleighTaylor::theta_sums`] over the whole lattice.
+    /// `RayleighTaylor::theta_sums` over the whole lattice.
     pub fn mixing(&self, sums: &[f64]) -> (f64, f64) {
         let (lx, ly) = (self.lx, self.ly);
         let Some((&wave, rows)) = sums.split_last().filter(|(_, r)| r.len() == ly) else {

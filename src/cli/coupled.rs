@@ -1,5 +1,5 @@
 //! `lbm run rayleigh-benard`: the case of two coupled lattices (a D2Q9 flow and a D2Q5
-//! temperature, [`lbm::Coupled`]) run to the end of the plan on the CPU or the GPU, with a
+//! temperature, [`crate::Coupled`]) run to the end of the plan on the CPU or the GPU, with a
 //! diagnostics table (Nusselt and Reynolds numbers, the rolls' amplitude), images of the
 //! temperature, checkpoints of both lattices and a summary against published data.
 //!

@@ -49,7 +49,7 @@ pub mod kind {
 pub struct BcShape {
     /// Number of boundary sites (0: a fully periodic lattice, no boundary code at all).
     pub sites: usize,
-    /// Zou–He sites with each inward normal of [`NORMALS`].
+    /// Zou–He sites with each inward normal of `NORMALS`.
     pub zou_he: [bool; 6],
     /// Thermal-wall sites.
     pub thermal: bool,

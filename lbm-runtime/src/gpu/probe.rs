@@ -4,7 +4,7 @@
 //! shaders dispatched `k` times in one submission and waited for once, in
 //! [`super::bench::BATCHES`] batches of at least [`super::bench::BATCH_SECONDS`] after a
 //! warm-up batch
-//! ([`super::bench::batched`]): the best batch is the figure, the spread of the others says
+//! (`gpu::bench::batched`): the best batch is the figure, the spread of the others says
 //! whether the device was busy ([`Probe::is_unstable`]).
 
 use std::time::Instant;
@@ -85,7 +85,7 @@ pub fn fma_start(t: u64, c: usize, l: usize) -> f64 {
 /// The device's peak rate of fused multiply-adds in the arithmetic of precision `T` (f32 for
 /// f32 and f16s, which computes in f32; f64), GFLOP/s, an FMA counting two: every thread runs
 /// [`FMA_CHAINS`] independent `vec4` chains `a ← fma(a, x, y)` for [`FMA_ROUNDS`] rounds
-/// ([`FMA_UNROLL`] to a pass of its loop), `x` and `y` read from a buffer (no constant to
+/// (`FMA_UNROLL` to a pass of its loop), `x` and `y` read from a buffer (no constant to
 /// fold), and stores their sum (no chain is dead), so a dispatch of `N` threads does
 /// `2 · 4 · FMA_CHAINS · FMA_ROUNDS · N` flops. The arithmetic a
 /// site kernel does is the model's collision (`Model::collide_flops`), compared with this.

@@ -14,7 +14,7 @@
 //! moments:   m(x) = lbm_moments(bc(A_i(x − c_i)))            (for reads of fields)
 //! ```
 //!
-//! The in-place (AA) scheme (Bailey et al. 2009; the CPU's [`crate::kernels`] documents the
+//! The in-place (AA) scheme (Bailey et al. 2009; the CPU's module `kernels` documents the
 //! pattern) binds one copy `F` and alternates two half-steps, each a whole time step:
 //!
 //! ```text
@@ -254,7 +254,7 @@ pub fn arithmetic<T: Real>() -> &'static str {
 ///
 /// `real` is the arithmetic's type and `store` the populations' stored one: `real` itself,
 /// or for a compact precision ([`Real::COMPACT`], f16s) `f16` holding `f_i − w_i` (the CPU's
-/// [`crate::storage::Pops`]), or its bits in a `u32` where packed ([`ShaderSpec::packed_f16`]);
+/// `storage::Pops`), or its bits in a `u32` where packed ([`ShaderSpec::packed_f16`]);
 /// the value accessors add and subtract the slot's `w_i`.
 pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String, GpuError> {
     let lay = AffineLayout::probe::<L>(&spec.dims)?;
