@@ -57,6 +57,15 @@ impl Probe {
         }
     }
 
+    /// The same repetitions counted in other units: `units` per unit of the rate (bytes per
+    /// copy, flops per dispatch); the spread, a ratio, is unchanged.
+    pub fn scaled(self, units: f64) -> Probe {
+        Probe {
+            best: self.best * units,
+            ..self
+        }
+    }
+
     /// Whether the repetitions spread by more than [`Probe::UNSTABLE`].
     pub fn is_unstable(&self) -> bool {
         self.spread > Self::UNSTABLE
@@ -278,10 +287,7 @@ fn best_rate(reps: usize, units: f64, f: &mut dyn FnMut()) -> Probe {
         Ok::<f64, std::convert::Infallible>(t.elapsed().as_secs_f64())
     };
     let Ok((rate, _)) = repeated_rate(1, u64::MAX, REPETITION_SECONDS, reps.max(1), calls);
-    Probe {
-        best: rate.best * units,
-        ..rate
-    }
+    rate.scaled(units)
 }
 
 /// The rate of `run(k)`, which does `k` units of work and returns the seconds they took, as a

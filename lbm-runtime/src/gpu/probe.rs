@@ -39,12 +39,7 @@ pub fn copy_gbps(ctx: &GpuContext, bytes: u64) -> Result<Probe, GpuError> {
     // SAFETY (where unchecked): both buffers hold `n` elements and thread `t` touches element
     // `t < n` only.
     let probe = Dispatch::new(ctx, "copy-probe", &source, [bytes, bytes], (wx, wy), true)?;
-    let (rate, _) = batched(1, |k| probe.time(k))?;
-    let gb = 2.0 * bytes as f64 / 1e9;
-    Ok(Probe {
-        best: rate.best * gb,
-        ..rate
-    })
+    probe.rate(2.0 * bytes as f64 / 1e9)
 }
 
 /// Independent FMA chains per thread of [`fma_gflops`] (`vec4`s: 32 scalar chains), enough
@@ -91,12 +86,7 @@ pub fn fma_start(t: u64, c: usize, l: usize) -> f64 {
 /// site kernel does is the model's collision (`Model::collide_flops`), compared with this.
 pub fn fma_gflops<T: Real>(ctx: &GpuContext) -> Result<Probe, GpuError> {
     let (probe, threads) = fma_dispatch::<T>(ctx)?;
-    let (rate, _) = batched(1, |k| probe.time(k))?;
-    let gflop = (2 * 4 * FMA_CHAINS as u64 * FMA_ROUNDS as u64 * threads) as f64 / 1e9;
-    Ok(Probe {
-        best: rate.best * gflop,
-        ..rate
-    })
+    probe.rate((2 * 4 * FMA_CHAINS as u64 * FMA_ROUNDS as u64 * threads) as f64 / 1e9)
 }
 
 /// The FMA probe's kernel on `ctx` in the arithmetic of `T`, its `x`, `y` written, and the
@@ -276,6 +266,13 @@ impl<'a> Dispatch<'a> {
             buffers,
             grid,
         })
+    }
+
+    /// The rate of dispatches, each counted as `units` (GB, GFLOP), over the batches of
+    /// [`batched`].
+    fn rate(&self, units: f64) -> Result<Probe, GpuError> {
+        let (rate, _) = batched(1, |k| self.time(k))?;
+        Ok(rate.scaled(units))
     }
 
     /// Seconds for `k` dispatches submitted at once and waited for once.
