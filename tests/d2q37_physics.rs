@@ -1,12 +1,14 @@
 //! D2Q37 physics on real lattices: rest and conservation to round-off, the kinematic viscosity
 //! from the decay of a shear wave, the thermal diffusivity from the decay of an isobaric
 //! temperature wave (both `cs²(τ − ½)`, reference/d2q37.md: Prandtl number 1), and a hydrostatic
-//! column under gravity between thermal walls that stays at rest (seed 000 §5's `bc`).
+//! column under gravity between thermal walls that stays at rest (seed 000 §5's `bc`); the
+//! in-place half-steps swept in pairs bitwise equal to the half-steps one by one (a model whose
+//! pulls reach three columns: seams of three).
 
 use std::f64::consts::PI;
 
 use lbm::models::{D2Q37Params, D2Q37};
-use lbm::{BoundarySpec, Lattice, Model, Scheme, Soa, Wall};
+use lbm::{BoundarySpec, CAoSoa, Lattice, Model, Scheme, Soa, Wall};
 
 type L37 = Lattice<D2Q37, Soa, f64>;
 
@@ -186,5 +188,59 @@ fn hydrostatic_column_stays_at_rest() {
                 lat.steps_done()
             );
         }
+    }
+}
+
+/// Paired in-place half-steps (`Lattice::steps` with `set_paired(true)`) are bitwise the
+/// half-steps one by one, on 1, 2 and 3 workers: thermal walls with gravity, and periodic x.
+#[test]
+fn paired_half_steps_are_bitwise_the_separate_ones() {
+    let wall = Some(Wall::Thermal { temperature: 1.2 });
+    let spec = BoundarySpec {
+        bottom: wall,
+        top: wall,
+        ..BoundarySpec::periodic()
+    };
+    let (lx, ly) = (50, 32);
+    let lattice = || {
+        let p = D2Q37Params { tau: 0.8, g: 1e-4 };
+        let mut lat =
+            Lattice::<D2Q37, CAoSoa<8>, f64>::new(lx, ly, p, Scheme::InPlace, &spec).unwrap();
+        lat.set_equilibrium(|x, y| {
+            let (xf, yf) = (x as f64, y as f64);
+            vec![
+                1.0 + 0.01 * (0.3 * xf).sin(),
+                0.02 * (0.2 * yf).sin(),
+                0.01 * (0.4 * xf).cos(),
+                1.0 + 0.02 * (0.5 * yf).cos(),
+            ]
+        })
+        .unwrap();
+        lat
+    };
+    let bits = |lat: &Lattice<D2Q37, CAoSoa<8>, f64>| {
+        let mut f = vec![0.0; D2Q37::Q];
+        let mut out = Vec::new();
+        for x in 0..lx {
+            for y in 0..ly {
+                lat.populations(x, y, &mut f).unwrap();
+                out.extend(f.iter().map(|v| v.to_bits()));
+            }
+        }
+        out
+    };
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut separate = lattice();
+            (0..9).for_each(|_| separate.step());
+            let mut paired = lattice();
+            paired.set_paired(true);
+            paired.steps(9);
+            assert_eq!(bits(&separate), bits(&paired), "{threads} workers");
+        });
     }
 }

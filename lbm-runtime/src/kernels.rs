@@ -55,6 +55,9 @@ use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::{store_fence, Element, Pops, RawBuf};
 use crate::{ClusterAccess, Model, Real};
 
+mod paired;
+pub(crate) use paired::PairedSweep;
+
 /// Whether non-temporal stores ([`RawBuf::stream`]) pay for a second array of `bytes`: when
 /// it is larger than the last-level cache (measured from the machine, not assumed), so that its
 /// lines would be evicted before the next sweep reads them anyway. The fused two-copy step

@@ -15,12 +15,13 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
-use crate::kernels::{fill_halo, fold_halo, Job, Pass, Stores};
+use crate::kernels::{fill_halo, fold_halo, Job, PairedSweep, Pass, Stores};
 use crate::layout::{Dims, Layout};
 use crate::metrics::Pattern;
 use crate::model::{divergence, moment_named};
 use crate::prefetch::{Choice, Prefetch};
 use crate::storage::{rest_values, stored, value, AlignedBuf, Pops};
+use crate::tuner::Tuner;
 use crate::{LbmError, Model, Real};
 
 /// How the populations are streamed.
@@ -125,8 +126,19 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     max_mach: f64,
     /// The prefetch distance of each pass, tuned while the lattice runs.
     prefetch: Prefetch,
+    /// Whether [`Lattice::steps`] sweeps the in-place half-steps in pairs, tuned while the
+    /// lattice runs: candidate [`SEPARATE`] or [`PAIRED`].
+    pairing: Tuner,
+    /// Paired sweeps taken (what the tests check was exercised).
+    #[cfg(test)]
+    pub(crate) paired_sweeps: u64,
     _m: PhantomData<(M, L)>,
 }
+
+/// [`Lattice::steps`]' candidates for two in-place half-steps: two sweeps, or one
+/// [`PairedSweep`].
+const SEPARATE: usize = 0;
+const PAIRED: usize = 1;
 
 impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// A lattice of `lx × ly` sites of a 2-D model at rest (`ρ = 1`, `u = 0`: populations
@@ -176,6 +188,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             step: 0,
             max_mach: default_max_mach::<M>(),
             prefetch: Prefetch::new(Stores::candidates(scheme, d.len() * T::BYTES)),
+            pairing: Tuner::new(2),
+            #[cfg(test)]
+            paired_sweeps: 0,
             _m: PhantomData,
         };
         lat.fill_rest();
@@ -567,6 +582,42 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             .record(pass, columns, start.elapsed().as_secs_f64());
     }
 
+    /// The in-place scheme's local half-step and the pull half-step after it in one sweep
+    /// ([`PairedSweep`]; the lattice in its odd state): two time steps, bitwise those of two
+    /// [`Lattice::step`]s.
+    fn step_paired(&mut self) {
+        debug_assert!(self.scheme == Scheme::InPlace && self.odd);
+        let r = Pops::new(self.f.raw(), &self.rest);
+        let fields = self.fields.as_mut().map(|f| f.raw());
+        let job = |pass| Job::<M, L, T> {
+            pass,
+            src: r,
+            dst: r,
+            d: self.d,
+            bc: &self.bc,
+            params: &self.params,
+            fields,
+            cols: 0..self.d.lx,
+            stores: Stores::Plain,
+            prefetch_bytes: self.prefetch.choice(pass).bytes,
+            _layout: PhantomData,
+        };
+        L::dispatch(PairedSweep {
+            local: job(Pass::AaLocal),
+            pull: job(Pass::AaPull),
+            periodic: self.bc.x_periodic(),
+        });
+        self.finish_step();
+        self.finish_step();
+        if self.bc.x_periodic() {
+            fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
+        }
+        #[cfg(test)]
+        {
+            self.paired_sweeps += 1;
+        }
+    }
+
     fn fill_halo_if_periodic(&mut self) {
         if self.bc.x_periodic() {
             fill_halo::<L, _>(&self.f.raw(), &self.d);
@@ -658,21 +709,82 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// Whether every pass this lattice has run has settled on its prefetch distance (see
-    /// [`crate::prefetch`]): benchmarks time only the steps after this.
-    pub(crate) fn prefetch_settled(&self) -> bool {
-        self.prefetch.settled()
+    /// [`crate::prefetch`]) and, in the in-place scheme, [`Lattice::steps`] on its pairing:
+    /// benchmarks time only the steps after this.
+    pub(crate) fn tuning_settled(&self) -> bool {
+        self.prefetch.settled() && (self.scheme == Scheme::TwoCopy || self.paired().is_some())
     }
 
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
     /// end) and at the end.
     pub fn run(&mut self, steps: u64, check_every: u64) -> Result<(), LbmError> {
-        for s in 1..=steps {
-            self.step();
-            if check_every > 0 && s % check_every == 0 {
+        let block = if check_every > 0 { check_every } else { steps };
+        let mut done = 0;
+        while done < steps {
+            let n = block.min(steps - done);
+            self.steps(n);
+            done += n;
+            if check_every > 0 && n == check_every {
                 self.check()?;
             }
         }
         self.check()
+    }
+
+    /// `n` time steps ([`Lattice::step`] `n` times, with the same results). In the in-place
+    /// scheme a local half-step and the pull half-step after it are swept together
+    /// ([`PairedSweep`]: each column comes from memory once for the two) where that is faster
+    /// on this machine and lattice: once the half-steps' prefetch distances have settled, the
+    /// next pairs are timed both ways in turn, and the faster way is kept
+    /// ([`Lattice::paired`]). A pair is a local half-step and the pull after it: from the
+    /// even state (after a local half-step, or at the start) the first step is a pull alone.
+    pub fn steps(&mut self, n: u64) {
+        let mut left = n;
+        while left > 0 {
+            if left >= 2 && self.pairs_next() {
+                let start = Instant::now();
+                if self.pairing.next() == PAIRED {
+                    self.step_paired();
+                } else {
+                    self.step();
+                    self.step();
+                }
+                self.pairing.record(start.elapsed().as_secs_f64());
+                left -= 2;
+            } else {
+                self.step();
+                left -= 1;
+            }
+        }
+    }
+
+    /// Whether the next two steps may be a pair: the in-place scheme in its odd state (a local
+    /// half-step next), with the pairing chosen or both half-steps' prefetch distances chosen
+    /// (so that the pairs that tune it run at them).
+    fn pairs_next(&self) -> bool {
+        let halves = [Pass::AaLocal, Pass::AaPull];
+        self.scheme == Scheme::InPlace
+            && self.odd
+            && (self.pairing.chosen().is_some()
+                || halves.iter().all(|&p| self.prefetch.kept(p).is_some()))
+    }
+
+    /// Whether [`Lattice::steps`] sweeps this lattice's in-place half-steps in pairs: `None`
+    /// until its tuning has chosen (or [`Lattice::set_paired`] was called), and for the
+    /// two-copy scheme.
+    pub fn paired(&self) -> Option<bool> {
+        self.pairing
+            .chosen()
+            .filter(|_| self.scheme == Scheme::InPlace)
+            .map(|c| c == PAIRED)
+    }
+
+    /// Sweeps the in-place half-steps in pairs (`true`) or one by one (`false`) from now on,
+    /// instead of timing both ways ([`Lattice::steps`]); the results are the same either way,
+    /// only the speed differs (for comparing the two, or for a run whose first steps must not
+    /// be spent tuning). No effect on the two-copy scheme.
+    pub fn set_paired(&mut self, paired: bool) {
+        self.pairing.settle(if paired { PAIRED } else { SEPARATE });
     }
 
     /// Checks every fluid site for NaN and for a Mach number `|u| / (cs √T)` beyond

@@ -397,3 +397,80 @@ fn poiseuille_profile() {
     let err = (num / den).sqrt();
     assert!(err < 1e-3, "relative L2 error {err:e}");
 }
+
+/// The in-place half-steps swept in pairs (`Lattice::steps`, see `kernels::paired`) are
+/// bitwise the half-steps swept one by one: every kind of boundary (periodic x, whose halo is
+/// filled between the seams and the sweep and folded after; walls, an obstacle, Zou–He
+/// sides), several layouts and precisions, 1, 2 and 3 workers (as many chunks, whose seams
+/// meet inside the lattice), an odd and an even number of steps (a pair cut by the end).
+#[test]
+fn paired_half_steps_are_bitwise_the_separate_ones() {
+    let (lx, ly) = (40, 32);
+    let specs = [
+        BoundarySpec::periodic(),
+        BoundarySpec::channel(),
+        boxed(lx, ly),
+        zou_he_channel(),
+    ];
+    fn both<L: Layout, T: Real>(spec: &BoundarySpec, size: (usize, usize), steps: u64) {
+        let lattice = || {
+            let mut lat =
+                Lattice::<TestD2Q9, L, T>::new(size.0, size.1, P, Scheme::InPlace, spec).unwrap();
+            lat.set_equilibrium(initial).unwrap();
+            lat
+        };
+        let mut separate = lattice();
+        (0..steps).for_each(|_| separate.step());
+        let mut paired = lattice();
+        paired.set_paired(true);
+        paired.steps(steps);
+        assert_eq!(paired.paired(), Some(true));
+        assert_eq!(
+            paired.paired_sweeps,
+            (steps - 1) / 2,
+            "a pair from each odd state"
+        );
+        let what = format!("{} {} {spec:?} after {steps} steps", L::NAME, T::NAME);
+        assert_eq!(bits(&state(&separate)), bits(&state(&paired)), "{what}");
+        assert_eq!(paired.steps_done(), steps);
+    }
+    for threads in [1, 2, 3] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            for spec in &specs {
+                for steps in [9, 10] {
+                    both::<CAoSoa<8>, f64>(spec, (lx, ly), steps);
+                    both::<CSoa<4>, f64>(spec, (lx, ly), steps);
+                    both::<Aos, f32>(spec, (lx, ly), steps);
+                    both::<CAoSoa<16>, F16s>(spec, (lx, ly), steps);
+                }
+                // Narrower than two chunks' seams and wave: one chunk, all seam.
+                if spec.solid.is_none() {
+                    both::<CAoSoa<8>, f64>(spec, (3, ly), 8);
+                }
+            }
+        });
+    }
+}
+
+/// A lattice times its half-steps both ways once their prefetch distances have settled, and
+/// keeps one; the two-copy scheme has no pairing.
+#[test]
+fn pairing_is_tuned_after_the_prefetch_distances() {
+    let spec = BoundarySpec::channel();
+    let mut lat =
+        Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(16, 64, P, Scheme::InPlace, &spec).unwrap();
+    assert_eq!(lat.paired(), None);
+    lat.steps(200);
+    assert!(lat.tuning_settled());
+    assert!(lat.paired().is_some(), "settled within 200 steps");
+    let mut two =
+        Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(16, 64, P, Scheme::TwoCopy, &spec).unwrap();
+    two.steps(60);
+    assert_eq!(two.paired(), None);
+    two.set_paired(true);
+    assert_eq!(two.paired(), None, "the two-copy scheme is not paired");
+}

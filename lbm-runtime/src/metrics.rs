@@ -319,7 +319,8 @@ pub struct KernelTiming {
     pub kernel: Kernel,
     /// The lattice's streaming scheme.
     pub scheme: Scheme,
-    /// Median seconds per iteration.
+    /// Median seconds per iteration (per time step for the fused step, whose iterations are
+    /// timed two steps at a time).
     pub seconds: f64,
     /// Lattice sites updated per iteration.
     pub sites: usize,
@@ -332,6 +333,9 @@ pub struct KernelTiming {
     /// What the lattice's tuning kept for the kernel's passes, the prefetch distance and kind
     /// of store its timed iterations used ([`Lattice::tuned`]; empty for propagate and bc).
     pub tuned: Vec<crate::Choice>,
+    /// Whether the in-place step swept its two half-steps together ([`Lattice::paired`]);
+    /// `None` for the other kernels and the two-copy scheme.
+    pub paired: Option<bool>,
 }
 
 impl KernelTiming {
@@ -366,7 +370,9 @@ impl KernelTiming {
 const WARM_UP_LIMIT: usize = 64;
 
 /// Times `iters` iterations of kernel `k` (after the warm-up: one run, and more until the
-/// lattice's prefetch distances are tuned) and returns the median.
+/// lattice's prefetch distances are tuned) and returns the median. An iteration of the fused
+/// step is two time steps ([`Lattice::steps`], which may sweep the in-place scheme's two
+/// half-steps together), timed as one and reported per step.
 pub fn time_kernel<M: Model, L: Layout, T: Real>(
     lat: &mut Lattice<M, L, T>,
     k: Kernel,
@@ -389,23 +395,36 @@ pub fn time_in_turn<M: Model, L: Layout, T: Real, const N: usize>(
     k: Kernel,
     iters: usize,
 ) -> Result<[KernelTiming; N], LbmError> {
-    // Warm up until the prefetch distances are tuned (a few dozen sweeps at most): the timed
-    // iterations then run at the distance each lattice keeps.
+    // The fused step runs as a simulation runs it, two steps at a time (an in-place pair).
+    let steps = if k == Kernel::Fused { 2 } else { 1 };
+    let run = |lat: &mut Lattice<M, L, T>| match k {
+        Kernel::Fused => {
+            lat.steps(steps);
+            Ok(())
+        }
+        _ => lat.run_kernel(k),
+    };
+    // Warm up until the prefetch distances (and the in-place pairing) are tuned (a few dozen
+    // sweeps at most): the timed iterations then run as each lattice keeps. An in-place
+    // lattice starts them in its odd state, where two steps can be a pair.
     for lat in lats.iter_mut() {
-        lat.run_kernel(k)?;
+        if k == Kernel::Fused && lat.scheme() == Scheme::InPlace && !lat.is_odd() {
+            lat.step();
+        }
+        run(lat)?;
         for _ in 0..WARM_UP_LIMIT {
-            if lat.prefetch_settled() {
+            if lat.tuning_settled() {
                 break;
             }
-            lat.run_kernel(k)?;
+            run(lat)?;
         }
     }
     let mut times: [Vec<f64>; N] = std::array::from_fn(|_| Vec::with_capacity(iters.max(1)));
     for _ in 0..iters.max(1) {
         for (lat, times) in lats.iter_mut().zip(&mut times) {
             let t = Instant::now();
-            lat.run_kernel(k)?;
-            times.push(t.elapsed().as_secs_f64());
+            run(lat)?;
+            times.push(t.elapsed().as_secs_f64() / steps as f64);
         }
     }
     Ok(std::array::from_fn(|i| {
@@ -440,6 +459,7 @@ fn timing<M: Model, L: Layout, T: Real>(
         flops_per_site: flops,
         pattern,
         tuned: lat.tuned(k),
+        paired: lat.paired().filter(|_| k == Kernel::Fused),
     }
 }
 
@@ -496,12 +516,14 @@ mod tests {
         assert_eq!((t.scheme, a.scheme), (Scheme::TwoCopy, Scheme::InPlace));
         assert_eq!((t.pattern, a.pattern), (Pattern::Copy, Pattern::InPlace));
         assert!(t.seconds > 0.0 && a.seconds > 0.0, "{t:?} {a:?}");
-        // Each ran its warm-up (until its prefetch distances settled) and then 5 timed steps.
-        let warm_up = |lat: &Lattice<TestD2Q9, CAoSoa<8>, f64>| lat.steps_done() - 5;
+        // Each ran its warm-up (until its prefetch distances settled) and then 5 timed
+        // iterations of two steps.
+        let warm_up = |lat: &Lattice<TestD2Q9, CAoSoa<8>, f64>| lat.steps_done() - 10;
         let mut alone = lattice(Scheme::TwoCopy);
         time_kernel(&mut alone, Kernel::Fused, 5).unwrap();
         assert_eq!(warm_up(&two), warm_up(&alone));
-        assert!(two.prefetch_settled() && aa.prefetch_settled());
+        assert!(two.tuning_settled() && aa.tuning_settled());
+        assert_eq!((two.paired(), aa.paired().is_some()), (None, true));
         // Each timing names what its lattice's tuning kept: one pass for the two-copy step, the
         // two half-steps for the in-place one, every distance a candidate; this small lattice
         // fits in the caches, so the two-copy step does not stream.

@@ -543,7 +543,7 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     lattice_basics!(Lattice);
 
     fn advance(&mut self, n: u64) -> Result<(), Error> {
-        (0..n).for_each(|_| self.step());
+        self.steps(n);
         Ok(())
     }
 
