@@ -733,7 +733,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// `n` time steps ([`Lattice::step`] `n` times, with the same results). In the in-place
     /// scheme a local half-step and the pull half-step after it are swept together
-    /// ([`PairedSweep`]: each column comes from memory once for the two) where that is faster
+    /// (`kernels::paired`: each column comes from memory once for the two) where that is faster
     /// on this machine and lattice: once the half-steps' prefetch distances have settled, the
     /// next pairs are timed both ways in turn, and the faster way is kept
     /// ([`Lattice::paired`]). A pair is a local half-step and the pull after it: from the
