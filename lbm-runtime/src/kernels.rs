@@ -47,6 +47,9 @@
 //! With periodic x, the pull half-step reads halo columns (filled from the periodic image
 //! before it, like the two-copy step) and writes into them; [`fold_halo`] moves those writes
 //! back to the periodic image.
+//!
+//! A local half-step and the pull half-step after it can also be swept together, column by
+//! column, so that each column comes from memory once for the two ([`paired`]).
 
 use rayon::prelude::*;
 
