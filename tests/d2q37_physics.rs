@@ -5,6 +5,8 @@
 //! in-place half-steps swept in pairs bitwise equal to the half-steps one by one (a model whose
 //! pulls reach three columns: seams of three).
 
+mod lattice_support;
+
 use std::f64::consts::PI;
 
 use lbm::models::{D2Q37Params, D2Q37};
@@ -191,8 +193,8 @@ fn hydrostatic_column_stays_at_rest() {
     }
 }
 
-/// Paired in-place half-steps (`Lattice::steps` with `set_paired(true)`) are bitwise the
-/// half-steps one by one, on 1, 2 and 3 workers: thermal walls with gravity, and periodic x.
+/// Paired in-place half-steps are bitwise the half-steps one by one (thermal walls with
+/// gravity, periodic x).
 #[test]
 fn paired_half_steps_are_bitwise_the_separate_ones() {
     let wall = Some(Wall::Thermal { temperature: 1.2 });
@@ -201,11 +203,10 @@ fn paired_half_steps_are_bitwise_the_separate_ones() {
         top: wall,
         ..BoundarySpec::periodic()
     };
-    let (lx, ly) = (50, 32);
     let lattice = || {
         let p = D2Q37Params { tau: 0.8, g: 1e-4 };
         let mut lat =
-            Lattice::<D2Q37, CAoSoa<8>, f64>::new(lx, ly, p, Scheme::InPlace, &spec).unwrap();
+            Lattice::<D2Q37, CAoSoa<8>, f64>::new(50, 32, p, Scheme::InPlace, &spec).unwrap();
         lat.set_equilibrium(|x, y| {
             let (xf, yf) = (x as f64, y as f64);
             vec![
@@ -218,29 +219,5 @@ fn paired_half_steps_are_bitwise_the_separate_ones() {
         .unwrap();
         lat
     };
-    let bits = |lat: &Lattice<D2Q37, CAoSoa<8>, f64>| {
-        let mut f = vec![0.0; D2Q37::Q];
-        let mut out = Vec::new();
-        for x in 0..lx {
-            for y in 0..ly {
-                lat.populations(x, y, &mut f).unwrap();
-                out.extend(f.iter().map(|v| v.to_bits()));
-            }
-        }
-        out
-    };
-    for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut separate = lattice();
-            (0..9).for_each(|_| separate.step());
-            let mut paired = lattice();
-            paired.set_paired(true);
-            paired.steps(9);
-            assert_eq!(bits(&separate), bits(&paired), "{threads} workers");
-        });
-    }
+    lattice_support::assert_pairs_match(lattice, 9, "D2Q37, thermal walls");
 }

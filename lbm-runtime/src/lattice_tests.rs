@@ -434,11 +434,8 @@ fn paired_half_steps_are_bitwise_the_separate_ones() {
         assert_eq!(bits(&state(&separate)), bits(&state(&paired)), "{what}");
         assert_eq!(paired.steps_done(), steps);
     }
-    for threads in [1, 2, 3] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+    let workers = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
+    for pool in [1, 2, 3].map(|n| workers(n).unwrap()) {
         pool.install(|| {
             for spec in &specs {
                 for steps in [9, 10] {
