@@ -552,7 +552,17 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// Runs `pass` on the site columns `cols` only.
     fn launch_cols(&mut self, pass: Pass, cols: std::ops::Range<usize>) {
-        let d = self.d;
+        let job = self.job(pass, cols);
+        let columns = job.cols.len();
+        let start = Instant::now();
+        L::dispatch(job);
+        self.prefetch
+            .record(pass, columns, start.elapsed().as_secs_f64());
+    }
+
+    /// The job of `pass` on the site columns `cols`, at the distance and kind of store its
+    /// tuning gives now.
+    fn job(&mut self, pass: Pass, cols: std::ops::Range<usize>) -> Job<'_, M, L, T> {
         let choice = self.prefetch.choice(pass);
         let rest = &self.rest;
         let (src, dst) = match self.g.as_mut() {
@@ -562,11 +572,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 (r, r)
             }
         };
-        let job = Job::<M, L, T> {
+        Job {
             pass,
             src,
             dst,
-            d,
+            d: self.d,
             bc: &self.bc,
             params: &self.params,
             fields: self.fields.as_mut().map(|f| f.raw()),
@@ -574,12 +584,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             stores: choice.stores,
             prefetch_bytes: choice.bytes,
             _layout: PhantomData,
-        };
-        let columns = job.cols.len();
-        let start = Instant::now();
-        L::dispatch(job);
-        self.prefetch
-            .record(pass, columns, start.elapsed().as_secs_f64());
+        }
     }
 
     /// The in-place scheme's local half-step and the pull half-step after it in one sweep
@@ -587,25 +592,19 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// [`Lattice::step`]s.
     fn step_paired(&mut self) {
         debug_assert!(self.scheme == Scheme::InPlace && self.odd);
-        let r = Pops::new(self.f.raw(), &self.rest);
-        let fields = self.fields.as_mut().map(|f| f.raw());
-        let job = |pass| Job::<M, L, T> {
-            pass,
-            src: r,
-            dst: r,
-            d: self.d,
-            bc: &self.bc,
-            params: &self.params,
-            fields,
-            cols: 0..self.d.lx,
-            stores: Stores::Plain,
-            prefetch_bytes: self.prefetch.choice(pass).bytes,
-            _layout: PhantomData,
+        let (pull, periodic) = (self.prefetch.choice(Pass::AaPull), self.bc.x_periodic());
+        let local = self.job(Pass::AaLocal, 0..self.d.lx);
+        let pull = Job {
+            pass: Pass::AaPull,
+            cols: local.cols.clone(),
+            stores: pull.stores,
+            prefetch_bytes: pull.bytes,
+            ..local
         };
         L::dispatch(PairedSweep {
-            local: job(Pass::AaLocal),
-            pull: job(Pass::AaPull),
-            periodic: self.bc.x_periodic(),
+            local,
+            pull,
+            periodic,
         });
         self.finish_step();
         self.finish_step();
