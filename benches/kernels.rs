@@ -1,6 +1,6 @@
 //! Criterion benches of the CPU kernels: every layout × precision (f64, f32, f16s) × scheme,
 //! with the separate kernels of the two-copy pipeline (seed 000 Table 2) and the fused steps
-//! (the in-place one by half-steps, and paired).
+//! (the in-place one by half-steps, and both schemes' swept two steps at a time, paired).
 //! Throughput is in lattice sites, so criterion's "elements/s" are lattice updates per second.
 //! Lattices are kept moderate (D2Q9 1024², D2Q37 256×512) so that a regression shows in minutes;
 //! `lbm bench` runs the full-size table with the machine's bandwidth measured alongside.
@@ -29,20 +29,23 @@ fn bench<M: Model, L: Layout, T: Real>(
     }
 }
 
-/// The in-place step with its half-steps swept in pairs (`Lattice::set_paired`): an
-/// iteration is a local half-step and the pull after it, two time steps.
+/// The fused step swept two steps at a time (`Lattice::set_paired`): an iteration is two time
+/// steps (in place, a local half-step and the pull after it).
 fn paired<M: Model, L: Layout, T: Real>(
     g: &mut BenchmarkGroup<WallTime>,
     (lx, ly): (usize, usize),
     params: &M::Params,
+    scheme: Scheme,
 ) {
     let spec = BoundarySpec::channel();
-    let mut lat = Lattice::<M, L, T>::new(lx, ly, params.clone(), Scheme::InPlace, &spec)
+    let mut lat = Lattice::<M, L, T>::new(lx, ly, params.clone(), scheme, &spec)
         .expect("benchmark lattice is valid");
     lat.set_paired(true);
-    lat.step();
+    if scheme == Scheme::InPlace {
+        lat.step();
+    }
     g.throughput(Throughput::Elements(2 * (lx * ly) as u64));
-    let name = format!("{}/{}/in-place/Fused paired", L::NAME, T::NAME);
+    let name = format!("{}/{}/{}/Fused paired", L::NAME, T::NAME, scheme.name());
     g.bench_function(name, |b| b.iter(|| lat.steps(2)));
     g.throughput(Throughput::Elements((lx * ly) as u64));
 }
@@ -62,7 +65,8 @@ fn every_layout<M: Model, T: Real, const VL: usize>(
         let two_copy = [Kernel::Propagate, Kernel::Collide, Kernel::Fused];
         bench::<M, L, T>(g, size, params, Scheme::TwoCopy, &two_copy);
         bench::<M, L, T>(g, size, params, Scheme::InPlace, &[Kernel::Fused]);
-        paired::<M, L, T>(g, size, params);
+        paired::<M, L, T>(g, size, params, Scheme::TwoCopy);
+        paired::<M, L, T>(g, size, params, Scheme::InPlace);
     }
     both_schemes::<M, Aos, T>(g, size, params);
     both_schemes::<M, Soa, T>(g, size, params);

@@ -193,31 +193,41 @@ fn hydrostatic_column_stays_at_rest() {
     }
 }
 
-/// Paired in-place half-steps are bitwise the half-steps one by one (thermal walls with
-/// gravity, periodic x).
+/// Steps swept in pairs are bitwise the steps one by one, in both schemes (thermal walls with
+/// gravity; periodic x, and walls in x).
 #[test]
-fn paired_half_steps_are_bitwise_the_separate_ones() {
+fn paired_steps_are_bitwise_the_separate_ones() {
     let wall = Some(Wall::Thermal { temperature: 1.2 });
-    let spec = BoundarySpec {
+    let periodic = BoundarySpec {
         bottom: wall,
         top: wall,
         ..BoundarySpec::periodic()
     };
-    let lattice = || {
-        let p = D2Q37Params { tau: 0.8, g: 1e-4 };
-        let mut lat =
-            Lattice::<D2Q37, CAoSoa<8>, f64>::new(50, 32, p, Scheme::InPlace, &spec).unwrap();
-        lat.set_equilibrium(|x, y| {
-            let (xf, yf) = (x as f64, y as f64);
-            vec![
-                1.0 + 0.01 * (0.3 * xf).sin(),
-                0.02 * (0.2 * yf).sin(),
-                0.01 * (0.4 * xf).cos(),
-                1.0 + 0.02 * (0.5 * yf).cos(),
-            ]
-        })
-        .unwrap();
-        lat
+    let boxed = BoundarySpec {
+        left: wall,
+        right: wall,
+        ..periodic.clone()
     };
-    lattice_support::assert_pairs_match(lattice, 9, "D2Q37, thermal walls");
+    for (spec, scheme) in [
+        (&periodic, Scheme::InPlace),
+        (&periodic, Scheme::TwoCopy),
+        (&boxed, Scheme::TwoCopy),
+    ] {
+        let lattice = || {
+            let p = D2Q37Params { tau: 0.8, g: 1e-4 };
+            let mut lat = Lattice::<D2Q37, CAoSoa<8>, f64>::new(50, 32, p, scheme, spec).unwrap();
+            lat.set_equilibrium(|x, y| {
+                let (xf, yf) = (x as f64, y as f64);
+                vec![
+                    1.0 + 0.01 * (0.3 * xf).sin(),
+                    0.02 * (0.2 * yf).sin(),
+                    0.01 * (0.4 * xf).cos(),
+                    1.0 + 0.02 * (0.5 * yf).cos(),
+                ]
+            })
+            .unwrap();
+            lat
+        };
+        lattice_support::assert_pairs_match(lattice, 9, &format!("D2Q37 {scheme:?} {spec:?}"));
+    }
 }

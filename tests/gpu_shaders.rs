@@ -176,6 +176,7 @@ fn f64_constants_keep_full_precision() {
         lz: 1,
         halo: 1,
         q: 9,
+        ring: None,
     };
     let spec = ShaderSpec {
         dims,

@@ -48,8 +48,11 @@
 //! before it, like the two-copy step) and writes into them; [`fold_halo`] moves those writes
 //! back to the periodic image.
 //!
-//! A local half-step and the pull half-step after it can also be swept together, column by
-//! column, so that each column comes from memory once for the two ([`paired`]).
+//! Two steps can also be swept together, column by column, so that each column comes from
+//! memory once for the two ([`paired`]): in place a local half-step and the pull half-step
+//! after it; with two copies two fused steps, the first writing into a ring of planes
+//! ([`Dims::ring`]) from which the second pulls (so a job's `src` and `dst` each have their
+//! own addressing, [`Job::src_d`] and [`Job::dst_d`]).
 
 use rayon::prelude::*;
 
@@ -59,7 +62,7 @@ use crate::storage::{store_fence, Element, Pops, RawBuf};
 use crate::{ClusterAccess, Model, Real};
 
 mod paired;
-pub(crate) use paired::PairedSweep;
+pub(crate) use paired::{PairedCopy, PairedSweep};
 
 /// Whether non-temporal stores ([`RawBuf::stream`]) pay for a second array of `bytes`: when
 /// it is larger than the last-level cache (measured from the machine, not assumed), so that its
@@ -157,7 +160,13 @@ pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     pub pass: Pass,
     pub src: Pops<'a, T>,
     pub dst: Pops<'a, T>,
+    /// The lattice's shape: its sites, boundaries and fields.
     pub d: Dims,
+    /// How `src` and `dst` are addressed: `d`, except in the paired two-copy sweep, whose
+    /// first step writes and second step reads a ring of planes ([`Dims::ring`]; the fused
+    /// two-copy pass only).
+    pub src_d: Dims,
+    pub dst_d: Dims,
     pub bc: &'a Boundaries<T>,
     pub params: &'a M::Params,
     /// The values of the model's fields ([`Model::FIELDS`]) per site, stored as a lattice of
@@ -180,7 +189,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
         debug_assert_eq!(VL, L::VL);
         let job = &self;
         let offsets: Vec<Offsets> = (0..self.d.lz)
-            .map(|z| Offsets::new::<M, L, T>(&self.d, z, self.pass, self.prefetch_bytes))
+            .map(|z| Offsets::new(job, Line { x: 0, z }))
             .collect();
         let lz = self.d.lz;
         let lines = self.cols.start * lz..self.cols.end * lz;
@@ -212,6 +221,36 @@ impl Line {
     }
 }
 
+/// The storage lines of one line of sites in a job's arrays: `src` and `dst` in their own
+/// addressing ([`Job::src_d`], [`Job::dst_d`]), `site` in the lattice's (its fields).
+#[derive(Debug, Clone, Copy)]
+struct Lines {
+    src: usize,
+    dst: usize,
+    site: usize,
+}
+
+impl Lines {
+    #[inline(always)]
+    fn of<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, at: Line) -> Self {
+        Self {
+            src: at.shifted(&job.src_d, 0, 0),
+            dst: at.shifted(&job.dst_d, 0, 0),
+            site: at.shifted(&job.d, 0, 0),
+        }
+    }
+
+    /// The element offsets `(src, dst)` of lane 0 of cluster `k`, population 0: the interior
+    /// path's bases ([`Offsets`]).
+    #[inline(always)]
+    fn bases<M: Model, L: Layout, T: Real>(&self, job: &Job<M, L, T>, k: usize) -> (isize, isize) {
+        (
+            L::cluster_base(&job.src_d, 0, self.src, k) as isize,
+            L::cluster_base(&job.dst_d, 0, self.dst, k) as isize,
+        )
+    }
+}
+
 /// Runs the job's pass on one line (the one non-inlined function per kernel instantiation:
 /// look here for the generated assembly).
 #[inline(never)]
@@ -235,13 +274,14 @@ fn line<M: Model, L: Layout, T: Real, const VL: usize>(
 }
 
 /// Constant index offsets of the interior fast path (see [`Layout::interior`]) of the lines of
-/// one `z`, relative to `cluster_base(0, line, k)`: on interior clusters every access of a
-/// kernel is one of these (the lines of a row `z` away from the z-wrap share them).
+/// one `z`, relative to `cluster_base(0, line, k)` of the array accessed ([`Lines::bases`]):
+/// on interior clusters every access of a kernel is one of these (the lines of a row `z` away
+/// from the z-wrap share them; in a ring, [`Dims::ring`], the lines of one `x mod w`).
 struct Offsets {
     interior: std::ops::Range<usize>,
-    /// Population `i` pulled from `x − c_i`.
+    /// Population `i` pulled from `x − c_i`, in `src`.
     pull: Vec<isize>,
-    /// Population `i` of the cluster itself.
+    /// Population `i` of the cluster itself, in `dst`.
     own: Vec<isize>,
     /// Where the pass's interior path loads population `i` of a cluster (offset, population
     /// slot), and where it stores it.
@@ -252,31 +292,39 @@ struct Offsets {
 }
 
 impl Offsets {
-    fn new<M: Model, L: Layout, T: Real>(d: &Dims, z: usize, pass: Pass, prefetch: usize) -> Self {
-        let interior = L::interior(d);
-        let at = Line { x: 0, z };
-        let col = at.shifted(d, 0, 0);
-        let base_of = |k: usize| L::cluster_base(d, 0, col, k) as isize;
+    /// The offsets of line `at` of `job`.
+    fn new<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, at: Line) -> Self {
+        let (sd, dd) = (&job.src_d, &job.dst_d);
+        let interior = L::interior(&job.d);
+        let lines = Lines::of(job, at);
+        let base = |k: usize| lines.bases(job, k);
         // A cluster's own elements lie at the same offsets from its base in every cluster.
         let own: Vec<isize> = (0..M::Q)
-            .map(|i| L::cluster_base(d, i, col, 0) as isize - base_of(0))
+            .map(|i| L::cluster_base(dd, i, lines.dst, 0) as isize - base(0).1)
             .collect();
-        let stride = (base_of(1) - base_of(0)) as usize;
-        let ahead = (prefetch / (stride * T::BYTES).max(1)).max(1) * stride;
+        let stride = (base(1).0 - base(0).0) as usize;
+        let ahead = (job.prefetch_bytes / (stride * T::BYTES).max(1)).max(1) * stride;
         let (mut pull, mut push) = (Vec::new(), Vec::new());
         if !interior.is_empty() {
             let k = interior.start;
-            let plain = |i: usize, col: usize, dy: i32| match L::shifted(d, i, col, k, dy as isize)
-            {
-                Shifted::Contiguous { base, rotate: 0 } => base as isize - base_of(k),
+            let plain = |d: &Dims, from: isize, i: usize, line: usize, dy: i32| match L::shifted(
+                d,
+                i,
+                line,
+                k,
+                dy as isize,
+            ) {
+                Shifted::Contiguous { base, rotate: 0 } => base as isize - from,
                 _ => unreachable!("interior clusters shift without wrap"),
             };
+            let (src, dst) = base(k);
             for (i, c) in M::VELOCITIES.iter().enumerate() {
-                pull.push(plain(i, at.shifted(d, -c[0], -c[2]), -c[1]));
-                push.push(plain(M::OPPOSITE[i], at.shifted(d, c[0], c[2]), c[1]));
+                pull.push(plain(sd, src, i, at.shifted(sd, -c[0], -c[2]), -c[1]));
+                let to = at.shifted(dd, c[0], c[2]);
+                push.push(plain(dd, dst, M::OPPOSITE[i], to, c[1]));
             }
         }
-        let access = Access::of::<M>(pass, &pull, &push, &own);
+        let access = Access::of::<M>(job.pass, &pull, &push, &own);
         Self {
             interior,
             pull,
@@ -294,8 +342,8 @@ impl Offsets {
 }
 
 /// The interior path's accesses of one pass: population `i` of a cluster is loaded at offset
-/// `load[i].0` from the cluster's base (stored as population `load[i].1`) and stored at
-/// `store[i].0` (as population `store[i].1`).
+/// `load[i].0` from the cluster's base in `src` (stored as population `load[i].1`) and stored
+/// at `store[i].0` from its base in `dst` (as population `store[i].1`).
 #[derive(Default)]
 struct Access {
     load: Vec<(isize, usize)>,
@@ -338,7 +386,8 @@ struct Interior<'j, 'a, T: Real, S: StoreKind> {
     src: &'j Pops<'a, T>,
     dst: &'j Pops<'a, T>,
     access: &'j Access,
-    base: isize,
+    /// The cluster's bases in `src` and in `dst` ([`Lines::bases`]).
+    base: (isize, isize),
     ahead: isize,
     _stores: std::marker::PhantomData<S>,
 }
@@ -391,7 +440,7 @@ impl<T: Real, const VL: usize, S: StoreKind> ClusterAccess<T, VL> for Interior<'
     #[inline(always)]
     fn load(&mut self, i: usize) -> [T; VL] {
         let (off, slot) = self.access.load[i];
-        let e = self.base + off;
+        let e = self.base.0 + off;
         self.src.prefetch(e as usize, self.ahead);
         self.src.load::<VL>(e as usize, slot)
     }
@@ -399,12 +448,12 @@ impl<T: Real, const VL: usize, S: StoreKind> ClusterAccess<T, VL> for Interior<'
     #[inline(always)]
     fn store(&mut self, i: usize, v: [T; VL]) {
         let (off, slot) = self.access.store[i];
-        let e = (self.base + off) as usize;
+        let e = (self.base.1 + off) as usize;
         S::store::<T, VL>(self.dst, e, slot, v, self.ahead);
     }
 }
 
-/// Loads, collides and stores interior cluster `k` of storage line `col` through the pass's
+/// Loads, collides and stores interior cluster `k` of the line at `lines` through the pass's
 /// accesses, `src → dst`, with [`Model::collide_access`] inlined: the cluster lives in the
 /// function's own variables, never in a buffer stored before the collision and reloaded in
 /// it. (A 64-byte vector stored and then reloaded whole is not forwarded from the store on
@@ -419,12 +468,12 @@ fn collide_interior<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     o: &Offsets,
     (src, dst): (&Pops<T>, &Pops<T>),
-    col: usize,
+    lines: Lines,
     k: usize,
     fl: &mut [[T; VL]],
 ) {
-    let fields = cluster_fields(job, col, k, fl);
-    let base = L::cluster_base(&job.d, 0, col, k) as isize;
+    let fields = cluster_fields(job, lines.site, k, fl);
+    let base = lines.bases(job, k);
     let (p, a) = (job.params, &o.access);
     match job.stores {
         Stores::Plain => {
@@ -447,7 +496,7 @@ fn collide_through<M: Model, T: Real, const VL: usize, S: StoreKind>(
     src: &Pops<T>,
     dst: &Pops<T>,
     access: &Access,
-    base: isize,
+    base: (isize, isize),
     ahead: isize,
 ) {
     let mut a = Interior::<T, S> {
@@ -603,7 +652,7 @@ fn correction<T: Real>(bc: &Boundaries<T>, s: &Site, i: usize) -> Option<T> {
 /// or AA even → odd): bounced links read the site's own opposite population.
 #[inline(always)]
 fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usize) -> T {
-    let d = &job.d;
+    let d = &job.src_d;
     let c = M::VELOCITIES[i];
     if s.bounced(i) {
         let o = M::OPPOSITE[i];
@@ -629,9 +678,9 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
     s: &mut Scratch<T, VL>,
     in_place: bool,
 ) {
-    let d = &job.d;
+    let d = &job.src_d;
     let lane_wise = if in_place { bounced_links(sites) } else { 0 };
-    let lanes = (lane_wise != 0).then(|| lanes::<L, VL>(d, sites, at, k));
+    let lanes = (lane_wise != 0).then(|| lanes::<L, VL>(&job.d, sites, at, k));
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         if let Some(lanes) = lanes.as_ref().filter(|_| lane_wise >> i & 1 == 1) {
             for (l, lane) in lanes.iter().enumerate() {
@@ -676,20 +725,19 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
     at: Line,
     s: &mut Scratch<T, VL>,
 ) {
-    let d = &job.d;
-    let col = at.shifted(d, 0, 0);
+    let lines = Lines::of(job, at);
     let sites = job.bc.line(at.x, at.z);
     let mut cursor = 0;
-    for k in 0..L::clusters(d) {
+    for k in 0..L::clusters(&job.d) {
         let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
-            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), col, k, &mut s.fl);
+            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), lines, k, &mut s.fl);
             continue;
         }
         gather_pull::<M, L, T, VL>(job, at, k, here, s, false);
-        collide::<M, L, T, VL>(job, col, k, s);
+        collide::<M, L, T, VL>(job, lines.site, k, s);
         for (i, v) in s.cl.iter().enumerate() {
-            let e = L::cluster_base(d, i, col, k);
+            let e = L::cluster_base(&job.dst_d, i, lines.dst, k);
             if job.stores == Stores::Streamed {
                 job.dst.stream::<VL>(e, i, *v);
             } else {
@@ -755,10 +803,9 @@ fn collide_line<M: Model, L: Layout, T: Real, const VL: usize>(
     at: Line,
     s: &mut Scratch<T, VL>,
 ) {
-    let d = &job.d;
-    let col = at.shifted(d, 0, 0);
-    for k in 0..L::clusters(d) {
-        collide_interior::<M, L, T, VL>(job, o, (&job.dst, &job.dst), col, k, &mut s.fl);
+    let lines = Lines::of(job, at);
+    for k in 0..L::clusters(&job.d) {
+        collide_interior::<M, L, T, VL>(job, o, (&job.dst, &job.dst), lines, k, &mut s.fl);
     }
 }
 
@@ -773,12 +820,13 @@ fn aa_pull_line<M: Model, L: Layout, T: Real, const VL: usize>(
 ) {
     let d = &job.d;
     let col = at.shifted(d, 0, 0);
+    let lines = Lines::of(job, at);
     let sites = job.bc.line(at.x, at.z);
     let mut cursor = 0;
     for k in 0..L::clusters(d) {
         let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
-            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), col, k, &mut s.fl);
+            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), lines, k, &mut s.fl);
         } else {
             gather_pull::<M, L, T, VL>(job, at, k, here, s, true);
             collide::<M, L, T, VL>(job, col, k, s);
@@ -849,12 +897,13 @@ fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
 ) {
     let d = &job.d;
     let col = at.shifted(d, 0, 0);
+    let lines = Lines::of(job, at);
     let sites = job.bc.line(at.x, at.z);
     let mut cursor = 0;
     for k in 0..L::clusters(d) {
         let here = cluster_sites(sites, &mut cursor, k);
         if here.is_empty() {
-            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.src), col, k, &mut s.fl);
+            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.src), lines, k, &mut s.fl);
             continue;
         }
         for (i, v) in s.cl.iter_mut().enumerate() {
@@ -890,14 +939,19 @@ fn local_site_bc<M: Model, L: Layout, T: Real, const VL: usize>(
     }
 }
 
-/// Copies population `i` of storage plane `from` to plane `to`, every line.
-fn copy_column<L: Layout, E: Element>(b: &RawBuf<E>, d: &Dims, i: usize, from: usize, to: usize) {
-    for z in 0..d.lz {
-        let (from, to) = (d.line(from, z), d.line(to, z));
-        for k in 0..L::clusters(d) {
+/// A storage plane of an array: the array, its addressing and the plane's number.
+type Plane<'p, 'a, E> = (&'p RawBuf<'a, E>, &'p Dims, usize);
+
+/// Copies population `i` of one storage plane to another (of the same array or not), every
+/// line.
+fn copy_column<L: Layout, E: Element>(from: Plane<E>, to: Plane<E>, i: usize) {
+    let ((fb, fd, fc), (tb, td, tc)) = (from, to);
+    for z in 0..fd.lz {
+        let (from, to) = (fd.line(fc, z), td.line(tc, z));
+        for k in 0..L::clusters(fd) {
             for l in 0..L::VL {
-                let v = b.get(L::cluster_base(d, i, from, k) + l);
-                b.set(L::cluster_base(d, i, to, k) + l, v);
+                let v = fb.get(L::cluster_base(fd, i, from, k) + l);
+                tb.set(L::cluster_base(td, i, to, k) + l, v);
             }
         }
     }
@@ -909,8 +963,8 @@ pub(crate) fn fill_halo<L: Layout, E: Element>(b: &RawBuf<E>, d: &Dims) {
     let lx = d.lx as isize;
     for j in 0..d.halo as isize {
         for i in 0..d.q {
-            copy_column::<L, E>(b, d, i, d.col(j), d.col(lx + j));
-            copy_column::<L, E>(b, d, i, d.col(lx - 1 - j), d.col(-1 - j));
+            copy_column::<L, E>((b, d, d.col(j)), (b, d, d.col(lx + j)), i);
+            copy_column::<L, E>((b, d, d.col(lx - 1 - j)), (b, d, d.col(-1 - j)), i);
         }
     }
 }
@@ -951,7 +1005,7 @@ fn fold_column<M: Model, L: Layout, T: Real>(
     let c = M::VELOCITIES[p];
     let pusher = (from + c[0] as isize) as usize;
     if bc.column(pusher).is_empty() {
-        return copy_column::<L, _>(b, d, p, d.col(from), d.col(to));
+        return copy_column::<L, _>((b, d, d.col(from)), (b, d, d.col(to)), p);
     }
     for y in 0..d.plane() {
         let ys = d.shift(y, c);

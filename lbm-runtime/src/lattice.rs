@@ -15,7 +15,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
-use crate::kernels::{fill_halo, fold_halo, Job, PairedSweep, Pass, Stores};
+use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Stores};
 use crate::layout::{Dims, Layout};
 use crate::metrics::Pattern;
 use crate::model::{divergence, moment_named};
@@ -126,17 +126,22 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     max_mach: f64,
     /// The prefetch distance of each pass, tuned while the lattice runs.
     prefetch: Prefetch,
-    /// Whether [`Lattice::steps`] sweeps the in-place half-steps in pairs, tuned while the
-    /// lattice runs: candidate [`SEPARATE`] or [`PAIRED`].
+    /// Whether [`Lattice::steps`] sweeps two steps in pairs, tuned while the lattice runs:
+    /// candidate [`SEPARATE`] or [`PAIRED`].
     pairing: Tuner,
+    /// The two-copy scheme's paired sweep: the addressing of its rings of planes (`None`:
+    /// the lattice cannot pair, [`PairedCopy::ring`]) and the rings, one per chunk, allocated
+    /// when first needed.
+    ring: Option<Dims>,
+    rings: Vec<AlignedBuf<T::Stored>>,
     /// Paired sweeps taken (what the tests check was exercised).
     #[cfg(test)]
     pub(crate) paired_sweeps: u64,
     _m: PhantomData<(M, L)>,
 }
 
-/// [`Lattice::steps`]' candidates for two in-place half-steps: two sweeps, or one
-/// [`PairedSweep`].
+/// [`Lattice::steps`]' candidates for two steps: two sweeps, or one ([`PairedSweep`] in
+/// place, [`PairedCopy`] with two copies).
 const SEPARATE: usize = 0;
 const PAIRED: usize = 1;
 
@@ -175,6 +180,14 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         M::validate(&params)?;
         let d = Dims::of::<M>(size);
         let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
+        let ring = match scheme {
+            Scheme::TwoCopy => PairedCopy::<M, L, T>::ring(&d, bc.x_periodic()),
+            Scheme::InPlace => None,
+        };
+        let mut pairing = Tuner::new(2);
+        if scheme == Scheme::TwoCopy && ring.is_none() {
+            pairing.settle(SEPARATE);
+        }
         let mut lat = Self {
             d,
             params,
@@ -188,7 +201,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             step: 0,
             max_mach: default_max_mach::<M>(),
             prefetch: Prefetch::new(Stores::candidates(scheme, d.len() * T::BYTES)),
-            pairing: Tuner::new(2),
+            pairing,
+            ring,
+            rings: Vec::new(),
             #[cfg(test)]
             paired_sweeps: 0,
             _m: PhantomData,
@@ -335,7 +350,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.max_mach = mach;
     }
 
-    /// Bytes of population storage (both copies for the two-copy scheme).
+    /// Bytes of population storage (both copies for the two-copy scheme; not counting the
+    /// rings of its paired sweep, a few planes per worker, `kernels::paired`).
     pub fn storage_bytes(&self) -> usize {
         let copies = if self.g.is_some() { 2 } else { 1 };
         copies * self.d.len() * T::BYTES
@@ -577,6 +593,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             src,
             dst,
             d: self.d,
+            src_d: self.d,
+            dst_d: self.d,
             bc: &self.bc,
             params: &self.params,
             fields: self.fields.as_mut().map(|f| f.raw()),
@@ -587,10 +605,50 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    /// The in-place scheme's local half-step and the pull half-step after it in one sweep
-    /// ([`PairedSweep`]; the lattice in its odd state): two time steps, bitwise those of two
-    /// [`Lattice::step`]s.
+    /// Two time steps in one sweep, bitwise those of two [`Lattice::step`]s.
     fn step_paired(&mut self) {
+        match self.scheme {
+            Scheme::InPlace => self.step_paired_in_place(),
+            Scheme::TwoCopy => self.step_paired_copies(),
+        }
+        #[cfg(test)]
+        {
+            self.paired_sweeps += 1;
+        }
+    }
+
+    /// Two fused two-copy steps in one sweep through rings of planes ([`PairedCopy`]).
+    fn step_paired_copies(&mut self) {
+        let ring = self
+            .ring
+            .expect("a two-copy lattice pairs only where a ring fits");
+        let n = PairedCopy::<M, L, T>::chunks(&self.d);
+        let mut rings = std::mem::take(&mut self.rings);
+        if rings.len() < n {
+            rings.resize_with(n, || AlignedBuf::zeroed(ring.len()));
+        }
+        self.fill_halo_if_periodic();
+        let periodic = self.bc.x_periodic();
+        let first = self.job(Pass::Fused, 0..self.d.lx);
+        let second = Job {
+            cols: first.cols.clone(),
+            ..first
+        };
+        L::dispatch(PairedCopy {
+            first,
+            second,
+            rings: rings.iter_mut().take(n).map(|r| r.raw()).collect(),
+            ring,
+            periodic,
+        });
+        self.rings = rings;
+        self.swap();
+        self.step += 2;
+    }
+
+    /// The in-place scheme's local half-step and the pull half-step after it in one sweep
+    /// ([`PairedSweep`]; the lattice in its odd state).
+    fn step_paired_in_place(&mut self) {
         debug_assert!(self.scheme == Scheme::InPlace && self.odd);
         let (pull, periodic) = (self.prefetch.choice(Pass::AaPull), self.bc.x_periodic());
         let local = self.job(Pass::AaLocal, 0..self.d.lx);
@@ -610,10 +668,6 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.finish_step();
         if self.bc.x_periodic() {
             fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
-        }
-        #[cfg(test)]
-        {
-            self.paired_sweeps += 1;
         }
     }
 
@@ -708,10 +762,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// Whether every pass this lattice has run has settled on its prefetch distance (see
-    /// [`crate::prefetch`]) and, in the in-place scheme, [`Lattice::steps`] on its pairing:
+    /// [`crate::prefetch`]) and [`Lattice::steps`] on its pairing:
     /// benchmarks time only the steps after this.
     pub(crate) fn tuning_settled(&self) -> bool {
-        self.prefetch.settled() && (self.scheme == Scheme::TwoCopy || self.paired().is_some())
+        self.prefetch.settled() && self.paired().is_some()
     }
 
     /// Runs `steps` steps, checking for divergence every `check_every` steps (0: only at the
@@ -730,13 +784,14 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.check()
     }
 
-    /// `n` time steps ([`Lattice::step`] `n` times, with the same results). In the in-place
-    /// scheme a local half-step and the pull half-step after it are swept together
-    /// (`kernels::paired`: each column comes from memory once for the two) where that is faster
-    /// on this machine and lattice: once the half-steps' prefetch distances have settled, the
-    /// next pairs are timed both ways in turn, and the faster way is kept
-    /// ([`Lattice::paired`]). A pair is a local half-step and the pull after it: from the
-    /// even state (after a local half-step, or at the start) the first step is a pull alone.
+    /// `n` time steps ([`Lattice::step`] `n` times, with the same results). Two steps are
+    /// swept together (`kernels::paired`: each column comes from memory once for the two)
+    /// where that is faster on this machine and lattice: once the steps' prefetch distances
+    /// have settled, the next pairs are timed both ways in turn, and the faster way is kept
+    /// ([`Lattice::paired`]). In place a pair is a local half-step and the pull after it: from
+    /// the even state (after a local half-step, or at the start) the first step is a pull
+    /// alone. With two copies a pair is any two steps, the first one's results passing through
+    /// a ring of a few planes per worker that stays in the caches.
     pub fn steps(&mut self, n: u64) {
         let mut left = n;
         while left > 0 {
@@ -749,6 +804,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     self.step();
                 }
                 self.pairing.record(start.elapsed().as_secs_f64());
+                if self.paired() == Some(false) {
+                    self.rings = Vec::new();
+                }
                 left -= 2;
             } else {
                 self.step();
@@ -757,33 +815,34 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    /// Whether the next two steps may be a pair: the in-place scheme in its odd state (a local
-    /// half-step next), with the pairing chosen or both half-steps' prefetch distances chosen
+    /// Whether the next two steps may be a pair (in place: the odd state, a local half-step
+    /// next), with the pairing chosen or the prefetch distances of the steps it pairs chosen
     /// (so that the pairs that tune it run at them).
     fn pairs_next(&self) -> bool {
-        let halves = [Pass::AaLocal, Pass::AaPull];
-        self.scheme == Scheme::InPlace
-            && self.odd
-            && (self.pairing.chosen().is_some()
-                || halves.iter().all(|&p| self.prefetch.kept(p).is_some()))
+        let passes: &[Pass] = match self.scheme {
+            Scheme::InPlace if !self.odd => return false,
+            Scheme::InPlace => &[Pass::AaLocal, Pass::AaPull],
+            Scheme::TwoCopy => &[Pass::Fused],
+        };
+        self.pairing.chosen().is_some() || passes.iter().all(|&p| self.prefetch.kept(p).is_some())
     }
 
-    /// Whether [`Lattice::steps`] sweeps this lattice's in-place half-steps in pairs: `None`
-    /// until its tuning has chosen (or [`Lattice::set_paired`] was called), and for the
-    /// two-copy scheme.
+    /// Whether [`Lattice::steps`] sweeps this lattice's steps in pairs: `None` until its
+    /// tuning has chosen (or [`Lattice::set_paired`] was called); `Some(false)` from the start
+    /// for a two-copy lattice that cannot pair (periodic in x with an `LX` that no ring of a
+    /// few planes divides, `kernels::paired`).
     pub fn paired(&self) -> Option<bool> {
-        self.pairing
-            .chosen()
-            .filter(|_| self.scheme == Scheme::InPlace)
-            .map(|c| c == PAIRED)
+        self.pairing.chosen().map(|c| c == PAIRED)
     }
 
-    /// Sweeps the in-place half-steps in pairs (`true`) or one by one (`false`) from now on,
-    /// instead of timing both ways ([`Lattice::steps`]); the results are the same either way,
-    /// only the speed differs (for comparing the two, or for a run whose first steps must not
-    /// be spent tuning). No effect on the two-copy scheme.
+    /// Sweeps the steps in pairs (`true`) or one by one (`false`) from now on, instead of
+    /// timing both ways ([`Lattice::steps`]); the results are the same either way, only the
+    /// speed differs (for comparing the two, or for a run whose first steps must not be spent
+    /// tuning). A lattice that cannot pair ([`Lattice::paired`]) stays unpaired.
     pub fn set_paired(&mut self, paired: bool) {
-        self.pairing.settle(if paired { PAIRED } else { SEPARATE });
+        let can = self.scheme == Scheme::InPlace || self.ring.is_some();
+        self.pairing
+            .settle(if paired && can { PAIRED } else { SEPARATE });
     }
 
     /// Checks every fluid site for NaN and for a Mach number `|u| / (cs √T)` beyond

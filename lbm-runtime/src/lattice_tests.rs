@@ -398,13 +398,15 @@ fn poiseuille_profile() {
     assert!(err < 1e-3, "relative L2 error {err:e}");
 }
 
-/// The in-place half-steps swept in pairs (`Lattice::steps`, see `kernels::paired`) are
-/// bitwise the half-steps swept one by one: every kind of boundary (periodic x, whose halo is
-/// filled between the seams and the sweep and folded after; walls, an obstacle, Zou–He
-/// sides), several layouts and precisions, 1, 2 and 3 workers (as many chunks, whose seams
-/// meet inside the lattice), an odd and an even number of steps (a pair cut by the end).
+/// Steps swept in pairs (`Lattice::steps`, see `kernels::paired`) are bitwise the steps swept
+/// one by one, in both schemes (in place: a local half-step and the next pull; two copies:
+/// two steps through rings of planes): every kind of boundary (periodic x, whose halo is
+/// filled before the sweep, and in place folded after; walls, an obstacle, Zou–He sides, whose
+/// rings take the halo planes of the other copy), several layouts and precisions, 1, 2 and 3
+/// workers (as many chunks, meeting inside the lattice), an odd and an even number of steps (a
+/// pair cut by the end).
 #[test]
-fn paired_half_steps_are_bitwise_the_separate_ones() {
+fn paired_steps_are_bitwise_the_separate_ones() {
     let (lx, ly) = (40, 32);
     let specs = [
         BoundarySpec::periodic(),
@@ -413,26 +415,33 @@ fn paired_half_steps_are_bitwise_the_separate_ones() {
         zou_he_channel(),
     ];
     fn both<L: Layout, T: Real>(spec: &BoundarySpec, size: (usize, usize), steps: u64) {
-        let lattice = || {
-            let mut lat =
-                Lattice::<TestD2Q9, L, T>::new(size.0, size.1, P, Scheme::InPlace, spec).unwrap();
-            lat.set_equilibrium(initial).unwrap();
-            lat
-        };
-        let mut separate = lattice();
-        (0..steps).for_each(|_| separate.step());
-        let mut paired = lattice();
-        paired.set_paired(true);
-        paired.steps(steps);
-        assert_eq!(paired.paired(), Some(true));
-        assert_eq!(
-            paired.paired_sweeps,
-            (steps - 1) / 2,
-            "a pair from each odd state"
-        );
-        let what = format!("{} {} {spec:?} after {steps} steps", L::NAME, T::NAME);
-        assert_eq!(bits(&state(&separate)), bits(&state(&paired)), "{what}");
-        assert_eq!(paired.steps_done(), steps);
+        for scheme in [Scheme::InPlace, Scheme::TwoCopy] {
+            let lattice = || {
+                let mut lat =
+                    Lattice::<TestD2Q9, L, T>::new(size.0, size.1, P, scheme, spec).unwrap();
+                lat.set_equilibrium(initial).unwrap();
+                lat
+            };
+            let mut separate = lattice();
+            (0..steps).for_each(|_| separate.step());
+            let mut paired = lattice();
+            paired.set_paired(true);
+            paired.steps(steps);
+            assert_eq!(paired.paired(), Some(true));
+            // In place a pair starts from each odd state.
+            let pairs = match scheme {
+                Scheme::InPlace => (steps - 1) / 2,
+                Scheme::TwoCopy => steps / 2,
+            };
+            assert_eq!(paired.paired_sweeps, pairs, "{scheme:?}");
+            let what = format!(
+                "{} {} {scheme:?} {spec:?} after {steps} steps",
+                L::NAME,
+                T::NAME
+            );
+            assert_eq!(bits(&state(&separate)), bits(&state(&paired)), "{what}");
+            assert_eq!(paired.steps_done(), steps);
+        }
     }
     let workers = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build();
     for pool in [1, 2, 3].map(|n| workers(n).unwrap()) {
@@ -444,7 +453,8 @@ fn paired_half_steps_are_bitwise_the_separate_ones() {
                     both::<Aos, f32>(spec, (lx, ly), steps);
                     both::<CAoSoa<16>, F16s>(spec, (lx, ly), steps);
                 }
-                // Narrower than two chunks' seams and wave: one chunk, all seam.
+                // Narrower than two chunks' seams and wave: one chunk, all seam; a ring as
+                // wide as the lattice.
                 if spec.solid.is_none() {
                     both::<CAoSoa<8>, f64>(spec, (3, ly), 8);
                 }
@@ -453,21 +463,31 @@ fn paired_half_steps_are_bitwise_the_separate_ones() {
     }
 }
 
-/// A lattice times its half-steps both ways once their prefetch distances have settled, and
-/// keeps one; the two-copy scheme has no pairing.
+/// A lattice times its steps both ways once their prefetch distances have settled, and keeps
+/// one, in either scheme; a periodic two-copy lattice whose `LX` no small ring divides never
+/// pairs.
 #[test]
 fn pairing_is_tuned_after_the_prefetch_distances() {
     let spec = BoundarySpec::channel();
-    let mut lat =
-        Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(16, 64, P, Scheme::InPlace, &spec).unwrap();
-    assert_eq!(lat.paired(), None);
-    lat.steps(200);
-    assert!(lat.tuning_settled());
-    assert!(lat.paired().is_some(), "settled within 200 steps");
-    let mut two =
-        Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(16, 64, P, Scheme::TwoCopy, &spec).unwrap();
-    two.steps(60);
-    assert_eq!(two.paired(), None);
-    two.set_paired(true);
-    assert_eq!(two.paired(), None, "the two-copy scheme is not paired");
+    for scheme in [Scheme::InPlace, Scheme::TwoCopy] {
+        let mut lat = Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(16, 64, P, scheme, &spec).unwrap();
+        assert_eq!(lat.paired(), None);
+        lat.steps(200);
+        assert!(lat.tuning_settled());
+        assert!(
+            lat.paired().is_some(),
+            "{scheme:?} settled within 200 steps"
+        );
+    }
+    // 37 is prime: a ring of 3 to 12 planes cannot hold site x and x ± 37 in one plane.
+    let mut prime =
+        Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(37, 64, P, Scheme::TwoCopy, &spec).unwrap();
+    assert_eq!(prime.paired(), Some(false));
+    prime.set_paired(true);
+    prime.steps(4);
+    assert_eq!((prime.paired(), prime.paired_sweeps), (Some(false), 0));
+    // With walls in x the ring need not divide LX.
+    let walled =
+        Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(37, 64, P, Scheme::TwoCopy, &boxed(37, 64));
+    assert_eq!(walled.unwrap().paired(), None);
 }

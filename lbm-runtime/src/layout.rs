@@ -8,6 +8,8 @@
 //! holds the sites of `x` (halo planes `col < H` and `col ≥ LX + H` hold copies filled from
 //! the periodic image, a neighbour rank or the GPU part of the slab; x-major storage makes a
 //! halo plane contiguous, seed 003 §4). In 2-D a plane is a column of `LY` sites (`LZ = 1`).
+//! A *ring* ([`Dims::ring`]) is a small array of `w` planes in the same layout that holds site
+//! plane `x` at `x mod w` (the CPU's paired two-copy sweep, `kernels::paired`).
 //!
 //! A plane is `LZ` *lines* of `LY` sites: line `z` of plane `col` is storage line
 //! `col·LZ + z`, and the layouts below address lines exactly as the 2-D lattice addresses its
@@ -54,6 +56,12 @@ pub struct Dims {
     pub halo: usize,
     /// Populations per site (`M::Q`).
     pub q: usize,
+    /// `None` for a lattice's own arrays (`LX + 2·halo` stored planes, halos included);
+    /// `Some(w)` for a *ring* of `w` planes that holds site plane `x` at storage plane
+    /// `x mod w`, with the same lines and layout: a worker's window of planes in the CPU's
+    /// paired two-copy sweep (`kernels::paired`), which pulls through it without halos.
+    /// The GPU backend never sees a ring.
+    pub ring: Option<usize>,
 }
 
 impl Dims {
@@ -65,13 +73,25 @@ impl Dims {
             lz: size[2],
             halo: M::HALO,
             q: M::Q,
+            ring: None,
         }
     }
 
-    /// Stored planes (columns in 2-D), halos included: `LX + 2·halo`.
+    /// A ring of `w` planes of this lattice's lines (see [`Dims::ring`]).
+    pub fn ring_of(&self, w: usize) -> Self {
+        Self {
+            ring: Some(w),
+            ..*self
+        }
+    }
+
+    /// Stored planes (columns in 2-D): `LX + 2·halo`, halos included, or the ring's `w`.
     #[inline(always)]
     pub fn ncols(&self) -> usize {
-        self.lx + 2 * self.halo
+        match self.ring {
+            None => self.lx + 2 * self.halo,
+            Some(w) => w,
+        }
     }
 
     /// Stored lines of `LY` sites, halos included: `(LX + 2·halo)·LZ`.
@@ -119,10 +139,14 @@ impl Dims {
         self.len() == 0
     }
 
-    /// Storage column of site column `x` (which may lie in a halo: `-halo ≤ x < LX + halo`).
+    /// Storage column of site column `x` (which may lie in a halo: `-halo ≤ x < LX + halo`):
+    /// `x + halo`, or `x mod w` in a ring of `w` planes (any `x`).
     #[inline(always)]
     pub fn col(&self, x: isize) -> usize {
-        (x + self.halo as isize) as usize
+        match self.ring {
+            None => (x + self.halo as isize) as usize,
+            Some(w) => x.rem_euclid(w as isize) as usize,
+        }
     }
 
     /// `y + dy` on the periodic ring of `LY` sites (`|dy| ≤ LY`).
@@ -436,6 +460,7 @@ mod tests {
         lz: 1,
         halo: 1,
         q: 5,
+        ring: None,
     };
 
     /// Every (i, col, s) gets a distinct index inside the array, in 2-D and in 3-D: the

@@ -297,6 +297,11 @@ impl<'a, T: Real> Pops<'a, T> {
         Self { raw, rest }
     }
 
+    /// Another array of the same populations, stored relative to the same rest values.
+    pub(crate) fn with_raw(self, raw: RawBuf<'a, T::Stored>) -> Self {
+        Self { raw, ..self }
+    }
+
     /// The value of population `i`'s element `e`.
     #[inline(always)]
     pub(crate) fn get(&self, e: usize, i: usize) -> T {

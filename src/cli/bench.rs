@@ -556,8 +556,8 @@ impl Table<'_> {
         );
         println!(
             "(tuned: the prefetch distance each pass kept, timed in its first sweeps, and the \
-             two-copy step's kind of store; in place: its pull / local half-steps, and whether \
-             they run paired, a local and the next pull in one sweep; fused rows per time step)"
+             two-copy step's kind of store; in place: its pull / local half-steps; then whether \
+             the fused step runs paired, two steps in one sweep; fused rows per time step)"
         );
         println!(
             "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}  tuned",
@@ -705,7 +705,7 @@ fn print_row(layout: &str, t: &KernelTiming, Limits { bw, peak }: Limits) {
 }
 
 /// What the lattice's tuning kept for the timed kernel, pass by pass (`-`: not tuned), and for
-/// the in-place step whether its half-steps were swept in pairs (`, paired` or `, separate`).
+/// the fused step whether it swept two steps at once (`, paired` or `, separate`).
 fn tuned(t: &KernelTiming) -> String {
     let pairing = match t.paired {
         Some(true) => ", paired",

@@ -1,5 +1,5 @@
-//! Shared by the lattice tests: a lattice's state as bits, and the paired in-place half-steps
-//! against the half-steps one by one.
+//! Shared by the lattice tests: a lattice's state as bits, and the steps swept in pairs against
+//! the steps one by one.
 
 use lbm::{Lattice, Layout, Model, Real};
 
@@ -17,9 +17,9 @@ pub fn state_bits<M: Model, L: Layout, T: Real>(lat: &Lattice<M, L, T>) -> Vec<u
     out
 }
 
-/// Asserts that `steps` steps of a fresh in-place `lattice()` give the same bits with the
-/// half-steps swept in pairs (`Lattice::steps` after `set_paired(true)`) as with `step` after
-/// `step`, on 1, 2 and 3 workers (as many chunks, whose seams meet inside the lattice).
+/// Asserts that `steps` steps of a fresh `lattice()` (either scheme) give the same bits swept
+/// in pairs (`Lattice::steps` after `set_paired(true)`, which it checks took) as with `step`
+/// after `step`, on 1, 2 and 3 workers (as many chunks, which meet inside the lattice).
 pub fn assert_pairs_match<M: Model, L: Layout, T: Real>(
     lattice: impl Fn() -> Lattice<M, L, T> + Sync,
     steps: u64,
@@ -35,6 +35,7 @@ pub fn assert_pairs_match<M: Model, L: Layout, T: Real>(
             (0..steps).for_each(|_| separate.step());
             let mut paired = lattice();
             paired.set_paired(true);
+            assert_eq!(paired.paired(), Some(true), "{what}");
             paired.steps(steps);
             let bits = state_bits(&separate);
             assert_eq!(bits, state_bits(&paired), "{what}, {threads} workers");

@@ -189,6 +189,7 @@ mod tests {
         lz: 1,
         halo: 3,
         q: 7,
+        ring: None,
     };
 
     /// The affine model reproduces `Layout::index` for every population, column and row.

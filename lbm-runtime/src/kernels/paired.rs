@@ -1,8 +1,11 @@
-//! The in-place scheme's two half-steps in one sweep: an AA local half-step (odd → even) and
-//! the pull half-step after it (even → odd), column by column, so that each column comes from
-//! memory once per two time steps instead of twice (temporal blocking by a wavefront; Wellein
-//! et al. 2006 for the idea; Bailey et al. 2009 for the AA pattern of seed 000 §4).
+//! Two time steps in one sweep, column by column, so that each column comes from memory once
+//! per two time steps instead of twice (temporal blocking by a wavefront; Wellein et al. 2006
+//! for the idea): in place, an AA local half-step and the pull half-step after it
+//! ([`PairedSweep`]; Bailey et al. 2009 for the AA pattern of seed 000 §4); with two copies,
+//! two fused steps, the first one's columns passing through a ring of planes per worker
+//! ([`PairedCopy`]).
 //!
+//! # In place
 //! The pull half-step of site column `x` reads and writes elements of columns `x − H ..= x + H`
 //! (`H` the model's halo), and needs them after the local half-step. So each worker walks a
 //! contiguous chunk of columns, taking the local half-step of column `x + H` just before the
@@ -22,11 +25,29 @@
 //! 543–558 → 595–606 and 669–1047 → 937–1214. D2Q37 f64 1024×2048 (compute-bound): 35–37 →
 //! 37–42. Whether it pays on a given machine and lattice (a column larger than the caches
 //! gains nothing) is timed while the lattice runs ([`crate::Lattice::paired`]).
+//!
+//! # Two copies
+//! Two fused two-copy steps cannot share one sweep over the two arrays: the first step would
+//! have to write the whole second array, whose lines then come from memory for the stores
+//! (write-allocate) and go back later, which costs what the reuse saves (measured: 0.74–0.86
+//! of the separate steps). So the first step writes into a *ring* of `w ≥ 2H + 1` planes
+//! ([`Dims::ring`]) that each worker keeps to itself and that stays in the caches, and the
+//! second pulls from the ring, `H` planes behind, into the other array: per two steps one
+//! array is read and the other written once, as in a single step ([`PairedCopy`]).
+//!
+//! Measured in a scratch binary, the lattices stepped two steps at a time in turn in one
+//! process (two Zen 4 cores, the memory mostly in its slow state, MLUPS two-copy separate →
+//! paired): D2Q9 4096² CAoSoA⟨8⟩ f64 302–322 → 361–386, CAoSoA⟨16⟩ f32 549–646 → 868–880;
+//! D2Q37 f64 1024×2048 26.6–30.1 → 30.3–38.4, where the in-place step (paired) ran 31.7–35.4.
+//! In the `lbm` binary (`lbm bench`, the same library code) the tuning kept the separate steps
+//! for D2Q37 and for CAoSoA in four of five runs, the paired ones for CSoA; whether it pays is
+//! timed while the lattice runs, as in place.
 
 use rayon::prelude::*;
 
-use super::{fill_halo, line, Job, Line, Offsets, Pass, Scratch};
-use crate::layout::{Layout, WithVl};
+use super::{copy_column, fill_halo, line, Job, Line, Offsets, Pass, Scratch, Stores};
+use crate::layout::{Dims, Layout, WithVl};
+use crate::storage::RawBuf;
 use crate::{Model, Real};
 
 /// The two half-steps to sweep together: `local` (odd → even) then `pull` (even → odd), over
@@ -52,7 +73,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedSweep<'_, M, L, T> {
         let d = local.d;
         let offsets = |job: &Job<M, L, T>| -> Vec<Offsets> {
             (0..d.lz)
-                .map(|z| Offsets::new::<M, L, T>(&d, z, job.pass, job.prefetch_bytes))
+                .map(|z| Offsets::new(job, super::Line { x: 0, z }))
                 .collect()
         };
         let (lo, po) = (offsets(local), offsets(pull));
@@ -79,6 +100,110 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedSweep<'_, M, L, T> {
                     column(local, &lo, ahead, &mut s);
                 }
                 column(pull, &po, x, &mut s);
+            }
+        });
+    }
+}
+
+/// Two fused two-copy steps in one sweep, `src → ring → dst`: the first step's
+/// (`first`, from the lattice's current array) of each column goes to a small ring of planes
+/// that stays in the caches ([`Dims::ring`]), and the second step (`second`, into the
+/// lattice's other array) pulls from that ring, `H` columns behind. Each worker walks its
+/// chunk of columns with a ring of its own, taking the first step of the `H` columns each side
+/// of its chunk as well (they belong to its neighbours, who take them too): nothing is
+/// written that another worker reads, so there are no seams. The current array is read once
+/// and the other written once per two steps instead of twice.
+///
+/// Where a chunk's first step reaches beyond the lattice's edges in x, a periodic lattice takes
+/// it at the periodic image (its halo filled before, as before any two-copy step; site `x` and
+/// `x ± LX` share a ring plane since the ring's width divides `LX`), and a lattice with walls
+/// copies the other array's halo plane into the ring instead (what the second step would pull
+/// from there one step at a time). The results are bitwise those of two steps
+/// (`lattice_tests::paired_copies_are_bitwise_the_separate_steps`).
+pub(crate) struct PairedCopy<'a, M: Model, L: Layout, T: Real> {
+    /// The first step: the lattice's current array to the rings (its `dst` is replaced).
+    pub first: Job<'a, M, L, T>,
+    /// The second step: the rings to the lattice's other array (its `src` is replaced).
+    pub second: Job<'a, M, L, T>,
+    /// One ring per chunk ([`PairedCopy::chunks`]), each of `ring.len()` elements.
+    pub rings: Vec<RawBuf<'a, T::Stored>>,
+    /// The rings' addressing ([`PairedCopy::ring`]).
+    pub ring: Dims,
+    /// Whether x is periodic.
+    pub periodic: bool,
+}
+
+impl<M: Model, L: Layout, T: Real> PairedCopy<'_, M, L, T> {
+    /// The ring of planes a paired two-copy sweep of a lattice of shape `d` pulls through: the
+    /// fewest planes that hold the `2H + 1` a pull reads and, with periodic x, divide `LX`;
+    /// `None` where that takes more than `4(2H + 1)` planes (a periodic `LX` with no small
+    /// divisor: the ring would not stay in the caches).
+    pub(crate) fn ring(d: &Dims, periodic: bool) -> Option<Dims> {
+        let least = 2 * d.halo + 1;
+        (least..=(4 * least).min(d.lx))
+            .find(|&w| !periodic || d.lx.is_multiple_of(w))
+            .map(|w| d.ring_of(w))
+    }
+
+    /// How many chunks (and rings) a sweep of a lattice of shape `d` takes on the current
+    /// rayon pool.
+    pub(crate) fn chunks(d: &Dims) -> usize {
+        Chunks::new(d.lx, d.halo, rayon::current_num_threads()).n
+    }
+}
+
+impl<M: Model, L: Layout, T: Real> WithVl for PairedCopy<'_, M, L, T> {
+    type Output = ();
+
+    fn run<const VL: usize>(self) {
+        let (first, second) = (&self.first, &self.second);
+        debug_assert_eq!((first.pass, second.pass), (Pass::Fused, Pass::Fused));
+        let (d, ring) = (first.d, self.ring);
+        let chunks = Chunks::new(d.lx, d.halo, self.rings.len());
+        debug_assert_eq!(chunks.n, self.rings.len());
+        let (lx, h) = (d.lx as isize, d.halo as isize);
+        (0..chunks.n).into_par_iter().for_each(|c| {
+            let buf = self.rings[c];
+            let first = Job {
+                dst: first.dst.with_raw(buf),
+                dst_d: ring,
+                stores: Stores::Plain,
+                cols: 0..0,
+                ..*first
+            };
+            let second = Job {
+                src: second.src.with_raw(buf),
+                src_d: ring,
+                cols: 0..0,
+                ..*second
+            };
+            // The first step's offsets are those of any column; the second's depend on where
+            // in the ring its column lies.
+            let at = |x: usize| (0..d.lz).map(move |z| Line { x, z });
+            let o1: Vec<Offsets> = at(0).map(|l| Offsets::new(&first, l)).collect();
+            let o2: Vec<Vec<Offsets>> = (0..ring.ncols())
+                .map(|slot| at(slot).map(|l| Offsets::new(&second, l)).collect())
+                .collect();
+            let mut s = Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len());
+            let step1 = |x: isize, s: &mut Scratch<T, VL>| {
+                if (0..lx).contains(&x) || self.periodic {
+                    let x = x.rem_euclid(lx) as usize;
+                    at(x).zip(&o1).for_each(|(l, o)| line(&first, o, l, s));
+                } else {
+                    let other = (&self.second.dst.raw, &d, d.col(x));
+                    (0..d.q)
+                        .for_each(|i| copy_column::<L, _>(other, (&buf, &ring, ring.col(x)), i));
+                }
+            };
+            let cols = chunks.cols(c);
+            let (start, end) = (cols.start as isize, cols.end as isize);
+            (start - h..start + h).for_each(|x| step1(x, &mut s));
+            for x in start..end {
+                step1(x + h, &mut s);
+                let o = &o2[ring.col(x)];
+                at(x as usize)
+                    .zip(o)
+                    .for_each(|(l, o)| line(&second, o, l, &mut s));
             }
         });
     }
@@ -117,6 +242,36 @@ impl Chunks {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::TestD2Q9;
+    use crate::CAoSoa;
+
+    /// A ring holds the `2H + 1` planes a pull reads; with periodic x it divides `LX`, and no
+    /// ring is wider than `4(2H + 1)` planes or the lattice.
+    #[test]
+    fn rings_fit_the_pull_and_the_periodic_wrap() {
+        let ring = |lx: usize, halo: usize, periodic: bool| {
+            let d = Dims {
+                halo,
+                ..Dims::of::<TestD2Q9>([lx, 64, 1])
+            };
+            let r = PairedCopy::<TestD2Q9, CAoSoa<8>, f64>::ring(&d, periodic);
+            r.map(|r| {
+                (
+                    r.ncols(),
+                    r.len() / r.ncols(),
+                    r.col(-1),
+                    r.col(lx as isize),
+                )
+            })
+        };
+        let plane = 64 * 9;
+        assert_eq!(ring(40, 1, true), Some((4, plane, 3, 0)));
+        assert_eq!(ring(40, 1, false), Some((3, plane, 2, 1)));
+        assert_eq!(ring(50, 3, true), Some((10, plane, 9, 0)));
+        assert_eq!(ring(37, 1, true), None, "37 is prime");
+        assert_eq!(ring(37, 1, false).map(|r| r.0), Some(3));
+        assert_eq!(ring(5, 3, false), None, "narrower than a pull");
+    }
 
     /// Chunks cover the columns once, in order; seams are the `halo` columns each side of
     /// every chunk's start, wrapping at 0; short lattices get fewer chunks than workers.
