@@ -17,7 +17,7 @@
 //! read or written by two sites of one half-step (the race-freedom argument of the AA
 //! pattern, `crate::kernels`), and each pull finds every column it touches already past its
 //! local half-step: the results are bitwise those of the two half-steps swept one after the
-//! other (`lattice_tests::paired_half_steps_are_bitwise_the_separate_ones`).
+//! other (`lattice_tests::paired_steps_are_bitwise_the_separate_ones`).
 //!
 //! Measured against the two separate sweeps (D2Q9 4096², two Zen 4 cores, alternated in
 //! one process, MLUPS, the memory in its slow state, read-modify-write ≈ 53 GB/s): CAoSoA⟨8⟩
@@ -105,10 +105,10 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedSweep<'_, M, L, T> {
     }
 }
 
-/// Two fused two-copy steps in one sweep, `src → ring → dst`: the first step's
-/// (`first`, from the lattice's current array) of each column goes to a small ring of planes
-/// that stays in the caches ([`Dims::ring`]), and the second step (`second`, into the
-/// lattice's other array) pulls from that ring, `H` columns behind. Each worker walks its
+/// Two fused two-copy steps in one sweep, `src → ring → dst`: the first step (`first`, from
+/// the lattice's current array) writes each column into a small ring of planes that stays in
+/// the caches ([`Dims::ring`]), and the second step (`second`, into the lattice's other
+/// array) pulls from that ring, `H` columns behind. Each worker walks its
 /// chunk of columns with a ring of its own, taking the first step of the `H` columns each side
 /// of its chunk as well (they belong to its neighbours, who take them too): nothing is
 /// written that another worker reads, so there are no seams. The current array is read once
@@ -119,7 +119,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedSweep<'_, M, L, T> {
 /// `x ± LX` share a ring plane since the ring's width divides `LX`), and a lattice with walls
 /// copies the other array's halo plane into the ring instead (what the second step would pull
 /// from there one step at a time). The results are bitwise those of two steps
-/// (`lattice_tests::paired_copies_are_bitwise_the_separate_steps`).
+/// (`lattice_tests::paired_steps_are_bitwise_the_separate_ones`).
 pub(crate) struct PairedCopy<'a, M: Model, L: Layout, T: Real> {
     /// The first step: the lattice's current array to the rings (its `dst` is replaced).
     pub first: Job<'a, M, L, T>,
