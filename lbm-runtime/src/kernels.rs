@@ -818,18 +818,16 @@ fn aa_pull_line<M: Model, L: Layout, T: Real, const VL: usize>(
     at: Line,
     s: &mut Scratch<T, VL>,
 ) {
-    let d = &job.d;
-    let col = at.shifted(d, 0, 0);
     let lines = Lines::of(job, at);
     let sites = job.bc.line(at.x, at.z);
     let mut cursor = 0;
-    for k in 0..L::clusters(d) {
+    for k in 0..L::clusters(&job.d) {
         let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
             collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), lines, k, &mut s.fl);
         } else {
             gather_pull::<M, L, T, VL>(job, at, k, here, s, true);
-            collide::<M, L, T, VL>(job, col, k, s);
+            collide::<M, L, T, VL>(job, lines.site, k, s);
             push::<M, L, T, VL>(job, at, k, here, &s.cl);
         }
     }
@@ -895,9 +893,7 @@ fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
     at: Line,
     s: &mut Scratch<T, VL>,
 ) {
-    let d = &job.d;
-    let col = at.shifted(d, 0, 0);
-    let lines = Lines::of(job, at);
+    let (d, lines) = (&job.src_d, Lines::of(job, at));
     let sites = job.bc.line(at.x, at.z);
     let mut cursor = 0;
     for k in 0..L::clusters(d) {
@@ -908,14 +904,17 @@ fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
         }
         for (i, v) in s.cl.iter_mut().enumerate() {
             let opp = M::OPPOSITE[i];
-            *v = job.src.load::<VL>(L::cluster_base(d, opp, col, k), opp);
+            *v = job
+                .src
+                .load::<VL>(L::cluster_base(d, opp, lines.src, k), opp);
         }
         for site in here {
             local_site_bc::<M, L, T, VL>(job, site, s);
         }
-        collide::<M, L, T, VL>(job, col, k, s);
+        collide::<M, L, T, VL>(job, lines.site, k, s);
         for (i, v) in s.cl.iter().enumerate() {
-            job.src.store::<VL>(L::cluster_base(d, i, col, k), i, *v);
+            job.src
+                .store::<VL>(L::cluster_base(d, i, lines.src, k), i, *v);
         }
     }
 }

@@ -129,10 +129,8 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     /// Whether [`Lattice::steps`] sweeps two steps in pairs, tuned while the lattice runs:
     /// candidate [`SEPARATE`] or [`PAIRED`].
     pairing: Tuner,
-    /// The two-copy scheme's paired sweep: the addressing of its rings of planes (`None`:
-    /// the lattice cannot pair, [`PairedCopy::ring`]) and the rings, one per chunk, allocated
-    /// when first needed.
-    ring: Option<Dims>,
+    /// The rings of planes of the two-copy scheme's paired sweep ([`Lattice::ring`]), one per
+    /// chunk, allocated when first needed.
     rings: Vec<AlignedBuf<T::Stored>>,
     /// Paired sweeps taken (what the tests check was exercised).
     #[cfg(test)]
@@ -180,14 +178,6 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         M::validate(&params)?;
         let d = Dims::of::<M>(size);
         let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
-        let ring = match scheme {
-            Scheme::TwoCopy => PairedCopy::<M, L, T>::ring(&d, bc.x_periodic()),
-            Scheme::InPlace => None,
-        };
-        let mut pairing = Tuner::new(2);
-        if scheme == Scheme::TwoCopy && ring.is_none() {
-            pairing.settle(SEPARATE);
-        }
         let mut lat = Self {
             d,
             params,
@@ -201,15 +191,32 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             step: 0,
             max_mach: default_max_mach::<M>(),
             prefetch: Prefetch::new(Stores::candidates(scheme, d.len() * T::BYTES)),
-            pairing,
-            ring,
+            pairing: Tuner::new(2),
             rings: Vec::new(),
             #[cfg(test)]
             paired_sweeps: 0,
             _m: PhantomData,
         };
         lat.fill_rest();
+        if !lat.can_pair() {
+            lat.pairing.settle(SEPARATE);
+        }
         Ok(lat)
+    }
+
+    /// The addressing of the rings of planes the two-copy scheme's paired sweep pulls through
+    /// ([`PairedCopy::ring`]); `None` in place and where no ring fits.
+    fn ring(&self) -> Option<Dims> {
+        match self.scheme {
+            Scheme::TwoCopy => PairedCopy::<M, L, T>::ring(&self.d, self.bc.x_periodic()),
+            Scheme::InPlace => None,
+        }
+    }
+
+    /// Whether [`Lattice::steps`] can sweep two steps in one: always in place; with two
+    /// copies where a ring fits.
+    fn can_pair(&self) -> bool {
+        self.scheme == Scheme::InPlace || self.ring().is_some()
     }
 
     /// Every site, halos included, at rest: `f_i = w_i`.
@@ -620,7 +627,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Two fused two-copy steps in one sweep through rings of planes ([`PairedCopy`]).
     fn step_paired_copies(&mut self) {
         let ring = self
-            .ring
+            .ring()
             .expect("a two-copy lattice pairs only where a ring fits");
         let n = PairedCopy::<M, L, T>::chunks(&self.d);
         let mut rings = std::mem::take(&mut self.rings);
@@ -840,9 +847,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// speed differs (for comparing the two, or for a run whose first steps must not be spent
     /// tuning). A lattice that cannot pair ([`Lattice::paired`]) stays unpaired.
     pub fn set_paired(&mut self, paired: bool) {
-        let can = self.scheme == Scheme::InPlace || self.ring.is_some();
-        self.pairing
-            .settle(if paired && can { PAIRED } else { SEPARATE });
+        let paired = paired && self.can_pair();
+        self.pairing.settle(if paired { PAIRED } else { SEPARATE });
     }
 
     /// Checks every fluid site for NaN and for a Mach number `|u| / (cs √T)` beyond
