@@ -358,7 +358,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// Bytes of population storage (both copies for the two-copy scheme; not counting the
-    /// rings of its paired sweep, a few planes per worker, `kernels::paired`).
+    /// rings of its paired sweep, a few planes per worker that fit together in the last-level
+    /// cache, `kernels::paired`).
     pub fn storage_bytes(&self) -> usize {
         let copies = if self.g.is_some() { 2 } else { 1 };
         copies * self.d.len() * T::BYTES
@@ -804,7 +805,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         while left > 0 {
             if left >= 2 && self.pairs_next() {
                 let start = Instant::now();
-                if self.pairing.next() == PAIRED {
+                // A ring that fitted the caches with the workers of the pool the pairing was
+                // chosen on may not with this pool's (`PairedCopy::ring`): then one by one.
+                if self.pairing.next() == PAIRED && self.can_pair() {
                     self.step_paired();
                 } else {
                     self.step();
@@ -836,8 +839,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// Whether [`Lattice::steps`] sweeps this lattice's steps in pairs: `None` until its
     /// tuning has chosen (or [`Lattice::set_paired`] was called); `Some(false)` from the start
-    /// for a two-copy lattice that cannot pair (periodic in x with an `LX` that no ring of a
-    /// few planes divides, `kernels::paired`).
+    /// for a two-copy lattice that cannot pair: periodic in x with an `LX` that no ring of a
+    /// few planes divides, or with rings (one per worker) that would not fit together in the
+    /// last-level cache (`kernels::paired`).
     pub fn paired(&self) -> Option<bool> {
         self.pairing.chosen().map(|c| c == PAIRED)
     }

@@ -1,5 +1,6 @@
 //! Unit tests of the lattice and kernels with the hand-written D2Q9 of [`crate::testing`].
 
+use crate::layout::Dims;
 use crate::testing::{TestD2Q9, TestParams};
 use crate::{
     Aos, BoundarySpec, CAoSoa, CSoa, F16s, Kernel, Lattice, Layout, LbmError, Real, Scheme, Soa,
@@ -490,4 +491,61 @@ fn pairing_is_tuned_after_the_prefetch_distances() {
     let walled =
         Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(37, 64, P, Scheme::TwoCopy, &boxed(37, 64));
     assert_eq!(walled.unwrap().paired(), None);
+}
+
+/// The paired two-copy sweep's rings, one per worker, must fit together in half the last-level
+/// cache (`kernels::paired::ring_budget`). A lattice whose ring fits alone but not beside a
+/// second one pairs on one worker; stepped on two, it steps one by one, with the bits of the
+/// steps it would have taken. A lattice whose ring alone is too large never pairs, even when
+/// asked. Where the cache's size cannot be read, both pair. (The lattices take about 10 times
+/// the cache's size.)
+#[test]
+fn rings_pair_only_within_the_last_level_cache() {
+    type Lat = Lattice<TestD2Q9, CAoSoa<8>, f64>;
+    let spec = BoundarySpec::channel();
+    let workers = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let (one, two) = (workers(1), workers(2));
+    // Periodic x, LX = 16: two chunks on two workers, rings of 4 planes of this many bytes.
+    let lx = 16;
+    let ring_bytes = |ly| Dims::of::<TestD2Q9>([lx, ly, 1]).ring_of(4).len() * 8;
+    let budget = crate::kernels::ring_budget();
+    let most = budget.unwrap_or(1 << 20);
+    let mut ly = most / ring_bytes(8) * 8;
+    while ring_bytes(ly) > most {
+        ly -= 8;
+    }
+    assert!(2 * ring_bytes(ly) > most);
+
+    let lattice = || {
+        let mut lat = Lat::new(lx, ly, P, Scheme::TwoCopy, &spec).unwrap();
+        lat.set_equilibrium(initial).unwrap();
+        lat
+    };
+    let mut paired = one.install(|| {
+        let mut lat = lattice();
+        lat.set_paired(true);
+        lat.steps(2);
+        lat
+    });
+    assert_eq!((paired.paired(), paired.paired_sweeps), (Some(true), 1));
+    two.install(|| paired.steps(4));
+    let pairs_on_two = if budget.is_some() { 1 } else { 3 };
+    assert_eq!(paired.paired_sweeps, pairs_on_two);
+    let mut separate = lattice();
+    (0..6).for_each(|_| separate.step());
+    assert_eq!(bits(&state(&separate)), bits(&state(&paired)));
+    drop((paired, separate));
+
+    // LX = 4: one chunk, a ring of 4 planes, about twice the budget.
+    let wide = one.install(|| {
+        let mut lat = Lat::new(4, 2 * ly, P, Scheme::TwoCopy, &spec).unwrap();
+        lat.set_paired(true);
+        lat.paired()
+    });
+    assert_eq!(wide, Some(budget.is_none()));
 }

@@ -40,8 +40,11 @@
 //! paired): D2Q9 4096² CAoSoA⟨8⟩ f64 302–322 → 361–386, CAoSoA⟨16⟩ f32 549–646 → 868–880;
 //! D2Q37 f64 1024×2048 26.6–30.1 → 30.3–38.4, where the in-place step (paired) ran 31.7–35.4.
 //! In the `lbm` binary (`lbm bench`, the same library code) the tuning kept the separate steps
-//! for D2Q37 and for CAoSoA in four of five runs, the paired ones for CSoA; whether it pays is
-//! timed while the lattice runs, as in place.
+//! for D2Q37 and for CAoSoA in four of five runs that night, the paired ones for CSoA; the
+//! next night it kept the paired sweep for D2Q37 in every run. Whether it pays is timed while
+//! the lattice runs, as in place, among the lattices whose rings fit in half the last-level
+//! cache ([`super::ring_budget`]): larger rings gained nothing measurable, and the bound keeps their
+//! memory small.
 
 use rayon::prelude::*;
 
@@ -135,14 +138,21 @@ pub(crate) struct PairedCopy<'a, M: Model, L: Layout, T: Real> {
 
 impl<M: Model, L: Layout, T: Real> PairedCopy<'_, M, L, T> {
     /// The ring of planes a paired two-copy sweep of a lattice of shape `d` pulls through: the
-    /// fewest planes that hold the `2H + 1` a pull reads and, with periodic x, divide `LX`;
-    /// `None` where that takes more than `4(2H + 1)` planes (a periodic `LX` with no small
-    /// divisor: the ring would not stay in the caches).
+    /// fewest planes that hold the `2H + 1` a pull reads and, with periodic x, divide `LX`.
+    /// `None` where no ring would stay in the caches, which is what the pairing gains by: where
+    /// that takes more than `4(2H + 1)` planes (a periodic `LX` with no small divisor), or
+    /// where the rings of all chunks ([`PairedCopy::chunks`] on the current rayon pool) would
+    /// take more than [`super::ring_budget`]. That bound also keeps the rings' memory, which the
+    /// lattice's storage figures leave out, below the cache's size.
     pub(crate) fn ring(d: &Dims, periodic: bool) -> Option<Dims> {
         let least = 2 * d.halo + 1;
-        (least..=(4 * least).min(d.lx))
+        let ring = (least..=(4 * least).min(d.lx))
             .find(|&w| !periodic || d.lx.is_multiple_of(w))
-            .map(|w| d.ring_of(w))
+            .map(|w| d.ring_of(w))?;
+        let bytes = Self::chunks(d) * ring.len() * std::mem::size_of::<T::Stored>();
+        super::ring_budget()
+            .is_none_or(|budget| bytes <= budget)
+            .then_some(ring)
     }
 
     /// How many chunks (and rings) a sweep of a lattice of shape `d` takes on the current
