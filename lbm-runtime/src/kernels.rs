@@ -86,12 +86,11 @@ pub(crate) fn last_level_cache() -> Option<usize> {
 /// The most bytes the rings of a paired two-copy sweep ([`PairedCopy`]) may take together:
 /// half the last-level cache (read from the machine, [`crate::metrics::last_level_cache`];
 /// `None`, no bound, where it cannot be read), the other half left to the lines the sweep
-/// streams through. Measured
-/// on two Zen 4 workers beside a 32 MiB L3 (a scratch binary, paired against separate steps in
-/// turn, three rounds each), paired / separate: D3Q19 f64 CAoSoA⟨8⟩ 256³, rings of 80 MB,
-/// 0.85–0.98; 160³, 31 MB, 0.85–0.95; 128³, 20 MB, 0.87–1.11 (two lattices both stepping
-/// separately, timed the same way, read 0.86–1.10: no gain beyond that noise); D2Q37 f64
-/// 1024×2048, 9.7 MB, 1.2–1.3; D2Q9 4096², 2.4 MB, 1.1–1.6.
+/// streams through. Measured on two Zen 4 workers beside a 32 MiB L3 (a scratch binary, paired
+/// against separate steps in turn, three rounds each), paired / separate: D3Q19 f64 CAoSoA⟨8⟩
+/// 256³, rings of 80 MB, 0.85–0.98; 160³, 31 MB, 0.85–0.95; 128³, 20 MB, 0.87–1.11 (two
+/// lattices both stepping separately, timed the same way, read 0.86–1.10: no gain beyond that
+/// noise); D2Q37 f64 1024×2048, 9.7 MB, 1.2–1.3; D2Q9 4096², 2.4 MB, 1.1–1.6.
 pub(crate) fn ring_budget() -> Option<usize> {
     last_level_cache().map(|llc| llc / 2)
 }

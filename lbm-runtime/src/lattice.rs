@@ -358,8 +358,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// Bytes of population storage (both copies for the two-copy scheme; not counting the
-    /// rings of its paired sweep, a few planes per worker that fit together in the last-level
-    /// cache, `kernels::paired`).
+    /// rings of its paired sweep, a few planes per worker that fit together in half the
+    /// last-level cache, `kernels::paired`).
     pub fn storage_bytes(&self) -> usize {
         let copies = if self.g.is_some() { 2 } else { 1 };
         copies * self.d.len() * T::BYTES
@@ -840,8 +840,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Whether [`Lattice::steps`] sweeps this lattice's steps in pairs: `None` until its
     /// tuning has chosen (or [`Lattice::set_paired`] was called); `Some(false)` from the start
     /// for a two-copy lattice that cannot pair: periodic in x with an `LX` that no ring of a
-    /// few planes divides, or with rings (one per worker) that would not fit together in the
-    /// last-level cache (`kernels::paired`).
+    /// few planes divides, or with rings (one per worker) that would not fit together in half
+    /// the last-level cache (`kernels::paired`).
     pub fn paired(&self) -> Option<bool> {
         self.pairing.chosen().map(|c| c == PAIRED)
     }

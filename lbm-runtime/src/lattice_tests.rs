@@ -494,11 +494,11 @@ fn pairing_is_tuned_after_the_prefetch_distances() {
 }
 
 /// The paired two-copy sweep's rings, one per worker, must fit together in half the last-level
-/// cache (`kernels::paired::ring_budget`). A lattice whose ring fits alone but not beside a
+/// cache (`kernels::ring_budget`). A lattice whose ring fits alone but not beside a
 /// second one pairs on one worker; stepped on two, it steps one by one, with the bits of the
 /// steps it would have taken. A lattice whose ring alone is too large never pairs, even when
-/// asked. Where the cache's size cannot be read, both pair. (The lattices take about 10 times
-/// the cache's size.)
+/// asked. Where the cache's size cannot be read, both pair. (The lattices take up to 8 times the
+/// cache's size.)
 #[test]
 fn rings_pair_only_within_the_last_level_cache() {
     type Lat = Lattice<TestD2Q9, CAoSoa<8>, f64>;

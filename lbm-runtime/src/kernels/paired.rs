@@ -43,8 +43,8 @@
 //! for D2Q37 and for CAoSoA in four of five runs that night, the paired ones for CSoA; the
 //! next night it kept the paired sweep for D2Q37 in every run. Whether it pays is timed while
 //! the lattice runs, as in place, among the lattices whose rings fit in half the last-level
-//! cache ([`super::ring_budget`]): larger rings gained nothing measurable, and the bound keeps their
-//! memory small.
+//! cache ([`super::ring_budget`]): larger rings gained nothing measurable, and the bound keeps
+//! their memory small.
 
 use rayon::prelude::*;
 
@@ -142,8 +142,8 @@ impl<M: Model, L: Layout, T: Real> PairedCopy<'_, M, L, T> {
     /// `None` where no ring would stay in the caches, which is what the pairing gains by: where
     /// that takes more than `4(2H + 1)` planes (a periodic `LX` with no small divisor), or
     /// where the rings of all chunks ([`PairedCopy::chunks`] on the current rayon pool) would
-    /// take more than [`super::ring_budget`]. That bound also keeps the rings' memory, which the
-    /// lattice's storage figures leave out, below the cache's size.
+    /// take more than [`super::ring_budget`]. That bound also keeps the rings' memory, which
+    /// the lattice's storage figures leave out, below the cache's size.
     pub(crate) fn ring(d: &Dims, periodic: bool) -> Option<Dims> {
         let least = 2 * d.halo + 1;
         let ring = (least..=(4 * least).min(d.lx))
