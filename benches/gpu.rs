@@ -10,10 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::measurement::WallTime;
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use lbm::gpu::probe::fma_gflops;
-use lbm::gpu::{bench::fused_mlups, AdapterChoice, GpuContext, GpuLattice, GpuOptions};
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::gpu::{AdapterChoice, GpuContext, GpuLattice, GpuOptions, bench::fused_mlups};
+use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params};
 use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Kernel, Layout, Model, Real, Scheme, Soa};
 
 fn context() -> Option<Arc<GpuContext>> {
@@ -31,11 +31,7 @@ fn context() -> Option<Arc<GpuContext>> {
 }
 
 /// Times `iters` submissions of kernel `k` and waits once.
-fn timed<M: Model, L: Layout, T: Real>(
-    lat: &mut GpuLattice<M, L, T>,
-    k: Kernel,
-    iters: u64,
-) -> Duration {
+fn timed<M: Model, T: Real>(lat: &mut GpuLattice<M, T>, k: Kernel, iters: u64) -> Duration {
     let t0 = Instant::now();
     for _ in 0..iters {
         lat.run_kernel(k)
@@ -59,8 +55,9 @@ fn bench<M: Model, L: Layout, T: Real>(
         return;
     }
     let spec = BoundarySpec::periodic();
-    let mut lat = GpuLattice::<M, L, T>::new(ctx, lx, ly, params.clone(), Scheme::TwoCopy, &spec)
-        .expect("benchmark lattice fits");
+    let mut lat =
+        GpuLattice::<M, T>::new(ctx, L::KIND, lx, ly, params.clone(), Scheme::TwoCopy, &spec)
+            .expect("benchmark lattice fits");
     // Kernels are timed a step at a time, which does not tune: the fused step's workgroup
     // size is chosen first.
     lat.tune_workgroup();
@@ -68,7 +65,14 @@ fn bench<M: Model, L: Layout, T: Real>(
         let name = format!("{}/{}/{:?}", L::NAME, T::NAME, k);
         g.bench_function(name, |b| b.iter_custom(|iters| timed(&mut lat, k, iters)));
     }
-    match fused_mlups::<M, L, T>(ctx, [lx, ly, 1], params.clone(), Scheme::TwoCopy, 50) {
+    match fused_mlups::<M, T>(
+        ctx,
+        L::KIND,
+        [lx, ly, 1],
+        params.clone(),
+        Scheme::TwoCopy,
+        50,
+    ) {
         Ok(r) => println!("{r}"),
         Err(e) => println!("{} {} {}: {e}", M::NAME, L::NAME, T::NAME),
     }

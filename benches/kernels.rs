@@ -1,13 +1,13 @@
-//! Criterion benches of the CPU kernels: every layout × precision (f64, f32, f16s) × scheme,
-//! with the separate kernels of the two-copy pipeline (seed 000 Table 2) and the fused steps
+//! Criterion benches of the CPU kernels: every layout × precision (f64, f32, f16s) × scheme, with
+//! the separate kernels of the two-copy pipeline (Calore et al. 2019, Table 2) and the fused steps
 //! (the in-place one by half-steps, and both schemes' swept two steps at a time, paired).
 //! Throughput is in lattice sites, so criterion's "elements/s" are lattice updates per second.
 //! Lattices are kept moderate (D2Q9 1024², D2Q37 256×512) so that a regression shows in minutes;
 //! `lbm bench` runs the full-size table with the machine's bandwidth measured alongside.
 
 use criterion::measurement::WallTime;
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
+use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params};
 use lbm::{
     Aos, BoundarySpec, CAoSoa, CSoa, F16s, Kernel, Lattice, Layout, Model, Real, Scheme, Soa,
 };

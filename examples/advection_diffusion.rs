@@ -53,7 +53,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
-use lbm::{lbm_model, BoundarySpec, CAoSoa, Lattice, LbmError, Model, Real, Scheme};
+use lbm::{BoundarySpec, CAoSoa, Lattice, LbmError, Model, Real, Scheme, lbm_model};
 
 lbm_model! {
     /// D2Q9 with the incompressible equilibrium of He & Luo (1997) and BGK collision,
@@ -214,8 +214,9 @@ fn run_cpu() -> Result<Vec<f64>, LbmError> {
 /// [`STEPS`] steps, from the moments computed on the device.
 fn run_gpu<T: Real>(ctx: &Arc<GpuContext>) -> Result<Vec<f64>, GpuError> {
     let params = D2Q9IncompressibleParams { tau: TAU };
-    let mut lat = GpuLattice::<D2Q9Incompressible, Layout, T>::new(
+    let mut lat = GpuLattice::<D2Q9Incompressible, T>::new(
         ctx,
+        <Layout as lbm::Layout>::KIND,
         N,
         N,
         params,

@@ -1,4 +1,4 @@
-//! The lattice distributed over MPI ranks in a ring (seed 003 §4–5). Run with
+//! The lattice distributed over MPI ranks in a ring (Calore et al. 2016 §4–5). Run with
 //! `cargo run --release --features mpi --example mpi_ring -- …` under `mpiexec -n N`:
 //!
 //! ```text
@@ -26,7 +26,7 @@ use std::sync::Arc;
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q37};
+use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q37, D2Q37Params};
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
 use lbm::mpi_ring::{self, DistLattice};
 use lbm::{
@@ -172,7 +172,7 @@ fn parse() -> Result<Args, String> {
                 _ => {
                     return Err(format!(
                         "unknown backend `{other}` (cpu, gpu, hetero, hetero:M)"
-                    ))
+                    ));
                 }
             },
         },
@@ -249,8 +249,15 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
         })
         .and_then(|d| run(d, a)),
         Backend::Gpu => {
-            DistLattice::<M, L, f64, GpuSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
-                GpuSlab::new(&Arc::new(GpuContext::new(&opts)?), s, d, r, a.scheme)
+            DistLattice::<M, L, f64, GpuSlab<M, f64>>::with_slab(world, spec, |s, d, r| {
+                GpuSlab::new(
+                    &Arc::new(GpuContext::new(&opts)?),
+                    L::KIND,
+                    s,
+                    d,
+                    r,
+                    a.scheme,
+                )
             })
             .and_then(|d| run(d, a))
         }
@@ -291,7 +298,7 @@ fn run<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
         other => {
             return Err(
                 lbm::LbmError::Shape(format!("unknown command `{other}` (check, resume)")).into(),
-            )
+            );
         }
     };
     for _ in first..a.steps {

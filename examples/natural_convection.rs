@@ -13,8 +13,8 @@
 
 use std::process::ExitCode;
 
-use lbm::cases::{RayleighBenard, CLEVER_BUSSE_NUSSELT, DELTA_T};
-use lbm::{lbm_model, CAoSoa, Coupled, Error, Lattice, Scheme, Solver};
+use lbm::cases::{CLEVER_BUSSE_NUSSELT, DELTA_T, RayleighBenard};
+use lbm::{CAoSoa, Coupled, Error, Lattice, Scheme, Solver, lbm_model};
 
 lbm_model! {
     /// D2Q9 BGK flow with the buoyancy `(0, gβ s)` of the concentration field `s`.

@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use lbm::cases::{AdvectionDiffusion, Case};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
 use lbm::output::Fields;
-use lbm::{lbm_model, CAoSoa, Lattice, LbmError, Model, Real, Scheme};
+use lbm::{CAoSoa, Lattice, LbmError, Model, Real, Scheme, lbm_model};
 
 lbm_model! {
     /// D2Q9 advection–diffusion of `φ` by the uniform velocity `(ux, uy)`, second-order
@@ -60,8 +60,9 @@ fn params() -> D2Q9ScalarParams {
 
 /// The field `phi` after [`STEPS`] steps on the GPU in precision `T`.
 fn gpu_phi<T: Real>(ctx: &std::sync::Arc<GpuContext>) -> Result<Vec<f64>, GpuError> {
-    let mut gpu = GpuLattice::<D2Q9Scalar, CAoSoa<8>, T>::new(
+    let mut gpu = GpuLattice::<D2Q9Scalar, T>::new(
         ctx,
+        lbm::LayoutKind::CAoSoa(8),
         CASE.n,
         CASE.n,
         params(),

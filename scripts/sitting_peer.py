@@ -3,8 +3,8 @@
 timed on request, so that each of our runs can be bracketed by the peer's timings seconds
 before and after it.
 
-Run under lbmpy's Python (`scripts/sitting` starts it). It imports the peer benchmark script
-(`../shared/peers/lbmpy_bench.py`) and uses its own code for everything it times: its kernel
+Run under lbmpy's Python (`scripts/sitting` starts it). It imports lbmpy's D2Q9 benchmark
+script (`lbmpy_bench.py`, given with --peer-script; not part of this repository) and uses its own code for everything it times: its kernel
 generation (`build_kernel`, AVX-512 where the CPU has it), its initialisation, its lattice
 (`Lattice.run`: the fused stream-collide kernel plus the periodic ghost-layer sync, which is
 what the peer script times) and its validation (shear-wave decay against the viscosity, mass
@@ -24,7 +24,7 @@ DTYPES = {"f64": "float64", "f32": "float32"}
 
 def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--peer-script", default=str(ROOT.parent / "shared/peers/lbmpy_bench.py"))
+    p.add_argument("--peer-script", required=True, help="lbmpy_bench.py (not part of this repository)")
     p.add_argument("--size", type=int, default=4096, help="edge of the square lattice")
     p.add_argument("--min-time", type=float, default=1.0, help="seconds per timing")
     p.add_argument("--precisions", nargs="+", default=["f64", "f32"], choices=sorted(DTYPES))

@@ -1,10 +1,11 @@
 //! The `lbm` program: run cases, benchmark the kernels, list the models.
 //!
 //! ```text
-//! lbm run rayleigh-taylor   # D2Q37 Rayleigh–Taylor instability (the seeds' production case)
+//! lbm run rayleigh-taylor   # D2Q37 Rayleigh–Taylor instability (Calore et al.'s main case)
 //! lbm run cavity            # D2Q9 lid-driven cavity, Re = 100, to steady state, vs Ghia et al.
 //! lbm run --help            # every case, option and case-file key
-//! lbm bench                 # seed 000 Table-2-style benchmark: every layout and precision
+//! lbm bench                 # the benchmark of Calore et al. 2019, Table 2: every layout and
+//!                           # precision
 //! lbm bench --ranks         # under mpiexec -n N (feature mpi): the ring with and without the
 //!                           # halo exchange, and the predicted strong and weak scaling
 //! lbm models                # the shipped models: Q, isotropy, equilibrium order, flops

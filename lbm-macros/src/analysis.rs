@@ -1,5 +1,5 @@
 //! The symbolic model: variables, moments, the equilibrium as exact polynomials, the collision
-//! and the force, with the physical checks of DESIGN.md: isotropy against the equilibrium's
+//! and the force, with the physical checks: isotropy against the equilibrium's
 //! order, and conservation of every moment declared conserved, proved symbolically.
 //!
 //! Moments carry the names the user gives them and a role (density, velocity, temperature,
@@ -389,8 +389,9 @@ impl PolyCtx<'_> {
         name.as_ref().and_then(|n| self.names.get(n).cloned())
     }
 
-    /// The Hermite equilibrium of order `n` (reference/d2q37.md; Shan, Yuan & Chen 2006) in
-    /// scaled units ξ = c/cs, v = u/cs, θ = T − 1 (θ = 0 for isothermal models):
+    /// The Hermite equilibrium of order `n` (Shan, Yuan & Chen 2006; for D2Q37, Philippi et al.
+    /// 2006 and Shan 2010) in scaled units ξ = c/cs, v = u/cs, θ = T − 1 (θ = 0 for isothermal
+    /// models):
     /// `f_eq = w ρ [1 + ξ·v + ½((ξ·v)² − v² + θ(ξ² − D)) + (ξ·v)/6((ξ·v)² − 3v² + 3θ(ξ² − D − 2))
     ///  + 1/24((ξ·v)⁴ − 6(ξ·v)²v² + 3v⁴ + 6θ((ξ·v)²(ξ² − D − 4) + v²(D + 2 − ξ²))
     ///  + 3θ²(ξ⁴ − 2(D + 2)ξ² + D(D + 2)))]`.

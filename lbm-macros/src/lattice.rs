@@ -1,8 +1,8 @@
-//! The velocity set and its weights: expansion of shells and the lattice checks of DESIGN.md
-//! ("Checked at compile time"): dimensions, duplicates, closure under negation, weights
-//! (count, sign, sum, symmetry), `cs²`, and the isotropy order of the tensor moments, in two
-//! or three dimensions. Velocities are stored with three components (`c_z = 0` in 2-D), the
-//! form the runtime's `Model::VELOCITIES` takes.
+//! The velocity set and its weights: expansion of shells and the lattice checks that `lbm_model!`
+//! documents under "What is checked at compile time": dimensions, duplicates, closure under
+//! negation, weights (count, sign, sum, symmetry), `cs²`, and the isotropy order of the tensor
+//! moments, in two or three dimensions. Velocities are stored with three components (`c_z = 0` in
+//! 2-D), the form the runtime's `Model::VELOCITIES` takes.
 
 use num_traits::{Signed, ToPrimitive, Zero};
 use syn::Error;
@@ -11,7 +11,8 @@ use crate::expr::{eval_const, Expr, ExprKind};
 use crate::parse::{ModelDecl, VelocitiesDecl};
 use crate::poly::{close, fmt_q, q, to_f64, Q};
 
-/// Tolerance of the weight-sum check for decimal weights (the 1e-15).
+/// Tolerance of the weight-sum check for decimal weights: 25-digit weights such as D2Q37's
+/// sum to 1 within it, a mistyped digit does not.
 const WEIGHT_SUM_TOL: f64 = 1e-15;
 /// Tolerance of the `cs²` and isotropy checks, relative to the Gaussian moment.
 const MOMENT_TOL: f64 = 1e-13;

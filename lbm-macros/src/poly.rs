@@ -1,6 +1,6 @@
 //! Exact multivariate polynomials with rational coefficients.
 //!
-//! The macro works on exact numbers (DESIGN.md "The DSL"): decimal weights such as D2Q37's
+//! The macro works on exact numbers: decimal weights such as D2Q37's
 //! 25-digit values are exact rationals `d / 10^k`, so sums, products and the consistency checks
 //! carry no rounding error until the final conversion to `f64` in the emitted code.
 

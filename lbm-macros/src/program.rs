@@ -6,7 +6,7 @@
 //! `E = (P_i + P_ī)/2` and `O = (P_i − P_ī)/2` are sums over the monomials of (u, T), and
 //! `f_eq_i = ρ (E + O)`, `f_eq_ī = ρ (E − O)`: the monomials are computed once per site and each
 //! pair costs two short dot products, which is what makes D2Q37's collide need far fewer flops
-//! than the seeds' ≈ 6600 (seed 001 §3, seed 003 §3).
+//! than the ≈ 6600 of Calore et al.'s hand-written code (Calore et al. 2018 §3, 2016 §3).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -660,7 +660,7 @@ fn relax(
     let feq: Vec<Id> = (0..nq).map(|i| eq.feq(ir, i)).collect();
     let at = RateAt::Site { vars, f, feq: &feq };
     match &an.collision {
-        // f_i + ω (f_eq_i − f_i)   (seed 000 eq. 1)
+        // f_i + ω (f_eq_i − f_i)   (Calore et al. 2019, eq. 1)
         Collision::Bgk { omega } => {
             let w = rate(an, ir, omega, &at)?;
             Ok((0..nq)

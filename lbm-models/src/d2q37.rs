@@ -1,5 +1,5 @@
-//! D2Q37: the thermal 37-velocity lattice of the seed papers (seed 000 §3, seed 003 §3), with the
-//! published weights (Philippi et al. 2006; Shan 2010; `reference/d2q37.md`), isotropic through
+//! D2Q37: the thermal 37-velocity lattice of Calore et al. (2019 §3, 2016 §3), with the
+//! published weights (Philippi et al. 2006; Shan 2010), isotropic through
 //! 8th order, the 4th-order Hermite equilibrium, BGK collision and gravity along −y.
 
 use lbm_macros::lbm_model;

@@ -1,7 +1,8 @@
 //! D2Q9: the isothermal nine-velocity lattice (Qian, d'Humières & Lallemand 1992), with the
-//! second-order equilibrium, and BGK, TRT and MRT collisions (seed 004 uses BGK and MRT for the
-//! lid-driven cavity). Every model carries a body force (ax, ay), applied by the exact-difference
-//! method, for force-driven flows such as Poiseuille's; with a = 0 it costs nothing.
+//! second-order equilibrium, and BGK, TRT and MRT collisions (Szőke et al. 2017 use BGK and MRT for
+//! the lid-driven cavity). Every model carries a body force (ax, ay), applied by the
+//! exact-difference method, for force-driven flows such as Poiseuille's; with a = 0 it costs
+//! nothing.
 
 use lbm_macros::lbm_model;
 

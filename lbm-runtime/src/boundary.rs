@@ -6,7 +6,8 @@
 //! beyond a wall (across the y-wrap when the bottom and top are walls, beyond `x = 0` or
 //! `x = LX − 1` when the sides are, across the z-wrap when the back and front are, or inside
 //! an obstacle of the mask) is *bounced*: half-way
-//! bounce-back (seed 004 §2) replaces the pulled value by the site's own outgoing population,
+//! bounce-back (Szőke et al. 2017 §2) replaces the pulled value by the site's own outgoing
+//! population,
 //!
 //! ```text
 //! f_i(x, t+1) = f*_ī(x, t) + 2 w_i ρ_w (c_i · u_w) / cs²,      ī = opposite of i, ρ_w = 1,
@@ -15,9 +16,9 @@
 //! the wall sitting half-way along the link; the correction term moves the wall with velocity
 //! `u_w` (the cavity lid). After the links, a site may carry a *rule* that rewrites its
 //! pre-collision populations: Zou–He velocity or pressure (module `zou_he`), the thermal
-//! wall of seed 000 §5 (the `HALO` outermost rows set to equilibrium at the wall temperature and
-//! zero velocity, the seeds' `bc` kernel on the three uppermost and lowermost rows for
-//! D2Q37), or a solid site (reset to rest). The body force is part of the model's collision.
+//! wall of Calore et al. 2019 §5 (the `HALO` outermost rows set to equilibrium at the wall
+//! temperature and zero velocity, their `bc` kernel on the three uppermost and lowermost rows
+//! for D2Q37), or a solid site (reset to rest). The body force is part of the model's collision.
 //!
 //! Every boundary is a list of sites with a bit mask of bounced links, kept line by line (a
 //! column in 2-D, a line of constant `(x, z)` in 3-D, see [`crate::layout`]); the bulk stays a
@@ -56,8 +57,8 @@ pub enum Wall {
         /// Imposed density (pressure `p = cs² ρ`).
         density: f64,
     },
-    /// Thermal wall (seed 000 §5): the `M::HALO` outermost rows or columns are set to the
-    /// equilibrium at their density, zero velocity and temperature `temperature` (thermal
+    /// Thermal wall (Calore et al. 2019 §5): the `M::HALO` outermost rows or columns are set to
+    /// the equilibrium at their density, zero velocity and temperature `temperature` (thermal
     /// models, with a moment named `T`).
     Thermal {
         /// Wall temperature, in the model's units (1 is the lattice reference).
@@ -370,9 +371,21 @@ impl<T: Real> Boundaries<T> {
 
     /// The boundary site at `(x, y)` (`y` the plane site in 3-D), if it is one.
     pub(crate) fn site<L: Layout>(&self, d: &Dims, x: usize, y: usize) -> Option<&Site> {
+        self.site_at(d, x, y, L::cluster_lane)
+    }
+
+    /// As [`Boundaries::site`], in a layout whose rows lie in the (cluster, lane)
+    /// `lanes(d, y)`.
+    pub(crate) fn site_at(
+        &self,
+        d: &Dims,
+        x: usize,
+        y: usize,
+        lanes: impl Fn(&Dims, usize) -> (usize, usize),
+    ) -> Option<&Site> {
         let (y, z) = d.yz(y);
         let col = self.line(x, z);
-        let key = L::cluster_lane(d, y);
+        let key = lanes(d, y);
         col.binary_search_by_key(&key, |s| (s.k, s.lane))
             .ok()
             .map(|j| &col[j])
@@ -380,12 +393,24 @@ impl<T: Real> Boundaries<T> {
 
     /// Compiles `spec` for model `M` on a lattice of shape `d` stored in layout `L`.
     pub fn compile<M: Model, L: Layout>(spec: &BoundarySpec, d: &Dims) -> Result<Self, LbmError> {
+        Self::compile_with::<M>(spec, d, &L::cluster_lane)
+    }
+
+    /// Compiles `spec` for model `M` on a lattice of shape `d` whose layout puts row `y` in
+    /// the (cluster, lane) `lanes(d, y)` ([`Layout::cluster_lane`], or a layout known only at
+    /// run time).
+    pub fn compile_with<M: Model>(
+        spec: &BoundarySpec,
+        d: &Dims,
+        lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
+    ) -> Result<Self, LbmError> {
         check_spec::<M>(spec, d)?;
-        Ok(Self::compile_columns::<M, L>(
+        Ok(Self::compile_columns::<M>(
             spec,
             d,
             0..d.lx,
             spec.left.is_none(),
+            lanes,
         ))
     }
 
@@ -393,11 +418,12 @@ impl<T: Real> Boundaries<T> {
     /// columns `xs` only, renumbered from 0: a slab's boundaries, or a part of one. The cost
     /// is in proportion to the boundary (the rows and columns within reach of a wall, and the
     /// columns' sites when there are obstacles), with no allocation per site.
-    pub(crate) fn compile_columns<M: Model, L: Layout>(
+    pub(crate) fn compile_columns<M: Model>(
         spec: &BoundarySpec,
         global: &Dims,
         xs: Range<usize>,
         x_periodic: bool,
+        lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
     ) -> Self {
         let local = Dims {
             lx: xs.len(),
@@ -436,7 +462,7 @@ impl<T: Real> Boundaries<T> {
                 || (z_walls && near(z, global.lz));
             let mut visit = |y: usize| {
                 let s = global.plane_site(y, z);
-                out.add_site::<M, L>(spec, global, &local, (x, xs.start), s)
+                out.add_site::<M>(spec, global, &local, (x, xs.start), s, lanes)
             };
             if every_row {
                 (0..global.ly).for_each(&mut visit);
@@ -453,16 +479,17 @@ impl<T: Real> Boundaries<T> {
 
     /// Adds global site `(x, s)` (plane site `s`, local column `x − x0`) if it has a bounced
     /// link or a rule.
-    fn add_site<M: Model, L: Layout>(
+    fn add_site<M: Model>(
         &mut self,
         spec: &BoundarySpec,
         global: &Dims,
         local: &Dims,
         (x, x0): (usize, usize),
         s: usize,
+        lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
     ) {
         let (y, _) = global.yz(s);
-        let (k, lane) = L::cluster_lane(local, y);
+        let (k, lane) = lanes(local, y);
         let mut site = Site {
             x: x - x0,
             y: s,
@@ -700,7 +727,8 @@ fn anti_bounce_back<M: Model, T: Real>(
     }
 }
 
-/// The equilibrium at the site's density, zero velocity and temperature `tw` (seed 000 §5).
+/// The equilibrium at the site's density, zero velocity and temperature `tw` (Calore et al.
+/// 2019 §5).
 fn thermal_wall<M: Model, T: Real>(g: &mut [T], tw: f64, m: &mut [T], params: &M::Params) {
     let rho = g.iter().fold(T::default(), |a, &b| a + b);
     for (mi, role) in m.iter_mut().zip(M::MOMENT_ROLES) {

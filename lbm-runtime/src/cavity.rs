@@ -1,5 +1,6 @@
-//! The lid-driven cavity (seed 004): running to steady state and comparing the centre-line
-//! velocity profiles with Ghia, Ghia & Shin (J. Comput. Phys. 48, 1982, Tables I and II).
+//! The lid-driven cavity (as benchmarked by Szőke et al. 2017): running to steady state and
+//! comparing the centre-line velocity profiles with Ghia, Ghia & Shin (J. Comput. Phys. 48,
+//! 1982, Tables I and II), which tabulate Re = 100, 400, 1000, 3200, 5000, 7500 and 10000.
 //!
 //! Geometry: an `N × N` lattice with half-way bounce-back walls, so the walls lie at lattice
 //! coordinates −½ and `N − ½` and node `i` sits at `(i + ½)/N` in the unit square. The lid
@@ -7,8 +8,12 @@
 
 use crate::{Lattice, Layout, LbmError, Model, Real};
 
-/// Ghia et al.'s table, as shipped in `shared/reference/ghia1982_cavity.csv`.
+/// Ghia, Ghia & Shin (1982), Tables I and II: 17 points of each centre-line profile at every
+/// tabulated Reynolds number ([`GHIA_RE`]), as printed.
 const GHIA_CSV: &str = include_str!("../data/ghia1982_cavity.csv");
+
+/// The Reynolds numbers Ghia, Ghia & Shin (1982) tabulate.
+pub const GHIA_RE: [u32; 7] = [100, 400, 1000, 3200, 5000, 7500, 10000];
 
 /// Which centre-line profile a reference point belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,15 +36,24 @@ pub struct RefPoint {
 }
 
 /// Entries of Ghia's tables that are known misprints, left out of comparisons:
-/// `v(x = 0.9063)` at Re = 400 reads −0.23827 but lies between −0.22847 (x = 0.9453) and
-/// −0.44993 (x = 0.8594) on a monotone stretch of the profile, so it cannot be right
-/// (interpolating the neighbours gives ≈ −0.33; this solver gives −0.377 at N = 128 while
-/// matching every other point of the table within 0.01).
-const MISPRINTS: [(Profile, f64, u32); 1] = [(Profile::VAlongX, 0.9063, 400)];
+/// - `v(x = 0.9063)` at Re = 400 reads −0.23827 but lies between −0.22847 (x = 0.9453) and
+///   −0.44993 (x = 0.8594) on a monotone stretch of the profile, so it cannot be right
+///   (interpolating the neighbours gives ≈ −0.33; this solver gives −0.377 at N = 128 while
+///   matching every other point of the table within 0.01).
+/// - `u(y = 0.4531)` at Re = 3200 reads −0.86636 on the stretch from y = 0.1016 to 0.5 where
+///   the profile rises monotonically (−0.41933, −0.34323, −0.24427 at y = 0.2813, then
+///   −0.04272 at y = 0.5): it lies outside its neighbours' range and below the minimum of the
+///   whole profile (−0.41933), so it cannot be right (a dropped zero: interpolating the
+///   neighbours gives ≈ −0.09).
+const MISPRINTS: [(Profile, f64, u32); 2] = [
+    (Profile::VAlongX, 0.9063, 400),
+    (Profile::UAlongY, 0.4531, 3200),
+];
 
-/// Ghia et al.'s points for Reynolds number `re` (100 and 400 are tabulated), without the
-/// known misprints (`v(x = 0.9063)` at Re = 400: it reads −0.23827 between −0.22847 and
-/// −0.44993 on a monotone stretch of the profile).
+/// Ghia et al.'s points for Reynolds number `re` (Re = 100, 400, 1000, 3200, 5000, 7500 and
+/// 10000 are tabulated, [`GHIA_RE`]), without the known misprints (`v(x = 0.9063)` at
+/// Re = 400 and `u(y = 0.4531)` at Re = 3200, each off the monotone stretch of the profile
+/// its neighbours lie on).
 pub fn ghia(re: u32) -> Result<Vec<RefPoint>, LbmError> {
     let pts: Vec<RefPoint> = GHIA_CSV
         .lines()
@@ -49,7 +63,7 @@ pub fn ghia(re: u32) -> Result<Vec<RefPoint>, LbmError> {
         .collect();
     if pts.is_empty() {
         return Err(LbmError::Shape(format!(
-            "no reference data for Re = {re} (Ghia's table here has Re = 100 and 400)"
+            "no reference data for Re = {re} (Ghia's tables have Re = 100, 400, 1000, 3200, 5000, 7500 and 10000)"
         )));
     }
     Ok(pts)
@@ -202,7 +216,47 @@ mod tests {
             .unwrap();
         assert_eq!(top.value, 1.0);
         assert_eq!(ghia(400).unwrap().len(), 33, "one misprint left out");
-        assert!(ghia(1000).is_err());
+    }
+
+    #[test]
+    fn every_tabulated_reynolds_number_has_both_profiles() {
+        for re in GHIA_RE {
+            let r = ghia(re).unwrap();
+            for profile in [Profile::UAlongY, Profile::VAlongX] {
+                let misprints = MISPRINTS
+                    .iter()
+                    .filter(|&&(p, _, m_re)| p == profile && m_re == re)
+                    .count();
+                let n = r.iter().filter(|p| p.profile == profile).count();
+                assert_eq!(n, 17 - misprints, "Re = {re}, {profile:?}");
+            }
+            // The walls: u = 1 at the lid, 0 at the bottom; v = 0 at both side walls.
+            let at = |profile: Profile, coord: f64| {
+                r.iter()
+                    .find(|p| p.profile == profile && p.coord == coord)
+                    .map(|p| p.value)
+            };
+            assert_eq!(at(Profile::UAlongY, 1.0), Some(1.0), "Re = {re}");
+            assert_eq!(at(Profile::UAlongY, 0.0), Some(0.0), "Re = {re}");
+            assert_eq!(at(Profile::VAlongX, 1.0), Some(0.0), "Re = {re}");
+            assert_eq!(at(Profile::VAlongX, 0.0), Some(0.0), "Re = {re}");
+        }
+        // Spot checks against Table I at Re = 1000.
+        let r = ghia(1000).unwrap();
+        let u = |y: f64| {
+            r.iter()
+                .find(|p| p.profile == Profile::UAlongY && p.coord == y)
+                .unwrap()
+                .value
+        };
+        assert_eq!(u(0.9766), 0.65928);
+        assert_eq!(u(0.5), -0.06080);
+        assert_eq!(u(0.1719), -0.38289);
+        assert_eq!(u(0.2813), -0.27805);
+        let misprint = |p: &RefPoint| p.profile == Profile::UAlongY && p.coord == 0.4531;
+        assert!(!ghia(3200).unwrap().iter().any(misprint));
+        assert!(ghia(2000).is_err(), "Re = 2000 is not tabulated");
+        assert!(ghia(0).is_err());
     }
 
     #[test]

@@ -1,9 +1,9 @@
-//! Domain decomposition (seed 003 §4, seed 000 §5): the global `LX × LY` (`× LZ`) lattice is
-//! cut along x into one slab per rank, the ranks forming a periodic ring; each slab is an ordinary
-//! two-copy [`Lattice`] whose `H = M::HALO` halo columns on each side hold copies of the first
-//! (last) `H` columns of its right (left) neighbour.
+//! Domain decomposition (Calore et al. 2016 §4, 2019 §5): the global `LX × LY` (`× LZ`)
+//! lattice is cut along x into one slab per rank, the ranks forming a periodic ring; each slab
+//! is an ordinary two-copy [`Lattice`] whose `H = M::HALO` halo columns on each side hold
+//! copies of the first (last) `H` columns of its right (left) neighbour.
 //!
-//! # One step of a slab (seed 003 Fig. 5)
+//! # One step of a slab (Calore et al. 2016, Fig. 5)
 //! ```text
 //! post halo exchange      recv halo [−H, 0) ← left,  recv halo [lx, lx+H) ← right
 //!                         send border [0, H) → left, send border [lx−H, lx) → right
@@ -37,7 +37,7 @@ use std::ops::Range;
 
 use crate::boundary::{check_spec, Boundaries, BoundarySpec};
 use crate::lattice::check_size;
-use crate::layout::{Dims, Layout};
+use crate::layout::{Dims, Layout, LayoutKind};
 use crate::solver::check_values;
 use crate::{Error, Lattice, LbmError, Model, Real, Scheme, SlabBackend};
 
@@ -265,8 +265,8 @@ impl<M: Model> GlobalSpec<M> {
     /// The global lattice's size, parameters and boundaries checked as [`Lattice::new`] does,
     /// without allocating anything of the lattice's size: every rank checks the same, so
     /// every rank fails alike.
-    pub(crate) fn validate<L: Layout>(&self) -> Result<(), LbmError> {
-        check_size::<M, L>(self.size())?;
+    pub(crate) fn validate(&self, layout: LayoutKind) -> Result<(), LbmError> {
+        check_size::<M>(self.size(), layout)?;
         M::validate(&self.params)?;
         check_spec::<M>(&self.boundaries, &self.dims())
     }
@@ -289,8 +289,12 @@ impl<M: Model> GlobalSpec<M> {
     /// The boundaries of the global columns `xs` alone, renumbered from 0 and not periodic in x
     /// (a slab's halos come from its neighbours, never from its own periodic image; walls in
     /// x bounce the links that would read the outer halos of the first and last slabs).
-    pub(crate) fn slab_boundaries<L: Layout, T: Real>(&self, xs: Range<usize>) -> Boundaries<T> {
-        Boundaries::compile_columns::<M, L>(&self.boundaries, &self.dims(), xs, false)
+    pub(crate) fn slab_boundaries<T: Real>(
+        &self,
+        xs: Range<usize>,
+        lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
+    ) -> Boundaries<T> {
+        Boundaries::compile_columns::<M>(&self.boundaries, &self.dims(), xs, false, lanes)
     }
 
     /// The global lattice at rest (two-copy scheme): where gathered slabs are assembled.
@@ -320,7 +324,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         scheme: Scheme,
     ) -> Result<Self, DomainError> {
         let xs = dec.slab(rank)?;
-        g.validate::<L>()?;
+        g.validate(L::KIND)?;
         Ok(Self::cut(g, xs, scheme)?)
     }
 
@@ -337,7 +341,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             scheme,
             &BoundarySpec::periodic(),
         )?;
-        lattice.replace_boundaries(g.slab_boundaries::<L, T>(xs.clone()));
+        lattice.replace_boundaries(g.slab_boundaries(xs.clone(), &L::cluster_lane));
         Ok(Self {
             lattice,
             x0: xs.start,

@@ -22,13 +22,13 @@
 //! regression.
 //!
 //! # Streaming schemes
-//! *Two copies (A-B)*, seed 000 §4: with post-collision populations `f*` in `A`,
+//! *Two copies (A-B)*, Calore et al. 2019 §4: with post-collision populations `f*` in `A`,
 //!
 //! ```text
 //! B_i(x) = collide( A_i(x − c_i) )      (pull; bounced links: A_ī(x) + correction)
 //! ```
 //!
-//! *In place (AA pattern*, Bailey et al. 2009, cited in seed 000 §4*)*, one array, two
+//! *In place (AA pattern*, Bailey et al. 2009, cited in Calore et al. 2019 §4*)*, one array, two
 //! alternating half-steps that need no second copy and move the same bytes as a single sweep:
 //!
 //! ```text
@@ -68,10 +68,8 @@ pub(crate) use paired::{PairedCopy, PairedSweep};
 /// it is larger than the last-level cache (measured from the machine, not assumed), so that its
 /// lines would be evicted before the next sweep reads them anyway. The fused two-copy step
 /// then writes whole cache lines without the write-allocate read: 2 bytes moved per byte
-/// copied instead of 3. (Measured on D2Q9 4096², two Zen 5 cores, `lbm bench`: CAoSoA⟨8⟩ f64
-/// 379 → 537 MLUPS, CAoSoA⟨16⟩ f32 665 → 1019; the propagate kernel, which has no arithmetic
-/// between its loads and stores, fell from 467 to 261 MLUPS in CAoSoA⟨8⟩ with them, and does
-/// not stream.)
+/// copied instead of 3. The propagate kernel, which has no arithmetic between its loads and
+/// stores, ran slower with them and does not stream. (The figures: see docs/performance.md.)
 pub(crate) fn streams_pay(bytes: usize) -> bool {
     last_level_cache().is_some_and(|llc| bytes > llc)
 }
@@ -86,11 +84,9 @@ pub(crate) fn last_level_cache() -> Option<usize> {
 /// The most bytes the rings of a paired two-copy sweep ([`PairedCopy`]) may take together:
 /// half the last-level cache (read from the machine, [`crate::metrics::last_level_cache`];
 /// `None`, no bound, where it cannot be read), the other half left to the lines the sweep
-/// streams through. Measured on two Zen 4 workers beside a 32 MiB L3 (a scratch binary, paired
-/// against separate steps in turn, three rounds each), paired / separate: D3Q19 f64 CAoSoA⟨8⟩
-/// 256³, rings of 80 MB, 0.85–0.98; 160³, 31 MB, 0.85–0.95; 128³, 20 MB, 0.87–1.11 (two
-/// lattices both stepping separately, timed the same way, read 0.86–1.10: no gain beyond that
-/// noise); D2Q37 f64 1024×2048, 9.7 MB, 1.2–1.3; D2Q9 4096², 2.4 MB, 1.1–1.6.
+/// streams through. Rings larger than that gained nothing measurable over separate steps
+/// (D3Q19 cubes whose rings fill the cache), where small ones (D2Q9, D2Q37) gain; the bound
+/// also keeps their memory small. (The figures: see docs/performance.md.)
 pub(crate) fn ring_budget() -> Option<usize> {
     last_level_cache().map(|llc| llc / 2)
 }
@@ -101,21 +97,16 @@ pub(crate) fn ring_budget() -> Option<usize> {
 /// prefetch distances and keeps the fastest (module `prefetch`; [`crate::Lattice::tuned`] says
 /// which it kept). Non-temporal stores halve
 /// a memory-bound step's write traffic, but they wait on memory, where an in-place step's
-/// stores hit lines it has just loaded: a collision that ended in a burst of `Q` of them
-/// left the fused two-copy step of D2Q37 at 0.68–0.75 of the in-place step (f64 CAoSoA⟨8⟩
-/// 1024×2048, two Zen 4 cores, MLUPS: non-temporal 34.8–35.2, write-prefetched 24.1–24.4,
-/// plain 27.2–28.5, in place 45–51). The generated collision now stores its results in groups
-/// as it computes them (`lbm-macros/src/store_groups.rs`): 0.83–0.93 of in place in a binary
-/// that runs these kernels alone, 0.77–0.84 in `lbm bench`, both timing the two steps in turn
-/// (README, 2026-11-26). What is left is not the kind of store: on one thread the three kinds
-/// run alike, each below in place (D2Q37 f64 CAoSoA⟨8⟩ 1024×2048, the four lattices stepped in
-/// turn in one process, MLUPS: non-temporal 11.1–11.8, write-prefetched 10.9–12.2, plain
-/// 11.1–12.0, in place 14.5–15.2); on two, non-temporal 26.0–26.9, the other two 21.4–22.7, in
-/// place 27.4–30.6. A two-copy cluster moves `2Q` lines through the core that computes it, the
-/// in-place one `Q` (its stores hit lines it has just loaded, and the caches write them back
-/// later). Nor is it where the arrays lie: both start on a 2 MiB page, so a cluster's elements
-/// in the two share their low 21 address bits, but offsetting one by 1088 or 2112 bytes (three
-/// lattices stepped in turn) left the two-copy step at 21.4–25.1 MLUPS, as without (23.3–24.0).
+/// stores hit lines it has just loaded: a compute-bound collision that ends in a burst of `Q`
+/// of them stalls on them, so the generated collision stores its results in groups as it
+/// computes them (`lbm-macros/src/store_groups.rs`). Where D2Q37's two-copy step still ran
+/// below its in-place step, the kind of store was not the cause (on one thread the three kinds
+/// run alike), nor where the arrays lie (both start on a 2 MiB page, so a cluster's elements in
+/// the two share their low 21 address bits; offsetting one changed nothing): a two-copy
+/// cluster moves `2Q` lines through the core that computes it, the in-place one `Q` (its
+/// stores hit lines it has just loaded, and the caches write them back later). Sweeping two
+/// steps through a ring that stays in the caches (`PairedCopy`) is what brings the two
+/// schemes level. (The figures: see docs/performance.md.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stores {
     /// Ordinary stores.
@@ -142,8 +133,8 @@ impl Stores {
     /// The kinds the fused step of a `scheme` lattice whose arrays hold `array_bytes` bytes
     /// may use: non-temporal stores only where the array is larger than the last-level cache
     /// ([`streams_pay`]), plain ones only where it is not (plain stores into an array that the
-    /// caches cannot hold wait for every line's write-allocate read from memory: the 19 MLUPS
-    /// above).
+    /// caches cannot hold wait for every line's write-allocate read from memory, and ran far
+    /// slower than either; see docs/performance.md).
     pub(crate) fn candidates(scheme: crate::Scheme, array_bytes: usize) -> &'static [Stores] {
         match scheme {
             crate::Scheme::InPlace => &[Stores::Plain],
@@ -190,7 +181,7 @@ pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     /// `FIELDS.len()` populations in the same layout (`None`: the fields are uniform).
     pub fields: Option<RawBuf<'a, T>>,
     /// The site columns `x` to update (`0..LX` for a whole step; a distributed slab updates
-    /// its bulk and its border columns separately, seed 003 §4).
+    /// its bulk and its border columns separately, Calore et al. 2016 §4).
     pub cols: std::ops::Range<usize>,
     /// How the fused two-copy step writes `dst` ([`Stores`]; other passes: `Plain`).
     pub stores: Stores,
@@ -395,10 +386,8 @@ impl Access {
 /// pass's offsets ([`Access`]) from the cluster's base, prefetching `ahead` elements ahead of
 /// each load. `S`: the kind of its stores ([`Stores`]), a parameter of the type rather than a
 /// flag tested at each store. (With a flag, the 37 stores of a D2Q37 cluster were 37 branches
-/// in the collision's straight-line code. D2Q37 f64 CAoSoA⟨8⟩ 1024×2048 on two Zen 4 cores,
-/// flag and parameter alternated three times, two runs each, MLUPS flag → parameter: AA pull
-/// half-step 29.1–30.3 → 32.2–33.8, AA local half-step 30.4–31.8 → 35.6–37.7, fused two-copy
-/// step 25.9–26.8 → 25.8–27.6.)
+/// in the collision's straight-line code, and its AA half-steps ran measurably slower; see
+/// docs/performance.md.)
 struct Interior<'j, 'a, T: Real, S: StoreKind> {
     src: &'j Pops<'a, T>,
     dst: &'j Pops<'a, T>,
@@ -475,11 +464,9 @@ impl<T: Real, const VL: usize, S: StoreKind> ClusterAccess<T, VL> for Interior<'
 /// function's own variables, never in a buffer stored before the collision and reloaded in
 /// it. (A 64-byte vector stored and then reloaded whole is not forwarded from the store on
 /// cores that split it into two 32-byte halves, such as Zen 4: the load waits for the store
-/// to reach the cache, and clusters no longer overlap. D2Q9 f64 CAoSoA⟨8⟩ 4096² on two Zen 4
-/// cores, MLUPS through the buffer → through the accessor, same prefetch distance: collide
-/// 268 → 396, AA local 270 → 381, fused two-copy 183 → 317; D3Q19 192³ fused 58 → 80, D2Q37
-/// 1024×2048 fused 20 → 25.) Not inlined into the line loop: with the boundary paths beside
-/// it, a large model's collision inlined there ran at half speed.
+/// to reach the cache, and clusters no longer overlap: every pass ran slower through the
+/// buffer; see docs/performance.md.) Not inlined into the line loop: with the boundary paths
+/// beside it, a large model's collision inlined there ran at half speed.
 #[inline(never)]
 fn collide_interior<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
@@ -764,8 +751,8 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
     }
 }
 
-/// Propagate (pull) of a line, `src → dst`: `dst_i(x) = src_i(x − c_i)` (seed 000 eq. 3), the
-/// stored elements moved as they are.
+/// Propagate (pull) of a line, `src → dst`: `dst_i(x) = src_i(x − c_i)` (Calore et al. 2019,
+/// eq. 3), the stored elements moved as they are.
 #[inline(always)] // into `line`
 fn propagate_line<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,

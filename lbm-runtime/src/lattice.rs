@@ -16,7 +16,7 @@ use rayon::prelude::*;
 
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
 use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Stores};
-use crate::layout::{Dims, Layout};
+use crate::layout::{Dims, Layout, LayoutKind};
 use crate::metrics::Pattern;
 use crate::model::{divergence, moment_named};
 use crate::prefetch::{Choice, Prefetch};
@@ -27,7 +27,8 @@ use crate::{LbmError, Model, Real};
 /// How the populations are streamed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scheme {
-    /// Two copies read and written alternately (A-B pattern, seed 000 §4): pull streaming.
+    /// Two copies read and written alternately (A-B pattern, Calore et al. 2019 §4): pull
+    /// streaming.
     TwoCopy,
     /// One copy updated in place (AA pattern): half the memory; same bytes moved per step
     /// without the write-allocate reads of the second array.
@@ -44,7 +45,7 @@ impl Scheme {
     }
 }
 
-/// One of the separate kernels of the seeds' pipeline (two-copy scheme), for benchmarks and
+/// One of the separate kernels of Calore et al.'s pipeline (two-copy scheme), for benchmarks and
 /// for [`Lattice::step_split`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kernel {
@@ -81,27 +82,29 @@ impl Scheme {
 /// crossed an edge is at its periodic image (the halos were folded back); otherwise it is in
 /// the halo column it was pushed into (a slab: the neighbour holds its own copy). Every
 /// backend that runs the AA scheme reads and writes its logical view through this one map.
-pub(crate) fn stored_slot<M: Model, L: Layout, T: Real>(
-    d: &Dims,
-    bc: &Boundaries<T>,
+///
+/// The layout is given by its index and cluster-lane functions ([`Layout::index`],
+/// [`Layout::cluster_lane`]), so a layout known only at run time is served by the same map.
+pub(crate) fn stored_slot<M: Model, T: Real>(
+    (d, bc): (&Dims, &Boundaries<T>),
+    index: impl Fn(&Dims, usize, usize, usize) -> usize,
+    lanes: impl Fn(&Dims, usize) -> (usize, usize),
     odd: bool,
-    i: usize,
-    x: usize,
-    y: usize,
+    (i, x, y): (usize, usize, usize),
 ) -> (usize, usize) {
     if !odd {
-        return (L::index(d, i, d.col(x as isize), y), i);
+        return (index(d, i, d.col(x as isize), y), i);
     }
     let o = M::OPPOSITE[i];
-    if bc.site::<L>(d, x, y).is_some_and(|s| s.bounced(o)) {
-        (L::index(d, i, d.col(x as isize), y), i)
+    if bc.site_at(d, x, y, lanes).is_some_and(|s| s.bounced(o)) {
+        (index(d, i, d.col(x as isize), y), i)
     } else {
         let c = M::VELOCITIES[i];
         let mut xs = x as isize + c[0] as isize;
         if bc.x_periodic() {
             xs = xs.rem_euclid(d.lx as isize);
         }
-        (L::index(d, o, d.col(xs), d.shift(y, c)), o)
+        (index(d, o, d.col(xs), d.shift(y, c)), o)
     }
 }
 
@@ -174,7 +177,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Self, LbmError> {
-        check_size::<M, L>(size)?;
+        check_size::<M>(size, L::KIND)?;
         M::validate(&params)?;
         let d = Dims::of::<M>(size);
         let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
@@ -326,6 +329,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         &self.params
     }
 
+    /// The layout of the populations, as a value.
+    pub fn layout(&self) -> LayoutKind {
+        L::KIND
+    }
+
     /// The streaming scheme.
     pub fn scheme(&self) -> Scheme {
         self.scheme
@@ -382,7 +390,13 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// Storage slot of the post-collision population `f*_i(x, y)` in the current state.
     fn slot(&self, i: usize, x: usize, y: usize) -> (usize, usize) {
-        stored_slot::<M, L, T>(&self.d, &self.bc, self.odd, i, x, y)
+        stored_slot::<M, T>(
+            (&self.d, &self.bc),
+            L::index,
+            L::cluster_lane,
+            self.odd,
+            (i, x, y),
+        )
     }
 
     /// The value in element `e` of population `p`'s slots.
@@ -718,7 +732,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    /// One time step as the seeds' separate kernels: propagate, bc, collide (two-copy scheme
+    /// One time step as Calore et al.'s separate kernels: propagate, bc, collide (two-copy scheme
     /// only; bitwise identical to [`Lattice::step`]).
     pub fn step_split(&mut self) -> Result<(), LbmError> {
         for k in [Kernel::Propagate, Kernel::Bc, Kernel::Collide] {
@@ -888,7 +902,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 /// What a slab of a decomposed lattice needs (see [`crate::domain`]): a slab is an ordinary
 /// two-copy lattice whose x-halos are filled by its neighbours instead of the periodic copy,
 /// and whose columns are updated in two parts, the bulk while the halos travel and the
-/// borders after them (seed 003 §4, Fig. 5).
+/// borders after them (Calore et al. 2016 §4, Fig. 5).
 impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Replaces the compiled boundaries (a slab takes its slice of the global lattice's).
     pub(crate) fn replace_boundaries(&mut self, bc: Boundaries<T>) {
@@ -940,10 +954,11 @@ pub fn default_max_mach<M: Model>() -> f64 {
     }
 }
 
-/// Refuses a lattice of `[LX, LY, LZ]` sites that model `M` in layout `L` cannot run: `LZ`
-/// not 1 for a 2-D model or below the halo for a 3-D one, `LY` not a multiple of `VL`, or
-/// sides smaller than the halo.
-pub(crate) fn check_size<M: Model, L: Layout>(size: [usize; 3]) -> Result<(), LbmError> {
+/// Refuses a lattice of `[LX, LY, LZ]` sites that model `M` in layout `layout` cannot run:
+/// `LZ` not 1 for a 2-D model or below the halo for a 3-D one, `LY` not a multiple of `VL`,
+/// or sides smaller than the halo.
+pub(crate) fn check_size<M: Model>(size: [usize; 3], layout: LayoutKind) -> Result<(), LbmError> {
+    let vl = layout.vl();
     let [lx, ly, lz] = size;
     match (M::D, lz) {
         (2, 1) => {}
@@ -962,20 +977,20 @@ pub(crate) fn check_size<M: Model, L: Layout>(size: [usize; 3]) -> Result<(), Lb
         }
         _ => {}
     }
-    if ly % L::VL != 0 {
+    if ly % vl != 0 {
         return Err(LbmError::NotMultipleOfVl {
-            layout: L::NAME,
+            layout: layout.name(),
             ly,
-            vl: L::VL,
+            vl,
         });
     }
-    if lx < M::HALO.max(1) || ly / L::VL < M::HALO.max(1) {
+    if lx < M::HALO.max(1) || ly / vl < M::HALO.max(1) {
         return Err(LbmError::TooSmall {
             model: M::NAME,
             lx,
             ly,
             halo: M::HALO,
-            min_ly: M::HALO.max(1) * L::VL,
+            min_ly: M::HALO.max(1) * vl,
         });
     }
     Ok(())

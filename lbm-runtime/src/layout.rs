@@ -1,15 +1,15 @@
-//! The four data layouts of seed 000 §4 (and seed 001): where population `i` of a site lives in
-//! memory. This module is the one place that defines the addressing; the GPU backend mirrors
-//! [`Layout::index`] in WGSL.
+//! The four data layouts of Calore et al. 2019 §4 (and Calore et al. 2018): where population
+//! `i` of a site lives in memory. This module is the one place that defines the addressing;
+//! the GPU backend mirrors [`Layout::index`] in WGSL.
 //!
 //! # Geometry
 //! A lattice has `LX × LY` sites (2-D) or `LX × LY × LZ` sites (3-D) plus `H = M::HALO` halo
-//! *planes* on each side in x, so `NC = LX + 2H` stored planes; storage plane `col = x + H`
-//! holds the sites of `x` (halo planes `col < H` and `col ≥ LX + H` hold copies filled from
-//! the periodic image, a neighbour rank or the GPU part of the slab; x-major storage makes a
-//! halo plane contiguous, seed 003 §4). In 2-D a plane is a column of `LY` sites (`LZ = 1`).
-//! A *ring* ([`Dims::ring`]) is a small array of `w` planes in the same layout that holds site
-//! plane `x` at `x mod w` (the CPU's paired two-copy sweep, `kernels::paired`).
+//! *planes* on each side in x, so `NC = LX + 2H` stored planes; storage plane `col = x + H` holds
+//! the sites of `x` (halo planes `col < H` and `col ≥ LX + H` hold copies filled from the periodic
+//! image, a neighbour rank or the GPU part of the slab; x-major storage makes a halo plane
+//! contiguous, Calore et al. 2016 §4). In 2-D a plane is a column of `LY` sites (`LZ = 1`). A
+//! *ring* ([`Dims::ring`]) is a small array of `w` planes in the same layout that holds site plane
+//! `x` at `x mod w` (the CPU's paired two-copy sweep, `kernels::paired`).
 //!
 //! A plane is `LZ` *lines* of `LY` sites: line `z` of plane `col` is storage line
 //! `col·LZ + z`, and the layouts below address lines exactly as the 2-D lattice addresses its
@@ -38,7 +38,7 @@
 //!
 //! CSoA is SoA cut into aligned clusters of `VL` consecutive sites; CAoSoA cuts each line into
 //! `VL` partitions of `LY/VL` sites and packs the `k`-th site of every partition into cluster
-//! `k`, the `Q` clusters of one `k` one after the other (seed 000 §4.2, Figure 5).
+//! `k`, the `Q` clusters of one `k` one after the other (Calore et al. 2019 §4.2, Figure 5).
 
 use crate::Real;
 
@@ -218,12 +218,102 @@ pub trait WithVl {
     fn run<const VL: usize>(self) -> Self::Output;
 }
 
+/// A layout named at run time: one of the four and its cluster width.
+///
+/// The CPU kernels take the layout as a type ([`Layout`]): their speed comes from the
+/// addressing being known to the compiler. Code whose speed does not depend on it — the GPU
+/// backend, whose shaders are generated at run time from the layout's strides
+/// (`gpu::AffineLayout`) — takes this value instead, so it is compiled once, not once per
+/// layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LayoutKind {
+    /// [`Aos`].
+    Aos,
+    /// [`Soa`].
+    Soa,
+    /// [`CSoa`] with this many lanes per cluster.
+    CSoa(usize),
+    /// [`CAoSoa`] with this many lanes per cluster.
+    CAoSoa(usize),
+}
+
+/// A computation generic over the layout, run by [`LayoutKind::dispatch`].
+pub trait WithLayout {
+    /// The computation's result.
+    type Output;
+    /// Runs the computation with layout `L`.
+    fn run<L: Layout>(self) -> Self::Output;
+}
+
+impl LayoutKind {
+    /// The cluster widths a clustered layout can be named with at run time.
+    pub const WIDTHS: [usize; 4] = [4, 8, 16, 32];
+
+    /// Lanes per cluster (1 for AoS and SoA).
+    pub fn vl(self) -> usize {
+        match self {
+            Self::Aos | Self::Soa => 1,
+            Self::CSoa(vl) | Self::CAoSoa(vl) => vl,
+        }
+    }
+
+    /// Runs `k` with the layout type of this kind, or returns `None` for a cluster width
+    /// outside [`LayoutKind::WIDTHS`]. Each arm instantiates `k` once: keep what runs through
+    /// here small (probes of the addressing, not kernels).
+    pub fn dispatch<K: WithLayout>(self, k: K) -> Option<K::Output> {
+        macro_rules! by_vl {
+            ($layout:ident, $vl:expr) => {
+                match $vl {
+                    4 => k.run::<$layout<4>>(),
+                    8 => k.run::<$layout<8>>(),
+                    16 => k.run::<$layout<16>>(),
+                    32 => k.run::<$layout<32>>(),
+                    _ => return None,
+                }
+            };
+        }
+        Some(match self {
+            Self::Aos => k.run::<Aos>(),
+            Self::Soa => k.run::<Soa>(),
+            Self::CSoa(vl) => by_vl!(CSoa, vl),
+            Self::CAoSoa(vl) => by_vl!(CAoSoa, vl),
+        })
+    }
+
+    /// The name as printed in tables (as [`Layout::NAME`]).
+    pub fn name(self) -> &'static str {
+        struct Name;
+        impl WithLayout for Name {
+            type Output = &'static str;
+            fn run<L: Layout>(self) -> &'static str {
+                L::NAME
+            }
+        }
+        self.dispatch(Name).unwrap_or(match self {
+            Self::CSoa(_) => "CSoA<VL>",
+            _ => "CAoSoA<VL>",
+        })
+    }
+}
+
+impl std::fmt::Display for LayoutKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::CSoa(vl) => write!(f, "CSoA<{vl}>"),
+            Self::CAoSoa(vl) => write!(f, "CAoSoA<{vl}>"),
+            _ => f.write_str(self.name()),
+        }
+    }
+}
+
 /// A data layout: the mapping `(i, col, y) → index` and its cluster structure.
 pub trait Layout: Copy + Default + std::fmt::Debug + Send + Sync + 'static {
     /// Name as printed in tables: `AoS`, `SoA`, `CSoA<8>`, `CAoSoA<8>`.
     const NAME: &'static str;
     /// Lanes per cluster (1 for AoS and SoA).
     const VL: usize;
+    /// The same layout as a run-time value.
+    const KIND: LayoutKind;
 
     /// Index of lane 0 of cluster `k` of population `i` in storage line `col` (a column in
     /// 2-D, line `z` of a plane in 3-D: [`Dims::line`]).
@@ -278,22 +368,22 @@ pub trait Layout: Copy + Default + std::fmt::Debug + Send + Sync + 'static {
     }
 }
 
-/// Array of structures: the `Q` populations of a site are adjacent (seed 000 Figure 2).
+/// Array of structures: the `Q` populations of a site are adjacent (Calore et al. 2019, Figure 2).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Aos;
 
-/// Structure of arrays: population `i` of all sites forms one array (seed 000 Figure 2).
+/// Structure of arrays: population `i` of all sites forms one array (Calore et al. 2019, Figure 2).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Soa;
 
 /// Cluster structure of arrays: SoA cut into aligned clusters of `VL` consecutive sites
-/// (seed 000 §4.1, Figure 4).
+/// (Calore et al. 2019 §4.1, Figure 4).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CSoa<const VL: usize>;
 
 /// Clustered array of structure of arrays: each column cut into `VL` partitions of `LY/VL`
 /// sites, the `k`-th site of every partition packed into cluster `k`, and the `Q` clusters of
-/// one `k` stored one after the other (seed 000 §4.2, Figure 5).
+/// one `k` stored one after the other (Calore et al. 2019 §4.2, Figure 5).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CAoSoa<const VL: usize>;
 
@@ -308,6 +398,7 @@ fn shifted_scalar<L: Layout>(d: &Dims, i: usize, col: usize, k: usize, dy: isize
 impl Layout for Aos {
     const NAME: &'static str = "AoS";
     const VL: usize = 1;
+    const KIND: LayoutKind = LayoutKind::Aos;
     #[inline(always)]
     fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
         (col * d.ly + k) * d.q + i
@@ -335,6 +426,7 @@ impl Layout for Aos {
 impl Layout for Soa {
     const NAME: &'static str = "SoA";
     const VL: usize = 1;
+    const KIND: LayoutKind = LayoutKind::Soa;
     #[inline(always)]
     fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
         (i * d.nlines() + col) * d.ly + k
@@ -368,6 +460,7 @@ impl<const VL: usize> Layout for CSoa<VL> {
         _ => "CSoA<VL>",
     };
     const VL: usize = VL;
+    const KIND: LayoutKind = LayoutKind::CSoa(VL);
     #[inline(always)]
     fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
         (i * d.nlines() + col) * d.ly + k * VL
@@ -410,6 +503,7 @@ impl<const VL: usize> Layout for CAoSoa<VL> {
         _ => "CAoSoA<VL>",
     };
     const VL: usize = VL;
+    const KIND: LayoutKind = LayoutKind::CAoSoa(VL);
     #[inline(always)]
     fn cluster_base(d: &Dims, i: usize, col: usize, k: usize) -> usize {
         ((col * (d.ly / VL) + k) * d.q + i) * VL

@@ -1,6 +1,7 @@
 //! Performance figures: timing of kernels, the bytes and flops they move, and the machine's
-//! limits measured in the same run (DESIGN.md: "measure the relevant pattern in the same run as
-//! the kernel, and report against it").
+//! limits measured in the same run: each kernel is reported against the pattern it actually
+//! streams, measured in the same run as the kernel, never against a data sheet or a constant of
+//! another machine.
 //!
 //! A kernel that reads and writes every population once moves `2 Q · T::BYTES` bytes per
 //! site (144 B for D2Q9 in f64). Its limit is the bandwidth of the matching access pattern
@@ -221,10 +222,9 @@ pub fn step_pattern(scheme: Scheme, array_bytes: usize) -> Pattern {
 pub fn measure_bandwidth(bytes: usize, reps: usize) -> Bandwidth {
     let n = bytes / std::mem::size_of::<f64>();
     // Allocated as the lattices are (huge pages, first touched by the workers), so the probe
-    // measures the memory the kernels stream. On two Zen 4 cores, in the same minute, the
-    // read-modify-write sweep moved 104 GB/s over huge pages against 82 over a `Vec`'s 4 KiB
-    // pages (the hardware prefetchers stop at page boundaries), and the in-place D2Q9 step
-    // had shown 150 % of the `Vec` probe.
+    // measures the memory the kernels stream: over a `Vec`'s 4 KiB pages the read-modify-write
+    // sweep moved markedly less (the hardware prefetchers stop at page boundaries), and the
+    // in-place D2Q9 step then showed well over 100 % of the probe (docs/performance.md).
     let mut a = AlignedBuf::<f64>::zeroed(n);
     let mut b = AlignedBuf::<f64>::zeroed(n);
     let chunk = (n / (4 * rayon::current_num_threads())).max(4096);
@@ -386,10 +386,9 @@ pub fn time_kernel<M: Model, L: Layout, T: Real>(
 /// iteration runs `k` once on each lattice, one after the other, and each lattice gets the
 /// median of its own times. On a shared machine whose memory speed drifts from one second to
 /// the next, lattices timed in turn see the same machine, so the ratio of their rates means
-/// something that the ratio of two separate timings does not. (D2Q37 f64 CAoSoA⟨8⟩ 1024×2048,
-/// two Zen 4 cores, the fused two-copy step over the fused in-place step: 0.75–0.89 in five
-/// `lbm bench` runs that timed one after the other; timed in turn, 0.86–0.89 over twelve
-/// timings in one run of a scratch binary, 0.77–0.84 over six `lbm bench` runs.)
+/// something that the ratio of two separate timings does not: timed one after the other, the
+/// ratio of D2Q37's two fused steps spread over a much wider range from run to run than timed
+/// in turn (see docs/performance.md).
 pub fn time_in_turn<M: Model, L: Layout, T: Real, const N: usize>(
     mut lats: [&mut Lattice<M, L, T>; N],
     k: Kernel,

@@ -7,7 +7,7 @@
 //! lattice Boltzmann equation is
 //!
 //! ```text
-//! f_i(x + c_i, t + 1) = f_i(x, t) + Ω_i(f(x, t))          (seed 000 §2, eq. 1)
+//! f_i(x + c_i, t + 1) = f_i(x, t) + Ω_i(f(x, t))          (Calore et al. 2019, eq. 1)
 //! ```
 //!
 //! where the runtime does the streaming (`propagate`) and the model the local `collide`.
@@ -34,7 +34,7 @@ pub struct ParamError {
 ///
 /// Populations of one site are passed as a slice of `Q` values in the order of
 /// [`Model::VELOCITIES`]; a *cluster* is `Q` arrays of `VL` lanes, population-major, the unit of
-/// the CSoA and CAoSoA layouts (seed 000 §4).
+/// the CSoA and CAoSoA layouts (Calore et al. 2019 §4).
 pub trait Model: 'static + Send + Sync {
     /// The model's name, as declared.
     const NAME: &'static str;

@@ -1,11 +1,11 @@
-//! The lattice distributed over MPI ranks in a periodic ring (seed 003 §4, seed 000 §5;
+//! The lattice distributed over MPI ranks in a periodic ring (Calore et al. 2016 §4, 2019 §5;
 //! feature `mpi`, rsmpi over the system MPI).
 //!
 //! Each rank owns one slab of the [`Decomposition`], run on any rank-local backend
 //! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`, both at once
 //! `crate::hetero::SplitSlab`); a step reads the slab's border columns, posts the non-blocking
 //! halo exchange with both neighbours, updates the bulk, waits, stores the halos and updates
-//! the borders (seed 003 Fig. 5; see
+//! the borders (Calore et al. 2016, Fig. 5; see
 //! [`crate::slab_backend`]). In the in-place (AA) scheme the pull half-step is such a step
 //! followed by a second exchange of what it pushed across the cuts, and the local half-step
 //! exchanges nothing ([`crate::domain`]). Halos travel as packed buffers in logical order
@@ -229,9 +229,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         &self.slab
     }
 
-    /// One time step (collective with the two neighbours): post the halo exchange, update the
-    /// bulk, wait, update the borders (seed 003 Fig. 5); after an AA pull half-step, hand
-    /// what it pushed across the cuts to the neighbours.
+    /// One time step (collective with the two neighbours): post the halo exchange, update the bulk,
+    /// wait, update the borders (Calore et al. 2016, Fig. 5); after an AA pull half-step, hand what
+    /// it pushed across the cuts to the neighbours.
     pub fn step(&mut self) -> Result<(), Error> {
         if self.slab.needs_halos() {
             self.exchange_around(BULK_CHUNKS)?;
@@ -293,12 +293,32 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         agree(&self.comm, local)
     }
 
+    /// Every rank's `local` (its planes' values, in rank order) concatenated on rank 0:
+    /// `Some` there, `None` elsewhere (collective).
+    fn gather_values<V: Real>(&self, local: Vec<V>) -> Result<Option<Vec<V>>, Error> {
+        if self.rank != 0 {
+            self.comm
+                .process_at_rank(0)
+                .send_with_tag(&local[..], GATHER);
+            return Ok(None);
+        }
+        let mut all = local;
+        for r in 1..self.dec.ranks() {
+            let (values, _) = self
+                .comm
+                .process_at_rank(peer(r))
+                .receive_vec_with_tag::<V>(GATHER);
+            all.extend(values);
+        }
+        Ok(Some(all))
+    }
+
     /// The whole lattice, assembled on rank 0 from every slab's populations (collective):
     /// `Some` on rank 0, `None` elsewhere. The assembled lattice is an ordinary two-copy
     /// lattice, so its moment fields ([`Lattice::moment_field`]) are the single-process ones;
     /// it has done the slabs' steps.
     pub fn gather(&self) -> Result<Option<Lattice<M, L, T>>, Error> {
-        let Some(all) = self.gather_planes(self.slab.populations()?)? else {
+        let Some(all) = self.gather_values(self.slab.populations()?)? else {
             return Ok(None);
         };
         let mut global = self.spec.lattice::<L, T>()?;
@@ -370,10 +390,10 @@ fn ring_swap<T: Real>(
     Ok([from_left, from_right])
 }
 
-/// The median seconds of a halo exchange around the ring of `comm` with messages of `len`
-/// values of `T` each way, over `reps` exchanges after one for warm-up, the slowest rank's
-/// (collective): the `T_mpi` of seed 000 eq. 7 measured before the slabs exist, to tune a
-/// rank's host/device split.
+/// The median seconds of a halo exchange around the ring of `comm` with messages of `len` values of
+/// `T` each way, over `reps` exchanges after one for warm-up, the slowest rank's (collective): the
+/// `T_mpi` of Calore et al. 2019, eq. 7, measured before the slabs exist, to tune a rank's
+/// host/device split.
 pub fn exchange_seconds<T: Real>(
     comm: &SimpleCommunicator,
     len: usize,
@@ -463,7 +483,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     }
 
     fn layout_name(&self) -> &'static str {
-        L::NAME
+        self.slab.layout().name()
     }
 
     fn schemes() -> &'static [Scheme] {
@@ -614,21 +634,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         out
     }
 
-    fn gather_planes<V: Real>(&self, local: Vec<V>) -> Result<Option<Vec<V>>, Error> {
-        if self.rank != 0 {
-            self.comm
-                .process_at_rank(0)
-                .send_with_tag(&local[..], GATHER);
-            return Ok(None);
-        }
-        let mut all = local;
-        for r in 1..self.dec.ranks() {
-            let (values, _) = self
-                .comm
-                .process_at_rank(peer(r))
-                .receive_vec_with_tag::<V>(GATHER);
-            all.extend(values);
-        }
-        Ok(Some(all))
+    fn gather_planes(&self, local: Vec<f64>) -> Result<Option<Vec<f64>>, Error> {
+        self.gather_values(local)
     }
 }

@@ -3,24 +3,17 @@
 //!
 //! Every interior load of a pass is preceded by a software prefetch of the element `D` bytes
 //! further along the line. The AA pull half-step reads each cluster's `Q` elements from
-//! `2H + 1` lines, a pattern the hardware prefetchers do not follow (on a Zen 5 machine
-//! D2Q9's pull ran at a quarter of its speed without software prefetches), so `D` matters,
-//! and its best value is a property of the machine, not of the code. The pull half-step in
-//! MLUPS, CAoSoA⟨8⟩ f64 on two cores, D2Q9 4096² and D3Q19 192³ (issue 15's notes):
-//! - Zen 5 (48 KiB L1d): D2Q9 592 at 2 KiB, 616 at 16 KiB; D3Q19 94 at 2 KiB, 165 at 16 KiB;
-//! - Zen 4 (32 KiB L1d): D2Q9 275, 258, 245, 232 at 1, 4, 16, 64 KiB; D3Q19 90, 87, 85, 74
-//!   at 0.5, 2, 8, 32 KiB.
-//!
-//! Those were prefetches into L1 (`prefetcht0`). Prefetching into L2 (`prefetcht1`, see
-//! `RawBuf::prefetch`) moved the best distance out and the speed up; Zen 4, same probe,
-//! MLUPS at 1, 4, 16, 64 KiB: D2Q9 pull 328, 455, 390, 385 (L1: 315, 299, 275, 272), D3Q19
-//! pull 84, 102, 99, 113 (L1: 82, 88, 72, 70). Hence the candidates below.
+//! `2H + 1` lines, a pattern the hardware prefetchers do not follow (without software
+//! prefetches D2Q9's pull can run at a fraction of its speed), so `D` matters, and its best
+//! value is a property of the machine, not of the code: it differs between cores with
+//! different L1 caches, between models and between layouts. The prefetches go into L2
+//! (`prefetcht1`, see `RawBuf::prefetch`): against L1 that moved the best distance out and
+//! the speed up; hence the candidates below, 1 to 64 KiB.
 //!
 //! No software prefetch at all is not a candidate: with none (each load prefetching its own
-//! line), D2Q9 4096² on two Zen 4 cores ran at 0.55–0.71 of the tuned distance in the fused
-//! two-copy step of CAoSoA⟨8⟩ f64, 0.78–0.81 in place, 0.68–0.74 in place in CAoSoA⟨16⟩ f32,
-//! and 0.83–1.00 in CSoA, whose populations are separate streams the hardware prefetchers
-//! follow (two lattices alternated step by step in one process, three rounds of ten, 2026-11-26).
+//! line), the fused steps of CAoSoA lost 20–45 % of their speed; only CSoA, whose
+//! populations are separate streams the hardware prefetchers follow, ran nearly as fast.
+//! (The measurements behind this module: see docs/performance.md.)
 //!
 //! No constant serves every machine, so a lattice tunes `D` per pass while it runs
 //! ([`crate::tuner`]): the first `ROUNDS × CANDIDATES.len()` sweeps of each pass cycle through
@@ -34,10 +27,8 @@
 //! and write-prefetched ones may be for a compute-bound one, whose clusters end in bursts of
 //! `Q` stores (see [`Stores`]); the choice, like the distance, is the machine's.
 //! [`crate::Lattice::tuned`] says what a lattice kept, and `lbm bench` prints it beside each
-//! row. The distance kept differs between layouts and precisions (D2Q9 4096², one run on two
-//! Zen 4 cores: the two-copy step kept 16 KiB in CAoSoA⟨8⟩ f64, 64 KiB in CAoSoA⟨16⟩ f32,
-//! 1 KiB in CSoA⟨8⟩ f64), and on a shared machine, where candidates lie within the noise of
-//! each other, from one run to the next.
+//! row. The distance kept differs between layouts and precisions, and on a shared machine,
+//! where candidates lie within the noise of each other, from one run to the next.
 
 use crate::kernels::{Pass, Stores};
 use crate::tuner::Tuner;

@@ -2,10 +2,10 @@
 //! `f32` arithmetic).
 //!
 //! Generated kernels are generic over [`Real`], so one model declaration serves every precision
-//! (seed 000 §4 runs the D2Q37 code in double precision; single precision halves the memory
-//! traffic of the memory-bound kernels, and `F16s` halves it again). A precision is two things:
-//! the type the kernels compute in (`Self`) and the form a population is kept in between steps
-//! ([`Real::Stored`]); only the loads and stores of the populations see the second.
+//! (Calore et al. 2019 §4 run the D2Q37 code in double precision; single precision halves the
+//! memory traffic of the memory-bound kernels, and `F16s` halves it again). A precision is two
+//! things: the type the kernels compute in (`Self`) and the form a population is kept in between
+//! steps ([`Real::Stored`]); only the loads and stores of the populations see the second.
 
 mod f16s;
 

@@ -1,11 +1,11 @@
-//! The performance model of the ring decomposition (seed 003 §5), with coefficients measured
-//! by short benchmarks on this machine.
+//! The performance model of the ring decomposition (Calore et al. 2016 §5), with coefficients
+//! measured by short benchmarks on this machine.
 //!
-//! A step of a slab `Lx/n` columns wide updates the bulk while the halos travel, then the
-//! borders (seed 003 Fig. 5), so its time is `max{T_bulk, T_MPI} + T_border = max{T_a, T_b}`
-//! with `T_a = T_bulk + T_border` (every site of the slab) and `T_b = T_MPI + T_border`.
-//! To first approximation bulk processing is proportional to `Lx·Ly`, the boundary rows to
-//! `Lx`, border processing and communication to `Ly` (seed 003 §5):
+//! A step of a slab `Lx/n` columns wide updates the bulk while the halos travel, then the borders
+//! (Calore et al. 2016, Fig. 5), so its time is `max{T_bulk, T_MPI} + T_border = max{T_a, T_b}`
+//! with `T_a = T_bulk + T_border` (every site of the slab) and `T_b = T_MPI + T_border`. To first
+//! approximation bulk processing is proportional to `Lx·Ly`, the boundary rows to `Lx`, border
+//! processing and communication to `Ly` (Calore et al. 2016 §5):
 //!
 //! ```text
 //! T(Lx, Ly, n) = max{ α (Lx/n) Ly + β (Lx/n),  γ Ly + δ Ly + λ }        (n ≥ 2)
@@ -19,7 +19,7 @@
 //! is what travels); the two lattices timed differ in `Lz`. The
 //! communication is `δ Ly + λ`: two messages of `H·Ly·Q` values each way per step, over one
 //! network interface, so `δ = 2 H Q b / B` (`b` bytes per value, `B` the bandwidth) and
-//! `λ = 2 ℓ` (`ℓ` the latency); the seed's form has no latency term, which matters only for
+//! `λ = 2 ℓ` (`ℓ` the latency); the paper's form has no latency term, which matters only for
 //! small `Ly`. Cluster predictions use [`Network::INFINIBAND_EDR`] (ℓ = 1.5 µs,
 //! B = 12 GB/s per direction: 100 Gb/s EDR InfiniBand as measured by osu_bw on such systems);
 //! [`Network::from_loopback`] fits the same two figures to an exchange measured on this
@@ -198,7 +198,7 @@ fn io_time(io: Io<'_>, lx: usize, ly: usize, ranks: usize) -> f64 {
 }
 
 impl Coefficients {
-    /// `T(Lx, Ly, n)` and its two terms: `(T_a, T_b)` (seed 003 §5).
+    /// `T(Lx, Ly, n)` and its two terms: `(T_a, T_b)` (Calore et al. 2016 §5).
     pub fn terms(&self, lx: usize, ly: usize, ranks: usize) -> (f64, f64) {
         let (w, h) = (lx as f64 / ranks.max(1) as f64, ly as f64);
         let t_a = self.alpha * w * h + self.beta * w;

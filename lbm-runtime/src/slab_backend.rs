@@ -2,7 +2,7 @@
 //! (`crate::gpu::GpuSlab`), both (`crate::hetero::SplitSlab`) — so that the ring ([`crate::domain::SlabRing`] in one process,
 //! `crate::mpi_ring::DistLattice` over MPI) is written once for every rank-local backend.
 //!
-//! # One step of a rank (seed 003 Fig. 5, seed 000 Fig. 7)
+//! # One step of a rank (Calore et al. 2016, Fig. 5; Calore et al. 2019, Fig. 7)
 //! ```text
 //! if needs_halos():         (every two-copy step; the AA pull half-step)
 //!   borders()               the H border columns on each side, for the neighbours
@@ -22,7 +22,7 @@ use crate::domain::{
     bulk_columns, export_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT,
 };
 use crate::solver::{equilibria, Placement};
-use crate::{Error, Layout, Model, Real, Scheme};
+use crate::{Error, Layout, LayoutKind, Model, Real, Scheme};
 
 /// A rank's slab on some backend (see the module documentation).
 pub trait SlabBackend: Send {
@@ -39,6 +39,9 @@ pub trait SlabBackend: Send {
 
     /// The streaming scheme.
     fn scheme(&self) -> Scheme;
+
+    /// The layout of the populations.
+    fn layout(&self) -> LayoutKind;
 
     /// Steps done.
     fn steps_done(&self) -> u64;
@@ -137,6 +140,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn scheme(&self) -> Scheme {
         self.lattice().scheme()
+    }
+
+    fn layout(&self) -> LayoutKind {
+        L::KIND
     }
 
     fn steps_done(&self) -> u64 {

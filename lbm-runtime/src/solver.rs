@@ -292,7 +292,7 @@ pub trait Solver {
 
     /// Every process's `local` (its planes' values, in rank order) concatenated on the root:
     /// `Some` there, `None` elsewhere (collective).
-    fn gather_planes<V: Real>(&self, local: Vec<V>) -> Result<Option<Vec<V>>, Error> {
+    fn gather_planes(&self, local: Vec<f64>) -> Result<Option<Vec<f64>>, Error> {
         Ok(Some(local))
     }
 
@@ -318,6 +318,7 @@ pub trait Solver {
     fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
+        Self: Sized,
     {
         let planes = self.local_planes();
         let ly = self.extent().plane_sites();
@@ -488,7 +489,7 @@ pub(crate) fn equilibria<M: Model, T: Real>(
 
 /// The [`Solver`] items a whole lattice (CPU or GPU) answers from its own accessors (`dims`,
 /// `params`, `scheme`, `steps_done`, `set_steps_done`, the fields): written once for both, inside their
-/// `impl Solver` blocks (generic parameters `M`, `L`, `T`).
+/// `impl Solver` blocks (generic parameters `M` and `T`).
 macro_rules! lattice_basics {
     ($lattice:ident) => {
         type Model = M;
@@ -508,7 +509,7 @@ macro_rules! lattice_basics {
         }
 
         fn layout_name(&self) -> &'static str {
-            L::NAME
+            $lattice::layout(self).name()
         }
 
         fn schemes() -> &'static [$crate::Scheme] {

@@ -1,10 +1,10 @@
 //! 64-byte aligned population storage, the raw view the parallel kernels write through, and
 //! [`Pops`], that view seen as values of a precision.
 //!
-//! Clusters of `VL` values are the unit of the CSoA and CAoSoA layouts (seed 000 §4); with the
-//! base address aligned to 64 bytes (one cache line, one AVX-512 register) and `LY` a multiple
-//! of `VL`, every cluster starts on a `VL·size_of::<E>()` boundary, so cluster loads and stores
-//! are aligned vector moves.
+//! Clusters of `VL` values are the unit of the CSoA and CAoSoA layouts (Calore et al. 2019 §4);
+//! with the base address aligned to 64 bytes (one cache line, one AVX-512 register) and `LY` a
+//! multiple of `VL`, every cluster starts on a `VL·size_of::<E>()` boundary, so cluster loads and
+//! stores are aligned vector moves.
 
 use std::alloc::{alloc, dealloc, Layout as AllocLayout};
 use std::marker::PhantomData;

@@ -1,6 +1,6 @@
-//! The lid-driven cavity (D2Q9, seed 004): an `n × n` box with bounce-back walls and a lid
-//! moving at `U`, `τ = U n / (Re cs²) + ½`. At steady state the centre-line profiles are
-//! compared with Ghia, Ghia & Shin (1982) ([`crate::cavity`]).
+//! The lid-driven cavity (D2Q9; Szőke et al. 2017 benchmark it): an `n × n` box with bounce-back
+//! walls and a lid moving at `U`, `τ = U n / (Re cs²) + ½`. At steady state the centre-line
+//! profiles are compared with Ghia, Ghia & Shin (1982) ([`crate::cavity`]).
 
 use super::Case;
 use crate::cavity::{centre_weight, compare_lines, ghia};
@@ -142,9 +142,9 @@ impl<M: Model> Case for Cavity<M> {
             Ok(r) if (self.re - re as f64).abs() < 1e-9 => r,
             _ => {
                 return vec![format!(
-                    "no reference data for Re = {} (Ghia et al. tabulate Re = 100 and 400)",
+                    "no reference data for Re = {} (Ghia et al. tabulate Re = 100, 400, 1000, 3200, 5000, 7500 and 10000)",
                     self.re
-                )]
+                )];
             }
         };
         let (u, v) = lines.split_at(self.n);

@@ -7,8 +7,8 @@
 //! J. Comput. Phys. 206, 536 (Re = 1000). The TRT collision with Λ = 3/16 puts the walls
 //! exactly half-way (Ginzburg et al. 2008).
 
-use super::cavity::centre_lines;
 use super::Case;
+use super::cavity::centre_lines;
 use crate::models::{D3Q19Trt, D3Q19TrtParams};
 use crate::output::{Fields, Table};
 use crate::{BoundarySpec, Model};
@@ -110,11 +110,7 @@ impl Case for Cavity3d {
                 .map(|r| (r[col], r[0]))
                 .min_by(|a, b| {
                     let o = a.0.total_cmp(&b.0);
-                    if min {
-                        o
-                    } else {
-                        o.reverse()
-                    }
+                    if min { o } else { o.reverse() }
                 })
                 .unwrap_or((f64::NAN, f64::NAN))
         };

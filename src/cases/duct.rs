@@ -15,7 +15,7 @@
 
 use std::f64::consts::PI;
 
-use super::{relative_l2, Case};
+use super::{Case, relative_l2};
 use crate::models::{D3Q19Trt, D3Q19TrtParams};
 use crate::output::Fields;
 use crate::{BoundarySpec, Model};

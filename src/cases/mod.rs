@@ -38,8 +38,8 @@ pub use cavity_3d::Cavity3d;
 pub use duct::Duct;
 pub use poiseuille::Poiseuille;
 pub use rayleigh_benard::{
-    growth_rate, onset, Convection, RayleighBenard, RayleighBenardLattices, CLEVER_BUSSE_NUSSELT,
-    CRITICAL_RAYLEIGH, CRITICAL_WAVENUMBER, DELTA_T,
+    CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, CRITICAL_WAVENUMBER, Convection, DELTA_T,
+    RayleighBenard, RayleighBenardLattices, growth_rate, onset,
 };
 pub use rayleigh_taylor::RayleighTaylor;
 pub use taylor_green::TaylorGreen;

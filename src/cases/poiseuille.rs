@@ -6,7 +6,7 @@
 //! ```
 //! and the report gives the relative L2 distance of the simulated profile from it.
 
-use super::{relative_l2, Case};
+use super::{Case, relative_l2};
 use crate::models::{D2Q9Bgk, D2Q9BgkParams};
 use crate::output::Fields;
 use crate::{BoundarySpec, Model};

@@ -36,8 +36,8 @@ use crate::models::{
     D2Q5AdvectionDiffusion, D2Q5AdvectionDiffusionParams, D2Q9Boussinesq, D2Q9BoussinesqParams,
 };
 use crate::{
-    moment_index, BoundarySpec, Coupled, Error, Lattice, Layout, Model, Real, Role, Scheme, Solver,
-    Wall,
+    BoundarySpec, Coupled, Error, Lattice, Layout, Model, Real, Role, Scheme, Solver, Wall,
+    moment_index,
 };
 
 /// The critical wavenumber of rigid–rigid Rayleigh–Bénard convection, `k_c H`.

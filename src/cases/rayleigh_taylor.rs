@@ -1,9 +1,10 @@
-//! The Rayleigh–Taylor instability with D2Q37, the seeds' production case (seed 000 §3,
-//! reference/d2q37.md): a box periodic in x, thermal walls at the bottom (hot, `T = 1 + A`)
-//! and the top (cold, `T = 1 − A`), gravity `g` along −y. A cold, dense upper half lies on a
-//! hot, light lower half in hydrostatic balance, `dp/dy = −ρ g` with `p = ρT`, so that at equal
-//! pressure the Atwood number is `(ρ_c − ρ_h)/(ρ_c + ρ_h) = A`. The interface, a `tanh` of
-//! width `w`, is displaced by `η₀ cos(2π x / LX)`, one wavelength across the box.
+//! The Rayleigh–Taylor instability with D2Q37, the production case of Calore et al. (2019 §3; the
+//! model's weights and equilibrium: Philippi et al. 2006, Shan 2010): a box periodic in x, thermal
+//! walls at the bottom (hot, `T = 1 + A`) and the top (cold, `T = 1 − A`), gravity `g` along −y. A
+//! cold, dense upper half lies on a hot, light lower half in hydrostatic balance, `dp/dy = −ρ g`
+//! with `p = ρT`, so that at equal pressure the Atwood number is `(ρ_c − ρ_h)/(ρ_c + ρ_h) = A`. The
+//! interface, a `tanh` of width `w`, is displaced by `η₀ cos(2π x / LX)`, one wavelength across the
+//! box.
 //!
 //! In the linear regime the perturbation grows as `e^{σt}`, for a sharp interface between
 //! fluids of equal kinematic viscosity ν (Chandrasekhar 1961)
@@ -11,8 +12,8 @@
 //! ```text
 //! σ = √(A g k + ν²k⁴) − ν k²,     k = 2π / LX
 //! ```
-//! (`tests/d2q37_rayleigh_taylor.rs` checks the measured rate against it, with the correction
-//! for a diffuse interface); later bubbles of light fluid rise and spikes of heavy fluid fall,
+//! (`tests/physics/d2q37_rayleigh_taylor.rs` checks the measured rate against it, with the
+//! correction for a diffuse interface); later bubbles of light fluid rise and spikes of heavy fluid fall,
 //! rolling up by the Kelvin–Helmholtz instability. Time is reported in units of
 //! `t₀ = √(LX / (A g))`.
 //!
@@ -24,7 +25,7 @@
 use std::f64::consts::PI;
 
 use super::Case;
-use crate::models::{D2Q37Params, D2Q37};
+use crate::models::{D2Q37, D2Q37Params};
 use crate::output::Fields;
 use crate::{BoundarySpec, Model, Wall};
 

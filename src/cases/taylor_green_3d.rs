@@ -180,7 +180,7 @@ fn vertex(samples: &[(f64, f64)]) -> Option<(f64, f64)> {
     let (j, _) = samples
         .iter()
         .enumerate()
-        .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))?;
+        .max_by(|a, b| a.1.1.total_cmp(&b.1.1))?;
     if j == 0 || j + 1 == samples.len() {
         let (t, v) = samples[j];
         return Some((v, t));

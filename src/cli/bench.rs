@@ -1,25 +1,28 @@
-//! `lbm bench`: the seed 000 Table 2 benchmark — propagate, bc, collide and the fused step
+//! `lbm bench`: the benchmark of Calore et al. 2019, Table 2 — propagate, bc, collide and the fused step
 //! for every layout and precision, in ms per iteration, MLUPS, GB/s and GFLOP/s, each with its
 //! share of the machine's limit measured in the same run; for the 2-D models (D2Q9, D2Q37)
 //! and the 3-D ones (D3Q19, D3Q27).
 
 use clap::{Args, ValueEnum};
 use lbm::metrics::{
-    measure_bandwidth, measure_peak_flops, time_in_turn, time_kernel, Bandwidth, KernelTiming,
-    Probe,
+    Bandwidth, KernelTiming, Probe, measure_bandwidth, measure_peak_flops, time_in_turn,
+    time_kernel,
 };
 use lbm::models::{
-    D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D3Q19Bgk, D3Q19BgkParams, D3Q27Bgk, D3Q27BgkParams, D2Q37,
+    D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params, D3Q19Bgk, D3Q19BgkParams, D3Q27Bgk, D3Q27BgkParams,
 };
 use std::sync::Arc;
 
 use lbm::domain::GlobalSpec;
-use lbm::gpu::bench::{BATCHES, BATCH_SECONDS};
+use lbm::gpu::bench::{BATCH_SECONDS, BATCHES};
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
-use lbm::{BoundarySpec, F16s, Kernel, Lattice, Layout, Model, Real, Scheme, Wall};
+use lbm::{BoundarySpec, F16s, Kernel, Lattice, Layout, LayoutKind, Model, Real, Scheme, Wall};
 
-use super::bench_csv::{check_csv_path, Row, Rows};
-use super::{dispatch, CliError, Generic, LayoutArg, Precision, World};
+use super::bench_csv::{Row, Rows, check_csv_path};
+use super::{
+    CliError, Generic, GenericReal, LayoutArg, Precision, World, dispatch, dispatch_real,
+    layout_kind,
+};
 
 /// Options of the benchmark.
 #[derive(Debug, Clone, Args)]
@@ -84,7 +87,7 @@ pub struct BenchArgs {
     /// Steps per timing of `--ranks`.
     #[arg(long, default_value_t = 20)]
     pub rank_steps: usize,
-    /// Instead of the tables: sweep the host/device split M (seed 000 Fig. 8) in the first
+    /// Instead of the tables: sweep the host/device split M (Calore et al. 2019, Fig. 8) in the first
     /// chosen layout and precision, measured beside the calibrated model, marking M*.
     #[arg(long)]
     pub split: bool,
@@ -107,7 +110,7 @@ pub struct BenchArgs {
 /// Backends to benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Backend {
-    /// The CPU kernels (seed 000 Table 2).
+    /// The CPU kernels (Calore et al. 2019, Table 2).
     Cpu,
     /// The GPU's fused step.
     Gpu,
@@ -265,7 +268,7 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
             if a.model.includes(Which::D2q37) {
                 table.run::<D2Q37>(plane(a.d2q37_size), &d2q37, &thermal)?;
             }
-            // Periodic cubes, as the peer benchmark (`../shared/peers/lbmpy_bench3d.py`) runs.
+            // Periodic cubes, as lbmpy's 3-D benchmark that we compare with runs them.
             if a.model.includes(Which::D3q19) {
                 let spec = BoundarySpec::periodic();
                 table.run::<D3Q19Bgk>(a.d3q19_size, &d3q19, &spec)?;
@@ -387,18 +390,19 @@ fn gpu_tables(
             .iter()
             .flat_map(|l| [(l, Scheme::TwoCopy), (l, Scheme::InPlace)])
         {
-            let job = |size| (&ctx, size, scheme, a.gpu_steps, rows, peak);
+            let layout = layout_kind(l, p.default_vl());
+            let job = |size| (&ctx, layout, size, scheme, a.gpu_steps, rows, peak);
             if a.model.includes(Which::D2q9) {
-                dispatch(l, p, GpuJob::<D2Q9Bgk>::new(job(plane(a.d2q9_size)), d2q9));
+                dispatch_real(p, GpuJob::<D2Q9Bgk>::new(job(plane(a.d2q9_size)), d2q9));
             }
             if a.model.includes(Which::D2q37) {
-                dispatch(l, p, GpuJob::<D2Q37>::new(job(plane(a.d2q37_size)), d2q37));
+                dispatch_real(p, GpuJob::<D2Q37>::new(job(plane(a.d2q37_size)), d2q37));
             }
             if a.model.includes(Which::D3q19) {
-                dispatch(l, p, GpuJob::<D3Q19Bgk>::new(job(a.d3q19_size), d3q19));
+                dispatch_real(p, GpuJob::<D3Q19Bgk>::new(job(a.d3q19_size), d3q19));
             }
             if a.model.includes(Which::D3q27) {
-                dispatch(l, p, GpuJob::<D3Q27Bgk>::new(job(a.d3q27_size), d3q27));
+                dispatch_real(p, GpuJob::<D3Q27Bgk>::new(job(a.d3q27_size), d3q27));
             }
         }
     }
@@ -422,6 +426,7 @@ fn plane((lx, ly): (usize, usize)) -> [usize; 3] {
 /// its row and the others still run.
 struct GpuJob<'a, M: Model> {
     ctx: &'a Arc<GpuContext>,
+    layout: LayoutKind,
     size: [usize; 3],
     params: M::Params,
     scheme: Scheme,
@@ -431,10 +436,11 @@ struct GpuJob<'a, M: Model> {
     peak: Probe,
 }
 
-/// What every row of a GPU table shares: the device, the size, the scheme, the steps asked,
-/// the rows kept and the FMA peak.
+/// What every row of a GPU table shares: the device, the layout, the size, the scheme, the
+/// steps asked, the rows kept and the FMA peak.
 type GpuRowOf<'a> = (
     &'a Arc<GpuContext>,
+    LayoutKind,
     [usize; 3],
     Scheme,
     u64,
@@ -443,9 +449,13 @@ type GpuRowOf<'a> = (
 );
 
 impl<'a, M: Model> GpuJob<'a, M> {
-    fn new((ctx, size, scheme, steps, rows, peak): GpuRowOf<'a>, params: M::Params) -> Self {
+    fn new(
+        (ctx, layout, size, scheme, steps, rows, peak): GpuRowOf<'a>,
+        params: M::Params,
+    ) -> Self {
         Self {
             ctx,
+            layout,
             size,
             params,
             scheme,
@@ -456,18 +466,26 @@ impl<'a, M: Model> GpuJob<'a, M> {
     }
 }
 
-impl<M: Model> Generic for GpuJob<'_, M> {
+impl<M: Model> GenericReal for GpuJob<'_, M> {
     type Output = ();
-    fn run<L: Layout, T: Real>(self) {
+    fn run<T: Real>(self) {
+        let layout = self.layout.name();
         let head = format!(
             "{:<12} {:<10} {:<5} {:<9}",
             M::NAME,
-            L::NAME,
+            layout,
             T::NAME,
             self.scheme.name()
         );
-        let bench = gpu::bench::fused_mlups::<M, L, T>;
-        match bench(self.ctx, self.size, self.params, self.scheme, self.steps) {
+        let bench = gpu::bench::fused_mlups::<M, T>;
+        match bench(
+            self.ctx,
+            self.layout,
+            self.size,
+            self.params,
+            self.scheme,
+            self.steps,
+        ) {
             Ok(b) => {
                 println!(
                     "{head} {:>9.3} {:>8.1} {:>12.2} ({:>3.0}% of {:.1}{}) {:>9.1} ({:>3.0}%)  {:>9}  {}",
@@ -492,7 +510,7 @@ impl<M: Model> Generic for GpuJob<'_, M> {
                     backend: "gpu",
                     model: M::NAME,
                     precision: T::NAME,
-                    layout: L::NAME,
+                    layout,
                     kernel: "fused".into(),
                     scheme: self.scheme.name(),
                     sites: self.size.iter().product(),

@@ -5,8 +5,8 @@ use lbm::cases::{
     TaylorGreen3d,
 };
 
-use super::settings::{bad, require, Collision, Settings};
 use super::CliError;
+use super::settings::{Collision, Settings, bad, require};
 
 /// The relaxation time (τ > ½ is checked by the model, which names it).
 fn tau(s: &Settings, default: f64) -> Result<f64, CliError> {

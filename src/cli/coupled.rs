@@ -12,16 +12,16 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use lbm::cases::{RayleighBenard, CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH};
-use lbm::gpu::{GpuContext, GpuLattice, GpuOptions};
+use lbm::cases::{CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, RayleighBenard};
+use lbm::gpu::{GpuContext, GpuLattice};
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
-use lbm::output::{png, Table};
-use lbm::{read_checkpoint, Coupled, Layout, Real, Solver};
+use lbm::output::{Table, png};
+use lbm::{Coupled, Layout, Real, Solver, read_checkpoint};
 
 use super::driver::{due, next_multiple};
-use super::run::{prepare_out_dir, Plan};
-use super::settings::{bad, BackendArg};
-use super::{dispatch_vl, CliError, Generic, World};
+use super::run::{Plan, gpu_options, prepare_out_dir};
+use super::settings::{BackendArg, bad};
+use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl, layout_kind};
 
 /// The case's name, in file names.
 const NAME: &str = "rayleigh-benard";
@@ -35,64 +35,73 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
              distributed over MPI ranks yet: run it without mpiexec",
         ));
     }
-    let gpu = match plan.backend {
-        BackendArg::Cpu => None,
-        BackendArg::Gpu => Some(Arc::new(GpuContext::new(&GpuOptions {
-            adapter: plan.adapter.clone(),
-            ..GpuOptions::default()
-        })?)),
-        BackendArg::Hetero => {
-            return Err(bad(
-                "backend",
-                "rayleigh-benard runs on cpu or gpu: a split (hetero) lattice does not take \
-                 per-site fields yet",
-            ))
-        }
+    if plan.backend == BackendArg::Hetero {
+        return Err(bad(
+            "backend",
+            "rayleigh-benard runs on cpu or gpu: a split (hetero) lattice does not take \
+             per-site fields yet",
+        ));
+    }
+    let ctx = match plan.backend {
+        BackendArg::Gpu => Some(Arc::new(GpuContext::new(&gpu_options(plan))?)),
+        _ => None,
     };
     prepare_out_dir(plan, NAME)?;
-    let job = Job {
-        plan,
-        case: &case,
-        gpu,
-    };
-    dispatch_vl(plan.layout, plan.vl, plan.precision, job)
+    let case = &case;
+    match ctx {
+        Some(ctx) => dispatch_real(plan.precision, GpuJob { plan, case, ctx }),
+        None => dispatch_vl(plan.layout, plan.vl, plan.precision, CpuJob { plan, case }),
+    }
 }
 
-/// The run with a layout and precision chosen at run time.
-struct Job<'a> {
+/// The run on the CPU, with a layout and precision chosen at run time.
+struct CpuJob<'a> {
     plan: &'a Plan,
     case: &'a RayleighBenard,
-    gpu: Option<Arc<GpuContext>>,
 }
 
-impl Generic for Job<'_> {
+impl Generic for CpuJob<'_> {
     type Output = Result<(), CliError>;
 
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let (plan, case) = (self.plan, self.case);
-        match &self.gpu {
-            None => drive(plan, case, case.lattices::<L, T>(plan.scheme)?),
-            Some(ctx) => {
-                let (lx, ly) = case.size();
-                let flow = GpuLattice::<D2Q9Boussinesq, L, T>::new(
-                    ctx,
-                    lx,
-                    ly,
-                    case.flow_params(),
-                    plan.scheme,
-                    &case.flow_boundaries(),
-                )?;
-                let heat = GpuLattice::<D2Q5AdvectionDiffusion, L, T>::new(
-                    ctx,
-                    lx,
-                    ly,
-                    case.heat_params(),
-                    plan.scheme,
-                    &case.heat_boundaries(),
-                )?;
-                drive(plan, case, case.couple(flow, heat)?)
-            }
-        }
+        drive(plan, case, case.lattices::<L, T>(plan.scheme)?)
+    }
+}
+
+/// The run on a GPU, with a precision chosen at run time (the layout is data there).
+struct GpuJob<'a> {
+    plan: &'a Plan,
+    case: &'a RayleighBenard,
+    ctx: Arc<GpuContext>,
+}
+
+impl GenericReal for GpuJob<'_> {
+    type Output = Result<(), CliError>;
+
+    fn run<T: Real>(self) -> Self::Output {
+        let (plan, case, ctx) = (self.plan, self.case, &self.ctx);
+        let layout = layout_kind(plan.layout, plan.vl);
+        let (lx, ly) = case.size();
+        let flow = GpuLattice::<D2Q9Boussinesq, T>::new(
+            ctx,
+            layout,
+            lx,
+            ly,
+            case.flow_params(),
+            plan.scheme,
+            &case.flow_boundaries(),
+        )?;
+        let heat = GpuLattice::<D2Q5AdvectionDiffusion, T>::new(
+            ctx,
+            layout,
+            lx,
+            ly,
+            case.heat_params(),
+            plan.scheme,
+            &case.heat_boundaries(),
+        )?;
+        drive(plan, case, case.couple(flow, heat)?)
     }
 }
 

@@ -3,21 +3,21 @@
 //! the steady-state test, outputs and checkpoints at their intervals, and the summary.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use lbm::cases::Case;
 use lbm::metrics::measure_peak_flops;
-use lbm::output::{png, vtk, Diagnostics, DiagnosticsLog, Fields};
+use lbm::output::{Diagnostics, DiagnosticsLog, Fields, png, vtk};
 use lbm::{Model, Placement, Real};
 
 use super::run::Plan;
 use lbm::Solver;
 
-use super::solver::Driven;
 use super::CliError;
+use super::solver::Driven;
 
 /// Wall time a chunk of steps aims at.
 const CHUNK: Duration = Duration::from_millis(250);
@@ -45,7 +45,7 @@ pub(super) fn due(now: u64, every: u64) -> bool {
 
 /// `result` of an output written by the root, shared by every process: all go on, or all
 /// stop with an error.
-fn together<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
+fn together<S: Solver + ?Sized>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
     if solver.root_says(result.is_ok()) {
         result
     } else {
@@ -57,7 +57,7 @@ fn together<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(), C
 
 /// `result` of what every process wrote (its piece of an output), shared: all go on, or all
 /// stop with an error.
-fn everywhere<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
+fn everywhere<S: Solver + ?Sized>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
     if solver.any_rank(result.is_err()) {
         result.and(Err(CliError::OtherRank(
             "another rank could not write its piece of the outputs".into(),
@@ -68,7 +68,7 @@ fn everywhere<S: Solver>(solver: &S, result: Result<(), CliError>) -> Result<(),
 }
 
 /// Runs `case` on `solver` to the end of the plan.
-pub fn drive<C: Case, S: Solver<Model = C::Model>>(
+pub fn drive<C: Case, S: Solver<Model = C::Model> + ?Sized>(
     plan: &Plan,
     case: &C,
     solver: &mut S,
@@ -235,7 +235,7 @@ impl Steady {
 
     /// Whether the velocity of every rank's piece changed by less than the tolerance since
     /// the last check (collective).
-    fn reached<S: Solver>(&mut self, solver: &S) -> Result<bool, CliError> {
+    fn reached<S: Solver + ?Sized>(&mut self, solver: &S) -> Result<bool, CliError> {
         let Some(tol) = self.tol else {
             return Ok(false);
         };
@@ -306,7 +306,7 @@ impl<'a, C: Case> Outputs<'a, C> {
     /// step (collective): diagnostics are reductions of every rank's sums, images are drawn on
     /// the root from fields sampled to at most [`png::IMAGE_SIDE`] pixels a side, and every
     /// rank writes its own VTK piece. All ranks go on, or all stop with the error.
-    fn write<S: Solver>(&mut self, solver: &S, files: bool) -> Result<(), CliError> {
+    fn write<S: Solver + ?Sized>(&mut self, solver: &S, files: bool) -> Result<(), CliError> {
         let vtk = files && self.plan.vtk;
         let t = Instant::now();
         let mut piece = solver.fields()?;
@@ -423,7 +423,7 @@ impl<'a, C: Case> Outputs<'a, C> {
     /// The moment fields — of the plane [`Plan::slice`] in 3-D — sampled to at most
     /// [`png::IMAGE_SIDE`] pixels a side and gathered on the root, when images are asked for
     /// (collective; `None` elsewhere).
-    fn images<S: Solver>(&self, solver: &S, piece: &Fields) -> Result<Option<Fields>, CliError> {
+    fn images<S: Solver + ?Sized>(&self, solver: &S, piece: &Fields) -> Result<Option<Fields>, CliError> {
         if self.plan.images.as_ref().is_none_or(Vec::is_empty) {
             return Ok(None);
         }
@@ -447,7 +447,7 @@ impl<'a, C: Case> Outputs<'a, C> {
         Ok(Some(Fields::assembled(&sampled, data)?))
     }
 
-    fn checkpoint<S: Solver>(&mut self, solver: &S) -> Result<(), CliError> {
+    fn checkpoint<S: Solver + ?Sized>(&mut self, solver: &S) -> Result<(), CliError> {
         let t = Instant::now();
         let path = self.checkpoint_path();
         solver.write_checkpoint(&path)?;
@@ -484,7 +484,7 @@ struct Summary {
 }
 
 impl Summary {
-    fn print<S: Solver>(&self, solver: &S) -> Result<(), CliError> {
+    fn print<S: Solver + ?Sized>(&self, solver: &S) -> Result<(), CliError> {
         let secs = self.stepping.as_secs_f64();
         println!("summary: {}", self.title);
         println!(

@@ -6,10 +6,10 @@ use lbm::cases::Case;
 use lbm::memory::{self, Need};
 use lbm::{Model, Real};
 
+use super::CliError;
 use super::run::Plan;
 use super::settings::BackendArg;
 use super::world::World;
-use super::CliError;
 
 /// What this process will hold for the run of `case` planned by `plan` in precision `T`;
 /// refused when that, times the ranks on this node, exceeds what the node has available

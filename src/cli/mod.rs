@@ -22,10 +22,12 @@ pub use world::World;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use lbm::output::OutputError;
-use lbm::{Aos, CAoSoa, CSoa, CheckpointError, F16s, Layout, LbmError, Real, Scheme, Soa};
+use lbm::{
+    Aos, CAoSoa, CSoa, CheckpointError, F16s, Layout, LayoutKind, LbmError, Real, Scheme, Soa,
+};
 use serde::{Deserialize, Serialize};
 
-/// Lattice Boltzmann solvers declared with a DSL, run on the CPU.
+/// Lattice Boltzmann solvers declared with a DSL, run on CPUs, GPUs or both, over MPI ranks.
 #[derive(Debug, Parser)]
 #[command(name = "lbm", version, about)]
 pub struct Cli {
@@ -35,12 +37,13 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run a case: rayleigh-taylor (D2Q37), cavity, poiseuille or taylor-green (D2Q9), with
-    /// images, VTK files, diagnostics, checkpoints and a performance summary.
+    /// Run a case — rayleigh-taylor (D2Q37), cavity, poiseuille, taylor-green,
+    /// rayleigh-benard (D2Q9), advection-diffusion (D2Q5), taylor-green-3d, duct, cavity-3d
+    /// (D3Q19) — with images, VTK files, diagnostics, checkpoints and a performance summary.
     Run(Box<run::RunArgs>),
     /// Benchmark propagate, bc, collide and the fused step for every layout and precision
-    /// (seed 000 Table 2), with the machine's bandwidth measured in the same run; with
-    /// `--split`, sweep the host/device split (seed 000 Fig. 8).
+    /// (Calore et al. 2019, Table 2), with the machine's bandwidth measured in the same run; with
+    /// `--split`, sweep the host/device split (Calore et al. 2019, Fig. 8).
     Bench(Box<bench::BenchArgs>),
     /// List the shipped models.
     Models,
@@ -207,6 +210,15 @@ pub trait Generic {
 }
 
 impl Precision {
+    /// The name, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::F32 => "f32",
+            Self::F64 => "f64",
+            Self::F16s => "f16s",
+        }
+    }
+
     /// Bytes of one stored population.
     pub fn bytes(self) -> usize {
         match self {
@@ -245,35 +257,87 @@ pub fn dispatch<G: Generic>(layout: LayoutArg, precision: Precision, job: G) -> 
     }
 }
 
-/// Runs `job` with the layout, cluster width (4, 8 or 16; others fall back to one 64-byte
-/// vector) and precision chosen at run time.
+/// A computation generic over precision alone: what runs on the GPU, which takes the layout
+/// as run-time data ([`lbm::LayoutKind`]).
+pub trait GenericReal {
+    /// Its result.
+    type Output;
+    /// Runs it with precision `T`.
+    fn run<T: Real>(self) -> Self::Output;
+}
+
+/// Runs `job` with the precision chosen at run time.
+pub fn dispatch_real<G: GenericReal>(precision: Precision, job: G) -> G::Output {
+    match precision {
+        Precision::F64 => job.run::<f64>(),
+        Precision::F32 => job.run::<f32>(),
+        Precision::F16s => job.run::<F16s>(),
+    }
+}
+
+/// The layout of `layout` with `vl` lanes per cluster, as a run-time value.
+pub fn layout_kind(layout: LayoutArg, vl: usize) -> LayoutKind {
+    match layout {
+        LayoutArg::Aos => LayoutKind::Aos,
+        LayoutArg::Soa => LayoutKind::Soa,
+        LayoutArg::Csoa => LayoutKind::CSoa(vl),
+        LayoutArg::Caosoa => LayoutKind::CAoSoa(vl),
+    }
+}
+
+/// Whether the CPU kernels of this build run clustered layouts `vl` lanes wide in
+/// `precision`: one 64-byte vector ([`Precision::default_vl`]) always, 4, 8 and 16 lanes in
+/// a build with the `widths` feature (each width compiles every kernel of every case once
+/// more).
+pub fn cpu_width_built(precision: Precision, vl: usize) -> bool {
+    vl == precision.default_vl() || (cfg!(feature = "widths") && [4, 8, 16].contains(&vl))
+}
+
+/// Runs `job` with the layout, cluster width and precision chosen at run time: the width
+/// must be one the build has ([`cpu_width_built`]; the plan refuses others before any work).
 pub fn dispatch_vl<G: Generic>(
     layout: LayoutArg,
     vl: usize,
     precision: Precision,
     job: G,
 ) -> G::Output {
-    macro_rules! by_vl {
-        ($layout:ident, $t:ty) => {
-            match vl {
-                4 => job.run::<$layout<4>, $t>(),
-                16 => job.run::<$layout<16>, $t>(),
-                _ => job.run::<$layout<8>, $t>(),
-            }
-        };
+    #[cfg(feature = "widths")]
+    if vl != precision.default_vl() && matches!(layout, LayoutArg::Csoa | LayoutArg::Caosoa) {
+        return widths::dispatch(layout, vl, precision, job);
     }
-    match (layout, precision) {
-        (LayoutArg::Aos, Precision::F64) => job.run::<Aos, f64>(),
-        (LayoutArg::Soa, Precision::F64) => job.run::<Soa, f64>(),
-        (LayoutArg::Csoa, Precision::F64) => by_vl!(CSoa, f64),
-        (LayoutArg::Caosoa, Precision::F64) => by_vl!(CAoSoa, f64),
-        (LayoutArg::Aos, Precision::F32) => job.run::<Aos, f32>(),
-        (LayoutArg::Soa, Precision::F32) => job.run::<Soa, f32>(),
-        (LayoutArg::Csoa, Precision::F32) => by_vl!(CSoa, f32),
-        (LayoutArg::Caosoa, Precision::F32) => by_vl!(CAoSoa, f32),
-        (LayoutArg::Aos, Precision::F16s) => job.run::<Aos, F16s>(),
-        (LayoutArg::Soa, Precision::F16s) => job.run::<Soa, F16s>(),
-        (LayoutArg::Csoa, Precision::F16s) => by_vl!(CSoa, F16s),
-        (LayoutArg::Caosoa, Precision::F16s) => by_vl!(CAoSoa, F16s),
+    debug_assert!(cpu_width_built(precision, vl), "refused by the plan");
+    dispatch(layout, precision, job)
+}
+
+/// The clustered layouts at the widths other than one 64-byte vector (feature `widths`).
+#[cfg(feature = "widths")]
+mod widths {
+    use super::{Generic, LayoutArg, Precision};
+    use lbm::{CAoSoa, CSoa, F16s};
+
+    /// Runs `job` with a clustered `layout` of `vl` lanes (4, 8 or 16).
+    pub fn dispatch<G: Generic>(
+        layout: LayoutArg,
+        vl: usize,
+        precision: Precision,
+        job: G,
+    ) -> G::Output {
+        macro_rules! by_vl {
+            ($t:ty) => {
+                match (layout, vl) {
+                    (LayoutArg::Csoa, 4) => job.run::<CSoa<4>, $t>(),
+                    (LayoutArg::Csoa, 8) => job.run::<CSoa<8>, $t>(),
+                    (LayoutArg::Csoa, _) => job.run::<CSoa<16>, $t>(),
+                    (_, 4) => job.run::<CAoSoa<4>, $t>(),
+                    (_, 8) => job.run::<CAoSoa<8>, $t>(),
+                    _ => job.run::<CAoSoa<16>, $t>(),
+                }
+            };
+        }
+        match precision {
+            Precision::F64 => by_vl!(f64),
+            Precision::F32 => by_vl!(f32),
+            Precision::F16s => by_vl!(F16s),
+        }
     }
 }

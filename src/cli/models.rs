@@ -1,13 +1,13 @@
 //! `lbm models`: the shipped models and their compile-time facts.
 
+use lbm::Model;
 use lbm::models::{
     D2Q5AdvectionDiffusion, D2Q9Boussinesq, D2Q9CentralMrt, D2Q9Regularized, D2Q9Smagorinsky,
-    D3Q19MrtSmagorinsky, D3Q19Regularized, D3Q27CentralMrt, D3Q7AdvectionDiffusion,
+    D3Q7AdvectionDiffusion, D3Q19MrtSmagorinsky, D3Q19Regularized, D3Q27CentralMrt,
 };
 use lbm::models::{
-    D2Q9Bgk, D2Q9Mrt, D2Q9Trt, D3Q15Bgk, D3Q19Bgk, D3Q19Mrt, D3Q19Trt, D3Q27Bgk, D3Q7Bgk, D2Q37,
+    D2Q9Bgk, D2Q9Mrt, D2Q9Trt, D2Q37, D3Q7Bgk, D3Q15Bgk, D3Q19Bgk, D3Q19Mrt, D3Q19Trt, D3Q27Bgk,
 };
-use lbm::Model;
 
 /// One table row from a model's constants.
 fn row<M: Model>() -> String {

@@ -1,7 +1,7 @@
 //! `lbm bench --ranks [--backend cpu|gpu|hetero]` (feature `mpi`, under `mpiexec -n N`): the
 //! step of the distributed ring, each rank's slab on its CPU, its GPU or both, with its halo
 //! exchange overlapped with the bulk, the same step without the exchange, and the
-//! exchange alone (seed 003 Fig. 5); then the performance model of seed 003 §5,
+//! exchange alone (Calore et al. 2016, Fig. 5); then the performance model of Calore et al. 2016 §5,
 //! `T ≈ max{T_a, T_b}` with `T_a = α Lx Ly + β Lx` (bulk) and `T_b = γ Ly + δ Ly + λ`
 //! (borders and communication), its coefficients measured by short runs here, and the strong-
 //! and weak-scaling curves it predicts over EDR InfiniBand (1.5 µs, 12 GB/s — the network
@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use lbm::cases::{global_spec, Poiseuille, RayleighTaylor};
+use lbm::cases::{Poiseuille, RayleighTaylor, global_spec};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
@@ -20,10 +20,10 @@ use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
-use super::bench::{d3q19_duct, open_options, require_one_of, Backend, BenchArgs, Which};
+use super::bench::{Backend, BenchArgs, Which, d3q19_duct, open_options, require_one_of};
 use super::dist::EXCHANGE_PROBES;
 use super::world::World;
-use super::{dispatch, CliError, Generic, LayoutArg, Precision};
+use super::{CliError, Generic, LayoutArg, Precision, dispatch};
 
 /// Rank counts of the predicted curves when none are given: to 1024.
 const DEFAULT_RANKS: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
@@ -149,7 +149,8 @@ impl<M: Model> Generic for Job<'_, M> {
             Backend::Gpu => {
                 let opts = node();
                 bench_ranks::<M, L, T, _>(comm, spec.clone(), steps, |s, d, r| {
-                    GpuSlab::<M, L, T>::new(&Arc::new(GpuContext::new(&opts)?), s, d, r, scheme)
+                    let ctx = Arc::new(GpuContext::new(&opts)?);
+                    GpuSlab::<M, T>::new(&ctx, L::KIND, s, d, r, scheme)
                 })?
             }
             Backend::Hetero => {

@@ -6,16 +6,19 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use clap::Args;
-use lbm::cases::{global_spec, Case, Cavity, RayleighBenard, TaylorGreen3d};
+use lbm::cases::{Case, Cavity, RayleighBenard, TaylorGreen3d, global_spec};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::{HeteroLattice, SplitChoice};
 use lbm::memory::Need;
-use lbm::{read_checkpoint, Checkpoint, Extent, Layout, Model, Real, Scheme, Solver};
+use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, Solver, read_checkpoint};
 
 use super::case_settings;
 use super::driver::drive;
-use super::settings::{bad, require, BackendArg, CaseName, Collision, Settings};
-use super::{dispatch_vl, CliError, Generic, LayoutArg, Precision, World};
+use super::settings::{BackendArg, CaseName, Collision, Settings, bad, require};
+use super::{
+    CliError, Generic, GenericReal, LayoutArg, Precision, World, cpu_width_built, dispatch_real,
+    dispatch_vl, layout_kind,
+};
 
 /// Every key of a case file, as printed after `lbm run --help`.
 const FILE_HELP: &str = "\
@@ -357,9 +360,22 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
             return Err(bad(
                 "vl",
                 "applies to the clustered layouts csoa and caosoa only",
-            ))
+            ));
         }
     };
+    if backend != BackendArg::Gpu && !cpu_width_built(precision, vl) {
+        return Err(bad(
+            "vl",
+            format!(
+                "{vl} lanes: this build runs the CPU kernels of the clustered layouts {} lanes \
+                 wide in {} (one 64-byte vector); other widths need the program built with \
+                 `--features widths` (cargo run --release --features widths -- …), or take \
+                 --backend gpu, which runs 4, 8 or 16",
+                precision.default_vl(),
+                precision.name()
+            ),
+        ));
+    }
     let split = split(s, backend)?;
     let scheme = match (s.scheme, backend) {
         (Some(sch), _) => sch.into(),
@@ -501,16 +517,17 @@ fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> 
     prepare_out_dir(&plan, case.name())?;
     // Every rank has checked the directory before rank 0 writes into it.
     world.barrier();
-    dispatch_vl(
-        plan.layout,
-        plan.vl,
-        plan.precision,
-        Job {
-            world,
-            plan: &plan,
-            case: &case,
-        },
-    )
+    let job = Job {
+        world,
+        plan: &plan,
+        case: &case,
+    };
+    match plan.backend {
+        BackendArg::Gpu => dispatch_real(plan.precision, job),
+        BackendArg::Cpu | BackendArg::Hetero => {
+            dispatch_vl(plan.layout, plan.vl, plan.precision, job)
+        }
+    }
 }
 
 /// Creates the output directory, checks that it can be written, and refuses to overwrite the
@@ -545,68 +562,94 @@ pub(super) fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The run of a case with a layout and precision chosen at run time.
+/// The run of a case with a layout and precision chosen at run time: generic over both on
+/// the host backends (cpu, hetero), whose kernels are compiled per layout, and over the
+/// precision alone on the GPU, which takes the layout as data.
 struct Job<'a, C: Case> {
     world: &'a World,
     plan: &'a Plan,
     case: &'a C,
 }
 
-impl<C: Case> Generic for Job<'_, C> {
-    type Output = Result<(), CliError>;
-
-    fn run<L: Layout, T: Real>(self) -> Self::Output {
-        let plan = &Plan {
+impl<'a, C: Case> Job<'a, C> {
+    /// The plan with the memory this process will hold (refused before any work when it does
+    /// not fit), and the checkpoint to resume from, checked against the case.
+    fn prepare<T: Real>(&self) -> Result<(Plan, Resume<'a, C::Model, T>), CliError> {
+        let plan = Plan {
             memory: super::memory::check::<C, T>(self.world, self.plan, self.case)?,
             ..self.plan.clone()
         };
-        let case = self.case;
-        let checkpoint = match &plan.resume {
-            Some(path) => Some((path, resume_from::<C, T>(path, case, plan.steps)?)),
+        let checkpoint = match &self.plan.resume {
+            Some(path) => Some((path, resume_from::<C, T>(path, self.case, plan.steps)?)),
             None => None,
         };
-        let opts = GpuOptions {
-            adapter: plan.adapter.clone(),
-            ..GpuOptions::default()
-        };
+        Ok((plan, checkpoint))
+    }
+}
+
+/// The GPU options of the plan.
+pub(super) fn gpu_options(plan: &Plan) -> GpuOptions {
+    GpuOptions {
+        adapter: plan.adapter.clone(),
+        ..GpuOptions::default()
+    }
+}
+
+impl<C: Case> Generic for Job<'_, C> {
+    type Output = Result<(), CliError>;
+
+    /// The host backends: the CPU alone, or split with a GPU.
+    fn run<L: Layout, T: Real>(self) -> Self::Output {
+        let (plan, checkpoint) = self.prepare::<T>()?;
+        let (plan, case) = (&plan, self.case);
         #[cfg(feature = "mpi")]
         if self.world.ranks() > 1 {
-            return super::dist::run::<C, L, T>(self.world, plan, case, &opts, checkpoint);
+            return super::dist::run_host::<C, L, T>(self.world, plan, case, checkpoint);
         }
-        match plan.backend {
-            BackendArg::Cpu => {
-                let (lx, ly) = case.size();
-                let lat = lbm::Lattice::<C::Model, L, T>::with_size(
-                    [lx, ly, case.depth()],
-                    case.params(),
-                    plan.scheme,
-                    &case.boundaries(),
-                )?;
-                start_and_drive(plan, case, lat, checkpoint)
-            }
-            BackendArg::Gpu => {
-                let ctx = Arc::new(GpuContext::new(&opts)?);
-                let (lx, ly) = case.size();
-                let lat = lbm::gpu::GpuLattice::<C::Model, L, T>::with_size(
-                    &ctx,
-                    [lx, ly, case.depth()],
-                    case.params(),
-                    plan.scheme,
-                    &case.boundaries(),
-                )?;
-                start_and_drive(plan, case, lat, checkpoint)
-            }
-            BackendArg::Hetero => {
-                let ctx = Arc::new(GpuContext::new(&opts)?);
-                let lat = HeteroLattice::<C::Model, L, T>::new(
-                    &ctx,
-                    global_spec(case),
-                    plan.scheme,
-                    plan.split,
-                )?;
-                start_and_drive(plan, case, lat, checkpoint)
-            }
+        if plan.backend == BackendArg::Hetero {
+            let ctx = Arc::new(GpuContext::new(&gpu_options(plan))?);
+            let lat = HeteroLattice::<C::Model, L, T>::new(
+                &ctx,
+                global_spec(case),
+                plan.scheme,
+                plan.split,
+            )?;
+            return start_and_drive(plan, case, lat, checkpoint);
         }
+        let (lx, ly) = case.size();
+        let lat = lbm::Lattice::<C::Model, L, T>::with_size(
+            [lx, ly, case.depth()],
+            case.params(),
+            plan.scheme,
+            &case.boundaries(),
+        )?;
+        start_and_drive(plan, case, lat, checkpoint)
+    }
+}
+
+impl<C: Case> GenericReal for Job<'_, C> {
+    type Output = Result<(), CliError>;
+
+    /// The GPU backend.
+    fn run<T: Real>(self) -> Self::Output {
+        let (plan, checkpoint) = self.prepare::<T>()?;
+        let (plan, case) = (&plan, self.case);
+        let layout = layout_kind(plan.layout, plan.vl);
+        #[cfg(feature = "mpi")]
+        if self.world.ranks() > 1 {
+            return super::dist::run_gpu::<C, T>(self.world, plan, case, layout, checkpoint);
+        }
+        let ctx = Arc::new(GpuContext::new(&gpu_options(plan))?);
+        let (lx, ly) = case.size();
+        let lat = lbm::gpu::GpuLattice::<C::Model, T>::with_size(
+            &ctx,
+            layout,
+            [lx, ly, case.depth()],
+            case.params(),
+            plan.scheme,
+            &case.boundaries(),
+        )?;
+        start_and_drive(plan, case, lat, checkpoint)
     }
 }
 
@@ -614,7 +657,9 @@ impl<C: Case> Generic for Job<'_, C> {
 pub(super) type Resume<'a, M, T> = Option<(&'a PathBuf, Checkpoint<M, T>)>;
 
 /// Sets `solver`'s initial state — the checkpoint's when resuming, else the case's — and runs
-/// the case on it: the same for every backend.
+/// the case on it: the same for every backend. The driver sees the solver through `dyn
+/// Solver`, so its loop, outputs and summary are compiled once per case and precision, not
+/// once per backend and layout (they call the solver a few times per chunk of steps).
 pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
     plan: &Plan,
     case: &C,
@@ -625,7 +670,7 @@ pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
         Some((path, c)) => solver.restore(&c, path)?,
         None => solver.set_equilibrium_at(case.initial())?,
     }
-    drive(plan, case, &mut solver)
+    drive::<C, dyn Solver<Model = C::Model, Real = S::Real>>(plan, case, &mut solver)
 }
 
 /// Reads the checkpoint at `path` and checks that it belongs to this case: model, precision

@@ -14,7 +14,8 @@ use super::{CliError, LayoutArg, Precision, SchemeArg};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CaseName {
-    /// D2Q37 Rayleigh–Taylor instability between thermal walls (the seeds' production case).
+    /// D2Q37 Rayleigh–Taylor instability between thermal walls (the production case of
+    /// Calore et al. 2019).
     RayleighTaylor,
     /// D2Q9 lid-driven cavity, compared with Ghia et al. (1982) at steady state.
     Cavity,
@@ -70,7 +71,7 @@ pub enum BackendArg {
     Cpu,
     /// The GPU (wgpu; any Vulkan, Metal or DX12 adapter, lavapipe included).
     Gpu,
-    /// Host and device together (seed 000 §5–6): the border columns on the CPU, the bulk on
+    /// Host and device together (Calore et al. 2019 §5–6): the border columns on the CPU, the bulk on
     /// the GPU, concurrently; the split is tuned at start-up unless `host-columns` or
     /// `host-share` fixes it.
     Hetero,
@@ -126,7 +127,8 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layout: Option<LayoutArg>,
     /// Cluster width VL of csoa and caosoa: 4, 8 or 16 [default: one 64-byte vector of the
-    /// arithmetic, 8 in f64 and 16 in f32 and f16s].
+    /// arithmetic, 8 in f64 and 16 in f32 and f16s]; on the cpu and hetero backends other
+    /// widths need the program built with `--features widths`.
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vl: Option<usize>,
@@ -145,7 +147,7 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adapter: Option<String>,
     /// Backend hetero: M, the border columns on each side run on the host [default: tuned at
-    /// start-up by the model of seed 000 eq. 4–8].
+    /// start-up by the model of Calore et al. 2019, eq. 4–8].
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_columns: Option<usize>,
@@ -362,18 +364,18 @@ impl Settings {
     /// Refuses keys that do not apply to `case`.
     pub fn check_keys(&self, case: CaseName) -> Result<(), CliError> {
         for key in self.keys() {
-            if let Some((_, cases)) = CASE_KEYS.iter().find(|(k, _)| *k == key) {
-                if !cases.contains(&case) {
-                    let names: Vec<&str> = cases.iter().map(|c| c.as_str()).collect();
-                    return Err(bad(
-                        &key,
-                        format!(
-                            "does not apply to case {}; it is a key of {}",
-                            case.as_str(),
-                            names.join(", ")
-                        ),
-                    ));
-                }
+            if let Some((_, cases)) = CASE_KEYS.iter().find(|(k, _)| *k == key)
+                && !cases.contains(&case)
+            {
+                let names: Vec<&str> = cases.iter().map(|c| c.as_str()).collect();
+                return Err(bad(
+                    &key,
+                    format!(
+                        "does not apply to case {}; it is a key of {}",
+                        case.as_str(),
+                        names.join(", ")
+                    ),
+                ));
             }
         }
         Ok(())

@@ -73,7 +73,7 @@ pub trait Driven: Solver {
     }
 }
 
-impl<S: Solver> Driven for S {}
+impl<S: Solver + ?Sized> Driven for S {}
 
 /// The host's bandwidth for the memory pattern of the step of `scheme` on `lattice` bytes of
 /// populations per copy ([`step_pattern`]), measured now: read-modify-write for the in-place

@@ -1,4 +1,4 @@
-//! `lbm bench --split`: the host/device split swept over `M` (seed 000 Fig. 8) — the measured
+//! `lbm bench --split`: the host/device split swept over `M` (Calore et al. 2019, Fig. 8) — the measured
 //! MLUPS beside the model's prediction (eq. 4–8, calibrated at start-up), with the tuned `M*`
 //! and the best measured `M` marked.
 
@@ -8,13 +8,13 @@ use std::time::Instant;
 use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
 use lbm::hetero::{
-    calibrate, nearest_admissible, HeteroLattice, SplitChoice, SplitModel, CALIBRATION_STEPS,
+    CALIBRATION_STEPS, HeteroLattice, SplitChoice, SplitModel, calibrate, nearest_admissible,
 };
-use lbm::models::{D2Q37Params, D2Q9Bgk, D2Q9BgkParams, D2Q37};
+use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
 
-use super::bench::{d3q19_duct, open_context, require_one_of, BenchArgs, Which};
-use super::{dispatch, CliError, Generic};
+use super::bench::{BenchArgs, Which, d3q19_duct, open_context, require_one_of};
+use super::{CliError, Generic, dispatch};
 
 /// Default sweep lattices: a few milliseconds per step on two cores.
 const D2Q9_SIZE: (usize, usize) = (512, 512);
@@ -25,7 +25,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     require_one_of(a, &[Which::D2q9, Which::D2q37, Which::D3q19], "split")?;
     let ctx = open_context(a)?;
     println!(
-        "Host/device split (seed 000 §6.1, Fig. 8) on {}",
+        "Host/device split (Calore et al. 2019 §6.1, Fig. 8) on {}",
         ctx.describe()
     );
     if ctx.is_cpu() {

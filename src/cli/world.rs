@@ -1,6 +1,6 @@
 //! The processes of a run: this process alone, or — built with the `mpi` feature and started
 //! under `mpiexec -n N` — the N ranks of MPI's world, which cut the lattice into slabs
-//! (seed 003 §4). Only rank 0 prints and writes outputs.
+//! (Calore et al. 2016 §4). Only rank 0 prints and writes outputs.
 
 #[cfg(feature = "mpi")]
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};

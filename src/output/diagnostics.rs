@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::{write_file, Fields, OutputError};
+use super::{Fields, OutputError, write_file};
 
 /// The diagnostics of one step.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,7 +150,7 @@ impl DiagnosticsLog {
                 return Err(OutputError::Io {
                     path: path.to_path_buf(),
                     source,
-                })
+                });
             }
         };
         let mut lines = text.lines();

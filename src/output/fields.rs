@@ -428,10 +428,11 @@ mod tests {
             vec![("rho", vec![1.0; lx * ly]), ("ux", ux), ("uy", uy)],
         )
         .unwrap();
-        assert!(f
-            .vorticity()
-            .iter()
-            .all(|w| (w - 2.0 * omega).abs() < 1e-15));
+        assert!(
+            f.vorticity()
+                .iter()
+                .all(|w| (w - 2.0 * omega).abs() < 1e-15)
+        );
         assert!((f.speed()[ly + 1] - omega * 2f64.sqrt()).abs() < 1e-15);
         assert!(matches!(f.get("p"), Err(OutputError::NoField { .. })));
         assert_eq!(f.temperature(), vec![1.0; lx * ly]);
@@ -454,10 +455,11 @@ mod tests {
             (0..n).map(|s| z(s) as f64).collect(),
         ];
         let f = Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], 0..lx, 0, data).unwrap();
-        assert!(f
-            .vorticity()
-            .iter()
-            .all(|w| (w - 2.0 * omega).abs() < 1e-15));
+        assert!(
+            f.vorticity()
+                .iter()
+                .all(|w| (w - 2.0 * omega).abs() < 1e-15)
+        );
         assert_eq!(f.slice(2, 2).moment("uz").unwrap(), vec![2.0; lx * ly]);
     }
 

@@ -11,7 +11,7 @@ mod table;
 pub mod vtk;
 
 pub use diagnostics::{Diagnostics, DiagnosticsLog};
-pub use fields::{Fields, DERIVED};
+pub use fields::{DERIVED, Fields};
 pub use table::Table;
 
 /// Why an output could not be written.

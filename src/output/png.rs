@@ -6,7 +6,7 @@ use std::path::Path;
 
 use image::{ImageFormat, Rgb, RgbImage};
 
-use super::{write_file, OutputError};
+use super::{OutputError, write_file};
 
 /// The largest side of an image, in pixels: a larger lattice is drawn sampled every
 /// [`sampling`] sites, so that what is gathered for an image is bounded, never the lattice.
@@ -134,11 +134,7 @@ pub fn range(field: &[f64]) -> (f64, f64) {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
             (a.min(*v), b.max(*v))
         });
-    if lo <= hi {
-        (lo, hi)
-    } else {
-        (0.0, 1.0)
-    }
+    if lo <= hi { (lo, hi) } else { (0.0, 1.0) }
 }
 
 /// Writes [`render`]`(field, lx, ly, range)` to `path` as a PNG, atomically.

@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use super::{write_file, OutputError};
+use super::{OutputError, write_file};
 
 /// A named table: a header of column names and rows of numbers.
 #[derive(Debug, Clone, PartialEq)]

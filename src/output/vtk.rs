@@ -16,10 +16,10 @@ use std::io::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use flate2::write::ZlibEncoder;
 use flate2::Compression;
+use flate2::write::ZlibEncoder;
 
-use super::{write_file, Fields, OutputError};
+use super::{Fields, OutputError, write_file};
 
 /// Bytes of a block of uncompressed data in a zlib-compressed array.
 pub const BLOCK: usize = 1 << 20;

@@ -1,6 +1,6 @@
 //! Throughput of the fused step on the GPU, for the `lbm bench` command.
 //!
-//! A fused step (seed 000 §4, pull) reads and writes every population once, so it moves
+//! A fused step (Calore et al. 2019 §4, pull) reads and writes every population once, so it moves
 //! `2 · Q · sizeof(real)` bytes per site; the figures are
 //!
 //! ```text
@@ -32,7 +32,7 @@ use super::probe::copy_gbps;
 use super::{GpuContext, GpuError, GpuLattice};
 use crate::boundary::BoundarySpec;
 use crate::metrics::{repeated_rate, Probe};
-use crate::{Layout, Model, Real, Scheme};
+use crate::{LayoutKind, Model, Real, Scheme};
 
 /// The result of [`fused_mlups`].
 #[derive(Debug, Clone, PartialEq)]
@@ -166,15 +166,16 @@ pub(crate) fn batched(
 /// runs a batch of `steps` steps (the warm-up, which also sizes the batches), then [`BATCHES`]
 /// timed batches of at least `steps` steps and [`BATCH_SECONDS`], each submitted without
 /// waiting and waited for once; the fastest batch is the figure.
-pub fn fused_mlups<M: Model, L: Layout, T: Real>(
+pub fn fused_mlups<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
+    layout: LayoutKind,
     size: [usize; 3],
     params: M::Params,
     scheme: Scheme,
     steps: u64,
 ) -> Result<GpuBench, GpuError> {
     let spec = BoundarySpec::periodic();
-    let mut lat = GpuLattice::<M, L, T>::with_size(ctx, size, params, scheme, &spec)?;
+    let mut lat = GpuLattice::<M, T>::with_size(ctx, layout, size, params, scheme, &spec)?;
     let workgroup = lat.tune_workgroup();
     lat.finish()?;
     let (rate, steps) = batched(steps, |n| {
@@ -191,7 +192,7 @@ pub fn fused_mlups<M: Model, L: Layout, T: Real>(
     drop(lat);
     Ok(GpuBench {
         model: M::NAME,
-        layout: L::NAME,
+        layout: layout.name(),
         precision: T::NAME,
         scheme,
         size,

@@ -1,8 +1,8 @@
 //! [`GpuLattice`]: a lattice whose populations live on the device, with the API of the CPU
 //! [`crate::Lattice`] (initialise, step, read populations and moments back).
 //!
-//! The GPU runs either scheme of the CPU. Two-copy (A-B) pull, seed 000 §4: the state between
-//! steps is the post-collision populations `f*` in one copy, in the layout `L` — the same
+//! The GPU runs either scheme of the CPU. Two-copy (A-B) pull, Calore et al. 2019 §4: the state between
+//! steps is the post-collision populations `f*` in one copy, in the layout chosen at run time — the same
 //! index formula as the CPU ([`super::layout`]), halo columns included, so border columns can
 //! be exchanged with a host part of the slab ([`GpuLattice::read_column`],
 //! [`GpuLattice::write_column`]); a step is `halo` (x periodic) then `fused` (or `propagate`,
@@ -24,7 +24,7 @@ use super::workgroup::{Grid, Workgroups, FIXED, ROUND_STEPS};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
 use crate::lattice::{check_size, stored_slot};
-use crate::layout::{Dims, Layout};
+use crate::layout::{Dims, LayoutKind};
 use crate::model::{divergence, moment_named};
 use crate::{default_max_mach, storage, Kernel, LbmError, Model, Real, Scheme};
 
@@ -35,8 +35,9 @@ const STAGING_BYTES: u64 = 64 << 20;
 /// Storage bindings besides the populations: consts, tables, moments output.
 const EXTRA_STORAGE: u32 = 3;
 
-/// A lattice of model `M`, layout `L`, precision `T` on a GPU.
-pub struct GpuLattice<M: Model, L: Layout, T: Real> {
+/// A lattice of model `M` and precision `T` on a GPU, in a layout chosen at run time
+/// ([`LayoutKind`]: the shaders are generated for it, so nothing here is compiled per layout).
+pub struct GpuLattice<M: Model, T: Real> {
     ctx: Arc<GpuContext>,
     d: Dims,
     params: M::Params,
@@ -79,15 +80,15 @@ pub struct GpuLattice<M: Model, L: Layout, T: Real> {
     odd: bool,
     step: u64,
     max_mach: f64,
-    _m: PhantomData<(M, L)>,
+    _m: PhantomData<M>,
 }
 
-impl<M: Model, L: Layout, T: Real> std::fmt::Debug for GpuLattice<M, L, T> {
+impl<M: Model, T: Real> std::fmt::Debug for GpuLattice<M, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "GpuLattice({}, {}×{}×{}, {}, step {}, {} binding(s) per copy, on {})",
-            what::<M, L, T>(),
+            what::<M, T>(self.lay.kind),
             self.d.lx,
             self.d.ly,
             self.d.lz,
@@ -107,8 +108,9 @@ struct Plan {
     mout_cols: usize,
 }
 
-impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
-    /// A lattice of `lx × ly` sites of a 2-D model at rest on the device of `ctx`.
+impl<M: Model, T: Real> GpuLattice<M, T> {
+    /// A lattice of `lx × ly` sites of a 2-D model at rest on the device of `ctx`, its
+    /// populations stored in `layout`.
     ///
     /// Fails before touching the device when the size does not fit the layout or the model
     /// (as [`crate::Lattice::new`]), the parameters or boundaries are invalid, `T` is `f64` on
@@ -116,6 +118,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// of the populations in place, two for the two-copy scheme).
     pub fn new(
         ctx: &Arc<GpuContext>,
+        layout: LayoutKind,
         lx: usize,
         ly: usize,
         params: M::Params,
@@ -125,25 +128,26 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         if M::D != 2 {
             return Err(LbmError::Shape(format!(
                 "model {} is three-dimensional: give its third side with \
-                 GpuLattice::with_size(ctx, [lx, ly, lz], …)",
+                 GpuLattice::with_size(ctx, layout, [lx, ly, lz], …)",
                 M::NAME
             ))
             .into());
         }
-        Self::with_size(ctx, [lx, ly, 1], params, scheme, boundaries)
+        Self::with_size(ctx, layout, [lx, ly, 1], params, scheme, boundaries)
     }
 
     /// A lattice of `size = [LX, LY, LZ]` sites at rest on the device of `ctx` (`LZ = 1` for
     /// a 2-D model); fails as [`GpuLattice::new`].
     pub fn with_size(
         ctx: &Arc<GpuContext>,
+        layout: LayoutKind,
         size: [usize; 3],
         params: M::Params,
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Self, GpuError> {
-        Self::with_boundaries(ctx, size, params, scheme, false, |d| {
-            Boundaries::compile::<M, L>(boundaries, d)
+        Self::with_boundaries(ctx, layout, size, params, scheme, false, |d, lay| {
+            Boundaries::compile_with::<M>(boundaries, d, &|d, y| lay.cluster_lane(d, y))
         })
     }
 
@@ -154,13 +158,14 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
     /// what its neighbours pushed ([`GpuLattice::fold_in`]).
     pub(crate) fn with_boundaries(
         ctx: &Arc<GpuContext>,
+        layout: LayoutKind,
         size: [usize; 3],
         params: M::Params,
         scheme: Scheme,
         slab: bool,
-        compile: impl FnOnce(&Dims) -> Result<Boundaries<T>, LbmError>,
+        compile: impl FnOnce(&Dims, &AffineLayout) -> Result<Boundaries<T>, LbmError>,
     ) -> Result<Self, GpuError> {
-        check_size::<M, L>(size)?;
+        check_size::<M>(size, layout)?;
         M::validate(&params).map_err(LbmError::from)?;
         if size_of::<T>() == 8 && !ctx.supports_f64() {
             return Err(GpuError::NoF64 {
@@ -168,12 +173,13 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             });
         }
         let d = Dims::of::<M>(size);
+        let lay = AffineLayout::of(layout, &d)?;
         let copies = match scheme {
             Scheme::TwoCopy => 2,
             Scheme::InPlace => 1,
         };
         let cap = capacity::<M, T>(ctx, &d, copies)?;
-        let bc = compile(&d)?;
+        let bc = compile(&d, &lay)?;
         let mut tables = bc::pack::<M, T>(&d, &bc, &params);
         // The fields, uniform until set: their values in the parameters.
         let fields: Vec<f64> = crate::lattice::uniform_fields::<M>(&params)
@@ -195,8 +201,8 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             fields: fields_at,
             packed_f16: !ctx.supports_f16(),
         };
-        let source = shader::compose::<M, L, T>(&spec)?;
-        shader::validate(&source, size_of::<T>() == 8, &what::<M, L, T>())?;
+        let source = shader::compose::<M, T>(&spec, &lay);
+        shader::validate(&source, size_of::<T>() == 8, &what::<M, T>(layout))?;
         let dev = Device { ctx, spec: &spec };
         let copies: Vec<_> = (0..copies).map(|_| dev.population_copy::<T>()).collect();
         let consts = dev.init_buffer("consts", bytemuck::cast_slice(&tables.consts), false);
@@ -209,7 +215,6 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
             mout: mout_vals as u64,
             mout_cols: plan.mout_cols as u64,
         };
-        let lay = AffineLayout::probe::<L>(&d)?;
         let rest = storage::rest_values::<T>(M::WEIGHTS);
         let bounds_checks = match bounds::prove::<M, T>(&spec, &lay, &tables, &bound) {
             Err(why) => Some(why),
@@ -403,6 +408,11 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         &self.source
     }
 
+    /// The layout of the populations.
+    pub fn layout(&self) -> LayoutKind {
+        self.lay.kind
+    }
+
     /// Bytes of population storage on the device (both copies, or the one in place).
     pub fn storage_bytes(&self) -> usize {
         self.copies.len() * self.d.len() * T::BYTES
@@ -420,7 +430,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         for line in 0..d.nlines() {
             for y in 0..d.ly {
                 for (i, w) in M::WEIGHTS.iter().enumerate() {
-                    v[L::line_index(d, i, line, y)] = T::from_f64(*w);
+                    v[self.lay.line_index(d, i, line, y)] = T::from_f64(*w);
                 }
             }
         }
@@ -609,7 +619,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
         self.check()
     }
 
-    /// One time step as the seeds' separate kernels: propagate, bc, collide (two-copy scheme
+    /// One time step as Calore et al.'s separate kernels: propagate, bc, collide (two-copy scheme
     /// only).
     pub fn step_split(&mut self) -> Result<(), GpuError> {
         for k in [Kernel::Propagate, Kernel::Bc, Kernel::Collide] {
@@ -851,7 +861,15 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
 
     /// Storage index of `f*_i(x, y)` in the current state (either scheme).
     fn slot(&self, i: usize, x: usize, y: usize) -> usize {
-        stored_slot::<M, L, T>(&self.d, &self.bc, self.odd, i, x, y).0
+        let lay = &self.lay;
+        stored_slot::<M, T>(
+            (&self.d, &self.bc),
+            |d, i, c, s| lay.index(d, i, c, s),
+            |d, y| lay.cluster_lane(d, y),
+            self.odd,
+            (i, x, y),
+        )
+        .0
     }
 
     fn site_ranges(&self, x: usize, y: usize) -> Vec<(u64, u64)> {
@@ -973,7 +991,7 @@ impl<M: Model, L: Layout, T: Real> GpuLattice<M, L, T> {
                 (0..d.plane()).flat_map(move |y| {
                     (0..d.q).map(move |i| {
                         (
-                            L::index(d, i, col, y),
+                            self.lay.index(d, i, col, y),
                             ((col - first) * d.plane() + y) * d.q + i,
                         )
                     })
@@ -1234,8 +1252,8 @@ impl ColumnBlocks {
 }
 
 /// The name of a shader, for messages.
-pub(crate) fn what<M: Model, L: Layout, T: Real>() -> String {
-    format!("{} × {} × {}", M::NAME, L::NAME, T::NAME)
+pub(crate) fn what<M: Model, T: Real>(layout: LayoutKind) -> String {
+    format!("{} × {layout} × {}", M::NAME, T::NAME)
 }
 
 /// How the populations of one copy split across storage bindings on this device.

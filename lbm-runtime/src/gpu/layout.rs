@@ -1,4 +1,4 @@
-//! The layouts of seed 000 §4 transcribed into WGSL from the [`Layout`] trait itself.
+//! The layouts of Calore et al. 2019 §4 transcribed into WGSL from the [`Layout`] trait itself.
 //!
 //! All four layouts address lane `l` of cluster `k` of population `i` in storage column `col`
 //! as an affine function, and place that lane at an affine row:
@@ -17,11 +17,13 @@
 //! [`GpuError::Layout`].
 
 use super::GpuError;
-use crate::layout::{Dims, Layout};
+use crate::layout::{Dims, Layout, LayoutKind, WithLayout};
 
 /// The strides of an affine layout on one lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AffineLayout {
+    /// The layout they were measured from.
+    pub kind: LayoutKind,
     /// Stride of the population index `i`.
     pub si: u64,
     /// Stride of the storage column.
@@ -37,6 +39,28 @@ pub struct AffineLayout {
 }
 
 impl AffineLayout {
+    /// The strides of the layout `kind` on a lattice of shape `d`, measured and checked as
+    /// [`AffineLayout::probe`] does; fails for a cluster width outside [`LayoutKind::WIDTHS`].
+    pub fn of(kind: LayoutKind, d: &Dims) -> Result<Self, GpuError> {
+        struct Probe<'a>(&'a Dims);
+        impl WithLayout for Probe<'_> {
+            type Output = Result<AffineLayout, GpuError>;
+            fn run<L: Layout>(self) -> Self::Output {
+                AffineLayout::probe::<L>(self.0)
+            }
+        }
+        kind.dispatch(Probe(d)).unwrap_or_else(|| {
+            Err(GpuError::Layout {
+                layout: kind.name(),
+                reason: format!(
+                    "a cluster width of {} lanes; the widths are {:?}",
+                    kind.vl(),
+                    LayoutKind::WIDTHS
+                ),
+            })
+        })
+    }
+
     /// Measures the strides of `L` on a lattice of shape `d` and checks them against
     /// [`Layout::cluster_base`], [`Layout::site_y`] and [`Layout::cluster_lane`] (every
     /// population and row, and the columns at both ends and in the middle).
@@ -45,6 +69,7 @@ impl AffineLayout {
         let cb = |i, c, k| L::cluster_base(d, i, c, k) as u64;
         let diff = |a: u64, b: u64| a.wrapping_sub(b);
         let a = Self {
+            kind: L::KIND,
             si: diff(cb(1, 0, 0), cb(0, 0, 0)),
             sc: diff(cb(0, 1, 0), cb(0, 0, 0)),
             sk: if nk > 1 {
@@ -110,7 +135,7 @@ impl AffineLayout {
     }
 
     /// The population of storage index `g` when the layout has `q` populations: `(g / S_i) mod
-    /// Q`. Every layout of seed 000 nests `i` between what lies below its stride (a cluster's
+    /// Q`. Every layout of Calore et al. 2019 nests `i` between what lies below its stride (a cluster's
     /// lanes, or the rows of a column) and what lies above (multiples of `Q·S_i`), which
     /// [`AffineLayout::probe`] checks.
     pub fn population(&self, g: u64, q: usize) -> usize {
@@ -120,6 +145,28 @@ impl AffineLayout {
     /// The row of lane `l` of cluster `k`.
     pub fn site_y(&self, k: u64, l: u64) -> u64 {
         k * self.yk + l * self.yl
+    }
+
+    /// The (cluster, lane) of row `y` ([`Layout::cluster_lane`]).
+    pub fn cluster_lane(&self, d: &Dims, y: usize) -> (usize, usize) {
+        let (k, l) = self.lane_of(d, y);
+        (k as usize, l as usize)
+    }
+
+    /// Index of population `i` of the site in storage line `line`, row `y`
+    /// ([`Layout::line_index`]).
+    pub fn line_index(&self, d: &Dims, i: usize, line: usize, y: usize) -> usize {
+        let (k, l) = self.lane_of(d, y);
+        (i as u64 * self.si + line as u64 * self.sc + k * self.sk + l) as usize
+    }
+
+    /// Index of population `i` of plane site `s` in storage plane `col` ([`Layout::index`]).
+    pub fn index(&self, d: &Dims, i: usize, col: usize, s: usize) -> usize {
+        if d.lz == 1 {
+            return self.line_index(d, i, col, s);
+        }
+        let (y, z) = d.yz(s);
+        self.line_index(d, i, d.line(col, z), y)
     }
 
     /// The (cluster, lane) of row `y`: the larger row stride is the major digit.
@@ -195,6 +242,8 @@ mod tests {
     /// The affine model reproduces `Layout::index` for every population, column and row.
     fn exhaustive<L: Layout>() {
         let a = AffineLayout::probe::<L>(&D).unwrap();
+        assert_eq!(AffineLayout::of(L::KIND, &D).unwrap(), a, "{}", L::NAME);
+        assert_eq!(L::KIND.name(), L::NAME);
         for i in 0..D.q {
             for col in 0..D.ncols() {
                 for y in 0..D.ly {
@@ -206,6 +255,8 @@ mod tests {
                         "{} ({i},{col},{y})",
                         L::NAME
                     );
+                    assert_eq!(a.index(&D, i, col, y), L::index(&D, i, col, y));
+                    assert_eq!(a.cluster_lane(&D, y), L::cluster_lane(&D, y));
                     assert_eq!(a.population(got, D.q), i, "{} ({i},{col},{y})", L::NAME);
                 }
             }
@@ -220,6 +271,12 @@ mod tests {
         exhaustive::<CSoa<8>>();
         exhaustive::<CAoSoa<4>>();
         exhaustive::<CAoSoa<8>>();
+    }
+
+    #[test]
+    fn a_width_that_is_not_offered_is_refused() {
+        let e = AffineLayout::of(LayoutKind::CSoa(3), &D).unwrap_err();
+        assert!(e.to_string().contains("3 lanes"), "{e}");
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //!   type ([`AdapterChoice`]); [`GpuContext::describe`] names adapter, backend and driver for
 //!   performance summaries.
 //! - [`GpuLattice`] holds the populations on the device in the same layouts and index formula
-//!   as the CPU [`crate::Lattice`] (seed 000 §4, transcribed by [`layout::AffineLayout`]) and
+//!   as the CPU [`crate::Lattice`] (Calore et al. 2019 §4, transcribed by [`layout::AffineLayout`]) and
 //!   offers its API: initialise, step, read populations and moments back.
 //! - [`shader::compose`] writes the shaders (halo, propagate, bc, collide, fused step,
 //!   moments); [`shader::validate`] checks them with naga.

@@ -3,11 +3,11 @@
 //! layout's index function ([`AffineLayout::wgsl`]) and the lattice's geometry.
 //!
 //! One shader module holds every kernel of a streaming scheme, as entry points ([`Entry`]).
-//! The two-copy (A-B) pipeline of seed 000 §4:
+//! The two-copy (A-B) pipeline of Calore et al. 2019 §4:
 //!
 //! ```text
 //! halo:      A_i(col ≥ LX + H) ← A_i(periodic image)        (x periodic only)
-//! propagate: B_i(x) = A_i(x − c_i)                           (pull, seed 000 eq. 3)
+//! propagate: B_i(x) = A_i(x − c_i)                           (pull, Calore et al. 2019, eq. 3)
 //! bc:        B_i(x) = A_ī(x) + 2 w_i ρ_w (c_i·u_w)/cs² on bounced links, then the site rules
 //! collide:   B(x) = Ω(B(x))                                  (model + body force, in place)
 //! fused:     B(x) = Ω(bc(A_i(x − c_i)))                      (one read, one write per population)
@@ -38,7 +38,7 @@ use super::bc::{BcShape, NONE, NORMALS, REC};
 use super::layout::AffineLayout;
 use super::GpuError;
 use crate::boundary::{dot, Closure};
-use crate::layout::{Dims, Layout};
+use crate::layout::Dims;
 use crate::{Model, Real, Role, Scheme};
 
 use super::workgroup::{FIXED, SIZES};
@@ -128,7 +128,7 @@ impl Entry {
 /// The sites a site kernel (`fused`, `aa_pull`, `aa_local`) updates: all of them, or — for a
 /// slab whose halo columns the host fills — the bulk columns `[H, LX − H)`, which read no
 /// halo column, and the border columns `[0, H) ∪ [LX − H, LX)`, which do. A slab's step is
-/// its bulk, submitted while the halos travel, then its border (seed 000 §6: the exchange
+/// its bulk, submitted while the halos travel, then its border (Calore et al. 2019 §6: the exchange
 /// overlapped with the bulk).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Window {
@@ -250,14 +250,14 @@ pub fn arithmetic<T: Real>() -> &'static str {
     }
 }
 
-/// Composes the shader of model `M`, layout `L`, precision `T` for `spec`.
+/// Composes the shader of model `M` and precision `T` for `spec`, its populations addressed
+/// as `lay` says.
 ///
 /// `real` is the arithmetic's type and `store` the populations' stored one: `real` itself,
 /// or for a compact precision ([`Real::COMPACT`], f16s) `f16` holding `f_i − w_i` (the CPU's
 /// `storage::Pops`), or its bits in a `u32` where packed ([`ShaderSpec::packed_f16`]);
 /// the value accessors add and subtract the slot's `w_i`.
-pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String, GpuError> {
-    let lay = AffineLayout::probe::<L>(&spec.dims)?;
+pub fn compose<M: Model, T: Real>(spec: &ShaderSpec, lay: &AffineLayout) -> String {
     let mut s = if T::COMPACT && spec.packed_f16 {
         format!(
             "alias real = {};\nalias store = u32;\n\n",
@@ -275,7 +275,7 @@ pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String
         )
     };
     s += M::WGSL;
-    s += &constants::<L>(spec);
+    s += &constants(spec, lay.vl as usize);
     s += &rest::<M>();
     s += &bindings(spec);
     s += &accessors::<T>(spec);
@@ -291,7 +291,7 @@ pub fn compose<M: Model, L: Layout, T: Real>(spec: &ShaderSpec) -> Result<String
     if spec.scheme == Scheme::InPlace {
         s += &in_place::<M>(spec);
     }
-    Ok(s)
+    s
 }
 
 /// Parses and validates a composed shader with naga (with the f64 capability when `f64`; the
@@ -328,7 +328,7 @@ fn causes(e: &dyn std::error::Error) -> String {
     s
 }
 
-fn constants<L: Layout>(spec: &ShaderSpec) -> String {
+fn constants(spec: &ShaderSpec, vl: usize) -> String {
     let d = &spec.dims;
     format!(
         "\nconst LX: u32 = {lx}u;\nconst LY: u32 = {ly}u;\nconst LZ: u32 = {lz}u;\n\
@@ -342,8 +342,8 @@ fn constants<L: Layout>(spec: &ShaderSpec) -> String {
         lz = d.lz,
         plane = d.plane(),
         h = d.halo,
-        vl = L::VL,
-        nk = d.ly / L::VL,
+        vl = vl,
+        nk = d.ly / vl,
         row = spec.row,
         chunk = spec.chunk.min(u32::MAX as u64),
         nsites = d.sites(),
@@ -639,7 +639,7 @@ fn rules<M: Model>(spec: &ShaderSpec) -> String {
     )
 }
 
-/// The thermal wall of seed 000 §5: the equilibrium at the site's density, zero velocity and
+/// The thermal wall of Calore et al. 2019 §5: the equilibrium at the site's density, zero velocity and
 /// temperature `tw`.
 fn thermal<M: Model>() -> String {
     let q = M::Q;

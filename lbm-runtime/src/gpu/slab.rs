@@ -1,8 +1,8 @@
 //! [`GpuSlab`]: a rank's slab of the ring run on a GPU. The slab is an ordinary
 //! [`GpuLattice`] `w` columns wide whose x-halos are not filled periodically on the device
 //! but from the host, with the neighbours' border columns the ring exchanged; its border
-//! columns are read back for the neighbours after each step (seed 003 §4: the halo columns
-//! pass through the host). A step is two submissions (seed 000 §6, the exchange overlapped
+//! columns are read back for the neighbours after each step (Calore et al. 2016 §4: the halo columns
+//! pass through the host). A step is two submissions (Calore et al. 2019 §6, the exchange overlapped
 //! with the bulk): the bulk columns `[H, w − H)`, which read no halo, are submitted as soon
 //! as the ring has posted its messages ([`SlabBackend::update_bulk`]) and run on the device
 //! while the halos travel; the border columns once the halos are in
@@ -20,11 +20,11 @@ use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::domain::{Decomposition, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
 use crate::solver::{check_values, Placement};
-use crate::{Error, Layout, Model, Real, Scheme};
+use crate::{Error, LayoutKind, Model, Real, Scheme};
 
 /// A rank's slab on a GPU (see the module documentation).
-pub struct GpuSlab<M: Model, L: Layout, T: Real> {
-    lattice: GpuLattice<M, L, T>,
+pub struct GpuSlab<M: Model, T: Real> {
+    lattice: GpuLattice<M, T>,
     /// The storage columns of the two borders, `[H, 2H)` and `[w, w + H)`.
     borders: ColumnBlocks,
     /// The storage columns of the two halos, `[0, H)` and `[w + H, w + 2H)`.
@@ -39,19 +39,20 @@ pub struct GpuSlab<M: Model, L: Layout, T: Real> {
     bulk_submitted: bool,
 }
 
-impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
+impl<M: Model, T: Real> GpuSlab<M, T> {
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, at rest, on the device of
-    /// `ctx`, run in `scheme`. Validates the global lattice first (size, parameters,
+    /// `ctx`, in `layout`, run in `scheme`. Validates the global lattice first (size, parameters,
     /// boundaries), so every rank fails alike.
     pub fn new(
         ctx: &Arc<GpuContext>,
+        layout: LayoutKind,
         spec: &GlobalSpec<M>,
         dec: &Decomposition,
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
-        Self::cut(ctx, spec, dec.slab(rank)?, scheme)
+        spec.validate(layout)?;
+        Self::cut(ctx, layout, spec, dec.slab(rank)?, scheme)
     }
 
     /// The slab of the global columns `xs` of `spec`, its boundaries compiled for those
@@ -59,19 +60,20 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
     /// [`crate::hetero::SplitSlab`]).
     pub(crate) fn cut(
         ctx: &Arc<GpuContext>,
+        layout: LayoutKind,
         spec: &GlobalSpec<M>,
         xs: Range<usize>,
         scheme: Scheme,
     ) -> Result<Self, Error> {
         let (w, h) = (xs.len(), M::HALO);
-        let bc = spec.slab_boundaries::<L, T>(xs.clone());
         let lattice = GpuLattice::with_boundaries(
             ctx,
+            layout,
             [w, spec.ly, spec.lz],
             spec.params.clone(),
             scheme,
             true,
-            |_| Ok(bc),
+            |_, lay| Ok(spec.slab_boundaries(xs.clone(), &|d, y| lay.cluster_lane(d, y))),
         )?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
         let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
@@ -90,12 +92,12 @@ impl<M: Model, L: Layout, T: Real> GpuSlab<M, L, T> {
     }
 
     /// The slab's device lattice.
-    pub fn lattice(&self) -> &GpuLattice<M, L, T> {
+    pub fn lattice(&self) -> &GpuLattice<M, T> {
         &self.lattice
     }
 }
 
-impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
+impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     type Model = M;
     type Real = T;
 
@@ -109,6 +111,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for GpuSlab<M, L, T> {
 
     fn scheme(&self) -> Scheme {
         self.lattice.scheme()
+    }
+
+    fn layout(&self) -> LayoutKind {
+        self.lattice.layout()
     }
 
     fn steps_done(&self) -> u64 {

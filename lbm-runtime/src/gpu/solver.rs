@@ -6,9 +6,9 @@ use std::ops::Range;
 
 use super::GpuLattice;
 use crate::solver::{check_values, lattice_basics, Placement};
-use crate::{Error, Layout, Model, Real, Solver};
+use crate::{Error, Model, Real, Solver};
 
-impl<M: Model, L: Layout, T: Real> Solver for GpuLattice<M, L, T> {
+impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
     lattice_basics!(GpuLattice);
 
     fn advance(&mut self, n: u64) -> Result<(), Error> {

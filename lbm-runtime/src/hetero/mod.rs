@@ -1,7 +1,7 @@
-//! Host and device together (seed 000 §5–6): the lattice split between the host CPU and a GPU
+//! Host and device together (Calore et al. 2019 §5–6): the lattice split between the host CPU and a GPU
 //! that update it concurrently, the split balanced by the model of eq. 4–8 ([`SplitModel`]).
 //!
-//! # The split (seed 000 Fig. 6)
+//! # The split (Calore et al. 2019, Fig. 6)
 //! The `LX` columns are cut into a left border `[0, M)`, the bulk `[M, LX − M)` and a right
 //! border `[LX − M, LX)`: the borders on the host, the bulk on the device. The same split
 //! runs a rank's slab in the MPI ring ([`SplitSlab`]: the parts form a chain whose inner halos
@@ -10,7 +10,7 @@
 //! are its own opposite borders (neighbours across `x = LX` when x is periodic; with x walls
 //! never read across, as the outer halos of the first and last slabs of [`crate::domain`]).
 //!
-//! # One step (seed 000 Fig. 7)
+//! # One step (Calore et al. 2019, Fig. 7)
 //! ```text
 //! swap     edge columns of each part → the other parts' inner halos
 //! device   propagate + bc + collide on the bulk, submitted without waiting
@@ -204,7 +204,7 @@ pub struct StepTimes {
 #[allow(clippy::large_enum_variant)]
 enum Parts<M: Model, L: Layout, T: Real> {
     /// `M = 0`: the whole lattice on the device.
-    Device(GpuLattice<M, L, T>),
+    Device(GpuLattice<M, T>),
     /// `2M = LX`: the whole lattice on the host.
     Host(Lattice<M, L, T>),
     /// The borders on the host, the bulk on the device: one [`SplitSlab`] whose outer halos
@@ -234,7 +234,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         scheme: Scheme,
         choice: SplitChoice,
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
+        spec.validate(L::KIND)?;
         let (m, model) = choose_columns::<M, L, T>(ctx, &spec, choice, 0.0)?;
         let mut lat = Self::with_columns(ctx, spec, m, scheme)?;
         lat.model = model;
@@ -253,6 +253,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         let parts = if m == 0 {
             Parts::Device(GpuLattice::with_size(
                 ctx,
+                L::KIND,
                 spec.size(),
                 spec.params.clone(),
                 scheme,

@@ -1,4 +1,4 @@
-//! The workload model of the host/device split (seed 000 §6.1, eq. 4–8) and its calibration
+//! The workload model of the host/device split (Calore et al. 2019 §6.1, eq. 4–8) and its calibration
 //! by short benchmarks at start-up.
 //!
 //! With `M` border columns on each side on the host and `LX − 2M` bulk columns on the device,
@@ -19,7 +19,7 @@
 //! M* = (LX·t_d − t_c) / (2 (t_d + t_h))
 //! ```
 //!
-//! The seed writes `T_mpi = t_c` per step; here `t_c` is per row (the halo messages are `LY`
+//! The paper writes `T_mpi = t_c` per step; here `t_c` is per row (the halo messages are `LY`
 //! high). It is 0 in one process; a rank of the MPI ring ([`super::SplitSlab`]) measures its
 //! ring's exchange before it builds its slab (`mpi_ring::exchange_seconds`) and tunes its own
 //! `M*` with it.
@@ -50,7 +50,7 @@ use crate::domain::GlobalSpec;
 use crate::gpu::GpuContext;
 use crate::{Error, Layout, Model, Real, Scheme};
 
-/// The coefficients of seed 000 eq. 4–8 for one lattice, in seconds.
+/// The coefficients of Calore et al. 2019, eq. 4–8, for one lattice, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SplitModel {
     /// Lattice width `LX`.
@@ -169,7 +169,7 @@ fn nearest_interior(lx: usize, halo: usize, want: f64) -> Option<usize> {
 }
 
 /// Measures the coefficients of [`SplitModel`] on the lattice `spec` with the device of
-/// `ctx` (seed 000 §6.1: "an initial auto-tuning phase, in which it runs a set of
+/// `ctx` (Calore et al. 2019 §6.1: "an initial auto-tuning phase, in which it runs a set of
 /// mini-benchmarks"). A probe split runs `steps` steps, timing the device's bulk (from
 /// submission to completion, on a waiting thread), the host's strip and the swap; then each
 /// side runs `steps` steps alone. Medians are taken.

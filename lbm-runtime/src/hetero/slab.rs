@@ -1,5 +1,5 @@
-//! [`SplitSlab`]: a rank's slab of the ring split between its host and its device (seed 000
-//! Fig. 6–7, the production system: every rank runs its slab on its CPU and its GPU at once).
+//! [`SplitSlab`]: a rank's slab of the ring split between its host and its device (Calore et
+//! al. 2019, Fig. 6–7, the production system: every rank runs its slab on its CPU and its GPU at once).
 //!
 //! The slab's `W` columns are cut into three parts, each an ordinary rank-local slab
 //! ([`SlabBackend`]): a left border `[0, M)` on the host ([`Slab`]), the bulk `[M, W − M)` on
@@ -10,7 +10,7 @@
 //! `M ≥ H` and `W − 2M ≥ H` ([`admissible`]), so that it fills its siblings' halos from its
 //! own columns.
 //!
-//! # One step (seed 000 Fig. 7)
+//! # One step (Calore et al. 2019, Fig. 7)
 //! ```text
 //! ring       borders of the outer parts → neighbours                 (DistLattice, SlabRing)
 //! update_bulk, first call:
@@ -36,19 +36,19 @@ use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
 use crate::domain::{Decomposition, GlobalSpec, Slab, LEFT, RIGHT};
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::solver::{check_values, Placement};
-use crate::{BoundarySpec, Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
+use crate::{BoundarySpec, Error, Layout, LayoutKind, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Where the slab's columns run.
 #[allow(clippy::large_enum_variant)]
 enum Parts<M: Model, L: Layout, T: Real> {
     /// `M = 0`.
-    Device(GpuSlab<M, L, T>),
+    Device(GpuSlab<M, T>),
     /// `2M = W`.
     Host(Slab<M, L, T>),
     /// The borders on the host, the bulk on the device.
     Split {
         left: Slab<M, L, T>,
-        bulk: GpuSlab<M, L, T>,
+        bulk: GpuSlab<M, T>,
         right: Slab<M, L, T>,
     },
 }
@@ -71,7 +71,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, split between the host
     /// and the device of `ctx` as `choice` says, at rest, run in `scheme`.
     /// [`SplitChoice::Auto`] tunes `M` for this rank: [`super::calibrate`] on a lattice of the
-    /// slab's size, with `t_c`, the ring's halo exchange per row (seed 000 eq. 7), in the
+    /// slab's size, with `t_c`, the ring's halo exchange per row (Calore et al. 2019, eq. 7), in the
     /// balance (eq. 8). Validates the global lattice first, so every rank fails alike.
     pub fn new(
         ctx: &Arc<GpuContext>,
@@ -81,7 +81,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
+        spec.validate(L::KIND)?;
         let local = GlobalSpec {
             lx: dec.slab(rank)?.len(),
             boundaries: BoundarySpec::periodic(),
@@ -105,7 +105,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
-        spec.validate::<L>()?;
+        spec.validate(L::KIND)?;
         Self::cut(ctx, spec, dec.slab(rank)?, scheme, m)
     }
 
@@ -121,7 +121,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         let w = xs.len();
         check_columns::<M>(w, m)?;
         let host = |cols: Range<usize>| Slab::cut(spec, cols, scheme);
-        let device = |cols: Range<usize>| GpuSlab::cut(ctx, spec, cols, scheme);
+        let device = |cols: Range<usize>| GpuSlab::cut(ctx, L::KIND, spec, cols, scheme);
         let (a, b) = (xs.start + m, xs.end - m);
         let parts = if m == 0 {
             Parts::Device(device(xs)?)
@@ -230,7 +230,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
 
     /// One two-copy step of a split slab whose outer halos are in place, its phases timed: the
     /// swap, then from the device's submission the device's completion (awaited on a second
-    /// thread) and the host's borders (calibration, seed 000 §6.1).
+    /// thread) and the host's borders (calibration, Calore et al. 2019 §6.1).
     pub(super) fn probe_step(&mut self) -> Result<StepTimes, Error> {
         let ctx = self.ctx.clone();
         let t_swap = Instant::now();
@@ -312,6 +312,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
 
     fn scheme(&self) -> Scheme {
         self.first().scheme()
+    }
+
+    fn layout(&self) -> LayoutKind {
+        L::KIND
     }
 
     fn steps_done(&self) -> u64 {

@@ -1,9 +1,9 @@
 //! Two time steps in one sweep, column by column, so that each column comes from memory once
 //! per two time steps instead of twice (temporal blocking by a wavefront; Wellein et al. 2006
 //! for the idea): in place, an AA local half-step and the pull half-step after it
-//! ([`PairedSweep`]; Bailey et al. 2009 for the AA pattern of seed 000 §4); with two copies,
-//! two fused steps, the first one's columns passing through a ring of planes per worker
-//! ([`PairedCopy`]).
+//! ([`PairedSweep`]; Bailey et al. 2009 for the AA pattern, as used by Calore et al. 2019 §4);
+//! with two copies, two fused steps, the first one's columns passing through a ring of planes
+//! per worker ([`PairedCopy`]).
 //!
 //! # In place
 //! The pull half-step of site column `x` reads and writes elements of columns `x − H ..= x + H`
@@ -19,32 +19,26 @@
 //! local half-step: the results are bitwise those of the two half-steps swept one after the
 //! other (`lattice_tests::paired_steps_are_bitwise_the_separate_ones`).
 //!
-//! Measured against the two separate sweeps (D2Q9 4096², two Zen 4 cores, alternated in
-//! one process, MLUPS, the memory in its slow state, read-modify-write ≈ 53 GB/s): CAoSoA⟨8⟩
-//! f64 334–351 → 500–563, CAoSoA⟨16⟩ f32 677–689 → 1078–1092; in the fast state (≈ 100 GB/s)
-//! 543–558 → 595–606 and 669–1047 → 937–1214. D2Q37 f64 1024×2048 (compute-bound): 35–37 →
-//! 37–42. Whether it pays on a given machine and lattice (a column larger than the caches
-//! gains nothing) is timed while the lattice runs ([`crate::Lattice::paired`]).
+//! Against the two separate sweeps it gains most where the step is bound by memory (D2Q9, the
+//! more so when the memory is slow) and a little on a compute-bound model (D2Q37); see
+//! docs/performance.md for the figures. Whether it pays on a given machine and lattice (a
+//! column larger than the caches gains nothing) is timed while the lattice runs
+//! ([`crate::Lattice::paired`]).
 //!
 //! # Two copies
 //! Two fused two-copy steps cannot share one sweep over the two arrays: the first step would
 //! have to write the whole second array, whose lines then come from memory for the stores
-//! (write-allocate) and go back later, which costs what the reuse saves (measured: 0.74–0.86
-//! of the separate steps). So the first step writes into a *ring* of `w ≥ 2H + 1` planes
+//! (write-allocate) and go back later, which costs what the reuse saves (measured slower than
+//! the separate steps). So the first step writes into a *ring* of `w ≥ 2H + 1` planes
 //! ([`Dims::ring`]) that each worker keeps to itself and that stays in the caches, and the
 //! second pulls from the ring, `H` planes behind, into the other array: per two steps one
 //! array is read and the other written once, as in a single step ([`PairedCopy`]).
 //!
-//! Measured in a scratch binary, the lattices stepped two steps at a time in turn in one
-//! process (two Zen 4 cores, the memory mostly in its slow state, MLUPS two-copy separate →
-//! paired): D2Q9 4096² CAoSoA⟨8⟩ f64 302–322 → 361–386, CAoSoA⟨16⟩ f32 549–646 → 868–880;
-//! D2Q37 f64 1024×2048 26.6–30.1 → 30.3–38.4, where the in-place step (paired) ran 31.7–35.4.
-//! In the `lbm` binary (`lbm bench`, the same library code) the tuning kept the separate steps
-//! for D2Q37 and for CAoSoA in four of five runs that night, the paired ones for CSoA; the
-//! next night it kept the paired sweep for D2Q37 in every run. Whether it pays is timed while
-//! the lattice runs, as in place, among the lattices whose rings fit in half the last-level
-//! cache ([`super::ring_budget`]): larger rings gained nothing measurable, and the bound keeps
-//! their memory small.
+//! It makes the two-copy step faster for D2Q9 and D2Q37, bringing D2Q37's two-copy step level
+//! with its in-place one (figures: docs/performance.md). Whether it pays is timed while the
+//! lattice runs, as in place, among the lattices whose rings fit in half the last-level cache
+//! ([`super::ring_budget`]): larger rings gained nothing measurable, and the bound keeps their
+//! memory small.
 
 use rayon::prelude::*;
 

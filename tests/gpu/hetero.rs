@@ -1,0 +1,514 @@
+//! The host/device split (Calore et al. 2019 §5–6) matches the CPU-only run after 200 steps: D2Q9 with a
+//! body force (periodic with an obstacle straddling the host/device cut, the lid-driven
+//! cavity, a Zou–He channel), D2Q37 with thermal walls and gravity, and D3Q19 in a closed box
+//! with a moving lid and a sphere straddling the cut, in f64 to 1e-12
+//! relative, for the device alone (`M = 0`), a split, and the host alone (`2M = LX`), in two
+//! layouts and both streaming schemes each; bad splits are clear errors.
+//!
+//! Run with `cargo test --release --test gpu hetero::`; the device is lavapipe where there is no GPU
+//! (see `gpu_support`).
+
+use crate::gpu_support;
+
+use std::sync::Arc;
+
+use lbm::domain::GlobalSpec;
+use lbm::gpu::GpuContext;
+use lbm::hetero::{HeteroError, HeteroLattice, SplitChoice};
+use lbm::models::*;
+use lbm::{
+    Aos, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Scheme, Soa, Wall,
+};
+
+const STEPS: u64 = 200;
+const TOL: f64 = 1e-12;
+
+/// Every population of `lat`, `[(x·LY·LZ + s)·Q + i]` (`s` the plane site).
+fn populations<M: Model, L: Layout>(lat: &Lattice<M, L, f64>) -> Vec<f64> {
+    let d = lat.dims();
+    let mut out = Vec::with_capacity(d.sites() * M::Q);
+    let mut f = vec![0.0; M::Q];
+    for x in 0..d.lx {
+        for y in 0..d.plane() {
+            lat.populations(x, y, &mut f).unwrap();
+            out.extend_from_slice(&f);
+        }
+    }
+    out
+}
+
+/// Largest difference of population `i` relative to its own scale `max |f_i|` (the weights
+/// span three decades in D2Q37), over all `i`.
+fn population_diff(q: usize, a: &[f64], b: &[f64]) -> f64 {
+    (0..q)
+        .map(|i| {
+            let (ai, bi): (Vec<f64>, Vec<f64>) = a.iter().zip(b).skip(i).step_by(q).unzip();
+            let scale = bi.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            gpu_support::max_rel_diff(&ai, &bi, scale)
+        })
+        .fold(0.0, f64::max)
+}
+
+/// Runs `spec` for [`STEPS`] steps on the CPU and split with each of `ms` in both schemes, and
+/// compares every population, the density and the mass.
+fn compare<M: Model, L: Layout>(spec: &GlobalSpec<M>, ms: &[usize]) {
+    if let Some(ctx) = gpu_support::context() {
+        compare_on::<M, L>(&ctx, spec, ms);
+    }
+}
+
+/// [`compare`] on the device `ctx`.
+fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, ms: &[usize]) {
+    let (lx, plane) = (spec.lx, spec.plane());
+    let initial = || gpu_support::initial::<M>(spec.size());
+    let mut cpu = spec.lattice::<L, f64>().unwrap();
+    cpu.set_equilibrium(initial()).unwrap();
+    cpu.run(STEPS, 0).unwrap();
+    let want = populations(&cpu);
+    for (&m, scheme) in ms
+        .iter()
+        .flat_map(|m| [Scheme::TwoCopy, Scheme::InPlace].map(|s| (m, s)))
+    {
+        let what = format!(
+            "{} × {} M = {m} {} ({:?})",
+            M::NAME,
+            L::NAME,
+            scheme.name(),
+            spec.boundaries
+        );
+        let mut het =
+            HeteroLattice::<M, L, f64>::new(ctx, spec.clone(), scheme, SplitChoice::Columns(m))
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(het.border_columns(), m);
+        het.set_equilibrium(initial()).unwrap();
+        het.run(STEPS, 100)
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let got = het.to_lattice().unwrap();
+        assert_eq!(got.steps_done(), STEPS);
+        let d = population_diff(M::Q, &populations(&got), &want);
+        assert!(d <= TOL, "{what}: populations differ by {d:e} (relative)");
+        let (g, c) = (
+            het.moment_field("rho").unwrap(),
+            cpu.moment_field("rho").unwrap(),
+        );
+        let d = gpu_support::max_rel_diff(&g, &c, 1.0);
+        assert!(d <= TOL, "{what}: rho differs by {d:e}");
+        let (gm, cm) = (het.mass().unwrap(), cpu.mass());
+        assert!(
+            (gm - cm).abs() <= TOL * cm,
+            "{what}: mass {gm} against {cm}"
+        );
+        let (mut f, mut g) = (vec![0.0; M::Q], vec![0.0; M::Q]);
+        for x in [0, lx / 2, lx - 1] {
+            het.populations(x, plane - 1, &mut f).unwrap();
+            got.populations(x, plane - 1, &mut g).unwrap();
+            assert_eq!(f, g, "{what}: site ({x}, plane site {})", plane - 1);
+        }
+    }
+}
+
+fn d2q9(lx: usize, ly: usize, boundaries: BoundarySpec) -> GlobalSpec<D2Q9Bgk> {
+    GlobalSpec {
+        lx,
+        ly,
+        lz: 1,
+        params: D2Q9BgkParams {
+            tau: 0.8,
+            ax: 1e-5,
+            ay: -3e-6,
+        },
+        boundaries,
+    }
+}
+
+/// Periodic, with an obstacle across the host/device cut at `x = 4` and `x = 20` of a
+/// 24-wide lattice split with `M = 4`.
+fn obstacle(lx: usize, ly: usize) -> BoundarySpec {
+    let solid = (0..lx * ly)
+        .map(|s| {
+            let (x, y) = (s / ly, s % ly);
+            ((2..7).contains(&x) || (18..22).contains(&x)) && (5..9).contains(&y)
+        })
+        .collect();
+    BoundarySpec {
+        solid: Some(lbm::Obstacles::mask(ly, solid)),
+        ..BoundarySpec::periodic()
+    }
+}
+
+/// A channel with a Zou–He velocity inlet and pressure outlet (rules on the host's columns).
+fn zou_he_channel() -> BoundarySpec {
+    BoundarySpec {
+        left: Some(Wall::ZouHeVelocity {
+            velocity: [0.03, 0.0, 0.0],
+        }),
+        right: Some(Wall::ZouHePressure { density: 1.0 }),
+        ..BoundarySpec::channel()
+    }
+}
+
+#[test]
+fn d2q9_split_matches_cpu() {
+    for spec in [
+        d2q9(24, 16, obstacle(24, 16)),
+        d2q9(24, 16, BoundarySpec::cavity(0.05)),
+        d2q9(24, 16, zou_he_channel()),
+    ] {
+        compare::<D2Q9Bgk, Aos>(&spec, &[0, 4, 12]);
+        compare::<D2Q9Bgk, CAoSoa<8>>(&spec, &[0, 1, 7, 12]);
+    }
+}
+
+#[test]
+fn d2q37_split_matches_cpu() {
+    let spec = GlobalSpec::<D2Q37> {
+        lx: 24,
+        ly: 32,
+        lz: 1,
+        params: D2Q37Params { tau: 0.8, g: 1e-5 },
+        boundaries: BoundarySpec {
+            bottom: Some(Wall::Thermal { temperature: 1.02 }),
+            top: Some(Wall::Thermal { temperature: 0.98 }),
+            ..BoundarySpec::default()
+        },
+    };
+    compare::<D2Q37, Soa>(&spec, &[0, 3, 5, 12]);
+    compare::<D2Q37, CAoSoa<8>>(&spec, &[0, 9, 12]);
+}
+
+/// D3Q19 TRT in a closed box, the top wall moving in x and z, with a sphere of voxels
+/// straddling the host/device cut of `M = 3`: slabs of planes on either side; and a duct with
+/// Zou–He faces, the inlet on the host and the outlet on the device.
+#[test]
+fn d3q19_split_matches_cpu() {
+    let spec = GlobalSpec::<D3Q19Trt> {
+        lx: 12,
+        ly: 16,
+        lz: 5,
+        params: D3Q19TrtParams {
+            tau: 0.7,
+            magic: 3.0 / 16.0,
+            ax: 1e-5,
+            ay: 0.0,
+            az: -2e-5,
+        },
+        boundaries: BoundarySpec {
+            top: Some(Wall::BounceBack {
+                velocity: [0.03, 0.0, 0.02],
+            }),
+            solid: Some(lbm::Obstacles::voxels(|x, y, z| {
+                let r = [x as f64 - 3.0, y as f64 - 8.0, z as f64 - 2.0];
+                r.iter().map(|r| r * r).sum::<f64>() < 4.0
+            })),
+            ..BoundarySpec::cavity_3d(0.0)
+        },
+    };
+    compare::<D3Q19Trt, CAoSoa<8>>(&spec, &[0, 3, 6]);
+    compare::<D3Q19Trt, Soa>(&spec, &[2]);
+    // A duct with a Zou–He velocity inlet on the host's side and a pressure outlet on the
+    // device's.
+    let duct = GlobalSpec {
+        boundaries: BoundarySpec {
+            left: Some(Wall::ZouHeVelocity {
+                velocity: [0.03, 0.01, -0.01],
+            }),
+            right: Some(Wall::ZouHePressure { density: 1.0 }),
+            ..BoundarySpec::duct()
+        },
+        ..spec
+    };
+    compare::<D3Q19Trt, CAoSoa<8>>(&duct, &[0, 5]);
+}
+
+/// The device's copy split across several storage bindings (4 KiB each here): the swap's
+/// reads and writes cross binding boundaries.
+#[test]
+fn split_matches_cpu_across_bindings() {
+    let Some(ctx) = gpu_support::capped_context(4096) else {
+        return;
+    };
+    compare_on::<D2Q9Bgk, Soa>(&ctx, &d2q9(24, 16, obstacle(24, 16)), &[0, 4]);
+}
+
+/// Scattering a CPU lattice and gathering it back is exact, whatever the split, and resumes
+/// the step count.
+#[test]
+fn scatter_and_gather_round_trip() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = d2q9(24, 16, obstacle(24, 16));
+    let mut cpu = spec.lattice::<Soa, f64>().unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([24, 16, 1]))
+        .unwrap();
+    cpu.run(3, 0).unwrap();
+    let want = populations(&cpu);
+    for choice in [
+        SplitChoice::Columns(0),
+        SplitChoice::HostShare(0.5),
+        SplitChoice::HostShare(1.0),
+    ] {
+        let het = HeteroLattice::scatter(&ctx, spec.clone(), choice, &cpu).unwrap();
+        let back = het.to_lattice().unwrap();
+        assert_eq!(populations(&back), want, "{choice:?}");
+        assert_eq!(back.steps_done(), 3);
+    }
+}
+
+/// A device-only lattice tunes its workgroup size with real steps, counted and conserving mass
+/// as any; a split lattice (its bulk stepped a step at a time) and a host one do not tune.
+#[test]
+fn only_the_device_alone_tunes_its_workgroup() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = d2q9(24, 16, BoundarySpec::periodic());
+    let lattice = |m| {
+        let mut het = HeteroLattice::<D2Q9Bgk, Soa, f64>::new(
+            &ctx,
+            spec.clone(),
+            Scheme::InPlace,
+            SplitChoice::Columns(m),
+        )
+        .unwrap();
+        het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(spec.size()))
+            .unwrap();
+        het
+    };
+    let mut device = lattice(0);
+    let mass = device.mass().unwrap();
+    let size = device.tune_workgroup().expect("the device alone tunes");
+    assert!([32, 64, 128, 256].contains(&size), "workgroup {size}");
+    let steps = device.steps_done();
+    assert!(steps > 0 && steps % 2 == 0, "{steps} tuning steps");
+    assert_eq!(device.to_lattice().unwrap().steps_done(), steps);
+    let after = device.mass().unwrap();
+    assert!(
+        (after - mass).abs() <= 1e-12 * mass,
+        "mass {after} against {mass}"
+    );
+    for m in [4, 12] {
+        let mut other = lattice(m);
+        assert_eq!(other.tune_workgroup(), None, "M = {m}");
+        assert_eq!(other.steps_done(), 0, "M = {m}");
+    }
+}
+
+#[test]
+fn bad_splits_are_clear_errors() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = GlobalSpec::<D2Q37> {
+        lx: 24,
+        ly: 32,
+        lz: 1,
+        params: D2Q37Params { tau: 0.8, g: 1e-5 },
+        boundaries: BoundarySpec::periodic(),
+    };
+    let new = |choice, scheme| {
+        HeteroLattice::<D2Q37, Aos, f64>::new(&ctx, spec.clone(), scheme, choice).err()
+    };
+    // M = 1 < H = 3: a host border cannot fill the bulk's halo.
+    let e = new(SplitChoice::Columns(1), Scheme::TwoCopy).expect("M = 1 is refused");
+    assert!(
+        matches!(e, Error::Hetero(HeteroError::BadColumns { m: 1, .. })),
+        "{e}"
+    );
+    assert!(e.to_string().contains("admissible M: 0, 3..=10, 12"), "{e}");
+    // 2M > LX.
+    let e = new(SplitChoice::Columns(13), Scheme::TwoCopy).expect("M = 13 is refused");
+    assert!(e.to_string().contains("LX = 24"), "{e}");
+    let e = new(SplitChoice::HostShare(1.5), Scheme::TwoCopy).expect("share 1.5 is refused");
+    assert!(
+        matches!(e, Error::Hetero(HeteroError::BadShare(s)) if s == 1.5),
+        "{e}"
+    );
+    // A share rounds to the nearest admissible M: 0.05·24/2 = 0.6 → 0 (1 is inadmissible).
+    let het = HeteroLattice::<D2Q37, Aos, f64>::new(
+        &ctx,
+        spec.clone(),
+        Scheme::TwoCopy,
+        SplitChoice::HostShare(0.05),
+    )
+    .unwrap();
+    assert_eq!(het.border_columns(), 0);
+}
+
+/// The start-up calibration picks an admissible split and the run it gives matches the CPU.
+#[test]
+fn auto_split_is_admissible_and_correct() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = d2q9(32, 16, BoundarySpec::channel());
+    let mut het = HeteroLattice::<D2Q9Bgk, Aos, f64>::new(
+        &ctx,
+        spec.clone(),
+        Scheme::TwoCopy,
+        SplitChoice::Auto,
+    )
+    .unwrap();
+    let model = *het.split_model().expect("Auto keeps its model");
+    assert!(model.t_d > 0.0 && model.t_h > 0.0, "{model:?}");
+    assert_eq!(het.border_columns(), model.optimal_m());
+    het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
+        .unwrap();
+    het.run(20, 0).unwrap();
+    let mut cpu = spec.lattice::<Aos, f64>().unwrap();
+    cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
+        .unwrap();
+    cpu.run(20, 0).unwrap();
+    let d = population_diff(
+        9,
+        &populations(&het.to_lattice().unwrap()),
+        &populations(&cpu),
+    );
+    assert!(d <= TOL, "M = {}: {d:e}", het.border_columns());
+}
+
+/// `lbm bench --split` sweeps a small lattice, 2-D and 3-D, prints the model beside the
+/// measurements and marks the tuned and the best split.
+#[test]
+fn bench_split_sweeps_and_marks_the_tuned_split() {
+    if gpu_support::context().is_none() {
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args([
+            "bench",
+            "--split",
+            "--model",
+            "d2q9",
+            "--split-size",
+            "32x16",
+        ])
+        .args(["--split-points", "3", "--split-steps", "2"])
+        .output()
+        .expect("the lbm program runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "model MLUPS",
+        "<- M* (tuned)",
+        "<- best measured",
+        "device only",
+        "host only",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+    // The 3-D sweep: a duct cut into slabs of planes; a 3-D model it does not take is refused
+    // naming those it takes.
+    let bench = |model: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lbm"))
+            .args(["bench", "--split", "--model", model])
+            .args(["--split-d3q19-size", "12x8x8", "--split-points", "3"])
+            .args(["--split-steps", "2"])
+            .output()
+            .expect("the lbm program runs")
+    };
+    let out = bench("d3q19");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("D3Q19Bgk") && text.contains("12×8×8"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("<- M* (tuned)"), "{text}");
+    let out = bench("d3q27");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("d2q9, d2q37, d3q19"),
+        "{err}"
+    );
+}
+
+/// A lattice too narrow to split (D2Q37, LX = 6: no M leaves both parts 3 wide) is calibrated
+/// on the two ends and runs on one of them.
+#[test]
+fn auto_split_of_a_narrow_lattice_is_an_end() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = GlobalSpec::<D2Q37> {
+        lx: 6,
+        ly: 24,
+        lz: 1,
+        params: D2Q37Params { tau: 0.8, g: 1e-5 },
+        boundaries: BoundarySpec::periodic(),
+    };
+    let het = HeteroLattice::<D2Q37, Aos, f64>::new(&ctx, spec, Scheme::TwoCopy, SplitChoice::Auto)
+        .unwrap();
+    assert!([0, 3].contains(&het.border_columns()));
+}
+
+/// A GPU lattice's per-site fields go into its checkpoint and come back on the CPU with its
+/// populations; the split, which does not take per-site fields, refuses that checkpoint with
+/// a message before changing anything.
+#[test]
+fn fields_in_a_checkpoint_move_to_the_cpu_and_are_refused_by_the_split() {
+    use lbm::gpu::GpuLattice;
+    use lbm::{Solver, read_checkpoint};
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let params = D2Q5AdvectionDiffusionParams {
+        tau: 0.8,
+        ux: 0.0,
+        uy: 0.0,
+    };
+    let (lx, ly) = (24, 8);
+    let periodic = BoundarySpec::periodic();
+    let mut gpu = GpuLattice::<D2Q5AdvectionDiffusion, f64>::new(
+        &ctx,
+        LayoutKind::Soa,
+        lx,
+        ly,
+        params,
+        Scheme::TwoCopy,
+        &periodic,
+    )
+    .unwrap();
+    let ux: Vec<f64> = (0..lx * ly).map(|s| 0.01 * (s % 7) as f64).collect();
+    gpu.set_field("ux", &ux).unwrap();
+    gpu.set_equilibrium_at(|x, y| vec![1.0 + 0.1 * ((x + 2 * y) % 5) as f64])
+        .unwrap();
+    gpu.advance(5).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("gpu.lbm");
+    gpu.write_checkpoint(&path).unwrap();
+
+    let c = read_checkpoint::<D2Q5AdvectionDiffusion, f64>(&path).unwrap();
+    let cpu = c.into_lattice::<Aos>(Scheme::InPlace, &periodic).unwrap();
+    assert!(cpu.field("ux").unwrap() == ux);
+    assert!(cpu.field("uy").unwrap() == vec![0.0; lx * ly]);
+    assert!(cpu.local_populations().unwrap() == gpu.local_populations().unwrap());
+
+    let spec = GlobalSpec {
+        lx,
+        ly,
+        lz: 1,
+        params,
+        boundaries: periodic,
+    };
+    let mut split = HeteroLattice::<D2Q5AdvectionDiffusion, Soa, f64>::new(
+        &ctx,
+        spec,
+        Scheme::TwoCopy,
+        SplitChoice::Columns(4),
+    )
+    .unwrap();
+    let before = split.local_populations().unwrap();
+    let c = read_checkpoint::<D2Q5AdvectionDiffusion, f64>(&path).unwrap();
+    let e = split.restore(&c, &path).unwrap_err().to_string();
+    assert!(
+        e.contains("field `ux`") && e.contains("does not take per-site fields"),
+        "{e}"
+    );
+    assert!(split.local_populations().unwrap() == before);
+    assert_eq!(split.steps_done(), 0);
+}

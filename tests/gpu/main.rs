@@ -1,0 +1,14 @@
+//! The GPU backend and the host/device split, in one test binary: shaders, limits, physics on
+//! the device, the device against the host, the split against both, the GPU benchmark. On a
+//! machine without a GPU the tests run on Mesa's lavapipe (see `gpu_support`).
+//!
+//! Run with `cargo test --release --test gpu` (a filter such as `vs_cpu::` picks one module).
+
+mod gpu_support;
+
+mod bench;
+mod hetero;
+mod limits;
+mod physics;
+mod shaders;
+mod vs_cpu;

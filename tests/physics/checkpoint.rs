@@ -1,0 +1,256 @@
+//! Checkpoint and restart: a resumed run is bitwise identical to an uninterrupted one (across
+//! layouts and streaming schemes too); damaged, truncated or foreign checkpoints are refused with
+//! a message that says so.
+
+use std::path::{Path, PathBuf};
+
+use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params};
+use lbm::{
+    BoundarySpec, CAoSoa, CheckpointError, Lattice, Layout, Model, Real, Scheme, Soa, Solver,
+    read_checkpoint,
+};
+
+fn all_populations<M: Model, L: Layout, T: Real>(lat: &Lattice<M, L, T>) -> Vec<T> {
+    let d = lat.dims();
+    let mut out = Vec::new();
+    let mut f = vec![T::default(); M::Q];
+    for x in 0..d.lx {
+        for y in 0..d.ly {
+            lat.populations(x, y, &mut f).unwrap();
+            out.extend_from_slice(&f);
+        }
+    }
+    out
+}
+
+fn cavity() -> Lattice<D2Q9Bgk, Soa, f64> {
+    let mut lat = Lattice::new(
+        16,
+        16,
+        D2Q9BgkParams {
+            tau: 0.6,
+            ax: 0.0,
+            ay: 0.0,
+        },
+        Scheme::TwoCopy,
+        &BoundarySpec::cavity(0.1),
+    )
+    .unwrap();
+    lat.run(7, 0).unwrap();
+    lat
+}
+
+#[test]
+fn resumed_run_is_bitwise_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cavity.ckpt");
+    let mut straight = cavity();
+    straight.write_checkpoint(&path).unwrap();
+    straight.run(40, 0).unwrap();
+
+    // Resume in the same layout and scheme, and in another layout with in-place streaming.
+    let ckpt = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    assert_eq!(ckpt.header.step, 7);
+    let mut resumed = ckpt
+        .into_lattice::<Soa>(Scheme::TwoCopy, &BoundarySpec::cavity(0.1))
+        .unwrap();
+    resumed.run(40, 0).unwrap();
+    assert_eq!(resumed.steps_done(), straight.steps_done());
+    let want = all_populations(&straight);
+    assert!(
+        all_populations(&resumed)
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
+
+    let ckpt = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    let mut other = ckpt
+        .into_lattice::<CAoSoa<4>>(Scheme::InPlace, &BoundarySpec::cavity(0.1))
+        .unwrap();
+    other.run(40, 0).unwrap();
+    assert!(
+        all_populations(&other)
+            .iter()
+            .zip(&want)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
+}
+
+#[test]
+fn thermal_model_in_single_precision_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("d2q37.ckpt");
+    let mut lat = Lattice::<D2Q37, Soa, f32>::new(
+        8,
+        8,
+        D2Q37Params { tau: 0.8, g: 1e-4 },
+        Scheme::TwoCopy,
+        &BoundarySpec::periodic(),
+    )
+    .unwrap();
+    lat.set_equilibrium(|x, y| vec![1.0 + 0.01 * (x + y) as f64, 0.01, 0.0, 1.0])
+        .unwrap();
+    lat.run(3, 0).unwrap();
+    lat.write_checkpoint(&path).unwrap();
+    let back = read_checkpoint::<D2Q37, f32>(&path).unwrap();
+    assert_eq!(back.params, D2Q37Params { tau: 0.8, g: 1e-4 });
+    let restored = back
+        .into_lattice::<Soa>(Scheme::TwoCopy, &BoundarySpec::periodic())
+        .unwrap();
+    assert_eq!(all_populations(&restored), all_populations(&lat));
+}
+
+/// A checkpoint of `cavity()` in a fresh directory: the directory, the manifest, the shard.
+fn written() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cavity.ckpt");
+    cavity().write_checkpoint(&path).unwrap();
+    let shard = shards(dir.path()).pop().expect("one shard");
+    (dir, path, shard)
+}
+
+/// The shards in `dir`.
+fn shards(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".ckpt."))
+        .collect()
+}
+
+/// The error reading (manifest, shard headers, then populations) a checkpoint `edit`ed.
+fn refused(edit: impl FnOnce(&Path, &Path)) -> CheckpointError {
+    let (_dir, path, shard) = written();
+    edit(&path, &shard);
+    read_checkpoint::<D2Q9Bgk, f64>(&path)
+        .and_then(|c| c.columns(0..16))
+        .expect_err("a damaged checkpoint must be refused")
+}
+
+fn edit_bytes(path: &Path, edit: impl FnOnce(&mut Vec<u8>)) {
+    let mut bytes = std::fs::read(path).unwrap();
+    edit(&mut bytes);
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn a_checkpoint_is_a_manifest_and_its_shards() {
+    let (dir, path, shard) = written();
+    let c = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    assert_eq!(c.header.shards.len(), 1);
+    assert_eq!((c.header.shards[0].x0, c.header.shards[0].x1), (0, 16));
+    assert!(shard.ends_with(&c.header.shards[0].file));
+    // Columns 5..9 alone are those of the whole lattice.
+    let all = c.columns(0..16).unwrap();
+    assert_eq!(c.columns(5..9).unwrap(), all[5 * 16 * 9..9 * 16 * 9]);
+    // A second checkpoint at the same path replaces the first, shards included.
+    let mut lat = cavity();
+    lat.run(3, 0).unwrap();
+    lat.write_checkpoint(&path).unwrap();
+    let now = shards(dir.path());
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert_ne!(now[0], shard);
+    assert_eq!(
+        read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap().header.step,
+        10
+    );
+}
+
+/// A checkpoint of format version 2 (the same, without fields) is still read.
+#[test]
+fn version_2_checkpoints_are_read() {
+    let (_dir, path, shard) = written();
+    let want = read_checkpoint::<D2Q9Bgk, f64>(&path)
+        .and_then(|c| c.columns(0..16))
+        .unwrap();
+    let to_v2 = |file: &Path, from: &str, to: &str| {
+        edit_bytes(file, |b| {
+            assert!(b.starts_with(from.as_bytes()));
+            b[..to.len()].copy_from_slice(to.as_bytes());
+        })
+    };
+    to_v2(&path, "LBM-CHECKPOINT 3\n", "LBM-CHECKPOINT 2\n");
+    to_v2(&shard, "LBM-SHARD 3\n", "LBM-SHARD 2\n");
+    let c = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+    assert!(c.header.fields.is_empty());
+    assert!(c.columns(0..16).unwrap() == want);
+}
+
+#[test]
+fn damaged_or_foreign_checkpoints_are_refused() {
+    let truncated = refused(|_, shard| {
+        let f = std::fs::OpenOptions::new().write(true).open(shard).unwrap();
+        f.set_len(f.metadata().unwrap().len() - 100).unwrap();
+    });
+    assert!(truncated.to_string().contains("truncated"), "{truncated}");
+    let flipped = refused(|_, shard| {
+        edit_bytes(shard, |b| {
+            let n = b.len();
+            b[n - 5] ^= 0x40;
+        })
+    });
+    assert!(flipped.to_string().contains("checksum"), "{flipped}");
+    let missing = refused(|_, shard| std::fs::remove_file(shard).unwrap());
+    assert!(missing.to_string().contains("incomplete"), "{missing}");
+    let not_ours = refused(|path, _| edit_bytes(path, |b| b[0] = b'X'));
+    assert!(
+        not_ours.to_string().contains("not an lbm checkpoint"),
+        "{not_ours}"
+    );
+    let header = refused(|path, _| edit_bytes(path, |b| b.truncate(40)));
+    assert!(
+        matches!(header, CheckpointError::Corrupt { .. }),
+        "{header}"
+    );
+    // The shard of another checkpoint under this one's name, and this manifest over another
+    // checkpoint's shards.
+    let (_other, other_path, other_shard) = written();
+    let foreign = refused(|_, shard| {
+        std::fs::copy(&other_shard, shard).unwrap();
+    });
+    assert!(
+        foreign
+            .to_string()
+            .contains("belongs to another checkpoint"),
+        "{foreign}"
+    );
+    let foreign_manifest = refused(|path, _| {
+        std::fs::copy(&other_path, path).unwrap();
+    });
+    assert!(
+        foreign_manifest.to_string().contains("incomplete"),
+        "{foreign_manifest}"
+    );
+
+    let (dir, path, _) = written();
+    let other_model = read_checkpoint::<D2Q37, f64>(&path).err().unwrap();
+    assert!(
+        other_model.to_string().contains("model D2Q9Bgk"),
+        "{other_model}"
+    );
+    let other_precision = read_checkpoint::<D2Q9Bgk, f32>(&path).err().unwrap();
+    assert!(
+        other_precision.to_string().contains("--precision f64"),
+        "{other_precision}"
+    );
+
+    let missing_dir = cavity()
+        .write_checkpoint(&dir.path().join("no/such/dir/c.ckpt"))
+        .unwrap_err();
+    assert!(
+        matches!(
+            missing_dir,
+            lbm::Error::Checkpoint(CheckpointError::Io { .. })
+        ),
+        "{missing_dir}"
+    );
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().all(|e| !e
+            .unwrap()
+            .file_name()
+            .to_string_lossy()
+            .contains(".tmp")),
+        "no temporary file is left behind"
+    );
+}

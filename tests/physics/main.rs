@@ -1,0 +1,26 @@
+//! The physics and the runtime on the host, in one test binary (its kernels compiled once):
+//! validations against analytic solutions and published data, conservation, the models'
+//! compile-time facts, checkpoints and fields, the layouts and schemes against each other.
+//!
+//! Run with `cargo test --release --test physics` (a filter such as `d2q9_cavity::` picks
+//! one module).
+
+mod lattice_support;
+
+mod checkpoint;
+mod d2q37_physics;
+mod d2q37_rayleigh_taylor;
+mod d2q9_cavity;
+mod d2q9_poiseuille;
+mod d2q9_taylor_green;
+mod d3_lattice;
+mod dsl;
+mod f16s;
+mod fields;
+mod model_reference;
+mod moment_space;
+mod rayleigh_benard;
+mod runtime_invariants;
+mod scalar_transport;
+mod smagorinsky;
+mod user_model;

@@ -1,0 +1,10 @@
+//! The `lbm` program end to end, in one test binary: every case, the options, the outputs,
+//! checkpoints and resumes, refusals of bad input, the 3-D cases.
+//!
+//! Run with `cargo test --release --test program`.
+
+mod cli_support;
+
+mod cases_3d;
+mod cli_run;
+mod taylor_green_3d;
