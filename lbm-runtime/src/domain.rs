@@ -36,9 +36,9 @@
 use std::ops::Range;
 
 use crate::boundary::{check_spec, Boundaries, BoundarySpec};
+use crate::error::check_values;
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
-use crate::solver::check_values;
 use crate::{Error, Lattice, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Why a decomposed lattice cannot be built or run.

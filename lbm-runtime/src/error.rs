@@ -116,3 +116,13 @@ impl Error {
         }
     }
 }
+
+/// Refuses an array of `what` of the wrong size.
+pub(crate) fn check_values(got: usize, want: usize, what: &str) -> Result<(), LbmError> {
+    if got != want {
+        return Err(LbmError::Shape(format!(
+            "{what}: got {got} values, expected {want}"
+        )));
+    }
+    Ok(())
+}

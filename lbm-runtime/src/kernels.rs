@@ -71,24 +71,17 @@ pub(crate) use paired::{PairedCopy, PairedSweep};
 /// copied instead of 3. The propagate kernel, which has no arithmetic between its loads and
 /// stores, ran slower with them and does not stream. (The figures: see docs/performance.md.)
 pub(crate) fn streams_pay(bytes: usize) -> bool {
-    last_level_cache().is_some_and(|llc| bytes > llc)
-}
-
-/// [`crate::metrics::last_level_cache`], read once per process: the kernels ask for it at
-/// every paired two-copy sweep.
-pub(crate) fn last_level_cache() -> Option<usize> {
-    static LLC: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
-    *LLC.get_or_init(crate::metrics::last_level_cache)
+    crate::machine::last_level_cache().is_some_and(|llc| bytes > llc)
 }
 
 /// The most bytes the rings of a paired two-copy sweep ([`PairedCopy`]) may take together:
-/// half the last-level cache (read from the machine, [`crate::metrics::last_level_cache`];
+/// half the last-level cache (read from the machine, [`crate::machine::last_level_cache`];
 /// `None`, no bound, where it cannot be read), the other half left to the lines the sweep
 /// streams through. Rings larger than that gained nothing measurable over separate steps
 /// (D3Q19 cubes whose rings fill the cache), where small ones (D2Q9, D2Q37) gain; the bound
 /// also keeps their memory small. (The figures: see docs/performance.md.)
 pub(crate) fn ring_budget() -> Option<usize> {
-    last_level_cache().map(|llc| llc / 2)
+    crate::machine::last_level_cache().map(|llc| llc / 2)
 }
 
 /// How the fused two-copy step writes its second array: the other passes store into lines

@@ -157,7 +157,7 @@ fn split_kernels_match_fused_step() {
 /// steps run every candidate of the tuning, [`crate::prefetch`]), and end bitwise where the
 /// in-place scheme (which never streams) and the split kernels end.
 fn streamed_steps_match<L: Layout, T: Real>() {
-    let Some(llc) = crate::metrics::last_level_cache() else {
+    let Some(llc) = crate::machine::last_level_cache() else {
         return;
     };
     let ly = 256;

@@ -36,6 +36,7 @@ pub mod io;
 mod kernels;
 mod lattice;
 pub mod layout;
+pub mod machine;
 pub mod memory;
 pub mod metrics;
 mod model;

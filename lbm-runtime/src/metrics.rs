@@ -162,24 +162,6 @@ fn fma_chains<T: Real, const N: usize>(iters: usize) -> T {
     a.into_iter().fold(T::from_f64(0.0), |s, v| s + v)
 }
 
-/// The size of the largest cache of CPU 0 (its last level), bytes, from
-/// `/sys/devices/system/cpu/cpu0/cache/index*/size`; `None` where it cannot be read.
-pub fn last_level_cache() -> Option<usize> {
-    let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
-    dir.filter_map(|e| {
-        let size = std::fs::read_to_string(e.ok()?.path().join("size")).ok()?;
-        let size = size.trim();
-        let (digits, unit) = size.split_at(size.find(|c: char| !c.is_ascii_digit())?);
-        let n: usize = digits.parse().ok()?;
-        Some(match unit {
-            "K" => n << 10,
-            "M" => n << 20,
-            _ => n,
-        })
-    })
-    .max()
-}
-
 /// The memory access pattern of a kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
@@ -489,7 +471,10 @@ mod tests {
         assert_eq!(step_pattern(Scheme::InPlace, 1 << 40), Pattern::InPlace);
         assert_eq!(step_pattern(Scheme::TwoCopy, 4096), Pattern::Copy);
         let big = step_pattern(Scheme::TwoCopy, 1 << 40);
-        assert_eq!(big == Pattern::StreamedCopy, last_level_cache().is_some());
+        assert_eq!(
+            big == Pattern::StreamedCopy,
+            crate::machine::last_level_cache().is_some()
+        );
         // A lattice reports the pattern its fused step follows, and its timings carry it.
         let spec = BoundarySpec::periodic();
         let mut lat =

@@ -20,6 +20,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use crate::checkpoint::{self, Shard};
+use crate::error::check_values;
 use crate::{Checkpoint, CheckpointError, Error, Lattice, LbmError, Model, Real, Scheme};
 
 /// The global lattice's extent: sites along each axis, x (the axis cut over ranks) first.
@@ -590,14 +591,4 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     fn describe(&self) -> String {
         format!("cpu, {} threads", rayon::current_num_threads())
     }
-}
-
-/// Refuses an array of `what` of the wrong size.
-pub(crate) fn check_values(got: usize, want: usize, what: &str) -> Result<(), LbmError> {
-    if got != want {
-        return Err(LbmError::Shape(format!(
-            "{what}: got {got} values, expected {want}"
-        )));
-    }
-    Ok(())
 }

@@ -3,7 +3,6 @@
 //! share of the machine's limit measured in the same run; for the 2-D models (D2Q9, D2Q37)
 //! and the 3-D ones (D3Q19, D3Q27).
 
-use clap::{Args, ValueEnum};
 use lbm::metrics::{
     Bandwidth, KernelTiming, Probe, measure_bandwidth, measure_peak_flops, time_in_turn,
     time_kernel,
@@ -13,192 +12,15 @@ use lbm::models::{
 };
 use std::sync::Arc;
 
-use lbm::domain::GlobalSpec;
-use lbm::gpu::bench::{BATCH_SECONDS, BATCHES};
-use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
+use lbm::gpu::probe::{BATCH_SECONDS, BATCHES};
+use lbm::gpu::{self, GpuContext};
 use lbm::{BoundarySpec, F16s, Kernel, Lattice, Layout, LayoutKind, Model, Real, Scheme, Wall};
 
+use super::bench_args::{Backend, BenchArgs, Which, open_context};
 use super::bench_csv::{Row, Rows, check_csv_path};
 use super::{
-    CliError, Generic, GenericReal, LayoutArg, Precision, World, dispatch, dispatch_real,
-    layout_kind,
+    CliError, Generic, GenericReal, Precision, World, dispatch, dispatch_real, layout_kind,
 };
-
-/// Options of the benchmark.
-#[derive(Debug, Clone, Args)]
-pub struct BenchArgs {
-    /// Which models.
-    #[arg(long, value_enum, default_value_t = Which::All)]
-    pub model: Which,
-    /// D2Q9 lattice, `LXxLY` (well above the last-level cache).
-    #[arg(long, default_value = "4096x4096", value_parser = parse_size)]
-    pub d2q9_size: (usize, usize),
-    /// D2Q37 lattice, `LXxLY`.
-    #[arg(long, default_value = "1024x2048", value_parser = parse_size)]
-    pub d2q37_size: (usize, usize),
-    /// D3Q19 lattice, `LXxLYxLZ` (f64 two-copy needs 304 bytes per site).
-    #[arg(long, default_value = "256x256x256", value_parser = parse_size3)]
-    pub d3q19_size: [usize; 3],
-    /// D3Q27 lattice, `LXxLYxLZ` (f64 two-copy needs 432 bytes per site).
-    #[arg(long, default_value = "256x256x192", value_parser = parse_size3)]
-    pub d3q27_size: [usize; 3],
-    /// Timed iterations per kernel (the median is reported). An iteration of the fused step
-    /// is two time steps, as a run takes them (the in-place scheme may sweep the two
-    /// together), reported per step. The fused two-copy and in-place steps alternate, an
-    /// iteration of each in turn, so that their ratio is of one state of a shared machine.
-    #[arg(long, default_value_t = 5)]
-    pub iters: usize,
-    /// Precisions to run.
-    #[arg(long, value_enum, num_args = 1.., default_values_t = [Precision::F64, Precision::F32])]
-    pub precision: Vec<Precision>,
-    /// Layouts to run.
-    #[arg(long, value_enum, num_args = 1.., default_values_t = [LayoutArg::Aos, LayoutArg::Soa, LayoutArg::Csoa, LayoutArg::Caosoa])]
-    pub layout: Vec<LayoutArg>,
-    /// Also write every row of the tables (CPU kernels and GPU fused steps) to this CSV file,
-    /// with the limits measured beside them, for plotting (written whole at the end).
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<std::path::PathBuf>,
-    /// Size of each array of the bandwidth probes, MiB (well above the last-level cache).
-    #[arg(long, default_value_t = 1024)]
-    pub bw_mib: usize,
-    /// Backends: the CPU kernels, the GPU's fused step, or both (`all` skips the GPU with a
-    /// note when no adapter is found; `gpu` then fails). With `--ranks`: what each rank runs
-    /// its slab on, `cpu` (also `all`), `gpu` or `hetero`.
-    #[arg(long, value_enum, default_value_t = Backend::All)]
-    pub backend: Backend,
-    /// GPU adapter: `best`, a device type (`discrete`, `integrated`, `virtual`, `cpu`) or part
-    /// of an adapter's name [default: $LBM_GPU_ADAPTER, else best].
-    #[arg(long)]
-    pub adapter: Option<String>,
-    /// GPU steps per timed batch, at least (each row is the fastest of three batches, each
-    /// also at least 0.1 s long, so that a submission's round trip does not count).
-    #[arg(long, default_value_t = 10)]
-    pub gpu_steps: u64,
-    /// Keep the GPU shaders' runtime bounds checks, which are otherwise dropped where every
-    /// index is proven in range (to measure what they cost).
-    #[arg(long)]
-    pub gpu_bounds_checks: bool,
-    /// The distributed ring instead (feature `mpi`, under `mpiexec -n N`): the step with and
-    /// without the halo exchange, the performance model's coefficients, and the strong- and
-    /// weak-scaling curves it predicts for these rank counts [default: 1 2 4 … 64]; first
-    /// layout and precision given.
-    #[arg(long, num_args = 0.., value_name = "RANKS")]
-    pub ranks: Option<Vec<usize>>,
-    /// Steps per timing of `--ranks`.
-    #[arg(long, default_value_t = 20)]
-    pub rank_steps: usize,
-    /// Instead of the tables: sweep the host/device split M (Calore et al. 2019, Fig. 8) in the first
-    /// chosen layout and precision, measured beside the calibrated model, marking M*.
-    #[arg(long)]
-    pub split: bool,
-    /// Lattice of the split sweep of the 2-D models, `LXxLY` [default: 512x512 for D2Q9,
-    /// 192x128 for D2Q37].
-    #[arg(long, value_parser = parse_size)]
-    pub split_size: Option<(usize, usize)>,
-    /// Lattice of the split sweep of D3Q19, `LXxLYxLZ` (a duct along x, cut into slabs of
-    /// planes).
-    #[arg(long, default_value = "64x48x48", value_parser = parse_size3)]
-    pub split_d3q19_size: [usize; 3],
-    /// Points of the split sweep, evenly spaced in 2M/LX from 0 to 1 (plus the tuned M*).
-    #[arg(long, default_value_t = 9)]
-    pub split_points: usize,
-    /// Timed steps per point of the split sweep.
-    #[arg(long, default_value_t = 40)]
-    pub split_steps: u64,
-}
-
-/// Backends to benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Backend {
-    /// The CPU kernels (Calore et al. 2019, Table 2).
-    Cpu,
-    /// The GPU's fused step.
-    Gpu,
-    /// Both.
-    All,
-    /// With `--ranks`: each rank's slab split between the host and the GPU, tuned per rank.
-    Hetero,
-}
-
-/// Models to benchmark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Which {
-    /// D2Q9 BGK (memory-bound).
-    D2q9,
-    /// D2Q37 thermal BGK with gravity (compute-bound).
-    D2q37,
-    /// D3Q19 BGK (memory-bound).
-    D3q19,
-    /// D3Q27 BGK.
-    D3q27,
-    /// The two 2-D models.
-    All,
-    /// Every model, 2-D and 3-D.
-    Every,
-}
-
-impl Which {
-    /// Whether the selection includes `model`.
-    pub fn includes(self, model: Which) -> bool {
-        self == model
-            || self == Which::Every
-            || (self == Which::All && matches!(model, Which::D2q9 | Which::D2q37))
-    }
-}
-
-/// Refuses a selection with none of `models` for `what` (the split sweep, the ranks
-/// benchmark), naming those it takes.
-pub fn require_one_of(a: &BenchArgs, models: &[Which], what: &str) -> Result<(), CliError> {
-    if models.iter().any(|&m| a.model.includes(m)) {
-        return Ok(());
-    }
-    let names: Vec<String> = models
-        .iter()
-        .map(|m| format!("{m:?}").to_lowercase())
-        .collect();
-    Err(CliError::Config {
-        key: "model".into(),
-        message: format!(
-            "--{what} takes the models {} so far; the others have the per-layout tables: \
-             drop --{what} or choose one of those with --model",
-            names.join(", ")
-        ),
-    })
-}
-
-/// The D3Q19 lattice of the split sweep and the ranks benchmark: a duct along x (walls in y
-/// and z) driven by a body force, cut into slabs of planes.
-pub fn d3q19_duct([lx, ly, lz]: [usize; 3]) -> GlobalSpec<D3Q19Bgk> {
-    GlobalSpec {
-        lx,
-        ly,
-        lz,
-        params: D3Q19BgkParams {
-            tau: 0.8,
-            ax: 1e-6,
-            ay: 0.0,
-            az: 0.0,
-        },
-        boundaries: BoundarySpec::duct(),
-    }
-}
-
-fn parse_size(s: &str) -> Result<(usize, usize), String> {
-    let (a, b) = s
-        .split_once(['x', '×'])
-        .ok_or_else(|| format!("`{s}`: expected LXxLY, e.g. 4096x4096"))?;
-    let p = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
-    Ok((p(a)?, p(b)?))
-}
-
-fn parse_size3(s: &str) -> Result<[usize; 3], String> {
-    let parts: Vec<&str> = s.split(['x', '×']).collect();
-    let [a, b, c] = parts[..] else {
-        return Err(format!("`{s}`: expected LXxLYxLZ, e.g. 256x256x256"));
-    };
-    let p = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
-    Ok([p(a)?, p(b)?, p(c)?])
-}
 
 /// Runs the benchmark.
 pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
@@ -303,24 +125,6 @@ fn ranks_bench(_: &BenchArgs, _: &[usize], _: &World) -> Result<(), CliError> {
                   `mpiexec -n N target/release/lbm bench --ranks`"
             .into(),
     })
-}
-
-/// The adapter chosen by `--adapter` (or `$LBM_GPU_ADAPTER`, else the best).
-pub fn open_context(a: &BenchArgs) -> Result<Arc<GpuContext>, gpu::GpuError> {
-    GpuContext::new(&open_options(a)).map(Arc::new)
-}
-
-/// The options of the adapter chosen by `--adapter` (or `$LBM_GPU_ADAPTER`, else the best).
-pub fn open_options(a: &BenchArgs) -> GpuOptions {
-    let choice = a
-        .adapter
-        .as_deref()
-        .map_or_else(AdapterChoice::from_env, AdapterChoice::parse);
-    GpuOptions {
-        adapter: choice,
-        bounds_checks: a.gpu_bounds_checks,
-        ..GpuOptions::default()
-    }
 }
 
 /// The GPU's fused step for every model, precision and layout, on the chosen adapter.
@@ -736,20 +540,5 @@ fn tuned(t: &KernelTiming) -> String {
             let passes: Vec<String> = passes.iter().map(ToString::to_string).collect();
             passes.join(" / ") + pairing
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse_and_bad_sizes_are_explained() {
-        assert_eq!(parse_size("4096x2048"), Ok((4096, 2048)));
-        assert_eq!(parse_size("64×32"), Ok((64, 32)));
-        assert!(parse_size("4096").unwrap_err().contains("LXxLY"));
-        assert!(parse_size("ax4").is_err());
-        assert_eq!(parse_size3("256x128x64"), Ok([256, 128, 64]));
-        assert!(parse_size3("256x128").unwrap_err().contains("LXxLYxLZ"));
     }
 }

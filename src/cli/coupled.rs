@@ -19,7 +19,7 @@ use lbm::output::{Table, png};
 use lbm::{Coupled, Layout, Real, Solver, read_checkpoint};
 
 use super::driver::{due, next_multiple};
-use super::run::{Plan, gpu_options, prepare_out_dir};
+use super::plan::{Plan, gpu_options, prepare_out_dir};
 use super::settings::{BackendArg, bad};
 use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl, layout_kind};
 

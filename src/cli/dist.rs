@@ -19,7 +19,8 @@ use lbm::mpi_ring::{self, DistLattice};
 use lbm::{Layout, LayoutKind, Model, Real, Soa};
 
 use super::CliError;
-use super::run::{Plan, Resume, gpu_options, start_and_drive};
+use super::driver::start_and_drive;
+use super::plan::{Plan, Resume, gpu_options};
 use super::settings::BackendArg;
 use super::world::World;
 

@@ -13,7 +13,7 @@ use lbm::metrics::measure_peak_flops;
 use lbm::output::{Diagnostics, DiagnosticsLog, Fields, png, vtk};
 use lbm::{Model, Placement, Real};
 
-use super::run::Plan;
+use super::plan::{Plan, Resume};
 use lbm::Solver;
 
 use super::CliError;
@@ -57,7 +57,10 @@ fn together<S: Solver + ?Sized>(solver: &S, result: Result<(), CliError>) -> Res
 
 /// `result` of what every process wrote (its piece of an output), shared: all go on, or all
 /// stop with an error.
-fn everywhere<S: Solver + ?Sized>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
+fn everywhere<S: Solver + ?Sized>(
+    solver: &S,
+    result: Result<(), CliError>,
+) -> Result<(), CliError> {
     if solver.any_rank(result.is_err()) {
         result.and(Err(CliError::OtherRank(
             "another rank could not write its piece of the outputs".into(),
@@ -65,6 +68,23 @@ fn everywhere<S: Solver + ?Sized>(solver: &S, result: Result<(), CliError>) -> R
     } else {
         result
     }
+}
+
+/// Sets `solver`'s initial state — the checkpoint's when resuming, else the case's — and runs
+/// the case on it: the same for every backend. The driver sees the solver through `dyn
+/// Solver`, so its loop, outputs and summary are compiled once per case and precision, not
+/// once per backend and layout (they call the solver a few times per chunk of steps).
+pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
+    plan: &Plan,
+    case: &C,
+    mut solver: S,
+    checkpoint: Resume<'_, C::Model, S::Real>,
+) -> Result<(), CliError> {
+    match checkpoint {
+        Some((path, c)) => solver.restore(&c, path)?,
+        None => solver.set_equilibrium_at(case.initial())?,
+    }
+    drive::<C, dyn Solver<Model = C::Model, Real = S::Real>>(plan, case, &mut solver)
 }
 
 /// Runs `case` on `solver` to the end of the plan.
@@ -423,7 +443,11 @@ impl<'a, C: Case> Outputs<'a, C> {
     /// The moment fields — of the plane [`Plan::slice`] in 3-D — sampled to at most
     /// [`png::IMAGE_SIDE`] pixels a side and gathered on the root, when images are asked for
     /// (collective; `None` elsewhere).
-    fn images<S: Solver + ?Sized>(&self, solver: &S, piece: &Fields) -> Result<Option<Fields>, CliError> {
+    fn images<S: Solver + ?Sized>(
+        &self,
+        solver: &S,
+        piece: &Fields,
+    ) -> Result<Option<Fields>, CliError> {
         if self.plan.images.as_ref().is_none_or(Vec::is_empty) {
             return Ok(None);
         }

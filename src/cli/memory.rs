@@ -7,7 +7,7 @@ use lbm::memory::{self, Need};
 use lbm::{Model, Real};
 
 use super::CliError;
-use super::run::Plan;
+use super::plan::Plan;
 use super::settings::BackendArg;
 use super::world::World;
 

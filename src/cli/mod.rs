@@ -2,6 +2,7 @@
 //! precision) to the generic lattice types.
 
 mod bench;
+mod bench_args;
 mod bench_csv;
 mod case_settings;
 mod coupled;
@@ -10,6 +11,7 @@ mod dist;
 mod driver;
 mod memory;
 mod models;
+mod plan;
 #[cfg(feature = "mpi")]
 mod ranks;
 mod run;
@@ -44,7 +46,7 @@ enum Command {
     /// Benchmark propagate, bc, collide and the fused step for every layout and precision
     /// (Calore et al. 2019, Table 2), with the machine's bandwidth measured in the same run; with
     /// `--split`, sweep the host/device split (Calore et al. 2019, Fig. 8).
-    Bench(Box<bench::BenchArgs>),
+    Bench(Box<bench_args::BenchArgs>),
     /// List the shipped models.
     Models,
 }

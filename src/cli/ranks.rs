@@ -20,7 +20,7 @@ use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
-use super::bench::{Backend, BenchArgs, Which, d3q19_duct, open_options, require_one_of};
+use super::bench_args::{Backend, BenchArgs, Which, d3q19_duct, open_options, require_one_of};
 use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{CliError, Generic, LayoutArg, Precision, dispatch};

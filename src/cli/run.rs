@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use clap::Args;
 use lbm::cases::{Case, Cavity, RayleighBenard, TaylorGreen3d, global_spec};
-use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
+use lbm::gpu::{AdapterChoice, GpuContext};
 use lbm::hetero::{HeteroLattice, SplitChoice};
 use lbm::memory::Need;
-use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, Solver, read_checkpoint};
+use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, read_checkpoint};
 
 use super::case_settings;
-use super::driver::drive;
+use super::driver::start_and_drive;
+use super::plan::{Plan, Resume, gpu_options, prepare_out_dir};
 use super::settings::{BackendArg, CaseName, Collision, Settings, bad, require};
 use super::{
     CliError, Generic, GenericReal, LayoutArg, Precision, World, cpu_width_built, dispatch_real,
@@ -62,54 +63,6 @@ pub struct RunArgs {
     /// The settings.
     #[command(flatten)]
     pub settings: Settings,
-}
-
-/// The resolved settings that every case shares.
-#[derive(Debug, Clone)]
-pub struct Plan {
-    /// Steps in total.
-    pub steps: u64,
-    /// Precision.
-    pub precision: Precision,
-    /// Layout.
-    pub layout: LayoutArg,
-    /// Cluster width.
-    pub vl: usize,
-    /// Streaming scheme.
-    pub scheme: Scheme,
-    /// Backend.
-    pub backend: BackendArg,
-    /// GPU adapter.
-    pub adapter: AdapterChoice,
-    /// The host/device split of backend hetero.
-    pub split: SplitChoice,
-    /// Divergence checks every this many steps.
-    pub check_every: u64,
-    /// Steady-state tolerance.
-    pub until_steady: Option<f64>,
-    /// Output directory.
-    pub out: PathBuf,
-    /// Output interval (0: first and last step only).
-    pub output_every: u64,
-    /// A diagnostics row every N steps besides the outputs (0: only with them).
-    pub diagnostics_every: u64,
-    /// The plane of a 3-D lattice drawn as images: an axis (0, 1, 2 for x, y, z) and a
-    /// position (`None`: the middle of the axis); a plane of constant z by default.
-    pub slice: (usize, Option<usize>),
-    /// Fields drawn as images (`None`: the case's).
-    pub images: Option<Vec<String>>,
-    /// Write VTK files.
-    pub vtk: bool,
-    /// Compress them with zlib.
-    pub vtk_zlib: bool,
-    /// Checkpoint interval (0: none).
-    pub checkpoint_every: u64,
-    /// The checkpoint to resume from.
-    pub resume: Option<PathBuf>,
-    /// Overwrite earlier outputs.
-    pub force: bool,
-    /// What this process is estimated to hold (set by the memory check before the run).
-    pub memory: Need,
 }
 
 /// Defaults of a case: lattice, steps and output interval.
@@ -530,38 +483,6 @@ fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> 
     }
 }
 
-/// Creates the output directory, checks that it can be written, and refuses to overwrite the
-/// outputs of an earlier run of the case unless `--force` (or `--resume`, which continues it).
-pub(super) fn prepare_out_dir(plan: &Plan, name: &str) -> Result<(), CliError> {
-    let dir = &plan.out;
-    let fail = |reason: String| CliError::OutDir {
-        path: dir.display().to_string(),
-        reason,
-    };
-    std::fs::create_dir_all(dir).map_err(|e| fail(e.to_string()))?;
-    let probe = dir.join(format!(".lbm-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(|e| fail(e.to_string()))?;
-    let _ = std::fs::remove_file(&probe);
-    if plan.force || plan.resume.is_some() {
-        return Ok(());
-    }
-    let prefix = format!("{name}_");
-    let mut existing: Vec<String> = std::fs::read_dir(dir)
-        .map_err(|e| fail(e.to_string()))?
-        .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|f| f.starts_with(&prefix) || *f == format!("{name}.pvd"))
-        .collect();
-    existing.sort();
-    if let Some(first) = existing.first() {
-        return Err(fail(format!(
-            "it holds outputs of an earlier {name} run ({first} and {} more); pass --force to \
-             overwrite them, --out to choose another directory, or --resume to continue that run",
-            existing.len() - 1
-        )));
-    }
-    Ok(())
-}
-
 /// The run of a case with a layout and precision chosen at run time: generic over both on
 /// the host backends (cpu, hetero), whose kernels are compiled per layout, and over the
 /// precision alone on the GPU, which takes the layout as data.
@@ -584,14 +505,6 @@ impl<'a, C: Case> Job<'a, C> {
             None => None,
         };
         Ok((plan, checkpoint))
-    }
-}
-
-/// The GPU options of the plan.
-pub(super) fn gpu_options(plan: &Plan) -> GpuOptions {
-    GpuOptions {
-        adapter: plan.adapter.clone(),
-        ..GpuOptions::default()
     }
 }
 
@@ -651,26 +564,6 @@ impl<C: Case> GenericReal for Job<'_, C> {
         )?;
         start_and_drive(plan, case, lat, checkpoint)
     }
-}
-
-/// A checkpoint to resume from, with its path.
-pub(super) type Resume<'a, M, T> = Option<(&'a PathBuf, Checkpoint<M, T>)>;
-
-/// Sets `solver`'s initial state — the checkpoint's when resuming, else the case's — and runs
-/// the case on it: the same for every backend. The driver sees the solver through `dyn
-/// Solver`, so its loop, outputs and summary are compiled once per case and precision, not
-/// once per backend and layout (they call the solver a few times per chunk of steps).
-pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
-    plan: &Plan,
-    case: &C,
-    mut solver: S,
-    checkpoint: Resume<'_, C::Model, S::Real>,
-) -> Result<(), CliError> {
-    match checkpoint {
-        Some((path, c)) => solver.restore(&c, path)?,
-        None => solver.set_equilibrium_at(case.initial())?,
-    }
-    drive::<C, dyn Solver<Model = C::Model, Real = S::Real>>(plan, case, &mut solver)
 }
 
 /// Reads the checkpoint at `path` and checks that it belongs to this case: model, precision

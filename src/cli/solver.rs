@@ -82,7 +82,7 @@ impl<S: Solver + ?Sized> Driven for S {}
 /// the lattice did and does not raise the run's peak memory, within [four last-level caches,
 /// 256 MiB].
 pub fn cpu_bandwidth(scheme: Scheme, lattice: usize) -> Result<(f64, String), CliError> {
-    let floor = lbm::metrics::last_level_cache().map_or(PROBE_FLOOR_BYTES, |c| 4 * c);
+    let floor = lbm::machine::last_level_cache().map_or(PROBE_FLOOR_BYTES, |c| 4 * c);
     let bw = measure_bandwidth((lattice / 2).clamp(floor.min(PROBE_BYTES), PROBE_BYTES), 5);
     let pattern = step_pattern(scheme, lattice);
     let p = bw.for_pattern(pattern);

@@ -13,7 +13,7 @@ use lbm::hetero::{
 use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
 
-use super::bench::{BenchArgs, Which, d3q19_duct, open_context, require_one_of};
+use super::bench_args::{BenchArgs, Which, d3q19_duct, open_context, require_one_of};
 use super::{CliError, Generic, dispatch};
 
 /// Default sweep lattices: a few milliseconds per step on two cores.

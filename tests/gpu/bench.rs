@@ -8,7 +8,8 @@
 use crate::gpu_support;
 
 use lbm::gpu::GpuContext;
-use lbm::gpu::bench::{BATCHES, fused_mlups};
+use lbm::gpu::bench::fused_mlups;
+use lbm::gpu::probe::BATCHES;
 use lbm::gpu::probe::{FMA_CHAINS, FMA_ROUNDS, FMA_XY, fma_gflops, fma_start, fma_sums};
 use lbm::models::{D2Q9Bgk, D2Q9BgkParams};
 use lbm::{LayoutKind, Model, Real, Scheme};

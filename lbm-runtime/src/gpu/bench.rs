@@ -13,9 +13,9 @@
 //! arithmetic ([`super::probe::fma_gflops`], measured once per table by the caller), since
 //! wgpu reports neither.
 //!
-//! Both figures are the best of [`BATCHES`] timed batches, each submitted at once and waited
-//! for once, and each long enough ([`BATCH_SECONDS`]) that the submission's round trip is
-//! small against it; the spread of the batches says whether the figure is steady
+//! Both figures are the best of [`super::probe::BATCHES`] timed batches, each submitted at once and waited
+//! for once, and each long enough that the submission's round trip is
+//! small against it ([`super::probe::BATCH_SECONDS`]); the spread of the batches says whether the figure is steady
 //! ([`Probe::is_unstable`]). On an H100 a step of a 4096² D2Q9 lattice takes under half a
 //! millisecond: ten steps timed as one batch, as this module timed them before, read between
 //! a quarter and two thirds of what these batches read, and a copy probe sized from its first
@@ -28,10 +28,10 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::probe::copy_gbps;
+use super::probe::{batched, copy_gbps, BATCHES};
 use super::{GpuContext, GpuError, GpuLattice};
 use crate::boundary::BoundarySpec;
-use crate::metrics::{repeated_rate, Probe};
+use crate::metrics::Probe;
 use crate::{LayoutKind, Model, Real, Scheme};
 
 /// The result of [`fused_mlups`].
@@ -138,29 +138,6 @@ impl fmt::Display for GpuBench {
     }
 }
 
-/// Timed batches of each measurement: the fastest is the figure, the others its spread.
-pub const BATCHES: usize = 3;
-
-/// The shortest timed batch, in seconds: each batch is one submission waited for once, and
-/// the round trip of a submission (near a millisecond on a discrete GPU) is small against it.
-pub const BATCH_SECONDS: f64 = 0.1;
-
-/// The most units of work in one batch: a probe of a tiny buffer stays a bounded command
-/// buffer (its figure is then the submission's, as on such a buffer it is).
-const MAX_BATCH: u64 = 4096;
-
-/// The rate of `run(k)`, which submits `k` units of work at once, waits for them and returns
-/// the seconds they took ([`repeated_rate`]): a first batch of `least` units, then
-/// [`BATCHES`] batches of as many units as that batch's rate fills [`BATCH_SECONDS`] with (at
-/// least `least`, at most [`MAX_BATCH`] unless `least` is more), units per second as a
-/// [`Probe`], and the units per batch.
-pub(crate) fn batched(
-    least: u64,
-    run: impl FnMut(u64) -> Result<f64, GpuError>,
-) -> Result<(Probe, u64), GpuError> {
-    repeated_rate(least, MAX_BATCH, BATCH_SECONDS, BATCHES, run)
-}
-
 /// Times fused steps in `scheme` of a periodic lattice of `size = [LX, LY, LZ]` sites at rest
 /// (`LZ = 1` in 2-D): the lattice first tunes its workgroup size ([`super::workgroup`]), then
 /// runs a batch of `steps` steps (the warm-up, which also sizes the batches), then [`BATCHES`]
@@ -210,37 +187,4 @@ pub fn fused_mlups<M: Model, T: Real>(
         workgroup,
         workgroup_candidates,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn batches_fill_their_time_from_the_first_batch_rate() {
-        // 1 ms per unit: a first batch of 4 units sizes the batches to 100 ms of units.
-        let mut calls = Vec::new();
-        let (rate, units) = batched(4, |k| {
-            calls.push(k);
-            Ok(k as f64 * 1e-3)
-        })
-        .unwrap();
-        assert_eq!(units, (BATCH_SECONDS * 1e3).ceil() as u64);
-        assert_eq!(calls, [vec![4], vec![units; BATCHES]].concat());
-        assert!(
-            (rate.best - 1e3).abs() < 1e-6 && rate.spread < 1e-9,
-            "{rate:?}"
-        );
-    }
-
-    #[test]
-    fn batches_keep_at_least_the_asked_units_and_at_most_the_cap() {
-        // Slower than the batch time: the asked units; far faster: the cap.
-        assert_eq!(batched(7, |k| Ok(k as f64)).unwrap().1, 7);
-        assert_eq!(batched(1, |k| Ok(k as f64 * 1e-9)).unwrap().1, MAX_BATCH);
-        assert_eq!(
-            batched(MAX_BATCH + 1, |k| Ok(k as f64 * 1e-9)).unwrap().1,
-            MAX_BATCH + 1
-        );
-    }
 }

@@ -1,19 +1,40 @@
 //! The device's limits, measured in the run that reports against them (wgpu reports neither
 //! a peak bandwidth nor a peak flop rate): the streaming bandwidth of a copy kernel
 //! ([`copy_gbps`]) and the rate of fused multiply-adds ([`fma_gflops`]). Both are compute
-//! shaders dispatched `k` times in one submission and waited for once, in
-//! [`super::bench::BATCHES`] batches of at least [`super::bench::BATCH_SECONDS`] after a
-//! warm-up batch
-//! (`gpu::bench::batched`): the best batch is the figure, the spread of the others says
+//! shaders dispatched `k` times in one submission and waited for once, in [`BATCHES`]
+//! batches of at least [`BATCH_SECONDS`] after a warm-up batch ([`batched`], which the
+//! benchmarks of [`super::bench`] time their steps with too): the best batch is the figure, the spread of the others says
 //! whether the device was busy ([`Probe::is_unstable`]).
 
 use std::time::Instant;
 
-use super::bench::batched;
 use super::shader::arithmetic;
 use super::{GpuContext, GpuError};
-use crate::metrics::Probe;
+use crate::metrics::{repeated_rate, Probe};
 use crate::Real;
+
+/// Timed batches of each measurement: the fastest is the figure, the others its spread.
+pub const BATCHES: usize = 3;
+
+/// The shortest timed batch, in seconds: each batch is one submission waited for once, and
+/// the round trip of a submission (near a millisecond on a discrete GPU) is small against it.
+pub const BATCH_SECONDS: f64 = 0.1;
+
+/// The most units of work in one batch: a probe of a tiny buffer stays a bounded command
+/// buffer (its figure is then the submission's, as on such a buffer it is).
+const MAX_BATCH: u64 = 4096;
+
+/// The rate of `run(k)`, which submits `k` units of work at once, waits for them and returns
+/// the seconds they took ([`repeated_rate`]): a first batch of `least` units, then
+/// [`BATCHES`] batches of as many units as that batch's rate fills [`BATCH_SECONDS`] with (at
+/// least `least`, at most [`MAX_BATCH`] unless `least` is more), units per second as a
+/// [`Probe`], and the units per batch.
+pub fn batched(
+    least: u64,
+    run: impl FnMut(u64) -> Result<f64, GpuError>,
+) -> Result<(Probe, u64), GpuError> {
+    repeated_rate(least, MAX_BATCH, BATCH_SECONDS, BATCHES, run)
+}
 
 /// Threads per workgroup of the probes.
 const WORKGROUP: u64 = 256;
@@ -304,5 +325,33 @@ mod tests {
         starts.sort_by(f64::total_cmp);
         starts.dedup();
         assert_eq!(starts.len(), 4 * FMA_CHAINS);
+    }
+
+    #[test]
+    fn batches_fill_their_time_from_the_first_batch_rate() {
+        // 1 ms per unit: a first batch of 4 units sizes the batches to 100 ms of units.
+        let mut calls = Vec::new();
+        let (rate, units) = batched(4, |k| {
+            calls.push(k);
+            Ok(k as f64 * 1e-3)
+        })
+        .unwrap();
+        assert_eq!(units, (BATCH_SECONDS * 1e3).ceil() as u64);
+        assert_eq!(calls, [vec![4], vec![units; BATCHES]].concat());
+        assert!(
+            (rate.best - 1e3).abs() < 1e-6 && rate.spread < 1e-9,
+            "{rate:?}"
+        );
+    }
+
+    #[test]
+    fn batches_keep_at_least_the_asked_units_and_at_most_the_cap() {
+        // Slower than the batch time: the asked units; far faster: the cap.
+        assert_eq!(batched(7, |k| Ok(k as f64)).unwrap().1, 7);
+        assert_eq!(batched(1, |k| Ok(k as f64 * 1e-9)).unwrap().1, MAX_BATCH);
+        assert_eq!(
+            batched(MAX_BATCH + 1, |k| Ok(k as f64 * 1e-9)).unwrap().1,
+            MAX_BATCH + 1
+        );
     }
 }

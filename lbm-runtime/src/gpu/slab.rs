@@ -18,8 +18,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::shader::Window;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::domain::{Decomposition, GlobalSpec, LEFT, RIGHT};
+use crate::error::check_values;
 use crate::slab_backend::SlabBackend;
-use crate::solver::{check_values, Placement};
+use crate::solver::Placement;
 use crate::{Error, LayoutKind, Model, Real, Scheme};
 
 /// A rank's slab on a GPU (see the module documentation).

@@ -5,7 +5,8 @@
 use std::ops::Range;
 
 use super::GpuLattice;
-use crate::solver::{check_values, lattice_basics, Placement};
+use crate::error::check_values;
+use crate::solver::{lattice_basics, Placement};
 use crate::{Error, Model, Real, Solver};
 
 impl<M: Model, T: Real> Solver for GpuLattice<M, T> {

@@ -320,7 +320,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     /// of the in-place scheme).
     fn write_all(&mut self, f: &[T]) -> Result<(), Error> {
         let sites = self.spec.lx * self.spec.plane();
-        crate::solver::check_values(f.len(), sites * M::Q, "populations")?;
+        crate::error::check_values(f.len(), sites * M::Q, "populations")?;
         match &mut self.parts {
             Parts::Device(dev) => dev.write_populations(f)?,
             Parts::Host(host) => {
@@ -376,7 +376,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
             ))
             .into());
         }
-        crate::solver::check_values(out.len(), M::Q, "populations of a site")?;
+        crate::error::check_values(out.len(), M::Q, "populations of a site")?;
         match &self.parts {
             Parts::Device(d) => d.populations(x, y, out)?,
             Parts::Host(h) => h.populations(x, y, out)?,

@@ -34,8 +34,9 @@ use std::time::Instant;
 use super::model::median;
 use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
 use crate::domain::{Decomposition, GlobalSpec, Slab, LEFT, RIGHT};
+use crate::error::check_values;
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
-use crate::solver::{check_values, Placement};
+use crate::solver::Placement;
 use crate::{BoundarySpec, Error, Layout, LayoutKind, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Where the slab's columns run.
