@@ -204,18 +204,3 @@ pub fn open_options(a: &BenchArgs) -> GpuOptions {
         ..GpuOptions::default()
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn sizes_parse_and_bad_sizes_are_explained() {
-        assert_eq!(parse_size("4096x2048"), Ok((4096, 2048)));
-        assert_eq!(parse_size("64×32"), Ok((64, 32)));
-        assert!(parse_size("4096").unwrap_err().contains("LXxLY"));
-        assert!(parse_size("ax4").is_err());
-        assert_eq!(parse_size3("256x128x64"), Ok([256, 128, 64]));
-        assert!(parse_size3("256x128").unwrap_err().contains("LXxLYxLZ"));
-    }
-}
