@@ -141,7 +141,7 @@ impl fmt::Display for GpuBench {
 /// Times fused steps in `scheme` of a periodic lattice of `size = [LX, LY, LZ]` sites at rest
 /// (`LZ = 1` in 2-D): the lattice first tunes its workgroup size ([`super::workgroup`]), then
 /// runs a batch of `steps` steps (the warm-up, which also sizes the batches), then [`BATCHES`]
-/// timed batches of at least `steps` steps and [`BATCH_SECONDS`], each submitted without
+/// timed batches of at least `steps` steps and [`super::probe::BATCH_SECONDS`], each submitted without
 /// waiting and waited for once; the fastest batch is the figure.
 pub fn fused_mlups<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,

@@ -27,7 +27,7 @@ const MAX_BATCH: u64 = 4096;
 /// The rate of `run(k)`, which submits `k` units of work at once, waits for them and returns
 /// the seconds they took ([`repeated_rate`]): a first batch of `least` units, then
 /// [`BATCHES`] batches of as many units as that batch's rate fills [`BATCH_SECONDS`] with (at
-/// least `least`, at most [`MAX_BATCH`] unless `least` is more), units per second as a
+/// least `least`, at most `MAX_BATCH` unless `least` is more), units per second as a
 /// [`Probe`], and the units per batch.
 pub fn batched(
     least: u64,
