@@ -212,15 +212,6 @@ pub trait Generic {
 }
 
 impl Precision {
-    /// The name, as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::F32 => "f32",
-            Self::F64 => "f64",
-            Self::F16s => "f16s",
-        }
-    }
-
     /// Bytes of one stored population.
     pub fn bytes(self) -> usize {
         match self {
@@ -292,8 +283,12 @@ pub fn layout_kind(layout: LayoutArg, vl: usize) -> LayoutKind {
 /// a build with the `widths` feature (each width compiles every kernel of every case once
 /// more).
 pub fn cpu_width_built(precision: Precision, vl: usize) -> bool {
-    vl == precision.default_vl() || (cfg!(feature = "widths") && [4, 8, 16].contains(&vl))
+    vl == precision.default_vl() || (cfg!(feature = "widths") && VL_CHOICES.contains(&vl))
 }
+
+/// The cluster widths `--vl` offers (the GPU runs each; the CPU, one 64-byte vector unless
+/// built with the `widths` feature).
+pub const VL_CHOICES: [usize; 3] = [4, 8, 16];
 
 /// Runs `job` with the layout, cluster width and precision chosen at run time: the width
 /// must be one the build has ([`cpu_width_built`]; the plan refuses others before any work).

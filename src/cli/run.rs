@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use lbm::cases::{Case, Cavity, RayleighBenard, TaylorGreen3d, global_spec};
 use lbm::gpu::{AdapterChoice, GpuContext};
 use lbm::hetero::{HeteroLattice, SplitChoice};
@@ -17,8 +17,8 @@ use super::driver::start_and_drive;
 use super::plan::{Plan, Resume, gpu_options, prepare_out_dir};
 use super::settings::{BackendArg, CaseName, Collision, Settings, bad, require};
 use super::{
-    CliError, Generic, GenericReal, LayoutArg, Precision, World, cpu_width_built, dispatch_real,
-    dispatch_vl, layout_kind,
+    CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_width_built,
+    dispatch_real, dispatch_vl, layout_kind,
 };
 
 /// Every key of a case file, as printed after `lbm run --help`.
@@ -307,7 +307,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
     let vl = match (s.vl, layout) {
         (None, _) => precision.default_vl(),
         (Some(v), LayoutArg::Csoa | LayoutArg::Caosoa) => {
-            require("vl", v, |v| [4, 8, 16].contains(&v), "4, 8 or 16")?
+            require("vl", v, |v| VL_CHOICES.contains(&v), "4, 8 or 16")?
         }
         (Some(_), _) => {
             return Err(bad(
@@ -325,7 +325,9 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
                  `--features widths` (cargo run --release --features widths -- …), or take \
                  --backend gpu, which runs 4, 8 or 16",
                 precision.default_vl(),
-                precision.name()
+                precision
+                    .to_possible_value()
+                    .map_or_else(String::new, |v| v.get_name().to_string())
             ),
         ));
     }
