@@ -78,4 +78,5 @@ pub use lbm_models as models;
 pub use lbm_runtime::*;
 
 pub mod cases;
+pub mod cavity;
 pub mod output;

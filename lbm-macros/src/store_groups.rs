@@ -12,10 +12,10 @@
 //!    its results, in lane arrays `o<m>`, stored through the accessor after its loop, while
 //!    the next group computes.
 //!
-//! Inputs (and per-site fields) are read again from the loaded lanes `f` where a loop needs
-//! them. The lines and their arithmetic (fused multiply-adds included) are those of the
-//! single loop, so the results are bitwise the same (`tests/physics/model_reference.rs`). Each
-//! kept value has an array of its own: LLVM's loop vectorizer gave up on a shared loop that wrote
+//! Inputs (and per-site fields) are read again from the loaded lanes `f` where a loop needs them.
+//! The lines and their arithmetic (fused multiply-adds included) are those of the single loop, so
+//! the results are bitwise the same (`lbm-validation/tests/physics/model_reference.rs`). Each kept
+//! value has an array of its own: LLVM's loop vectorizer gave up on a shared loop that wrote
 //! hundreds of rows of one array (D2Q37: its dependence analysis of one object has a limit).
 //!
 //! Measured on two Zen 4 cores (D2Q37 f64 CAoSoA⟨8⟩ 1024×2048, a scratch binary timing the

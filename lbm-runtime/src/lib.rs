@@ -23,7 +23,6 @@
 //! `docs/performance.md`.
 
 pub mod boundary;
-pub mod cavity;
 mod checkpoint;
 mod coupled;
 pub mod domain;

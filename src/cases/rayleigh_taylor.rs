@@ -12,9 +12,9 @@
 //! ```text
 //! σ = √(A g k + ν²k⁴) − ν k²,     k = 2π / LX
 //! ```
-//! (`tests/physics/d2q37_rayleigh_taylor.rs` checks the measured rate against it, with the
-//! correction for a diffuse interface); later bubbles of light fluid rise and spikes of heavy fluid fall,
-//! rolling up by the Kelvin–Helmholtz instability. Time is reported in units of
+//! (`lbm-validation/tests/physics/d2q37_rayleigh_taylor.rs` checks the measured rate against it,
+//! with the correction for a diffuse interface); later bubbles of light fluid rise and spikes of
+//! heavy fluid fall, rolling up by the Kelvin–Helmholtz instability. Time is reported in units of
 //! `t₀ = √(LX / (A g))`.
 //!
 //! Diagnostics: with `θ = (T̄(y) − T_c)/(T_h − T_c)` the horizontally averaged temperature

@@ -1139,3 +1139,63 @@ fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu() 
         }
     }
 }
+
+/// `lbm bench --split` sweeps a small lattice, 2-D and 3-D, prints the model beside the
+/// measurements and marks the tuned and the best split.
+#[test]
+fn bench_split_sweeps_and_marks_the_tuned_split() {
+    if !gpu_available() {
+        return;
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args([
+            "bench",
+            "--split",
+            "--model",
+            "d2q9",
+            "--split-size",
+            "32x16",
+        ])
+        .args(["--split-points", "3", "--split-steps", "2"])
+        .output()
+        .expect("the lbm program runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for want in [
+        "model MLUPS",
+        "<- M* (tuned)",
+        "<- best measured",
+        "device only",
+        "host only",
+    ] {
+        assert!(text.contains(want), "no `{want}` in\n{text}");
+    }
+    // The 3-D sweep: a duct cut into slabs of planes; a 3-D model it does not take is refused
+    // naming those it takes.
+    let bench = |model: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_lbm"))
+            .args(["bench", "--split", "--model", model])
+            .args(["--split-d3q19-size", "12x8x8", "--split-points", "3"])
+            .args(["--split-steps", "2"])
+            .output()
+            .expect("the lbm program runs")
+    };
+    let out = bench("d3q19");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("D3Q19Bgk") && text.contains("12×8×8"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("<- M* (tuned)"), "{text}");
+    let out = bench("d3q27");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("d2q9, d2q37, d3q19"),
+        "{err}"
+    );
+}

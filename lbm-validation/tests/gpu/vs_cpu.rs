@@ -6,8 +6,8 @@
 //! Every GPU lattice here runs shaders without runtime bounds checks, its indexing proven in
 //! range (`lbm::gpu::bounds`), and equals one whose shaders keep them, bit for bit.
 //!
-//! Run with `cargo test --release --test gpu vs_cpu::`; on a machine without a GPU the tests run
-//! on Mesa's lavapipe (see `gpu_support`).
+//! Run with `cargo test --release -p lbm-validation --test gpu vs_cpu::`; on a machine without a
+//! GPU the tests run on Mesa's lavapipe (see `gpu_support`).
 
 use crate::gpu_support;
 

@@ -11,7 +11,8 @@ use std::process::Command;
 /// Builds the example in this test's profile and returns its path.
 fn example(name: &str) -> PathBuf {
     let mut build = Command::new(env!("CARGO"));
-    build.args(["build", "--quiet", "--example", name]);
+    // The examples are the `lbm` package's (beside the program), not this suite's.
+    build.args(["build", "--quiet", "-p", "lbm", "--example", name]);
     if !cfg!(debug_assertions) {
         build.arg("--release");
     }

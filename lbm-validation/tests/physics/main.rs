@@ -2,8 +2,8 @@
 //! validations against analytic solutions and published data, conservation, the models'
 //! compile-time facts, checkpoints and fields, the layouts and schemes against each other.
 //!
-//! Run with `cargo test --release --test physics` (a filter such as `d2q9_cavity::` picks
-//! one module).
+//! Run with `cargo test --release -p lbm-validation --test physics` (a filter such as
+//! `d2q9_cavity::` picks one module).
 
 mod lattice_support;
 

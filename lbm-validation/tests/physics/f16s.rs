@@ -1,8 +1,8 @@
 //! The f16s precision (populations stored in binary16 as their deviation from rest, computed in
-//! f32) against f32 and f64 on the same flows: force-driven Poiseuille, the decaying
-//! Taylor–Green vortex and the lid-driven cavity against Ghia et al. (1982). Each test prints
-//! the three errors side by side (`cargo test --release --test physics f16s:: -- --nocapture`) and holds
-//! f16s to a bound measured here with a margin, and near the other two precisions.
+//! f32) against f32 and f64 on the same flows: force-driven Poiseuille, the decaying Taylor–Green
+//! vortex and the lid-driven cavity against Ghia et al. (1982). Each test prints the three errors
+//! side by side (`cargo test --release -p lbm-validation --test physics f16s:: -- --nocapture`) and
+//! holds f16s to a bound measured here with a margin, and near the other two precisions.
 
 use std::f64::consts::PI;
 

@@ -5,8 +5,8 @@
 //! relative, for the device alone (`M = 0`), a split, and the host alone (`2M = LX`), in two
 //! layouts and both streaming schemes each; bad splits are clear errors.
 //!
-//! Run with `cargo test --release --test gpu hetero::`; the device is lavapipe where there is no GPU
-//! (see `gpu_support`).
+//! Run with `cargo test --release -p lbm-validation --test gpu hetero::`; the device is lavapipe
+//! where there is no GPU (see `gpu_support`).
 
 use crate::gpu_support;
 
@@ -365,66 +365,6 @@ fn auto_split_is_admissible_and_correct() {
         &populations(&cpu),
     );
     assert!(d <= TOL, "M = {}: {d:e}", het.border_columns());
-}
-
-/// `lbm bench --split` sweeps a small lattice, 2-D and 3-D, prints the model beside the
-/// measurements and marks the tuned and the best split.
-#[test]
-fn bench_split_sweeps_and_marks_the_tuned_split() {
-    if gpu_support::context().is_none() {
-        return;
-    }
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args([
-            "bench",
-            "--split",
-            "--model",
-            "d2q9",
-            "--split-size",
-            "32x16",
-        ])
-        .args(["--split-points", "3", "--split-steps", "2"])
-        .output()
-        .expect("the lbm program runs");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    for want in [
-        "model MLUPS",
-        "<- M* (tuned)",
-        "<- best measured",
-        "device only",
-        "host only",
-    ] {
-        assert!(text.contains(want), "no `{want}` in\n{text}");
-    }
-    // The 3-D sweep: a duct cut into slabs of planes; a 3-D model it does not take is refused
-    // naming those it takes.
-    let bench = |model: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_lbm"))
-            .args(["bench", "--split", "--model", model])
-            .args(["--split-d3q19-size", "12x8x8", "--split-points", "3"])
-            .args(["--split-steps", "2"])
-            .output()
-            .expect("the lbm program runs")
-    };
-    let out = bench("d3q19");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && text.contains("D3Q19Bgk") && text.contains("12×8×8"),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(text.contains("<- M* (tuned)"), "{text}");
-    let out = bench("d3q27");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("d2q9, d2q37, d3q19"),
-        "{err}"
-    );
 }
 
 /// A lattice too narrow to split (D2Q37, LX = 6: no M leaves both parts 3 wide) is calibrated

@@ -2,7 +2,8 @@
 //! the device, the device against the host, the split against both, the GPU benchmark. On a
 //! machine without a GPU the tests run on Mesa's lavapipe (see `gpu_support`).
 //!
-//! Run with `cargo test --release --test gpu` (a filter such as `vs_cpu::` picks one module).
+//! Run with `cargo test --release -p lbm-validation --test gpu` (a filter such as `vs_cpu::` picks
+//! one module).
 
 mod gpu_support;
 
