@@ -39,6 +39,7 @@
 //! `n` processes resumes on `m` and on one. The populations are independent of the layout and
 //! streaming scheme, so the continued run is bitwise identical to an uninterrupted one.
 
+use std::collections::BTreeMap;
 use std::fs::{self, File};
 use std::io::{self, BufRead, BufReader, Read};
 use std::marker::PhantomData;
@@ -130,6 +131,11 @@ pub struct CheckpointHeader {
     pub run: String,
     /// The shards, in column order.
     pub shards: Vec<Shard>,
+    /// What the application says of the run that wrote it (the `lbm` program: the case and
+    /// its settings, so that another case of the same model and size cannot resume it),
+    /// stored and read back untouched; empty when it said nothing.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub about: BTreeMap<String, String>,
 }
 
 fn one() -> usize {
@@ -146,14 +152,17 @@ impl CheckpointHeader {
         [self.lx, self.ly, self.lz]
     }
 
-    /// Sites per plane of constant x: `LY·LZ`.
+    /// Sites per plane of constant x: `LY·LZ` (saturating: a damaged manifest's sizes are
+    /// refused by the checks, never wrapped around).
     pub fn plane(&self) -> usize {
-        self.ly * self.lz
+        self.ly.saturating_mul(self.lz)
     }
 
-    /// Bytes per column of the payload: its populations of `bytes` each, then its fields.
-    fn column_bytes(&self, q: usize, bytes: usize) -> usize {
-        self.plane() * (q * bytes + self.fields.len() * 8)
+    /// Bytes per column of the payload: its populations of `bytes` each, then its fields;
+    /// `None` when that cannot be addressed (a damaged manifest).
+    fn column_bytes(&self, q: usize, bytes: usize) -> Option<usize> {
+        let per_site = self.fields.len().checked_mul(8)?.checked_add(q * bytes)?;
+        self.ly.checked_mul(self.lz)?.checked_mul(per_site)
     }
 }
 
@@ -267,8 +276,9 @@ fn read_framed<H: serde::de::DeserializeOwned>(
     [magic, old]: [&str; 2],
     path: &Path,
 ) -> Result<(H, u64), CheckpointError> {
-    let mut line = String::new();
-    r.read_line(&mut line).map_err(io_err(path))?;
+    // The two lines before the header are read with a bound: a file that is not a checkpoint
+    // (binary data, a device such as /dev/zero) is refused after a few bytes.
+    let line = bounded_line(r, path)?;
     if line.trim_end() != magic && line.trim_end() != old {
         let why = if line.starts_with("LBM-CHECKPOINT 1") {
             "it is a checkpoint of the single-file format of earlier versions; rerun from the \
@@ -279,8 +289,7 @@ fn read_framed<H: serde::de::DeserializeOwned>(
         };
         return Err(corrupt(path, why));
     }
-    let mut len_line = String::new();
-    r.read_line(&mut len_line).map_err(io_err(path))?;
+    let len_line = bounded_line(r, path)?;
     let len: usize = len_line
         .trim_end()
         .parse()
@@ -294,6 +303,45 @@ fn read_framed<H: serde::de::DeserializeOwned>(
     let header = toml::from_str(&text)
         .map_err(|e| corrupt(path, format!("the header is unreadable: {e}")))?;
     Ok((header, (line.len() + len_line.len() + len) as u64))
+}
+
+/// The longest line before a header: the magic or the header's length.
+const MAX_LINE: u64 = 64;
+
+/// A line of at most [`MAX_LINE`] bytes of text (with its newline), or why the file is not a
+/// checkpoint.
+fn bounded_line(r: &mut impl BufRead, path: &Path) -> Result<String, CheckpointError> {
+    let mut bytes = Vec::new();
+    r.take(MAX_LINE)
+        .read_until(b'\n', &mut bytes)
+        .map_err(io_err(path))?;
+    if !bytes.ends_with(b"\n") && bytes.len() as u64 == MAX_LINE {
+        return Err(corrupt(
+            path,
+            "it does not start with a checkpoint's header (not an lbm checkpoint)",
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| {
+        corrupt(
+            path,
+            "it starts with binary data, not a checkpoint's header (not an lbm checkpoint)",
+        )
+    })
+}
+
+/// Opens `path` for reading, refusing anything but a regular file (a directory, a device such
+/// as /dev/zero, a pipe): a checkpoint is a file of known length.
+fn open_regular(path: &Path) -> Result<File, CheckpointError> {
+    let f = File::open(path).map_err(io_err(path))?;
+    let meta = f.metadata().map_err(io_err(path))?;
+    if !meta.is_file() {
+        return Err(corrupt(
+            path,
+            "it is not a regular file (a directory, a device or a pipe); give the checkpoint's \
+             manifest, <out>/<case>_checkpoint.lbm",
+        ));
+    }
+    Ok(f)
 }
 
 /// Writes this process's shard of the checkpoint `path` (token `run`, process `rank` of
@@ -387,14 +435,15 @@ fn field_names<M: Model>(with: bool) -> Vec<String> {
 
 /// Writes the manifest of the checkpoint `path` (token `run`) of a lattice of `[LX, LY, LZ]`
 /// sites of model `M` with `params` after `step` steps, whose shards (written, synced) are
-/// `shards`, with the per-site fields if `with_fields`, atomically — the moment the checkpoint
-/// comes to exist — then removes the shards of the checkpoint it replaced.
+/// `shards`, with the per-site fields if `with_fields` and the application's `about`,
+/// atomically — the moment the checkpoint comes to exist — then removes the shards of the
+/// checkpoint it replaced.
 pub(crate) fn write_manifest<M: Model, T: Real>(
     path: &Path,
     [lx, ly, lz]: [usize; 3],
     (params, with_fields): (&M::Params, bool),
     step: u64,
-    run: &str,
+    (run, about): (&str, &BTreeMap<String, String>),
     shards: Vec<Shard>,
 ) -> Result<(), CheckpointError> {
     let header = CheckpointHeader {
@@ -416,6 +465,7 @@ pub(crate) fn write_manifest<M: Model, T: Real>(
         order: "x, then y, i; then each field's y (little-endian)".into(),
         run: run.into(),
         shards,
+        about: about.clone(),
     };
     let text = toml::to_string(&header).expect("the manifest is plain data");
     write_atomically(path, &[framed(MAGIC, &text).as_bytes()]).map_err(io_err(path))?;
@@ -455,13 +505,21 @@ fn remove_stale_shards(path: &Path, kept: &CheckpointHeader) {
     }
 }
 
+/// Reads the manifest of the checkpoint `path` alone, of any model (its shards unread): what
+/// an application checks before it knows the model's type, such as what the run that wrote it
+/// said of itself ([`CheckpointHeader::about`]).
+pub fn read_manifest(path: &Path) -> Result<CheckpointHeader, CheckpointError> {
+    let mut r = BufReader::new(open_regular(path)?);
+    Ok(read_framed::<CheckpointHeader>(&mut r, [MAGIC, MAGIC_V2[0]], path)?.0)
+}
+
 /// Reads and verifies the manifest of a checkpoint of model `M` in precision `T`, and the
 /// header of every shard it lists: each must exist, be whole, and belong to this checkpoint.
 /// The populations are read by [`Checkpoint::columns`].
 pub fn read_checkpoint<M: Model, T: Real>(
     path: &Path,
 ) -> Result<Checkpoint<M, T>, CheckpointError> {
-    let mut r = BufReader::new(File::open(path).map_err(io_err(path))?);
+    let mut r = BufReader::new(open_regular(path)?);
     let (header, _) = read_framed::<CheckpointHeader>(&mut r, [MAGIC, MAGIC_V2[0]], path)?;
     check_fits::<M, T>(&header, path)?;
     let params = M::params_from_values(&header.params.iter().map(|p| p.value).collect::<Vec<_>>())
@@ -505,7 +563,7 @@ fn check_shard<M: Model, T: Real>(
     m: &CheckpointHeader,
     manifest: &Path,
 ) -> Result<u64, CheckpointError> {
-    let f = File::open(file).map_err(|e| {
+    let f = open_regular(file).map_err(|e| {
         corrupt(
             manifest,
             format!(
@@ -517,7 +575,10 @@ fn check_shard<M: Model, T: Real>(
     let len = f.metadata().map_err(io_err(file))?.len();
     let (h, at) =
         read_framed::<ShardHeader>(&mut BufReader::new(f), [SHARD_MAGIC, MAGIC_V2[1]], file)?;
-    let expected = (s.x1 - s.x0) * m.column_bytes(M::Q, std::mem::size_of::<T>());
+    let expected = m
+        .column_bytes(M::Q, std::mem::size_of::<T>())
+        .and_then(|c| c.checked_mul(s.x1 - s.x0))
+        .ok_or_else(|| corrupt(manifest, "its lattice is too large to address"))?;
     // A shard's `ly` is its columns' sites, the manifest's plane.
     let ours = (&h.model, h.lx, h.ly, h.step, &h.run, &h.fields)
         == (&m.model, m.lx, m.plane(), m.step, &m.run, &m.fields);
@@ -639,7 +700,10 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
             let mut r = BufReader::new(File::open(&path).map_err(io_err(&path))?);
             io::copy(&mut (&mut r).take(at), &mut io::sink()).map_err(io_err(&path))?;
             let mut crc = crc32fast::Hasher::new();
-            let mut col = vec![0u8; h.column_bytes(M::Q, std::mem::size_of::<T>())];
+            let column = h
+                .column_bytes(M::Q, std::mem::size_of::<T>())
+                .ok_or_else(|| corrupt(&path, "its lattice is too large to address"))?;
+            let mut col = vec![0u8; column];
             for x in s.x0..s.x1 {
                 r.read_exact(&mut col).map_err(|_| {
                     corrupt(&path, "the file ends inside the populations (truncated)")

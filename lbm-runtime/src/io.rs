@@ -34,7 +34,17 @@ pub fn write_atomically_with(
         std::process::id()
     ));
     let result = (|| {
-        let mut file = BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        // A file of that name left by a process that died (or a link planted there) is
+        // removed, never written through: the temporary file is always a new one.
+        match fs::remove_file(&tmp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        let fresh = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        let mut file = BufWriter::with_capacity(1 << 20, fresh);
         write(&mut file)?;
         let file = file.into_inner().map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
@@ -61,6 +71,27 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"new");
         assert_eq!(fs::read_dir(&dir).unwrap().count(), 1);
         assert!(write_atomically(&dir.join("missing").join("b"), &[b"x"]).is_err());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A symbolic link planted at the output's name, or at its temporary's, is replaced:
+    /// nothing is written where it points.
+    #[cfg(unix)]
+    #[test]
+    fn links_are_replaced_never_followed() {
+        let dir = std::env::temp_dir().join(format!("lbm-io-link-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim.txt");
+        fs::write(&victim, b"keep").unwrap();
+        let out = dir.join("out.txt");
+        std::os::unix::fs::symlink(&victim, &out).unwrap();
+        write_atomically(&out, &[b"new"]).unwrap();
+        assert!(!fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+        let tmp = dir.join(format!(".out2.txt.tmp{}", std::process::id()));
+        std::os::unix::fs::symlink(&victim, &tmp).unwrap();
+        write_atomically(&dir.join("out2.txt"), &[b"x"]).unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"keep");
+        assert_eq!(fs::read(&out).unwrap(), b"new");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -956,10 +956,24 @@ pub fn default_max_mach<M: Model>() -> f64 {
 
 /// Refuses a lattice of `[LX, LY, LZ]` sites that model `M` in layout `layout` cannot run:
 /// `LZ` not 1 for a 2-D model or below the halo for a 3-D one, `LY` not a multiple of `VL`,
-/// or sides smaller than the halo.
-pub(crate) fn check_size<M: Model>(size: [usize; 3], layout: LayoutKind) -> Result<(), LbmError> {
+/// sides smaller than the halo, or more populations (with their halos, in the widest real)
+/// than this machine can address — before anything is allocated.
+pub fn check_size<M: Model>(size: [usize; 3], layout: LayoutKind) -> Result<(), LbmError> {
     let vl = layout.vl();
     let [lx, ly, lz] = size;
+    let bytes = lx
+        .checked_add(2 * M::HALO)
+        .and_then(|w| w.checked_mul(ly))
+        .and_then(|s| s.checked_mul(lz.checked_add(2 * M::HALO)?))
+        .and_then(|s| s.checked_mul(M::Q * std::mem::size_of::<f64>()))
+        .filter(|&b| b <= isize::MAX as usize);
+    if bytes.is_none() {
+        return Err(LbmError::Shape(format!(
+            "a lattice of {lx} × {ly} × {lz} sites of model {} holds more populations than \
+             this machine can address: give a smaller lattice",
+            M::NAME
+        )));
+    }
     match (M::D, lz) {
         (2, 1) => {}
         (2, _) => {

@@ -53,12 +53,13 @@ mod tuner;
 
 pub use boundary::{Boundaries, BoundarySpec, Obstacles, Wall};
 pub use checkpoint::{
-    read_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, Columns, ParamValue, Shard,
+    read_checkpoint, read_manifest, Checkpoint, CheckpointError, CheckpointHeader, Columns,
+    ParamValue, Shard,
 };
 pub use coupled::Coupled;
 pub use error::{Error, LbmError};
 pub use kernels::Stores;
-pub use lattice::{default_max_mach, Kernel, Lattice, Scheme};
+pub use lattice::{check_size, default_max_mach, Kernel, Lattice, Scheme};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, LayoutKind, Soa, WithLayout, WithVl};
 pub use model::{moment_index, ClusterAccess, Model, ParamError, Role};
 pub use prefetch::{Choice, CANDIDATES as PREFETCH_DISTANCES};

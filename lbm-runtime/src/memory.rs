@@ -2,10 +2,10 @@
 //! machine grants it, so that a run that cannot fit is refused at once with the remedy instead
 //! of failing (or swapping) after minutes of setup.
 //!
-//! The estimate for one process (one rank) adds, with `b = sizeof(real)` and `N_m` moments:
+//! A [`Need`] is a sum of named parts. This module estimates the solver's, with
+//! `b = sizeof(real)`:
 //!
 //! ```text
-//! program      what the process holds already (VmRSS when the estimate is made)
 //! populations  c · (W + 2H) · LY · Q · b      c = 2 two-copy, 1 in place: the lattice's copies
 //!                                             with their halo columns (on a GPU the copies are
 //!                                             on the device: the host holds one while it
@@ -14,17 +14,14 @@
 //!                                             site with obstacles (each a record of s bytes and
 //!                                             its corrections), and the obstacle mask, for the
 //!                                             W columns this process holds
-//! outputs      (2 N_m + 2) · S · 8            the moments of its S sites as f64 and their VTK
-//!                                             piece (scalars, the velocity as a 3-vector)
-//!              + 2 · N_m · P · 8              on the root: the fields of the images, sampled
-//!                                             to P ≤ 2048² pixels, gathered and drawn
-//! checkpoint   S · Q · b                      its populations in logical order, for its shard
-//!                                             (when checkpoints are on)
 //! ```
 //!
-//! and compares the sum, times the ranks that share the node, with the smaller of
-//! `MemAvailable` (`/proc/meminfo`) and what the cgroup still allows (`memory.max −
-//! memory.current`, or cgroup v1's `limit_in_bytes − usage_in_bytes`).
+//! the application adds its own (the `lbm` program: what the process holds already, its
+//! outputs and its checkpoint shard), and [`check`] compares the sum, times the ranks that
+//! share the node, with the smaller of `MemAvailable` (`/proc/meminfo`) and what the cgroup
+//! still allows (`memory.max − memory.current`, or cgroup v1's `limit_in_bytes −
+//! usage_in_bytes`). Every product saturates: a size of any magnitude gives an estimate that
+//! is refused, never one that wraps around to a small number.
 
 use std::fmt;
 
@@ -34,42 +31,46 @@ use crate::{Model, Real, Scheme};
 /// Bytes in a GiB.
 const GIB: f64 = (1u64 << 30) as f64;
 
-/// What one process is estimated to hold, bytes (see the module documentation).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// What one process is estimated to hold, bytes: named parts (the program adds its own to
+/// those of the solver, [`populations`] and [`boundaries`]) and their sum.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Need {
-    /// What the process holds already (its code, libraries, MPI).
-    pub program: u64,
-    /// The copies of the populations held on the host.
-    pub populations: u64,
-    /// The compiled boundaries and the obstacle mask.
-    pub boundaries: u64,
-    /// The fields of the outputs and their encoding.
-    pub outputs: u64,
-    /// The populations of this process's checkpoint shard, in logical order (when checkpoints
-    /// are on).
-    pub checkpoint: u64,
+    parts: Vec<(&'static str, u64)>,
 }
 
 impl Need {
-    /// The sum.
+    /// No part yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With the part `name` of `bytes`.
+    pub fn with(mut self, name: &'static str, bytes: u64) -> Self {
+        self.parts.push((name, bytes));
+        self
+    }
+
+    /// The parts, in the order given.
+    pub fn parts(&self) -> &[(&'static str, u64)] {
+        &self.parts
+    }
+
+    /// The sum (saturating: an estimate too large to count is larger than any machine).
     pub fn total(&self) -> u64 {
-        self.program + self.populations + self.boundaries + self.outputs + self.checkpoint
+        self.parts
+            .iter()
+            .fold(0u64, |s, (_, b)| s.saturating_add(*b))
     }
 }
 
 impl fmt::Display for Need {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{:.1} GiB (program {:.1}, populations {:.1}, boundaries {:.1}, outputs {:.1}, \
-             checkpoint {:.1})",
-            in_gib(self.total()),
-            in_gib(self.program),
-            in_gib(self.populations),
-            in_gib(self.boundaries),
-            in_gib(self.outputs),
-            in_gib(self.checkpoint)
-        )
+        let parts: Vec<String> = self
+            .parts
+            .iter()
+            .map(|(n, b)| format!("{n} {:.1}", in_gib(*b)))
+            .collect();
+        write!(f, "{:.1} GiB ({})", in_gib(self.total()), parts.join(", "))
     }
 }
 
@@ -78,8 +79,19 @@ pub fn in_gib(bytes: u64) -> f64 {
     bytes as f64 / GIB
 }
 
+/// The product of `factors` in bytes, saturating at `u64::MAX` (sizes from the user's input
+/// can be of any magnitude: an estimate must never wrap around to a small number).
+pub fn product(factors: &[usize]) -> u64 {
+    factors
+        .iter()
+        .fold(1u64, |p, &f| p.saturating_mul(f as u64))
+}
+
 /// The population copies a lattice `width` columns wide (plus its halos) and `ly` rows in
-/// `scheme` holds on the host: one when the copies live `on_device` (the upload or read-back).
+/// `scheme` holds on the host. When the copies live `on_device`, the host holds two while it
+/// uploads or reads them back: its own and the driver's staging buffer (a device whose memory
+/// is the host's, a CPU adapter such as lavapipe, holds the lattice's copies there too: count
+/// them as well).
 pub fn populations<M: Model, T: Real>(
     width: usize,
     ly: usize,
@@ -87,29 +99,29 @@ pub fn populations<M: Model, T: Real>(
     on_device: bool,
 ) -> u64 {
     let copies = match (scheme, on_device) {
-        (_, true) | (Scheme::InPlace, false) => 1,
-        (Scheme::TwoCopy, false) => 2,
+        (Scheme::InPlace, false) => 1,
+        (_, true) | (Scheme::TwoCopy, false) => 2,
     };
-    copies * ((width + 2 * M::HALO) * ly * M::Q * T::BYTES) as u64
+    product(&[
+        copies,
+        width.saturating_add(2 * M::HALO),
+        ly,
+        M::Q,
+        T::BYTES,
+    ])
 }
 
 /// The compiled boundaries of `lx` columns of `ly` sites, with an obstacle mask when
 /// `obstacles`.
 pub fn boundaries<M: Model, T: Real>(lx: usize, ly: usize, obstacles: bool) -> u64 {
     let sites = if obstacles {
-        lx * ly
+        product(&[lx, ly])
     } else {
-        (2 * M::HALO * (lx + ly)).min(lx * ly)
+        product(&[2 * M::HALO, lx.saturating_add(ly)]).min(product(&[lx, ly]))
     };
-    let record = Boundaries::<T>::SITE_BYTES + M::Q * std::mem::size_of::<T>();
-    (sites * record + if obstacles { lx * ly } else { 0 }) as u64
-}
-
-/// The outputs of a process holding `sites` sites: their moments and VTK piece, and the
-/// fields of `pixels` image pixels it gathers and draws (the root; 0 elsewhere).
-pub fn outputs<M: Model>(sites: usize, pixels: usize) -> u64 {
-    let nm = M::MOMENT_NAMES.len();
-    ((2 * nm + 2) * sites * 8 + 2 * nm * pixels * 8) as u64
+    let record = (Boundaries::<T>::SITE_BYTES + M::Q * std::mem::size_of::<T>()) as u64;
+    let mask = if obstacles { product(&[lx, ly]) } else { 0 };
+    sites.saturating_mul(record).saturating_add(mask)
 }
 
 /// What the machine grants this process now, and where the figure comes from.
@@ -191,6 +203,18 @@ pub struct MemoryError {
     pub available: u64,
     /// Where `available` comes from.
     pub source: &'static str,
+    /// What to do about it (from the caller, who knows which remedies apply), or empty.
+    pub remedy: String,
+}
+
+impl MemoryError {
+    /// With `remedy`, what the caller suggests.
+    pub fn with_remedy(self, remedy: impl Into<String>) -> Self {
+        Self {
+            remedy: remedy.into(),
+            ..self
+        }
+    }
 }
 
 impl fmt::Display for MemoryError {
@@ -206,11 +230,14 @@ impl fmt::Display for MemoryError {
         }
         write!(
             f,
-            ", {:.1} GiB available ({}): use more ranks (on more nodes), f32, or the in-place \
-             scheme",
+            ", {:.1} GiB available ({})",
             in_gib(self.available),
             self.source
-        )
+        )?;
+        if !self.remedy.is_empty() {
+            write!(f, ": {}", self.remedy)?;
+        }
+        Ok(())
     }
 }
 
@@ -218,13 +245,14 @@ impl std::error::Error for MemoryError {}
 
 /// Refuses `need` per rank for `ranks` ranks on this node when it exceeds `available`
 /// (nothing is checked where `available` is `None`).
-pub fn check(need: Need, ranks: usize, available: Option<Available>) -> Result<(), MemoryError> {
+pub fn check(need: &Need, ranks: usize, available: Option<Available>) -> Result<(), MemoryError> {
     match available {
         Some(a) if need.total().saturating_mul(ranks.max(1) as u64) > a.bytes => Err(MemoryError {
-            need,
+            need: need.clone(),
             ranks: ranks.max(1),
             available: a.bytes,
             source: a.source,
+            remedy: String::new(),
         }),
         _ => Ok(()),
     }
@@ -244,34 +272,57 @@ mod tests {
             two / 2
         );
         assert_eq!(
-            populations::<D2Q9, f32>(10, 8, Scheme::TwoCopy, true),
-            two / 4
+            populations::<D2Q9, f32>(10, 8, Scheme::InPlace, true),
+            two / 2,
+            "on a device: the host's copy and the staging buffer"
         );
     }
 
     #[test]
     fn a_run_too_large_is_refused_with_the_remedy() {
-        let need = Need {
-            program: 0,
-            populations: 3 << 30,
-            boundaries: 1 << 20,
-            outputs: 1 << 29,
-            checkpoint: 1 << 29,
-        };
+        let need = Need::new()
+            .with("program", 0)
+            .with("populations", 3 << 30)
+            .with("boundaries", 1 << 20)
+            .with("outputs", 1 << 29)
+            .with("checkpoint", 1 << 29);
         let avail = Some(Available {
             bytes: 6 << 30,
             source: "MemAvailable",
         });
-        assert!(check(need, 1, avail).is_ok());
-        let e = check(need, 2, avail).unwrap_err().to_string();
+        assert!(check(&need, 1, avail).is_ok());
+        let e = check(&need, 2, avail)
+            .unwrap_err()
+            .with_remedy("use f32")
+            .to_string();
         assert!(
-            e.starts_with("the run needs 4.0 GiB (program 0.0, populations 3.0, boundaries 0.0, outputs 0.5, \
-                 checkpoint 0.5)")
-                && e.contains("8.0 GiB for the 2 ranks on this node, 6.0 GiB available")
-                && e.ends_with("use more ranks (on more nodes), f32, or the in-place scheme"),
+            e.starts_with(
+                "the run needs 4.0 GiB (program 0.0, populations 3.0, boundaries 0.0, \
+                 outputs 0.5, checkpoint 0.5)"
+            ) && e.contains("8.0 GiB for the 2 ranks on this node, 6.0 GiB available")
+                && e.ends_with("(MemAvailable): use f32"),
             "{e}"
         );
-        assert!(check(need, 64, None).is_ok(), "nothing to compare with");
+        assert!(check(&need, 64, None).is_ok(), "nothing to compare with");
+    }
+
+    /// Sizes of any magnitude give an estimate that saturates instead of wrapping around to a
+    /// small number (a lattice 2⁶¹ sites high once passed the check and crashed).
+    #[test]
+    fn estimates_of_huge_lattices_saturate() {
+        let huge = 1usize << 61;
+        assert_eq!(
+            populations::<D2Q9, f64>(8, huge, Scheme::TwoCopy, false),
+            u64::MAX
+        );
+        assert_eq!(boundaries::<D2Q9, f64>(usize::MAX, huge, true), u64::MAX);
+        let need = Need::new().with("a", u64::MAX).with("b", 1);
+        assert_eq!(need.total(), u64::MAX);
+        let avail = Some(Available {
+            bytes: u64::MAX - 1,
+            source: "MemAvailable",
+        });
+        assert!(check(&need, 1, avail).is_err());
     }
 
     #[test]

@@ -16,6 +16,7 @@
 //! manifest, restored on any number of processes — and the process group's agreements (one
 //! process: trivially its own).
 
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::path::Path;
 
@@ -333,6 +334,17 @@ pub trait Solver {
     /// checkpoint (module `checkpoint`): atomic as a set, in the one format of every backend
     /// and process count.
     fn write_checkpoint(&self, path: &Path) -> Result<(), Error> {
+        self.write_checkpoint_about(path, &BTreeMap::new())
+    }
+
+    /// As [`Solver::write_checkpoint`], with what the application says of the run in the
+    /// manifest ([`CheckpointHeader::about`](crate::CheckpointHeader::about); the root's is
+    /// written).
+    fn write_checkpoint_about(
+        &self,
+        path: &Path,
+        about: &BTreeMap<String, String>,
+    ) -> Result<(), Error> {
         let run = checkpoint::run_name(self.each_rank(checkpoint::new_run())[0]);
         let e = self.extent();
         let planes = self.local_planes();
@@ -388,7 +400,7 @@ pub trait Solver {
                 e.size(),
                 (self.params(), with_fields),
                 self.steps_done(),
-                &run,
+                (&run, about),
                 shards,
             )
             .map_err(Error::from)

@@ -8,6 +8,7 @@
 
 use std::alloc::{alloc, dealloc, Layout as AllocLayout};
 use std::marker::PhantomData;
+use std::mem::MaybeUninit;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
@@ -29,15 +30,23 @@ pub(crate) trait Element: bytemuck::Pod + Send + Sync {}
 impl<E: bytemuck::Pod + Send + Sync> Element for E {}
 
 /// A zero-initialised, 64-byte aligned, fixed-length array of `T`.
+///
+/// Invariants (established by [`AlignedBuf::try_zeroed`], relied on by every `unsafe` block
+/// below): `len` never changes; if `Self::allocates(len)`, `ptr` is the start of a live
+/// allocation of `Self::layout(len)` (which exists) made by the global allocator, owned by
+/// this value alone, and all `len` elements are initialised (all-zero bits, valid for a
+/// [`bytemuck::Pod`] `T`); otherwise (`len == 0` or zero-sized `T`) `ptr` is dangling and
+/// aligned for `T` and nothing is allocated.
 pub struct AlignedBuf<T: Element> {
     ptr: NonNull<T>,
     len: usize,
 }
 
-// SAFETY: the buffer owns its memory exclusively, like a `Vec<T>`; `T: Element` is
-// `Send + Sync`.
+// SAFETY: the buffer owns its allocation exclusively (type invariants), like a `Vec<T>`, so
+// moving it to another thread moves the only access to its elements; `T: Element` is `Send`.
 unsafe impl<T: Element> Send for AlignedBuf<T> {}
-// SAFETY: as above; shared references only read.
+// SAFETY: `&AlignedBuf<T>` gives only `&[T]` (no interior mutability; writes need
+// `&mut self`, through `DerefMut` or `raw`), and `T: Element` is `Sync`.
 unsafe impl<T: Element> Sync for AlignedBuf<T> {}
 
 impl<T: Element> AlignedBuf<T> {
@@ -46,39 +55,63 @@ impl<T: Element> AlignedBuf<T> {
     /// workers, after the huge-page advice.
     ///
     /// # Panics
-    /// If the size overflows `isize` or the allocator fails (out of memory).
+    /// If `len · size_of::<T>()` overflows `usize` or its layout exceeds `isize::MAX` bytes
+    /// ("population array of … elements does not fit in memory"), before anything is
+    /// allocated or written. Aborts ([`std::alloc::handle_alloc_error`]) if the allocator
+    /// fails (out of memory); [`AlignedBuf::try_zeroed`] returns `None` instead of both.
     pub fn zeroed(len: usize) -> Self {
-        if len == 0 {
-            return Self {
+        let layout = Self::layout(len)
+            .unwrap_or_else(|| panic!("population array of {len} elements does not fit in memory"));
+        Self::try_zeroed(len).unwrap_or_else(|| std::alloc::handle_alloc_error(layout))
+    }
+
+    /// As [`AlignedBuf::zeroed`], but `None` where that panics or aborts: when `len` elements
+    /// do not fit the address space or the allocator fails.
+    pub fn try_zeroed(len: usize) -> Option<Self> {
+        let layout = Self::layout(len)?;
+        if !Self::allocates(len) {
+            return Some(Self {
                 ptr: NonNull::dangling(),
                 len,
-            };
+            });
         }
-        let layout = Self::alloc_layout(len);
-        // SAFETY: the layout has non-zero size.
-        let raw = unsafe { alloc(layout) } as *mut T;
-        let ptr = NonNull::new(raw).unwrap_or_else(|| std::alloc::handle_alloc_error(layout));
-        advise_huge_pages(raw as *mut u8, layout.size());
-        let buf = Self { ptr, len };
-        let chunk = (HUGE_PAGE / std::mem::size_of::<T>()).max(1);
-        let base = buf.ptr.as_ptr() as usize;
-        (0..len.div_ceil(chunk)).into_par_iter().for_each(|c| {
-            let start = c * chunk;
-            let n = chunk.min(len - start);
-            // SAFETY: chunks are disjoint and inside the allocation; writing zeros initialises.
-            unsafe { std::ptr::write_bytes((base as *mut T).add(start), 0, n) }
-        });
-        buf
+        // SAFETY: `layout` has a non-zero size: `allocates(len)` (`len > 0`, `T` not
+        // zero-sized) and `layout.size() == len · size_of::<T>()` (`Self::layout`).
+        let ptr = NonNull::new(unsafe { alloc(layout) })?;
+        // SAFETY: `alloc` returned `ptr` valid for reads and writes of `layout.size()` bytes,
+        // which nothing else references yet; `MaybeUninit<u8>` needs no initialisation and has
+        // alignment 1. The slice lives only until the zeroing ends, within this function.
+        let bytes: &mut [MaybeUninit<u8>] =
+            unsafe { std::slice::from_raw_parts_mut(ptr.as_ptr().cast(), layout.size()) };
+        advise_huge_pages(bytes);
+        // Disjoint chunks (`par_chunks_mut`), one huge page each: the worker that zeroes a
+        // page is the first to touch it.
+        bytes
+            .par_chunks_mut(HUGE_PAGE)
+            .for_each(|c| c.fill(MaybeUninit::new(0)));
+        Some(Self {
+            ptr: ptr.cast(),
+            len,
+        })
     }
 
-    fn alloc_layout(len: usize) -> AllocLayout {
-        let bytes = len * std::mem::size_of::<T>();
+    /// Whether `len` elements take memory (else the buffer is a dangling pointer).
+    fn allocates(len: usize) -> bool {
+        len > 0 && size_of::<T>() > 0
+    }
+
+    /// The allocation of `len` elements: `len · size_of::<T>()` bytes, aligned to [`ALIGN`]
+    /// (or `T`'s alignment, if larger), or to [`HUGE_PAGE`] from that size on; `None` when
+    /// the size overflows `usize` or the layout exceeds `isize::MAX` bytes. A function of
+    /// `len` alone, so that `Drop` frees with the layout `try_zeroed` allocated with.
+    fn layout(len: usize) -> Option<AllocLayout> {
+        let bytes = len.checked_mul(size_of::<T>())?;
         let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { ALIGN };
-        AllocLayout::from_size_align(bytes, align)
-            .expect("population array larger than the address space")
+        AllocLayout::from_size_align(bytes, align.max(align_of::<T>())).ok()
     }
 
-    /// A raw view for the kernels (see [`RawBuf`]).
+    /// A raw view for the kernels (see [`RawBuf`]); it borrows `self` mutably for its
+    /// lifetime, so no `&[T]` of `deref` coexists with the writes through it.
     pub(crate) fn raw(&mut self) -> RawBuf<'_, T> {
         RawBuf {
             ptr: self.ptr.as_ptr(),
@@ -88,25 +121,30 @@ impl<T: Element> AlignedBuf<T> {
     }
 }
 
-/// Asks Linux to back `[p, p + bytes)` with transparent huge pages; a hint, ignored elsewhere
-/// or when it fails (THP disabled).
-fn advise_huge_pages(p: *mut u8, bytes: usize) {
+/// Asks Linux to back `bytes` with transparent huge pages; a hint, ignored elsewhere or when
+/// it fails (THP disabled).
+fn advise_huge_pages(bytes: &mut [MaybeUninit<u8>]) {
     #[cfg(target_os = "linux")]
-    if bytes >= HUGE_PAGE {
-        // SAFETY: the range is one live allocation of ours; MADV_HUGEPAGE changes no contents.
+    if bytes.len() >= HUGE_PAGE {
+        // SAFETY: the range is the memory of `bytes`, mapped and ours (`&mut`);
+        // `MADV_HUGEPAGE` only changes how the kernel backs it, never its contents or its
+        // mapping, and its failures (EINVAL where THP is off) are ignored. The start is
+        // page-aligned: arrays from `HUGE_PAGE` bytes on are aligned to `HUGE_PAGE`.
         unsafe {
-            libc::madvise(p as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
+            libc::madvise(bytes.as_mut_ptr().cast(), bytes.len(), libc::MADV_HUGEPAGE);
         }
     }
     #[cfg(not(target_os = "linux"))]
-    let _ = (p, bytes);
+    let _ = bytes;
 }
 
 impl<T: Element> Drop for AlignedBuf<T> {
     fn drop(&mut self) {
-        if self.len > 0 {
-            // SAFETY: allocated in `zeroed` with this very layout.
-            unsafe { dealloc(self.ptr.as_ptr() as *mut u8, Self::alloc_layout(self.len)) }
+        if Self::allocates(self.len) {
+            let layout = Self::layout(self.len).expect("the layout was valid at allocation");
+            // SAFETY: type invariants: `ptr` was allocated by `alloc` with `layout(len)`, the
+            // very layout computed here (`len` never changes), and is freed only here, once.
+            unsafe { dealloc(self.ptr.as_ptr().cast(), layout) }
         }
     }
 }
@@ -114,14 +152,19 @@ impl<T: Element> Drop for AlignedBuf<T> {
 impl<T: Element> Deref for AlignedBuf<T> {
     type Target = [T];
     fn deref(&self) -> &[T] {
-        // SAFETY: `ptr` is valid for `len` initialised values (zeroed at allocation).
+        // SAFETY: type invariants: `ptr` is non-null, aligned for `T` and valid for `len`
+        // initialised elements (or dangling with nothing to read: `len == 0` or zero-sized
+        // `T`); `len · size_of::<T>() ≤ isize::MAX` (checked by `layout` at allocation). The
+        // slice borrows `self`, so it cannot outlive the allocation, and no `RawBuf` (which
+        // borrows `self` mutably) writes while it lives.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl<T: Element> DerefMut for AlignedBuf<T> {
     fn deref_mut(&mut self) -> &mut [T] {
-        // SAFETY: as in `deref`, and `&mut self` is exclusive.
+        // SAFETY: as in `deref`, and `&mut self` makes the slice the only access for its
+        // lifetime.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
@@ -133,6 +176,24 @@ impl<T: Element> DerefMut for AlignedBuf<T> {
 /// kernel therefore documents which elements each site reads and writes, and these sets are
 /// disjoint between sites (the argument is given at each kernel); under that invariant the
 /// concurrent accesses through this view never touch the same element.
+///
+/// # Contract of the accessors
+/// A view is made only by [`AlignedBuf::raw`], so `ptr` is aligned to [`ALIGN`] (at least
+/// `T`'s alignment) and valid for `len` initialised elements for `'a`, while the `AlignedBuf`
+/// is mutably borrowed (nothing else reads or writes it). The accessors are safe to call for
+/// the kernels' speed, but it is their callers (this crate's kernels, halo and fold code) who
+/// guarantee, for every access, what the `unsafe` blocks below rely on; a violation is
+/// undefined behaviour, and only `debug_assert!`s check it (in the hot loops a check per
+/// element would cost):
+/// 1. **bounds**: `i < len` (`get`, `set`), `i + VL <= len` (`load`, `store`, `stream`): the
+///    indices come from the layouts' index functions ([`crate::layout`]), which map the
+///    lattice's sites and populations into `0..d.len()`, the length the arrays are allocated
+///    with;
+/// 2. **disjointness**: during one parallel kernel, no element written by one worker is read
+///    or written by another (the per-kernel argument above);
+/// 3. **alignment** (`stream` of a whole or half cache line only): `i` is a multiple of `VL`,
+///    as every cluster start of the clustered layouts is (`LY` a multiple of `VL`), so that
+///    `ptr + i` is aligned to `VL · size_of::<T>()` bytes.
 #[derive(Clone, Copy)]
 pub(crate) struct RawBuf<'a, T> {
     ptr: *mut T,
@@ -140,34 +201,47 @@ pub(crate) struct RawBuf<'a, T> {
     _life: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: see the type's documentation: the kernels access disjoint elements.
+// SAFETY: a view is a `&'a mut [T]` shared by the workers of one kernel; sending it sends
+// access to `T`s, hence `T: Send`. Concurrent accesses are to disjoint elements (contract 2 of
+// the type), so they are no data race.
 unsafe impl<T: Send> Send for RawBuf<'_, T> {}
-// SAFETY: as above.
-unsafe impl<T: Sync> Sync for RawBuf<'_, T> {}
+// SAFETY: `&RawBuf` reads `T`s (`T: Sync`) and writes `T`s moved in from the calling thread
+// (`T: Send`, as for `Mutex<T>: Sync`), on disjoint elements (contract 2 of the type).
+unsafe impl<T: Send + Sync> Sync for RawBuf<'_, T> {}
 
 impl<T: Element> RawBuf<'_, T> {
     /// Reads element `i`.
     #[inline(always)]
     pub(crate) fn get(&self, i: usize) -> T {
-        debug_assert!(i < self.len);
-        // SAFETY: in bounds (the layouts' index functions stay inside the allocation) and no
-        // other worker writes this element during the kernel (type documentation).
+        debug_assert!(i < self.len, "element {i} outside an array of {}", self.len);
+        // SAFETY: `i < len` (contract 1 of the type), so `ptr + i` lies inside the
+        // allocation, aligned for `T`, and holds an initialised `T`; no other worker writes it
+        // during the kernel (contract 2), so the read is no data race.
         unsafe { self.ptr.add(i).read() }
     }
 
     /// Writes element `i`.
     #[inline(always)]
     pub(crate) fn set(&self, i: usize, v: T) {
-        debug_assert!(i < self.len);
-        // SAFETY: as in `get`.
+        debug_assert!(i < self.len, "element {i} outside an array of {}", self.len);
+        // SAFETY: as in `get`: in bounds and aligned (contract 1), and no other worker reads
+        // or writes the element during the kernel (contract 2); `T: Pod` has no drop glue, so
+        // overwriting without dropping the old value is right.
         unsafe { self.ptr.add(i).write(v) }
     }
 
     /// Reads `VL` consecutive elements starting at `i`.
     #[inline(always)]
     pub(crate) fn load<const VL: usize>(&self, i: usize) -> [T; VL] {
-        debug_assert!(i + VL <= self.len);
-        // SAFETY: as in `get`; `[T; VL]` has the alignment of `T`.
+        debug_assert!(
+            i + VL <= self.len,
+            "elements {i}..{} outside an array of {}",
+            i + VL,
+            self.len
+        );
+        // SAFETY: `i + VL <= len` (contract 1), so the `VL` elements from `ptr + i` lie inside
+        // the allocation and are initialised; `[T; VL]` has `T`'s alignment, which `ptr + i`
+        // has; no other worker writes them during the kernel (contract 2).
         unsafe { (self.ptr.add(i) as *const [T; VL]).read() }
     }
 
@@ -201,8 +275,9 @@ impl<T: Element> RawBuf<'_, T> {
     #[inline(always)]
     fn hint<const WRITE: bool>(&self, base: usize, i: isize) {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `_mm_prefetch` only needs SSE (baseline on x86-64) and does not access memory
-        // architecturally.
+        // SAFETY: `_mm_prefetch` needs SSE, part of the x86-64 baseline; a prefetch is a hint
+        // that never faults and accesses no memory architecturally, so `p` may be any address
+        // (it is formed with wrapping arithmetic, which has no in-bounds requirement either).
         unsafe {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET1, _MM_HINT_T1};
             let p = self.ptr.wrapping_add(base).wrapping_offset(i) as *const i8;
@@ -219,8 +294,14 @@ impl<T: Element> RawBuf<'_, T> {
     /// Writes `VL` consecutive elements starting at `i`.
     #[inline(always)]
     pub(crate) fn store<const VL: usize>(&self, i: usize, v: [T; VL]) {
-        debug_assert!(i + VL <= self.len);
-        // SAFETY: as in `get`.
+        debug_assert!(
+            i + VL <= self.len,
+            "elements {i}..{} outside an array of {}",
+            i + VL,
+            self.len
+        );
+        // SAFETY: as in `load`, for writing: in bounds and aligned (contract 1), and the
+        // elements are this worker's alone during the kernel (contract 2).
         unsafe { (self.ptr.add(i) as *mut [T; VL]).write(v) }
     }
 
@@ -238,12 +319,23 @@ impl<T: Element> RawBuf<'_, T> {
         #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
         if VL * std::mem::size_of::<T>() == ALIGN {
             use std::arch::x86_64::{__m512i, _mm512_loadu_si512, _mm512_stream_si512};
-            debug_assert!(i + VL <= self.len);
-            debug_assert_eq!(self.ptr.wrapping_add(i) as usize % ALIGN, 0);
-            // SAFETY: AVX-512F is enabled at compile time; `v` is 64 bytes, and element `i`
-            // starts a 64-byte line inside the allocation (the clustered layouts' clusters
-            // start on multiples of `VL` from a 64-byte aligned base); the line is this
-            // worker's alone (type documentation).
+            debug_assert!(
+                i + VL <= self.len,
+                "elements {i}..{} outside an array of {}",
+                i + VL,
+                self.len
+            );
+            debug_assert_eq!(
+                self.ptr.wrapping_add(i) as usize % ALIGN,
+                0,
+                "unaligned stream"
+            );
+            // SAFETY: AVX-512F is enabled at compile time (cfg above), which both intrinsics
+            // need. The load reads the 64 bytes of `v` (`VL · size_of::<T>() == 64`; unaligned
+            // load). The non-temporal store needs `ptr + i` 64-byte aligned, or it faults: the
+            // base is (`AlignedBuf`) and `i` is a multiple of `VL` (contract 3), so `i · size`
+            // is a multiple of 64; its 64 bytes are the elements `i..i + VL`, inside the
+            // allocation (contract 1) and this worker's alone (contract 2).
             unsafe {
                 let x = _mm512_loadu_si512(v.as_ptr().cast::<__m512i>());
                 _mm512_stream_si512(self.ptr.add(i).cast::<__m512i>(), x);
@@ -253,9 +345,19 @@ impl<T: Element> RawBuf<'_, T> {
         #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
         if VL * std::mem::size_of::<T>() == ALIGN / 2 {
             use std::arch::x86_64::{__m256i, _mm256_loadu_si256, _mm256_stream_si256};
-            debug_assert!(i + VL <= self.len);
-            debug_assert_eq!(self.ptr.wrapping_add(i) as usize % (ALIGN / 2), 0);
-            // SAFETY: as above, with AVX and a 32-byte aligned half line.
+            debug_assert!(
+                i + VL <= self.len,
+                "elements {i}..{} outside an array of {}",
+                i + VL,
+                self.len
+            );
+            debug_assert_eq!(
+                self.ptr.wrapping_add(i) as usize % (ALIGN / 2),
+                0,
+                "unaligned stream"
+            );
+            // SAFETY: as above, with AVX (cfg above), 32 bytes of `v` and a 32-byte aligned
+            // half line `i..i + VL` (contracts 1 to 3).
             unsafe {
                 let x = _mm256_loadu_si256(v.as_ptr().cast::<__m256i>());
                 _mm256_stream_si256(self.ptr.add(i).cast::<__m256i>(), x);
@@ -271,7 +373,8 @@ impl<T: Element> RawBuf<'_, T> {
 #[inline(always)]
 pub(crate) fn store_fence() {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
-    // SAFETY: `sfence` has no operands and only orders stores.
+    // SAFETY: `_mm_sfence` needs SSE, part of the x86-64 baseline; it has no operands and only
+    // orders this thread's stores.
     unsafe {
         std::arch::x86_64::_mm_sfence()
     }
@@ -392,4 +495,107 @@ pub(crate) fn stored<T: Real>(v: T, rest: &[T], i: usize) -> T::Stored {
 /// The rest populations `w_i` of a model in precision `T`: the shifts of [`Pops`].
 pub(crate) fn rest_values<T: Real>(weights: &[f64]) -> Vec<T> {
     weights.iter().map(|&w| T::from_f64(w)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bug this check fixes: `len · 8` wrapped to a small size, the allocation was tiny
+    /// and the zeroing wrote past it. Now it panics before allocating.
+    #[test]
+    #[should_panic(expected = "does not fit in memory")]
+    fn zeroed_rejects_a_length_whose_size_overflows() {
+        let _ = AlignedBuf::<f64>::zeroed(usize::MAX / 4);
+    }
+
+    /// A size that fits `usize` but not `isize` (the most an allocation may have) panics too.
+    #[test]
+    #[should_panic(expected = "population array of 1152921504606846976 elements")]
+    #[cfg(target_pointer_width = "64")]
+    fn zeroed_rejects_a_size_beyond_isize() {
+        let _ = AlignedBuf::<f64>::zeroed(isize::MAX as usize / 8 + 1);
+    }
+
+    #[test]
+    fn try_zeroed_returns_none_where_zeroed_panics_or_aborts() {
+        assert!(AlignedBuf::<f64>::try_zeroed(usize::MAX / 4).is_none());
+        assert!(AlignedBuf::<u16>::try_zeroed(usize::MAX).is_none());
+        assert!(AlignedBuf::<f64>::try_zeroed(isize::MAX as usize / 8 + 1).is_none());
+        // A valid layout no allocator can serve (more than the address space): `None`, not
+        // an abort.
+        #[cfg(target_pointer_width = "64")]
+        assert!(AlignedBuf::<u8>::try_zeroed(isize::MAX as usize - 2 * HUGE_PAGE).is_none());
+    }
+
+    #[test]
+    fn a_buffer_is_zeroed_and_aligned() {
+        for len in [0, 1, 7, 1000, HUGE_PAGE / 8 + 3] {
+            let mut b = AlignedBuf::<f64>::try_zeroed(len).expect("fits");
+            assert_eq!(b.len(), len);
+            assert!(b.iter().all(|&x| x == 0.0), "len {len}");
+            if len > 0 {
+                let align = if 8 * len >= HUGE_PAGE {
+                    HUGE_PAGE
+                } else {
+                    ALIGN
+                };
+                assert_eq!(b.as_ptr() as usize % align, 0, "len {len}");
+                b[len - 1] = 1.5;
+                assert_eq!(b[len - 1], 1.5);
+            }
+        }
+        let b = AlignedBuf::<u16>::zeroed(33);
+        assert!(b.iter().all(|&x| x == 0));
+    }
+
+    /// Zero-sized elements allocate nothing (an allocation of size zero is undefined
+    /// behaviour) and are still `len` of them.
+    #[test]
+    fn zero_sized_elements_allocate_nothing() {
+        let b = AlignedBuf::<()>::zeroed(usize::MAX);
+        assert_eq!(b.len(), usize::MAX);
+        assert!(AlignedBuf::<()>::try_zeroed(5).is_some());
+    }
+
+    /// Every accessor of the raw view, and the non-temporal stores of whole lines (f64 ×8)
+    /// and half lines (f32 ×8, binary16 ×16), reads back what was written.
+    #[test]
+    fn the_raw_view_reads_back_its_writes() {
+        let mut b = AlignedBuf::<f64>::zeroed(64);
+        let raw = b.raw();
+        raw.set(3, 2.5);
+        assert_eq!(raw.get(3), 2.5);
+        let v: [f64; 8] = std::array::from_fn(|l| l as f64);
+        raw.store::<8>(8, v);
+        assert_eq!(raw.load::<8>(8), v);
+        raw.stream::<8>(16, v.map(|x| -x));
+        raw.prefetch(0, 1 << 40);
+        raw.prefetch_write(24, -3);
+        store_fence();
+        assert_eq!(raw.load::<8>(16), v.map(|x| -x));
+        assert_eq!(b[17], -1.0);
+
+        let mut h = AlignedBuf::<u16>::zeroed(48);
+        let raw = h.raw();
+        let w: [u16; 16] = std::array::from_fn(|l| l as u16 + 1);
+        raw.stream::<16>(16, w);
+        store_fence();
+        assert_eq!(raw.load::<16>(16), w);
+
+        let mut f = AlignedBuf::<f32>::zeroed(24);
+        let raw = f.raw();
+        raw.stream::<8>(8, [0.5; 8]);
+        store_fence();
+        assert_eq!(&f[8..16], &[0.5; 8]);
+        assert_eq!(f[7], 0.0);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "element 4 outside an array of 4")]
+    fn the_raw_view_checks_bounds_in_debug_builds() {
+        let mut b = AlignedBuf::<f32>::zeroed(4);
+        let _ = b.raw().get(4);
+    }
 }

@@ -13,7 +13,7 @@ use crate::{BoundarySpec, Model};
 
 /// The cavity with model `M` (D2Q9 BGK, MRT, central-moment MRT, regularized BGK or BGK with
 /// Smagorinsky's eddy viscosity).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Cavity<M: Model> {
     /// Lattice side.
     pub n: usize,
@@ -23,6 +23,20 @@ pub struct Cavity<M: Model> {
     pub lid: f64,
     /// The model's parameters.
     pub params: M::Params,
+}
+
+/// The model's name, the size, the flow's numbers and the parameters (what a checkpoint of the
+/// case records of it).
+impl<M: Model> std::fmt::Debug for Cavity<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cavity")
+            .field("model", &M::NAME)
+            .field("n", &self.n)
+            .field("re", &self.re)
+            .field("lid", &self.lid)
+            .field("params", &self.params)
+            .finish()
+    }
 }
 
 /// Relaxation time for Reynolds number `re` on an `n`-site cavity with lid speed `lid`:

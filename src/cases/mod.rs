@@ -49,7 +49,7 @@ use crate::output::{Fields, Table};
 use crate::{BoundarySpec, Model};
 
 /// A case: what to run and how to judge it.
-pub trait Case {
+pub trait Case: std::fmt::Debug {
     /// The model it runs.
     type Model: Model;
 

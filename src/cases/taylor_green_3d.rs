@@ -39,7 +39,6 @@ use crate::output::Fields;
 use crate::{BoundarySpec, Model};
 
 /// The 3-D Taylor–Green case with model `M`.
-#[derive(Debug)]
 pub struct TaylorGreen3d<M: Model = D3Q19Mrt> {
     /// Cube side, in sites.
     pub n: usize,
@@ -51,6 +50,20 @@ pub struct TaylorGreen3d<M: Model = D3Q19Mrt> {
     pub params: M::Params,
     /// `(t*, E*, ε*)` of every diagnostics row so far.
     history: Mutex<Vec<(f64, f64, f64)>>,
+}
+
+/// The model's name, the size, the flow's numbers and the parameters (what a checkpoint of the
+/// case records of it; not the history of the run so far).
+impl<M: Model> std::fmt::Debug for TaylorGreen3d<M> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaylorGreen3d")
+            .field("model", &M::NAME)
+            .field("n", &self.n)
+            .field("re", &self.re)
+            .field("u0", &self.u0)
+            .field("params", &self.params)
+            .finish()
+    }
 }
 
 impl TaylorGreen3d<D3Q19Mrt> {

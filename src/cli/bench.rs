@@ -16,8 +16,9 @@ use lbm::gpu::probe::{BATCH_SECONDS, BATCHES};
 use lbm::gpu::{self, GpuContext};
 use lbm::{BoundarySpec, F16s, Kernel, Lattice, Layout, LayoutKind, Model, Real, Scheme, Wall};
 
-use super::bench_args::{Backend, BenchArgs, Which, open_context};
+use super::bench_args::{Backend, BenchArgs, Which, lattice_fits, open_context};
 use super::bench_csv::{Row, Rows, check_csv_path};
+use super::settings::bad;
 use super::{
     CliError, Generic, GenericReal, Precision, World, dispatch, dispatch_real, layout_kind,
 };
@@ -33,7 +34,7 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         });
     }
     if let Some(path) = &a.csv {
-        check_csv_path(path)?;
+        check_csv_path(path, a.force)?;
     }
     if let Some(ranks) = &a.ranks {
         return ranks_bench(a, ranks, world);
@@ -50,6 +51,13 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
                 .into(),
         });
     }
+    if a.adapter.is_some() && a.backend == Backend::Cpu {
+        return Err(bad(
+            "adapter",
+            "chooses the GPU; --backend cpu runs none: drop one of the two",
+        ));
+    }
+    preflight(a)?;
     println!(
         "{} threads; before each table, bandwidth probes on {} MiB arrays and an FMA probe of \
          the table's precision at the kernels' vector width, on every thread",
@@ -336,6 +344,27 @@ impl<M: Model> GenericReal for GpuJob<'_, M> {
     }
 }
 
+/// Refuses, before the probes, a lattice of the selected models that a chosen layout cannot
+/// run (too small, not a multiple of the cluster width) or whose two-copy populations do not
+/// fit in the memory available.
+fn preflight(a: &BenchArgs) -> Result<(), CliError> {
+    let one = |key, size| (key, size, &a.layout[..], &a.precision[..]);
+    let plane = |(lx, ly): (usize, usize)| [lx, ly, 1];
+    if a.model.includes(Which::D2q9) {
+        lattice_fits::<D2Q9Bgk>(one("d2q9-size", plane(a.d2q9_size)))?;
+    }
+    if a.model.includes(Which::D2q37) {
+        lattice_fits::<D2Q37>(one("d2q37-size", plane(a.d2q37_size)))?;
+    }
+    if a.model.includes(Which::D3q19) {
+        lattice_fits::<D3Q19Bgk>(one("d3q19-size", a.d3q19_size))?;
+    }
+    if a.model.includes(Which::D3q27) {
+        lattice_fits::<D3Q27Bgk>(one("d3q27-size", a.d3q27_size))?;
+    }
+    Ok(())
+}
+
 /// The CPU tables of one precision, each row also kept in `rows`.
 struct Table<'a> {
     a: &'a BenchArgs,
@@ -462,11 +491,8 @@ impl<M: Model> Generic for LayoutJob<'_, M> {
         // beside the two-copy one: their ratio is then of one state of a shared machine.
         let [lx, ly, lz] = s.size;
         let need = lbm::memory::populations::<M, T>(lx, ly * lz, Scheme::InPlace, false);
-        let with_room = lbm::memory::Need {
-            populations: need.saturating_mul(2),
-            ..Default::default()
-        };
-        match lbm::memory::check(with_room, 1, lbm::memory::available()) {
+        let with_room = lbm::memory::Need::new().with("populations", need.saturating_mul(2));
+        match lbm::memory::check(&with_room, 1, lbm::memory::available()) {
             Ok(()) => {
                 let mut aa = in_place()?;
                 for t in time_in_turn([&mut two, &mut aa], Kernel::Fused, s.a.iters)? {

@@ -4,15 +4,17 @@
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
-use lbm::BoundarySpec;
 use lbm::domain::GlobalSpec;
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
 use lbm::models::{D3Q19Bgk, D3Q19BgkParams};
+use lbm::{BoundarySpec, Model};
 
-use super::{CliError, LayoutArg, Precision};
+use super::settings::{bad, positive};
+use super::{CliError, LayoutArg, Precision, layout_kind};
 
 /// Options of the benchmark.
 #[derive(Debug, Clone, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
     /// Which models.
     #[arg(long, value_enum, default_value_t = Which::All)]
@@ -33,7 +35,7 @@ pub struct BenchArgs {
     /// is two time steps, as a run takes them (the in-place scheme may sweep the two
     /// together), reported per step. The fused two-copy and in-place steps alternate, an
     /// iteration of each in turn, so that their ratio is of one state of a shared machine.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = positive::<usize>)]
     pub iters: usize,
     /// Precisions to run.
     #[arg(long, value_enum, num_args = 1.., default_values_t = [Precision::F64, Precision::F32])]
@@ -42,11 +44,15 @@ pub struct BenchArgs {
     #[arg(long, value_enum, num_args = 1.., default_values_t = [LayoutArg::Aos, LayoutArg::Soa, LayoutArg::Csoa, LayoutArg::Caosoa])]
     pub layout: Vec<LayoutArg>,
     /// Also write every row of the tables (CPU kernels and GPU fused steps) to this CSV file,
-    /// with the limits measured beside them, for plotting (written whole at the end).
+    /// with the limits measured beside them, for plotting (written whole at the end; an
+    /// existing file is kept unless --force).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<std::path::PathBuf>,
+    /// Overwrite the file of --csv if it exists.
+    #[arg(long)]
+    pub force: bool,
     /// Size of each array of the bandwidth probes, MiB (well above the last-level cache).
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = positive::<usize>)]
     pub bw_mib: usize,
     /// Backends: the CPU kernels, the GPU's fused step, or both (`all` skips the GPU with a
     /// note when no adapter is found; `gpu` then fails). With `--ranks`: what each rank runs
@@ -59,7 +65,7 @@ pub struct BenchArgs {
     pub adapter: Option<String>,
     /// GPU steps per timed batch, at least (each row is the fastest of three batches, each
     /// also at least 0.1 s long, so that a submission's round trip does not count).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = positive::<u64>)]
     pub gpu_steps: u64,
     /// Keep the GPU shaders' runtime bounds checks, which are otherwise dropped where every
     /// index is proven in range (to measure what they cost).
@@ -69,10 +75,10 @@ pub struct BenchArgs {
     /// without the halo exchange, the performance model's coefficients, and the strong- and
     /// weak-scaling curves it predicts for these rank counts [default: 1 2 4 … 64]; first
     /// layout and precision given.
-    #[arg(long, num_args = 0.., value_name = "RANKS")]
+    #[arg(long, num_args = 0.., value_name = "RANKS", value_parser = positive::<usize>)]
     pub ranks: Option<Vec<usize>>,
     /// Steps per timing of `--ranks`.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = positive::<usize>)]
     pub rank_steps: usize,
     /// Instead of the tables: sweep the host/device split M (Calore et al. 2019, Fig. 8) in the first
     /// chosen layout and precision, measured beside the calibrated model, marking M*.
@@ -87,10 +93,10 @@ pub struct BenchArgs {
     #[arg(long, default_value = "64x48x48", value_parser = parse_size3)]
     pub split_d3q19_size: [usize; 3],
     /// Points of the split sweep, evenly spaced in 2M/LX from 0 to 1 (plus the tuned M*).
-    #[arg(long, default_value_t = 9)]
+    #[arg(long, default_value_t = 9, value_parser = positive::<usize>)]
     pub split_points: usize,
     /// Timed steps per point of the split sweep.
-    #[arg(long, default_value_t = 40)]
+    #[arg(long, default_value_t = 40, value_parser = positive::<u64>)]
     pub split_steps: u64,
 }
 
@@ -170,21 +176,56 @@ pub fn d3q19_duct([lx, ly, lz]: [usize; 3]) -> GlobalSpec<D3Q19Bgk> {
     }
 }
 
-fn parse_size(s: &str) -> Result<(usize, usize), String> {
-    let (a, b) = s
-        .split_once(['x', '×'])
-        .ok_or_else(|| format!("`{s}`: expected LXxLY, e.g. 4096x4096"))?;
-    let p = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
-    Ok((p(a)?, p(b)?))
+/// Refuses (as the setting `key`) a lattice of `size` sites of model `M` that one of `layouts`
+/// cannot run or whose two copies of the populations in one of `precisions` do not fit in the
+/// memory available.
+pub fn lattice_fits<M: Model>(
+    (key, size, layouts, precisions): (&str, [usize; 3], &[LayoutArg], &[Precision]),
+) -> Result<(), CliError> {
+    let shape = lbm::Extent::of_size(size);
+    for &p in precisions {
+        for &l in layouts {
+            lbm::check_size::<M>(size, layout_kind(l, p.default_vl()))
+                .map_err(|e| bad(key, format!("{shape}: {e}")))?;
+        }
+        let [lx, ly, lz] = size;
+        let halo = 2 * M::HALO;
+        let populations =
+            lbm::memory::product(&[2, lx.saturating_add(halo), ly, lz, M::Q, p.bytes()]);
+        let need = lbm::memory::Need::new().with("populations", populations);
+        lbm::memory::check(&need, 1, lbm::memory::available()).map_err(|e| {
+            let e = e.with_remedy(format!("give a smaller --{key}"));
+            bad(key, format!("{shape} in {p:?}: {e}"))
+        })?;
+    }
+    Ok(())
 }
 
+/// `LXxLY`: two sides of at least one site.
+fn parse_size(s: &str) -> Result<(usize, usize), String> {
+    let [a, b] = sides::<2>(s, "LXxLY, e.g. 4096x4096")?;
+    Ok((a, b))
+}
+
+/// `LXxLYxLZ`: three sides of at least one site.
 fn parse_size3(s: &str) -> Result<[usize; 3], String> {
+    sides::<3>(s, "LXxLYxLZ, e.g. 256x256x256")
+}
+
+/// `N` sides of a lattice separated by `x` (or `×`), each a whole number of at least 1.
+fn sides<const N: usize>(s: &str, expected: &str) -> Result<[usize; N], String> {
     let parts: Vec<&str> = s.split(['x', '×']).collect();
-    let [a, b, c] = parts[..] else {
-        return Err(format!("`{s}`: expected LXxLYxLZ, e.g. 256x256x256"));
-    };
-    let p = |v: &str| v.trim().parse::<usize>().map_err(|e| format!("`{v}`: {e}"));
-    Ok([p(a)?, p(b)?, p(c)?])
+    if parts.len() != N {
+        return Err(format!(
+            "{} side(s) given, {N} expected: {expected}",
+            parts.len()
+        ));
+    }
+    let mut out = [0; N];
+    for (o, p) in out.iter_mut().zip(&parts) {
+        *o = positive::<usize>(p).map_err(|e| format!("side `{}`: {e}", p.trim()))?;
+    }
+    Ok(out)
 }
 
 /// The adapter chosen by `--adapter` (or `$LBM_GPU_ADAPTER`, else the best).

@@ -6,15 +6,17 @@ use std::path::Path;
 
 use super::CliError;
 
-/// Refuses, before any work, a CSV path whose directory does not exist or that names a
-/// directory.
-pub fn check_csv_path(path: &Path) -> Result<(), CliError> {
+/// Refuses, before any work, a CSV path whose directory does not exist, that names a
+/// directory, or that names an existing file (unless `force`).
+pub fn check_csv_path(path: &Path, force: bool) -> Result<(), CliError> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let problem = if path.is_dir() {
         Some("it is a directory")
+    } else if path.exists() && !force {
+        Some("the file exists (pass --force to overwrite it)")
     } else if !dir.is_dir() {
         Some("its directory does not exist")
     } else {
@@ -23,7 +25,7 @@ pub fn check_csv_path(path: &Path) -> Result<(), CliError> {
     match problem {
         Some(why) => Err(CliError::Config {
             key: "csv".into(),
-            message: format!("{}: {why}; give a file path", path.display()),
+            message: format!("{}: {why}; or give another file path", path.display()),
         }),
         None => Ok(()),
     }

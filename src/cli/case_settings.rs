@@ -4,9 +4,22 @@ use lbm::cases::{
     AdvectionDiffusion, Cavity3d, Duct, Poiseuille, RayleighBenard, RayleighTaylor, TaylorGreen,
     TaylorGreen3d,
 };
+use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Bgk, D2Q37, D3Q19Bgk};
+use lbm::{LayoutKind, Model};
 
 use super::CliError;
-use super::settings::{Collision, Settings, bad, require};
+use super::settings::{Checks, Collision, Settings, bad, require};
+
+/// The largest amplitude of a Taylor–Green vortex: its fastest site starts at Mach
+/// `u₀/cs = 0.25 √3 ≈ 0.43`, inside the second-order equilibrium's range (Mach 0.5, where the
+/// divergence check stops a run).
+const MAX_VORTEX_VELOCITY: f64 = 0.25;
+
+/// Refuses a lattice of `size` sites that model `M` cannot run at all (sides below its halo),
+/// before the settings that depend on the size are checked: the lattice's own problem first.
+fn lattice<M: Model>(size: [usize; 3]) -> Result<(), CliError> {
+    lbm::check_size::<M>(size, LayoutKind::Soa).map_err(|e| bad("lx", e.to_string()))
+}
 
 /// The relaxation time (τ > ½ is checked by the model, which names it).
 fn tau(s: &Settings, default: f64) -> Result<f64, CliError> {
@@ -20,35 +33,39 @@ fn tau(s: &Settings, default: f64) -> Result<f64, CliError> {
 
 /// The Rayleigh–Taylor case of `s` on an `lx × ly` box.
 pub fn rayleigh_taylor(s: &Settings, (lx, ly): (usize, usize)) -> Result<RayleighTaylor, CliError> {
-    Ok(RayleighTaylor {
+    lattice::<D2Q37>([lx, ly, 1])?;
+    let mut c = Checks::default();
+    let case = RayleighTaylor {
         lx,
         ly,
-        atwood: require(
+        atwood: c.take(require(
             "atwood",
             s.atwood.unwrap_or(0.2),
             |v| v > 0.0 && v < 1.0,
             "the Atwood number lies in (0, 1)",
-        )?,
-        gravity: require(
+        )),
+        gravity: c.take(require(
             "gravity",
             s.gravity.unwrap_or(2e-4),
             |v| v > 0.0 && v < 0.01,
             "gravity in (0, 0.01) lattice units",
-        )?,
-        tau: tau(s, 0.55)?,
-        amplitude: require(
+        )),
+        tau: c.take(tau(s, 0.55)),
+        amplitude: c.take(require(
             "amplitude",
             s.amplitude.unwrap_or(4.0),
             |v| v.abs() < ly as f64 / 4.0,
             "|amplitude| below a quarter of the height",
-        )?,
-        width: require(
+        )),
+        width: c.take(require(
             "width",
             s.width.unwrap_or(2.0),
             |v| v > 0.0 && v < ly as f64 / 4.0,
             "a width in (0, LY/4) sites",
-        )?,
-    })
+        )),
+    };
+    c.done()?;
+    Ok(case)
 }
 
 /// The Reynolds number (`default` when unset).
@@ -62,20 +79,24 @@ fn reynolds(s: &Settings, default: f64) -> Result<f64, CliError> {
 }
 
 /// The cavity's Reynolds number and lid speed.
-pub fn cavity(s: &Settings) -> Result<(f64, f64), CliError> {
-    let re = reynolds(s, 100.0)?;
-    let lid = require(
+pub fn cavity(s: &Settings, n: usize) -> Result<(f64, f64), CliError> {
+    lattice::<D2Q9Bgk>([n, n, 1])?;
+    let mut c = Checks::default();
+    let re = c.take(reynolds(s, 100.0));
+    let lid = c.take(require(
         "lid",
         s.lid.unwrap_or(0.1),
         |v| v > 0.0 && v <= 0.3,
         "a lid speed in (0, 0.3] (the Mach number U/cs stays below about 0.5)",
-    )?;
+    ));
+    c.done()?;
     Ok((re, lid))
 }
 
 /// The lid-driven cube of `s` with side `n`.
 pub fn cavity_3d(s: &Settings, (n, _): (usize, usize)) -> Result<Cavity3d, CliError> {
-    let (re, lid) = cavity(s)?;
+    lattice::<D3Q19Bgk>([n, n, n])?;
+    let (re, lid) = cavity(s, n)?;
     Ok(Cavity3d { n, re, lid })
 }
 
@@ -91,22 +112,30 @@ fn acceleration(s: &Settings) -> Result<f64, CliError> {
 
 /// The Poiseuille case of `s` in an `lx × ly` channel.
 pub fn poiseuille(s: &Settings, (lx, ly): (usize, usize)) -> Result<Poiseuille, CliError> {
-    Ok(Poiseuille {
+    lattice::<D2Q9Bgk>([lx, ly, 1])?;
+    let mut c = Checks::default();
+    let case = Poiseuille {
         lx,
         ly,
-        tau: tau(s, 0.8)?,
-        acceleration: acceleration(s)?,
-    })
+        tau: c.take(tau(s, 0.8)),
+        acceleration: c.take(acceleration(s)),
+    };
+    c.done()?;
+    Ok(case)
 }
 
 /// The duct of `s`: `lx` long, a square section of `n × n` sites.
 pub fn duct(s: &Settings, (lx, n): (usize, usize)) -> Result<Duct, CliError> {
-    Ok(Duct {
+    lattice::<D3Q19Bgk>([lx, n, n])?;
+    let mut c = Checks::default();
+    let case = Duct {
         lx,
         n,
-        tau: tau(s, 1.0)?,
-        acceleration: acceleration(s)?,
-    })
+        tau: c.take(tau(s, 1.0)),
+        acceleration: c.take(acceleration(s)),
+    };
+    c.done()?;
+    Ok(case)
 }
 
 /// The advection–diffusion case of `s` on an `n × n` box.
@@ -114,31 +143,49 @@ pub fn advection_diffusion(
     s: &Settings,
     (n, _): (usize, usize),
 ) -> Result<AdvectionDiffusion, CliError> {
-    Ok(AdvectionDiffusion {
-        n: require("lx", n, |v| v >= 16, "a side of at least 16 sites")?,
-        tau: tau(s, 0.8)?,
-        velocity: require(
+    lattice::<D2Q5AdvectionDiffusion>([n, n, 1])?;
+    let mut c = Checks::default();
+    let case = AdvectionDiffusion {
+        n: c.take(require("lx", n, |v| v >= 16, "a side of at least 16 sites")),
+        tau: c.take(tau(s, 0.8)),
+        velocity: c.take(require(
             "velocity",
             s.velocity.unwrap_or(0.05),
             |v| v.abs() <= 0.2,
             "a flow speed in [−0.2, 0.2] (the scalar's Courant number)",
-        )?,
+        )),
         isotropic: false,
-    })
+    };
+    c.done()?;
+    Ok(case)
 }
 
 /// The Taylor–Green case of `s` on an `n × n` box.
 pub fn taylor_green(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen, CliError> {
-    Ok(TaylorGreen {
+    lattice::<D2Q9Bgk>([n, n, 1])?;
+    let mut c = Checks::default();
+    let case = TaylorGreen {
         n,
-        tau: tau(s, 0.8)?,
-        u0: require(
-            "velocity",
-            s.velocity.unwrap_or(0.05),
-            |v| (0.0..=0.3).contains(&v),
-            "an amplitude in [0, 0.3]",
-        )?,
-    })
+        tau: c.take(tau(s, 0.8)),
+        u0: c.take(vortex_velocity(s, true)),
+    };
+    c.done()?;
+    Ok(case)
+}
+
+/// The amplitude `u₀` of a Taylor–Green vortex, up to [`MAX_VORTEX_VELOCITY`]; 0 (a fluid
+/// at rest) is allowed where `rest`.
+fn vortex_velocity(s: &Settings, rest: bool) -> Result<f64, CliError> {
+    require(
+        "velocity",
+        s.velocity.unwrap_or(0.05),
+        move |v: f64| (if rest { v >= 0.0 } else { v > 0.0 }) && v <= MAX_VORTEX_VELOCITY,
+        &format!(
+            "an amplitude in {}0, {MAX_VORTEX_VELOCITY}] (the vortex starts at Mach \
+             u₀/cs = u₀ √3, and the second-order equilibrium holds below Mach 0.5)",
+            if rest { "[" } else { "(" }
+        ),
+    )
 }
 
 /// The Smagorinsky constant of `s` when its collision is Smagorinsky's (0.1 by default);
@@ -161,13 +208,11 @@ pub fn smagorinsky(s: &Settings, collision: Collision) -> Result<f64, CliError> 
 
 /// The 3-D Taylor–Green case of `s` on an `n³` cube (Re = 1600 by default, the DNS's).
 pub fn taylor_green_3d(s: &Settings, (n, _): (usize, usize)) -> Result<TaylorGreen3d, CliError> {
-    let re = reynolds(s, 1600.0)?;
-    let u0 = require(
-        "velocity",
-        s.velocity.unwrap_or(0.05),
-        |v| v > 0.0 && v <= 0.3,
-        "an amplitude in (0, 0.3]",
-    )?;
+    lattice::<D3Q19Bgk>([n, n, n])?;
+    let mut c = Checks::default();
+    let re = c.take(reynolds(s, 1600.0));
+    let u0 = c.take(vortex_velocity(s, false));
+    c.done()?;
     Ok(TaylorGreen3d::new(n, re, u0))
 }
 
@@ -188,6 +233,13 @@ pub fn rayleigh_benard(s: &Settings, height: usize) -> Result<RayleighBenard, Cl
         )?,
         ..RayleighBenard::new(height, 1e4)
     };
+    let (lx, ly) = case.size();
+    lattice::<D2Q9Bgk>([lx, ly, 1]).map_err(|_| {
+        bad(
+            "ly",
+            format!("a layer of {height} sites is {lx} wide: too large a lattice to address"),
+        )
+    })?;
     // Both relaxation times must exceed ½ by a margin the BGK/TRT collisions stay stable with.
     for (what, tau) in [
         ("flow", case.flow_params().tau),

@@ -19,7 +19,9 @@ use lbm::output::{Table, png};
 use lbm::{Coupled, Layout, Real, Solver, read_checkpoint};
 
 use super::driver::{due, next_multiple};
-use super::plan::{Plan, gpu_options, prepare_out_dir};
+use super::plan::{
+    Plan, check_about, gpu_options, missing_dirs, prepare_out_dir, remove_if_empty, write_stamp,
+};
 use super::settings::{BackendArg, bad};
 use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl, layout_kind};
 
@@ -46,12 +48,31 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
         BackendArg::Gpu => Some(Arc::new(GpuContext::new(&gpu_options(plan))?)),
         _ => None,
     };
-    prepare_out_dir(plan, NAME)?;
-    let case = &case;
-    match ctx {
-        Some(ctx) => dispatch_real(plan.precision, GpuJob { plan, case, ctx }),
-        None => dispatch_vl(plan.layout, plan.vl, plan.precision, CpuJob { plan, case }),
+    let about = match &plan.resume {
+        Some(path) => {
+            let about = lbm::read_manifest(path)?.about;
+            check_about(path, &about, NAME, &format!("{case:?}"))?;
+            Some(about)
+        }
+        None => None,
+    };
+    // A run refused before it writes anything leaves no directory behind.
+    let created = missing_dirs(&plan.out);
+    let result = (|| {
+        let plan = &Plan {
+            run: prepare_out_dir(plan, NAME, about.as_ref(), true)?,
+            ..plan.clone()
+        };
+        let case = &case;
+        match ctx {
+            Some(ctx) => dispatch_real(plan.precision, GpuJob { plan, case, ctx }),
+            None => dispatch_vl(plan.layout, plan.vl, plan.precision, CpuJob { plan, case }),
+        }
+    })();
+    if result.is_err() {
+        remove_if_empty(&created);
     }
+    result
 }
 
 /// The run on the CPU, with a layout and precision chosen at run time.
@@ -180,6 +201,7 @@ where
     // 0: the first and the last step only.
     let output_every = plan.output_every;
     let mut stepping = 0.0;
+    write_stamp(plan, NAME, &format!("{case:?}"))?;
     write(plan, case, &c, &mut table)?;
     while c.steps_done() < plan.steps {
         let now = c.steps_done();
@@ -197,14 +219,16 @@ where
         stepping += t.elapsed().as_secs_f64();
         let now = c.steps_done();
         let end = now == plan.steps;
-        if due(now, plan.check_every) || end {
+        let writes = due(now, output_every) || due(now, plan.checkpoint_every);
+        // Nothing is written of a state that has diverged.
+        if due(now, plan.check_every) || end || writes {
             c.check()?;
         }
         if due(now, output_every) || end {
             write(plan, case, &c, &mut table)?;
         }
         if due(now, plan.checkpoint_every) || (end && plan.checkpoint_every > 0) {
-            checkpoint(plan, &c)?;
+            checkpoint(plan, case, &c)?;
         }
     }
     summary(case, &c, &table, stepping, start)
@@ -263,12 +287,22 @@ where
     Ok(())
 }
 
-/// Both lattices' checkpoints (each written whole or not at all).
-fn checkpoint<A: Solver, B: Solver>(plan: &Plan, c: &Coupled<A, B>) -> Result<(), CliError> {
-    c.first()
-        .write_checkpoint(&plan.out.join(format!("{NAME}_flow_checkpoint.lbm")))?;
-    c.second()
-        .write_checkpoint(&plan.out.join(format!("{NAME}_temperature_checkpoint.lbm")))?;
+/// Both lattices' checkpoints (each written whole or not at all), saying which run and case
+/// they are of.
+fn checkpoint<A: Solver, B: Solver>(
+    plan: &Plan,
+    case: &RayleighBenard,
+    c: &Coupled<A, B>,
+) -> Result<(), CliError> {
+    let about = super::driver::about(plan, NAME, case);
+    c.first().write_checkpoint_about(
+        &plan.out.join(format!("{NAME}_flow_checkpoint.lbm")),
+        &about,
+    )?;
+    c.second().write_checkpoint_about(
+        &plan.out.join(format!("{NAME}_temperature_checkpoint.lbm")),
+        &about,
+    )?;
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 //! second (so the progress bar moves and Ctrl-C is answered promptly), divergence checks,
 //! the steady-state test, outputs and checkpoints at their intervals, and the summary.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,6 +99,12 @@ pub fn drive<C: Case, S: Solver<Model = C::Model> + ?Sized>(
     let root = solver.is_root();
     let start = solver.steps_done();
     let mut out = Outputs::new(plan, case, start)?;
+    let stamped = if root {
+        super::plan::write_stamp(plan, case.name(), &format!("{case:?}"))
+    } else {
+        Ok(())
+    };
+    together(solver, stamped)?;
     let (lx, ly) = case.size();
     let lz = case.depth();
     let shape = lbm::Extent::of_size([lx, ly, lz]);
@@ -148,11 +155,18 @@ pub fn drive<C: Case, S: Solver<Model = C::Model> + ?Sized>(
         ));
         let last = now >= plan.steps;
         let mut reason = None;
-        if due(now, plan.check_every) || last {
+        // Nothing is written of a state that has diverged: the state is checked at its own
+        // interval and before every output, diagnostics row and checkpoint.
+        let writes = due(now, plan.output_every)
+            || due(now, plan.diagnostics_every)
+            || due(now, plan.checkpoint_every);
+        let mut checked = false;
+        if due(now, plan.check_every) || last || writes {
             solver.check()?;
-            if steady.reached(solver)? {
-                reason = Some(format!("steady at step {now}"));
-            }
+            checked = true;
+        }
+        if (due(now, plan.check_every) || last) && steady.reached(solver)? {
+            reason = Some(format!("steady at step {now}"));
         }
         if interrupted.load(Ordering::SeqCst) {
             reason = Some(format!("interrupted by Ctrl-C at step {now}"));
@@ -163,6 +177,9 @@ pub fn drive<C: Case, S: Solver<Model = C::Model> + ?Sized>(
             stop = Some(reason.unwrap_or_else(|| format!("stopped at step {now} by another rank")));
         }
         let end = last || stop.is_some();
+        if end && !checked {
+            solver.check()?;
+        }
         if end || due(now, plan.output_every) {
             bar.suspend(|| out.write(solver, true))?;
         } else if due(now, plan.diagnostics_every) {
@@ -474,7 +491,7 @@ impl<'a, C: Case> Outputs<'a, C> {
     fn checkpoint<S: Solver + ?Sized>(&mut self, solver: &S) -> Result<(), CliError> {
         let t = Instant::now();
         let path = self.checkpoint_path();
-        solver.write_checkpoint(&path)?;
+        solver.write_checkpoint_about(&path, &about(self.plan, self.case.name(), self.case))?;
         self.time += t.elapsed();
         Ok(())
     }
@@ -580,4 +597,18 @@ impl Summary {
         );
         Ok(())
     }
+}
+
+/// What a checkpoint of the run says of it: the run's token (the stamp of its output
+/// directory), the case's name and its settings, which a resume compares with its own.
+pub(super) fn about(
+    plan: &Plan,
+    name: &str,
+    case: &dyn std::fmt::Debug,
+) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("run".to_string(), plan.run.clone()),
+        ("case".to_string(), name.to_string()),
+        ("settings".to_string(), format!("{case:?}")),
+    ])
 }

@@ -119,6 +119,9 @@ pub enum CliError {
     #[cfg(feature = "mpi")]
     #[error(transparent)]
     Domain(#[from] lbm::domain::DomainError),
+    /// Several independent settings are invalid: each on a line of its own.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<CliError>),
     /// The run was stopped by Ctrl-C.
     #[error("{}", interrupted_message(*.step, .checkpoint.as_deref()))]
     Interrupted {

@@ -14,7 +14,9 @@ use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, read_checkpoint};
 
 use super::case_settings;
 use super::driver::start_and_drive;
-use super::plan::{Plan, Resume, gpu_options, prepare_out_dir};
+use super::plan::{
+    Plan, Resume, check_about, gpu_options, missing_dirs, prepare_out_dir, remove_if_empty,
+};
 use super::settings::{BackendArg, CaseName, Collision, Settings, bad, require};
 use super::{
     CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_width_built,
@@ -42,13 +44,15 @@ Outputs in the output directory, all named after the case: <case>_<field>_<step>
 most 2048 pixels a side), <case>.pvd (the VTK series for ParaView: a <case>_<step>.pvti per output
 step joining the pieces each rank wrote in <case>_pieces/), <case>_diagnostics.csv (step, time,
 mass, momentum_x, momentum_y, energy, max_mach and the case's columns), <case>_checkpoint.lbm (a
-manifest; its shards, one per rank, beside it). Existing outputs of the case are not overwritten
-without --force. Ctrl-C stops after the current step and writes a
-checkpoint when checkpoints are on; continue with --resume <out>/<case>_checkpoint.lbm.";
+manifest; its shards, one per rank, beside it), <case>_run.toml (which run the outputs are of).
+Existing outputs of the case are not overwritten without --force, which removes them first
+(checkpoints kept); a resume appends only to the outputs of the run that wrote its checkpoint.
+Ctrl-C stops after the current step and writes a checkpoint when checkpoints are on; continue
+with --resume <out>/<case>_checkpoint.lbm.";
 
 /// Options of `lbm run`.
 #[derive(Debug, Clone, Args)]
-#[command(after_long_help = FILE_HELP)]
+#[command(after_long_help = FILE_HELP, allow_negative_numbers = true)]
 pub struct RunArgs {
     /// A TOML case file (keys as the options); command-line options override it.
     #[arg(long, value_name = "FILE")]
@@ -57,7 +61,8 @@ pub struct RunArgs {
     /// wrote it); outputs of later steps are overwritten.
     #[arg(long, value_name = "CHECKPOINT")]
     pub resume: Option<PathBuf>,
-    /// Overwrite the outputs of an earlier run of the case in the output directory.
+    /// Replace the outputs of an earlier run of the case in the output directory (they are
+    /// removed first; checkpoints are kept).
     #[arg(long)]
     pub force: bool,
     /// The settings.
@@ -187,7 +192,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     match case {
         CaseName::RayleighTaylor => launch(world, &plan, case_settings::rayleigh_taylor(&s, size)?),
         CaseName::Cavity => {
-            let (re, lid) = case_settings::cavity(&s)?;
+            let (re, lid) = case_settings::cavity(&s, size.0)?;
             let collision = s.collision.unwrap_or(Collision::Bgk);
             let c = case_settings::smagorinsky(&s, collision)?;
             let n = size.0;
@@ -332,6 +337,13 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         ));
     }
     let split = split(s, backend)?;
+    if s.adapter.is_some() && backend == BackendArg::Cpu {
+        return Err(bad(
+            "adapter",
+            "chooses the GPU of the gpu and hetero backends; the cpu backend runs none: add \
+             --backend gpu (or hetero), or drop --adapter",
+        ));
+    }
     let scheme = match (s.scheme, backend) {
         (Some(sch), _) => sch.into(),
         (None, BackendArg::Cpu) => Scheme::InPlace,
@@ -379,6 +391,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         resume: a.resume.clone(),
         force: a.force,
         memory: Need::default(),
+        run: String::new(),
     })
 }
 
@@ -469,20 +482,23 @@ fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> 
     }
     plan.images = Some(images);
     check_slice(&plan, &case)?;
-    prepare_out_dir(&plan, case.name())?;
-    // Every rank has checked the directory before rank 0 writes into it.
-    world.barrier();
+    // A run refused before it writes anything leaves no directory behind.
+    let created = missing_dirs(&plan.out);
     let job = Job {
         world,
         plan: &plan,
         case: &case,
     };
-    match plan.backend {
+    let result = match plan.backend {
         BackendArg::Gpu => dispatch_real(plan.precision, job),
         BackendArg::Cpu | BackendArg::Hetero => {
             dispatch_vl(plan.layout, plan.vl, plan.precision, job)
         }
+    };
+    if result.is_err() {
+        remove_if_empty(&created);
     }
+    result
 }
 
 /// The run of a case with a layout and precision chosen at run time: generic over both on
@@ -496,16 +512,25 @@ struct Job<'a, C: Case> {
 
 impl<'a, C: Case> Job<'a, C> {
     /// The plan with the memory this process will hold (refused before any work when it does
-    /// not fit), and the checkpoint to resume from, checked against the case.
-    fn prepare<T: Real>(&self) -> Result<(Plan, Resume<'a, C::Model, T>), CliError> {
-        let plan = Plan {
-            memory: super::memory::check::<C, T>(self.world, self.plan, self.case)?,
+    /// not fit), the checkpoint to resume from, checked against the case, and the output
+    /// directory prepared for this run (every rank has checked it before the root writes).
+    fn prepare<T: Real>(
+        &self,
+        device_in_host_memory: bool,
+    ) -> Result<(Plan, Resume<'a, C::Model, T>), CliError> {
+        let memory =
+            super::memory::check::<C, T>(self.world, self.plan, self.case, device_in_host_memory)?;
+        let mut plan = Plan {
+            memory,
             ..self.plan.clone()
         };
         let checkpoint = match &self.plan.resume {
             Some(path) => Some((path, resume_from::<C, T>(path, self.case, plan.steps)?)),
             None => None,
         };
+        let about = checkpoint.as_ref().map(|(_, c)| &c.header.about);
+        plan.run = prepare_out_dir(&plan, self.case.name(), about, self.world.rank() == 0)?;
+        self.world.barrier();
         Ok((plan, checkpoint))
     }
 }
@@ -515,7 +540,7 @@ impl<C: Case> Generic for Job<'_, C> {
 
     /// The host backends: the CPU alone, or split with a GPU.
     fn run<L: Layout, T: Real>(self) -> Self::Output {
-        let (plan, checkpoint) = self.prepare::<T>()?;
+        let (plan, checkpoint) = self.prepare::<T>(false)?;
         let (plan, case) = (&plan, self.case);
         #[cfg(feature = "mpi")]
         if self.world.ranks() > 1 {
@@ -547,14 +572,17 @@ impl<C: Case> GenericReal for Job<'_, C> {
 
     /// The GPU backend.
     fn run<T: Real>(self) -> Self::Output {
-        let (plan, checkpoint) = self.prepare::<T>()?;
-        let (plan, case) = (&plan, self.case);
-        let layout = layout_kind(plan.layout, plan.vl);
+        let layout = layout_kind(self.plan.layout, self.plan.vl);
         #[cfg(feature = "mpi")]
         if self.world.ranks() > 1 {
-            return super::dist::run_gpu::<C, T>(self.world, plan, case, layout, checkpoint);
+            // Each rank opens its adapter in the ring; their memory is counted as a GPU's.
+            let (plan, checkpoint) = self.prepare::<T>(false)?;
+            return super::dist::run_gpu::<C, T>(self.world, &plan, self.case, layout, checkpoint);
         }
-        let ctx = Arc::new(GpuContext::new(&gpu_options(plan))?);
+        // The device first: a CPU adapter's memory is the host's, and counted so.
+        let ctx = Arc::new(GpuContext::new(&gpu_options(self.plan))?);
+        let (plan, checkpoint) = self.prepare::<T>(ctx.is_cpu())?;
+        let (plan, case) = (&plan, self.case);
         let (lx, ly) = case.size();
         let lat = lbm::gpu::GpuLattice::<C::Model, T>::with_size(
             &ctx,
@@ -576,6 +604,10 @@ fn resume_from<C: Case, T: Real>(
     steps: u64,
 ) -> Result<Checkpoint<C::Model, T>, CliError> {
     let c = read_checkpoint::<C::Model, T>(path)?;
+    let mismatch = |what: String| CliError::Resume {
+        path: path.display().to_string(),
+        what,
+    };
     if c.header.step >= steps {
         return Err(bad(
             "steps",
@@ -587,10 +619,6 @@ fn resume_from<C: Case, T: Real>(
         ));
     }
     let (lx, ly) = case.size();
-    let mismatch = |what: String| CliError::Resume {
-        path: path.display().to_string(),
-        what,
-    };
     let ours = [lx, ly, case.depth()];
     if c.header.size() != ours {
         return Err(mismatch(format!(
@@ -606,5 +634,8 @@ fn resume_from<C: Case, T: Real>(
             "its parameter {n} = {a}, this run has {n} = {b}"
         )));
     }
+    // Another case of the same model, size and parameters (a cavity's checkpoint resumed as
+    // a Taylor–Green vortex): told by what the program wrote of the run.
+    check_about(path, &c.header.about, case.name(), &format!("{case:?}"))?;
     Ok(c)
 }

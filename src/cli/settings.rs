@@ -105,16 +105,16 @@ pub struct Settings {
     pub case: Option<CaseName>,
     /// Lattice width LX; the cube's side (taylor-green-3d, cavity-3d), the duct's length
     /// (duct) [default: per case].
-    #[arg(long, help_heading = "Lattice")]
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lx: Option<usize>,
     /// Lattice height LY, a multiple of the layout's VL; the side of the duct's square
     /// section, LY = LZ (duct) [default: per case].
-    #[arg(long, help_heading = "Lattice")]
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ly: Option<usize>,
     /// Steps in total; a resumed run continues up to this step [default: per case].
-    #[arg(long, help_heading = "Lattice")]
+    #[arg(long, value_parser = whole::<u64>, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steps: Option<u64>,
     /// Precision: f64, f32, or f16s (binary16 storage, f32 arithmetic)
@@ -129,7 +129,7 @@ pub struct Settings {
     /// Cluster width VL of csoa and caosoa: 4, 8 or 16 [default: one 64-byte vector of the
     /// arithmetic, 8 in f64 and 16 in f32 and f16s]; on the cpu and hetero backends other
     /// widths need the program built with `--features widths`.
-    #[arg(long, help_heading = "Execution")]
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vl: Option<usize>,
     /// Streaming scheme [default: in-place on the CPU, two-copy on the GPU].
@@ -148,7 +148,7 @@ pub struct Settings {
     pub adapter: Option<String>,
     /// Backend hetero: M, the border columns on each side run on the host [default: tuned at
     /// start-up by the model of Calore et al. 2019, eq. 4–8].
-    #[arg(long, help_heading = "Execution")]
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_columns: Option<usize>,
     /// Backend hetero: the host's share 2M/LX of the columns, in [0, 1] [default: tuned].
@@ -157,7 +157,7 @@ pub struct Settings {
     pub host_share: Option<f64>,
     /// Check for divergence (NaN, Mach beyond the model's range, T ≤ 0) every N steps
     /// [default: 500].
-    #[arg(long, help_heading = "Execution")]
+    #[arg(long, value_parser = whole::<u64>, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check_every: Option<u64>,
     /// Stop when steady: the velocity changes by less than TOL × the case's velocity scale
@@ -171,12 +171,12 @@ pub struct Settings {
     pub out: Option<PathBuf>,
     /// Write images, VTK files and a diagnostics row every N steps, besides the first and the
     /// last step (0: only those) [default: per case].
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, value_parser = whole::<u64>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output_every: Option<u64>,
     /// Append a diagnostics row (no image, no VTK) every N steps besides the outputs (0:
     /// only with them) [default: per case, 0 for most].
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, value_parser = whole::<u64>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diagnostics_every: Option<u64>,
     /// Fields drawn as PNG images, comma-separated: the model's moments (rho, ux, uy, T),
@@ -186,17 +186,17 @@ pub struct Settings {
     pub images: Option<Vec<String>>,
     /// The plane x = N of a 3-D lattice drawn as the PNG images instead of a plane of
     /// constant z (y to the right, z up).
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_x: Option<usize>,
     /// The plane y = N of a 3-D lattice drawn as the PNG images instead of a plane of
     /// constant z (x to the right, z up).
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_y: Option<usize>,
     /// The plane z = N of a 3-D lattice drawn as the PNG images (x to the right, y up)
     /// [default: LZ/2].
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_z: Option<usize>,
     /// Write VTK files (true or false): a piece per rank (`.vti`), a `.pvti` per output step
@@ -209,7 +209,7 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vtk_zlib: Option<bool>,
     /// Write a checkpoint every N steps, at the end and on Ctrl-C (0: never) [default: 0].
-    #[arg(long, help_heading = "Output")]
+    #[arg(long, value_parser = whole::<u64>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<u64>,
     /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green, duct,
@@ -256,7 +256,7 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceleration: Option<f64>,
-    /// Initial velocity amplitude u₀, at most 0.3 (taylor-green, taylor-green-3d); the flow's
+    /// Initial velocity amplitude u₀, at most 0.25 (taylor-green, taylor-green-3d); the flow's
     /// speed along x, at most 0.2 (advection-diffusion); the free-fall velocity √(gβΔT H), at
     /// most 0.2 (rayleigh-benard) [default: 0.05; 0.1 for rayleigh-benard].
     #[arg(long, help_heading = "Physics")]
@@ -325,9 +325,14 @@ pub fn bad(key: &str, message: impl Into<String>) -> CliError {
 impl Settings {
     /// The settings of the TOML file at `path`.
     pub fn from_file(path: &Path) -> Result<Self, CliError> {
-        let text = std::fs::read_to_string(path).map_err(|source| CliError::Io {
+        let bytes = std::fs::read(path).map_err(|source| CliError::Io {
             path: path.display().to_string(),
             source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|_| CliError::ConfigFile {
+            path: path.display().to_string(),
+            message: "it is not text (binary data): give a TOML case file (see lbm run --help)"
+                .into(),
         })?;
         Self::from_toml(&text).map_err(|message| CliError::ConfigFile {
             path: path.display().to_string(),
@@ -382,6 +387,30 @@ impl Settings {
     }
 }
 
+/// The problems of settings checked independently, reported together (as the model DSL's
+/// checks are): every bad setting in one message instead of one per attempt.
+#[derive(Debug, Default)]
+pub struct Checks(Vec<CliError>);
+
+impl Checks {
+    /// The value of `r`, or (keeping its error for [`Checks::done`]) a placeholder.
+    pub fn take<T: Default>(&mut self, r: Result<T, CliError>) -> T {
+        r.unwrap_or_else(|e| {
+            self.0.push(e);
+            T::default()
+        })
+    }
+
+    /// `Ok` when every check passed, else their errors together.
+    pub fn done(mut self) -> Result<(), CliError> {
+        match self.0.len() {
+            0 => Ok(()),
+            1 => Err(self.0.remove(0)),
+            _ => Err(CliError::Several(self.0)),
+        }
+    }
+}
+
 /// Checks that `value` of `key` satisfies `ok`, or reports what is allowed.
 pub fn require<T: std::fmt::Display + Copy>(
     key: &str,
@@ -393,5 +422,35 @@ pub fn require<T: std::fmt::Display + Copy>(
         Ok(value)
     } else {
         Err(bad(key, format!("{value} is not allowed: {allowed}")))
+    }
+}
+
+/// The largest whole number a setting takes: a case file's integers are TOML's, 64-bit signed,
+/// and the command line takes what the file can hold.
+pub const MAX_WHOLE: u64 = i64::MAX as u64;
+
+/// Parses a whole number in `0..=MAX_WHOLE` (for clap), saying what is wrong with anything
+/// else: a negative number, a fraction, a word, a number too large.
+pub fn whole<T: TryFrom<u64>>(s: &str) -> Result<T, String> {
+    let t = s.trim();
+    let digits = !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    if !digits {
+        return Err(if t.starts_with('-') {
+            "a negative number: a whole number ≥ 0 is expected".to_string()
+        } else {
+            "not a whole number (digits only, e.g. 256)".to_string()
+        });
+    }
+    match t.parse::<u64>() {
+        Ok(v) if v <= MAX_WHOLE => T::try_from(v).map_err(|_| "too large for this machine".into()),
+        _ => Err(format!("too large: at most {MAX_WHOLE}")),
+    }
+}
+
+/// As [`whole`], at least 1.
+pub fn positive<T: TryFrom<u64>>(s: &str) -> Result<T, String> {
+    match whole::<u64>(s)? {
+        0 => Err("0: at least 1 is expected".into()),
+        v => T::try_from(v).map_err(|_| "too large for this machine".into()),
     }
 }

@@ -10,10 +10,10 @@ use lbm::gpu::GpuContext;
 use lbm::hetero::{
     CALIBRATION_STEPS, HeteroLattice, SplitChoice, SplitModel, calibrate, nearest_admissible,
 };
-use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params};
+use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params, D3Q19Bgk};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
 
-use super::bench_args::{BenchArgs, Which, d3q19_duct, open_context, require_one_of};
+use super::bench_args::{BenchArgs, Which, d3q19_duct, lattice_fits, open_context, require_one_of};
 use super::{CliError, Generic, dispatch};
 
 /// Default sweep lattices: a few milliseconds per step on two cores.
@@ -23,6 +23,20 @@ const D2Q37_SIZE: (usize, usize) = (192, 128);
 /// Runs the sweep for the chosen models, in the first chosen layout and precision.
 pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     require_one_of(a, &[Which::D2q9, Which::D2q37, Which::D3q19], "split")?;
+    // The lattices of the sweep fit, in the layout and precision it runs, before the device
+    // is opened.
+    let first = |key, size| (key, size, &a.layout[..1], &a.precision[..1]);
+    if a.model.includes(Which::D2q9) {
+        let (lx, ly) = a.split_size.unwrap_or(D2Q9_SIZE);
+        lattice_fits::<D2Q9Bgk>(first("split-size", [lx, ly, 1]))?;
+    }
+    if a.model.includes(Which::D2q37) {
+        let (lx, ly) = a.split_size.unwrap_or(D2Q37_SIZE);
+        lattice_fits::<D2Q37>(first("split-size", [lx, ly, 1]))?;
+    }
+    if a.model.includes(Which::D3q19) {
+        lattice_fits::<D3Q19Bgk>(first("split-d3q19-size", a.split_d3q19_size))?;
+    }
     let ctx = open_context(a)?;
     println!(
         "Host/device split (Calore et al. 2019 §6.1, Fig. 8) on {}",

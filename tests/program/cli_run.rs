@@ -580,7 +580,7 @@ fn divergence_stops_with_the_step_the_site_and_a_hint() {
             "--lx",
             "32",
             "--velocity",
-            "0.3",
+            "0.25",
             "--tau",
             "0.5001",
             "--steps",
@@ -905,9 +905,14 @@ fn a_run_that_cannot_fit_is_refused_before_any_work() {
             " GiB (program ",
             ", populations ",
             "GiB available (",
-            "use more ranks (on more nodes), f32, or the in-place scheme",
+            "try a smaller lattice (--lx, --ly)",
+            "--precision f32",
         ],
     );
+    // More ranks only where the program takes MPI; the in-place scheme only where the run
+    // is not in place already (the CPU's default).
+    assert_eq!(t.contains("more ranks"), cfg!(feature = "mpi"), "{t}");
+    assert!(!t.contains("--scheme in-place"), "{t}");
     assert!(
         started.elapsed() < std::time::Duration::from_secs(60),
         "refused only after {:?}:\n{t}",

@@ -7,4 +7,5 @@ mod cli_support;
 
 mod cases_3d;
 mod cli_run;
+mod hostile;
 mod taylor_green_3d;

@@ -232,7 +232,21 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
                 dev.bind_group(&layout, &pops, [&consts, &tables_buf, &mout], &ctl)
             })
             .collect();
-        let kernels = dev.kernels(&layout, &source, bounds_checks.is_none());
+        let kernels = if bounds_checks.is_some() {
+            dev.kernels(&layout, &source)
+        } else {
+            // SAFETY: the contract of `kernels_unchecked` holds. `bounds_checks` is `None` only
+            // when `bounds::prove` accepted, above, `spec` and `lay` (of which `source` is
+            // composed) with `tables` and `bound`, and the context does not keep the checks.
+            // The bindings of `groups` are what `bound` describes: each copy is
+            // `population_copy`'s `spec.chunks` buffers of `spec.chunk` values but the last
+            // (`spec.chunk == bound.chunk` and `d.len() == bound.copy` are checked by `prove`),
+            // `consts` and `tables_buf` hold `tables.consts` and `tables.tables`, `mout` holds
+            // `mout_vals == bound.mout` values. Afterwards `tables` is never rewritten,
+            // `consts` only in place (`set_field`), and `ctl.y` stays within `mout_cols`
+            // (`moment_pass`'s assertion).
+            unsafe { dev.kernels_unchecked(&layout, &source) }
+        };
         let pipelines = spec
             .entry_points()
             .into_iter()
@@ -1147,6 +1161,16 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     }
 
     fn moment_pass(&self, x0: usize, n: usize) -> Result<Vec<T>, GpuError> {
+        // The moments kernel writes `mout` for `ctl.y = n` columns from `ctl.x = x0` and, when
+        // proven in range ([`GpuLattice::bounds_checks`]), runs without bounds checks: more
+        // columns than `mout` holds would write past it on the device. One check per pass.
+        assert!(
+            n <= self.mout_cols && x0 + n <= self.d.lx,
+            "moment pass of columns {x0}..{} beyond the lattice ({}) or the output ({} columns)",
+            x0 + n,
+            self.d.lx,
+            self.mout_cols
+        );
         let ctl = [x0 as u32, n as u32, 0, 0];
         self.ctx
             .queue
@@ -1459,31 +1483,53 @@ impl Device<'_> {
             })
     }
 
-    /// The module of `source`, without runtime checks when `proven` ([`bounds`]), and the
-    /// pipeline layout of `layout`.
-    fn kernels(&self, layout: &wgpu::BindGroupLayout, source: &str, proven: bool) -> Kernels {
+    /// The module of `source`, with wgpu's runtime checks, and the pipeline layout of
+    /// `layout`.
+    fn kernels(&self, layout: &wgpu::BindGroupLayout, source: &str) -> Kernels {
+        let module = self.ctx.device.create_shader_module(shader_module(source));
+        self.kernels_of(layout, module)
+    }
+
+    /// As [`Device::kernels`], without the runtime checks of
+    /// [`wgpu::ShaderRuntimeChecks::unchecked`] (no clamp around each of the shader's loads and
+    /// stores).
+    ///
+    /// # Safety
+    /// `source` must be the shader composed ([`shader::compose`]) of `self.spec` and a layout
+    /// that [`bounds::prove`] accepted with the boundary tables and the [`Bound`] of the
+    /// buffers that every bind group of `layout` binds, and the host must keep the inputs the
+    /// proof assumes (the tables' words, `ctl.y ≤ mout_cols`). Then every index of the shader,
+    /// at every workgroup size (its guards are on the thread index, not on the size), lies in
+    /// its binding, its loops are bounded and its divisors non-zero constants ([`bounds`]),
+    /// which is what `create_shader_module_trusted` asks of a module without these checks.
+    unsafe fn kernels_unchecked(&self, layout: &wgpu::BindGroupLayout, source: &str) -> Kernels {
+        // SAFETY: the function's contract (above).
+        let module = unsafe {
+            self.ctx.device.create_shader_module_trusted(
+                shader_module(source),
+                wgpu::ShaderRuntimeChecks::unchecked(),
+            )
+        };
+        self.kernels_of(layout, module)
+    }
+
+    /// `module` and the pipeline layout of `layout`.
+    fn kernels_of(&self, layout: &wgpu::BindGroupLayout, module: wgpu::ShaderModule) -> Kernels {
         let dev = &self.ctx.device;
-        let desc = wgpu::ShaderModuleDescriptor {
-            label: Some("lbm"),
-            source: wgpu::ShaderSource::Wgsl(source.into()),
-        };
-        let module = if proven {
-            // SAFETY: `bounds::prove` showed every index of this shader, on these bindings, in
-            // range, at every workgroup size (the guard is on the thread index, which does not
-            // depend on it); its loops are bounded and its divisors non-zero constants
-            // (`bounds`).
-            unsafe {
-                dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
-            }
-        } else {
-            dev.create_shader_module(desc)
-        };
         let layout = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("lbm"),
             bind_group_layouts: &[Some(layout)],
             immediate_size: 0,
         });
         Kernels { module, layout }
+    }
+}
+
+/// The descriptor of the lattice's shader module of WGSL `source`.
+fn shader_module(source: &str) -> wgpu::ShaderModuleDescriptor<'_> {
+    wgpu::ShaderModuleDescriptor {
+        label: Some("lbm"),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
     }
 }
 

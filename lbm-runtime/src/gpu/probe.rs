@@ -43,8 +43,10 @@ const WORKGROUP: u64 = 256;
 /// into another (`b[t] = a[t]` over `vec4<u32>`, one element per thread), each copy counted
 /// as `2 · bytes` moved — the STREAM copy of a kernel, the bound a fused step can approach.
 /// Not `copy_buffer_to_buffer`: a driver may run that on a copy engine well below what
-/// kernels stream (on an H100 it moved 212 GB/s, a fused D2Q9 step 1.2 TB/s).
+/// kernels stream (on an H100 it moved 212 GB/s, a fused D2Q9 step 1.2 TB/s). The buffers
+/// are at most what the device binds ([`GpuContext::binding_limit`]; lavapipe binds 128 MiB).
 pub fn copy_gbps(ctx: &GpuContext, bytes: u64) -> Result<Probe, GpuError> {
+    let bytes = bytes.min(ctx.binding_limit());
     let n = (bytes / 16).clamp(1, u32::MAX as u64);
     let bytes = 16 * n;
     let (wx, wy) = grid(ctx, n.div_ceil(WORKGROUP));
@@ -57,9 +59,12 @@ pub fn copy_gbps(ctx: &GpuContext, bytes: u64) -> Result<Probe, GpuError> {
         row = wx * WORKGROUP
     );
     // Without runtime checks, as the lattice's kernels run: the reference is the best copy.
-    // SAFETY (where unchecked): both buffers hold `n` elements and thread `t` touches element
-    // `t < n` only.
-    let probe = Dispatch::new(ctx, "copy-probe", &source, [bytes, bytes], (wx, wy), true)?;
+    // SAFETY: the contract of `Dispatch::new_unchecked` holds: both bindings are whole buffers of
+    // `bytes = 16·n` bytes, `n` elements of `vec4<u32>`, and thread `t` reads `a[t]` and writes
+    // `b[t]` only under `t < n` (`n ≤ u32::MAX`, so the literal is exact), whatever the grid and
+    // even where `t`'s `u32` arithmetic wraps; the shader has no loop and no division.
+    let probe =
+        unsafe { Dispatch::new_unchecked(ctx, "copy-probe", &source, [bytes, bytes], (wx, wy)) }?;
     probe.rate(2.0 * bytes as f64 / 1e9)
 }
 
@@ -159,7 +164,6 @@ fn fma_dispatch<T: Real>(ctx: &GpuContext) -> Result<(Dispatch<'_>, u64), GpuErr
         &source,
         [2 * size, threads * size],
         (wx, wy),
-        false,
     )?;
     let (x, y) = FMA_XY;
     let xy: Vec<u8> = [[x; 4], [y; 4]]
@@ -218,34 +222,70 @@ struct Dispatch<'a> {
 }
 
 impl<'a> Dispatch<'a> {
-    /// The pipeline of `source` with buffers of `sizes` bytes at bindings 0 and 1, created
-    /// without runtime bounds checks where `unchecked` (the caller has proven its indexing in
-    /// range) and the context allows it.
+    /// The pipeline of `source` with buffers of `sizes` bytes at bindings 0 and 1, dispatched
+    /// on a grid of `(wx, wy)` workgroups, with wgpu's runtime checks.
     fn new(
         ctx: &'a GpuContext,
         label: &str,
         source: &str,
         sizes: [u64; 2],
-        (wx, wy): (u64, u64),
-        unchecked: bool,
+        grid: (u64, u64),
     ) -> Result<Self, GpuError> {
-        let dev = &ctx.device;
-        let desc = wgpu::ShaderModuleDescriptor {
+        let module = ctx
+            .device
+            .create_shader_module(Self::descriptor(label, source));
+        Self::with_module(ctx, label, &module, sizes, grid)
+    }
+
+    /// As [`Dispatch::new`], without the runtime checks ([`wgpu::ShaderRuntimeChecks`]) unless
+    /// the context keeps them ([`GpuContext::keeps_bounds_checks`]).
+    ///
+    /// # Safety
+    /// Every invocation of `source`'s entry point `probe`, on this grid, with whole buffers of
+    /// `sizes` bytes at bindings 0 and 1, must index inside those bindings, run no loop
+    /// without bound, divide by no zero and overflow no signed division (what the checks that
+    /// `unchecked()` drops would otherwise catch; undefined behaviour on the GPU if not).
+    unsafe fn new_unchecked(
+        ctx: &'a GpuContext,
+        label: &str,
+        source: &str,
+        sizes: [u64; 2],
+        grid: (u64, u64),
+    ) -> Result<Self, GpuError> {
+        if ctx.keeps_bounds_checks() {
+            return Self::new(ctx, label, source, sizes, grid);
+        }
+        let desc = Self::descriptor(label, source);
+        // SAFETY: the function's contract is the one `create_shader_module_trusted` asks of
+        // a module without the checks of `ShaderRuntimeChecks::unchecked()`, and the buffers
+        // bound below are those of the contract (whole buffers of `sizes` bytes).
+        let module = unsafe {
+            ctx.device
+                .create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
+        };
+        Self::with_module(ctx, label, &module, sizes, grid)
+    }
+
+    fn descriptor<'s>(label: &'s str, source: &'s str) -> wgpu::ShaderModuleDescriptor<'s> {
+        wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(source.into()),
-        };
-        let module = if unchecked && !ctx.keeps_bounds_checks() {
-            // SAFETY: the caller proved every index of `source` in range.
-            unsafe {
-                dev.create_shader_module_trusted(desc, wgpu::ShaderRuntimeChecks::unchecked())
-            }
-        } else {
-            dev.create_shader_module(desc)
-        };
+        }
+    }
+
+    /// The pipeline of `module`'s entry point `probe` over new buffers of `sizes` bytes.
+    fn with_module(
+        ctx: &'a GpuContext,
+        label: &str,
+        module: &wgpu::ShaderModule,
+        sizes: [u64; 2],
+        (wx, wy): (u64, u64),
+    ) -> Result<Self, GpuError> {
+        let dev = &ctx.device;
         let pipeline = dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some(label),
             layout: None,
-            module: &module,
+            module,
             entry_point: Some("probe"),
             compilation_options: Default::default(),
             cache: None,

@@ -31,7 +31,9 @@ use super::Real;
 pub struct F16s(pub f32);
 
 #[cfg(feature = "mpi")]
-// SAFETY: `F16s` is `repr(transparent)` over `f32`, so MPI's float datatype describes it.
+// SAFETY: `Equivalence` requires the datatype to describe the type's memory exactly: `F16s` is
+// `repr(transparent)` over `f32` (same size, alignment and bits, no padding), so `f32`'s
+// datatype (MPI_FLOAT) is `F16s`'s.
 unsafe impl mpi::datatype::Equivalence for F16s {
     type Out = <f32 as mpi::datatype::Equivalence>::Out;
     fn equivalent_datatype() -> Self::Out {
@@ -136,28 +138,33 @@ impl Real for F16s {
         if VL.is_multiple_of(AVX512_LANES) {
             use std::arch::x86_64::{_mm256_loadu_si256, _mm512_cvtph_ps, _mm512_storeu_ps};
             let mut out = [F16s(0.0); VL];
-            for c in (0..VL).step_by(AVX512_LANES) {
-                // SAFETY: AVX-512F is enabled at compile time (cfg above); lanes `c..c + 16`
-                // lie inside both arrays (`VL` is a multiple of 16), and the moves are
-                // unaligned.
+            // `VL` is a multiple of 16: the chunks cover both arrays, in step.
+            let (outs, _) = out.as_chunks_mut::<AVX512_LANES>();
+            for (o, h) in outs.iter_mut().zip(s.as_chunks::<AVX512_LANES>().0) {
+                // SAFETY: AVX-512F, which the three intrinsics need (with AVX, which it
+                // implies), is enabled at compile time (cfg above). The load reads the 32
+                // bytes of `h: &[u16; 16]` and the store writes the 64 bytes of
+                // `o: &mut [F16s; 16]` (`F16s` is a `repr(transparent)` `f32`): in bounds by
+                // their types, and both moves are unaligned ones.
                 unsafe {
-                    let h = _mm256_loadu_si256(s.as_ptr().add(c).cast());
-                    _mm512_storeu_ps(out.as_mut_ptr().add(c).cast(), _mm512_cvtph_ps(h));
+                    let h = _mm256_loadu_si256(h.as_ptr().cast());
+                    _mm512_storeu_ps(o.as_mut_ptr().cast(), _mm512_cvtph_ps(h));
                 }
             }
             return out;
         }
         #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
         if VL.is_multiple_of(F16C_LANES) {
-            use std::arch::x86_64::{_mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
+            use std::arch::x86_64::_mm256_cvtph_ps;
             let mut out = [F16s(0.0); VL];
-            for c in (0..VL).step_by(F16C_LANES) {
-                // SAFETY: F16C is enabled at compile time (cfg above); lanes `c..c + 8` lie
-                // inside both arrays (`VL` is a multiple of 8), and the moves are unaligned.
-                unsafe {
-                    let h = _mm_loadu_si128(s.as_ptr().add(c).cast());
-                    _mm256_storeu_ps(out.as_mut_ptr().add(c).cast(), _mm256_cvtph_ps(h));
-                }
+            // `VL` is a multiple of 8: the chunks cover both arrays, in step. The moves between
+            // arrays and registers are `bytemuck` casts (same size, any bits valid): the same
+            // unaligned loads and stores as the pointer intrinsics, without pointers.
+            let (outs, _) = out.as_chunks_mut::<F16C_LANES>();
+            for (o, h) in outs.iter_mut().zip(s.as_chunks::<F16C_LANES>().0) {
+                // SAFETY: F16C, which `_mm256_cvtph_ps` needs, is enabled at compile time (cfg
+                // above); the intrinsic touches no memory.
+                *o = bytemuck::cast(unsafe { _mm256_cvtph_ps(bytemuck::cast(*h)) });
             }
             return out;
         }
@@ -173,30 +180,31 @@ impl Real for F16s {
                 _MM_FROUND_TO_NEAREST_INT,
             };
             let mut out = [0u16; VL];
-            for c in (0..VL).step_by(AVX512_LANES) {
-                // SAFETY: as in `from_stored_lanes`; rounding to nearest, ties to even.
+            let (outs, _) = out.as_chunks_mut::<AVX512_LANES>();
+            for (o, x) in outs.iter_mut().zip(v.as_chunks::<AVX512_LANES>().0) {
+                // SAFETY: as in `from_stored_lanes`: AVX-512F enabled at compile time; the
+                // load reads the 64 bytes of `x: &[F16s; 16]`, the store writes the 32 bytes
+                // of `o: &mut [u16; 16]`, unaligned. Rounding to nearest, ties to even.
                 unsafe {
-                    let x = _mm512_loadu_ps(v.as_ptr().add(c).cast());
+                    let x = _mm512_loadu_ps(x.as_ptr().cast());
                     let h = _mm512_cvtps_ph::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(x);
-                    _mm256_storeu_si256(out.as_mut_ptr().add(c).cast(), h);
+                    _mm256_storeu_si256(o.as_mut_ptr().cast(), h);
                 }
             }
             return out;
         }
         #[cfg(all(target_arch = "x86_64", target_feature = "f16c"))]
         if VL.is_multiple_of(F16C_LANES) {
-            use std::arch::x86_64::{
-                _mm256_cvtps_ph, _mm256_loadu_ps, _mm_storeu_si128, _MM_FROUND_TO_NEAREST_INT,
-            };
+            use std::arch::x86_64::{_mm256_cvtps_ph, _MM_FROUND_TO_NEAREST_INT};
             let mut out = [0u16; VL];
-            for c in (0..VL).step_by(F16C_LANES) {
-                // SAFETY: as in `from_stored_lanes`; the rounding is to nearest, ties to even,
-                // as `half::f16::from_f32` rounds the scalar path.
-                unsafe {
-                    let x = _mm256_loadu_ps(v.as_ptr().add(c).cast());
-                    let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(x);
-                    _mm_storeu_si128(out.as_mut_ptr().add(c).cast(), h);
-                }
+            // As in `from_stored_lanes`: chunks in step, moves by `bytemuck` casts.
+            let (outs, _) = out.as_chunks_mut::<F16C_LANES>();
+            for (o, x) in outs.iter_mut().zip(v.as_chunks::<F16C_LANES>().0) {
+                // SAFETY: F16C, which `_mm256_cvtps_ph` needs, is enabled at compile time (cfg
+                // above); the intrinsic touches no memory. The rounding is to nearest, ties to
+                // even, as `half::f16::from_f32` rounds the scalar path.
+                let h = unsafe { _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(bytemuck::cast(*x)) };
+                *o = bytemuck::cast(h);
             }
             return out;
         }
@@ -227,6 +235,28 @@ mod tests {
             let half: [F16s; 8] = std::array::from_fn(|l| v[l]);
             assert_eq!(F16s::to_stored_lanes(half)[..], stored[..8]);
         }
+    }
+
+    /// Clusters of several conversion widths (8 lanes: F16C; 16: AVX-512F; 24: three F16C
+    /// chunks; 32: two AVX-512F chunks; 12: the scalar path) convert every lane, in place,
+    /// exactly as the scalar conversions do.
+    #[test]
+    fn every_chunk_of_a_cluster_converts_in_place() {
+        fn check<const VL: usize>() {
+            let v: [F16s; VL] = std::array::from_fn(|l| F16s(0.1 + l as f32 * 0.37 - 3.0));
+            let stored = F16s::to_stored_lanes(v);
+            assert_eq!(stored, v.map(F16s::to_stored), "VL = {VL}");
+            assert_eq!(
+                F16s::from_stored_lanes(stored),
+                stored.map(F16s::from_stored),
+                "VL = {VL}"
+            );
+        }
+        check::<8>();
+        check::<12>();
+        check::<16>();
+        check::<24>();
+        check::<32>();
     }
 
     /// Binary16 keeps 11 significant bits: a value comes back within `2⁻¹¹` of itself, and a

@@ -254,3 +254,54 @@ fn damaged_or_foreign_checkpoints_are_refused() {
         "no temporary file is left behind"
     );
 }
+
+/// What is not a checkpoint file is refused after a few bytes, with what it is: a device that
+/// never ends (/dev/zero, once read until memory ran out), a directory, random binary data, a
+/// manifest naming a device as its shard; the manifest alone is read by `read_manifest`.
+#[test]
+fn files_that_are_not_checkpoints_are_refused_at_once() {
+    let refusal = |path: &Path| {
+        read_checkpoint::<D2Q9Bgk, f64>(path)
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    if Path::new("/dev/zero").exists() {
+        let e = refusal(Path::new("/dev/zero"));
+        assert!(e.contains("not a regular file"), "{e}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let e = refusal(dir.path());
+    assert!(
+        e.contains("not a regular file") || e.contains("directory"),
+        "{e}"
+    );
+    let binary = dir.path().join("random.bin");
+    let bytes: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    std::fs::write(&binary, &bytes).unwrap();
+    let e = refusal(&binary);
+    assert!(e.contains("not an lbm checkpoint"), "{e}");
+    let no_newline = dir.path().join("long.txt");
+    std::fs::write(&no_newline, vec![b'a'; 1 << 20]).unwrap();
+    let e = refusal(&no_newline);
+    assert!(e.contains("not an lbm checkpoint"), "{e}");
+
+    let (_keep, path, shard) = written();
+    let header = lbm::read_manifest(&path).unwrap();
+    assert_eq!(header.model, "D2Q9Bgk");
+    assert!(
+        header.about.is_empty(),
+        "the library says nothing of the run"
+    );
+    if Path::new("/dev/zero").exists() {
+        std::fs::remove_file(&shard).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &shard).unwrap();
+        let e = refusal(&path);
+        assert!(
+            e.contains("incomplete") && e.contains("not a regular file"),
+            "{e}"
+        );
+    }
+}
