@@ -31,7 +31,7 @@ pub enum OutputError {
         /// The file.
         path: std::path::PathBuf,
         /// Why.
-        source: image::ImageError,
+        source: ::png::EncodingError,
     },
     /// A field that the model does not have.
     #[error("no field `{name}`: this model has {available}")]

@@ -1,12 +1,96 @@
 //! A scalar field as a PNG image: viridis colour map, one square of `scale × scale` pixels per
 //! site (`y` up), and a colour bar on the right labelled with the values of its ends.
 
-use std::io::Cursor;
 use std::path::Path;
 
-use image::{ImageFormat, Rgb, RgbImage};
-
 use super::{OutputError, write_file};
+
+/// A colour: red, green, blue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rgb(pub [u8; 3]);
+
+/// An 8-bit RGB picture, rows top to bottom, as the PNG stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    width: u32,
+    height: u32,
+    rgb: Vec<u8>,
+}
+
+impl Picture {
+    /// A `width × height` picture of one colour.
+    pub fn filled(width: u32, height: u32, c: Rgb) -> Self {
+        let rgb = c.0.repeat(width as usize * height as usize);
+        Self { width, height, rgb }
+    }
+
+    /// Width and height in pixels.
+    pub fn dimensions(&self) -> (u32, u32) {
+        (self.width, self.height)
+    }
+
+    fn at(&self, x: u32, y: u32) -> usize {
+        3 * (y as usize * self.width as usize + x as usize)
+    }
+
+    /// The colour of pixel `(x, y)` (`y` down).
+    pub fn get(&self, x: u32, y: u32) -> Rgb {
+        let i = self.at(x, y);
+        Rgb([self.rgb[i], self.rgb[i + 1], self.rgb[i + 2]])
+    }
+
+    /// Sets pixel `(x, y)` (`y` down) to `c`.
+    pub fn put(&mut self, x: u32, y: u32, c: Rgb) {
+        let i = self.at(x, y);
+        self.rgb[i..i + 3].copy_from_slice(&c.0);
+    }
+
+    /// The picture encoded as a PNG (8-bit RGB).
+    pub fn encode(&self) -> Result<Vec<u8>, ::png::EncodingError> {
+        let mut bytes = Vec::new();
+        let mut encoder = ::png::Encoder::new(&mut bytes, self.width, self.height);
+        encoder.set_color(::png::ColorType::Rgb);
+        encoder.set_depth(::png::BitDepth::Eight);
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&self.rgb)?;
+        writer.finish()?;
+        Ok(bytes)
+    }
+
+    /// Reads back a PNG such as [`write_field`] writes (8-bit RGB).
+    pub fn read(path: &Path) -> Result<Self, OutputError> {
+        let io = |source| OutputError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let bad = |why: String| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("not an 8-bit RGB PNG: {why}"),
+            ))
+        };
+        let file = std::io::BufReader::new(std::fs::File::open(path).map_err(io)?);
+        let mut reader = ::png::Decoder::new(file)
+            .read_info()
+            .map_err(|e| bad(e.to_string()))?;
+        let size = reader
+            .output_buffer_size()
+            .ok_or_else(|| bad("too large".into()))?;
+        let mut rgb = vec![0; size];
+        let frame = reader
+            .next_frame(&mut rgb)
+            .map_err(|e| bad(e.to_string()))?;
+        if (frame.color_type, frame.bit_depth) != (::png::ColorType::Rgb, ::png::BitDepth::Eight) {
+            return Err(bad(format!("{:?} {:?}", frame.color_type, frame.bit_depth)));
+        }
+        rgb.truncate(frame.buffer_size());
+        Ok(Self {
+            width: frame.width,
+            height: frame.height,
+            rgb,
+        })
+    }
+}
 
 /// The largest side of an image, in pixels: a larger lattice is drawn sampled every
 /// [`sampling`] sites, so that what is gathered for an image is bounded, never the lattice.
@@ -28,7 +112,7 @@ const VIRIDIS: [[f64; 3]; 5] = [
 ];
 
 /// The colour of `t ∈ [0, 1]`, interpolated linearly between the stops.
-fn colour(t: f64) -> Rgb<u8> {
+fn colour(t: f64) -> Rgb {
     let s = t.clamp(0.0, 1.0) * (VIRIDIS.len() - 1) as f64;
     let i = (s.floor() as usize).min(VIRIDIS.len() - 2);
     let f = s - i as f64;
@@ -79,7 +163,7 @@ fn label(v: f64) -> String {
 }
 
 /// Draws `text` in black with its top-left corner at `(x, y)`.
-fn draw_text(img: &mut RgbImage, text: &str, x: u32, y: u32) {
+fn draw_text(img: &mut Picture, text: &str, x: u32, y: u32) {
     for (k, c) in text.chars().enumerate() {
         for (row, bits) in glyph(c).iter().enumerate() {
             for col in 0..3 {
@@ -89,8 +173,8 @@ fn draw_text(img: &mut RgbImage, text: &str, x: u32, y: u32) {
                 for (dx, dy) in (0..FONT).flat_map(|a| (0..FONT).map(move |b| (a, b))) {
                     let px = x + (k as u32 * 4 + col) * FONT + dx;
                     let py = y + row as u32 * FONT + dy;
-                    if px < img.width() && py < img.height() {
-                        img.put_pixel(px, py, Rgb([0, 0, 0]));
+                    if px < img.width && py < img.height {
+                        img.put(px, py, Rgb([0, 0, 0]));
                     }
                 }
             }
@@ -100,24 +184,24 @@ fn draw_text(img: &mut RgbImage, text: &str, x: u32, y: u32) {
 
 /// The image of `field` (indexed `[x·ly + y]`, `y` up) coloured from `lo` to `hi`, with the
 /// colour bar and its labels.
-pub fn render(field: &[f64], lx: usize, ly: usize, (lo, hi): (f64, f64)) -> RgbImage {
+pub fn render(field: &[f64], lx: usize, ly: usize, (lo, hi): (f64, f64)) -> Picture {
     let scale = (MIN_SIDE / lx.max(ly)).max(1) as u32;
     let (w, h) = (lx as u32 * scale, (ly as u32 * scale).max(6 * FONT * 2));
     let span = if hi > lo { hi - lo } else { 1.0 };
     let text_w = LABEL * 4 * FONT;
-    let mut img = RgbImage::from_pixel(w + 2 * GAP + BAR + text_w, h, Rgb([255, 255, 255]));
+    let mut img = Picture::filled(w + 2 * GAP + BAR + text_w, h, Rgb([255, 255, 255]));
     for x in 0..lx {
         for y in 0..ly {
             let c = colour((field[x * ly + y] - lo) / span);
             for (dx, dy) in (0..scale).flat_map(|a| (0..scale).map(move |b| (a, b))) {
-                img.put_pixel(x as u32 * scale + dx, (ly - 1 - y) as u32 * scale + dy, c);
+                img.put(x as u32 * scale + dx, (ly - 1 - y) as u32 * scale + dy, c);
             }
         }
     }
     for py in 0..h {
         let t = 1.0 - py as f64 / (h.max(2) - 1) as f64;
         for px in w + GAP..w + GAP + BAR {
-            img.put_pixel(px, py, colour(t));
+            img.put(px, py, colour(t));
         }
     }
     let tx = w + 2 * GAP + BAR;
@@ -145,14 +229,13 @@ pub fn write_field(
     ly: usize,
     range: (f64, f64),
 ) -> Result<(), OutputError> {
-    let mut bytes = Cursor::new(Vec::new());
-    render(field, lx, ly, range)
-        .write_to(&mut bytes, ImageFormat::Png)
+    let bytes = render(field, lx, ly, range)
+        .encode()
         .map_err(|source| OutputError::Image {
             path: path.to_path_buf(),
             source,
         })?;
-    write_file(path, &[bytes.get_ref()])
+    write_file(path, &[&bytes])
 }
 
 #[cfg(test)]
@@ -181,18 +264,18 @@ mod tests {
         let path = dir.join("f.png");
         let field: Vec<f64> = (0..64 * 32).map(|i| i as f64).collect();
         write_field(&path, &field, 64, 32, range(&field)).unwrap();
-        let img = image::open(&path).unwrap().to_rgb8();
+        let img = Picture::read(&path).unwrap();
         // 64 × 32 sites are magnified 4× to 256 × 128 pixels.
         assert_eq!(
             img.dimensions(),
             (256 + 2 * GAP + BAR + LABEL * 4 * FONT, 128)
         );
         // Site (0, 0) is the minimum, drawn bottom-left; the bar's top is the maximum.
-        assert_eq!(*img.get_pixel(0, 127), colour(0.0));
-        assert_eq!(*img.get_pixel(256 + GAP, 0), colour(1.0));
+        assert_eq!(img.get(0, 127), colour(0.0));
+        assert_eq!(img.get(256 + GAP, 0), colour(1.0));
         // The labels are drawn in black beside the bar.
         let tx = 256 + 2 * GAP + BAR;
-        assert!((tx..img.width()).any(|x| *img.get_pixel(x, 0) == Rgb([0, 0, 0])));
+        assert!((tx..img.dimensions().0).any(|x| img.get(x, 0) == Rgb([0, 0, 0])));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
