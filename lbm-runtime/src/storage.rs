@@ -122,9 +122,9 @@ impl<T: Element> AlignedBuf<T> {
 }
 
 /// Asks Linux to back `bytes` with transparent huge pages; a hint, ignored elsewhere or when
-/// it fails (THP disabled).
+/// it fails (THP disabled), and skipped under Miri (which cannot call `madvise`).
 fn advise_huge_pages(bytes: &mut [MaybeUninit<u8>]) {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     if bytes.len() >= HUGE_PAGE {
         // SAFETY: the range is the memory of `bytes`, mapped and ours (`&mut`);
         // `MADV_HUGEPAGE` only changes how the kernel backs it, never its contents or its
@@ -134,7 +134,7 @@ fn advise_huge_pages(bytes: &mut [MaybeUninit<u8>]) {
             libc::madvise(bytes.as_mut_ptr().cast(), bytes.len(), libc::MADV_HUGEPAGE);
         }
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(any(not(target_os = "linux"), miri))]
     let _ = bytes;
 }
 
