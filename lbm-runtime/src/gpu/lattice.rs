@@ -11,6 +11,7 @@
 //! ([`crate::lattice::stored_slot`]). Steps are recorded into command buffers and submitted
 //! without waiting; only reads wait.
 
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -925,20 +926,39 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let nm = M::MOMENT_NAMES.len();
         let mut state = self.rest_state();
         self.odd = false;
-        let (mut mt, mut feq) = (vec![T::default(); nm], vec![T::default(); M::Q]);
-        for x in 0..d.lx {
-            for y in 0..d.plane() {
-                let m = moments(x, y);
-                check_len(m.len(), nm, "moments")?;
-                if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-                    return Err(non_finite(x, y, M::MOMENT_NAMES[j].to_string(), *v));
-                }
-                for (a, b) in mt.iter_mut().zip(m) {
-                    *a = T::from_f64(b);
-                }
-                M::equilibrium(&mt, &self.site_params(x, y), &mut feq);
-                for (i, v) in feq.iter().enumerate() {
-                    state[self.slot(i, x, y)] = *v;
+        // The equilibria of a batch of columns in parallel (about 2²⁴ values, a column per
+        // thread at least), then placed in the layout.
+        let plane = d.plane();
+        let batch = ((1 << 24) / (plane * M::Q).max(1)).max(rayon::current_num_threads());
+        let this = &*self;
+        for first in (0..d.lx).step_by(batch) {
+            let columns = first..(first + batch).min(d.lx);
+            let feqs = columns
+                .clone()
+                .into_par_iter()
+                .map(|x| {
+                    let (mut mt, mut feq) = (vec![T::default(); nm], vec![T::default(); M::Q]);
+                    let mut column = Vec::with_capacity(plane * M::Q);
+                    for y in 0..plane {
+                        let m = moments(x, y);
+                        check_len(m.len(), nm, "moments")?;
+                        if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                            return Err(non_finite(x, y, M::MOMENT_NAMES[j].to_string(), *v));
+                        }
+                        for (a, b) in mt.iter_mut().zip(m) {
+                            *a = T::from_f64(b);
+                        }
+                        M::equilibrium(&mt, &this.site_params(x, y), &mut feq);
+                        column.extend_from_slice(&feq);
+                    }
+                    Ok(column)
+                })
+                .collect::<Result<Vec<_>, GpuError>>()?;
+            for (x, column) in columns.zip(feqs) {
+                for (y, feq) in column.chunks_exact(M::Q).enumerate() {
+                    for (i, v) in feq.iter().enumerate() {
+                        state[this.slot(i, x, y)] = *v;
+                    }
                 }
             }
         }
@@ -1221,6 +1241,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         Ok((0..nm)
             .map(|j| {
                 (0..d.sites())
+                    .into_par_iter()
                     .map(|s| {
                         if self.bc.is_solid(&d, s / d.plane(), s % d.plane()) {
                             0.0
@@ -1239,7 +1260,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let d = self.d;
         let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
-        let found = all.chunks(nm).enumerate().find_map(|(s, m)| {
+        let found = all.par_chunks(nm).enumerate().find_map_first(|(s, m)| {
             let (x, y) = (s / d.plane(), s % d.plane());
             (!self.bc.is_solid(&d, x, y))
                 .then(|| divergence::<M, T>(m, self.max_mach))
