@@ -6,8 +6,9 @@ use std::sync::Arc;
 use clap::{Args, ValueEnum};
 use lbm::domain::GlobalSpec;
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
+use lbm::memory::populations;
 use lbm::models::{D3Q19Bgk, D3Q19BgkParams};
-use lbm::{BoundarySpec, Model};
+use lbm::{BoundarySpec, F16s, Model, Scheme};
 
 use super::settings::{bad, positive};
 use super::{CliError, LayoutArg, Precision, layout_kind};
@@ -189,9 +190,12 @@ pub fn lattice_fits<M: Model>(
                 .map_err(|e| bad(key, format!("{shape}: {e}")))?;
         }
         let [lx, ly, lz] = size;
-        let halo = 2 * M::HALO;
-        let populations =
-            lbm::memory::product(&[2, lx.saturating_add(halo), ly, lz, M::Q, p.bytes()]);
+        let plane = ly.saturating_mul(lz);
+        let populations = match p {
+            Precision::F64 => populations::<M, f64>(lx, plane, Scheme::TwoCopy, false),
+            Precision::F32 => populations::<M, f32>(lx, plane, Scheme::TwoCopy, false),
+            Precision::F16s => populations::<M, F16s>(lx, plane, Scheme::TwoCopy, false),
+        };
         let need = lbm::memory::Need::new().with("populations", populations);
         lbm::memory::check(&need, 1, lbm::memory::available()).map_err(|e| {
             let e = e.with_remedy(format!("give a smaller --{key}"));

@@ -56,6 +56,15 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
         }
         None => None,
     };
+    // Before the output directory is touched: a run that does not fit changes nothing.
+    dispatch_real(
+        plan.precision,
+        MemoryCheck {
+            plan,
+            size: case.size(),
+            device_in_host_memory: ctx.as_ref().is_some_and(|c| c.is_cpu()),
+        },
+    )?;
     // A run refused before it writes anything leaves no directory behind.
     let created = missing_dirs(&plan.out);
     let result = (|| {
@@ -73,6 +82,26 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
         remove_if_empty(&created);
     }
     result
+}
+
+/// The memory check of the two lattices in the precision chosen at run time.
+struct MemoryCheck<'a> {
+    plan: &'a Plan,
+    size: (usize, usize),
+    device_in_host_memory: bool,
+}
+
+impl GenericReal for MemoryCheck<'_> {
+    type Output = Result<(), CliError>;
+
+    fn run<T: Real>(self) -> Self::Output {
+        super::memory::check_coupled::<D2Q9Boussinesq, D2Q5AdvectionDiffusion, T>(
+            self.plan,
+            self.size,
+            self.device_in_host_memory,
+        )?;
+        Ok(())
+    }
 }
 
 /// The run on the CPU, with a layout and precision chosen at run time.

@@ -42,7 +42,7 @@ pub fn check<C: Case, T: Real>(
         device_in_host_memory,
     );
     let local = memory::check(&need, ranks_on_node(world), memory::available())
-        .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan))));
+        .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan, true))));
     #[cfg(feature = "mpi")]
     let local = if world.ranks() > 1 {
         lbm::mpi_ring::agree(world.comm(), local)
@@ -50,6 +50,50 @@ pub fn check<C: Case, T: Real>(
         local
     };
     local?;
+    Ok(need)
+}
+
+/// As [`check`], for the one process of two coupled lattices of models `A` and `B`, each of
+/// `lx × ly` sites without obstacles, whose outputs are the moments of both and the images of
+/// one field.
+pub fn check_coupled<A: Model, B: Model, T: Real>(
+    plan: &Plan,
+    (lx, ly): (usize, usize),
+    device_in_host_memory: bool,
+) -> Result<Need, CliError> {
+    let one = |name| Lattice {
+        name,
+        width: lx,
+        plane: ly,
+        obstacles: false,
+        device_in_host_memory,
+    };
+    let need = Need::new().with("program", memory::resident().unwrap_or(0));
+    let need = one(["flow populations", "flow device copies", "flow boundaries"])
+        .parts::<A, T>(need, plan);
+    let need = one([
+        "second populations",
+        "second device copies",
+        "second boundaries",
+    ])
+    .parts::<B, T>(need, plan);
+    let sites = memory::product(&[lx, ly]);
+    let images = plan.images.as_ref().is_none_or(|i| !i.is_empty());
+    let need = need
+        .with(
+            "outputs",
+            outputs::<A>(sites, (lx, ly), false).saturating_add(outputs::<B>(
+                sites,
+                (lx, ly),
+                images,
+            )),
+        )
+        .with(
+            "checkpoints",
+            checkpoint::<A, T>(plan, sites).saturating_add(checkpoint::<B, T>(plan, sites)),
+        );
+    memory::check(&need, 1, memory::available())
+        .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan, false))))?;
     Ok(need)
 }
 
@@ -66,58 +110,85 @@ fn need<C: Case, T: Real>(
     // Sites per plane of constant x (a column in 2-D).
     let plane = ly.saturating_mul(case.depth());
     let width = lx.div_ceil(ranks.max(1));
-    let obstacles = case.boundaries().solid.is_some();
+    let lattice = Lattice {
+        name: ["populations", "device", "boundaries"],
+        width,
+        plane,
+        obstacles: case.boundaries().solid.is_some(),
+        device_in_host_memory,
+    };
+    let need = Need::new().with("program", memory::resident().unwrap_or(0));
     let sites = memory::product(&[width, plane]);
-    let side = |n: usize| n.div_ceil(lbm::output::png::sampling(lx, ly));
-    let images = plan.images.as_ref().is_some_and(|i| !i.is_empty());
-    let pixels = if rank == 0 && images {
-        side(lx) * side(ly)
-    } else {
-        0
-    };
-    let nm = <C::Model as Model>::MOMENT_NAMES.len() as u64;
-    let outputs = sites
-        .saturating_mul(2 * nm + 2)
-        .saturating_add((2 * nm).saturating_mul(pixels as u64))
-        .saturating_mul(8);
-    let checkpoint = if plan.checkpoint_every > 0 {
-        sites.saturating_mul((C::Model::Q * T::BYTES) as u64)
-    } else {
-        0
-    };
-    let need = Need::new()
-        .with("program", memory::resident().unwrap_or(0))
-        .with(
-            "populations",
-            memory::populations::<C::Model, T>(
-                width,
-                plane,
-                plan.scheme,
-                plan.backend == BackendArg::Gpu,
-            ),
-        );
-    // A CPU adapter's device memory is the host's: the lattice's copies on the device.
-    let need = match device_in_host_memory {
-        true => need.with(
-            "device",
-            memory::populations::<C::Model, T>(width, plane, plan.scheme, false),
-        ),
-        false => need,
-    };
-    need.with(
-        "boundaries",
-        memory::boundaries::<C::Model, T>(width, plane, obstacles),
-    )
-    .with("outputs", outputs)
-    .with("checkpoint", checkpoint)
+    let images = rank == 0 && plan.images.as_ref().is_some_and(|i| !i.is_empty());
+    lattice
+        .parts::<C::Model, T>(need, plan)
+        .with("outputs", outputs::<C::Model>(sites, (lx, ly), images))
+        .with("checkpoint", checkpoint::<C::Model, T>(plan, sites))
 }
 
+/// The moments of `sites` sites of model `M` as f64 and their VTK piece (scalars, the velocity
+/// as a 3-vector), and where `images` (on the root) the fields of the images of an `lx × ly`
+/// lattice, sampled to at most 2048² pixels, gathered and drawn.
+fn outputs<M: Model>(sites: u64, (lx, ly): (usize, usize), images: bool) -> u64 {
+    let side = |n: usize| n.div_ceil(lbm::output::png::sampling(lx, ly)) as u64;
+    let pixels = if images { side(lx) * side(ly) } else { 0 };
+    let nm = M::MOMENT_NAMES.len() as u64;
+    sites
+        .saturating_mul(2 * nm + 2)
+        .saturating_add((2 * nm).saturating_mul(pixels))
+        .saturating_mul(8)
+}
+
+/// A checkpoint's shard of `sites` sites, its populations in logical order (none when
+/// checkpoints are off).
+fn checkpoint<M: Model, T: Real>(plan: &Plan, sites: u64) -> u64 {
+    match plan.checkpoint_every {
+        0 => 0,
+        _ => sites.saturating_mul((M::Q * T::BYTES) as u64),
+    }
+}
+
+/// One lattice of a process: `width` planes of `plane` sites.
+struct Lattice {
+    /// The names of its parts: populations, the device's copies (on a CPU adapter), boundaries.
+    name: [&'static str; 3],
+    width: usize,
+    plane: usize,
+    obstacles: bool,
+    /// The GPU of the run is a CPU adapter: the device's copies are in the host's memory.
+    device_in_host_memory: bool,
+}
+
+impl Lattice {
+    /// `need` with this lattice's populations (two while a GPU's are uploaded or read back),
+    /// the device's copies where they are the host's, and its boundaries.
+    fn parts<M: Model, T: Real>(&self, need: Need, plan: &Plan) -> Need {
+        let [populations, device, boundaries] = self.name;
+        let (width, plane) = (self.width, self.plane);
+        let gpu = plan.backend == BackendArg::Gpu;
+        let need = need.with(
+            populations,
+            memory::populations::<M, T>(width, plane, plan.scheme, gpu),
+        );
+        let need = match self.device_in_host_memory {
+            true => need.with(
+                device,
+                memory::populations::<M, T>(width, plane, plan.scheme, false),
+            ),
+            false => need,
+        };
+        need.with(
+            boundaries,
+            memory::boundaries::<M, T>(width, plane, self.obstacles),
+        )
+    }
+}
 /// What would make the run fit, of what this build and this plan leave: a smaller lattice
-/// always; more ranks where the program takes MPI; f32 or f16s below f64; the in-place scheme
-/// where the run is two-copy on the host.
-fn remedy(plan: &Plan) -> String {
+/// always; more ranks where the program takes MPI and the run can be `distributed`; f32 or
+/// f16s below f64; the in-place scheme where the run is two-copy on the host.
+fn remedy(plan: &Plan, distributed: bool) -> String {
     let mut ways = vec!["a smaller lattice (--lx, --ly)".to_string()];
-    if cfg!(feature = "mpi") {
+    if cfg!(feature = "mpi") && distributed {
         ways.push("more ranks on more nodes (mpiexec -n N)".into());
     }
     match plan.precision {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::{fails, number_after, ok, s, tmp};
+use cli_support::{DIVERGING_VORTEX, fails, number_after, ok, s, tmp};
 use lbm::Real;
 
 /// The checkpoint of a taylor-green run in `dir`.
@@ -579,21 +579,10 @@ fn divergence_stops_with_the_step_the_site_and_a_hint() {
     let d = tmp();
     fails(
         &[
-            "run",
-            "taylor-green",
-            "--lx",
-            "32",
-            "--velocity",
-            "0.25",
-            "--tau",
-            "0.5001",
-            "--steps",
-            "5000",
-            "--check-every",
-            "50",
-            "--out",
-            s(d.path()),
-        ],
+            DIVERGING_VORTEX,
+            &["--check-every", "50", "--out", s(d.path())],
+        ]
+        .concat(),
         &["diverged at step", "site (", "raise τ"],
     );
 }

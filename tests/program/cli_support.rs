@@ -60,3 +60,18 @@ pub fn number_after(text: &str, label: &str) -> f64 {
         .and_then(|w| w.parse().ok())
         .unwrap_or_else(|| panic!("no number after `{label}` in:\n{text}"))
 }
+
+/// `lbm run` of a Taylor–Green vortex that diverges within its 5,000 steps (U₀ = 0.25 with
+/// τ − ½ = 10⁻⁴ on 32²); add the checks' period and the outputs.
+pub const DIVERGING_VORTEX: &[&str] = &[
+    "run",
+    "taylor-green",
+    "--lx",
+    "32",
+    "--velocity",
+    "0.25",
+    "--tau",
+    "0.5001",
+    "--steps",
+    "5000",
+];

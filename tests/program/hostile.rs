@@ -6,7 +6,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use crate::cli_support::{fails, lbm, ok, s, text, tmp};
+use crate::cli_support::{DIVERGING_VORTEX, fails, lbm, ok, s, text, tmp};
 
 /// The process ended by itself with a failure, not by a signal or a panic.
 fn refused_cleanly(args: &[&str]) -> String {
@@ -61,6 +61,12 @@ fn numbers_of_any_magnitude_are_refused_by_key() {
     assert!(
         !t.contains("--scheme in-place"),
         "the cpu backend runs in place already:\n{t}"
+    );
+    // The coupled lattices of Rayleigh–Bénard (one process: no ranks to suggest).
+    let t = refused_cleanly(&["run", "rayleigh-benard", "--ly", "100000", "--out", out]);
+    assert!(
+        t.contains("flow populations") && t.contains("a smaller lattice") && !t.contains("ranks"),
+        "{t}"
     );
     assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
 }
@@ -161,26 +167,22 @@ fn a_checkpoint_of_another_case_is_refused() {
 #[test]
 fn a_diverged_state_is_never_written() {
     let d = tmp();
-    let t = refused_cleanly(&[
-        "run",
-        "taylor-green",
-        "--lx",
-        "32",
-        "--velocity",
-        "0.25",
-        "--tau",
-        "0.5001",
-        "--steps",
-        "5000",
-        "--check-every",
-        "5000",
-        "--output-every",
-        "20",
-        "--images",
-        "",
-        "--out",
-        s(d.path()),
-    ]);
+    let t = refused_cleanly(
+        &[
+            DIVERGING_VORTEX,
+            &[
+                "--check-every",
+                "5000",
+                "--output-every",
+                "20",
+                "--images",
+                "",
+                "--out",
+                s(d.path()),
+            ],
+        ]
+        .concat(),
+    );
     assert!(t.contains("diverged at step"), "{t}");
     let csv = std::fs::read_to_string(d.path().join("taylor-green_diagnostics.csv")).unwrap();
     let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();

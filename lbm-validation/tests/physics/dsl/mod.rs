@@ -1,6 +1,7 @@
 //! Models declared with `lbm_model!` that the shipped ones don't cover: each must compile and
 //! its compile-time facts and collision must be what the declaration says (the macro's
-//! refusals are the compile-fail cases of `tests/ui/fail`, run by `tests/compile_fail.rs`).
+//! refusals are the compile-fail cases of `lbm-macros/tests/ui/fail`, run by
+//! `lbm-macros/tests/compile_fail.rs`).
 
 mod d2q5_bgk;
 mod d2q5_passive_scalar;
