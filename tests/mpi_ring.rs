@@ -19,9 +19,12 @@ const TIMEOUT: Duration = Duration::from_secs(180);
 /// Builds the example in this test's profile and returns its path.
 fn example() -> PathBuf {
     let mut build = Command::new(env!("CARGO"));
+    // The workspace's features, as scripts/test builds the examples: then the example and the
+    // library under it are the ones built already, not built again with the package's alone.
     build.args([
         "build",
         "--quiet",
+        "--workspace",
         "--features",
         "mpi",
         "--example",

@@ -12,8 +12,10 @@ use std::process::Command;
 /// Builds the example in this test's profile and returns its path.
 fn example(name: &str) -> PathBuf {
     let mut build = Command::new(env!("CARGO"));
-    // The examples are the `lbm` package's (beside the program), not this suite's.
-    build.args(["build", "--quiet", "-p", "lbm", "--example", name]);
+    // The examples are the `lbm` package's (beside the program), not this suite's; built with
+    // the workspace's features, as scripts/test builds them: then the example and the library
+    // under it are the ones built already, not built again with one package's alone.
+    build.args(["build", "--quiet", "--workspace", "--example", name]);
     if !cfg!(debug_assertions) {
         build.arg("--release");
     }
