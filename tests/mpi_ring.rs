@@ -605,34 +605,42 @@ fn an_adapter_missing_on_one_rank_fails_on_every_rank() {
 }
 
 /// A lattice too large for the node's memory is refused by every rank, counting the ranks
-/// that share the node.
+/// that share the node, and on a CPU adapter (lavapipe) the GPU ranks' device copies.
 #[test]
 fn lbm_run_too_large_for_the_node_fails_on_every_rank() {
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
-    let dir = tempfile::tempdir().unwrap();
-    let out_dir = dir.path().join("out");
-    let args = [
-        "run",
-        "cavity",
-        "--lx",
-        "100000",
-        "--out",
-        out_dir.to_str().unwrap(),
-    ];
-    let out = mpiexec_program(2, lbm, &args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
-    for rank in 0..2 {
-        let line = stderr
-            .lines()
-            .find(|l| l.starts_with(&format!("rank {rank} of 2: error:")))
-            .unwrap_or_else(|| panic!("rank {rank} reported no error:\n{stderr}"));
-        assert!(line.contains("the run needs"), "{line}");
+    let cpu_adapter = lbm::gpu::GpuContext::new(&Default::default()).is_ok_and(|ctx| ctx.is_cpu());
+    for backend in ["cpu", "gpu"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("out");
+        let args = [
+            "run",
+            "cavity",
+            "--lx",
+            "100000",
+            "--backend",
+            backend,
+            "--out",
+            out_dir.to_str().unwrap(),
+        ];
+        let out = mpiexec_program(2, lbm, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        for rank in 0..2 {
+            let line = stderr
+                .lines()
+                .find(|l| l.starts_with(&format!("rank {rank} of 2: error:")))
+                .unwrap_or_else(|| panic!("rank {rank} reported no error:\n{stderr}"));
+            assert!(line.contains("the run needs"), "{line}");
+            let device = backend == "gpu" && cpu_adapter;
+            assert_eq!(line.contains(", device "), device, "{backend}: {line}");
+        }
+        assert!(
+            stderr.contains("GiB for the 2 ranks on this node"),
+            "{stderr}"
+        );
+        assert!(!out_dir.exists(), "{backend}: nothing written");
     }
-    assert!(
-        stderr.contains("GiB for the 2 ranks on this node"),
-        "{stderr}"
-    );
 }
 
 /// A lattice the ranks cannot share fails on every rank of `lbm run`, without hanging.

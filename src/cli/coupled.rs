@@ -14,6 +14,7 @@ use std::time::Instant;
 
 use lbm::cases::{CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, RayleighBenard};
 use lbm::gpu::{GpuContext, GpuLattice};
+use lbm::memory::Need;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
 use lbm::output::{Table, png};
 use lbm::{Coupled, Layout, Real, Solver, read_checkpoint};
@@ -57,7 +58,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
         None => None,
     };
     // Before the output directory is touched: a run that does not fit changes nothing.
-    dispatch_real(
+    let memory = dispatch_real(
         plan.precision,
         MemoryCheck {
             plan,
@@ -70,6 +71,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
     let result = (|| {
         let plan = &Plan {
             run: prepare_out_dir(plan, NAME, about.as_ref(), true)?,
+            memory,
             ..plan.clone()
         };
         let case = &case;
@@ -92,15 +94,14 @@ struct MemoryCheck<'a> {
 }
 
 impl GenericReal for MemoryCheck<'_> {
-    type Output = Result<(), CliError>;
+    type Output = Result<Need, CliError>;
 
     fn run<T: Real>(self) -> Self::Output {
         super::memory::check_coupled::<D2Q9Boussinesq, D2Q5AdvectionDiffusion, T>(
             self.plan,
             self.size,
             self.device_in_host_memory,
-        )?;
-        Ok(())
+        )
     }
 }
 
@@ -260,7 +261,7 @@ where
             checkpoint(plan, case, &c)?;
         }
     }
-    summary(case, &c, &table, stepping, start)
+    summary(plan, case, &c, &table, stepping, start)
 }
 
 /// The rows of an earlier run's diagnostics before step `start` (a resumed run keeps them),
@@ -337,6 +338,7 @@ fn checkpoint<A: Solver, B: Solver>(
 
 /// The comparison with linear stability or Clever & Busse, and the speed.
 fn summary<A: Solver, B: Solver>(
+    plan: &Plan,
     case: &RayleighBenard,
     c: &Coupled<A, B>,
     table: &Table,
@@ -355,7 +357,7 @@ fn summary<A: Solver, B: Solver>(
              previous output): no comparison; run at least one diffusion time",
             before[2]
         );
-        return speed(case, c, seconds, start);
+        return speed(plan, case, c, seconds, start);
     }
     if case.rayleigh < CRITICAL_RAYLEIGH {
         println!(
@@ -380,11 +382,12 @@ fn summary<A: Solver, B: Solver>(
                 .join(", ")
         );
     }
-    speed(case, c, seconds, start)
+    speed(plan, case, c, seconds, start)
 }
 
-/// The speed of the coupled steps.
+/// The speed of the coupled steps, and the peak memory beside its estimate.
 fn speed<A: Solver, B: Solver>(
+    plan: &Plan,
     case: &RayleighBenard,
     c: &Coupled<A, B>,
     seconds: f64,
@@ -400,5 +403,11 @@ fn speed<A: Solver, B: Solver>(
             updates / seconds / 1e6
         );
     }
+    let gib = lbm::memory::in_gib;
+    println!(
+        "peak memory (VmHWM): {:.3} GiB (estimated {:.3})",
+        gib(lbm::memory::peak_resident().unwrap_or(0)),
+        gib(plan.memory.total())
+    );
     Ok(())
 }

@@ -30,6 +30,7 @@ pub fn run_host<C: Case, L: Layout, T: Real>(
     world: &World,
     plan: &Plan,
     case: &C,
+    device: Option<Arc<GpuContext>>,
     checkpoint: Resume<'_, C::Model, T>,
 ) -> Result<(), CliError> {
     let spec = global_spec(case);
@@ -52,7 +53,7 @@ pub fn run_host<C: Case, L: Layout, T: Real>(
         world.comm(),
         spec,
         |s, d, r| {
-            let ctx = Arc::new(GpuContext::new(&opts)?);
+            let ctx = opened(&device, &opts)?;
             SplitSlab::new(&ctx, s, d, r, plan.scheme, (plan.split, t_c))
         },
     )?;
@@ -66,6 +67,7 @@ pub fn run_gpu<C: Case, T: Real>(
     plan: &Plan,
     case: &C,
     layout: LayoutKind,
+    device: Option<Arc<GpuContext>>,
     checkpoint: Resume<'_, C::Model, T>,
 ) -> Result<(), CliError> {
     let opts = node_options(world, &gpu_options(plan));
@@ -75,7 +77,7 @@ pub fn run_gpu<C: Case, T: Real>(
         world.comm(),
         global_spec(case),
         |s, d, r| {
-            let ctx = Arc::new(GpuContext::new(&opts)?);
+            let ctx = opened(&device, &opts)?;
             GpuSlab::new(&ctx, layout, s, d, r, plan.scheme)
         },
     )?;
@@ -84,6 +86,26 @@ pub fn run_gpu<C: Case, T: Real>(
 
 /// Halo exchanges timed to tune the ranks' host/device splits (`T_mpi`, Calore et al. 2019, eq. 7).
 pub(super) const EXCHANGE_PROBES: usize = 9;
+
+/// This rank's GPU (the node's adapters taken in turn by its ranks), opened before the memory
+/// check so that a CPU adapter's copies are counted as the host's; `None` when it does not
+/// open (the slab's construction then reports why, agreed by the ring).
+pub fn open_gpu(world: &World, plan: &Plan) -> Option<Arc<GpuContext>> {
+    GpuContext::new(&node_options(world, &gpu_options(plan)))
+        .ok()
+        .map(Arc::new)
+}
+
+/// The GPU opened before, or the error of opening it again.
+fn opened(
+    device: &Option<Arc<GpuContext>>,
+    opts: &GpuOptions,
+) -> Result<Arc<GpuContext>, lbm::Error> {
+    match device {
+        Some(ctx) => Ok(ctx.clone()),
+        None => Ok(Arc::new(GpuContext::new(opts)?)),
+    }
+}
 
 /// The GPU options of this rank: the node's adapters taken in turn by its ranks.
 fn node_options(world: &World, opts: &GpuOptions) -> GpuOptions {

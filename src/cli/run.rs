@@ -17,7 +17,7 @@ use super::driver::start_and_drive;
 use super::plan::{
     Plan, Resume, check_about, gpu_options, missing_dirs, prepare_out_dir, remove_if_empty,
 };
-use super::settings::{BackendArg, CaseName, Collision, Settings, bad, require};
+use super::settings::{BackendArg, CaseName, Checks, Collision, Settings, bad, both, require};
 use super::{
     CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_width_built,
     dispatch_real, dispatch_vl, layout_kind,
@@ -188,59 +188,102 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         CaseName::RayleighBenard => Some(rayleigh_benard(&s, &mut d)?),
         _ => None,
     };
-    let plan = plan(&s, case, &d, a)?;
+    // Every shared setting and the case's physics are checked before any is reported.
+    let plan = plan(&s, case, &d, a);
     match case {
-        CaseName::RayleighTaylor => launch(world, &plan, case_settings::rayleigh_taylor(&s, size)?),
+        CaseName::RayleighTaylor => start(world, plan, case_settings::rayleigh_taylor(&s, size)),
         CaseName::Cavity => {
-            let (re, lid) = case_settings::cavity(&s, size.0)?;
             let collision = s.collision.unwrap_or(Collision::Bgk);
-            let c = case_settings::smagorinsky(&s, collision)?;
             let n = size.0;
+            let cavity = both(
+                case_settings::cavity(&s, n),
+                case_settings::smagorinsky(&s, collision),
+            );
             match collision {
-                Collision::Bgk => launch(world, &plan, Cavity::bgk(n, re, lid)),
-                Collision::Mrt => launch(world, &plan, Cavity::mrt(n, re, lid)),
-                Collision::CentralMrt => launch(world, &plan, Cavity::central_mrt(n, re, lid)),
-                Collision::Smagorinsky => launch(world, &plan, Cavity::smagorinsky(n, re, lid, c)),
-                Collision::Regularized => Err(not_offered(
-                    "cavity",
-                    collision,
-                    "bgk, mrt, central-mrt or smagorinsky",
-                    "lbm::cases::Cavity::regularized",
-                )),
+                Collision::Bgk => start(
+                    world,
+                    plan,
+                    cavity.map(|((re, u), _)| Cavity::bgk(n, re, u)),
+                ),
+                Collision::Mrt => start(
+                    world,
+                    plan,
+                    cavity.map(|((re, u), _)| Cavity::mrt(n, re, u)),
+                ),
+                Collision::CentralMrt => start(
+                    world,
+                    plan,
+                    cavity.map(|((re, u), _)| Cavity::central_mrt(n, re, u)),
+                ),
+                Collision::Smagorinsky => start(
+                    world,
+                    plan,
+                    cavity.map(|((re, u), c)| Cavity::smagorinsky(n, re, u, c)),
+                ),
+                Collision::Regularized => refuse(
+                    not_offered(
+                        "cavity",
+                        collision,
+                        "bgk, mrt, central-mrt or smagorinsky",
+                        "lbm::cases::Cavity::regularized",
+                    ),
+                    both(cavity, plan),
+                ),
             }
         }
-        CaseName::Poiseuille => launch(world, &plan, case_settings::poiseuille(&s, size)?),
-        CaseName::TaylorGreen => launch(world, &plan, case_settings::taylor_green(&s, size)?),
-        CaseName::Duct => launch(world, &plan, case_settings::duct(&s, size)?),
-        CaseName::Cavity3d => launch(world, &plan, case_settings::cavity_3d(&s, size)?),
+        CaseName::Poiseuille => start(world, plan, case_settings::poiseuille(&s, size)),
+        CaseName::TaylorGreen => start(world, plan, case_settings::taylor_green(&s, size)),
+        CaseName::Duct => start(world, plan, case_settings::duct(&s, size)),
+        CaseName::Cavity3d => start(world, plan, case_settings::cavity_3d(&s, size)),
         CaseName::AdvectionDiffusion => {
-            launch(world, &plan, case_settings::advection_diffusion(&s, size)?)
+            start(world, plan, case_settings::advection_diffusion(&s, size))
         }
         CaseName::TaylorGreen3d => {
             let Some(tg) = tg3d else {
                 unreachable!("built above for this case")
             };
             let collision = s.collision.unwrap_or(Collision::Mrt);
-            let c = case_settings::smagorinsky(&s, collision)?;
+            let c = case_settings::smagorinsky(&s, collision);
             let (n, re, u0) = (tg.n, tg.re, tg.u0);
             match collision {
-                Collision::Mrt => launch(world, &plan, tg),
-                Collision::Smagorinsky => {
-                    launch(world, &plan, TaylorGreen3d::smagorinsky(n, re, u0, c))
-                }
-                other => Err(not_offered(
-                    "taylor-green-3d",
-                    other,
-                    "mrt or smagorinsky",
-                    "lbm::cases::TaylorGreen3d::central_mrt, regularized or bgk",
-                )),
+                Collision::Mrt => start(world, plan, c.map(|_| tg)),
+                Collision::Smagorinsky => start(
+                    world,
+                    plan,
+                    c.map(|c| TaylorGreen3d::smagorinsky(n, re, u0, c)),
+                ),
+                other => refuse(
+                    not_offered(
+                        "taylor-green-3d",
+                        other,
+                        "mrt or smagorinsky",
+                        "lbm::cases::TaylorGreen3d::central_mrt, regularized or bgk",
+                    ),
+                    both(c, plan),
+                ),
             }
         }
         CaseName::RayleighBenard => match rb {
-            Some(c) => super::coupled::rayleigh_benard(world, &plan, c),
+            Some(c) => super::coupled::rayleigh_benard(world, &plan?, c),
             None => unreachable!("built above for this case"),
         },
     }
+}
+
+/// Runs `case` as `plan` says, or reports the problems of both together (the case's first:
+/// they name the lattice's own).
+fn start<C: Case>(
+    world: &World,
+    plan: Result<Plan, CliError>,
+    case: Result<C, CliError>,
+) -> Result<(), CliError> {
+    let (case, plan) = both(case, plan)?;
+    launch(world, &plan, case)
+}
+
+/// Refuses a run for `first`, reporting the other settings' problems with it.
+fn refuse<T>(first: CliError, others: Result<T, CliError>) -> Result<(), CliError> {
+    both(Err::<(), _>(first), others).map(|_| ())
 }
 
 /// The refusal of a collision the program does not offer for `case`. Each model a case runs is
@@ -299,16 +342,95 @@ fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize,
             ),
         ));
     }
-    require("lx", lx, |v| v > 0, "a positive width")?;
-    require("ly", ly, |v| v > 0, "a positive height")?;
+    let mut c = Checks::default();
+    c.option(require("lx", lx, |v| v > 0, "a positive width"));
+    c.option(require("ly", ly, |v| v > 0, "a positive height"));
+    c.done()?;
     Ok((lx, ly))
 }
 
-/// Resolves the settings shared by every case.
+/// Resolves the settings shared by every case, reporting every bad one together.
 fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan, CliError> {
+    let mut c = Checks::default();
     let precision = s.precision.unwrap_or(Precision::F64);
     let layout = s.layout.unwrap_or(LayoutArg::Caosoa);
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
+    let vl = c.take(vl(s, precision, layout, backend));
+    let split = c.option(split(s, backend)).unwrap_or(SplitChoice::Auto);
+    if s.adapter.is_some() && backend == BackendArg::Cpu {
+        c.keep(bad(
+            "adapter",
+            "chooses the GPU of the gpu and hetero backends; the cpu backend runs none: add \
+             --backend gpu (or hetero), or drop --adapter",
+        ));
+    }
+    let scheme = match (s.scheme, backend) {
+        (Some(sch), _) => sch.into(),
+        (None, BackendArg::Cpu) => Scheme::InPlace,
+        (None, _) => Scheme::TwoCopy,
+    };
+    let until_steady = s.until_steady.or(d.until_steady).and_then(|t| {
+        c.option(require(
+            "until-steady",
+            t,
+            |t| t > 0.0 && t.is_finite(),
+            "a positive tolerance",
+        ))
+    });
+    let steps = c.take(require(
+        "steps",
+        s.steps.unwrap_or(d.steps),
+        |v| v > 0,
+        "at least 1",
+    ));
+    let check_every = c.take(require(
+        "check-every",
+        s.check_every.unwrap_or(500),
+        |v| v > 0,
+        "at least 1",
+    ));
+    let slice = c.take(slice(s));
+    c.done()?;
+    Ok(Plan {
+        steps,
+        precision,
+        layout,
+        vl,
+        scheme,
+        backend,
+        split,
+        adapter: s
+            .adapter
+            .as_deref()
+            .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
+        check_every,
+        until_steady,
+        out: s
+            .out
+            .clone()
+            .unwrap_or_else(|| Path::new("out").join(case.as_str())),
+        output_every: s.output_every.unwrap_or(d.output_every),
+        diagnostics_every: s.diagnostics_every.unwrap_or(d.diagnostics_every),
+        slice,
+        images: s.images.clone(),
+        vtk: s.vtk.unwrap_or(true),
+        vtk_zlib: s.vtk_zlib.unwrap_or(false),
+        checkpoint_every: s.checkpoint_every.unwrap_or(0),
+        resume: a.resume.clone(),
+        force: a.force,
+        memory: Need::default(),
+        run: String::new(),
+    })
+}
+
+/// The cluster width: one 64-byte vector of the arithmetic by default; others on the GPU, or
+/// on the CPU in a build with `--features widths`.
+fn vl(
+    s: &Settings,
+    precision: Precision,
+    layout: LayoutArg,
+    backend: BackendArg,
+) -> Result<usize, CliError> {
     let vl = match (s.vl, layout) {
         (None, _) => precision.default_vl(),
         (Some(v), LayoutArg::Csoa | LayoutArg::Caosoa) => {
@@ -336,63 +458,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
             ),
         ));
     }
-    let split = split(s, backend)?;
-    if s.adapter.is_some() && backend == BackendArg::Cpu {
-        return Err(bad(
-            "adapter",
-            "chooses the GPU of the gpu and hetero backends; the cpu backend runs none: add \
-             --backend gpu (or hetero), or drop --adapter",
-        ));
-    }
-    let scheme = match (s.scheme, backend) {
-        (Some(sch), _) => sch.into(),
-        (None, BackendArg::Cpu) => Scheme::InPlace,
-        (None, _) => Scheme::TwoCopy,
-    };
-    let until_steady = match s.until_steady.or(d.until_steady) {
-        Some(t) => Some(require(
-            "until-steady",
-            t,
-            |t| t > 0.0 && t.is_finite(),
-            "a positive tolerance",
-        )?),
-        None => None,
-    };
-    Ok(Plan {
-        steps: require("steps", s.steps.unwrap_or(d.steps), |v| v > 0, "at least 1")?,
-        precision,
-        layout,
-        vl,
-        scheme,
-        backend,
-        split,
-        adapter: s
-            .adapter
-            .as_deref()
-            .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
-        check_every: require(
-            "check-every",
-            s.check_every.unwrap_or(500),
-            |v| v > 0,
-            "at least 1",
-        )?,
-        until_steady,
-        out: s
-            .out
-            .clone()
-            .unwrap_or_else(|| Path::new("out").join(case.as_str())),
-        output_every: s.output_every.unwrap_or(d.output_every),
-        diagnostics_every: s.diagnostics_every.unwrap_or(d.diagnostics_every),
-        slice: slice(s)?,
-        images: s.images.clone(),
-        vtk: s.vtk.unwrap_or(true),
-        vtk_zlib: s.vtk_zlib.unwrap_or(false),
-        checkpoint_every: s.checkpoint_every.unwrap_or(0),
-        resume: a.resume.clone(),
-        force: a.force,
-        memory: Need::default(),
-        run: String::new(),
-    })
+    Ok(vl)
 }
 
 /// The host/device split: tuned, or fixed by `host-columns` or `host-share` (backend hetero
@@ -535,19 +601,43 @@ impl<'a, C: Case> Job<'a, C> {
     }
 }
 
+impl<C: Case> Job<'_, C> {
+    /// The GPU of this process for the gpu and hetero backends, opened before the memory check:
+    /// a CPU adapter's device memory is the host's, and is counted so. A rank of several whose
+    /// adapter does not open has none here and reports why when its slab is built, with the
+    /// other ranks (the ring agrees on its errors).
+    fn device(&self) -> Result<Option<Arc<GpuContext>>, CliError> {
+        #[cfg(feature = "mpi")]
+        if self.world.ranks() > 1 {
+            return Ok(super::dist::open_gpu(self.world, self.plan));
+        }
+        Ok(Some(Arc::new(GpuContext::new(&gpu_options(self.plan))?)))
+    }
+}
+
+/// Whether `device` is a CPU adapter, whose copies are in the host's memory.
+fn in_host_memory(device: &Option<Arc<GpuContext>>) -> bool {
+    device.as_ref().is_some_and(|ctx| ctx.is_cpu())
+}
+
 impl<C: Case> Generic for Job<'_, C> {
     type Output = Result<(), CliError>;
 
     /// The host backends: the CPU alone, or split with a GPU.
     fn run<L: Layout, T: Real>(self) -> Self::Output {
-        let (plan, checkpoint) = self.prepare::<T>(false)?;
+        let device = match self.plan.backend {
+            BackendArg::Hetero => self.device()?,
+            _ => None,
+        };
+        // The split is tuned after the lattice is built: the device's copies are counted as
+        // if it held the whole lattice.
+        let (plan, checkpoint) = self.prepare::<T>(in_host_memory(&device))?;
         let (plan, case) = (&plan, self.case);
         #[cfg(feature = "mpi")]
         if self.world.ranks() > 1 {
-            return super::dist::run_host::<C, L, T>(self.world, plan, case, checkpoint);
+            return super::dist::run_host::<C, L, T>(self.world, plan, case, device, checkpoint);
         }
-        if plan.backend == BackendArg::Hetero {
-            let ctx = Arc::new(GpuContext::new(&gpu_options(plan))?);
+        if let Some(ctx) = device {
             let lat = HeteroLattice::<C::Model, L, T>::new(
                 &ctx,
                 global_spec(case),
@@ -573,16 +663,18 @@ impl<C: Case> GenericReal for Job<'_, C> {
     /// The GPU backend.
     fn run<T: Real>(self) -> Self::Output {
         let layout = layout_kind(self.plan.layout, self.plan.vl);
+        let device = self.device()?;
+        let (plan, checkpoint) = self.prepare::<T>(in_host_memory(&device))?;
+        let (plan, case) = (&plan, self.case);
         #[cfg(feature = "mpi")]
         if self.world.ranks() > 1 {
-            // Each rank opens its adapter in the ring; their memory is counted as a GPU's.
-            let (plan, checkpoint) = self.prepare::<T>(false)?;
-            return super::dist::run_gpu::<C, T>(self.world, &plan, self.case, layout, checkpoint);
+            return super::dist::run_gpu::<C, T>(
+                self.world, plan, case, layout, device, checkpoint,
+            );
         }
-        // The device first: a CPU adapter's memory is the host's, and counted so.
-        let ctx = Arc::new(GpuContext::new(&gpu_options(self.plan))?);
-        let (plan, checkpoint) = self.prepare::<T>(ctx.is_cpu())?;
-        let (plan, case) = (&plan, self.case);
+        let Some(ctx) = device else {
+            unreachable!("a single process opens its GPU or fails in device()")
+        };
         let (lx, ly) = case.size();
         let lat = lbm::gpu::GpuLattice::<C::Model, T>::with_size(
             &ctx,

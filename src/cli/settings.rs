@@ -368,12 +368,13 @@ impl Settings {
 
     /// Refuses keys that do not apply to `case`.
     pub fn check_keys(&self, case: CaseName) -> Result<(), CliError> {
+        let mut c = Checks::default();
         for key in self.keys() {
             if let Some((_, cases)) = CASE_KEYS.iter().find(|(k, _)| *k == key)
                 && !cases.contains(&case)
             {
                 let names: Vec<&str> = cases.iter().map(|c| c.as_str()).collect();
-                return Err(bad(
+                c.keep(bad(
                     &key,
                     format!(
                         "does not apply to case {}; it is a key of {}",
@@ -383,7 +384,7 @@ impl Settings {
                 ));
             }
         }
-        Ok(())
+        c.done()
     }
 }
 
@@ -395,18 +396,49 @@ pub struct Checks(Vec<CliError>);
 impl Checks {
     /// The value of `r`, or (keeping its error for [`Checks::done`]) a placeholder.
     pub fn take<T: Default>(&mut self, r: Result<T, CliError>) -> T {
-        r.unwrap_or_else(|e| {
-            self.0.push(e);
-            T::default()
-        })
+        self.option(r).unwrap_or_default()
+    }
+
+    /// The value of `r`, or `None` (keeping its error for [`Checks::done`]).
+    pub fn option<T>(&mut self, r: Result<T, CliError>) -> Option<T> {
+        r.map_err(|e| self.keep(e)).ok()
+    }
+
+    /// Keeps `e` (the errors of an earlier [`Checks`] one by one).
+    pub fn keep(&mut self, e: CliError) {
+        match e {
+            CliError::Several(v) => self.0.extend(v),
+            e => self.0.push(e),
+        }
     }
 
     /// `Ok` when every check passed, else their errors together.
-    pub fn done(mut self) -> Result<(), CliError> {
+    pub fn done(self) -> Result<(), CliError> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(self.into_error())
+        }
+    }
+
+    /// The errors kept, as one.
+    fn into_error(mut self) -> CliError {
         match self.0.len() {
-            0 => Ok(()),
-            1 => Err(self.0.remove(0)),
-            _ => Err(CliError::Several(self.0)),
+            1 => self.0.remove(0),
+            _ => CliError::Several(self.0),
+        }
+    }
+}
+
+/// The values of two independent checks, or the errors of both together (`a`'s first).
+pub fn both<A, B>(a: Result<A, CliError>, b: Result<B, CliError>) -> Result<(A, B), CliError> {
+    match (a, b) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
+        (a, b) => {
+            let mut c = Checks::default();
+            c.option(a);
+            c.option(b);
+            Err(c.into_error())
         }
     }
 }

@@ -918,6 +918,35 @@ fn a_run_that_cannot_fit_is_refused_before_any_work() {
 /// The summary gives the run's peak memory (VmHWM, read before the bandwidth probe) beside
 /// the estimate the memory check used: the estimate is of the right size (the lattice's two
 /// copies and the fields of the outputs and images, here ≈ 0.26 GiB).
+/// On a CPU adapter (lavapipe) the device's copies are in the host's memory: the gpu and
+/// hetero runs count them before any work.
+#[test]
+fn a_cpu_adapters_copies_are_counted_as_the_hosts() {
+    if !gpu_available() {
+        return;
+    }
+    let cpu_adapter = lbm::gpu::GpuContext::new(&Default::default()).is_ok_and(|ctx| ctx.is_cpu());
+    let d = tmp();
+    for backend in ["gpu", "hetero"] {
+        let out = d.path().join(backend);
+        let t = fails(
+            &[
+                "run",
+                "cavity",
+                "--lx",
+                "100000",
+                "--backend",
+                backend,
+                "--out",
+                s(&out),
+            ],
+            &["the run needs ", ", populations "],
+        );
+        assert_eq!(t.contains(", device "), cpu_adapter, "{backend}: {t}");
+        assert!(!out.exists(), "{backend}: nothing written by a refused run");
+    }
+}
+
 #[test]
 fn the_summary_gives_the_peak_memory_beside_the_estimate() {
     let d = tmp();
@@ -1043,6 +1072,10 @@ fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu() 
     );
     // A third of a diffusion time: the rolls still grow, and the summary says so.
     assert!(out.contains("not steady yet at t = 0.315"), "{out}");
+    assert!(
+        out.contains("peak memory (VmHWM): ") && out.contains(" GiB (estimated "),
+        "{out}"
+    );
     let reference = diagnostics(whole.path(), "rayleigh-benard");
     assert_eq!(reference.len(), 4, "rows at steps 0, 1000, 2000, 3000");
 

@@ -1,7 +1,7 @@
 //! `lbm run taylor-green-3d`: the 3-D outputs (diagnostics with `momentum_z`, the VTK dataset
 //! of the cube, a PNG slice), mass conserved to round-off, a resumed run bitwise identical to an
 //! uninterrupted one, the GPU and the host/device split agreeing with the CPU, and — the physics — the peak of
-//! the dissipation rate at Re = 1600 on 128³ within 10 % of the DNS of van Rees et al. (2011),
+//! the dissipation rate at Re = 1600 on 128³ within 5 % of the DNS of van Rees et al. (2011),
 //! and on 64³ with Smagorinsky's eddy viscosity within 6 %.
 
 use crate::cli_support;
@@ -256,11 +256,12 @@ fn peak_near_the_dns(n: usize, every: f64, extra: &[&str], tolerance: f64) -> St
     out
 }
 
-/// Re = 1600 on 128³ with MRT (about three minutes on two cores): the peak of −dE*/dt* within
-/// 10 % of the DNS's 0.0127, near t* = 9.
+/// Re = 1600 on 128³ with MRT in f32 (about a minute on two cores: f32 halves the steps'
+/// memory traffic; the smaller cubes here run the same model in f64): the peak
+/// of −dE*/dt* within 5 % of the DNS's 0.0127, near t* = 9 (measured: −0.5 % at t* = 8.97).
 #[test]
 fn dissipation_peaks_as_in_the_dns_at_128_cubed() {
-    peak_near_the_dns(128, 0.2, &[], 0.1);
+    peak_near_the_dns(128, 0.2, &["--precision", "f32"], 0.05);
 }
 
 /// A large-eddy simulation on a lattice too coarse for the DNS's scales: Re = 1600 on 64³
