@@ -79,4 +79,5 @@ pub use lbm_runtime::*;
 
 pub mod cases;
 pub mod cavity;
+pub mod geometry;
 pub mod output;

@@ -7,6 +7,7 @@
 
 mod lattice_support;
 
+mod bodies;
 mod checkpoint;
 mod d2q37_physics;
 mod d2q37_rayleigh_taylor;

@@ -1,0 +1,53 @@
+//! Bodies in a flow (from `lbm-geometry`): analytic shapes and closed STL meshes, placed in a
+//! lattice, as its obstacles and as the links they cut with the wall's distance along each;
+//! the force and torque on each by momentum exchange ([`MomentumExchange`]).
+//!
+//! ```
+//! use lbm::geometry::{Body, obstacles};
+//! use lbm::models::{D2Q9Bgk, D2Q9BgkParams};
+//! use lbm::{BoundarySpec, Lattice, Scheme, Soa};
+//!
+//! // A disc of radius 5 in a channel 64 × 32: its sites are the lattice's obstacles.
+//! let disc = Body::circle([20.0, 16.0], 5.0).unwrap();
+//! let spec = BoundarySpec { solid: Some(obstacles(disc.clone())), ..BoundarySpec::channel() };
+//! assert!(spec.solid.as_ref().unwrap().is_solid(20, 21, 0) && !disc.solid([20, 22, 0]));
+//! let params = D2Q9BgkParams { tau: 0.8, ax: 0.0, ay: 0.0 };
+//! let lattice = Lattice::<D2Q9Bgk, Soa, f64>::with_size([64, 32, 1], params, Scheme::TwoCopy, &spec);
+//! assert!(lattice.is_ok());
+//! ```
+
+mod force;
+
+pub use force::{Load, MomentumExchange};
+pub use lbm_geometry::*;
+
+use crate::Obstacles;
+
+/// The sites of `body` as a lattice's obstacles: asked site by site for the planes a lattice
+/// holds (a rank of a distributed run only for its own), solid where the site's point lies
+/// inside the body or on its surface.
+pub fn obstacles(body: Body) -> Obstacles {
+    Obstacles::voxels(move |x, y, z| body.solid([x, y, z]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A placed body's obstacles are its solid sites, on a lattice's every site.
+    #[test]
+    fn obstacles_are_the_bodys_solid_sites() {
+        let body = Body::sphere([6.2, 5.9, 6.1], 3.7).unwrap();
+        let o = obstacles(body.clone());
+        for x in 0..12 {
+            for y in 0..12 {
+                for z in 0..12 {
+                    let d2 = (x as f64 - 6.2).powi(2)
+                        + (y as f64 - 5.9).powi(2)
+                        + (z as f64 - 6.1).powi(2);
+                    assert_eq!(o.is_solid(x, y, z), d2 <= 3.7 * 3.7, "({x}, {y}, {z})");
+                }
+            }
+        }
+    }
+}
