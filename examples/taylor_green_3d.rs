@@ -11,8 +11,9 @@
 //! side (64); `U0` the amplitude (0.05; the Mach number is `U0·√3`); `PRECISION` `f64` (the
 //! default) or `f32`. `lbm run taylor-green-3d` runs the MRT (and its Smagorinsky variant) with
 //! outputs, checkpoints, MPI ranks and the CPU; this example compares the collisions, on the
-//! adapter `LBM_GPU_ADAPTER` names (the best one otherwise). Each run takes the vortex to `t* = 11`
-//! with a row of diagnostics every `0.1 t*` and prints the case's report.
+//! adapter `LBM_GPU_ADAPTER` names (the best one otherwise). Each run takes the vortex to `t* = 10`
+//! with a row of diagnostics every `0.5 t*`, every `0.1 t*` from `t* = 8` around the DNS's peak
+//! (each row reads the lattice back), prints each row as it goes and the case's report.
 
 use std::error::Error;
 use std::sync::Arc;
@@ -24,7 +25,9 @@ use lbm::output::Fields;
 use lbm::{LayoutKind, Model, Real, Scheme, Solver};
 
 /// The convective time of the run's end, past the DNS's peak at `t* ≈ 9`.
-const END: f64 = 11.0;
+const END: f64 = 10.0;
+/// Where the fine rows start, the spacing of the rows before and from there (in `t*`).
+const FINE: (f64, f64, f64) = (8.0, 0.5, 0.1);
 
 fn main() -> Result<(), Box<dyn Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -75,10 +78,11 @@ fn run<M: Model, T: Real>(
     )?;
     lat.set_equilibrium(case.initial())?;
     let per = case.steps_per_time();
-    let every = (0.1 * per).round().max(1.0) as u64;
     let steps = (END * per).ceil() as u64;
+    let (fine_from, coarse, fine) = FINE;
     println!(
-        "{} on {} ({}), {n}³, U₀ = {}, τ = {:.6}: {steps} steps, diagnostics every {every}",
+        "{} on {} ({}), {n}³, U₀ = {}, τ = {:.6}: {steps} steps, diagnostics every {coarse} t*, \
+         every {fine} t* from t* = {fine_from}",
         M::NAME,
         ctx.info().name,
         std::any::type_name::<T>(),
@@ -92,7 +96,9 @@ fn run<M: Model, T: Real>(
         if step >= steps {
             break;
         }
-        let k = every.min(steps - step);
+        let t = step as f64 / per;
+        let every = if t + 1e-9 < fine_from { coarse } else { fine };
+        let k = ((every * per).round().max(1.0) as u64).min(steps - step);
         let start = Instant::now();
         lat.advance(k)?;
         step += k;
@@ -105,8 +111,14 @@ fn run<M: Model, T: Real>(
         }
         let fields = Fields::piece::<M>([n, n, n], 0..n, step, lat.local_moments()?)?;
         sums = case.sums(&fields);
-        case.extra_diagnostics(step, &sums);
+        let row = case.extra_diagnostics(step, &sums);
         diagnostics += start.elapsed().as_secs_f64();
+        let values: Vec<String> = row.iter().map(|(k, v)| format!("{k} = {v:.6}")).collect();
+        println!(
+            "  t* = {:.2}: {} ({stepping:.1} s stepping, {diagnostics:.1} s diagnostics)",
+            step as f64 / per,
+            values.join(", ")
+        );
     }
     println!(
         "{stepping:.1} s stepping ({:.0} MLUPS), {diagnostics:.1} s reading the diagnostics back",

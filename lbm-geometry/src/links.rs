@@ -45,14 +45,17 @@ impl Body {
         let mut mask = vec![false; xs.len() * ly * lz];
         mask.par_chunks_mut((ly * lz).max(1))
             .zip(xs)
-            .for_each(|(plane, x)| {
-                for z in 0..lz {
-                    for y in 0..ly {
-                        plane[z * ly + y] = self.solid([x, y, z]);
-                    }
-                }
-            });
+            .for_each(|(plane, x)| self.plane(x, [ly, lz], plane));
         mask
+    }
+
+    /// The solid sites of plane `x`, `[z·LY + y]`.
+    fn plane(&self, x: usize, [ly, lz]: [usize; 2], plane: &mut [bool]) {
+        for z in 0..lz {
+            for y in 0..ly {
+                plane[z * ly + y] = self.solid([x, y, z]);
+            }
+        }
     }
 
     /// The links of the fluid sites of the planes `xs` of a lattice of `size` sites whose far
@@ -68,7 +71,38 @@ impl Body {
         periodic: [bool; 3],
         xs: Range<usize>,
     ) -> Cuts {
-        let [lx, ly, lz] = size;
+        let [_, ly, lz] = size;
+        let wrap = |a: usize, v: i64| -> Option<usize> {
+            let n = size[a] as i64;
+            match v {
+                v if (0..n).contains(&v) => Some(v as usize),
+                v if periodic[a] => Some(v.rem_euclid(n) as usize),
+                _ => None,
+            }
+        };
+        // The solid sites of the planes the links read, voxelised once: `xs` widened by the
+        // velocities' reach along x (wrapped where x is periodic; `None` beyond an edge).
+        let reach = velocities
+            .iter()
+            .map(|c| c[0].unsigned_abs() as i64)
+            .max()
+            .unwrap_or(0);
+        let first = xs.start as i64 - reach;
+        let mask: Vec<Option<Vec<bool>>> = (first..xs.end as i64 + reach)
+            .into_par_iter()
+            .map(|x| {
+                wrap(0, x).map(|x| {
+                    let mut plane = vec![false; ly * lz];
+                    self.plane(x, [ly, lz], &mut plane);
+                    plane
+                })
+            })
+            .collect();
+        let solid = |x: i64, y: usize, z: usize| {
+            mask[(x - first) as usize]
+                .as_ref()
+                .is_some_and(|plane| plane[z * ly + y])
+        };
         let planes: Vec<Cuts> = xs
             .into_par_iter()
             .map(|x| {
@@ -76,24 +110,18 @@ impl Body {
                 for z in 0..lz {
                     for y in 0..ly {
                         let site = [x, y, z];
-                        if self.solid(site) {
+                        if solid(x as i64, y, z) {
                             continue;
                         }
                         for (i, c) in velocities.iter().enumerate() {
                             let to: [i64; 3] =
                                 std::array::from_fn(|a| site[a] as i64 + c[a] as i64);
-                            let wrapped: [Option<usize>; 3] = std::array::from_fn(|a| {
-                                let n = [lx, ly, lz][a] as i64;
-                                match to[a] {
-                                    v if (0..n).contains(&v) => Some(v as usize),
-                                    v if periodic[a] => Some(v.rem_euclid(n) as usize),
-                                    _ => None,
-                                }
-                            });
-                            let [Some(fx), Some(fy), Some(fz)] = wrapped else {
+                            let (Some(_), Some(fy), Some(fz)) =
+                                (wrap(0, to[0]), wrap(1, to[1]), wrap(2, to[2]))
+                            else {
                                 continue;
                             };
-                            if *c == [0; 3] || !self.solid([fx, fy, fz]) {
+                            if *c == [0; 3] || !solid(to[0], fy, fz) {
                                 continue;
                             }
                             let from = site.map(|v| v as f64);
