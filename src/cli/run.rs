@@ -158,18 +158,6 @@ fn taylor_green_3d_defaults(d: &mut Defaults, case: &TaylorGreen3d) {
     d.output_every = (4.0 * per).round() as u64;
 }
 
-/// The 3-D Taylor–Green vortex's collision when none is given: the one whose peak of
-/// dissipation came closest to the DNS's on cubes of that size (docs/performance.md): MRT on
-/// 128³ (−0.5 %; the regularized BGK −5.9 %), the regularized BGK on 256³ (+2.8 %; MRT
-/// +4.4 %), each at U₀ = 0.05.
-fn taylor_green_3d_collision(n: usize) -> Collision {
-    if n >= 256 {
-        Collision::Regularized
-    } else {
-        Collision::Mrt
-    }
-}
-
 /// Runs `lbm run`.
 pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     let file = match &a.config {
@@ -254,15 +242,10 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             let Some(tg) = tg3d else {
                 unreachable!("built above for this case")
             };
-            let collision = s.collision.unwrap_or(taylor_green_3d_collision(tg.n));
+            let collision = s.collision.unwrap_or(Collision::Mrt);
             let c = case_settings::smagorinsky(&s, collision);
             let (n, re, u0) = (tg.n, tg.re, tg.u0);
             match collision {
-                Collision::Regularized => start(
-                    world,
-                    plan,
-                    c.map(|_| TaylorGreen3d::regularized(n, re, u0)),
-                ),
                 Collision::Mrt => start(world, plan, c.map(|_| tg)),
                 Collision::Smagorinsky => start(
                     world,
@@ -273,8 +256,8 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
                     not_offered(
                         "taylor-green-3d",
                         other,
-                        "regularized, mrt or smagorinsky",
-                        "lbm::cases::TaylorGreen3d::central_mrt or bgk",
+                        "mrt or smagorinsky",
+                        "lbm::cases::TaylorGreen3d::central_mrt, regularized or bgk",
                     ),
                     both(c, plan),
                 ),

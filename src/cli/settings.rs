@@ -78,7 +78,7 @@ pub enum BackendArg {
 }
 
 /// Collision operator of the cavity (D2Q9: bgk, mrt, central-mrt, smagorinsky) and of the 3-D
-/// Taylor–Green vortex (D3Q19: mrt, regularized, smagorinsky).
+/// Taylor–Green vortex (D3Q19: mrt, smagorinsky).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Collision {
@@ -242,8 +242,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lid: Option<f64>,
-    /// Collision operator (cavity, taylor-green-3d) [default: bgk for cavity; for
-    /// taylor-green-3d mrt, regularized on cubes of 256³ and more].
+    /// Collision operator (cavity, taylor-green-3d) [default: bgk for cavity, mrt for
+    /// taylor-green-3d].
     #[arg(long, value_enum, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collision: Option<Collision>,
