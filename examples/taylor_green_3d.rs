@@ -111,9 +111,12 @@ fn run<M: Model, T: Real>(
         }
         let fields = Fields::piece::<M>([n, n, n], 0..n, step, lat.local_moments()?)?;
         sums = case.sums(&fields);
-        let row = case.extra_diagnostics(step, &sums);
+        let diagnostics_row = case.extra_diagnostics(step, &sums);
         diagnostics += start.elapsed().as_secs_f64();
-        let values: Vec<String> = row.iter().map(|(k, v)| format!("{k} = {v:.6}")).collect();
+        let values: Vec<String> = diagnostics_row
+            .iter()
+            .map(|(k, v)| format!("{k} = {v:.6}"))
+            .collect();
         println!(
             "  t* = {:.2}: {} ({stepping:.1} s stepping, {diagnostics:.1} s diagnostics)",
             step as f64 / per,
