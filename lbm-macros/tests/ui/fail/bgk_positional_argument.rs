@@ -1,7 +1,7 @@
 // Rule: bgk's rate is named, bgk(tau = ...) or bgk(omega = ...), so a time and a rate can't be confused.
 // Mistake: the relaxation time passed positionally.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

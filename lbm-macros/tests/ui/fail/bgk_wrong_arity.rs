@@ -1,7 +1,7 @@
 // Rule: bgk takes one rate, bgk(tau = ...) or bgk(omega = ...).
 // Mistake: both a relaxation time and a rate given.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -3,7 +3,7 @@
 // Mistake: cx^4 * cy^4 typed for cx^2 * cy^2. On the D2Q9 velocities they take the same values
 // (so the basis is invertible), but the shifted cx^4 cy^4 has cx^3 cy^4 terms no row spans.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Cm {

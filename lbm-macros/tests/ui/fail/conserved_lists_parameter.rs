@@ -1,6 +1,6 @@
 // Rule: `conserved` lists moments. Mistake: a parameter listed among them.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5Scalar {

@@ -1,7 +1,7 @@
 // Rule: cs2 agrees with the lattice, sum(w c c) = cs2 I.
 // Mistake: cs2 = 1/2 on D2Q9, whose sound speed is cs2 = 1/3.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: Σ w c c = cs2·I along every axis.
 // Mistake: D3Q19 with the z faces weighted as the edges (the rest weight making up the sum), so Σ w c_z² = 5/18 differs from Σ w c_x² = 1/3.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D3Q19Bgk {

@@ -1,7 +1,7 @@
 // Rule: `cz` exists only in 3-D.
 // Mistake: an MRT basis row of a 2-D model written with `cz`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Mrt {

@@ -1,7 +1,7 @@
 // Rule: the force has dim components.
 // Mistake: a 2-D force on a 3-D model.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D3Q19Bgk {

@@ -1,7 +1,7 @@
 // Rule: an equilibrium of Hermite order N needs isotropy through order 2N.
 // Mistake: a third-order equilibrium on D3Q19 (isotropic through fifth order).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D3Q19Bgk {

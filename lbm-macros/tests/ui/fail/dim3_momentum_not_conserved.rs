@@ -1,7 +1,7 @@
 // Rule: the equilibrium conserves every component of the momentum.
 // Mistake: a first-order term switched off on every link with c_z ≠ 0.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D3Q19Bgk {

@@ -1,7 +1,7 @@
 // Rule: the MRT basis is invertible, in 3-D too.
 // Mistake: the d'Humières D3Q19 basis with m_z written as m_x.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D3Q19Bgk {

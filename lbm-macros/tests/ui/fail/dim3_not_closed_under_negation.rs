@@ -1,7 +1,7 @@
 // Rule: the velocity set is closed under negation, in 3-D too.
 // Mistake: a D3Q15 list with (-1, -1, -1) left out.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D3Q15Bgk {

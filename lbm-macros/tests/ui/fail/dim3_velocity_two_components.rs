@@ -1,7 +1,7 @@
 // Rule: in 3-D every velocity has three components.
 // Mistake: a D2Q9 velocity list under `dim = 3`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D3Q19Bgk {

@@ -1,7 +1,7 @@
 // Rule: the runtime's lattices are two- or three-dimensional, so `dim` is 2 or 3.
 // Mistake: a four-dimensional model.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: shells expand to all signed permutations, so a shell may not be listed twice.
 // Mistake: (1, 2) listed beside (2, 1), which already contains it.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q37 {

@@ -1,7 +1,7 @@
 // Rule: no velocity appears twice in an explicit list.
 // Mistake: (1, 1) typed where (-1, -1) was meant.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: a thermal model's equilibrium conserves energy (the moment T of f_eq is T).
 // Mistake: the isothermal second-order formula on the thermal D2Q37, so f_eq has T = 1 whatever T is.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     /// Thermal D2Q37 with BGK collision and gravity along -y.

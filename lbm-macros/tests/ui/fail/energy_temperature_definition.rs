@@ -1,7 +1,7 @@
 // Rule: a thermal model's equilibrium conserves energy, with T as the model defines it.
 // Mistake: the factor dim left out of the definition of T, so the moment T of f_eq is 2 T.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q37 {

@@ -1,7 +1,7 @@
 // Rule: the equilibrium is a polynomial in the moments.
 // Mistake: a stray rho in a denominator.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: the equilibrium may use the parameters, but must still conserve every conserved moment.
 // Mistake: a force folded into the equilibrium by shifting u with tau * a breaks momentum.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: the force is an acceleration vector with dim components.
 // Mistake: gravity given as a scalar.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q37 {

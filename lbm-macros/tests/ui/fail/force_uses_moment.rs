@@ -2,7 +2,7 @@
 // runtime's job), so it may not use the moments.
 // Mistake: gravity multiplied by rho, as a force density.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q37 {

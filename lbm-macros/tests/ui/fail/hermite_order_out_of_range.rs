@@ -1,7 +1,7 @@
 // Rule: the built-in Hermite equilibrium has order 1 to 4.
 // Mistake: order 5.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q37 {

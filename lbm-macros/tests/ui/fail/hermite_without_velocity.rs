@@ -1,7 +1,7 @@
 // Rule: hermite(order = N) is the equilibrium of a density and a velocity moment.
 // Mistake: a scalar model asking for it.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5Scalar {

@@ -1,7 +1,7 @@
 // Rule: the lattice is isotropic up to the order the equilibrium needs (2N for Hermite order N).
 // Mistake: a 4th-order Hermite equilibrium on D2Q9, which carries only 2nd order.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -4,7 +4,7 @@
 // D2Q9 (c_x³ = c_x). With both terms the u_x³ parts cancel and the equilibrium is accepted: the
 // u_x² u_y terms left are the lattice's own Hermite polynomials (see ui/pass).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

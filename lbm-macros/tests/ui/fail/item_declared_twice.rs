@@ -1,7 +1,7 @@
 // Rule: each item is declared once.
 // Mistake: a second `params` block for the force instead of one block.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     /// D2Q9 BGK driven by a body force (ax, ay).

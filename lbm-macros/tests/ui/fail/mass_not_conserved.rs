@@ -1,7 +1,7 @@
 // Rule: the equilibrium conserves mass, sum(f_eq) = rho.
 // Mistake: the factor 2 dropped from the u.u term.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

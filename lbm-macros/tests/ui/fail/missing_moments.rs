@@ -1,7 +1,7 @@
 // Rule: a model declares every required item.
 // Mistake: no moments.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

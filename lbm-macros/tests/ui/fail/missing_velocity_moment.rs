@@ -1,7 +1,7 @@
 // Rule: the moments define at least rho and u.
 // Mistake: the velocity moment left out.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: a role is one of density, velocity, temperature, scalar, vector.
 // Mistake: a concentration given the role `concentration`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5Scalar {

@@ -1,7 +1,7 @@
 // Rule: moments do not shadow built-ins (c, cx, cy, w, f, cs2, dim, ...).
 // Mistake: the velocity moment named `c`, which is the lattice velocity.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

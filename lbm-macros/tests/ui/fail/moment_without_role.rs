@@ -1,7 +1,7 @@
 // Rule: a moment other than rho, u and T states its role (density, velocity, temperature,
 // scalar, vector). Mistake: the temperature named `theta` without `: temperature`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q37 {

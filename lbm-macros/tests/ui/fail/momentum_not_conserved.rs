@@ -1,7 +1,7 @@
 // Rule: the equilibrium conserves momentum, sum(f_eq c) = rho u.
 // Mistake: a wrong sign on the first-order term.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: the MRT basis is invertible.
 // Mistake: cx * cx typed for p_xy = cx * cy; cx^2 is a combination of 1, e and p_xx.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Mrt {

@@ -1,7 +1,7 @@
 // Rule: the MRT basis has Q rows.
 // Mistake: the p_xy row left out (8 rows for Q = 9).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Mrt {

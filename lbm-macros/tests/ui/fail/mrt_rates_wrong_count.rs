@@ -1,7 +1,7 @@
 // Rule: one MRT relaxation rate per moment.
 // Mistake: one rate missing (8 rates for 9 moments).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Mrt {

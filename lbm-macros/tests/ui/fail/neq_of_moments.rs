@@ -1,7 +1,7 @@
 // Rule: neq(φ) takes a polynomial in the velocity c only (a fixed moment of f − f_eq).
 // Mistake: the weight depends on the velocity moment.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9NeqOfU {

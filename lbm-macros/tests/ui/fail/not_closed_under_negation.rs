@@ -1,7 +1,7 @@
 // Rule: the velocity set is closed under negation (every c has -c).
 // Mistake: (0, -1) left out of the list (and its weight with it).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: parameters are typed `real` or `field`.
 // Mistake: a Rust type instead.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

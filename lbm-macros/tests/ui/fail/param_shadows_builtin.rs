@@ -1,7 +1,7 @@
 // Rule: parameters do not shadow built-ins (c, cx, cy, w, f, cs2, dim, ...).
 // Mistake: the relaxation rate named `w`, which is the weight.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

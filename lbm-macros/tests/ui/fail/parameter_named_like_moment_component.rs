@@ -2,7 +2,7 @@
 // messages can tell them apart. Mistake: an advecting velocity given as parameters `ux`, `uy`
 // in a model whose own velocity moment `u` has the components `ux`, `uy`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5Mixed {

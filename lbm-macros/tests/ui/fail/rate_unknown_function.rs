@@ -1,7 +1,7 @@
 // Rule: a relaxation rate may use sqrt, neq(φ) and smagorinsky(…) besides arithmetic.
 // Mistake: an exponential.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9ExpRate {

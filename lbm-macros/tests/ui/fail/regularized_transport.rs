@@ -2,7 +2,7 @@
 // flow (a velocity moment).
 // Mistake: a passive scalar regularized: its diffusive flux is first order and would be lost.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5Scalar {

@@ -1,7 +1,7 @@
 // Rule: the equilibrium conserves every moment declared conserved, whatever its role.
 // Mistake: a stray `+ ux` in the advection term, so that Σ f_eq = φ (1 + ux).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5Scalar {

@@ -1,7 +1,7 @@
 // Rule: a model has at most one density, one velocity and one temperature (the runtime finds
 // them by role). Mistake: a second species declared as a density.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5TwoDensities {

@@ -1,7 +1,7 @@
 // Rule: smagorinsky(…) divides the stress by the density, which the model must declare.
 // Mistake: a scalar model asking for it.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q5Les {

@@ -1,7 +1,7 @@
 // Rule: trt needs two rates: trt(tau = ..., magic = ...) or trt(omega_plus = ..., omega_minus = ...).
 // Mistake: only the even rate given.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: trt takes tau or omega (or omega_plus) and magic or omega_minus.
 // Mistake: the magic parameter passed as `lambda`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: every identifier is defined.
 // Mistake: `cs^4` written for cs2^2; there is no `cs`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: every identifier is defined, in the collision as in the equilibrium.
 // Mistake: the relaxation time referred to by a name that is not declared in `params`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

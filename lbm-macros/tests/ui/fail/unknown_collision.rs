@@ -1,7 +1,7 @@
 // Rule: the collision is bgk, trt or mrt.
 // Mistake: `srt`, another name for BGK, which the DSL does not know.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: formulas use only the DSL's functions.
 // Mistake: `length2(u)`, a function the DSL does not have (it has norm2).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

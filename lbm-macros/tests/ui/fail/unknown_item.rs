@@ -1,7 +1,7 @@
 // Rule: a model declares only the known items.
 // Mistake: `collide` written for `collision`.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -2,7 +2,7 @@
 // conservation check evaluates it exactly).
 // Mistake: the incompressible equilibrium of He & Luo, whose momentum is u itself, declared
 // with the usual `u = sum(f * c) / rho`, which would make the velocity u / rho.
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Incompressible {

@@ -1,7 +1,7 @@
 // Rule: velocity components are whole numbers of lattice sites.
 // Mistake: a half-integer component.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

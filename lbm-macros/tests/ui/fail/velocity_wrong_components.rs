@@ -1,7 +1,7 @@
 // Rule: every velocity has `dim` components.
 // Mistake: a stray third component in one velocity.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: every weight is positive.
 // Mistake: a sign typo on one diagonal weight.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: the weights are symmetric, w(c) = w(-c).
 // Mistake: w(1, 0) and w(-1, 0) differ (their sum, and so the total, is still right).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {

@@ -1,7 +1,7 @@
 // Rule: decimal weights sum to 1 within 1e-15.
 // Mistake: a digit mistyped in the 15th decimal place of the (3, 1) shell's weight.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q37 {

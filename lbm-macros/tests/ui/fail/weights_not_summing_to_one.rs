@@ -1,7 +1,7 @@
 // Rule: the weights sum to 1.
 // Mistake: 1/16 typed for the diagonal weights instead of 1/36.
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     /// Isothermal D2Q9 with single-relaxation-time collision.

@@ -1,7 +1,7 @@
 // Rule: one weight per velocity.
 // Mistake: a diagonal weight missing (8 weights for 9 velocities).
 
-use lbm::lbm_model;
+use lbm_macros::lbm_model;
 
 lbm_model! {
     pub model D2Q9Bgk {
