@@ -99,8 +99,18 @@ impl Wall {
 /// Which sites are solid: a function of the global site `(x, y)` (or voxel `(x, y, z)`),
 /// evaluated only for the sites a lattice holds — a rank of a distributed run asks it for its
 /// own planes, so no process builds a mask of the whole lattice — or a mask given whole.
+///
+/// With [`Obstacles::with_wall_distance`] the wall lies where the body's surface does, not
+/// half-way along each link: its links are bounced back by interpolation (Bouzidi, Firdaouss &
+/// Lallemand 2001), second-order accurate on curved walls where half-way bounce-back turns them
+/// into staircases.
 #[derive(Clone)]
-pub struct Obstacles(Solid);
+pub struct Obstacles(Solid, Option<WallDistance>);
+
+/// The wall's distance along a link: for a fluid site (global `[x, y, z]`) and a velocity `c`
+/// whose neighbour `x + c` is solid, the share `q ∈ (0, 1]` of the link at which it crosses
+/// the surface; `None` where it is not known (the link is then bounced half-way).
+pub type WallDistance = Arc<dyn Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync>;
 
 #[derive(Clone)]
 enum Solid {
@@ -121,7 +131,7 @@ impl Obstacles {
 
     /// The voxels where `solid(x, y, z)` holds (global coordinates).
     pub fn voxels(solid: impl Fn(usize, usize, usize) -> bool + Send + Sync + 'static) -> Self {
-        Self(Solid::Shape(Arc::new(solid)))
+        Self(Solid::Shape(Arc::new(solid)), None)
     }
 
     /// The mask `solid[x·LY + y]` of a 2-D lattice `ly` sites high (its size is checked
@@ -133,11 +143,42 @@ impl Obstacles {
     /// The voxel mask `solid[(x·LZ + z)·LY + y]` of a lattice `ly × lz` sites across (x
     /// slowest, y fastest: the order of a lattice's planes, see [`crate::layout`]).
     pub fn voxel_mask(ly: usize, lz: usize, solid: Vec<bool>) -> Self {
-        Self(Solid::Mask {
-            ly,
-            lz,
-            solid: solid.into(),
-        })
+        Self(
+            Solid::Mask {
+                ly,
+                lz,
+                solid: solid.into(),
+            },
+            None,
+        )
+    }
+
+    /// These obstacles with their surface where `q(site, c)` puts it along each link that
+    /// crosses it (see [`WallDistance`]); their links are then bounced back by interpolation
+    /// (Bouzidi et al. 2001, linear): with `f*` the post-collision populations, `ī` opposite
+    /// to `i` and the wall at `x + q c_ī` (a fluid site `x` whose neighbour `x − c_i` is
+    /// solid),
+    ///
+    /// ```text
+    /// q < ½:  f_i(x, t+1) = 2q f*_ī(x) + (1 − 2q) f*_ī(x + c_i)
+    /// q ≥ ½:  f_i(x, t+1) = f*_ī(x) / 2q + (2q − 1)/2q · f*_i(x)
+    /// ```
+    ///
+    /// exact for a linear velocity profile that vanishes on the wall, so the wall is
+    /// second-order accurate wherever it lies (half-way bounce-back is the case `q = ½`). A
+    /// link with `q < ½` whose second fluid site `x + c_i` is solid or beyond a wall falls
+    /// back to half-way bounce-back. The obstacles are at rest. Runs on the CPU in the two-copy
+    /// scheme, on one process or on ranks; the in-place scheme and the GPU refuse them.
+    pub fn with_wall_distance(
+        self,
+        q: impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static,
+    ) -> Self {
+        Self(self.0, Some(Arc::new(q)))
+    }
+
+    /// Whether these obstacles place their walls by [`Obstacles::with_wall_distance`].
+    pub fn is_curved(&self) -> bool {
+        self.1.is_some()
     }
 
     /// Whether the global voxel `(x, y, z)` is solid (`z = 0` in 2-D).
@@ -188,25 +229,35 @@ impl std::fmt::Debug for Obstacles {
                 )
             }
             Solid::Shape(_) => write!(f, "Obstacles::voxels(<fn>)"),
+        }?;
+        match &self.1 {
+            Some(_) => write!(f, ".with_wall_distance(<fn>)"),
+            None => Ok(()),
         }
     }
 }
 
 impl PartialEq for Obstacles {
-    /// Masks are equal when their sites are; shapes when they are the same function.
+    /// Masks are equal when their sites are; shapes when they are the same function; wall
+    /// distances when they are the same function.
     fn eq(&self, other: &Self) -> bool {
-        match (&self.0, &other.0) {
-            (
-                Solid::Mask { ly, lz, solid },
-                Solid::Mask {
-                    ly: b,
-                    lz: c,
-                    solid: t,
-                },
-            ) => (ly, lz) == (b, c) && solid == t,
-            (Solid::Shape(f), Solid::Shape(g)) => Arc::ptr_eq(f, g),
-            _ => false,
-        }
+        let walls = match (&self.1, &other.1) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        };
+        walls
+            && match (&self.0, &other.0) {
+                (
+                    Solid::Mask { ly, lz, solid },
+                    Solid::Mask {
+                        ly: b,
+                        lz: c,
+                        solid: t,
+                    },
+                ) => (ly, lz) == (b, c) && solid == t,
+                (Solid::Shape(f), Solid::Shape(g)) => Arc::ptr_eq(f, g),
+                _ => false,
+            }
     }
 }
 
@@ -310,7 +361,44 @@ pub(crate) struct Site {
     pub mask: u64,
     /// Offset of this site's `Q` corrections in [`Boundaries::corr`], if any is non-zero.
     pub corr: Option<usize>,
+    /// Offset of this site's `Q` interpolations in [`Boundaries::interp`], if a link of it
+    /// crosses a curved wall ([`Obstacles::with_wall_distance`]).
+    pub interp: Option<usize>,
     pub rule: Rule,
+}
+
+/// Interpolated bounce-back of one link `i` (Bouzidi et al. 2001):
+/// `f_i(x) = a f*_ī(x) + b f*_ī(x + c_i) + c f*_i(x)` ([`Obstacles::with_wall_distance`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Interp<T> {
+    pub a: T,
+    pub b: T,
+    pub c: T,
+}
+
+impl<T: Real> Interp<T> {
+    /// Half-way bounce-back, `f_i(x) = f*_ī(x)`.
+    pub fn halfway() -> Self {
+        Self::of(1.0, 0.0, 0.0)
+    }
+
+    fn of(a: f64, b: f64, c: f64) -> Self {
+        Self {
+            a: T::from_f64(a),
+            b: T::from_f64(b),
+            c: T::from_f64(c),
+        }
+    }
+
+    /// The linear interpolation for a wall at `q ∈ (0, 1]` along the link, where the second
+    /// fluid site `x + c_i` is fluid (`far_is_fluid`); else, for `q < ½`, half-way.
+    pub fn linear(q: f64, far_is_fluid: bool) -> Self {
+        match q {
+            q if q >= 0.5 => Self::of(0.5 / q, 0.0, (2.0 * q - 1.0) / (2.0 * q)),
+            q if far_is_fluid => Self::of(2.0 * q, 1.0 - 2.0 * q, 0.0),
+            _ => Self::halfway(),
+        }
+    }
 }
 
 impl Site {
@@ -330,6 +418,8 @@ pub struct Boundaries<T: Real> {
     /// Lines per plane (`LZ`).
     lz: usize,
     pub(crate) corr: Vec<T>,
+    /// The interpolations of the sites' links, `Q` per site that has one.
+    pub(crate) interp: Vec<Interp<T>>,
     pub(crate) x_periodic: bool,
     pub(crate) solid: Vec<bool>,
 }
@@ -391,6 +481,26 @@ impl<T: Real> Boundaries<T> {
             .map(|j| &col[j])
     }
 
+    /// Refuses the interpolated links of curved walls ([`Obstacles::with_wall_distance`])
+    /// where they do not run: on the GPU (`gpu`) and in the in-place scheme, whose half-steps
+    /// hold no site's post-collision populations next to its neighbours' when the link is
+    /// bounced.
+    pub(crate) fn runs_on(&self, scheme: crate::Scheme, gpu: bool) -> Result<(), LbmError> {
+        let (on, remedy) = match (gpu, scheme) {
+            _ if self.interp.is_empty() => return Ok(()),
+            (true, _) => ("on the GPU", "run it on the CPU backend"),
+            (false, crate::Scheme::InPlace) => {
+                ("in the in-place scheme", "use the two-copy scheme")
+            }
+            (false, crate::Scheme::TwoCopy) => return Ok(()),
+        };
+        Err(LbmError::Boundary(format!(
+            "the obstacles have curved walls (interpolated bounce-back, \
+             Obstacles::with_wall_distance), which do not run {on} yet: {remedy}, or give the \
+             obstacles without wall distances (half-way bounce-back)"
+        )))
+    }
+
     /// Compiles `spec` for model `M` on a lattice of shape `d` stored in layout `L`.
     pub fn compile<M: Model, L: Layout>(spec: &BoundarySpec, d: &Dims) -> Result<Self, LbmError> {
         Self::compile_with::<M>(spec, d, &L::cluster_lane)
@@ -433,6 +543,7 @@ impl<T: Real> Boundaries<T> {
             sites: Vec::new(),
             col_start: Vec::with_capacity(xs.len() * global.lz + 1),
             corr: Vec::new(),
+            interp: Vec::new(),
             x_periodic,
             lz: global.lz,
             solid: Vec::new(),
@@ -497,6 +608,7 @@ impl<T: Real> Boundaries<T> {
             lane,
             mask: 0,
             corr: None,
+            interp: None,
             rule: Rule::None,
         };
         if spec.solid.as_ref().is_some_and(|o| o.at(global, x, s)) {
@@ -506,10 +618,22 @@ impl<T: Real> Boundaries<T> {
             return;
         }
         let mut corr = [0.0f64; 64];
+        let mut interp = [Interp::halfway(); 64];
+        let mut curved = false;
         let mut dirichlet: Option<(f64, u64)> = None;
         for (i, c) in M::VELOCITIES.iter().enumerate() {
-            if let Some(wall) = crossed_wall(spec, global, x, s, *c) {
+            if let Some((wall, obstacle)) = crossed(spec, global, x, s, *c) {
                 site.mask |= 1 << i;
+                // The wall lies along the opposite link, `x − c_i = x + c_ī` being solid.
+                let distance = spec.solid.as_ref().and_then(|o| o.1.as_ref());
+                if let Some(q) = distance.filter(|_| obstacle).and_then(|q| {
+                    let (y, z) = global.yz(s);
+                    q([x, y, z], c.map(|v| -v))
+                }) {
+                    let far_is_fluid = crossed(spec, global, x, s, c.map(|v| -v)).is_none();
+                    interp[i] = Interp::linear(q.clamp(f64::MIN_POSITIVE, 1.0), far_is_fluid);
+                    curved = true;
+                }
                 if let Wall::Dirichlet { value } = wall {
                     let (_, links) = dirichlet.get_or_insert((value, 0));
                     *links |= 1 << i;
@@ -524,6 +648,10 @@ impl<T: Real> Boundaries<T> {
             site.corr = Some(self.corr.len());
             self.corr.extend(corr.iter().map(|&c| T::from_f64(c)));
         }
+        if curved {
+            site.interp = Some(self.interp.len());
+            self.interp.extend_from_slice(&interp[..M::Q]);
+        }
         site.rule = site_rule(spec, global, M::HALO, x, s);
         if let (Rule::None, Some((value, links))) = (site.rule, dirichlet) {
             site.rule = Rule::Dirichlet { value, links };
@@ -537,8 +665,9 @@ impl<T: Real> Boundaries<T> {
 /// The wall (or obstacle surface) that link `c` of the global site `(x, s)` (plane site `s`)
 /// of a lattice of shape `d` crosses, if any. A link that crosses a y-wall counts for it even
 /// at an edge or corner (then a z-wall, then an x-wall), so that the lid's corrections of a
-/// corner site cancel in pairs and mass is conserved.
-fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) -> Option<Wall> {
+/// corner site cancel in pairs and mass is conserved. With it, whether the wall is an
+/// obstacle's surface (not a side's).
+fn crossed(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) -> Option<(Wall, bool)> {
     let (y, z) = d.yz(s);
     let source = |p: usize, k: usize| p as isize - c[k] as isize;
     let (sx, sy, sz) = (source(x, 0), source(y, 1), source(z, 2));
@@ -550,10 +679,10 @@ fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) 
     for (low, high, p, n) in sides {
         if let (Some(low), Some(high)) = (low, high) {
             if p < 0 {
-                return Some(low);
+                return Some((low, false));
             }
             if p >= n as isize {
-                return Some(high);
+                return Some((high, false));
             }
         }
     }
@@ -561,7 +690,7 @@ fn crossed_wall(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) 
     spec.solid
         .as_ref()
         .is_some_and(|o| o.is_solid(wrap(sx, d.lx), wrap(sy, d.ly), wrap(sz, d.lz)))
-        .then_some(Wall::NO_SLIP)
+        .then_some((Wall::NO_SLIP, true))
 }
 
 /// The sides of a lattice of shape `d` with the distance of global site `(x, y, z)` from each

@@ -341,7 +341,9 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             scheme,
             &BoundarySpec::periodic(),
         )?;
-        lattice.replace_boundaries(g.slab_boundaries(xs.clone(), &L::cluster_lane));
+        let bc = g.slab_boundaries(xs.clone(), &L::cluster_lane);
+        bc.runs_on(scheme, false)?;
+        lattice.replace_boundaries(bc);
         Ok(Self {
             lattice,
             x0: xs.start,

@@ -654,6 +654,17 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
     if s.bounced(i) {
         let o = M::OPPOSITE[i];
         let v = job.src.get(L::index(d, o, col_of(d, s.x, 0), s.y), o);
+        let v = match s.interp.map(|at| job.bc.interp[at + i]) {
+            // Bouzidi et al. (2001): the wall between `x` and `x − c_i` (two-copy only).
+            Some(w) => {
+                let far = job
+                    .src
+                    .get(L::index(d, o, col_of(d, s.x, c[0]), d.shift(s.y, c)), o);
+                let own = job.src.get(L::index(d, i, col_of(d, s.x, 0), s.y), i);
+                w.a * v + w.b * far + w.c * own
+            }
+            None => v,
+        };
         correction(job.bc, s, i).map_or(v, |c| v + c)
     } else {
         let y = d.shift(s.y, c.map(|v| -v));
@@ -876,6 +887,7 @@ fn lanes<L: Layout, const VL: usize>(d: &Dims, sites: &[Site], at: Line, k: usiz
             lane: l,
             mask: 0,
             corr: None,
+            interp: None,
             rule: Rule::None,
         })
     })

@@ -181,6 +181,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         M::validate(&params)?;
         let d = Dims::of::<M>(size);
         let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
+        bc.runs_on(scheme, false)?;
         let mut lat = Self {
             d,
             params,
@@ -473,6 +474,17 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         check_len(g.len(), M::Q, "populations")?;
         let d = &self.d;
         let site = self.bc.site::<L>(d, x, y);
+        // Population `p` of site `x + c`: a lattice that is not periodic in x reads across its
+        // edges from its halos (a slab's: its neighbours' borders).
+        let neighbour = |p: usize, c: [i32; 3]| {
+            let sx = x as isize + c[0] as isize;
+            let sx = if self.bc.x_periodic() {
+                sx.rem_euclid(d.lx as isize)
+            } else {
+                sx
+            };
+            self.value_at((L::index(d, p, d.col(sx), d.shift(y, c)), p))
+        };
         for (i, gi) in g.iter_mut().enumerate() {
             *gi = match site {
                 _ if self.odd => {
@@ -484,21 +496,19 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     }
                 }
                 Some(s) if s.bounced(i) => {
-                    let v = self.value_at(self.slot(M::OPPOSITE[i], x, y));
+                    let o = M::OPPOSITE[i];
+                    let v = self.value_at(self.slot(o, x, y));
+                    let v = match s.interp.map(|at| self.bc.interp[at + i]) {
+                        // Bouzidi et al. (2001), two-copy only (`Boundaries::runs_on`).
+                        Some(w) => {
+                            let own = self.value_at(self.slot(i, x, y));
+                            w.a * v + w.b * neighbour(o, M::VELOCITIES[i]) + w.c * own
+                        }
+                        None => v,
+                    };
                     s.corr.map_or(v, |o| v + self.bc.corr[o + i])
                 }
-                _ => {
-                    // A lattice that is not periodic in x pulls across its edges from its
-                    // halos (a slab's: its neighbours' borders).
-                    let c = M::VELOCITIES[i];
-                    let sx = x as isize - c[0] as isize;
-                    let sx = if self.bc.x_periodic() {
-                        sx.rem_euclid(d.lx as isize)
-                    } else {
-                        sx
-                    };
-                    self.value_at((L::index(d, i, d.col(sx), d.shift(y, c.map(|v| -v))), i))
-                }
+                _ => neighbour(i, M::VELOCITIES[i].map(|v| -v)),
             };
         }
         if let Some(s) = site {

@@ -1,6 +1,9 @@
 //! Bodies in a flow (from `lbm-geometry`): analytic shapes and closed STL meshes, placed in a
 //! lattice, as its obstacles and as the links they cut with the wall's distance along each;
-//! the force and torque on each by momentum exchange ([`MomentumExchange`]).
+//! the force and torque on each by momentum exchange ([`MomentumExchange`]). Their walls lie
+//! half-way along the links they cut ([`obstacles`]: staircases, first order on a curved
+//! surface) or where the surface crosses each ([`curved_obstacles`]: interpolated
+//! bounce-back, second order; the CPU's two-copy scheme).
 //!
 //! ```
 //! use lbm::geometry::{Body, obstacles};
@@ -28,6 +31,19 @@ use crate::Obstacles;
 /// inside the body or on its surface.
 pub fn obstacles(body: Body) -> Obstacles {
     Obstacles::voxels(move |x, y, z| body.solid([x, y, z]))
+}
+
+/// As [`obstacles`], with each wall where the body's surface crosses the link (from the exact
+/// shape: ray–sphere, ray–cylinder, ray–box, ray–triangle), for interpolated bounce-back
+/// ([`Obstacles::with_wall_distance`]: second-order walls that are not staircases). A link
+/// whose crossing is not found (a mesh's grazing edge) is bounced half-way.
+pub fn curved_obstacles(body: Body) -> Obstacles {
+    let shape = body.clone();
+    obstacles(body).with_wall_distance(move |site, c| {
+        let from = site.map(|v| v as f64);
+        let to = std::array::from_fn(|a| from[a] + f64::from(c[a]));
+        shape.entry(from, to).filter(|&q| q > 0.0)
+    })
 }
 
 #[cfg(test)]
