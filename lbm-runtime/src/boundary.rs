@@ -168,7 +168,8 @@ impl Obstacles {
     /// second-order accurate wherever it lies (half-way bounce-back is the case `q = ½`). A
     /// link with `q < ½` whose second fluid site `x + c_i` is solid or beyond a wall falls
     /// back to half-way bounce-back. The obstacles are at rest. Runs on the CPU in the two-copy
-    /// scheme, on one process or on ranks; the in-place scheme and the GPU refuse them.
+    /// scheme; the in-place scheme and the GPU refuse them. (The slabs of MPI ranks compile
+    /// them for their columns too; that has not yet been compared with a single process.)
     pub fn with_wall_distance(
         self,
         q: impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static,
