@@ -104,13 +104,23 @@ impl Wall {
 /// half-way along each link: its links are bounced back by interpolation (Bouzidi, Firdaouss &
 /// Lallemand 2001), second-order accurate on curved walls where half-way bounce-back turns them
 /// into staircases.
+///
+/// With [`Obstacles::with_wall_velocity`] their surface moves (a rotating cylinder): each
+/// bounced link carries the wall's momentum where it crosses the surface.
 #[derive(Clone)]
-pub struct Obstacles(Solid, Option<WallDistance>);
+pub struct Obstacles {
+    solid: Solid,
+    distance: Option<WallDistance>,
+    velocity: Option<WallVelocity>,
+}
 
 /// The wall's distance along a link: for a fluid site (global `[x, y, z]`) and a velocity `c`
 /// whose neighbour `x + c` is solid, the share `q ∈ (0, 1]` of the link at which it crosses
 /// the surface; `None` where it is not known (the link is then bounced half-way).
 pub type WallDistance = Arc<dyn Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync>;
+
+/// The velocity of an obstacle's surface at a point (global lattice coordinates).
+pub type WallVelocity = Arc<dyn Fn([f64; 3]) -> [f64; 3] + Send + Sync>;
 
 #[derive(Clone)]
 enum Solid {
@@ -131,7 +141,15 @@ impl Obstacles {
 
     /// The voxels where `solid(x, y, z)` holds (global coordinates).
     pub fn voxels(solid: impl Fn(usize, usize, usize) -> bool + Send + Sync + 'static) -> Self {
-        Self(Solid::Shape(Arc::new(solid)), None)
+        Self::of(Solid::Shape(Arc::new(solid)))
+    }
+
+    fn of(solid: Solid) -> Self {
+        Self {
+            solid,
+            distance: None,
+            velocity: None,
+        }
     }
 
     /// The mask `solid[x·LY + y]` of a 2-D lattice `ly` sites high (its size is checked
@@ -143,14 +161,11 @@ impl Obstacles {
     /// The voxel mask `solid[(x·LZ + z)·LY + y]` of a lattice `ly × lz` sites across (x
     /// slowest, y fastest: the order of a lattice's planes, see [`crate::layout`]).
     pub fn voxel_mask(ly: usize, lz: usize, solid: Vec<bool>) -> Self {
-        Self(
-            Solid::Mask {
-                ly,
-                lz,
-                solid: solid.into(),
-            },
-            None,
-        )
+        Self::of(Solid::Mask {
+            ly,
+            lz,
+            solid: solid.into(),
+        })
     }
 
     /// These obstacles with their surface where `q(site, c)` puts it along each link that
@@ -174,17 +189,37 @@ impl Obstacles {
         self,
         q: impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static,
     ) -> Self {
-        Self(self.0, Some(Arc::new(q)))
+        Self {
+            distance: Some(Arc::new(q)),
+            ..self
+        }
+    }
+
+    /// These obstacles with their surface moving at `velocity(p)` at the point `p` (a rigid
+    /// rotation about an axis: `ω × (p − centre)`, tangent to the surface). A bounced link
+    /// takes the wall's momentum where it crosses the surface, `2 w_i (c_i · u_w) / c_s²`
+    /// (Ladd 1994) — divided by `2q` where an interpolated link's wall lies at `q ≥ ½`
+    /// (Bouzidi et al. 2001) — at the point half-way along the link, or at `q` with
+    /// [`Obstacles::with_wall_distance`]. The solid sites stay where they are: the surface
+    /// moves within itself.
+    pub fn with_wall_velocity(
+        self,
+        velocity: impl Fn([f64; 3]) -> [f64; 3] + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            velocity: Some(Arc::new(velocity)),
+            ..self
+        }
     }
 
     /// Whether these obstacles place their walls by [`Obstacles::with_wall_distance`].
     pub fn is_curved(&self) -> bool {
-        self.1.is_some()
+        self.distance.is_some()
     }
 
     /// Whether the global voxel `(x, y, z)` is solid (`z = 0` in 2-D).
     pub fn is_solid(&self, x: usize, y: usize, z: usize) -> bool {
-        match &self.0 {
+        match &self.solid {
             Solid::Mask { ly, lz, solid } => {
                 solid.get((x * lz + z) * ly + y).copied().unwrap_or(false)
             }
@@ -200,7 +235,7 @@ impl Obstacles {
 
     /// A mask's size is that of the lattice `d`.
     fn check(&self, d: &Dims) -> Result<(), LbmError> {
-        match &self.0 {
+        match &self.solid {
             Solid::Mask { ly, lz, solid }
                 if (*ly != d.ly || *lz != d.lz || solid.len() != d.sites()) =>
             {
@@ -221,7 +256,7 @@ impl Obstacles {
 
 impl std::fmt::Debug for Obstacles {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match &self.0 {
+        match &self.solid {
             Solid::Mask { ly, lz, solid } => {
                 write!(
                     f,
@@ -231,23 +266,26 @@ impl std::fmt::Debug for Obstacles {
             }
             Solid::Shape(_) => write!(f, "Obstacles::voxels(<fn>)"),
         }?;
-        match &self.1 {
-            Some(_) => write!(f, ".with_wall_distance(<fn>)"),
-            None => Ok(()),
+        if self.distance.is_some() {
+            write!(f, ".with_wall_distance(<fn>)")?;
         }
+        if self.velocity.is_some() {
+            write!(f, ".with_wall_velocity(<fn>)")?;
+        }
+        Ok(())
     }
 }
 
 impl PartialEq for Obstacles {
-    /// Masks are equal when their sites are; shapes when they are the same function; wall
-    /// distances when they are the same function.
+    /// Masks are equal when their sites are; shapes, wall distances and wall velocities when
+    /// they are the same functions.
     fn eq(&self, other: &Self) -> bool {
-        let walls = match (&self.1, &other.1) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (a, b) => a.is_none() && b.is_none(),
-        };
-        walls
-            && match (&self.0, &other.0) {
+        let same = |a: Option<*const ()>, b: Option<*const ()>| a == b;
+        let distance = |o: &Self| o.distance.as_ref().map(|f| Arc::as_ptr(f) as *const ());
+        let velocity = |o: &Self| o.velocity.as_ref().map(|f| Arc::as_ptr(f) as *const ());
+        same(distance(self), distance(other))
+            && same(velocity(self), velocity(other))
+            && match (&self.solid, &other.solid) {
                 (
                     Solid::Mask { ly, lz, solid },
                     Solid::Mask {
@@ -626,22 +664,33 @@ impl<T: Real> Boundaries<T> {
             if let Some((wall, obstacle)) = crossed(spec, global, x, s, *c) {
                 site.mask |= 1 << i;
                 // The wall lies along the opposite link, `x − c_i = x + c_ī` being solid.
-                let distance = spec.solid.as_ref().and_then(|o| o.1.as_ref());
-                if let Some(q) = distance.filter(|_| obstacle).and_then(|q| {
-                    let (y, z) = global.yz(s);
-                    q([x, y, z], c.map(|v| -v))
-                }) {
+                let (y, z) = global.yz(s);
+                let obstacles = spec.solid.as_ref().filter(|_| obstacle);
+                let q = obstacles
+                    .and_then(|o| o.distance.as_ref())
+                    .and_then(|q| q([x, y, z], c.map(|v| -v)))
+                    .map(|q| q.clamp(f64::MIN_POSITIVE, 1.0));
+                if let Some(q) = q {
                     let far_is_fluid = crossed(spec, global, x, s, c.map(|v| -v)).is_none();
-                    interp[i] = Interp::linear(q.clamp(f64::MIN_POSITIVE, 1.0), far_is_fluid);
+                    interp[i] = Interp::linear(q, far_is_fluid);
                     curved = true;
                 }
                 if let Wall::Dirichlet { value } = wall {
                     let (_, links) = dirichlet.get_or_insert((value, 0));
                     *links |= 1 << i;
                 }
-                let u = wall.bounce_velocity();
-                let cu: f64 = c.iter().zip(u).map(|(&c, u)| c as f64 * u).sum();
-                corr[i] = 2.0 * M::WEIGHTS[i] * cu / M::CS2;
+                // The wall's momentum where the link crosses it (divided by 2q where an
+                // interpolated link's wall lies at q ≥ ½).
+                let (u, share) = match obstacles.and_then(|o| o.velocity.as_ref()) {
+                    Some(v) => {
+                        let q = q.unwrap_or(0.5);
+                        let at = std::array::from_fn(|a| [x, y, z][a] as f64 - q * f64::from(c[a]));
+                        (v(at), if q >= 0.5 { 0.5 / q } else { 1.0 })
+                    }
+                    None => (wall.bounce_velocity(), 1.0),
+                };
+                let cu: f64 = c.iter().zip(u).map(|(&c, u)| f64::from(c) * u).sum();
+                corr[i] = share * 2.0 * M::WEIGHTS[i] * cu / M::CS2;
             }
         }
         let corr = &corr[..M::Q];
