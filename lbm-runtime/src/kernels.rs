@@ -54,8 +54,6 @@
 //! ([`Dims::ring`]) from which the second pulls (so a job's `src` and `dst` each have their
 //! own addressing, [`Job::src_d`] and [`Job::dst_d`]).
 
-use rayon::prelude::*;
-
 use crate::boundary::{apply_rule, Boundaries, Rule, Site};
 use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::{store_fence, Element, Pops, RawBuf};
@@ -194,9 +192,10 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
             .collect();
         let lz = self.d.lz;
         let lines = self.cols.start * lz..self.cols.end * lz;
-        lines.into_par_iter().for_each_init(
-            || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len()),
-            |s, j| {
+        crate::parallel::for_each_init(
+            lines,
+            &|| Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len()),
+            &|s, j| {
                 let at = Line {
                     x: j / lz,
                     z: j % lz,

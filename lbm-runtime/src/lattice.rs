@@ -12,7 +12,7 @@
 use std::marker::PhantomData;
 use std::time::Instant;
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
 use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Stores};
@@ -230,7 +230,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         bufs.extend(self.g.as_mut().map(|g| g.raw()));
         let rest = &self.rest;
         for b in bufs {
-            (0..d.nlines()).into_par_iter().for_each(|line| {
+            parallel::for_each(0..d.nlines(), &|line| {
                 for y in 0..d.ly {
                     for (i, &w) in rest.iter().enumerate() {
                         b.set(L::line_index(&d, i, line, y), stored(w, rest, i));
@@ -269,14 +269,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             self.fields = Some(buf);
         }
         let raw = self.fields.as_mut().expect("allocated above").raw();
-        values
-            .par_chunks(d.plane())
-            .enumerate()
-            .for_each(|(x, plane)| {
-                for (s, &v) in plane.iter().enumerate() {
-                    raw.set(L::index(&fd, j, d.col(x as isize), s), T::from_f64(v));
-                }
-            });
+        let plane = d.plane();
+        parallel::for_each(0..d.lx, &|x| {
+            for (s, &v) in values[x * plane..(x + 1) * plane].iter().enumerate() {
+                raw.set(L::index(&fd, j, d.col(x as isize), s), T::from_f64(v));
+            }
+        });
         Ok(())
     }
 
@@ -440,6 +438,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
     {
+        self.set_equilibrium_of(&moments)
+    }
+
+    /// [`Lattice::set_equilibrium`], compiled once per lattice rather than once per caller's
+    /// closure.
+    fn set_equilibrium_of(
+        &mut self,
+        moments: &dyn Fn(usize, usize) -> Vec<f64>,
+    ) -> Result<(), LbmError> {
         let nm = M::MOMENT_NAMES.len();
         let mut feq = vec![T::default(); M::Q];
         for x in 0..self.d.lx {
@@ -556,42 +563,36 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 col.push(c);
             }
         }
-        columns
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(x, mut fields)| {
-                let mut g = vec![T::default(); M::Q];
-                let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
-                for y in 0..d.plane() {
-                    if self.bc.is_solid(&d, x, y) {
-                        continue;
-                    }
-                    self.pre_collision(x, y, &mut g)
-                        .expect("site inside the lattice");
-                    M::moments(&g, &self.site_params(x, y), &mut m);
-                    for (f, &j) in fields.iter_mut().zip(js) {
-                        f[y] = m[j].to_f64();
-                    }
+        parallel::for_each_owned(columns, &|x, mut fields| {
+            let mut g = vec![T::default(); M::Q];
+            let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
+            for y in 0..d.plane() {
+                if self.bc.is_solid(&d, x, y) {
+                    continue;
                 }
-            });
+                self.pre_collision(x, y, &mut g)
+                    .expect("site inside the lattice");
+                M::moments(&g, &self.site_params(x, y), &mut m);
+                for (f, &j) in fields.iter_mut().zip(js) {
+                    f[y] = m[j].to_f64();
+                }
+            }
+        });
         out
     }
 
     /// Total mass `Σ_x Σ_i f*_i(x)` over the fluid sites, accumulated in `f64`.
     pub fn mass(&self) -> f64 {
         let d = self.d;
-        (0..d.lx)
-            .into_par_iter()
-            .map(|x| {
-                let mut s = 0.0;
-                for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
-                    for i in 0..M::Q {
-                        s += self.value_at(self.slot(i, x, y)).to_f64();
-                    }
+        parallel::sum(0..d.lx, &|x| {
+            let mut s = 0.0;
+            for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
+                for i in 0..M::Q {
+                    s += self.value_at(self.slot(i, x, y)).to_f64();
                 }
-                s
-            })
-            .sum()
+            }
+            s
+        })
     }
 
     fn launch(&mut self, pass: Pass) {
@@ -883,9 +884,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// [`Lattice::set_max_mach`] (default: 0.5 for second-order equilibria, 1 otherwise).
     pub fn check(&self) -> Result<(), LbmError> {
         let d = self.d;
-        let found = (0..d.lx)
-            .into_par_iter()
-            .find_map_first(|x| self.check_column(x));
+        let found = parallel::find_first(0..d.lx, &|x| self.check_column(x));
         match found {
             Some((x, y, reason)) => Err(LbmError::Diverged {
                 step: self.step,

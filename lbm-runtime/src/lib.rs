@@ -41,6 +41,7 @@ pub mod metrics;
 mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi_ring;
+mod parallel;
 mod prefetch;
 mod real;
 pub mod scaling;

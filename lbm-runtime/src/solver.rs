@@ -303,11 +303,12 @@ pub trait Solver {
         self.rank() == 0
     }
 
-    /// The totals over the whole lattice (collective).
-    fn totals(&self) -> Result<Totals, Error> {
-        let f = self.local_populations()?;
-        let local = Totals::of::<Self::Model, Self::Real>(&f, |s| !self.local_solid(s));
-        Ok(Totals::from_slice(&self.sum_over_ranks(local.to_vec())))
+    /// The totals over the whole lattice (collective): [`totals`].
+    fn totals(&self) -> Result<Totals, Error>
+    where
+        Self: Sized,
+    {
+        totals(self)
     }
 
     /// Sets every local site to the equilibrium of the moments `moments(x, y)` (global
@@ -328,144 +329,194 @@ pub trait Solver {
         self.set_local_populations(&f)
     }
 
-    /// Writes the whole state to the checkpoint `path` (collective): every process writes
-    /// its shard (its planes' populations, in the layout-independent order, and the per-site
-    /// fields if any process has them), then the root the manifest that makes them one
-    /// checkpoint (module `checkpoint`): atomic as a set, in the one format of every backend
-    /// and process count.
-    fn write_checkpoint(&self, path: &Path) -> Result<(), Error> {
-        self.write_checkpoint_about(path, &BTreeMap::new())
+    /// Writes the whole state to the checkpoint `path` (collective): [`write_checkpoint`].
+    fn write_checkpoint(&self, path: &Path) -> Result<(), Error>
+    where
+        Self: Sized,
+    {
+        write_checkpoint(self, path)
     }
 
-    /// As [`Solver::write_checkpoint`], with what the application says of the run in the
-    /// manifest ([`CheckpointHeader::about`](crate::CheckpointHeader::about); the root's is
-    /// written).
+    /// As [`Solver::write_checkpoint`], with what the application says of the run:
+    /// [`write_checkpoint_about`].
     fn write_checkpoint_about(
         &self,
         path: &Path,
         about: &BTreeMap<String, String>,
-    ) -> Result<(), Error> {
-        let run = checkpoint::run_name(self.each_rank(checkpoint::new_run())[0]);
-        let e = self.extent();
-        let planes = self.local_planes();
-        let fields = self.local_fields();
-        let with_fields = self.any_rank(matches!(fields, Ok(Some(_))));
-        let shard = fields.and_then(|fields| {
-            let fields = match fields {
-                Some(v) => v,
-                None if with_fields => crate::lattice::uniform_fields::<Self::Model>(self.params())
-                    .into_iter()
-                    .map(|v| vec![v; planes.len() * e.plane_sites()])
-                    .collect(),
-                None => Vec::new(),
-            };
-            let f = self.local_populations()?;
-            Ok(checkpoint::write_shard::<Self::Model, Self::Real>(
-                path,
-                (&run, self.rank(), self.ranks()),
-                (e.planes(), e.plane_sites()),
-                planes.clone(),
-                self.steps_done(),
-                (&f, &fields),
-            )?)
-        });
-        let elsewhere = |what: &str| {
-            Error::from(LbmError::Shape(format!(
-                "{what} could not write its part of the checkpoint {}",
-                path.display()
-            )))
-        };
-        if self.any_rank(shard.is_err()) {
-            return Err(shard.err().unwrap_or_else(|| elsewhere("another rank")));
-        }
-        let shard = shard?;
-        let crcs = self.each_rank(u64::from(shard.crc32));
-        let sizes = self.each_rank(shard.payload_bytes);
-        let planes = self.planes_of_ranks();
-        let written = if self.is_root() {
-            let shards = (0..self.ranks())
-                .map(|r| {
-                    let (x0, x1) = (planes[r].start, planes[r].end);
-                    Shard {
-                        file: checkpoint::shard_name(path, &run, r, self.ranks()),
-                        x0,
-                        x1,
-                        payload_bytes: sizes[r],
-                        crc32: crcs[r] as u32,
-                    }
-                })
-                .collect();
-            checkpoint::write_manifest::<Self::Model, Self::Real>(
-                path,
-                e.size(),
-                (self.params(), with_fields),
-                self.steps_done(),
-                (&run, about),
-                shards,
-            )
-            .map_err(Error::from)
-        } else {
-            Ok(())
-        };
-        if self.root_says(written.is_ok()) {
-            written
-        } else {
-            written.and(Err(elsewhere("the root process")))
-        }
+    ) -> Result<(), Error>
+    where
+        Self: Sized,
+    {
+        write_checkpoint_about(self, path, about)
     }
 
-    /// Continues from `checkpoint` (collective): the per-site fields it stores and the
-    /// populations of the local planes, read from the shards that hold them, and its step.
-    /// Refuses a checkpoint of another extent or other parameters, a damaged shard, or fields
-    /// this backend cannot take, on every process, before changing the populations.
+    /// Continues from `checkpoint` (collective): [`restore`].
     fn restore(
         &mut self,
         checkpoint: &Checkpoint<Self::Model, Self::Real>,
         path: &Path,
-    ) -> Result<(), Error> {
-        let (h, e) = (&checkpoint.header, self.extent());
-        let mismatch = |reason: String| CheckpointError::Mismatch {
-            path: path.to_path_buf(),
-            reason,
-        };
-        if h.size() != e.size() {
-            return Err(mismatch(format!(
-                "it holds a {} lattice, this run's is {e}",
-                Extent::of_size(h.size())
-            ))
-            .into());
-        }
-        if &checkpoint.params != self.params() {
-            return Err(mismatch(format!(
-                "its parameters {:?} differ from this run's {:?}",
-                checkpoint.params,
-                self.params()
-            ))
-            .into());
-        }
-        let c = checkpoint
-            .read_columns(self.local_planes())
-            .map_err(Error::from)
-            .and_then(|c| {
-                for (name, values) in &c.fields {
-                    self.set_local_field(name, values)?;
-                }
-                Ok(c)
-            });
-        if self.any_rank(c.is_err()) {
-            return Err(match c {
-                Err(e) => e,
-                Ok(_) => LbmError::Shape(format!(
-                    "another rank could not restore its columns of the checkpoint {}",
-                    path.display()
-                ))
-                .into(),
-            });
-        }
-        self.set_local_populations(&c?.populations)?;
-        self.set_steps_done(h.step);
-        Ok(())
+    ) -> Result<(), Error>
+    where
+        Self: Sized,
+    {
+        restore(self, checkpoint, path)
     }
+}
+
+// What is written on the trait's own methods alone (the totals, the checkpoint's writing and
+// restoring) takes a `dyn Solver`: compiled once per model and precision rather than once per
+// backend and layout. The trait's same-named methods call these on a concrete lattice; on a
+// trait object, call these.
+
+/// The totals over the whole lattice (collective).
+pub fn totals<M: Model, T: Real>(
+    solver: &dyn Solver<Model = M, Real = T>,
+) -> Result<Totals, Error> {
+    let f = solver.local_populations()?;
+    let local = Totals::of::<M, T>(&f, |s| !solver.local_solid(s));
+    Ok(Totals::from_slice(&solver.sum_over_ranks(local.to_vec())))
+}
+
+/// Writes the whole state to the checkpoint `path` (collective): every process writes
+/// its shard (its planes' populations, in the layout-independent order, and the per-site
+/// fields if any process has them), then the root the manifest that makes them one
+/// checkpoint (module `checkpoint`): atomic as a set, in the one format of every backend
+/// and process count.
+pub fn write_checkpoint<M: Model, T: Real>(
+    solver: &dyn Solver<Model = M, Real = T>,
+    path: &Path,
+) -> Result<(), Error> {
+    write_checkpoint_about(solver, path, &BTreeMap::new())
+}
+
+/// As [`write_checkpoint`], with what the application says of the run in the
+/// manifest ([`CheckpointHeader::about`](crate::CheckpointHeader::about); the root's is
+/// written).
+pub fn write_checkpoint_about<M: Model, T: Real>(
+    solver: &dyn Solver<Model = M, Real = T>,
+    path: &Path,
+    about: &BTreeMap<String, String>,
+) -> Result<(), Error> {
+    let run = checkpoint::run_name(solver.each_rank(checkpoint::new_run())[0]);
+    let e = solver.extent();
+    let planes = solver.local_planes();
+    let fields = solver.local_fields();
+    let with_fields = solver.any_rank(matches!(fields, Ok(Some(_))));
+    let shard = fields.and_then(|fields| {
+        let fields = match fields {
+            Some(v) => v,
+            None if with_fields => crate::lattice::uniform_fields::<M>(solver.params())
+                .into_iter()
+                .map(|v| vec![v; planes.len() * e.plane_sites()])
+                .collect(),
+            None => Vec::new(),
+        };
+        let f = solver.local_populations()?;
+        Ok(checkpoint::write_shard::<M, T>(
+            path,
+            (&run, solver.rank(), solver.ranks()),
+            (e.planes(), e.plane_sites()),
+            planes.clone(),
+            solver.steps_done(),
+            (&f, &fields),
+        )?)
+    });
+    let elsewhere = |what: &str| {
+        Error::from(LbmError::Shape(format!(
+            "{what} could not write its part of the checkpoint {}",
+            path.display()
+        )))
+    };
+    if solver.any_rank(shard.is_err()) {
+        return Err(shard.err().unwrap_or_else(|| elsewhere("another rank")));
+    }
+    let shard = shard?;
+    let crcs = solver.each_rank(u64::from(shard.crc32));
+    let sizes = solver.each_rank(shard.payload_bytes);
+    let planes = solver.planes_of_ranks();
+    let written = if solver.is_root() {
+        let shards = (0..solver.ranks())
+            .map(|r| {
+                let (x0, x1) = (planes[r].start, planes[r].end);
+                Shard {
+                    file: checkpoint::shard_name(path, &run, r, solver.ranks()),
+                    x0,
+                    x1,
+                    payload_bytes: sizes[r],
+                    crc32: crcs[r] as u32,
+                }
+            })
+            .collect();
+        checkpoint::write_manifest::<M, T>(
+            path,
+            e.size(),
+            (solver.params(), with_fields),
+            solver.steps_done(),
+            (&run, about),
+            shards,
+        )
+        .map_err(Error::from)
+    } else {
+        Ok(())
+    };
+    if solver.root_says(written.is_ok()) {
+        written
+    } else {
+        written.and(Err(elsewhere("the root process")))
+    }
+}
+
+/// Continues from `checkpoint` (collective): the per-site fields it stores and the
+/// populations of the local planes, read from the shards that hold them, and its step.
+/// Refuses a checkpoint of another extent or other parameters, a damaged shard, or fields
+/// this backend cannot take, on every process, before changing the populations.
+pub fn restore<M: Model, T: Real>(
+    solver: &mut dyn Solver<Model = M, Real = T>,
+    checkpoint: &Checkpoint<M, T>,
+    path: &Path,
+) -> Result<(), Error> {
+    let (h, e) = (&checkpoint.header, solver.extent());
+    let mismatch = |reason: String| CheckpointError::Mismatch {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if h.size() != e.size() {
+        return Err(mismatch(format!(
+            "it holds a {} lattice, this run's is {e}",
+            Extent::of_size(h.size())
+        ))
+        .into());
+    }
+    if &checkpoint.params != solver.params() {
+        return Err(mismatch(format!(
+            "its parameters {:?} differ from this run's {:?}",
+            checkpoint.params,
+            solver.params()
+        ))
+        .into());
+    }
+    let c = checkpoint
+        .read_columns(solver.local_planes())
+        .map_err(Error::from)
+        .and_then(|c| {
+            for (name, values) in &c.fields {
+                solver.set_local_field(name, values)?;
+            }
+            Ok(c)
+        });
+    if solver.any_rank(c.is_err()) {
+        return Err(match c {
+            Err(e) => e,
+            Ok(_) => LbmError::Shape(format!(
+                "another rank could not restore its columns of the checkpoint {}",
+                path.display()
+            ))
+            .into(),
+        });
+    }
+    solver.set_local_populations(&c?.populations)?;
+    solver.set_steps_done(h.step);
+    Ok(())
 }
 
 /// The equilibria of the moments `moments(x, y)` over the sites of the global columns `planes`

@@ -85,14 +85,14 @@ pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
         Some((path, c)) => solver.restore(&c, path)?,
         None => solver.set_equilibrium_at(case.initial())?,
     }
-    drive::<C, dyn Solver<Model = C::Model, Real = S::Real>>(plan, case, &mut solver)
+    drive::<C, S::Real>(plan, case, &mut solver)
 }
 
 /// Runs `case` on `solver` to the end of the plan.
-pub fn drive<C: Case, S: Solver<Model = C::Model> + ?Sized>(
+pub fn drive<C: Case, T: Real>(
     plan: &Plan,
     case: &C,
-    solver: &mut S,
+    solver: &mut dyn Solver<Model = C::Model, Real = T>,
 ) -> Result<(), CliError> {
     // Caught from here on: the first line printed below says the run is under way.
     let interrupted = interrupt_flag();
@@ -488,10 +488,14 @@ impl<'a, C: Case> Outputs<'a, C> {
         Ok(Some(Fields::assembled(&sampled, data)?))
     }
 
-    fn checkpoint<S: Solver + ?Sized>(&mut self, solver: &S) -> Result<(), CliError> {
+    fn checkpoint<T: Real>(
+        &mut self,
+        solver: &dyn Solver<Model = C::Model, Real = T>,
+    ) -> Result<(), CliError> {
         let t = Instant::now();
         let path = self.checkpoint_path();
-        solver.write_checkpoint_about(&path, &about(self.plan, self.case.name(), self.case))?;
+        let about = about(self.plan, self.case.name(), self.case);
+        lbm::solver::write_checkpoint_about(solver, &path, &about)?;
         self.time += t.elapsed();
         Ok(())
     }

@@ -11,7 +11,7 @@
 //! ([`crate::lattice::stored_slot`]). Steps are recorded into command buffers and submitted
 //! without waiting; only reads wait.
 
-use rayon::prelude::*;
+use crate::parallel;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -934,27 +934,25 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let this = &*self;
         for first in (0..d.lx).step_by(batch) {
             let columns = first..(first + batch).min(d.lx);
-            let feqs = columns
-                .clone()
-                .into_par_iter()
-                .map(|x| {
-                    let (mut mt, mut feq) = (vec![T::default(); nm], vec![T::default(); M::Q]);
-                    let mut column = Vec::with_capacity(plane * M::Q);
-                    for y in 0..plane {
-                        let m = moments(x, y);
-                        check_len(m.len(), nm, "moments")?;
-                        if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
-                            return Err(non_finite(x, y, M::MOMENT_NAMES[j].to_string(), *v));
-                        }
-                        for (a, b) in mt.iter_mut().zip(m) {
-                            *a = T::from_f64(b);
-                        }
-                        M::equilibrium(&mt, &this.site_params(x, y), &mut feq);
-                        column.extend_from_slice(&feq);
+            let feqs = parallel::map(columns.clone(), &|x| {
+                let (mut mt, mut feq) = (vec![T::default(); nm], vec![T::default(); M::Q]);
+                let mut column = Vec::with_capacity(plane * M::Q);
+                for y in 0..plane {
+                    let m = moments(x, y);
+                    check_len(m.len(), nm, "moments")?;
+                    if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                        return Err(non_finite(x, y, M::MOMENT_NAMES[j].to_string(), *v));
                     }
-                    Ok(column)
-                })
-                .collect::<Result<Vec<_>, GpuError>>()?;
+                    for (a, b) in mt.iter_mut().zip(m) {
+                        *a = T::from_f64(b);
+                    }
+                    M::equilibrium(&mt, &this.site_params(x, y), &mut feq);
+                    column.extend_from_slice(&feq);
+                }
+                Ok(column)
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>, GpuError>>()?;
             for (x, column) in columns.zip(feqs) {
                 for (y, feq) in column.chunks_exact(M::Q).enumerate() {
                     for (i, v) in feq.iter().enumerate() {
@@ -1239,18 +1237,18 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let d = self.d;
         let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
+        let plane = d.plane();
         Ok((0..nm)
             .map(|j| {
-                (0..d.sites())
-                    .into_par_iter()
-                    .map(|s| {
-                        if self.bc.is_solid(&d, s / d.plane(), s % d.plane()) {
-                            0.0
-                        } else {
-                            all[s * nm + j].to_f64()
-                        }
-                    })
-                    .collect()
+                let columns = parallel::map(0..d.lx, &|x| {
+                    (0..plane)
+                        .map(|y| match self.bc.is_solid(&d, x, y) {
+                            true => 0.0,
+                            false => all[(x * plane + y) * nm + j].to_f64(),
+                        })
+                        .collect::<Vec<f64>>()
+                });
+                columns.concat()
             })
             .collect())
     }
@@ -1261,12 +1259,15 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let d = self.d;
         let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
-        let found = all.par_chunks(nm).enumerate().find_map_first(|(s, m)| {
-            let (x, y) = (s / d.plane(), s % d.plane());
-            (!self.bc.is_solid(&d, x, y))
-                .then(|| divergence::<M, T>(m, self.max_mach))
-                .flatten()
-                .map(|r| (x, y, r))
+        let plane = d.plane();
+        let found = parallel::find_first(0..d.lx, &|x| {
+            (0..plane).find_map(|y| {
+                let m = &all[(x * plane + y) * nm..][..nm];
+                (!self.bc.is_solid(&d, x, y))
+                    .then(|| divergence::<M, T>(m, self.max_mach))
+                    .flatten()
+                    .map(|r| (x, y, r))
+            })
         });
         match found {
             Some((x, y, reason)) => Err(LbmError::Diverged {

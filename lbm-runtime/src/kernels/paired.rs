@@ -40,7 +40,7 @@
 //! ([`super::ring_budget`]): larger rings gained nothing measurable, and the bound keeps their
 //! memory small.
 
-use rayon::prelude::*;
+use crate::parallel;
 
 use super::{copy_column, fill_halo, line, Job, Line, Offsets, Pass, Scratch, Stores};
 use crate::layout::{Dims, Layout, WithVl};
@@ -82,13 +82,13 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedSweep<'_, M, L, T> {
         let chunks = Chunks::new(d.lx, d.halo, rayon::current_num_threads());
         let scratch = || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len());
         let seams: Vec<usize> = (0..d.lx).filter(|&x| chunks.seam(x)).collect();
-        seams
-            .into_par_iter()
-            .for_each_init(scratch, |s, x| column(local, &lo, x, s));
+        parallel::for_each_init(0..seams.len(), &scratch, &|s, k| {
+            column(local, &lo, seams[k], s)
+        });
         if self.periodic {
             fill_halo::<L, _>(&local.src.raw, &d);
         }
-        (0..chunks.n).into_par_iter().for_each(|c| {
+        parallel::for_each(0..chunks.n, &|c| {
             let mut s = scratch();
             let cols = chunks.cols(c);
             for x in cols.clone() {
@@ -166,7 +166,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedCopy<'_, M, L, T> {
         let chunks = Chunks::new(d.lx, d.halo, self.rings.len());
         debug_assert_eq!(chunks.n, self.rings.len());
         let (lx, h) = (d.lx as isize, d.halo as isize);
-        (0..chunks.n).into_par_iter().for_each(|c| {
+        parallel::for_each(0..chunks.n, &|c| {
             let buf = self.rings[c];
             let first = Job {
                 dst: first.dst.with_raw(buf),
