@@ -217,6 +217,19 @@ impl Obstacles {
         self.distance.is_some()
     }
 
+    /// The velocity of the obstacles' surface at the point `p` ([`Obstacles::with_wall_velocity`];
+    /// `None` where the obstacles rest).
+    pub fn wall_velocity(&self, p: [f64; 3]) -> Option<[f64; 3]> {
+        self.velocity.as_ref().map(|v| v(p))
+    }
+
+    /// The share `q` of the link from the fluid site `site` along `c` at which the wall lies
+    /// ([`Obstacles::with_wall_distance`]); `None` for obstacles without wall distances, or
+    /// where the crossing is not known (half-way bounce-back).
+    pub fn wall_distance(&self, site: [usize; 3], c: [i32; 3]) -> Option<f64> {
+        self.distance.as_ref().and_then(|q| q(site, c))
+    }
+
     /// Whether the global voxel `(x, y, z)` is solid (`z = 0` in 2-D).
     pub fn is_solid(&self, x: usize, y: usize, z: usize) -> bool {
         match &self.solid {
@@ -667,8 +680,7 @@ impl<T: Real> Boundaries<T> {
                 let (y, z) = global.yz(s);
                 let obstacles = spec.solid.as_ref().filter(|_| obstacle);
                 let q = obstacles
-                    .and_then(|o| o.distance.as_ref())
-                    .and_then(|q| q([x, y, z], c.map(|v| -v)))
+                    .and_then(|o| o.wall_distance([x, y, z], c.map(|v| -v)))
                     .map(|q| q.clamp(f64::MIN_POSITIVE, 1.0));
                 if let Some(q) = q {
                     let far_is_fluid = crossed(spec, global, x, s, c.map(|v| -v)).is_none();
@@ -681,12 +693,10 @@ impl<T: Real> Boundaries<T> {
                 }
                 // The wall's momentum where the link crosses it (divided by 2q where an
                 // interpolated link's wall lies at q ≥ ½).
-                let (u, share) = match obstacles.and_then(|o| o.velocity.as_ref()) {
-                    Some(v) => {
-                        let q = q.unwrap_or(0.5);
-                        let at = std::array::from_fn(|a| [x, y, z][a] as f64 - q * f64::from(c[a]));
-                        (v(at), if q >= 0.5 { 0.5 / q } else { 1.0 })
-                    }
+                let qh = q.unwrap_or(0.5);
+                let at = std::array::from_fn(|a| [x, y, z][a] as f64 - qh * f64::from(c[a]));
+                let (u, share) = match obstacles.and_then(|o| o.wall_velocity(at)) {
+                    Some(u) => (u, if qh >= 0.5 { 0.5 / qh } else { 1.0 }),
                     None => (wall.bounce_velocity(), 1.0),
                 };
                 let cu: f64 = c.iter().zip(u).map(|(&c, u)| f64::from(c) * u).sum();

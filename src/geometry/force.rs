@@ -1,19 +1,25 @@
-//! The force and torque the fluid exerts on a body, by momentum exchange (Ladd 1994): each
-//! step, a population `f*_i(x_f)` that leaves a fluid site `x_f` along a link cut by a resting
-//! wall comes back reversed, so the body receives `2 f*_i(x_f) c_i` through that link:
+//! The force and torque the fluid exerts on a body, by momentum exchange (Ladd 1994; Mei, Yu,
+//! Shyy & Luo 2002 for interpolated walls; the Galilean-invariant form of Wen, Zhang, Tu, Wang
+//! & Fang 2014 for moving ones): each step, the population `f*_i(x_f)` that leaves a fluid site
+//! `x_f` along a link cut by the body's surface is replaced by the population `f_ī(x_f)` the
+//! wall sends back, and the body receives the momentum the fluid loses through the link,
+//! measured in the frame of the wall's velocity `u_w` where the link crosses it:
 //!
 //! ```text
-//! F = Σ_links 2 f*_i(x_f) c_i,      T = Σ_links (x_f + c_i/2 − x_c) × 2 f*_i(x_f) c_i,
+//! F = Σ_links f*_i(x_f) (c_i − u_w) − f_ī(x_f) (c_ī − u_w),
+//! T = Σ_links (x_f + q c_i − x_c) × [f*_i(x_f) (c_i − u_w) − f_ī(x_f) (c_ī − u_w)],
 //! ```
 //!
-//! the wall being half-way along the link (bounce-back on the body's solid sites) and `x_c`
-//! the point the torque is taken about. In lattice units (ρ₀ = 1, Δx = Δt = 1), per step.
+//! with `q` the wall's distance along the link (½ for half-way bounce-back, where `f_ī(x_f) =
+//! f*_i(x_f)` on a resting wall and a link gives `2 f*_i c_i`) and `x_c` the point the torque
+//! is taken about. In lattice units (ρ₀ = 1, Δx = Δt = 1), per step.
 //!
 //! Where the flow meets a wall across it, the exchange alternates from one step to the next
 //! about its mean, even at a steady state (the populations' staggered modes, which the
 //! collision damps slowly): average two successive steps for a steady force. So averaged, the
 //! force on every wall of a force-driven flow balances the body force on its fluid to
-//! round-off (`lbm-validation/tests/physics/bodies.rs`).
+//! round-off, with half-way and with interpolated walls; the torque on a turning cylinder
+//! is that of circular Couette flow (`lbm-validation/tests/physics/bodies.rs`).
 
 use super::{Body, CutLink, V3};
 use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real};
@@ -31,13 +37,17 @@ pub struct Load {
 #[derive(Debug, Clone)]
 pub struct MomentumExchange {
     links: Vec<CutLink>,
+    /// The wall's velocity where each link crosses it.
+    wall: Vec<V3>,
     centre: V3,
 }
 
 impl MomentumExchange {
     /// The links of `body` on a lattice of `size` sites for model `M` whose boundaries are
     /// `spec` (its obstacles hold the body; a link leaving the lattice wraps around where
-    /// `spec` is periodic), from the sites that are fluid; torques about `centre`.
+    /// `spec` is periodic), from the sites that are fluid; torques about `centre`. Each wall
+    /// lies where the lattice puts it: where the body's surface crosses the link if the
+    /// obstacles have wall distances ([`crate::Obstacles::with_wall_distance`]), else half-way.
     pub fn new<M: Model>(body: &Body, spec: &BoundarySpec, size: [usize; 3], centre: V3) -> Self {
         let periodic = [
             spec.left.is_none() && spec.right.is_none(),
@@ -47,10 +57,23 @@ impl MomentumExchange {
         let mut links = body
             .cut_links(M::VELOCITIES, size, periodic, 0..size[0])
             .links;
+        let mut wall = Vec::new();
         if let Some(solid) = &spec.solid {
             links.retain(|l| !solid.is_solid(l.site[0], l.site[1], l.site[2]));
+            for l in &mut links {
+                if !solid.is_curved() {
+                    l.q = 0.5;
+                }
+                let at = crossing(l, M::VELOCITIES[l.i]);
+                wall.push(solid.wall_velocity(at).unwrap_or_default());
+            }
         }
-        Self { links, centre }
+        wall.resize(links.len(), V3::default());
+        Self {
+            links,
+            wall,
+            centre,
+        }
     }
 
     /// The number of links.
@@ -63,24 +86,29 @@ impl MomentumExchange {
         self.links.is_empty()
     }
 
-    /// The load on the body in the state of `lat` (its post-collision populations).
+    /// The load on the body in the state of `lat`: from its post-collision populations and
+    /// those its walls send back into the fluid at the next step.
     pub fn on<M: Model, L: Layout, T: Real>(
         &self,
         lat: &Lattice<M, L, T>,
     ) -> Result<Load, LbmError> {
         let ly = lat.dims().ly;
-        let mut f = vec![T::default(); M::Q];
+        let (mut out, mut back) = (vec![T::default(); M::Q], vec![T::default(); M::Q]);
         let mut load = Load::default();
         let mut site = None;
-        for l in &self.links {
+        for (l, u) in self.links.iter().zip(&self.wall) {
             let [x, y, z] = l.site;
             if site != Some(l.site) {
-                lat.populations(x, z * ly + y, &mut f)?;
+                lat.populations(x, z * ly + y, &mut out)?;
+                lat.pre_collision(x, z * ly + y, &mut back)?;
                 site = Some(l.site);
             }
             let c = M::VELOCITIES[l.i].map(f64::from);
-            let dp = c.map(|c| 2.0 * f[l.i].to_f64() * c);
-            let arm: V3 = std::array::from_fn(|a| l.site[a] as f64 + c[a] / 2.0 - self.centre[a]);
+            let (leaving, returning) = (out[l.i].to_f64(), back[M::OPPOSITE[l.i]].to_f64());
+            let dp: V3 =
+                std::array::from_fn(|a| leaving * (c[a] - u[a]) - returning * (-c[a] - u[a]));
+            let at = crossing(l, M::VELOCITIES[l.i]);
+            let arm: V3 = std::array::from_fn(|a| at[a] - self.centre[a]);
             for (f, d) in load.force.iter_mut().zip(dp) {
                 *f += d;
             }
@@ -90,6 +118,11 @@ impl MomentumExchange {
         }
         Ok(load)
     }
+}
+
+/// Where link `l` (velocity `c`) crosses the wall: `x_f + q c`.
+fn crossing(l: &CutLink, c: [i32; 3]) -> V3 {
+    std::array::from_fn(|a| l.site[a] as f64 + l.q * f64::from(c[a]))
 }
 
 fn cross(a: V3, b: V3) -> V3 {

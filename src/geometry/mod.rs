@@ -49,6 +49,7 @@ pub fn curved_obstacles(body: Body) -> Obstacles {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Model;
 
     /// A placed body's obstacles are its solid sites, on a lattice's every site.
     #[test]
@@ -65,5 +66,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A curved body's walls lie on its exact surface: for every fluid site and every D3Q19
+    /// link that ends inside the sphere, the point at `q` along the link is on the sphere.
+    #[test]
+    fn curved_obstacles_put_each_links_wall_on_the_surface() {
+        let (centre, r) = ([6.2, 5.9, 6.1], 3.7);
+        let o = curved_obstacles(Body::sphere(centre, r).unwrap());
+        assert!(o.is_curved());
+        let mut links = 0;
+        for site in (0..13).flat_map(|x| (0..13).flat_map(move |y| (0..13).map(move |z| [x, y, z])))
+        {
+            if o.is_solid(site[0], site[1], site[2]) {
+                continue;
+            }
+            for &c in crate::models::D3Q19Bgk::VELOCITIES {
+                let [x, y, z] = std::array::from_fn(|a| site[a] as i64 + i64::from(c[a]));
+                if x < 0 || y < 0 || z < 0 || !o.is_solid(x as usize, y as usize, z as usize) {
+                    continue;
+                }
+                let q = o
+                    .wall_distance(site, c)
+                    .expect("a link into the sphere crosses it");
+                assert!(q > 0.0 && q <= 1.0, "q = {q} at {site:?} along {c:?}");
+                let d2: f64 = (0..3)
+                    .map(|a| (site[a] as f64 + q * f64::from(c[a]) - centre[a]).powi(2))
+                    .sum();
+                assert!(
+                    (d2.sqrt() - r).abs() < 1e-9,
+                    "{site:?} along {c:?}: at {}",
+                    d2.sqrt()
+                );
+                links += 1;
+            }
+        }
+        assert!(links > 300, "{links} links cut");
     }
 }
