@@ -223,11 +223,13 @@ impl Obstacles {
         self.velocity.as_ref().map(|v| v(p))
     }
 
-    /// The share `q` of the link from the fluid site `site` along `c` at which the wall lies
-    /// ([`Obstacles::with_wall_distance`]); `None` for obstacles without wall distances, or
-    /// where the crossing is not known (half-way bounce-back).
+    /// The share `q ∈ (0, 1]` of the link from the fluid site `site` along `c` at which the
+    /// wall lies ([`Obstacles::with_wall_distance`], clamped to that range); `None` for
+    /// obstacles without wall distances, or where the crossing is not known (half-way
+    /// bounce-back).
     pub fn wall_distance(&self, site: [usize; 3], c: [i32; 3]) -> Option<f64> {
-        self.distance.as_ref().and_then(|q| q(site, c))
+        let q = self.distance.as_ref().and_then(|q| q(site, c))?;
+        Some(q.clamp(f64::MIN_POSITIVE, 1.0))
     }
 
     /// Whether the global voxel `(x, y, z)` is solid (`z = 0` in 2-D).
@@ -679,9 +681,7 @@ impl<T: Real> Boundaries<T> {
                 // The wall lies along the opposite link, `x − c_i = x + c_ī` being solid.
                 let (y, z) = global.yz(s);
                 let obstacles = spec.solid.as_ref().filter(|_| obstacle);
-                let q = obstacles
-                    .and_then(|o| o.wall_distance([x, y, z], c.map(|v| -v)))
-                    .map(|q| q.clamp(f64::MIN_POSITIVE, 1.0));
+                let q = obstacles.and_then(|o| o.wall_distance([x, y, z], c.map(|v| -v)));
                 if let Some(q) = q {
                     let far_is_fluid = crossed(spec, global, x, s, c.map(|v| -v)).is_none();
                     interp[i] = Interp::linear(q, far_is_fluid);

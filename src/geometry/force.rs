@@ -46,8 +46,8 @@ impl MomentumExchange {
     /// The links of `body` on a lattice of `size` sites for model `M` whose boundaries are
     /// `spec` (its obstacles hold the body; a link leaving the lattice wraps around where
     /// `spec` is periodic), from the sites that are fluid; torques about `centre`. Each wall
-    /// lies where the lattice puts it: where the body's surface crosses the link if the
-    /// obstacles have wall distances ([`crate::Obstacles::with_wall_distance`]), else half-way.
+    /// lies where the lattice puts it: at the obstacles' wall distance
+    /// ([`crate::Obstacles::wall_distance`]) where they have one, else half-way.
     pub fn new<M: Model>(body: &Body, spec: &BoundarySpec, size: [usize; 3], centre: V3) -> Self {
         let periodic = [
             spec.left.is_none() && spec.right.is_none(),
@@ -61,9 +61,9 @@ impl MomentumExchange {
         if let Some(solid) = &spec.solid {
             links.retain(|l| !solid.is_solid(l.site[0], l.site[1], l.site[2]));
             for l in &mut links {
-                if !solid.is_curved() {
-                    l.q = 0.5;
-                }
+                l.q = solid
+                    .wall_distance(l.site, M::VELOCITIES[l.i])
+                    .unwrap_or(0.5);
                 let at = crossing(l, M::VELOCITIES[l.i]);
                 wall.push(solid.wall_velocity(at).unwrap_or_default());
             }

@@ -102,15 +102,7 @@ fn pipe_flow_converges_to_second_order_with_curved_walls() {
             let q = (-b + (b * b - a * (py * py + pz * pz - radius * radius)).sqrt()) / a;
             (q > 0.0 && q <= 1.0).then_some(q)
         };
-        let solid = if curved {
-            pipe.with_wall_distance(crossing)
-        } else {
-            pipe
-        };
-        let spec = BoundarySpec {
-            solid: Some(solid),
-            ..BoundarySpec::periodic()
-        };
+        let spec = periodic_around(pipe, curved.then_some(crossing));
         let (tau, u_max) = (0.8, 0.01);
         let nu = (tau - 0.5) / 3.0;
         let ax = 4.0 * nu * u_max / (radius * radius);
@@ -211,15 +203,7 @@ fn circular_couette_flow_converges_to_second_order_with_curved_moving_walls() {
                 .filter(|&q| q > 0.0 && q <= 1.0)
                 .min_by(f64::total_cmp)
         };
-        let solid = if curved {
-            walls.with_wall_distance(crossing)
-        } else {
-            walls
-        };
-        let spec = BoundarySpec {
-            solid: Some(solid),
-            ..BoundarySpec::periodic()
-        };
+        let spec = periodic_around(walls, curved.then_some(crossing));
         let params = D2Q9BgkParams {
             tau,
             ax: 0.0,
@@ -288,4 +272,20 @@ fn circular_couette_flow_converges_to_second_order_with_curved_moving_walls() {
         order(&curved),
         order(&staircase)
     );
+}
+
+/// A periodic lattice's boundaries with `solid` as its obstacles, their walls where `crossing`
+/// puts them along each link when given (interpolated bounce-back), else half-way.
+fn periodic_around(
+    solid: Obstacles,
+    crossing: Option<impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static>,
+) -> BoundarySpec {
+    let solid = match crossing {
+        Some(q) => solid.with_wall_distance(q),
+        None => solid,
+    };
+    BoundarySpec {
+        solid: Some(solid),
+        ..BoundarySpec::periodic()
+    }
 }
