@@ -732,3 +732,47 @@ fn lbm_bench_ranks_measures_and_predicts() {
         }
     }
 }
+
+/// `lbm run cylinder` on 2 and 3 CPU ranks gives the single process's diagnostics — the drag,
+/// lift and pressure difference summed over the ranks' links and probes — to round-off (the
+/// populations are the same bits; the sums over ranks add in another order).
+#[test]
+fn lbm_run_cylinder_on_ranks_gives_the_single_process_loads() {
+    let run = |ranks: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "run",
+            "cylinder",
+            "--diameter",
+            "10",
+            "--steps",
+            "400",
+            "--diagnostics-every",
+            "100",
+            "--images",
+            "",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ];
+        lbm_ok(ranks, &args);
+        let text = std::fs::read_to_string(dir.path().join("cylinder_diagnostics.csv")).unwrap();
+        let rows: Vec<Vec<f64>> = (text.lines().skip(1))
+            .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
+            .collect();
+        rows
+    };
+    let one = run(1);
+    assert_eq!(one.len(), 5, "rows at steps 0, 100, …, 400: {one:?}");
+    for ranks in [2, 3] {
+        let got = run(ranks);
+        assert_eq!(one.len(), got.len());
+        for (a, b) in one.iter().zip(&got) {
+            for (x, y) in a.iter().zip(b) {
+                assert!(
+                    (x - y).abs() <= 1e-12 * x.abs().max(1e-3),
+                    "{ranks} ranks:\n{a:?}\n{b:?}"
+                );
+            }
+        }
+    }
+}

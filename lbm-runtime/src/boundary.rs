@@ -52,6 +52,21 @@ pub enum Wall {
         /// Imposed velocity (`u_z` is ignored by 2-D models).
         velocity: [f64; 3],
     },
+    /// Zou–He velocity boundary whose velocity follows the parabola of fully developed flow
+    /// between the walls across the side: at the outermost site `p`,
+    ///
+    /// ```text
+    /// u(p) = peak · Π_t 4 s_t (1 − s_t),      s_t = (p_t + ½) / L_t,
+    /// ```
+    ///
+    /// the product over the tangential axes `t` closed by walls at both ends (half-way walls at
+    /// `−½` and `L_t − ½`); uniform along a periodic one. In a channel it is Poiseuille's
+    /// profile, `4 U y (H − y)/H²`; in a square duct Schäfer & Turek's (1996) inflow
+    /// `16 U y z (H − y)(H − z)/H⁴`. Same models as [`Wall::ZouHeVelocity`].
+    ParabolicInflow {
+        /// The velocity at the centre of the side (`u_z` is ignored by 2-D models).
+        peak: [f64; 3],
+    },
     /// Zou–He pressure boundary (density `ρ`, zero tangential velocity), same models.
     ZouHePressure {
         /// Imposed density (pressure `p = cs² ρ`).
@@ -784,6 +799,24 @@ fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, s: usize) -> 
                     target: ZouHeTarget::Velocity(velocity),
                 }
             }
+            Some(Wall::ParabolicInflow { peak }) if depth == 0 => {
+                let closed = [
+                    (spec.left.is_some(), x, d.lx),
+                    (spec.bottom.is_some(), y, d.ly),
+                    (spec.back.is_some(), z, d.lz),
+                ];
+                let shape: f64 = (closed.iter().zip(normal))
+                    .filter(|&(&(walls, _, _), n)| walls && n == 0)
+                    .map(|(&(_, p, l), _)| {
+                        let s = (p as f64 + 0.5) / l as f64;
+                        4.0 * s * (1.0 - s)
+                    })
+                    .product();
+                return Rule::ZouHe {
+                    normal,
+                    target: ZouHeTarget::Velocity(peak.map(|u| u * shape)),
+                };
+            }
             Some(Wall::ZouHePressure { density }) if depth == 0 => {
                 return Rule::ZouHe {
                     normal,
@@ -828,10 +861,15 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
     }
     if let Some(o) = &spec.solid {
         o.check(d)?;
+        open_side_blocked(spec, o, d)?;
     }
     for (w, _, normal) in sides(spec, d, [0; 3]) {
         match w {
-            Some(Wall::ZouHeVelocity { .. } | Wall::ZouHePressure { .. }) => {
+            Some(
+                Wall::ZouHeVelocity { .. }
+                | Wall::ParabolicInflow { .. }
+                | Wall::ZouHePressure { .. },
+            ) => {
                 Closure::check::<M>(normal).map_err(LbmError::Boundary)?;
             }
             Some(Wall::Thermal { .. }) if moment_index::<M>(Role::Temperature).is_none() => {
@@ -854,6 +892,54 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
                 ));
             }
             _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The sites `x ∈ 0, y ∈ 1, z ∈ 2` of a box of the lattice.
+type Box3 = [Range<usize>; 3];
+
+/// Refuses obstacles on the outermost sites of a Zou–He side (an inflow or outflow): the
+/// side's rule would set a velocity or pressure inside the body, and a body that fills the
+/// inlet lets no flow in.
+fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(), LbmError> {
+    let open = |w: Option<Wall>| {
+        matches!(
+            w,
+            Some(
+                Wall::ZouHeVelocity { .. }
+                    | Wall::ParabolicInflow { .. }
+                    | Wall::ZouHePressure { .. }
+            )
+        )
+    };
+    let (lx, ly, lz) = (d.lx, d.ly, d.lz);
+    let faces: [(&str, Option<Wall>, Box3); 6] = [
+        ("left", spec.left, [0..1, 0..ly, 0..lz]),
+        ("right", spec.right, [lx - 1..lx, 0..ly, 0..lz]),
+        ("bottom", spec.bottom, [0..lx, 0..1, 0..lz]),
+        ("top", spec.top, [0..lx, ly - 1..ly, 0..lz]),
+        ("back", spec.back, [0..lx, 0..ly, 0..1]),
+        ("front", spec.front, [0..lx, 0..ly, lz - 1..lz]),
+    ];
+    for (name, wall, [xs, ys, zs]) in faces.into_iter().filter(|f| open(f.1)) {
+        let mut sites = xs.flat_map(|x| {
+            let zs = zs.clone();
+            ys.clone()
+                .flat_map(move |y| zs.clone().map(move |z| (x, y, z)))
+        });
+        if let Some((x, y, z)) = sites.find(|&(x, y, z)| o.is_solid(x, y, z)) {
+            let n = sites.filter(|&(x, y, z)| o.is_solid(x, y, z)).count() + 1;
+            return Err(LbmError::Boundary(format!(
+                "the obstacles cover {n} site(s) of the {name} side, the first at ({x}, {y}, \
+                 {z}), where its {} rule sets the flow: move the body at least one site away \
+                 from that side (or shrink it)",
+                match wall {
+                    Some(Wall::ZouHePressure { .. }) => "Zou–He pressure",
+                    _ => "Zou–He velocity",
+                }
+            )));
         }
     }
     Ok(())

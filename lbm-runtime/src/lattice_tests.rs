@@ -549,3 +549,56 @@ fn rings_pair_only_within_the_last_level_cache() {
     });
     assert_eq!(wide, Some(budget.is_none()));
 }
+
+/// A parabolic inflow imposes Poiseuille's profile on the inlet column, `4 U s (1 − s)` with
+/// `s = (y + ½)/LY` between the half-way walls: the moments of its sites after a step.
+#[test]
+fn a_parabolic_inflow_imposes_the_parabola() {
+    let (lx, ly, peak) = (12, 16, 0.04);
+    let spec = BoundarySpec {
+        left: Some(Wall::ParabolicInflow {
+            peak: [peak, 0.0, 0.0],
+        }),
+        right: Some(Wall::ZouHePressure { density: 1.0 }),
+        ..BoundarySpec::channel()
+    };
+    let mut lat = Lattice::<TestD2Q9, Soa, f64>::new(lx, ly, P, Scheme::TwoCopy, &spec).unwrap();
+    lat.set_equilibrium(|_, _| vec![1.0, 0.0, 0.0]).unwrap();
+    lat.steps(3);
+    let (ux, uy) = (
+        lat.moment_field("ux").unwrap(),
+        lat.moment_field("uy").unwrap(),
+    );
+    for y in 0..ly {
+        let s = (y as f64 + 0.5) / ly as f64;
+        let want = 4.0 * peak * s * (1.0 - s);
+        // Within the half step of the test model's body force (`a/2`, 5e-6).
+        let (u, v) = (ux[y], uy[y]);
+        assert!((u - want).abs() < 1e-5, "row {y}: u = {u}, want {want}");
+        assert!(v.abs() < 1e-5, "row {y}: v = {v}");
+    }
+}
+
+/// A body on an inflow or outflow side is refused before any step, with the side and where.
+#[test]
+fn a_body_on_an_open_side_is_refused() {
+    let (lx, ly) = (12, 16);
+    let mut solid = vec![false; lx * ly];
+    for y in 5..9 {
+        solid[(lx - 1) * ly + y] = true;
+    }
+    let spec = BoundarySpec {
+        solid: Some(crate::Obstacles::mask(ly, solid)),
+        ..zou_he_channel()
+    };
+    let e = Lattice::<TestD2Q9, Soa, f64>::new(lx, ly, P, Scheme::TwoCopy, &spec)
+        .err()
+        .expect("refused");
+    let m = e.to_string();
+    assert!(
+        m.contains("4 site(s) of the right side, the first at (11, 5, 0)")
+            && m.contains("Zou–He pressure")
+            && m.contains("move the body"),
+        "{m}"
+    );
+}

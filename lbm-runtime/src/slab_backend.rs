@@ -113,6 +113,13 @@ pub trait SlabBackend: Send {
     /// Sets the slab's populations from values laid out as [`SlabBackend::populations`]'.
     fn set_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
 
+    /// [`crate::Solver::exchanged`] of the slab's sites `sites` (`[x, y, z]`, `x` local), its
+    /// halos holding the neighbours' borders; backends that cannot read them refuse.
+    fn exchanged(&self, sites: &[[usize; 3]]) -> Result<Vec<Self::Real>, Error> {
+        let _ = sites;
+        Err(crate::solver::cannot_exchange::<Self::Model>(&self.describe()).into())
+    }
+
     /// Whether the local site `s = x·LY·LZ + z·LY + y` is solid.
     fn is_solid(&self, s: usize) -> bool;
 
@@ -178,6 +185,12 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
     fn update_borders_and_finish(&mut self) -> Result<(), Error> {
         Slab::update_borders_and_finish(self);
         Ok(())
+    }
+
+    fn exchanged(&self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        let lat = self.lattice();
+        let sites = crate::solver::plane_sites(lat.dims().ly, sites, 0);
+        Ok(lat.exchanged(&sites)?)
     }
 
     fn needs_halos(&self) -> bool {

@@ -220,6 +220,16 @@ pub trait Solver {
         Ok(None)
     }
 
+    /// For each site of `sites` (global `[x, y, z]`, on this process's planes), its
+    /// post-collision populations followed by its pre-collision ones at the next step, `2Q`
+    /// values a site, as [`crate::Lattice::exchanged`] gives them: what momentum exchange
+    /// measures the loads on bodies from (collective). The backends that cannot read them yet
+    /// refuse, saying so.
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<Self::Real>, Error> {
+        let _ = sites;
+        Err(cannot_exchange::<Self::Model>(&self.describe()).into())
+    }
+
     /// Fails with [`LbmError::Diverged`] where a fluid site has a non-finite moment, a Mach
     /// number beyond the model's range or `T ≤ 0` (collective).
     fn check(&self) -> Result<(), Error>;
@@ -643,6 +653,13 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
         Ok(self.set_equilibrium(moments)?)
     }
 
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        Ok(crate::Lattice::exchanged(
+            self,
+            &plane_sites(self.dims().ly, sites, 0),
+        )?)
+    }
+
     fn check(&self) -> Result<(), Error> {
         Ok(crate::Lattice::check(self)?)
     }
@@ -654,4 +671,21 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     fn describe(&self) -> String {
         format!("cpu, {} threads", rayon::current_num_threads())
     }
+}
+
+/// `sites` (global `[x, y, z]`) as the `(x − x0, z·LY + y)` a lattice of planes from `x0` takes.
+pub(crate) fn plane_sites(ly: usize, sites: &[[usize; 3]], x0: usize) -> Vec<(usize, usize)> {
+    sites
+        .iter()
+        .map(|&[x, y, z]| (x.wrapping_sub(x0), z * ly + y))
+        .collect()
+}
+
+/// The refusal of a backend that cannot read the populations momentum exchange needs.
+pub(crate) fn cannot_exchange<M: Model>(backend: &str) -> LbmError {
+    LbmError::Boundary(format!(
+        "the loads on bodies (momentum exchange) of model {} are not read on this backend \
+         ({backend}) yet: run on the CPU backend (`--backend cpu`, one process or MPI ranks)",
+        M::NAME
+    ))
 }

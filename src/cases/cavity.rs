@@ -5,8 +5,8 @@
 use super::Case;
 use crate::cavity::{centre_weight, compare_lines, ghia};
 use crate::models::{
-    D2Q9Bgk, D2Q9BgkParams, D2Q9CentralMrt, D2Q9CentralMrtParams, D2Q9Mrt, D2Q9MrtParams,
-    D2Q9Regularized, D2Q9RegularizedParams, D2Q9Smagorinsky, D2Q9SmagorinskyParams,
+    D2Q9Bgk, D2Q9BgkParams, D2Q9CentralMrt, D2Q9CentralMrtParams, D2Q9Mrt, D2Q9Regularized,
+    D2Q9RegularizedParams, D2Q9Smagorinsky, D2Q9SmagorinskyParams,
 };
 use crate::output::Fields;
 use crate::{BoundarySpec, Model};
@@ -61,16 +61,7 @@ impl Cavity<D2Q9Mrt> {
     /// The cavity with MRT collision: Lallemand & Luo's `s_e = 1.64`, `s_ε = 1.54`, and
     /// `s_q = 8(2 − s_ν)/(8 − s_ν)`, which puts bounce-back walls exactly half-way.
     pub fn mrt(n: usize, re: f64, lid: f64) -> Self {
-        let tau = tau_for(re, n, lid);
-        let s_nu = 1.0 / tau;
-        let params = D2Q9MrtParams {
-            tau,
-            s_e: 1.64,
-            s_eps: 1.54,
-            s_q: 8.0 * (2.0 - s_nu) / (8.0 - s_nu),
-            ax: 0.0,
-            ay: 0.0,
-        };
+        let params = super::mrt_half_way(tau_for(re, n, lid));
         Self { n, re, lid, params }
     }
 }

@@ -25,6 +25,7 @@
 mod advection_diffusion;
 mod cavity;
 mod cavity_3d;
+mod cylinder;
 mod duct;
 mod poiseuille;
 mod rayleigh_benard;
@@ -35,6 +36,7 @@ mod taylor_green_3d;
 pub use advection_diffusion::{AdvectionDiffusion, PulseMeasurement};
 pub use cavity::Cavity;
 pub use cavity_3d::Cavity3d;
+pub use cylinder::{Cylinder, CylinderModel, PERIODIC_BOUNDS, STEADY_BOUNDS, STEADY_BOUNDS_3D};
 pub use duct::Duct;
 pub use poiseuille::Poiseuille;
 pub use rayleigh_benard::{
@@ -106,6 +108,22 @@ pub trait Case: std::fmt::Debug {
         Vec::new()
     }
 
+    /// The bodies whose loads the case reads, each with the point its torque is taken about:
+    /// the driver measures them by momentum exchange ([`crate::geometry::MomentumExchange`])
+    /// at every row of diagnostics, averaged over that step and the one before (the exchange
+    /// alternates from one step to the next), and appends each body's force and torque (six
+    /// values, lattice units) to the case's sums, after [`Case::sums`]'.
+    fn bodies(&self) -> Vec<(crate::geometry::Body, crate::geometry::V3)> {
+        Vec::new()
+    }
+
+    /// Lines the case adds to its report from the history of its diagnostics columns
+    /// ([`Case::extra_diagnostics`] of every row, with its step) over the run: the extremes
+    /// and period of an oscillating drag, say.
+    fn report_history(&self, _rows: &[(u64, Vec<(&'static str, f64)>)]) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Diagnostics columns the case adds to the global ones after `step` steps, from the
     /// [`Case::sums`] of the whole lattice.
     fn extra_diagnostics(&self, _step: u64, _sums: &[f64]) -> Vec<(&'static str, f64)> {
@@ -137,6 +155,21 @@ pub fn global_spec<C: Case>(case: &C) -> crate::domain::GlobalSpec<C::Model> {
         lz: case.depth(),
         params: case.params(),
         boundaries: case.boundaries(),
+    }
+}
+
+/// D2Q9 MRT at relaxation time `tau` with Lallemand & Luo's (2000) `s_e = 1.64`,
+/// `s_ε = 1.54`, and `s_q = 8(2 − s_ν)/(8 − s_ν)`, which puts bounce-back walls exactly
+/// half-way (Ginzburg et al. 2008); no body force.
+pub(crate) fn mrt_half_way(tau: f64) -> crate::models::D2Q9MrtParams {
+    let s_nu = 1.0 / tau;
+    crate::models::D2Q9MrtParams {
+        tau,
+        s_e: 1.64,
+        s_eps: 1.54,
+        s_q: 8.0 * (2.0 - s_nu) / (8.0 - s_nu),
+        ax: 0.0,
+        ay: 0.0,
     }
 }
 

@@ -1,8 +1,8 @@
 //! The physics settings of each case, checked by key with their defaults.
 
 use lbm::cases::{
-    AdvectionDiffusion, Cavity3d, Duct, Poiseuille, RayleighBenard, RayleighTaylor, TaylorGreen,
-    TaylorGreen3d,
+    AdvectionDiffusion, Cavity3d, Cylinder, CylinderModel, Duct, Poiseuille, RayleighBenard,
+    RayleighTaylor, TaylorGreen, TaylorGreen3d,
 };
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Bgk, D2Q37, D3Q19Bgk};
 use lbm::{LayoutKind, Model};
@@ -254,6 +254,48 @@ pub fn rayleigh_benard(s: &Settings, height: usize) -> Result<RayleighBenard, Cl
                 ),
             ));
         }
+    }
+    Ok(case)
+}
+
+/// The cylinder case of `s`: the diameter in sites, the Reynolds number and the inflow's peak,
+/// checked together; `lx` and `ly` follow from the diameter.
+pub fn cylinder<M: CylinderModel>(s: &Settings) -> Result<Cylinder<M>, CliError> {
+    let mut c = Checks::default();
+    for (key, given) in [("lx", s.lx), ("ly", s.ly)] {
+        if given.is_some() {
+            c.keep(bad(
+                key,
+                "the cylinder's channel follows from its diameter (22 D + 1 by 4.1 D sites): \
+                 give --diameter instead",
+            ));
+        }
+    }
+    let diameter = c.take(require(
+        "diameter",
+        s.diameter.unwrap_or(M::DEFAULTS.0),
+        |d| d >= 10 && d % 10 == 0 && d <= 2000,
+        "a multiple of 10 from 10 to 2000 sites (the channel, 4.1 D high, is then a whole \
+         number of sites)",
+    ));
+    let re = c.take(reynolds(s, 20.0));
+    let peak = c.take(require(
+        "velocity",
+        s.velocity.unwrap_or(M::DEFAULTS.1),
+        |v| v > 0.0 && v <= 0.2,
+        "an inflow peak in (0, 0.2] (lattice units: the Mach number stays below 0.35)",
+    ));
+    c.done()?;
+    let case = Cylinder::<M>::new(diameter, re, peak);
+    if case.tau() <= 0.505 {
+        return Err(bad(
+            "re",
+            format!(
+                "{re} gives τ = {:.4} with D = {diameter} sites and an inflow peak {peak}: below \
+                 0.505 the collision is unstable; raise --diameter or --velocity, or lower --re",
+                case.tau()
+            ),
+        ));
     }
     Ok(case)
 }

@@ -18,6 +18,7 @@ use super::plan::{Plan, Resume};
 use lbm::Solver;
 
 use super::CliError;
+use super::loads::Loads;
 use super::solver::Driven;
 
 /// Wall time a chunk of steps aims at.
@@ -120,8 +121,10 @@ pub fn drive<C: Case, T: Real>(
             println!("resumed at step {start}");
         }
     }
+    let mut loads = Loads::new(case, solver);
     if start == 0 {
-        out.write(solver, true)?;
+        loads.measure(solver)?;
+        out.write(solver, true, loads.values())?;
     }
     let bar = progress(root, plan.steps, start);
     let mut steady = Steady::new(plan.until_steady, case.velocity_scale());
@@ -130,6 +133,13 @@ pub fn drive<C: Case, T: Real>(
     let mut stop = None;
     while solver.steps_done() < plan.steps && stop.is_none() {
         let now = solver.steps_done();
+        // Rows of diagnostics (every output and check, and the last step, has one) are due
+        // at these intervals; with bodies the step before each is measured too.
+        let rows = [plan.output_every, plan.diagnostics_every, plan.check_every];
+        let before = rows
+            .iter()
+            .filter_map(|&every| loads.stop_before(now, every));
+        let last_but_one = (loads.any() && now + 1 < plan.steps).then(|| plan.steps - 1);
         let next = [
             next_multiple(now, plan.output_every),
             next_multiple(now, plan.diagnostics_every),
@@ -138,6 +148,8 @@ pub fn drive<C: Case, T: Real>(
             plan.steps,
         ]
         .into_iter()
+        .chain(before)
+        .chain(last_but_one)
         .min()
         .unwrap_or(plan.steps);
         let n = chunk.min(next - now);
@@ -180,10 +192,14 @@ pub fn drive<C: Case, T: Real>(
         if end && !checked {
             solver.check()?;
         }
+        let row = end || due(now, plan.output_every) || due(now, plan.diagnostics_every);
+        if row || rows.iter().any(|&every| due(now + 1, every)) || now + 1 == plan.steps {
+            loads.measure(solver)?;
+        }
         if end || due(now, plan.output_every) {
-            bar.suspend(|| out.write(solver, true))?;
+            bar.suspend(|| out.write(solver, true, loads.values()))?;
         } else if due(now, plan.diagnostics_every) {
-            out.write(solver, false)?;
+            out.write(solver, false, loads.values())?;
         }
         if plan.checkpoint_every > 0 && (end || due(now, plan.checkpoint_every)) {
             bar.suspend(|| out.checkpoint(solver))?;
@@ -202,6 +218,9 @@ pub fn drive<C: Case, T: Real>(
             for line in case.report(*step, sums) {
                 println!("{line}");
             }
+        }
+        for line in case.report_history(&out.history) {
+            println!("{line}");
         }
         out.print_files();
         let summary = Summary {
@@ -304,6 +323,8 @@ struct Outputs<'a, C: Case> {
     written: usize,
     /// The step of the last output and the case's sums then (for its report).
     last: Option<(u64, Vec<f64>)>,
+    /// The case's diagnostics columns of every row, with its step.
+    history: Vec<(u64, Vec<(&'static str, f64)>)>,
     /// Time spent writing.
     time: Duration,
 }
@@ -327,6 +348,7 @@ impl<'a, C: Case> Outputs<'a, C> {
             series,
             written: 0,
             last: None,
+            history: Vec::new(),
             time: Duration::ZERO,
         })
     }
@@ -342,8 +364,14 @@ impl<'a, C: Case> Outputs<'a, C> {
     /// The diagnostics row, and with `files` the images and the VTK dataset, of the current
     /// step (collective): diagnostics are reductions of every rank's sums, images are drawn on
     /// the root from fields sampled to at most [`png::IMAGE_SIDE`] pixels a side, and every
-    /// rank writes its own VTK piece. All ranks go on, or all stop with the error.
-    fn write<S: Solver + ?Sized>(&mut self, solver: &S, files: bool) -> Result<(), CliError> {
+    /// rank writes its own VTK piece. All ranks go on, or all stop with the error. `loads`
+    /// (this process's share of the bodies' loads) follow the case's sums.
+    fn write<S: Solver + ?Sized>(
+        &mut self,
+        solver: &S,
+        files: bool,
+        loads: &[f64],
+    ) -> Result<(), CliError> {
         let vtk = files && self.plan.vtk;
         let t = Instant::now();
         let mut piece = solver.fields()?;
@@ -355,11 +383,15 @@ impl<'a, C: Case> Outputs<'a, C> {
         let mut d = Diagnostics::of(&piece, self.case.time_unit(), Vec::new());
         let mut sums = d.sums().to_vec();
         sums.extend(self.case.sums(&piece));
+        sums.extend(loads);
         let sums = solver.sum_over_ranks(sums);
         d.set_sums(&sums);
         d.max_mach = solver.max_over_ranks(vec![d.max_mach])[0];
         let case_sums = sums[d.sums().len()..].to_vec();
         d.extra = self.case.extra_diagnostics(step, &case_sums);
+        if self.history.last().is_none_or(|(s, _)| *s < step) {
+            self.history.push((step, d.extra.clone()));
+        }
         // Collective; an error (the root's) is reported with the root's other outputs below.
         let images = if files {
             self.images(solver, &piece)

@@ -9,6 +9,7 @@ mod coupled;
 #[cfg(feature = "mpi")]
 mod dist;
 mod driver;
+mod loads;
 mod memory;
 mod models;
 mod plan;

@@ -44,6 +44,14 @@ pub enum CaseName {
     #[value(name = "rayleigh-benard")]
     #[serde(rename = "rayleigh-benard")]
     RayleighBenard,
+    /// D2Q9 MRT flow around a cylinder in a channel (Schäfer & Turek 1996): drag, lift and
+    /// pressure difference at Re = 20, their histories and the Strouhal number at Re = 100.
+    Cylinder,
+    /// D3Q19 TRT flow around a cylinder spanning a square channel (Schäfer & Turek 1996,
+    /// 3D-1Z): drag, lift and pressure difference at Re = 20.
+    #[value(name = "cylinder-3d")]
+    #[serde(rename = "cylinder-3d")]
+    Cylinder3d,
 }
 
 impl CaseName {
@@ -59,6 +67,8 @@ impl CaseName {
             Self::Cavity3d => "cavity-3d",
             Self::AdvectionDiffusion => "advection-diffusion",
             Self::RayleighBenard => "rayleigh-benard",
+            Self::Cylinder => "cylinder",
+            Self::Cylinder3d => "cylinder-3d",
         }
     }
 }
@@ -234,10 +244,16 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub width: Option<f64>,
     /// Reynolds number U·N/ν (cavity, cavity-3d; Ghia's tables have 100 and 400), U₀L/ν with
-    /// L = N/2π (taylor-green-3d) [default: 100, 1600].
+    /// L = N/2π (taylor-green-3d), ŪD/ν with the mean inflow Ū (cylinder; Schäfer & Turek's
+    /// benchmarks are 20, steady, and 100, shedding) [default: 100, 1600, 20].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub re: Option<f64>,
+    /// Sites across the cylinder's diameter D, a multiple of 10: the channel is 22 D + 1 sites
+    /// long and 4.1 D high, and deep in 3-D (cylinder, cylinder-3d) [default: 40, 10].
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diameter: Option<usize>,
     /// Lid speed U, lattice units, at most 0.3 (cavity, cavity-3d) [default: 0.1].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -258,7 +274,8 @@ pub struct Settings {
     pub acceleration: Option<f64>,
     /// Initial velocity amplitude u₀, at most 0.25 (taylor-green, taylor-green-3d); the flow's
     /// speed along x, at most 0.2 (advection-diffusion); the free-fall velocity √(gβΔT H), at
-    /// most 0.2 (rayleigh-benard) [default: 0.05; 0.1 for rayleigh-benard].
+    /// most 0.2 (rayleigh-benard); the inflow's peak, at most 0.2 (cylinder, cylinder-3d)
+    /// [default: 0.05; 0.1 for rayleigh-benard and cylinder-3d].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub velocity: Option<f64>,
@@ -295,8 +312,11 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::Cavity,
             CaseName::TaylorGreen3d,
             CaseName::Cavity3d,
+            CaseName::Cylinder,
+            CaseName::Cylinder3d,
         ],
     ),
+    ("diameter", &[CaseName::Cylinder, CaseName::Cylinder3d]),
     ("lid", &[CaseName::Cavity, CaseName::Cavity3d]),
     ("collision", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
     ("smagorinsky", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
@@ -308,6 +328,8 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::TaylorGreen3d,
             CaseName::AdvectionDiffusion,
             CaseName::RayleighBenard,
+            CaseName::Cylinder,
+            CaseName::Cylinder3d,
         ],
     ),
     ("rayleigh", &[CaseName::RayleighBenard]),

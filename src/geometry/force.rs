@@ -22,7 +22,9 @@
 //! is that of circular Couette flow (`lbm-validation/tests/physics/bodies.rs`).
 
 use super::{Body, CutLink, V3};
-use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real};
+use std::ops::Range;
+
+use crate::{BoundarySpec, Error, Lattice, Layout, LbmError, Model, Real, Solver};
 
 /// What the fluid exerts on a body.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -37,6 +39,9 @@ pub struct Load {
 #[derive(Debug, Clone)]
 pub struct MomentumExchange {
     links: Vec<CutLink>,
+    /// The fluid sites the links leave from, each once, and the index of each link's among them.
+    sites: Vec<[usize; 3]>,
+    site_of: Vec<usize>,
     /// The wall's velocity where each link crosses it.
     wall: Vec<V3>,
     centre: V3,
@@ -49,14 +54,25 @@ impl MomentumExchange {
     /// lies where the lattice puts it: at the obstacles' wall distance
     /// ([`crate::Obstacles::wall_distance`]) where they have one, else half-way.
     pub fn new<M: Model>(body: &Body, spec: &BoundarySpec, size: [usize; 3], centre: V3) -> Self {
+        Self::on_planes::<M>(body, spec, size, centre, 0..size[0])
+    }
+
+    /// As [`MomentumExchange::new`], for the links from the sites of the x-planes `planes`
+    /// alone: what one process of a distributed run holds ([`Solver::local_planes`]); the
+    /// loads of the processes add up to the body's.
+    pub fn on_planes<M: Model>(
+        body: &Body,
+        spec: &BoundarySpec,
+        size: [usize; 3],
+        centre: V3,
+        planes: Range<usize>,
+    ) -> Self {
         let periodic = [
             spec.left.is_none() && spec.right.is_none(),
             spec.bottom.is_none() && spec.top.is_none(),
             spec.back.is_none() && spec.front.is_none(),
         ];
-        let mut links = body
-            .cut_links(M::VELOCITIES, size, periodic, 0..size[0])
-            .links;
+        let mut links = body.cut_links(M::VELOCITIES, size, periodic, planes).links;
         let mut wall = Vec::new();
         if let Some(solid) = &spec.solid {
             links.retain(|l| !solid.is_solid(l.site[0], l.site[1], l.site[2]));
@@ -69,8 +85,17 @@ impl MomentumExchange {
             }
         }
         wall.resize(links.len(), V3::default());
+        let mut sites: Vec<[usize; 3]> = links.iter().map(|l| l.site).collect();
+        sites.sort_unstable();
+        sites.dedup();
+        let site_of = links
+            .iter()
+            .map(|l| sites.binary_search(&l.site).unwrap_or_default())
+            .collect();
         Self {
             links,
+            sites,
+            site_of,
             wall,
             centre,
         }
@@ -93,18 +118,32 @@ impl MomentumExchange {
         lat: &Lattice<M, L, T>,
     ) -> Result<Load, LbmError> {
         let ly = lat.dims().ly;
-        let (mut out, mut back) = (vec![T::default(); M::Q], vec![T::default(); M::Q]);
+        let sites: Vec<(usize, usize)> = self
+            .sites
+            .iter()
+            .map(|&[x, y, z]| (x, z * ly + y))
+            .collect();
+        Ok(self.load::<M, T>(&lat.exchanged(&sites)?))
+    }
+
+    /// The load on the body's part on this process's planes in the state of `solver`
+    /// (collective: every process of a distributed run calls it, and the sum of their loads
+    /// is the body's); refused by the backends that cannot read the populations yet.
+    pub fn of<M: Model, T: Real>(
+        &self,
+        solver: &mut dyn Solver<Model = M, Real = T>,
+    ) -> Result<Load, Error> {
+        Ok(self.load::<M, T>(&solver.exchanged(&self.sites)?))
+    }
+
+    /// The load from the populations of [`MomentumExchange::sites`], `2Q` a site
+    /// ([`Lattice::exchanged`]).
+    fn load<M: Model, T: Real>(&self, values: &[T]) -> Load {
         let mut load = Load::default();
-        let mut site = None;
-        for (l, u) in self.links.iter().zip(&self.wall) {
-            let [x, y, z] = l.site;
-            if site != Some(l.site) {
-                lat.populations(x, z * ly + y, &mut out)?;
-                lat.pre_collision(x, z * ly + y, &mut back)?;
-                site = Some(l.site);
-            }
+        for ((l, u), &s) in self.links.iter().zip(&self.wall).zip(&self.site_of) {
+            let f = &values[2 * M::Q * s..2 * M::Q * (s + 1)];
             let c = M::VELOCITIES[l.i].map(f64::from);
-            let (leaving, returning) = (out[l.i].to_f64(), back[M::OPPOSITE[l.i]].to_f64());
+            let (leaving, returning) = (f[l.i].to_f64(), f[M::Q + M::OPPOSITE[l.i]].to_f64());
             let dp: V3 =
                 std::array::from_fn(|a| leaving * (c[a] - u[a]) - returning * (-c[a] - u[a]));
             let at = crossing(l, M::VELOCITIES[l.i]);
@@ -116,7 +155,7 @@ impl MomentumExchange {
                 *m += d;
             }
         }
-        Ok(load)
+        load
     }
 }
 

@@ -7,5 +7,6 @@ mod cli_support;
 
 mod cases_3d;
 mod cli_run;
+mod cylinder;
 mod hostile;
 mod taylor_green_3d;

@@ -1,0 +1,125 @@
+//! The flow around a cylinder (Schäfer & Turek 1996) end to end on coarse lattices: the
+//! steady drag, lift and pressure difference at Re = 20, the shedding at Re = 100, and the
+//! settings it refuses before any work. The resolutions that meet the benchmark's own bounds
+//! take minutes; their figures are in docs/performance.md.
+
+use crate::cli_support::{fails, number_after, ok, s, tmp};
+
+/// The value after `label` in the line of the report that starts with it.
+fn reported(out: &str, label: &str) -> f64 {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no `{label}` in the report:\n{out}"));
+    number_after(line, label)
+}
+
+/// 2D-1 with 10 sites across the cylinder (221 × 41): each quantity within a few per cent of
+/// the middle of Schäfer & Turek's bounds (5.58, 0.0107, 0.1174 Pa; the coarse grid's own
+/// errors: +0.8 %, +12 %, −2.7 % when written), and the coefficients in the diagnostics.
+#[test]
+fn the_cylinder_at_re_20_reports_its_drag_lift_and_pressure_difference() {
+    let d = tmp();
+    let out = ok(&["run", "cylinder", "--diameter", "10", "--out", s(d.path())]);
+    for (label, reference, tolerance) in [
+        ("c_D = ", 5.58, 0.02),
+        ("c_L = ", 0.0107, 0.2),
+        ("Δp = ", 0.1174, 0.06),
+    ] {
+        let value = reported(&out, label);
+        assert!(
+            (value / reference - 1.0).abs() < tolerance,
+            "{label}{value} against {reference}:\n{out}"
+        );
+    }
+    let csv = std::fs::read_to_string(d.path().join("cylinder_diagnostics.csv")).unwrap();
+    let header = csv.lines().next().unwrap_or_default();
+    assert!(header.ends_with(",c_D,c_L,dp"), "{header}");
+}
+
+/// 2D-2: at Re = 100 the cylinder sheds vortices; over the second half of 8 s the report gives
+/// the extremes of the coefficients and the Strouhal number. With 20 sites across the cylinder
+/// (τ = 0.54) St is within 5 % of the benchmark's 0.3 and the largest lift within 10 % of its
+/// 1.0; the largest drag carries the pressure waves the Zou–He outflow reflects (up to 3.5
+/// against 3.23), so it is only bounded.
+#[test]
+fn the_cylinder_at_re_100_sheds_vortices_at_the_strouhal_number() {
+    let d = tmp();
+    let out = ok(&[
+        "run",
+        "cylinder",
+        "--re",
+        "100",
+        "--diameter",
+        "20",
+        "--velocity",
+        "0.1",
+        "--images",
+        "",
+        "--out",
+        s(d.path()),
+    ]);
+    let st = reported(&out, "St = ");
+    assert!((st / 0.3 - 1.0).abs() < 0.05, "St = {st}:\n{out}");
+    let max_cl = reported(&out, "max c_L = ");
+    assert!((max_cl - 1.0).abs() < 0.1, "max c_L = {max_cl}:\n{out}");
+    let max_cd = reported(&out, "max c_D = ");
+    assert!(max_cd > 3.0 && max_cd < 3.6, "max c_D = {max_cd}:\n{out}");
+}
+
+/// 3D-1Z, a few hundred steps of the coarsest lattice (D = 10, 251 × 41 × 41): the report and
+/// the diagnostics carry the coefficients. (Run to its end, 30 s of flow, the default lattice
+/// gives c_D, c_L and Δp within Schäfer & Turek's bounds in about five minutes: the figures are
+/// in docs/performance.md.)
+#[test]
+fn the_cylinder_in_3d_reports_its_coefficients() {
+    let d = tmp();
+    let out = ok(&[
+        "run",
+        "cylinder-3d",
+        "--steps",
+        "200",
+        "--images",
+        "",
+        "--out",
+        s(d.path()),
+    ]);
+    for label in ["c_D = ", "c_L = ", "Δp = "] {
+        assert!(reported(&out, label).is_finite(), "{label}:\n{out}");
+    }
+    assert!(
+        out.contains("cylinder-3d at Re = 20 after 200 steps"),
+        "{out}"
+    );
+    let csv = std::fs::read_to_string(d.path().join("cylinder-3d_diagnostics.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap_or_default()
+            .ends_with(",c_D,c_L,dp")
+    );
+}
+
+/// What the case cannot run is refused before any work, by key, with what to do, and leaves
+/// no output directory behind.
+#[test]
+fn the_cylinders_bad_settings_are_refused_before_any_work() {
+    for (args, needles) in [
+        (&["--lx", "300"][..], &["lx", "give --diameter instead"][..]),
+        (&["--diameter", "15"], &["diameter", "a multiple of 10"]),
+        (&["--re", "2000"], &["re", "unstable", "raise --diameter"]),
+        (&["--velocity", "0.5"], &["velocity", "(0, 0.2]"]),
+        (&["--backend", "gpu"], &["backend", "--backend cpu"]),
+        (
+            &["--scheme", "in-place"],
+            &["in the in-place scheme", "two-copy"],
+        ),
+    ] {
+        let d = tmp();
+        let out = d.path().join("out");
+        let mut all = vec!["run", "cylinder", "--out", s(&out)];
+        all.extend(args);
+        fails(&all, needles);
+        assert!(!out.exists(), "{args:?}: an output directory was left");
+    }
+}
