@@ -271,7 +271,7 @@ fn by_layout(world: &SimpleCommunicator, a: &Args) -> Outcome {
 fn by_model<L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
     match a.model.as_str() {
         "d2q9" => by_command::<D2Q9Bgk, L>(world, a),
-        "d2q9curved" => by_command::<D2Q9Trt, L>(world, a),
+        "d2q9curved" => cpu_only::<D2Q9Trt, L>(world, a),
         "d2q9mrt" => by_command::<D2Q9Mrt, L>(world, a),
         "d2q37" => by_command::<D2Q37, L>(world, a),
         other => Err(format!(
@@ -287,10 +287,7 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
         ..GpuOptions::default()
     };
     let outcome = match a.backend {
-        Backend::Cpu => DistLattice::<M, L, f64>::with_slab(world, spec, |s, d, r| {
-            Ok(Slab::new(s, d, r, a.scheme)?)
-        })
-        .and_then(|d| run(d, a)),
+        Backend::Cpu => on_cpu::<M, L>(world, a),
         Backend::Gpu => {
             DistLattice::<M, L, f64, GpuSlab<M, f64>>::with_slab(world, spec, |s, d, r| {
                 GpuSlab::new(
@@ -317,6 +314,26 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
         }
     };
     outcome.map_err(|e| e.to_string())
+}
+
+/// As [`by_command`] for a case only the CPU ranks run (curved walls): the GPU slabs are not
+/// compiled for its model.
+fn cpu_only<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
+    if a.backend != Backend::Cpu {
+        return Err(format!(
+            "model `{}` has curved walls, which run on CPU ranks only: use the backend `cpu`",
+            a.model
+        ));
+    }
+    on_cpu::<M, L>(world, a).map_err(|e| e.to_string())
+}
+
+/// The run on CPU ranks.
+fn on_cpu<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Result<bool, Error> {
+    DistLattice::<M, L, f64>::with_slab(world, M::spec(a.lx, a.ly), |s, d, r| {
+        Ok(Slab::new(s, d, r, a.scheme)?)
+    })
+    .and_then(|d| run(d, a))
 }
 
 /// Runs `a.command` on the distributed lattice `dist` and compares it with one process.

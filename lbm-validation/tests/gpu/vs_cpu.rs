@@ -533,15 +533,16 @@ fn box_with_sphere() -> BoundarySpec {
     }
 }
 
-/// Zou–He sides on all six faces, over two lattices: a duct along x with a velocity inlet
-/// (tangential components too) and a pressure outlet; and inlets and outlets on the y and z
-/// faces together (edges where they meet, the bottom and top taking precedence).
+/// Zou–He sides on all six faces, over two lattices: a duct along x with a parabolic inlet
+/// (Schäfer & Turek's product profile over the section, tangential components too: each site
+/// its own velocity) and a pressure outlet; and inlets and outlets on the y and z faces
+/// together (edges where they meet, the bottom and top taking precedence).
 fn zou_he_faces() -> [BoundarySpec; 2] {
     let outlet = Some(Wall::ZouHePressure { density: 1.0 });
     [
         BoundarySpec {
-            left: Some(Wall::ZouHeVelocity {
-                velocity: [0.03, 0.01, -0.01],
+            left: Some(Wall::ParabolicInflow {
+                peak: [0.03, 0.01, -0.01],
             }),
             right: outlet,
             ..BoundarySpec::duct()
