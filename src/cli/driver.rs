@@ -133,8 +133,9 @@ pub fn drive<C: Case, T: Real>(
     let mut stop = None;
     while solver.steps_done() < plan.steps && stop.is_none() {
         let now = solver.steps_done();
-        // Rows of diagnostics (every output and check, and the last step, has one) are due
-        // at these intervals; with bodies the step before each is measured too.
+        // Rows of diagnostics fall on these intervals (a check may find the flow steady and
+        // end the run with one, as the last step does); with bodies the step before each is
+        // measured too, for the two-step mean of the loads.
         let rows = [plan.output_every, plan.diagnostics_every, plan.check_every];
         let before = rows
             .iter()
