@@ -472,17 +472,18 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         Ok(())
     }
 
-    /// For each site `(x, y)` of `sites` (`y` the plane site in 3-D), its post-collision
-    /// populations ([`Lattice::populations`]) followed by its pre-collision ones at the next
-    /// step ([`Lattice::pre_collision`]): `2Q` values a site, what momentum exchange measures
-    /// the loads on bodies from — what leaves each site along a link cut by a wall, and what
-    /// the wall sends back.
-    pub fn exchanged(&self, sites: &[(usize, usize)]) -> Result<Vec<T>, LbmError> {
+    /// For each site `[x, y, z]` of `sites`, its post-collision populations
+    /// ([`Lattice::populations`]) followed by its pre-collision ones at the next step
+    /// ([`Lattice::pre_collision`]): `2Q` values a site, what momentum exchange measures the
+    /// loads on bodies from — what leaves each site along a link cut by a wall, and what the
+    /// wall sends back.
+    pub fn exchanged(&self, sites: &[[usize; 3]]) -> Result<Vec<T>, LbmError> {
         let mut out = vec![T::default(); 2 * M::Q * sites.len()];
-        for (&(x, y), f) in sites.iter().zip(out.chunks_exact_mut(2 * M::Q)) {
+        for (&[x, y, z], f) in sites.iter().zip(out.chunks_exact_mut(2 * M::Q)) {
             let (post, pre) = f.split_at_mut(M::Q);
-            self.populations(x, y, post)?;
-            self.pre_collision(x, y, pre)?;
+            let s = self.d.plane_site(y, z);
+            self.populations(x, s, post)?;
+            self.pre_collision(x, s, pre)?;
         }
         Ok(out)
     }

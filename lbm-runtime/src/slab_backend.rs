@@ -188,9 +188,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
     }
 
     fn exchanged(&self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
-        let lat = self.lattice();
-        let sites = crate::solver::plane_sites(lat.dims().ly, sites, 0);
-        Ok(lat.exchanged(&sites)?)
+        Ok(self.lattice().exchanged(sites)?)
     }
 
     fn needs_halos(&self) -> bool {

@@ -654,10 +654,7 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     }
 
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
-        Ok(crate::Lattice::exchanged(
-            self,
-            &plane_sites(self.dims().ly, sites, 0),
-        )?)
+        Ok(crate::Lattice::exchanged(self, sites)?)
     }
 
     fn check(&self) -> Result<(), Error> {
@@ -671,14 +668,6 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     fn describe(&self) -> String {
         format!("cpu, {} threads", rayon::current_num_threads())
     }
-}
-
-/// `sites` (global `[x, y, z]`) as the `(x − x0, z·LY + y)` a lattice of planes from `x0` takes.
-pub(crate) fn plane_sites(ly: usize, sites: &[[usize; 3]], x0: usize) -> Vec<(usize, usize)> {
-    sites
-        .iter()
-        .map(|&[x, y, z]| (x.wrapping_sub(x0), z * ly + y))
-        .collect()
 }
 
 /// The refusal of a backend that cannot read the populations momentum exchange needs.

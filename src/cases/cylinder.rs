@@ -155,19 +155,22 @@ impl<M: CylinderModel> Cylinder<M> {
     /// (lattice units): `ν = Ū D / Re`, `τ = ν/cs² + ½`, and the model's free rates
     /// ([`CylinderModel::with_tau`]).
     pub fn new(diameter: usize, re: f64, peak: f64) -> Self {
-        let nu = M::MEAN * peak * diameter as f64 / re;
-        let tau = nu / M::CS2 + 0.5;
         Self {
             diameter,
             re,
             peak,
-            params: M::with_tau(tau),
+            params: M::with_tau(Self::relaxation(diameter, re, peak)),
         }
     }
 
     /// The relaxation time of the viscosity, `τ = Ū D/(Re cs²) + ½`.
     pub fn tau(&self) -> f64 {
-        self.mean() * self.diameter as f64 / self.re / M::CS2 + 0.5
+        Self::relaxation(self.diameter, self.re, self.peak)
+    }
+
+    /// `τ = Ū D/(Re cs²) + ½` with `Ū` the mean of an inflow of peak `peak`.
+    fn relaxation(diameter: usize, re: f64, peak: f64) -> f64 {
+        M::MEAN * peak * diameter as f64 / re / M::CS2 + 0.5
     }
 
     /// The mean inflow velocity `Ū` (`2U/3` in 2-D, `4U/9` in 3-D), lattice units.
@@ -234,11 +237,8 @@ impl<M: CylinderModel> Cylinder<M> {
         let r = self.diameter as f64 / 2.0;
         let (front, back) = ((cx - r).round() as usize, (cx + r).round() as usize);
         let ly = self.size().1;
-        let zs = match M::D {
-            3 => vec![cz.floor() as usize, cz.ceil() as usize],
-            _ => vec![0],
-        };
-        let mut zs = zs;
+        // One plane in 2-D (z = 0) and where the axis lies on a plane in 3-D.
+        let mut zs = vec![cz.floor() as usize, cz.ceil() as usize];
         zs.dedup();
         let rows = [cy.floor() as usize, cy.ceil() as usize];
         std::array::from_fn(|j| {

@@ -117,13 +117,7 @@ impl MomentumExchange {
         &self,
         lat: &Lattice<M, L, T>,
     ) -> Result<Load, LbmError> {
-        let ly = lat.dims().ly;
-        let sites: Vec<(usize, usize)> = self
-            .sites
-            .iter()
-            .map(|&[x, y, z]| (x, z * ly + y))
-            .collect();
-        Ok(self.load::<M, T>(&lat.exchanged(&sites)?))
+        Ok(self.load::<M, T>(&lat.exchanged(&self.sites)?))
     }
 
     /// The load on the body's part on this process's planes in the state of `solver`
