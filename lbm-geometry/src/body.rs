@@ -147,6 +147,71 @@ impl Body {
         }
     }
 
+    /// The corners `(lo, hi)` of a box, along the lattice's axes, that holds the body: the
+    /// smallest for a sphere and a mesh, and for the others the box about their own box
+    /// turned into place. Infinite along a circle's axis.
+    pub fn bounds(&self) -> (V3, V3) {
+        let corners = |half: V3| -> Vec<V3> {
+            (0..8)
+                .map(|k| std::array::from_fn(|a| if k >> a & 1 == 1 { half[a] } else { -half[a] }))
+                .collect()
+        };
+        let local = match &self.shape {
+            Shape::Sphere { radius } => {
+                let c = self.place.to_lattice([0.0; 3]);
+                let r = radius * self.place.scale();
+                return (c.map(|v| v - r), c.map(|v| v + r));
+            }
+            // A circle's axis is infinite: its box is the middle disc's, stretched along the
+            // axis below.
+            Shape::Cylinder {
+                radius,
+                half_length,
+            } => {
+                let h = if half_length.is_finite() {
+                    *half_length
+                } else {
+                    0.0
+                };
+                corners([*radius, *radius, h])
+            }
+            Shape::Cuboid { half } => corners(*half),
+            Shape::Mesh(m) => m.vertices().to_vec(),
+            Shape::Union(bodies) => {
+                return bodies.iter().map(Body::bounds).fold(
+                    ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]),
+                    |(lo, hi), (a, b)| {
+                        (
+                            std::array::from_fn(|k| lo[k].min(a[k])),
+                            std::array::from_fn(|k| hi[k].max(b[k])),
+                        )
+                    },
+                );
+            }
+        };
+        let mut lo = [f64::INFINITY; 3];
+        let mut hi = [f64::NEG_INFINITY; 3];
+        for p in local {
+            let p = self.place.to_lattice(p);
+            for a in 0..3 {
+                lo[a] = lo[a].min(p[a]);
+                hi[a] = hi[a].max(p[a]);
+            }
+        }
+        if let Shape::Cylinder { half_length, .. } = self.shape
+            && half_length.is_infinite()
+        {
+            let axis = vec3::sub(
+                self.place.to_lattice([0.0, 0.0, 1.0]),
+                self.place.to_lattice([0.0; 3]),
+            );
+            for a in (0..3).filter(|&a| axis[a] != 0.0) {
+                (lo[a], hi[a]) = (f64::NEG_INFINITY, f64::INFINITY);
+            }
+        }
+        (lo, hi)
+    }
+
     /// Whether the point `p` lies inside the body or on its surface.
     pub fn contains(&self, p: V3) -> bool {
         let l = self.place.to_local(p);

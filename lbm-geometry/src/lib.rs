@@ -16,9 +16,11 @@
 //! ```
 
 mod body;
+mod icosphere;
 mod links;
 mod mesh;
 mod placement;
+mod stl;
 #[cfg(test)]
 mod tests;
 mod vec3;

@@ -9,7 +9,6 @@
 //! plane across that axis.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use crate::GeometryError;
 use crate::vec3::{self, V3};
@@ -49,43 +48,6 @@ impl TriMesh {
             triangles,
             grids,
         })
-    }
-
-    /// The mesh of the STL file at `path` (binary or ASCII), checked as [`TriMesh::new`]
-    /// checks (vertices are joined where their coordinates are equal).
-    pub fn read_stl(path: &Path) -> Result<Self, GeometryError> {
-        let stl_error = |message: String| GeometryError::Stl {
-            path: path.display().to_string(),
-            message,
-        };
-        let meta = std::fs::metadata(path).map_err(|e| stl_error(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(stl_error(
-                "it is not a regular file (a directory, a device or a pipe)".into(),
-            ));
-        }
-        let mut file = std::fs::File::open(path).map_err(|e| stl_error(e.to_string()))?;
-        let mesh = stl_io::read_stl(&mut file).map_err(|e| stl_error(e.to_string()))?;
-        // The reader joins vertices of equal bits; −0 and +0 are joined here too.
-        let mut joined: HashMap<[u64; 3], usize> = HashMap::new();
-        let mut vertices = Vec::new();
-        let index: Vec<usize> = mesh
-            .vertices
-            .iter()
-            .map(|v| {
-                let p = [v[0], v[1], v[2]].map(|c| f64::from(c) + 0.0);
-                *joined.entry(p.map(f64::to_bits)).or_insert_with(|| {
-                    vertices.push(p);
-                    vertices.len() - 1
-                })
-            })
-            .collect();
-        let triangles = mesh
-            .faces
-            .iter()
-            .map(|f| f.vertices.map(|i| index[i]))
-            .collect();
-        Self::new(vertices, triangles).map_err(|e| stl_error(e.to_string()))
     }
 
     /// The vertices.

@@ -22,11 +22,24 @@ impl Default for Placement {
 }
 
 impl Placement {
+    /// The scale factor `s`.
+    pub(crate) fn scale(&self) -> f64 {
+        self.scale
+    }
+
     /// The point `p` of the lattice in the shape's coordinates.
     pub(crate) fn to_local(&self, p: V3) -> V3 {
         vec3::scale(
             vec3::apply_transposed(&self.rotation, vec3::sub(p, self.offset)),
             1.0 / self.scale,
+        )
+    }
+
+    /// The point `local` of the shape in the lattice's coordinates.
+    pub(crate) fn to_lattice(&self, local: V3) -> V3 {
+        vec3::add(
+            self.offset,
+            vec3::apply(&self.rotation, vec3::scale(local, self.scale)),
         )
     }
 

@@ -149,75 +149,9 @@ fn a_box_mesh_is_the_box_placed_the_same_way() {
     }
 }
 
-/// The icosahedron subdivided `levels` times, its vertices on the unit sphere.
-fn icosphere(levels: usize) -> TriMesh {
-    let g = (1.0 + 5f64.sqrt()) / 2.0;
-    let mut v: Vec<V3> = vec![
-        [-1.0, g, 0.0],
-        [1.0, g, 0.0],
-        [-1.0, -g, 0.0],
-        [1.0, -g, 0.0],
-        [0.0, -1.0, g],
-        [0.0, 1.0, g],
-        [0.0, -1.0, -g],
-        [0.0, 1.0, -g],
-        [g, 0.0, -1.0],
-        [g, 0.0, 1.0],
-        [-g, 0.0, -1.0],
-        [-g, 0.0, 1.0],
-    ];
-    let mut t: Vec<[usize; 3]> = vec![
-        [0, 11, 5],
-        [0, 5, 1],
-        [0, 1, 7],
-        [0, 7, 10],
-        [0, 10, 11],
-        [1, 5, 9],
-        [5, 11, 4],
-        [11, 10, 2],
-        [10, 7, 6],
-        [7, 1, 8],
-        [3, 9, 4],
-        [3, 4, 2],
-        [3, 2, 6],
-        [3, 6, 8],
-        [3, 8, 9],
-        [4, 9, 5],
-        [2, 4, 11],
-        [6, 2, 10],
-        [8, 6, 7],
-        [9, 8, 1],
-    ];
-    for p in &mut v {
-        *p = vec3::scale(*p, 1.0 / vec3::norm(*p));
-    }
-    for _ in 0..levels {
-        let mut mid = std::collections::HashMap::new();
-        let mut next = Vec::new();
-        for tri in &t {
-            let m: [usize; 3] = std::array::from_fn(|k| {
-                let (a, b) = (tri[k], tri[(k + 1) % 3]);
-                *mid.entry((a.min(b), a.max(b))).or_insert_with(|| {
-                    let p = vec3::scale(vec3::add(v[a], v[b]), 0.5);
-                    v.push(vec3::scale(p, 1.0 / vec3::norm(p)));
-                    v.len() - 1
-                })
-            });
-            next.extend([
-                [tri[0], m[0], m[2]],
-                [tri[1], m[1], m[0]],
-                [tri[2], m[2], m[1]],
-                [m[0], m[1], m[2]],
-            ]);
-        }
-        t = next;
-    }
-    TriMesh::new(v, t).unwrap()
-}
-
 #[test]
 fn a_sphere_mesh_differs_from_the_sphere_only_within_its_chords() {
-    let mesh = icosphere(4); // 5120 triangles, edges about 0.08 of the radius
+    let mesh = TriMesh::icosphere(4); // 5120 triangles, edges about 0.08 of the radius
     let (centre, r) = ([16.3, 15.8, 16.2], 10.0);
     let body = Body::mesh(mesh).scaled(r).unwrap().moved(centre);
     let sphere = Body::sphere(centre, r).unwrap();
@@ -252,22 +186,15 @@ fn a_sphere_mesh_differs_from_the_sphere_only_within_its_chords() {
 #[test]
 fn binary_and_ascii_stl_files_give_the_same_body() {
     let dir = tempfile::tempdir().unwrap();
-    let mesh = icosphere(2);
-    let triangles: Vec<stl_io::Triangle> = (0..mesh.len())
-        .map(|k| {
-            let [a, b, c] = mesh.triangle(k);
-            let n = vec3::cross(vec3::sub(b, a), vec3::sub(c, a));
-            let f = |p: V3| stl_io::Vertex::new(p.map(|x| x as f32));
-            stl_io::Triangle {
-                normal: stl_io::Normal::new(n.map(|x| x as f32)),
-                vertices: [f(a), f(b), f(c)],
-            }
-        })
-        .collect();
+    let mesh = TriMesh::icosphere(2);
     let binary = dir.path().join("sphere.stl");
-    let mut file = std::fs::File::create(&binary).unwrap();
-    stl_io::write_stl(&mut file, triangles.iter()).unwrap();
-    drop(file);
+    mesh.write_stl(&mut std::fs::File::create(&binary).unwrap())
+        .unwrap();
+    let triangles = stl_io::create_stl_reader(&mut std::fs::File::open(&binary).unwrap())
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    assert_eq!(triangles.len(), mesh.len());
     let mut ascii = String::from("solid sphere\n");
     for t in &triangles {
         ascii += &format!(
@@ -348,4 +275,45 @@ fn sizes_and_angles_that_are_not_numbers_are_refused() {
     let s = Body::sphere([0.0; 3], 1.0).unwrap();
     assert!(s.clone().scaled(f64::INFINITY).is_err());
     assert!(s.rotated([0.0; 3], 10.0).is_err());
+}
+
+#[test]
+fn bounds_hold_each_shape_where_it_is_placed() {
+    let close = |(lo, hi): (V3, V3), (elo, ehi): (V3, V3)| {
+        for a in 0..3 {
+            assert!(
+                (lo[a] - elo[a]).abs() < 1e-9 && (hi[a] - ehi[a]).abs() < 1e-9,
+                "{lo:?} {hi:?}"
+            );
+        }
+    };
+    let sphere = Body::sphere([1.0, 2.0, 3.0], 2.0)
+        .unwrap()
+        .scaled(2.0)
+        .unwrap();
+    close(sphere.bounds(), ([-2.0, 0.0, 2.0], [6.0, 8.0, 10.0]));
+    let mesh = Body::mesh(TriMesh::icosphere(3))
+        .rotated([1.0, 1.0, 0.0], 37.0)
+        .unwrap()
+        .scaled(5.0)
+        .unwrap()
+        .moved([10.0, 20.0, 30.0]);
+    let (lo, hi) = mesh.bounds();
+    for a in 0..3 {
+        assert!(lo[a] >= [5.0, 15.0, 25.0][a] - 1e-9 && lo[a] < [5.0, 15.0, 25.0][a] + 0.1);
+        assert!(hi[a] <= [15.0, 25.0, 35.0][a] + 1e-9 && hi[a] > [15.0, 25.0, 35.0][a] - 0.1);
+    }
+    let cube = Body::cuboid([0.0; 3], [2.0; 3])
+        .unwrap()
+        .rotated([0.0, 0.0, 1.0], 45.0)
+        .unwrap();
+    let d = 2f64.sqrt();
+    close(cube.bounds(), ([-d, 0.0, 0.0], [d, 2.0 * d, 2.0]));
+    let circle = Body::circle([4.0, 5.0], 1.5).unwrap();
+    let (lo, hi) = circle.bounds();
+    assert_eq!((lo[0], hi[0], lo[1], hi[1]), (2.5, 5.5, 3.5, 6.5));
+    assert!(lo[2] == f64::NEG_INFINITY && hi[2] == f64::INFINITY);
+    let both = Body::union(vec![sphere, circle]);
+    let (lo, hi) = both.bounds();
+    assert_eq!((lo[0], hi[1]), (-2.0, 8.0));
 }

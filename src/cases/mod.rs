@@ -27,6 +27,7 @@ mod cavity;
 mod cavity_3d;
 mod cylinder;
 mod duct;
+mod flow_past;
 mod poiseuille;
 mod rayleigh_benard;
 mod rayleigh_taylor;
@@ -38,6 +39,7 @@ pub use cavity::Cavity;
 pub use cavity_3d::Cavity3d;
 pub use cylinder::{Cylinder, CylinderModel, PERIODIC_BOUNDS, STEADY_BOUNDS, STEADY_BOUNDS_3D};
 pub use duct::Duct;
+pub use flow_past::{FlowPast, SPHERE_LEVELS, SPHERE_STL, Setup, SetupError};
 pub use poiseuille::Poiseuille;
 pub use rayleigh_benard::{
     CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, CRITICAL_WAVENUMBER, Convection, DELTA_T,

@@ -1,9 +1,10 @@
 //! The physics settings of each case, checked by key with their defaults.
 
 use lbm::cases::{
-    AdvectionDiffusion, Cavity3d, Cylinder, CylinderModel, Duct, Poiseuille, RayleighBenard,
-    RayleighTaylor, TaylorGreen, TaylorGreen3d,
+    AdvectionDiffusion, Cavity3d, Cylinder, CylinderModel, Duct, FlowPast, Poiseuille,
+    RayleighBenard, RayleighTaylor, Setup, TaylorGreen, TaylorGreen3d,
 };
+use lbm::geometry::TriMesh;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Bgk, D2Q37, D3Q19Bgk};
 use lbm::{LayoutKind, Model};
 
@@ -294,6 +295,85 @@ pub fn cylinder<M: CylinderModel>(s: &Settings) -> Result<Cylinder<M>, CliError>
                 "{re} gives τ = {:.4} with D = {diameter} sites and an inflow peak {peak}: below \
                  0.505 the collision is unstable; raise --diameter or --velocity, or lower --re",
                 case.tau()
+            ),
+        ));
+    }
+    Ok(case)
+}
+
+/// Three coordinates of `key`, finite.
+fn triple(key: &str, value: Option<&Vec<f64>>) -> Result<Option<[f64; 3]>, CliError> {
+    match value.map(|v| v.as_slice()) {
+        None => Ok(None),
+        Some(&[x, y, z]) if [x, y, z].iter().all(|v| v.is_finite()) => Ok(Some([x, y, z])),
+        Some(v) => Err(bad(
+            key,
+            format!("{v:?} is not allowed: three finite numbers x, y, z are expected"),
+        )),
+    }
+}
+
+/// The flow past a body of `s`: the mesh read from `stl` (or the shipped sphere), its
+/// placement, the channel, the Reynolds number and the inflow, checked together; then the
+/// placement in the channel and the relaxation time.
+pub fn flow_past(s: &Settings) -> Result<FlowPast, CliError> {
+    let mut c = Checks::default();
+    let mesh = match &s.stl {
+        Some(path) => c.take(
+            TriMesh::read_stl(path)
+                .map(Some)
+                .map_err(|e| bad("stl", e.to_string())),
+        ),
+        None => None,
+    };
+    let extent = c.take(require(
+        "diameter",
+        s.diameter.unwrap_or(10),
+        |d| (4..=1000).contains(&d),
+        "4 to 1000 sites across the body's largest side",
+    ));
+    let setup = Setup {
+        extent,
+        rotate: c
+            .take(triple("rotate", s.rotate.as_ref()))
+            .unwrap_or([0.0; 3]),
+        at: c.take(triple("at", s.at.as_ref())),
+        lx: s.lx,
+        ly: s.ly,
+        re: c.take(reynolds(s, 20.0)),
+        speed: c.take(require(
+            "velocity",
+            s.velocity.unwrap_or(0.05),
+            |v| v > 0.0 && v <= 0.2,
+            "an inflow in (0, 0.2] (lattice units: the Mach number stays below 0.35)",
+        )),
+    };
+    c.done()?;
+    let placed = match (mesh, &s.stl) {
+        (Some(mesh), Some(path)) => FlowPast::mesh(path.display().to_string(), mesh, setup),
+        _ => FlowPast::sphere(setup),
+    };
+    // The setup's fields by the program's keys.
+    let key = |setting: &str| {
+        match setting {
+            "extent" => "diameter",
+            "speed" => "velocity",
+            "shape" => "stl",
+            other => other,
+        }
+        .to_string()
+    };
+    let case = placed.map_err(|e| bad(&key(e.setting), e.message))?;
+    let (lx, ly) = lbm::cases::Case::size(&case);
+    lattice::<lbm::models::D3Q19Trt>([lx, ly, ly])?;
+    if case.tau() <= 0.505 {
+        return Err(bad(
+            "re",
+            format!(
+                "{} gives τ = {:.4} with a body {extent} sites across and an inflow {}: below                  0.505 the collision is unstable; raise --diameter or --velocity, or lower --re",
+                case.setup.re,
+                case.tau(),
+                case.setup.speed
             ),
         ));
     }

@@ -326,6 +326,9 @@ struct Outputs<'a, C: Case> {
     last: Option<(u64, Vec<f64>)>,
     /// The case's diagnostics columns of every row, with its step.
     history: Vec<(u64, Vec<(&'static str, f64)>)>,
+    /// The solid sites of the case's bodies on this process's planes (1, else 0), a field
+    /// of the VTK files: made at the first that is written.
+    solid: Option<Vec<f64>>,
     /// Time spent writing.
     time: Duration,
 }
@@ -350,6 +353,7 @@ impl<'a, C: Case> Outputs<'a, C> {
             written: 0,
             last: None,
             history: Vec::new(),
+            solid: None,
             time: Duration::ZERO,
         })
     }
@@ -376,6 +380,19 @@ impl<'a, C: Case> Outputs<'a, C> {
         let vtk = files && self.plan.vtk;
         let t = Instant::now();
         let mut piece = solver.fields()?;
+        if vtk && !self.case.bodies().is_empty() {
+            let solid = self.solid.get_or_insert_with(|| {
+                let (lx, ly) = self.case.size();
+                let size = [lx, ly, self.case.depth()];
+                let masks: Vec<Vec<bool>> = (self.case.bodies().iter())
+                    .map(|(body, _)| body.voxelize(size, solver.local_planes()))
+                    .collect();
+                (0..piece.len())
+                    .map(|s| f64::from(u8::from(masks.iter().any(|m| m[s]))))
+                    .collect()
+            });
+            piece = piece.with_field("solid", solid.clone())?;
+        }
         if self.case.needs_neighbour_columns() {
             let beside = solver.neighbour_columns(piece.end_columns())?;
             piece = piece.with_neighbours(beside)?;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use lbm::cases::{
-    Case, Cavity, Cylinder, CylinderModel, RayleighBenard, TaylorGreen3d, global_spec,
+    Case, Cavity, Cylinder, CylinderModel, FlowPast, RayleighBenard, TaylorGreen3d, global_spec,
 };
 use lbm::gpu::{AdapterChoice, GpuContext};
 use lbm::hetero::{HeteroLattice, SplitChoice};
@@ -161,8 +161,9 @@ fn defaults(case: CaseName) -> Defaults {
             layout: LayoutArg::Caosoa,
             scheme: None,
         },
-        // Steps and intervals follow from the diameter and the Reynolds number: see `run`.
-        CaseName::Cylinder | CaseName::Cylinder3d => Defaults {
+        // Steps and intervals follow from the diameter and the Reynolds number (the channel's
+        // length and the inflow for the body): see `run`.
+        CaseName::Cylinder | CaseName::Cylinder3d | CaseName::Body => Defaults {
             size: (0, 0),
             steps: 0,
             output_every: 0,
@@ -205,7 +206,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             "case",
             "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green, \
              taylor-green-3d, duct, cavity-3d, advection-diffusion, rayleigh-benard, cylinder, \
-             cylinder-3d) \
+             cylinder-3d, body) \
              or set \
              `case` in the --config file",
         )
@@ -213,7 +214,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     s.check_keys(case)?;
     let mut d = defaults(case);
     let size = match case {
-        CaseName::Cylinder | CaseName::Cylinder3d => d.size,
+        CaseName::Cylinder | CaseName::Cylinder3d | CaseName::Body => d.size,
         _ => size(&s, case, d.size)?,
     };
     let tg3d = match case {
@@ -234,6 +235,10 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
     };
     let cylinder_3d = match case {
         CaseName::Cylinder3d => Some(cylinder::<D3Q19Trt>(&s, &mut d)?),
+        _ => None,
+    };
+    let body = match case {
+        CaseName::Body => Some(flow_past(&s, &mut d)?),
         _ => None,
     };
     // Every shared setting and the case's physics are checked before any is reported.
@@ -319,6 +324,10 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             Some(c) => start(world, plan, Ok(c)),
             None => unreachable!("built above for this case"),
         },
+        CaseName::Body => match body {
+            Some(c) => start(world, plan, Ok(c)),
+            None => unreachable!("built above for this case"),
+        },
         CaseName::RayleighBenard => match rb {
             Some(c) => super::coupled::rayleigh_benard(world, &plan?, c),
             None => unreachable!("built above for this case"),
@@ -393,6 +402,20 @@ fn cylinder<M: CylinderModel>(s: &Settings, d: &mut Defaults) -> Result<Cylinder
         d.diagnostics_every = every(0.005);
         d.output_every = every(0.5);
     }
+    Ok(case)
+}
+
+/// The flow past a body of `s` and its defaults: three passes of the inflow through the
+/// channel or until steady, a row of diagnostics every twentieth of a pass, the fields after
+/// each pass.
+fn flow_past(s: &Settings, d: &mut Defaults) -> Result<FlowPast, CliError> {
+    let case = case_settings::flow_past(s)?;
+    d.size = case.size();
+    let pass = (case.size().0 as f64 / case.setup.speed).ceil() as u64;
+    d.steps = 3 * pass;
+    d.until_steady = Some(1e-6);
+    d.diagnostics_every = (pass / 20).max(1);
+    d.output_every = pass;
     Ok(case)
 }
 

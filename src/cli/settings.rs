@@ -52,6 +52,9 @@ pub enum CaseName {
     #[value(name = "cylinder-3d")]
     #[serde(rename = "cylinder-3d")]
     Cylinder3d,
+    /// D3Q19 TRT flow past a closed STL mesh (or the shipped sphere) in a channel: its drag
+    /// and lift coefficients and their history, images, and VTK files with the body.
+    Body,
 }
 
 impl CaseName {
@@ -69,6 +72,7 @@ impl CaseName {
             Self::RayleighBenard => "rayleigh-benard",
             Self::Cylinder => "cylinder",
             Self::Cylinder3d => "cylinder-3d",
+            Self::Body => "body",
         }
     }
 }
@@ -245,15 +249,44 @@ pub struct Settings {
     pub width: Option<f64>,
     /// Reynolds number U·N/ν (cavity, cavity-3d; Ghia's tables have 100 and 400), U₀L/ν with
     /// L = N/2π (taylor-green-3d), ŪD/ν with the mean inflow Ū (cylinder; Schäfer & Turek's
-    /// benchmarks are 20, steady, and 100, shedding) [default: 100, 1600, 20].
+    /// benchmarks are 20, steady, and 100, shedding), UD/ν (body) [default: 100, 1600, 20].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub re: Option<f64>,
     /// Sites across the cylinder's diameter D, a multiple of 10: the channel is 22 D + 1 sites
-    /// long and 4.1 D high, and deep in 3-D (cylinder, cylinder-3d) [default: 40, 10].
+    /// long and 4.1 D high, and deep in 3-D (cylinder, cylinder-3d); across the largest side
+    /// of the body's box (body: its channel is 12 D long, 5 D wide and deep unless lx and ly
+    /// say) [default: 40, 10, 10].
     #[arg(long, value_parser = whole::<usize>, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diameter: Option<usize>,
+    /// The body's closed triangle mesh, an STL file, binary or ASCII (body) [default: the
+    /// shipped sphere].
+    #[arg(long, value_name = "FILE", help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stl: Option<PathBuf>,
+    /// The body's turn about the centre of its box: degrees about x, then y, then z,
+    /// e.g. `--rotate 0,0,30` (body) [default: 0,0,0].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "X,Y,Z",
+        help_heading = "Physics"
+    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotate: Option<Vec<f64>>,
+    /// Where the centre of the body's box goes, sites, e.g. `--at 40,30,30` (body)
+    /// [default: its front 2 D from the inlet, in the middle of the section].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "X,Y,Z",
+        help_heading = "Physics"
+    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<Vec<f64>>,
     /// Lid speed U, lattice units, at most 0.3 (cavity, cavity-3d) [default: 0.1].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -274,8 +307,9 @@ pub struct Settings {
     pub acceleration: Option<f64>,
     /// Initial velocity amplitude u₀, at most 0.25 (taylor-green, taylor-green-3d); the flow's
     /// speed along x, at most 0.2 (advection-diffusion); the free-fall velocity √(gβΔT H), at
-    /// most 0.2 (rayleigh-benard); the inflow's peak, at most 0.2 (cylinder, cylinder-3d)
-    /// [default: 0.05; 0.1 for rayleigh-benard and cylinder-3d].
+    /// most 0.2 (rayleigh-benard); the inflow's peak, at most 0.2 (cylinder, cylinder-3d); the
+    /// uniform inflow, at most 0.2 (body) [default: 0.05; 0.1 for rayleigh-benard and
+    /// cylinder-3d].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub velocity: Option<f64>,
@@ -314,9 +348,16 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::Cavity3d,
             CaseName::Cylinder,
             CaseName::Cylinder3d,
+            CaseName::Body,
         ],
     ),
-    ("diameter", &[CaseName::Cylinder, CaseName::Cylinder3d]),
+    (
+        "diameter",
+        &[CaseName::Cylinder, CaseName::Cylinder3d, CaseName::Body],
+    ),
+    ("stl", &[CaseName::Body]),
+    ("rotate", &[CaseName::Body]),
+    ("at", &[CaseName::Body]),
     ("lid", &[CaseName::Cavity, CaseName::Cavity3d]),
     ("collision", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
     ("smagorinsky", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
@@ -330,6 +371,7 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::RayleighBenard,
             CaseName::Cylinder,
             CaseName::Cylinder3d,
+            CaseName::Body,
         ],
     ),
     ("rayleigh", &[CaseName::RayleighBenard]),

@@ -316,6 +316,21 @@ impl Fields {
         })
     }
 
+    /// The fields with `values` (one a site held, in the moments' order) as the field `name`,
+    /// drawn and written as a moment is: the solid sites of a case's bodies, say.
+    pub fn with_field(mut self, name: &'static str, values: Vec<f64>) -> Result<Self, LbmError> {
+        if values.len() != self.len() {
+            return Err(LbmError::Shape(format!(
+                "field {name} has {} values, the piece holds {} sites",
+                values.len(),
+                self.len()
+            )));
+        }
+        self.names.push(name);
+        self.data.push(values);
+        Ok(self)
+    }
+
     /// The model's moment names (`rho`, `ux`, `uy`, and `T` for thermal models).
     pub fn names(&self) -> &[&'static str] {
         &self.names

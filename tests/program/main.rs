@@ -5,6 +5,7 @@
 
 mod cli_support;
 
+mod body;
 mod cases_3d;
 mod cli_run;
 mod cylinder;
