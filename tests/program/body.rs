@@ -107,8 +107,8 @@ fn the_bodies_that_cannot_be_placed_are_refused_before_any_work() {
             vec!["--at", "500,30,30"],
             &[
                 "at",
-                "spans x = 494.00 to 506.00",
-                "move it upstream or lengthen",
+                "spans x = 495.00 to 505.00",
+                "move it upstream with `at`, or lengthen the channel (lx)",
             ],
         ),
         (
