@@ -370,7 +370,9 @@ pub fn flow_past(s: &Settings) -> Result<FlowPast, CliError> {
         return Err(bad(
             "re",
             format!(
-                "{} gives τ = {:.4} with a body {extent} sites across and an inflow {}: below                  0.505 the collision is unstable; raise --diameter or --velocity, or lower --re",
+                "{} gives τ = {:.4} with a body {extent} sites across and an inflow {}: below \
+                 0.505 the collision is unstable; raise --diameter or --velocity, or lower \
+                 --re",
                 case.setup.re,
                 case.tau(),
                 case.setup.speed
