@@ -18,7 +18,10 @@
 //! pre-collision populations: Zou–He velocity or pressure (module `zou_he`), the thermal
 //! wall of Calore et al. 2019 §5 (the `HALO` outermost rows set to equilibrium at the wall
 //! temperature and zero velocity, their `bc` kernel on the three uppermost and lowermost rows
-//! for D2Q37), or a solid site (reset to rest). The body force is part of the model's collision.
+//! for D2Q37), the Dirichlet wall of a transported scalar (anti-bounce-back), or a solid site
+//! (reset to rest). The body force is part of the model's collision. Each rule is written
+//! once, as a program (module `program`), which the CPU kernels evaluate and the GPU shader
+//! generator writes out as WGSL.
 //!
 //! Every boundary is a list of sites with a bit mask of bounced links, kept line by line (a
 //! column in 2-D, a line of constant `(x, z)` in 3-D, see [`crate::layout`]); the bulk stays a
@@ -26,12 +29,15 @@
 //! link `ī` of `x − c_i` is — which is what makes the in-place AA scheme possible with walls
 //! (see `kernels`).
 
+pub(crate) mod program;
 mod zou_he;
 
 use std::ops::Range;
 use std::sync::Arc;
 
-pub(crate) use zou_he::{dot, Closure, Target as ZouHeTarget};
+pub(crate) use zou_he::{Closure, Target as ZouHeTarget};
+
+use program::{Kind, Program, NORMALS};
 
 use crate::{layout::Dims, moment_index, Layout, LbmError, Model, Real, Role};
 
@@ -416,6 +422,27 @@ pub(crate) enum Rule {
     },
 }
 
+impl Rule {
+    /// The rule's program, the values its site carries and its link set (`None`: no rule).
+    pub(crate) fn parts(&self) -> Option<(Kind, [f64; 3], u64)> {
+        let normal = |n: [i32; 3]| NORMALS.iter().position(|&m| m == n).unwrap_or(0);
+        Some(match *self {
+            Rule::None => return None,
+            Rule::Solid => (Kind::Solid, [0.0; 3], 0),
+            Rule::ZouHe {
+                normal: n,
+                target: ZouHeTarget::Velocity(u),
+            } => (Kind::ZouHeVelocity(normal(n)), u, 0),
+            Rule::ZouHe {
+                normal: n,
+                target: ZouHeTarget::Density(rho),
+            } => (Kind::ZouHeDensity(normal(n)), [rho, 0.0, 0.0], 0),
+            Rule::Thermal { temperature } => (Kind::Thermal, [temperature, 0.0, 0.0], 0),
+            Rule::Dirichlet { value, links } => (Kind::Dirichlet, [value, 0.0, 0.0], links),
+        })
+    }
+}
+
 /// A site with bounced links or a rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Site {
@@ -491,6 +518,8 @@ pub struct Boundaries<T: Real> {
     pub(crate) interp: Vec<Interp<T>>,
     pub(crate) x_periodic: bool,
     pub(crate) solid: Vec<bool>,
+    /// The programs of the sites' rules, by [`Kind::code`].
+    programs: Vec<Option<Program>>,
 }
 
 impl<T: Real> Boundaries<T> {
@@ -616,6 +645,7 @@ impl<T: Real> Boundaries<T> {
             x_periodic,
             lz: global.lz,
             solid: Vec::new(),
+            programs: vec![None; Kind::CODES],
         };
         if let Some(o) = &spec.solid {
             out.solid = xs
@@ -654,7 +684,28 @@ impl<T: Real> Boundaries<T> {
             out.sites[first..].sort_by_key(|s| (s.k, s.lane));
         }
         out.col_start.push(out.sites.len());
+        for (kind, _, _) in out.sites.iter().filter_map(|s| s.rule.parts()) {
+            out.programs[kind.code() as usize].get_or_insert_with(|| kind.program::<M>());
+        }
         out
+    }
+
+    /// Applies a site's rule to its pre-collision populations `g` (`M::Q` values), with
+    /// `regs` as scratch space.
+    #[inline(never)]
+    pub(crate) fn apply_rule<M: Model>(
+        &self,
+        rule: &Rule,
+        g: &mut [T],
+        regs: &mut Vec<T>,
+        params: &M::Params,
+    ) {
+        if let Some((kind, values, links)) = rule.parts() {
+            let program = self.programs[kind.code() as usize].as_ref();
+            program
+                .expect("compiled with the sites")
+                .run::<M, T>(g, &values, links, regs, params);
+        }
     }
 
     /// Adds global site `(x, s)` (plane site `s`, local column `x − x0`) if it has a bounced
@@ -945,29 +996,6 @@ fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(),
     Ok(())
 }
 
-/// Applies a site's rule to its pre-collision populations `g` (`M::Q` values).
-#[inline(never)]
-pub(crate) fn apply_rule<M: Model, T: Real>(
-    rule: &Rule,
-    g: &mut [T],
-    scratch: &mut [T],
-    params: &M::Params,
-) {
-    match *rule {
-        Rule::None => {}
-        Rule::Solid => {
-            for (gi, w) in g.iter_mut().zip(M::WEIGHTS) {
-                *gi = T::from_f64(*w);
-            }
-        }
-        Rule::ZouHe { normal, target } => Closure::new::<M>(normal).apply::<M, T>(g, target),
-        Rule::Thermal { temperature } => thermal_wall::<M, T>(g, temperature, scratch, params),
-        Rule::Dirichlet { value, links } => {
-            anti_bounce_back::<M, T>(g, value, links, scratch, params)
-        }
-    }
-}
-
 /// The moment a Dirichlet wall fixes: the temperature, else the (first) scalar, of a model
 /// without a velocity moment.
 pub(crate) fn dirichlet_moment<M: Model>() -> Option<usize> {
@@ -975,43 +1003,4 @@ pub(crate) fn dirichlet_moment<M: Model>() -> Option<usize> {
         return None;
     }
     moment_index::<M>(Role::Temperature).or_else(|| moment_index::<M>(Role::Scalar))
-}
-
-/// Anti-bounce-back of the links `links` (each already holding the bounced `f*_ī`):
-/// `g_i = −g_i + f_eq_i(φ_w) + f_eq_ī(φ_w)`, the equilibrium at `φ_w` and zero moments
-/// otherwise ([`Wall::Dirichlet`]).
-fn anti_bounce_back<M: Model, T: Real>(
-    g: &mut [T],
-    value: f64,
-    links: u64,
-    m: &mut [T],
-    params: &M::Params,
-) {
-    let j = dirichlet_moment::<M>().expect("checked with the boundaries");
-    let nm = M::MOMENT_ROLES.len();
-    m[..nm].fill(T::default());
-    m[j] = T::from_f64(value);
-    let mut feq = [T::default(); 64];
-    M::equilibrium(&m[..nm], params, &mut feq[..M::Q]);
-    for (i, gi) in g
-        .iter_mut()
-        .enumerate()
-        .filter(|(i, _)| links >> i & 1 == 1)
-    {
-        *gi = feq[i] + feq[M::OPPOSITE[i]] - *gi;
-    }
-}
-
-/// The equilibrium at the site's density, zero velocity and temperature `tw` (Calore et al.
-/// 2019 §5).
-fn thermal_wall<M: Model, T: Real>(g: &mut [T], tw: f64, m: &mut [T], params: &M::Params) {
-    let rho = g.iter().fold(T::default(), |a, &b| a + b);
-    for (mi, role) in m.iter_mut().zip(M::MOMENT_ROLES) {
-        *mi = match role {
-            Role::Density => rho,
-            Role::Temperature => T::from_f64(tw),
-            _ => T::default(),
-        };
-    }
-    M::equilibrium(&m[..M::MOMENT_ROLES.len()], params, g);
 }

@@ -54,7 +54,7 @@
 //! ([`Dims::ring`]) from which the second pulls (so a job's `src` and `dst` each have their
 //! own addressing, [`Job::src_d`] and [`Job::dst_d`]).
 
-use crate::boundary::{apply_rule, Boundaries, Rule, Site};
+use crate::boundary::{Boundaries, Rule, Site};
 use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::{store_fence, Element, Pops, RawBuf};
 use crate::{ClusterAccess, Model, Real};
@@ -194,7 +194,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for Job<'_, M, L, T> {
         let lines = self.cols.start * lz..self.cols.end * lz;
         crate::parallel::for_each_init(
             lines,
-            &|| Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len()),
+            &|| Scratch::<T, VL>::new(M::Q, M::FIELDS.len()),
             &|s, j| {
                 let at = Line {
                     x: j / lz,
@@ -263,7 +263,7 @@ fn line<M: Model, L: Layout, T: Real, const VL: usize>(
     match job.pass {
         Pass::Fused => fused_line::<M, L, T, VL>(job, o, at, s),
         Pass::Propagate => propagate_line::<M, L, T, VL>(job, o, at),
-        Pass::Bc => bc_line::<M, L, T>(job, at, &mut s.site, &mut s.moments),
+        Pass::Bc => bc_line::<M, L, T>(job, at, &mut s.site, &mut s.regs),
         Pass::Collide => collide_line::<M, L, T, VL>(job, o, at, s),
         Pass::AaPull => aa_pull_line::<M, L, T, VL>(job, o, at, s),
         Pass::AaLocal => aa_local_line::<M, L, T, VL>(job, o, at, s),
@@ -512,18 +512,18 @@ struct Scratch<T, const VL: usize> {
     cl: Vec<[T; VL]>,
     /// One site's populations.
     site: Vec<T>,
-    /// One site's moments.
-    moments: Vec<T>,
+    /// The registers of a site rule's program.
+    regs: Vec<T>,
     /// The cluster's field values: `fl[j][l]`.
     fl: Vec<[T; VL]>,
 }
 
 impl<T: Real, const VL: usize> Scratch<T, VL> {
-    fn new(q: usize, nm: usize, nf: usize) -> Self {
+    fn new(q: usize, nf: usize) -> Self {
         Self {
             cl: vec![[T::default(); VL]; q],
             site: vec![T::default(); q],
-            moments: vec![T::default(); nm],
+            regs: Vec::new(),
             fl: vec![[T::default(); VL]; nf],
         }
     }
@@ -709,7 +709,8 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
             for i in 0..M::Q {
                 s.site[i] = s.cl[i][site.lane];
             }
-            apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments, job.params);
+            job.bc
+                .apply_rule::<M>(&site.rule, &mut s.site, &mut s.regs, job.params);
             for i in 0..M::Q {
                 s.cl[i][site.lane] = s.site[i];
             }
@@ -783,7 +784,12 @@ fn propagate_line<M: Model, L: Layout, T: Real, const VL: usize>(
 
 /// The bc kernel of a line: bounced links of `dst` from `src`, then the sites' rules.
 #[inline(always)] // into `line`
-fn bc_line<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, at: Line, g: &mut [T], m: &mut [T]) {
+fn bc_line<M: Model, L: Layout, T: Real>(
+    job: &Job<M, L, T>,
+    at: Line,
+    g: &mut [T],
+    regs: &mut Vec<T>,
+) {
     let d = &job.d;
     let col = col_of(d, at.x, 0);
     for site in job.bc.line(at.x, at.z) {
@@ -795,7 +801,7 @@ fn bc_line<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, at: Line, g: &mut [
                 job.dst.get(idx, i)
             };
         }
-        apply_rule::<M, T>(&site.rule, g, m, job.params);
+        job.bc.apply_rule::<M>(&site.rule, g, regs, job.params);
         for (i, gi) in g.iter().enumerate() {
             job.dst.set(L::index(d, i, col, site.y), i, *gi);
         }
@@ -940,7 +946,8 @@ fn local_site_bc<M: Model, L: Layout, T: Real, const VL: usize>(
             _ => v,
         };
     }
-    apply_rule::<M, T>(&site.rule, &mut s.site, &mut s.moments, job.params);
+    job.bc
+        .apply_rule::<M>(&site.rule, &mut s.site, &mut s.regs, job.params);
     for i in 0..M::Q {
         s.cl[i][site.lane] = s.site[i];
     }

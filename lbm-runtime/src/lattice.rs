@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crate::parallel;
 
-use crate::boundary::{apply_rule, Boundaries, BoundarySpec};
+use crate::boundary::{Boundaries, BoundarySpec};
 use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Stores};
 use crate::layout::{Dims, Layout, LayoutKind};
 use crate::metrics::Pattern;
@@ -535,8 +535,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             };
         }
         if let Some(s) = site {
-            let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
-            apply_rule::<M, T>(&s.rule, g, &mut m, &self.params);
+            self.bc
+                .apply_rule::<M>(&s.rule, g, &mut Vec::new(), &self.params);
         }
         Ok(())
     }

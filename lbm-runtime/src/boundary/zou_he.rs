@@ -19,10 +19,10 @@
 //! (Hecht & Harting's). A velocity target gives `ρ`; a density target gives `u = u_n n` with
 //! `u_n = 1 − (S0 + 2 S−)/ρ`.
 //!
-//! The closure is one value, [`Closure`]: the CPU evaluates it ([`Closure::apply`]), the GPU
-//! shader generator writes it out as WGSL.
+//! The closure's coefficients are one value, [`Closure`]; its arithmetic is the site rule
+//! `program::Kind::ZouHeVelocity` (and `ZouHeDensity`), which both targets are generated from.
 
-use crate::{Model, Real, Role};
+use crate::{Model, Role};
 
 /// What a Zou–He side imposes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,8 +36,6 @@ pub(crate) enum Target {
 /// The Zou–He closure of model `M` at a side with inward normal `n` (a unit axis vector).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Closure {
-    /// The inward normal.
-    pub normal: [i32; 3],
     /// The tangential axes `t` (unit vectors), `D − 1` of them.
     pub tangents: [[i32; 3]; 2],
     /// How many of `tangents` there are.
@@ -84,7 +82,6 @@ impl Closure {
     pub fn new<M: Model>(normal: [i32; 3]) -> Self {
         let axis = normal.iter().position(|&v| v != 0).unwrap_or(0);
         let mut out = Self {
-            normal,
             tangents: [[0; 3]; 2],
             n_tangents: 0,
             coef: [[0.0; 2]; 2],
@@ -112,58 +109,5 @@ impl Closure {
     /// The tangential axes.
     pub fn tangents(&self) -> &[[i32; 3]] {
         &self.tangents[..self.n_tangents]
-    }
-
-    /// Rewrites the unknown populations of `g` (the site's pre-collision populations) so that
-    /// the site has the target's density and velocity.
-    pub fn apply<M: Model, T: Real>(&self, g: &mut [T], target: Target) {
-        let (mut s0, mut sm) = (T::default(), T::default());
-        let mut st = [T::default(); 2];
-        for (i, c) in M::VELOCITIES.iter().enumerate() {
-            match dot(c, self.normal) {
-                0 => {
-                    s0 += g[i];
-                    for (s, t) in st.iter_mut().zip(self.tangents()) {
-                        *s += g[i] * T::from_f64(dot(c, *t) as f64);
-                    }
-                }
-                d if d < 0 => sm += g[i],
-                _ => {}
-            }
-        }
-        let known = s0 + sm + sm;
-        let one = T::from_f64(1.0);
-        let n = self.normal.map(|v| T::from_f64(v as f64));
-        let (rho, u) = match target {
-            Target::Velocity(u) => {
-                let u = u.map(T::from_f64);
-                let un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
-                (known / (one - un), u)
-            }
-            Target::Density(rho) => {
-                let rho = T::from_f64(rho);
-                let un = one - known / rho;
-                (rho, n.map(|v| un * v))
-            }
-        };
-        let mut nt = [T::default(); 2];
-        for (a, t) in self.tangents().iter().enumerate() {
-            let ut = u[0] * T::from_f64(t[0] as f64)
-                + u[1] * T::from_f64(t[1] as f64)
-                + u[2] * T::from_f64(t[2] as f64);
-            let [inv_k, c] = self.coef[a].map(T::from_f64);
-            nt[a] = inv_k * st[a] + c * rho * ut;
-        }
-        for (j, c) in M::VELOCITIES.iter().enumerate() {
-            if dot(c, self.normal) > 0 {
-                let cu = (0..3).fold(T::default(), |s, k| s + T::from_f64(c[k] as f64) * u[k]);
-                let mut v =
-                    g[M::OPPOSITE[j]] + T::from_f64(2.0 * M::WEIGHTS[j] / M::CS2) * rho * cu;
-                for (a, t) in self.tangents().iter().enumerate() {
-                    v -= T::from_f64(dot(c, *t) as f64) * nt[a];
-                }
-                g[j] = v;
-            }
-        }
     }
 }

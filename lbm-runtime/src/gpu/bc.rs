@@ -3,14 +3,15 @@
 //!
 //! `tables` (u32): a bit per site (`line·LY + y`, the line `x·LZ + z`; `x·LY + y` in 2-D)
 //! marking boundary sites, then `LX·LZ + 1` line starts, then one [`REC`]-word record per
-//! boundary site, sorted by `(line, y)`: `[line, y, mask_lo, mask_hi, corr, kind, normal,
-//! value]`. `consts` (real): the model
-//! parameters, then the moving-wall corrections `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that
-//! has any; `corr` is their offset, [`NONE`] otherwise) and the rules' values (Zou–He
-//! velocity `[u_x, u_y, u_z]` or `[ρ, 0, 0]`, thermal-wall temperature; `value` is their
-//! offset).
+//! boundary site, sorted by `(line, y)`: `[line, y, mask_lo, mask_hi, corr, rule, links,
+//! value]`. `consts` (real): the model parameters, then the moving-wall corrections
+//! `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that has any; `corr` is their offset, [`NONE`]
+//! otherwise) and the rules' values (`value` is their offset). `rule` is the code of the
+//! site's rule (`boundary::program::Kind::code`, 0 for none) and `links` its link set (the
+//! Dirichlet wall's).
 
-use crate::boundary::{Boundaries, Rule, ZouHeTarget};
+use crate::boundary::program::Kind;
+use crate::boundary::{Boundaries, Rule};
 use crate::layout::Dims;
 use crate::{Model, Real};
 
@@ -18,57 +19,36 @@ use crate::{Model, Real};
 pub const REC: usize = 8;
 /// "No entry" in a record.
 pub const NONE: u32 = u32::MAX;
-/// The inward normals of Zou–He sites, in the order of the shader's `zou_he_*` functions.
-pub const NORMALS: [[i32; 3]; 6] = [
-    [0, 1, 0],
-    [0, -1, 0],
-    [1, 0, 0],
-    [-1, 0, 0],
-    [0, 0, 1],
-    [0, 0, -1],
-];
-
-/// Rule kinds, as stored in a record.
-pub mod kind {
-    /// Links only.
-    pub const NONE: u32 = 0;
-    /// Solid site, reset to rest.
-    pub const SOLID: u32 = 1;
-    /// Zou–He velocity.
-    pub const ZH_VELOCITY: u32 = 2;
-    /// Zou–He density.
-    pub const ZH_DENSITY: u32 = 3;
-    /// Thermal wall.
-    pub const THERMAL: u32 = 4;
-    /// Dirichlet wall of a transported scalar (anti-bounce-back); `normal` holds the links.
-    pub const DIRICHLET: u32 = 5;
-}
-
 /// Which boundary code a shader needs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BcShape {
     /// Number of boundary sites (0: a fully periodic lattice, no boundary code at all).
     pub sites: usize,
-    /// Zou–He sites with each inward normal of `NORMALS`.
-    pub zou_he: [bool; 6],
-    /// Thermal-wall sites.
-    pub thermal: bool,
-    /// Dirichlet-wall sites.
-    pub dirichlet: bool,
-    /// Solid sites.
-    pub solid: bool,
+    /// The site rules present: bit `k` for the rule of code `k`.
+    pub rules: u32,
 }
 
 impl BcShape {
-    /// Every kind of boundary code (for validating shaders without a lattice): with `zou_he`,
-    /// Zou–He on the sides of a 2-D lattice, or of a 3-D one when `d3`.
+    /// Every kind of boundary code (for validating shaders without a lattice): solid sites,
+    /// with `zou_he` Zou–He on the sides of a 2-D lattice (of a 3-D one when `d3`), with
+    /// `thermal` thermal walls.
     pub fn all(zou_he: bool, d3: bool, thermal: bool) -> Self {
+        let rules = Kind::all()
+            .filter(|k| match k {
+                Kind::Solid => true,
+                Kind::ZouHeVelocity(n) | Kind::ZouHeDensity(n) => zou_he && (d3 || *n < 4),
+                Kind::Thermal => thermal,
+                Kind::Dirichlet => false,
+            })
+            .fold(0, |m, k| m | 1 << k.code());
+        Self { sites: 1, rules }
+    }
+
+    /// With the Dirichlet wall of a transported scalar.
+    pub fn with_dirichlet(self) -> Self {
         Self {
-            sites: 1,
-            zou_he: NORMALS.map(|n| zou_he && (d3 || n[2] == 0)),
-            thermal,
-            dirichlet: false,
-            solid: true,
+            rules: self.rules | 1 << Kind::Dirichlet.code(),
+            ..self
         }
     }
 }
@@ -142,41 +122,20 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
     }
 }
 
-/// The record words `(kind, normal, value offset)` of a rule, its values appended to `consts`.
+/// The record words `(rule, links, value offset)` of a rule, its values appended to `consts`.
 fn rule_words<T: Real>(rule: &Rule, consts: &mut Vec<T>, shape: &mut BcShape) -> (u32, u32, u32) {
-    let at = consts.len() as u32;
-    let mut push = |vals: &[f64]| consts.extend(vals.iter().map(|&v| T::from_f64(v)));
-    match *rule {
-        Rule::None => (kind::NONE, 0, NONE),
-        Rule::Solid => {
-            shape.solid = true;
-            (kind::SOLID, 0, NONE)
+    let Some((kind, values, links)) = rule.parts() else {
+        return (0, 0, NONE);
+    };
+    shape.rules |= 1 << kind.code();
+    let at = match kind.values() {
+        0 => NONE,
+        n => {
+            let at = consts.len() as u32;
+            consts.extend(values[..n].iter().map(|&v| T::from_f64(v)));
+            at
         }
-        Rule::ZouHe { normal, target } => {
-            let n = NORMALS.iter().position(|&m| m == normal).unwrap_or(0);
-            shape.zou_he[n] = true;
-            let k = match target {
-                ZouHeTarget::Velocity(u) => {
-                    push(&u);
-                    kind::ZH_VELOCITY
-                }
-                ZouHeTarget::Density(rho) => {
-                    push(&[rho, 0.0, 0.0]);
-                    kind::ZH_DENSITY
-                }
-            };
-            (k, n as u32, at)
-        }
-        Rule::Thermal { temperature } => {
-            shape.thermal = true;
-            push(&[temperature]);
-            (kind::THERMAL, 0, at)
-        }
-        Rule::Dirichlet { value, links } => {
-            shape.dirichlet = true;
-            push(&[value]);
-            // Transport models have Q ≤ 27 < 32: the links fit the record's `normal` word.
-            (kind::DIRICHLET, links as u32, at)
-        }
-    }
+    };
+    // Only transport models have link sets, and their Q ≤ 27 < 32 fits the record's word.
+    (kind.code(), links as u32, at)
 }

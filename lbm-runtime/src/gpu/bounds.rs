@@ -31,9 +31,10 @@
 //! integer division is by a constant that is not zero (`PLANE`, `LY`, `LZ`, `VL`, `NK`,
 //! `CHUNK`).
 
-use super::bc::{self, kind, BcTables, NONE, REC};
+use super::bc::{self, BcTables, NONE, REC};
 use super::layout::AffineLayout;
 use super::shader::ShaderSpec;
+use crate::boundary::program::Kind;
 use crate::Model;
 
 /// The lengths (in values) of what a lattice binds, beside its [`ShaderSpec`].
@@ -176,13 +177,13 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
             if rec[4] != NONE {
                 fits(rec[4], M::Q as u64, "wall correction")?;
             }
-            match rec[5] {
-                kind::NONE | kind::SOLID => {}
-                kind::ZH_VELOCITY | kind::ZH_DENSITY if (rec[6] as usize) < bc::NORMALS.len() => {
-                    fits(rec[7], 3, "Zou–He value")?
+            match (rec[5], Kind::from_code(rec[5])) {
+                (0, _) => {}
+                (_, Some(k)) if k.values() > 0 => fits(rec[7], k.values() as u64, "rule's value")?,
+                (_, Some(_)) => {}
+                (k, None) => {
+                    return Err(format!("record {r} has rule code {k}, which names no rule"))
                 }
-                kind::THERMAL | kind::DIRICHLET => fits(rec[7], 1, "wall value")?,
-                k => return Err(format!("record {r} has kind {k} with normal {}", rec[6])),
             }
         }
     }

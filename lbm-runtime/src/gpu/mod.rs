@@ -30,6 +30,7 @@ mod error;
 mod lattice;
 pub mod layout;
 pub mod probe;
+mod rules;
 pub mod shader;
 mod slab;
 mod solver;

@@ -34,12 +34,12 @@
 //! bindings of `CHUNK` values each (`max_storage_buffer_binding_size`); the accessors
 //! `src_ld/src_st/dst_ld/dst_st` route a global index to its binding.
 
-use super::bc::{BcShape, NONE, NORMALS, REC};
+use super::bc::{BcShape, NONE, REC};
 use super::layout::AffineLayout;
 use super::GpuError;
-use crate::boundary::{dot, Closure};
+use crate::boundary::program::Kind;
 use crate::layout::Dims;
-use crate::{Model, Real, Role, Scheme};
+use crate::{Model, Real, Scheme};
 
 use super::workgroup::{FIXED, SIZES};
 
@@ -237,7 +237,7 @@ impl ShaderSpec {
 }
 
 /// A real literal at full `f64` precision.
-fn lit(v: f64) -> String {
+pub(super) fn lit(v: f64) -> String {
     format!("real({v:?})")
 }
 
@@ -587,183 +587,23 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
     s
 }
 
-/// `rule(r, g)`: the site's rule applied to its pre-collision populations.
+/// `rule(r, g)`: the site's rule applied to its pre-collision populations, one function per
+/// rule kind the lattice has (`gpu::rules`).
 fn rules<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
     let mut arms = String::new();
     let mut funcs = String::new();
-    if spec.bc.solid {
-        let w: Vec<String> = M::WEIGHTS.iter().map(|&w| lit(w)).collect();
+    for kind in Kind::all().filter(|k| spec.bc.rules >> k.code() & 1 == 1) {
+        let c = kind.code();
+        funcs += &super::rules::function::<M>(&kind.program::<M>(), &format!("rule_{c}"));
         arms += &format!(
-            "        case {}u: {{ return array<real, {q}>({}); }}\n",
-            super::bc::kind::SOLID,
-            w.join(", ")
-        );
-    }
-    if spec.bc.zou_he.iter().any(|&z| z) {
-        let mut zh = String::new();
-        for (n, normal) in NORMALS
-            .iter()
-            .enumerate()
-            .filter(|(n, _)| spec.bc.zou_he[*n])
-        {
-            funcs += &zou_he::<M>(n, *normal);
-            zh += &format!("                case {n}u: {{ return zou_he_{n}(g, k, v); }}\n");
-        }
-        arms += &format!(
-            "        case {}u, {}u: {{\n            let o = tables[b + 7u];\n\
-             \x20           let v = array<real, 3>(consts[o], consts[o + 1u], consts[o + 2u]);\n\
-             \x20           switch (tables[b + 6u]) {{\n{zh}\
-             \x20               default: {{ return g; }}\n            }}\n        }}\n",
-            super::bc::kind::ZH_VELOCITY,
-            super::bc::kind::ZH_DENSITY
-        );
-    }
-    if spec.bc.thermal {
-        funcs += &thermal::<M>();
-        arms += &format!(
-            "        case {}u: {{ return thermal_wall(g, consts[tables[b + 7u]]); }}\n",
-            super::bc::kind::THERMAL
-        );
-    }
-    if spec.bc.dirichlet {
-        funcs += &dirichlet::<M>();
-        arms += &format!(
-            "        case {}u: {{ return dirichlet_wall(g, tables[b + 6u], consts[tables[b + 7u]]); }}\n",
-            super::bc::kind::DIRICHLET
+            "        case {c}u: {{ return rule_{c}(g, tables[b + 7u], tables[b + 6u]); }}\n"
         );
     }
     format!(
         "{funcs}fn rule(r: u32, g: array<real, {q}>) -> array<real, {q}> {{\n    let b = RECS + r * REC;\n\
-         \x20   let k = tables[b + 5u];\n    switch (k) {{\n{arms}        default: {{ return g; }}\n    }}\n}}\n"
+         \x20   switch (tables[b + 5u]) {{\n{arms}        default: {{ return g; }}\n    }}\n}}\n"
     )
-}
-
-/// The thermal wall of Calore et al. 2019 §5: the equilibrium at the site's density, zero velocity and
-/// temperature `tw`.
-fn thermal<M: Model>() -> String {
-    let q = M::Q;
-    let rho: Vec<String> = (0..q).map(|i| format!("g[{i}]")).collect();
-    let m: Vec<String> = M::MOMENT_ROLES
-        .iter()
-        .map(|r| match r {
-            Role::Density => "rho".to_string(),
-            Role::Temperature => "tw".to_string(),
-            _ => lit(0.0),
-        })
-        .collect();
-    format!(
-        "fn thermal_wall(g: array<real, {q}>, tw: real) -> array<real, {q}> {{\n\
-         \x20   let rho = {};\n    return lbm_equilibrium(array<real, {nm}>({}), params());\n}}\n",
-        rho.join(" + "),
-        m.join(", "),
-        nm = M::MOMENT_NAMES.len()
-    )
-}
-
-/// The Dirichlet wall of a transported scalar (`crate::Wall::Dirichlet`): anti-bounce-back of
-/// the links `links`, `g_i = f_eq_i(φ_w) + f_eq_ī(φ_w) − g_i`, the equilibrium at `φ_w` and
-/// the uniform parameters.
-fn dirichlet<M: Model>() -> String {
-    let q = M::Q;
-    let j = crate::boundary::dirichlet_moment::<M>();
-    let m: Vec<String> = (0..M::MOMENT_NAMES.len())
-        .map(|k| {
-            if Some(k) == j {
-                "phi".to_string()
-            } else {
-                lit(0.0)
-            }
-        })
-        .collect();
-    let links: String = (0..q)
-        .map(|i| {
-            format!(
-                "    if (((links >> {i}u) & 1u) == 1u) {{ h[{i}] = feq[{i}] + feq[{o}] - g[{i}]; }}\n",
-                o = M::OPPOSITE[i]
-            )
-        })
-        .collect();
-    format!(
-        "fn dirichlet_wall(g: array<real, {q}>, links: u32, phi: real) -> array<real, {q}> {{\n\
-         \x20   let feq = lbm_equilibrium(array<real, {nm}>({}), params());\n    var h = g;\n{links}    return h;\n}}\n",
-        m.join(", "),
-        nm = M::MOMENT_NAMES.len()
-    )
-}
-
-/// Zou–He velocity (`k` = velocity kind, `v` = u) or density (`v[0]` = ρ) boundary with
-/// inward normal `n`: the closure of `boundary::zou_he` (Zou & He 1997; Hecht & Harting 2010)
-/// written out, `ρ (1 − u·n) = S0 + 2 S−`, `f_j = f_ĵ + 2 w_j ρ (c_j·u)/cs² − Σ_t (c_j·t) N_t`,
-/// `N_t = St / K_t + ρ (u·t)(2 W_t/cs² − 1)/K_t` for the unknowns `c_j·n > 0`.
-fn zou_he<M: Model>(idx: usize, n: [i32; 3]) -> String {
-    let q = M::Q;
-    let closure = Closure::new::<M>(n);
-    let tangents = closure.tangents();
-    let (mut s0, mut sm) = (vec![], vec![]);
-    let mut st = vec![vec![]; tangents.len()];
-    for (i, c) in M::VELOCITIES.iter().enumerate() {
-        match dot(c, n) {
-            0 => {
-                s0.push(format!("g[{i}]"));
-                for (s, t) in st.iter_mut().zip(tangents) {
-                    s.push(format!("g[{i}] * {}", lit(dot(c, *t) as f64)));
-                }
-            }
-            d if d < 0 => sm.push(format!("g[{i}]")),
-            _ => {}
-        }
-    }
-    let sum = |v: &[String]| {
-        std::iter::once(lit(0.0))
-            .chain(v.iter().cloned())
-            .collect::<Vec<_>>()
-            .join(" + ")
-    };
-    let vec3 = |v: [i32; 3]| v.map(|c| lit(c as f64)).join(", ");
-    let mut s = format!(
-        "fn zou_he_{idx}(g_in: array<real, {q}>, k: u32, v: array<real, 3>) -> array<real, {q}> {{\n\
-         \x20   var g = g_in;\n    let sm = {sm};\n    let known = {s0} + sm + sm;\n    let n = array<real, 3>({n});\n\
-         \x20   var rho = v[0];\n    var u = v;\n\
-         \x20   if (k == {vel}u) {{\n        rho = known / ({one} - (v[0] * n[0] + v[1] * n[1] + v[2] * n[2]));\n\
-         \x20   }} else {{\n        let un = {one} - known / v[0];\n\
-         \x20       u = array<real, 3>(un * n[0], un * n[1], un * n[2]);\n    }}\n",
-        s0 = sum(&s0),
-        sm = sum(&sm),
-        n = vec3(n),
-        vel = super::bc::kind::ZH_VELOCITY,
-        one = lit(1.0),
-    );
-    for (a, t) in tangents.iter().enumerate() {
-        let axis = t.iter().position(|&v| v != 0).unwrap_or(0);
-        s += &format!(
-            "    let n{a} = {inv_k} * ({st}) + {c} * rho * u[{axis}];\n",
-            inv_k = lit(closure.coef[a][0]),
-            st = sum(&st[a]),
-            c = lit(closure.coef[a][1]),
-        );
-    }
-    for (j, c) in M::VELOCITIES
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| dot(c, n) > 0)
-    {
-        let mut line = format!(
-            "    g[{j}] = g[{o}] + {w} * rho * ({cx} * u[0] + {cy} * u[1] + {cz} * u[2])",
-            o = M::OPPOSITE[j],
-            w = lit(2.0 * M::WEIGHTS[j] / M::CS2),
-            cx = lit(c[0] as f64),
-            cy = lit(c[1] as f64),
-            cz = lit(c[2] as f64),
-        );
-        for (a, t) in tangents.iter().enumerate() {
-            if dot(c, *t) != 0 {
-                line += &format!(" - {} * n{a}", lit(dot(c, *t) as f64));
-            }
-        }
-        s += &(line + ";\n");
-    }
-    s + "    return g;\n}\n"
 }
 
 /// `gather(x, y, z)`: the pre-collision populations (pull, then links and rules of a boundary

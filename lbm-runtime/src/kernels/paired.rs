@@ -80,7 +80,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedSweep<'_, M, L, T> {
             }
         };
         let chunks = Chunks::new(d.lx, d.halo, rayon::current_num_threads());
-        let scratch = || Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len());
+        let scratch = || Scratch::<T, VL>::new(M::Q, M::FIELDS.len());
         let seams: Vec<usize> = (0..d.lx).filter(|&x| chunks.seam(x)).collect();
         parallel::for_each_init(0..seams.len(), &scratch, &|s, k| {
             column(local, &lo, seams[k], s)
@@ -188,7 +188,7 @@ impl<M: Model, L: Layout, T: Real> WithVl for PairedCopy<'_, M, L, T> {
             let o2: Vec<Vec<Offsets>> = (0..ring.ncols())
                 .map(|slot| at(slot).map(|l| Offsets::new(&second, l)).collect())
                 .collect();
-            let mut s = Scratch::<T, VL>::new(M::Q, M::MOMENT_NAMES.len(), M::FIELDS.len());
+            let mut s = Scratch::<T, VL>::new(M::Q, M::FIELDS.len());
             let step1 = |x: isize, s: &mut Scratch<T, VL>| {
                 if (0..lx).contains(&x) || self.periodic {
                     let x = x.rem_euclid(lx) as usize;

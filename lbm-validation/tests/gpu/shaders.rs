@@ -150,10 +150,7 @@ fn d3_shaders_validate() {
 /// of a transported scalar.
 #[test]
 fn field_and_scalar_wall_shaders_validate() {
-    let walls = BcShape {
-        dirichlet: true,
-        ..BcShape::all(false, false, false)
-    };
+    let walls = BcShape::all(false, false, false).with_dirichlet();
     let scalar = D2Q5AdvectionDiffusionParams {
         tau: 0.8,
         ux: 0.0,

@@ -1,0 +1,503 @@
+//! Site rules as values: each rule is written once, as a [`Program`] — straight-line
+//! arithmetic over the site's populations, its record's values and the model's equilibrium —
+//! which the CPU evaluates ([`Program::run`]) and the GPU shader generator writes out as WGSL
+//! (`gpu::rules`). This is lbmpy's split (a boundary is a symbolic rule, code is generated per
+//! target) on the scale of this runtime: the rules are few and small, so a list of
+//! instructions is enough of an IR, and it needs no macro, so that adding a rule does not
+//! rebuild the models.
+//!
+//! A program reads the populations `g` as they enter the rule (after the links), and sets
+//! some of them at its end ([`Program::out`]): every instruction sees the populations the
+//! rule was given. The CPU evaluates the instructions in their order with the arithmetic of
+//! the precision, so a rule gives the same bits as the closed form it replaces.
+
+use super::zou_he::{dot, Closure};
+use crate::{Model, Real, Role};
+
+/// An instruction's result: instruction `r` of [`Program::ops`].
+pub(crate) type Reg = u16;
+
+/// One instruction: a value from the site or the rule's record, a constant, or arithmetic on
+/// earlier results.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Op {
+    /// Population `i` as it enters the rule.
+    Pop(u16),
+    /// Entry `k` of the values the site's record carries (a velocity, a density, a
+    /// temperature; [`Kind::values`] of them).
+    Value(u16),
+    /// A constant.
+    Const(f64),
+    Add(Reg, Reg),
+    Sub(Reg, Reg),
+    Mul(Reg, Reg),
+    Div(Reg, Reg),
+    /// Population `i` of the model's equilibrium at the moments [`Program::moments`].
+    Feq(u16),
+    /// The first result where link `i` is in the site's link set, else the second.
+    IfLink(u16, Reg, Reg),
+}
+
+/// A site rule: instructions, the moments of the one equilibrium it may take, and the
+/// populations it sets.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct Program {
+    pub ops: Vec<Op>,
+    /// The equilibrium's moments, in the order of the model's moments (empty: no
+    /// equilibrium); they precede every [`Op::Feq`].
+    pub moments: Vec<Reg>,
+    /// `(i, r)`: population `i` leaves the rule with result `r`.
+    pub out: Vec<(u16, Reg)>,
+}
+
+/// The inward normals of the sides, in the order of [`Kind::ZouHeVelocity`]'s index.
+pub(crate) const NORMALS: [[i32; 3]; 6] = [
+    [0, 1, 0],
+    [0, -1, 0],
+    [1, 0, 0],
+    [-1, 0, 0],
+    [0, 0, 1],
+    [0, 0, -1],
+];
+
+/// The site rules, one program each (the values they take are the site's own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// A solid site, reset to rest: `g_i = w_i`.
+    Solid,
+    /// Zou–He at the side with inward normal `NORMALS[n]`, imposing the velocity (values
+    /// `u_x, u_y, u_z`): module `zou_he`.
+    ZouHeVelocity(usize),
+    /// Zou–He at the side with inward normal `NORMALS[n]`, imposing the density (value `ρ`).
+    ZouHeDensity(usize),
+    /// The thermal wall of Calore et al. 2019 §5 (value `T_w`): the equilibrium at the site's
+    /// density, zero velocity and `T_w`.
+    Thermal,
+    /// The Dirichlet wall of a transported scalar (value `φ_w`): anti-bounce-back of the
+    /// site's link set, `g_i = f_eq_i(φ_w) + f_eq_ī(φ_w) − g_i`, the equilibrium at `φ_w`
+    /// and zero other moments.
+    Dirichlet,
+}
+
+impl Kind {
+    /// Number of codes: [`Kind::code`] is below it.
+    pub const CODES: usize = 16;
+
+    /// Every kind, by code.
+    pub fn all() -> impl Iterator<Item = Kind> {
+        (1..Self::CODES as u32).filter_map(Self::from_code)
+    }
+
+    /// The kind's code, `1..CODES` (0 is "no rule"): what a GPU record stores.
+    pub fn code(self) -> u32 {
+        match self {
+            Kind::Solid => 1,
+            Kind::ZouHeVelocity(n) => 2 + n as u32,
+            Kind::ZouHeDensity(n) => 8 + n as u32,
+            Kind::Thermal => 14,
+            Kind::Dirichlet => 15,
+        }
+    }
+
+    /// The kind of a code.
+    pub fn from_code(code: u32) -> Option<Kind> {
+        Some(match code {
+            1 => Kind::Solid,
+            2..=7 => Kind::ZouHeVelocity(code as usize - 2),
+            8..=13 => Kind::ZouHeDensity(code as usize - 8),
+            14 => Kind::Thermal,
+            15 => Kind::Dirichlet,
+            _ => return None,
+        })
+    }
+
+    /// How many values a site of this kind carries.
+    pub fn values(self) -> usize {
+        match self {
+            Kind::Solid => 0,
+            Kind::ZouHeVelocity(_) => 3,
+            Kind::ZouHeDensity(_) | Kind::Thermal | Kind::Dirichlet => 1,
+        }
+    }
+
+    /// The kind's program for model `M` (a model the boundaries were checked for).
+    pub fn program<M: Model>(self) -> Program {
+        let mut b = Builder::default();
+        match self {
+            Kind::Solid => {
+                for (i, &w) in M::WEIGHTS.iter().enumerate() {
+                    let r = b.lit(w);
+                    b.set(i, r);
+                }
+            }
+            Kind::ZouHeVelocity(n) => zou_he::<M>(&mut b, NORMALS[n], true),
+            Kind::ZouHeDensity(n) => zou_he::<M>(&mut b, NORMALS[n], false),
+            Kind::Thermal => thermal::<M>(&mut b),
+            Kind::Dirichlet => dirichlet::<M>(&mut b),
+        }
+        b.program
+    }
+}
+
+/// Writes a program, one instruction at a time.
+#[derive(Default)]
+struct Builder {
+    program: Program,
+}
+
+impl Builder {
+    fn op(&mut self, op: Op) -> Reg {
+        self.program.ops.push(op);
+        (self.program.ops.len() - 1) as Reg
+    }
+    fn pop(&mut self, i: usize) -> Reg {
+        self.op(Op::Pop(i as u16))
+    }
+    fn value(&mut self, k: usize) -> Reg {
+        self.op(Op::Value(k as u16))
+    }
+    fn lit(&mut self, v: f64) -> Reg {
+        self.op(Op::Const(v))
+    }
+    fn add(&mut self, a: Reg, b: Reg) -> Reg {
+        self.op(Op::Add(a, b))
+    }
+    fn sub(&mut self, a: Reg, b: Reg) -> Reg {
+        self.op(Op::Sub(a, b))
+    }
+    fn mul(&mut self, a: Reg, b: Reg) -> Reg {
+        self.op(Op::Mul(a, b))
+    }
+    fn div(&mut self, a: Reg, b: Reg) -> Reg {
+        self.op(Op::Div(a, b))
+    }
+    /// `((0 + a) + b) + …`, a sum in the order given.
+    fn sum(&mut self, terms: impl IntoIterator<Item = Reg>) -> Reg {
+        let zero = self.lit(0.0);
+        terms.into_iter().fold(zero, |s, t| self.add(s, t))
+    }
+    /// `(a_0 b_0 + a_1 b_1) + a_2 b_2`, a dot product of three.
+    fn dot3(&mut self, a: [Reg; 3], b: [Reg; 3]) -> Reg {
+        let p = [0, 1, 2].map(|k| self.mul(a[k], b[k]));
+        let s = self.add(p[0], p[1]);
+        self.add(s, p[2])
+    }
+    /// Takes the equilibrium at `moments` (one per model moment); [`Builder::feq`] reads it.
+    fn equilibrium(&mut self, moments: Vec<Reg>) {
+        self.program.moments = moments;
+    }
+    fn feq(&mut self, i: usize) -> Reg {
+        self.op(Op::Feq(i as u16))
+    }
+    fn set(&mut self, i: usize, r: Reg) {
+        self.program.out.push((i as u16, r));
+    }
+}
+
+/// Zou–He at the side with inward normal `n` (module `zou_he`): `ρ (1 − u·n) = S0 + 2 S−`,
+/// `N_t = St / K_t + ρ (u·t)(2 W_t/cs² − 1)/K_t` and, for each unknown `c_j·n > 0`,
+/// `f_j = f_ĵ + 2 w_j ρ (c_j·u)/cs² − Σ_t (c_j·t) N_t`. With `velocity`, `u` is the record's
+/// and `ρ` follows; else `ρ` is the record's and `u = (1 − (S0 + 2 S−)/ρ) n`.
+fn zou_he<M: Model>(b: &mut Builder, n: [i32; 3], velocity: bool) {
+    let closure = Closure::new::<M>(n);
+    let tangents = closure.tangents();
+    let (mut s0, mut sm) = (b.lit(0.0), b.lit(0.0));
+    let mut st = [0; 2].map(|_| b.lit(0.0));
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        match dot(c, n) {
+            0 => {
+                let g = b.pop(i);
+                s0 = b.add(s0, g);
+                for (s, t) in st.iter_mut().zip(tangents) {
+                    let ct = b.lit(f64::from(dot(c, *t)));
+                    let term = b.mul(g, ct);
+                    *s = b.add(*s, term);
+                }
+            }
+            d if d < 0 => {
+                let g = b.pop(i);
+                sm = b.add(sm, g);
+            }
+            _ => {}
+        }
+    }
+    let known = b.add(s0, sm);
+    let known = b.add(known, sm);
+    let one = b.lit(1.0);
+    let nv = n.map(|v| b.lit(f64::from(v)));
+    let (rho, u) = if velocity {
+        let u = [0, 1, 2].map(|k| b.value(k));
+        let un = b.dot3(u, nv);
+        let den = b.sub(one, un);
+        (b.div(known, den), u)
+    } else {
+        let rho = b.value(0);
+        let q = b.div(known, rho);
+        let un = b.sub(one, q);
+        (rho, nv.map(|v| b.mul(un, v)))
+    };
+    let mut nt = [rho; 2];
+    for (a, t) in tangents.iter().enumerate() {
+        let tv = t.map(|v| b.lit(f64::from(v)));
+        let ut = b.dot3(u, tv);
+        let [inv_k, k] = closure.coef[a].map(|v| b.lit(v));
+        let first = b.mul(inv_k, st[a]);
+        let krho = b.mul(k, rho);
+        let second = b.mul(krho, ut);
+        nt[a] = b.add(first, second);
+    }
+    for (j, c) in M::VELOCITIES.iter().enumerate() {
+        if dot(c, n) <= 0 {
+            continue;
+        }
+        let zero = b.lit(0.0);
+        let cu = (0..3).fold(zero, |s, k| {
+            let ck = b.lit(f64::from(c[k]));
+            let term = b.mul(ck, u[k]);
+            b.add(s, term)
+        });
+        let w = b.lit(2.0 * M::WEIGHTS[j] / M::CS2);
+        let wrho = b.mul(w, rho);
+        let shift = b.mul(wrho, cu);
+        let opposite = b.pop(M::OPPOSITE[j]);
+        let mut v = b.add(opposite, shift);
+        for (a, t) in tangents.iter().enumerate() {
+            let ct = b.lit(f64::from(dot(c, *t)));
+            let term = b.mul(ct, nt[a]);
+            v = b.sub(v, term);
+        }
+        b.set(j, v);
+    }
+}
+
+/// The thermal wall of Calore et al. 2019 §5: every population set to the equilibrium at the
+/// site's density, zero velocity and the wall's temperature.
+fn thermal<M: Model>(b: &mut Builder) {
+    let g: Vec<Reg> = (0..M::Q).map(|i| b.pop(i)).collect();
+    let rho = b.sum(g);
+    let tw = b.value(0);
+    let moments = M::MOMENT_ROLES
+        .iter()
+        .map(|role| match role {
+            Role::Density => rho,
+            Role::Temperature => tw,
+            _ => b.lit(0.0),
+        })
+        .collect();
+    b.equilibrium(moments);
+    for i in 0..M::Q {
+        let f = b.feq(i);
+        b.set(i, f);
+    }
+}
+
+/// Anti-bounce-back of the site's link set at a Dirichlet wall of a transported scalar:
+/// `g_i = f_eq_i(φ_w) + f_eq_ī(φ_w) − g_i` on the links that cross it.
+fn dirichlet<M: Model>(b: &mut Builder) {
+    let j = super::dirichlet_moment::<M>();
+    let phi = b.value(0);
+    let moments = (0..M::MOMENT_ROLES.len())
+        .map(|k| if Some(k) == j { phi } else { b.lit(0.0) })
+        .collect();
+    b.equilibrium(moments);
+    let feq: Vec<Reg> = (0..M::Q).map(|i| b.feq(i)).collect();
+    for i in 0..M::Q {
+        let both = b.add(feq[i], feq[M::OPPOSITE[i]]);
+        let g = b.pop(i);
+        let bounced = b.sub(both, g);
+        let v = b.op(Op::IfLink(i as u16, bounced, g));
+        b.set(i, v);
+    }
+}
+
+impl Program {
+    /// Runs the rule on the site's populations `g` (`M::Q`), with its record's `values` and
+    /// link set `links`; `regs` is scratch space, `params` the model's parameters.
+    pub fn run<M: Model, T: Real>(
+        &self,
+        g: &mut [T],
+        values: &[f64; 3],
+        links: u64,
+        regs: &mut Vec<T>,
+        params: &M::Params,
+    ) {
+        regs.clear();
+        let mut feq = [T::default(); 64];
+        let mut have_feq = false;
+        for op in &self.ops {
+            let r = |a: Reg| regs[a as usize];
+            let v = match *op {
+                Op::Pop(i) => g[i as usize],
+                Op::Value(k) => T::from_f64(values[k as usize]),
+                Op::Const(c) => T::from_f64(c),
+                Op::Add(a, b) => r(a) + r(b),
+                Op::Sub(a, b) => r(a) - r(b),
+                Op::Mul(a, b) => r(a) * r(b),
+                Op::Div(a, b) => r(a) / r(b),
+                Op::Feq(i) => {
+                    if !have_feq {
+                        let mut m = [T::default(); 64];
+                        for (m, &k) in m.iter_mut().zip(&self.moments) {
+                            *m = r(k);
+                        }
+                        M::equilibrium(&m[..self.moments.len()], params, &mut feq[..M::Q]);
+                        have_feq = true;
+                    }
+                    feq[i as usize]
+                }
+                Op::IfLink(i, a, b) => r(if links >> i & 1 == 1 { a } else { b }),
+            };
+            regs.push(v);
+        }
+        for &(i, r) in &self.out {
+            g[i as usize] = regs[r as usize];
+        }
+    }
+
+    /// Whether each instruction's result reaches an output (directly, through later
+    /// instructions, or as a moment of the equilibrium): what a target needs to write out.
+    pub fn live(&self) -> Vec<bool> {
+        let mut live = vec![false; self.ops.len()];
+        for &(_, r) in &self.out {
+            live[r as usize] = true;
+        }
+        for r in (0..self.ops.len()).rev() {
+            if !live[r] {
+                continue;
+            }
+            match self.ops[r] {
+                Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) => {
+                    live[a as usize] = true;
+                    live[b as usize] = true;
+                }
+                Op::IfLink(_, a, b) => {
+                    live[a as usize] = true;
+                    live[b as usize] = true;
+                }
+                Op::Feq(_) => {
+                    for &m in &self.moments {
+                        live[m as usize] = true;
+                    }
+                }
+                Op::Pop(_) | Op::Value(_) | Op::Const(_) => {}
+            }
+        }
+        live
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{TestD2Q9, TestParams};
+
+    type M = TestD2Q9;
+    const P: TestParams = TestParams {
+        tau: 0.8,
+        ax: 0.0,
+        ay: 0.0,
+    };
+
+    /// Populations near rest, uneven so that no sum vanishes by symmetry.
+    fn populations() -> Vec<f64> {
+        (0..M::Q)
+            .map(|i| M::WEIGHTS[i] * (1.0 + 0.01 * (i as f64 * 1.7).sin()))
+            .collect()
+    }
+
+    fn run(kind: Kind, values: [f64; 3], links: u64) -> Vec<f64> {
+        let mut g = populations();
+        kind.program::<M>()
+            .run::<M, f64>(&mut g, &values, links, &mut Vec::new(), &P);
+        g
+    }
+
+    fn density_velocity(g: &[f64]) -> (f64, [f64; 2]) {
+        let rho: f64 = g.iter().sum();
+        let m = |a: usize| {
+            (0..M::Q)
+                .map(|i| g[i] * f64::from(M::VELOCITIES[i][a]))
+                .sum::<f64>()
+        };
+        (rho, [m(0) / rho, m(1) / rho])
+    }
+
+    #[test]
+    fn codes_name_each_kind_once() {
+        let kinds: Vec<Kind> = Kind::all().collect();
+        assert_eq!(kinds.len(), 15);
+        for k in kinds {
+            assert!((1..Kind::CODES as u32).contains(&k.code()));
+            assert_eq!(Kind::from_code(k.code()), Some(k));
+        }
+        assert_eq!(Kind::from_code(0), None);
+    }
+
+    /// Zou–He imposes exactly the velocity (or the density) it is given, on every side.
+    #[test]
+    fn zou_he_imposes_its_target_on_every_side() {
+        for (n, normal) in NORMALS.iter().enumerate().take(4) {
+            let u = [0.03, -0.02, 0.0];
+            let (_, v) = density_velocity(&run(Kind::ZouHeVelocity(n), u, 0));
+            assert!(
+                (v[0] - u[0]).abs() < 1e-15 && (v[1] - u[1]).abs() < 1e-15,
+                "{n}: {v:?}"
+            );
+            let (rho, v) = density_velocity(&run(Kind::ZouHeDensity(n), [1.01, 0.0, 0.0], 0));
+            assert!((rho - 1.01).abs() < 1e-15, "{n}: {rho}");
+            let tangential = normal.iter().position(|&c| c == 0).unwrap();
+            assert!(v[tangential].abs() < 1e-15, "{n}: {v:?}");
+            // Only the unknown populations, those entering through the side, change.
+            let g = run(Kind::ZouHeDensity(n), [1.01, 0.0, 0.0], 0);
+            for (i, (new, old)) in g.iter().zip(populations()).enumerate() {
+                let entering = dot(&M::VELOCITIES[i], *normal) > 0;
+                assert_eq!(new != &old, entering, "side {n}, population {i}");
+            }
+        }
+    }
+
+    /// The solid site rests; the thermal wall keeps the density at rest; anti-bounce-back
+    /// changes only its links, to `f_eq_i + f_eq_ī − g_i`.
+    #[test]
+    fn solid_thermal_and_link_rules_do_what_they_say() {
+        assert_eq!(run(Kind::Solid, [0.0; 3], 0), M::WEIGHTS.to_vec());
+        let rho: f64 = populations().iter().sum();
+        let g = run(Kind::Thermal, [1.0, 0.0, 0.0], 0);
+        let (r, v) = density_velocity(&g);
+        assert!((r - rho).abs() < 1e-15 && v[0].abs() < 1e-15 && v[1].abs() < 1e-15);
+        // TestD2Q9 has no scalar moment: the wall's equilibrium is the one at zero moments.
+        let mut feq = [0.0; 9];
+        M::equilibrium(&[0.0; 3], &P, &mut feq);
+        let links = 1 << 2 | 1 << 6;
+        let g = run(Kind::Dirichlet, [0.7, 0.0, 0.0], links);
+        let old = populations();
+        for i in 0..M::Q {
+            let want = match links >> i & 1 {
+                1 => feq[i] + feq[M::OPPOSITE[i]] - old[i],
+                _ => old[i],
+            };
+            assert_eq!(g[i], want, "{i}");
+        }
+    }
+
+    /// Every output is live, and so is what it reads; a program reads no result before it
+    /// is computed.
+    #[test]
+    fn programs_are_well_formed() {
+        let two_d = |k: &Kind| !matches!(k, Kind::ZouHeVelocity(4..) | Kind::ZouHeDensity(4..));
+        for kind in Kind::all().filter(two_d) {
+            let p = kind.program::<M>();
+            let live = p.live();
+            assert!(p.out.iter().all(|&(_, r)| live[r as usize]), "{kind:?}");
+            for (r, op) in p.ops.iter().enumerate() {
+                let reads = match *op {
+                    Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) => vec![a, b],
+                    Op::IfLink(_, a, b) => vec![a, b],
+                    Op::Feq(_) => p.moments.clone(),
+                    _ => vec![],
+                };
+                assert!(reads.iter().all(|&a| (a as usize) < r), "{kind:?} {r}");
+            }
+        }
+    }
+}
