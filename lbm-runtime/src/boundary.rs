@@ -18,8 +18,8 @@
 //! pre-collision populations: Zou–He velocity or pressure (module `zou_he`), the thermal
 //! wall of Calore et al. 2019 §5 (the `HALO` outermost rows set to equilibrium at the wall
 //! temperature and zero velocity, their `bc` kernel on the three uppermost and lowermost rows
-//! for D2Q37), the Dirichlet wall of a transported scalar (anti-bounce-back), or a solid site
-//! (reset to rest). The body force is part of the model's collision. Each rule is written
+//! for D2Q37), the Dirichlet wall of a transported scalar (anti-bounce-back), a free-slip
+//! plane (specular reflection), or a solid site (reset to rest). The body force is part of the model's collision. Each rule is written
 //! once, as a program (module `program`), which the CPU kernels evaluate and the GPU shader
 //! generator writes out as WGSL.
 //!
@@ -103,6 +103,17 @@ pub enum Wall {
         /// The scalar's value on the wall.
         value: f64,
     },
+    /// A symmetry plane through the outermost row, column or plane (free slip: no normal
+    /// velocity and no shear; no flux of a transported scalar), by specular reflection: the
+    /// populations entering through the side are the mirror images of those leaving it,
+    ///
+    /// ```text
+    /// f_i(x) = f_m(i)(x),      c_m(i) = c_i − 2 (c_i·n) n,      for c_i·n > 0,
+    /// ```
+    ///
+    /// `n` the inward normal — what the mirror image of the flow beyond the plane would send
+    /// (Krüger et al. 2017, §5.3.4). Models whose velocities have components in {−1, 0, 1}.
+    FreeSlip,
 }
 
 impl Wall {
@@ -420,6 +431,9 @@ pub(crate) enum Rule {
         value: f64,
         links: u64,
     },
+    FreeSlip {
+        normal: [i32; 3],
+    },
 }
 
 impl Rule {
@@ -439,6 +453,7 @@ impl Rule {
             } => (Kind::ZouHeDensity(normal(n)), [rho, 0.0, 0.0], 0),
             Rule::Thermal { temperature } => (Kind::Thermal, [temperature, 0.0, 0.0], 0),
             Rule::Dirichlet { value, links } => (Kind::Dirichlet, [value, 0.0, 0.0], links),
+            Rule::FreeSlip { normal: n } => (Kind::FreeSlip(normal(n)), [0.0; 3], 0),
         })
     }
 }
@@ -877,6 +892,7 @@ fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, s: usize) -> 
             Some(Wall::Thermal { temperature }) if depth < halo => {
                 return Rule::Thermal { temperature };
             }
+            Some(Wall::FreeSlip) if depth == 0 => return Rule::FreeSlip { normal },
             _ => {}
         }
     }
@@ -922,6 +938,14 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
                 | Wall::ZouHePressure { .. },
             ) => {
                 Closure::check::<M>(normal).map_err(LbmError::Boundary)?;
+            }
+            Some(Wall::FreeSlip) if M::VELOCITIES.iter().any(|c| c.iter().any(|v| v.abs() > 1)) => {
+                return err(format!(
+                    "a free-slip wall mirrors the populations of the outermost sites only, which \
+                     needs velocities with components in {{−1, 0, 1}}; {} reaches further: use \
+                     bounce-back walls, or periodic sides",
+                    M::NAME
+                ));
             }
             Some(Wall::Thermal { .. }) if moment_index::<M>(Role::Temperature).is_none() => {
                 return err(format!(

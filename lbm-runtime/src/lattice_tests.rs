@@ -75,12 +75,21 @@ fn bits<T: Real>(v: &[T]) -> Vec<u64> {
     v.iter().map(|x| x.to_f64().to_bits()).collect()
 }
 
+/// A channel with a no-slip bottom and a free-slip top.
+fn half_channel() -> BoundarySpec {
+    BoundarySpec {
+        top: Some(Wall::FreeSlip),
+        ..BoundarySpec::channel()
+    }
+}
+
 fn specs() -> Vec<BoundarySpec> {
     vec![
         BoundarySpec::periodic(),
         BoundarySpec::channel(),
         boxed(12, 32),
         zou_he_channel(),
+        half_channel(),
     ]
 }
 
@@ -397,6 +406,49 @@ fn poiseuille_profile() {
     }
     let err = (num / den).sqrt();
     assert!(err < 1e-3, "relative L2 error {err:e}");
+}
+
+/// A free-slip top is the symmetry plane of a channel twice as high: the force-driven flow under
+/// it is the lower half of the flow between two no-slip walls `2 LY − 1` sites apart, to
+/// round-off, in both schemes — the half of Poiseuille's profile,
+/// `u(y) = a/(2ν) (y + ½)(2H − y − ½)` with the plane at `H − ½ = LY − 1`.
+#[test]
+fn a_free_slip_top_is_the_symmetry_plane_of_the_channel() {
+    let (ly, a, tau) = (16usize, 1e-6, 0.9);
+    let p = TestParams {
+        tau,
+        ax: a,
+        ay: 0.0,
+    };
+    let profile = |ly: usize, spec: &BoundarySpec, scheme: Scheme| {
+        let mut lat = Lattice::<TestD2Q9, Aos, f64>::new(2, ly, p.clone(), scheme, spec).unwrap();
+        lat.run(6_000, 1000).unwrap();
+        lat.moment_field("ux").unwrap()[..ly].to_vec()
+    };
+    let nu = (tau - 0.5) / 3.0;
+    let h = ly as f64 - 0.5;
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        let half = profile(ly, &half_channel(), scheme);
+        let full = profile(2 * ly - 1, &BoundarySpec::channel(), scheme);
+        for (y, (u, w)) in half.iter().zip(&full).enumerate() {
+            assert!(
+                (u - w).abs() <= 1e-12 * w.abs(),
+                "{scheme:?} y = {y}: {u:e} against {w:e}"
+            );
+        }
+        let (mut num, mut den) = (0.0, 0.0);
+        for (y, u) in half.iter().enumerate() {
+            let yy = y as f64 + 0.5;
+            let exact = a / (2.0 * nu) * yy * (2.0 * h - yy);
+            num += (u - exact).powi(2);
+            den += exact * exact;
+        }
+        let err = (num / den).sqrt();
+        assert!(err < 1e-2, "{scheme:?}: relative L2 error {err:e}");
+        // No shear at the plane: the profile is flat across it.
+        let top = (half[ly - 1] - half[ly - 2]) / half[ly - 1];
+        assert!(top.abs() < 0.01, "{scheme:?}: {top:e}");
+    }
 }
 
 /// Steps swept in pairs (`Lattice::steps`, see `kernels::paired`) are bitwise the steps swept

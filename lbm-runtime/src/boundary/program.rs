@@ -77,11 +77,15 @@ pub(crate) enum Kind {
     /// site's link set, `g_i = f_eq_i(φ_w) + f_eq_ī(φ_w) − g_i`, the equilibrium at `φ_w`
     /// and zero other moments.
     Dirichlet,
+    /// The symmetry plane (free slip) at the side with inward normal `NORMALS[n]`: each
+    /// population entering through it takes the value of its mirror image, `g_i = g_m(i)`,
+    /// `c_m(i) = c_i − 2 (c_i·n) n`.
+    FreeSlip(usize),
 }
 
 impl Kind {
     /// Number of codes: [`Kind::code`] is below it.
-    pub const CODES: usize = 16;
+    pub const CODES: usize = 22;
 
     /// Every kind, by code.
     pub fn all() -> impl Iterator<Item = Kind> {
@@ -96,6 +100,7 @@ impl Kind {
             Kind::ZouHeDensity(n) => 8 + n as u32,
             Kind::Thermal => 14,
             Kind::Dirichlet => 15,
+            Kind::FreeSlip(n) => 16 + n as u32,
         }
     }
 
@@ -107,6 +112,7 @@ impl Kind {
             8..=13 => Kind::ZouHeDensity(code as usize - 8),
             14 => Kind::Thermal,
             15 => Kind::Dirichlet,
+            16..=21 => Kind::FreeSlip(code as usize - 16),
             _ => return None,
         })
     }
@@ -114,7 +120,7 @@ impl Kind {
     /// How many values a site of this kind carries.
     pub fn values(self) -> usize {
         match self {
-            Kind::Solid => 0,
+            Kind::Solid | Kind::FreeSlip(_) => 0,
             Kind::ZouHeVelocity(_) => 3,
             Kind::ZouHeDensity(_) | Kind::Thermal | Kind::Dirichlet => 1,
         }
@@ -134,6 +140,7 @@ impl Kind {
             Kind::ZouHeDensity(n) => zou_he::<M>(&mut b, NORMALS[n], false),
             Kind::Thermal => thermal::<M>(&mut b),
             Kind::Dirichlet => dirichlet::<M>(&mut b),
+            Kind::FreeSlip(n) => free_slip::<M>(&mut b, NORMALS[n]),
         }
         b.program
     }
@@ -310,6 +317,20 @@ fn dirichlet<M: Model>(b: &mut Builder) {
     }
 }
 
+/// The symmetry plane with inward normal `n`: `g_i = g_m(i)` for `c_i·n > 0`, `m(i)` the
+/// population whose velocity is `c_i` mirrored in the plane.
+fn free_slip<M: Model>(b: &mut Builder, n: [i32; 3]) {
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
+        let cn = dot(c, n);
+        if cn > 0 {
+            let mirror: [i32; 3] = std::array::from_fn(|a| c[a] - 2 * cn * n[a]);
+            let m = M::VELOCITIES.iter().position(|v| *v == mirror);
+            let g = b.pop(m.expect("a velocity set closed under reflection"));
+            b.set(i, g);
+        }
+    }
+}
+
 impl Program {
     /// Runs the rule on the site's populations `g` (`M::Q`), with its record's `values` and
     /// link set `links`; `regs` is scratch space, `params` the model's parameters.
@@ -425,7 +446,7 @@ mod tests {
     #[test]
     fn codes_name_each_kind_once() {
         let kinds: Vec<Kind> = Kind::all().collect();
-        assert_eq!(kinds.len(), 15);
+        assert_eq!(kinds.len(), 21);
         for k in kinds {
             assert!((1..Kind::CODES as u32).contains(&k.code()));
             assert_eq!(Kind::from_code(k.code()), Some(k));
@@ -484,7 +505,12 @@ mod tests {
     /// is computed.
     #[test]
     fn programs_are_well_formed() {
-        let two_d = |k: &Kind| !matches!(k, Kind::ZouHeVelocity(4..) | Kind::ZouHeDensity(4..));
+        let two_d = |k: &Kind| {
+            !matches!(
+                k,
+                Kind::ZouHeVelocity(4..) | Kind::ZouHeDensity(4..) | Kind::FreeSlip(4..)
+            )
+        };
         for kind in Kind::all().filter(two_d) {
             let p = kind.program::<M>();
             let live = p.live();

@@ -30,13 +30,15 @@ pub struct BcShape {
 
 impl BcShape {
     /// Every kind of boundary code (for validating shaders without a lattice): solid sites,
-    /// with `zou_he` Zou–He on the sides of a 2-D lattice (of a 3-D one when `d3`), with
-    /// `thermal` thermal walls.
+    /// with `zou_he` Zou–He and free-slip sides of a 2-D lattice (of a 3-D one when `d3`),
+    /// with `thermal` thermal walls.
     pub fn all(zou_he: bool, d3: bool, thermal: bool) -> Self {
         let rules = Kind::all()
             .filter(|k| match k {
                 Kind::Solid => true,
-                Kind::ZouHeVelocity(n) | Kind::ZouHeDensity(n) => zou_he && (d3 || *n < 4),
+                Kind::ZouHeVelocity(n) | Kind::ZouHeDensity(n) | Kind::FreeSlip(n) => {
+                    zou_he && (d3 || *n < 4)
+                }
                 Kind::Thermal => thermal,
                 Kind::Dirichlet => false,
             })

@@ -360,6 +360,11 @@ fn d2q9_bgk_matches_cpu() {
     three_precisions::<D2Q9Bgk>(&LAYOUTS, plane(16, 16), &p, &BoundarySpec::cavity(0.05));
     three_precisions::<D2Q9Bgk>(&LAYOUTS, plane(16, 16), &p, &BoundarySpec::channel());
     three_precisions::<D2Q9Bgk>(&LAYOUTS, plane(16, 16), &p, &zou_he_channel());
+    let half_channel = BoundarySpec {
+        top: Some(Wall::FreeSlip),
+        ..BoundarySpec::channel()
+    };
+    three_precisions::<D2Q9Bgk>(&LAYOUTS, plane(16, 16), &p, &half_channel);
     three_precisions::<D2Q9Bgk>(&LAYOUTS, plane(16, 16), &p, &obstacle(16, 16));
 }
 
@@ -535,7 +540,7 @@ fn box_with_sphere() -> BoundarySpec {
 
 /// Zou–He sides on all six faces, over two lattices: a duct along x with a parabolic inlet
 /// (Schäfer & Turek's product profile over the section, tangential components too: each site
-/// its own velocity) and a pressure outlet; and inlets and outlets on the y and z faces
+/// its own velocity), a pressure outlet and free-slip back and front; and inlets and outlets on the y and z faces
 /// together (edges where they meet, the bottom and top taking precedence).
 fn zou_he_faces() -> [BoundarySpec; 2] {
     let outlet = Some(Wall::ZouHePressure { density: 1.0 });
@@ -545,6 +550,8 @@ fn zou_he_faces() -> [BoundarySpec; 2] {
                 peak: [0.03, 0.01, -0.01],
             }),
             right: outlet,
+            back: Some(Wall::FreeSlip),
+            front: Some(Wall::FreeSlip),
             ..BoundarySpec::duct()
         },
         BoundarySpec {

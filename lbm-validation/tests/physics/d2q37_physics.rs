@@ -231,3 +231,23 @@ fn paired_steps_are_bitwise_the_separate_ones() {
         lattice_support::assert_pairs_match(lattice, 9, &format!("D2Q37 {scheme:?} {spec:?}"));
     }
 }
+
+/// D2Q37's populations travel up to three sites: mirroring the outermost row's cannot make a
+/// symmetry plane, so a free-slip wall is refused before any step, with what to use instead.
+#[test]
+fn a_free_slip_wall_is_refused_for_d2q37() {
+    let spec = BoundarySpec {
+        bottom: Some(Wall::NO_SLIP),
+        top: Some(Wall::FreeSlip),
+        ..BoundarySpec::periodic()
+    };
+    let params = D2Q37Params { tau: 0.8, g: 0.0 };
+    let Err(e) = L37::new(8, 16, params, Scheme::TwoCopy, &spec) else {
+        panic!("a free-slip wall on D2Q37 was accepted");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("free-slip") && e.contains("D2Q37") && e.contains("bounce-back"),
+        "{e}"
+    );
+}
