@@ -316,12 +316,12 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
     outcome.map_err(|e| e.to_string())
 }
 
-/// As [`by_command`] for a case only the CPU ranks run (curved walls): the GPU slabs are not
-/// compiled for its model.
+/// As [`by_command`] for a case this example runs on CPU ranks only (curved walls): its GPU
+/// slabs are not compiled, to keep the example's build small.
 fn cpu_only<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
     if a.backend != Backend::Cpu {
         return Err(format!(
-            "model `{}` has curved walls, which run on CPU ranks only: use the backend `cpu`",
+            "this example runs model `{}` on CPU ranks only: use the backend `cpu`",
             a.model
         ));
     }

@@ -214,9 +214,9 @@ impl Obstacles {
     /// exact for a linear velocity profile that vanishes on the wall, so the wall is
     /// second-order accurate wherever it lies (half-way bounce-back is the case `q = ½`). A
     /// link with `q < ½` whose second fluid site `x + c_i` is solid or beyond a wall falls
-    /// back to half-way bounce-back. The obstacles are at rest. Runs on the CPU in the two-copy
-    /// scheme; the in-place scheme and the GPU refuse them. (The slabs of MPI ranks compile
-    /// them for their columns too; that has not yet been compared with a single process.)
+    /// back to half-way bounce-back. The obstacles are at rest. Runs in the two-copy scheme on
+    /// the CPU, the GPU and MPI ranks (each slab compiles them for its columns); the in-place
+    /// scheme refuses them.
     pub fn with_wall_distance(
         self,
         q: impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static,
@@ -595,23 +595,19 @@ impl<T: Real> Boundaries<T> {
     }
 
     /// Refuses the interpolated links of curved walls ([`Obstacles::with_wall_distance`])
-    /// where they do not run: on the GPU (`gpu`) and in the in-place scheme, whose half-steps
-    /// hold no site's post-collision populations next to its neighbours' when the link is
-    /// bounced.
-    pub(crate) fn runs_on(&self, scheme: crate::Scheme, gpu: bool) -> Result<(), LbmError> {
-        let (on, remedy) = match (gpu, scheme) {
-            _ if self.interp.is_empty() => return Ok(()),
-            (true, _) => ("on the GPU", "run it on the CPU backend"),
-            (false, crate::Scheme::InPlace) => {
-                ("in the in-place scheme", "use the two-copy scheme")
-            }
-            (false, crate::Scheme::TwoCopy) => return Ok(()),
-        };
-        Err(LbmError::Boundary(format!(
+    /// where they do not run: in the in-place scheme, whose half-steps hold no site's
+    /// post-collision populations next to its neighbours' when the link is bounced.
+    pub(crate) fn runs_on(&self, scheme: crate::Scheme) -> Result<(), LbmError> {
+        if self.interp.is_empty() || scheme == crate::Scheme::TwoCopy {
+            return Ok(());
+        }
+        Err(LbmError::Boundary(
             "the obstacles have curved walls (interpolated bounce-back, \
-             Obstacles::with_wall_distance), which do not run {on} yet: {remedy}, or give the \
-             obstacles without wall distances (half-way bounce-back)"
-        )))
+             Obstacles::with_wall_distance), which do not run in the in-place scheme yet: use \
+             the two-copy scheme, or give the obstacles without wall distances (half-way \
+             bounce-back)"
+                .into(),
+        ))
     }
 
     /// Compiles `spec` for model `M` on a lattice of shape `d` stored in layout `L`.

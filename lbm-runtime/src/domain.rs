@@ -342,7 +342,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             &BoundarySpec::periodic(),
         )?;
         let bc = g.slab_boundaries(xs.clone(), &L::cluster_lane);
-        bc.runs_on(scheme, false)?;
+        bc.runs_on(scheme)?;
         lattice.replace_boundaries(bc);
         Ok(Self {
             lattice,

@@ -181,7 +181,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         M::validate(&params)?;
         let d = Dims::of::<M>(size);
         let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
-        bc.runs_on(scheme, false)?;
+        bc.runs_on(scheme)?;
         let mut lat = Self {
             d,
             params,

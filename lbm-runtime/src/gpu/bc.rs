@@ -4,9 +4,11 @@
 //! `tables` (u32): a bit per site (`line·LY + y`, the line `x·LZ + z`; `x·LY + y` in 2-D)
 //! marking boundary sites, then `LX·LZ + 1` line starts, then one [`REC`]-word record per
 //! boundary site, sorted by `(line, y)`: `[line, y, mask_lo, mask_hi, corr, rule, links,
-//! value]`. `consts` (real): the model parameters, then the moving-wall corrections
+//! value, interp]`. `consts` (real): the model parameters, then the moving-wall corrections
 //! `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that has any; `corr` is their offset, [`NONE`]
-//! otherwise) and the rules' values (`value` is their offset). `rule` is the code of the
+//! otherwise), the rules' values (`value` is their offset) and the interpolations of curved
+//! walls' links (`a_i, b_i, c_i` for each of the `Q` links of a site that has one, of
+//! `f_i = a_i A_ī(x) + b_i A_ī(x + c_i) + c_i A_i(x)`; `interp` is their offset). `rule` is the code of the
 //! site's rule (`boundary::program::Kind::code`, 0 for none) and `links` its link set (the
 //! Dirichlet wall's).
 
@@ -16,7 +18,7 @@ use crate::layout::Dims;
 use crate::{Model, Real};
 
 /// Words per boundary-site record.
-pub const REC: usize = 8;
+pub const REC: usize = 9;
 /// "No entry" in a record.
 pub const NONE: u32 = u32::MAX;
 /// Which boundary code a shader needs.
@@ -26,6 +28,8 @@ pub struct BcShape {
     pub sites: usize,
     /// The site rules present: bit `k` for the rule of code `k`.
     pub rules: u32,
+    /// Curved walls' interpolated links.
+    pub curved: bool,
 }
 
 impl BcShape {
@@ -43,7 +47,11 @@ impl BcShape {
                 Kind::Dirichlet => false,
             })
             .fold(0, |m, k| m | 1 << k.code());
-        Self { sites: 1, rules }
+        Self {
+            sites: 1,
+            rules,
+            curved: true,
+        }
     }
 
     /// With the Dirichlet wall of a transported scalar.
@@ -101,6 +109,12 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 at
             });
             let (kind, normal, value) = rule_words(&s.rule, &mut consts, &mut shape);
+            let interp = s.interp.map_or(NONE, |o| {
+                shape.curved = true;
+                let at = consts.len() as u32;
+                consts.extend(bc.interp[o..o + M::Q].iter().flat_map(|w| [w.a, w.b, w.c]));
+                at
+            });
             records.extend_from_slice(&[
                 line as u32,
                 d.yz(s.y).0 as u32,
@@ -110,6 +124,7 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 kind,
                 normal,
                 value,
+                interp,
             ]);
             shape.sites += 1;
         }

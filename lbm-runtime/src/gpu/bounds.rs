@@ -177,6 +177,9 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
             if rec[4] != NONE {
                 fits(rec[4], M::Q as u64, "wall correction")?;
             }
+            if rec[8] != NONE {
+                fits(rec[8], 3 * M::Q as u64, "curved wall's interpolation")?;
+            }
             match (rec[5], Kind::from_code(rec[5])) {
                 (0, _) => {}
                 (_, Some(k)) if k.values() > 0 => fits(rec[7], k.values() as u64, "rule's value")?,

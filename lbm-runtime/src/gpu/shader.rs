@@ -560,18 +560,31 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
          \x20       let ym = tables[RECS + mid * REC + 1u];\n        if (ym == y) { return mid; }\n\
          \x20       if (ym < y) { lo = mid + 1u; } else { hi = mid; }\n    }\n    return NONE;\n}\n",
     );
-    // Bounced links read the site's own opposite population in A, plus the wall correction.
+    // Bounced links read the site's own opposite population in A, interpolated on a curved
+    // wall (Bouzidi et al. 2001, `boundary::Interp`: `a A_ī(x) + b A_ī(x + c_i) + c A_i(x)`),
+    // plus the wall correction.
     s += &format!(
         "fn links(r: u32, x: u32, y: u32, z: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n\
          \x20   var g = g_in;\n    let b = RECS + r * REC;\n    let m0 = tables[b + 2u];\n    let m1 = tables[b + 3u];\n\
-         \x20   let co = tables[b + 4u];\n    let col = ln(x + H, z);\n"
+         \x20   let co = tables[b + 4u];\n    let ip = tables[b + 8u];\n    let col = ln(x + H, z);\n"
     );
-    for i in 0..q {
+    for (i, c) in M::VELOCITIES.iter().enumerate() {
         let (w, bit) = (i / 32, i % 32);
+        let o = M::OPPOSITE[i];
+        let curved = if spec.bc.curved {
+            let far = line_row(&format!("x + {}u", M::HALO as i32 + c[0]), c.map(|v| -v));
+            format!(
+                "        if (ip != NONE) {{\n            let k = ip + {k}u;\n\
+                 \x20           v = consts[k] * v + consts[k + 1u] * src_ld(idx({o}u, {far}), W{o})\n\
+                 \x20               + consts[k + 2u] * src_ld(idx({i}u, col, y), W{i});\n        }}\n",
+                k = 3 * i
+            )
+        } else {
+            String::new()
+        };
         s += &format!(
-            "    if (((m{w} >> {bit}u) & 1u) != 0u) {{\n        var v = src_ld(idx({o}u, col, y), W{o});\n\
-             \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}] = v;\n    }}\n",
-            o = M::OPPOSITE[i]
+            "    if (((m{w} >> {bit}u) & 1u) != 0u) {{\n        var v = src_ld(idx({o}u, col, y), W{o});\n{curved}\
+             \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}] = v;\n    }}\n"
         );
     }
     s += "    return g;\n}\n";

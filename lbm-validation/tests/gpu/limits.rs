@@ -336,10 +336,10 @@ fn adapter_is_described() {
     eprintln!("GPU tests ran on: {d}");
 }
 
-/// Curved walls (interpolated bounce-back) run on the CPU only: the GPU refuses them with a
-/// message that says what to do, before anything is allocated.
+/// Curved walls (interpolated bounce-back) run in the two-copy scheme only: in place, the GPU
+/// refuses them with a message that says what to do, before anything is allocated.
 #[test]
-fn curved_walls_are_refused_on_the_gpu() {
+fn curved_walls_are_refused_in_place_on_the_gpu() {
     let Some(ctx) = gpu_support::context() else {
         return;
     };
@@ -354,12 +354,12 @@ fn curved_walls_are_refused_on_the_gpu() {
         LayoutKind::Soa,
         [16, 16, 1],
         FORCED,
-        Scheme::TwoCopy,
+        Scheme::InPlace,
         &spec,
     );
     let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(
-        message.contains("on the GPU") && message.contains("CPU backend"),
+        message.contains("in-place scheme") && message.contains("two-copy scheme"),
         "{message}"
     );
 }
