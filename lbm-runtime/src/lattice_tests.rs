@@ -376,16 +376,33 @@ fn split_kernels_need_two_copies() {
     assert!(lat.run_kernel(Kernel::Fused).is_ok());
 }
 
+/// The parameters of a flow driven by the acceleration `a` along x.
+fn driven(tau: f64, a: f64) -> TestParams {
+    TestParams {
+        tau,
+        ax: a,
+        ay: 0.0,
+    }
+}
+
+/// The relative L2 error of the profile `u` (row `y` at `u[y]`) against `exact(y + ½)`, the
+/// distance from a half-way wall at `y = −½`.
+fn profile_error(u: &[f64], exact: impl Fn(f64) -> f64) -> f64 {
+    let (mut num, mut den) = (0.0, 0.0);
+    for (y, u) in u.iter().enumerate() {
+        let e = exact(y as f64 + 0.5);
+        num += (u - e).powi(2);
+        den += e * e;
+    }
+    (num / den).sqrt()
+}
+
 /// Force-driven Poiseuille flow between bounce-back walls at y = −½ and y = LY − ½:
 /// `u(y) = a/(2ν) (y + ½)(LY − y − ½)`, `ν = cs²(τ − ½)`.
 #[test]
 fn poiseuille_profile() {
     let (ly, a, tau) = (24usize, 1e-6, 0.9);
-    let p = TestParams {
-        tau,
-        ax: a,
-        ay: 0.0,
-    };
+    let p = driven(tau, a);
     let mut lat = Lattice::<TestD2Q9, CAoSoa<8>, f64>::new(
         2,
         ly,
@@ -397,14 +414,7 @@ fn poiseuille_profile() {
     lat.run(12_000, 1000).unwrap();
     let nu = (tau - 0.5) / 3.0;
     let ux = lat.moment_field("ux").unwrap();
-    let (mut num, mut den) = (0.0, 0.0);
-    for (y, u) in ux.iter().take(ly).enumerate() {
-        let yy = y as f64 + 0.5;
-        let exact = a / (2.0 * nu) * yy * (ly as f64 - yy);
-        num += (u - exact).powi(2);
-        den += exact * exact;
-    }
-    let err = (num / den).sqrt();
+    let err = profile_error(&ux[..ly], |y| a / (2.0 * nu) * y * (ly as f64 - y));
     assert!(err < 1e-3, "relative L2 error {err:e}");
 }
 
@@ -415,11 +425,7 @@ fn poiseuille_profile() {
 #[test]
 fn a_free_slip_top_is_the_symmetry_plane_of_the_channel() {
     let (ly, a, tau) = (16usize, 1e-6, 0.9);
-    let p = TestParams {
-        tau,
-        ax: a,
-        ay: 0.0,
-    };
+    let p = driven(tau, a);
     let profile = |ly: usize, spec: &BoundarySpec, scheme: Scheme| {
         let mut lat = Lattice::<TestD2Q9, Aos, f64>::new(2, ly, p.clone(), scheme, spec).unwrap();
         lat.run(6_000, 1000).unwrap();
@@ -436,14 +442,7 @@ fn a_free_slip_top_is_the_symmetry_plane_of_the_channel() {
                 "{scheme:?} y = {y}: {u:e} against {w:e}"
             );
         }
-        let (mut num, mut den) = (0.0, 0.0);
-        for (y, u) in half.iter().enumerate() {
-            let yy = y as f64 + 0.5;
-            let exact = a / (2.0 * nu) * yy * (2.0 * h - yy);
-            num += (u - exact).powi(2);
-            den += exact * exact;
-        }
-        let err = (num / den).sqrt();
+        let err = profile_error(&half, |y| a / (2.0 * nu) * y * (2.0 * h - y));
         assert!(err < 1e-2, "{scheme:?}: relative L2 error {err:e}");
         // No shear at the plane: the profile is flat across it.
         let top = (half[ly - 1] - half[ly - 2]) / half[ly - 1];

@@ -8,9 +8,9 @@
 //! `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that has any; `corr` is their offset, [`NONE`]
 //! otherwise), the rules' values (`value` is their offset) and the interpolations of curved
 //! walls' links (`a_i, b_i, c_i` for each of the `Q` links of a site that has one, of
-//! `f_i = a_i A_ī(x) + b_i A_ī(x + c_i) + c_i A_i(x)`; `interp` is their offset). `rule` is the code of the
-//! site's rule (`boundary::program::Kind::code`, 0 for none) and `links` its link set (the
-//! Dirichlet wall's).
+//! `f_i = a_i A_ī(x) + b_i A_ī(x + c_i) + c_i A_i(x)`; `interp` is their offset). `rule` is
+//! the code of the site's rule (`boundary::program::Kind::code`, 0 for none) and `links` its
+//! link set (the Dirichlet wall's).
 
 use crate::boundary::program::Kind;
 use crate::boundary::{Boundaries, Rule};
@@ -108,7 +108,7 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 consts.extend_from_slice(&bc.corr[o..o + M::Q]);
                 at
             });
-            let (kind, normal, value) = rule_words(&s.rule, &mut consts, &mut shape);
+            let (rule, links, value) = rule_words(&s.rule, &mut consts, &mut shape);
             let interp = s.interp.map_or(NONE, |o| {
                 shape.curved = true;
                 let at = consts.len() as u32;
@@ -121,8 +121,8 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 s.mask as u32,
                 (s.mask >> 32) as u32,
                 corr,
-                kind,
-                normal,
+                rule,
+                links,
                 value,
                 interp,
             ]);
