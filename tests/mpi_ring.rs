@@ -251,8 +251,30 @@ fn d2q9_and_d2q37_on_2_and_3_hetero_ranks_match_the_single_process_run() {
 /// planes on the device.
 #[test]
 fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
-    device_ranks_match_one_cpu_process("taylor-green", &["--lx", "48", "--ly", "48"]);
-    device_ranks_match_one_cpu_process("cavity-3d", &["--lx", "16", "--until-steady", "1e-30"]);
+    let two = ("in-place", [2, 2]);
+    device_ranks_match_one_cpu_process("taylor-green", &["--lx", "48", "--ly", "48"], two);
+    let cube = ["--lx", "16", "--until-steady", "1e-30"];
+    device_ranks_match_one_cpu_process("cavity-3d", &cube, two);
+}
+
+/// The body case (the shipped sphere from x = 15 to 25, curved walls, its load by momentum
+/// exchange) on 2 GPU ranks (cut at x = 24) and 3 hetero ranks (cuts at x = 16 and 32) gives
+/// the single CPU process's fields and drag and lift, to 1e-12.
+#[test]
+fn the_body_case_on_gpu_and_hetero_ranks_gives_the_single_process_loads() {
+    let size = [
+        "--diameter",
+        "10",
+        "--lx",
+        "48",
+        "--ly",
+        "32",
+        "--at",
+        "20,16,16",
+        "--diagnostics-every",
+        "100",
+    ];
+    device_ranks_match_one_cpu_process("body", &size, ("two-copy", [2, 3]));
 }
 
 /// The Taylor–Green cube on 2 and 3 ranks has the single process's diagnostics, the resolved
@@ -310,8 +332,13 @@ fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
 }
 
 /// `lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics` for one case of
-/// `lbm run`, run for 200 steps with `size` (its size options).
-fn device_ranks_match_one_cpu_process(case: &str, size: &[&str]) {
+/// `lbm run`, run for 200 steps with `size` (its size options): the GPU and the hetero ranks
+/// in `scheme`, on `ranks[0]` and `ranks[1]` processes.
+fn device_ranks_match_one_cpu_process(
+    case: &str,
+    size: &[&str],
+    (scheme, ranks): (&str, [usize; 2]),
+) {
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let csv = |ranks: usize, backend: &str, scheme: &str, dir: &tempfile::TempDir| {
         let mut args = vec![
@@ -344,10 +371,11 @@ fn device_ranks_match_one_cpu_process(case: &str, size: &[&str]) {
     let (_, cpu) = csv(1, "cpu", "two-copy", &dirs[0]);
     let cpu = rows(&cpu);
     assert_eq!(cpu.len(), 3, "{case}: rows at steps 0, 100, 200");
-    for (backend, dir, says) in [("gpu", &dirs[1], "gpu"), ("hetero", &dirs[2], "M = ")] {
-        let (stdout, got) = csv(2, backend, "in-place", dir);
+    let devices = [("gpu", &dirs[1], "gpu"), ("hetero", &dirs[2], "M = ")];
+    for ((backend, dir, says), ranks) in devices.into_iter().zip(ranks) {
+        let (stdout, got) = csv(ranks, backend, scheme, dir);
         assert!(
-            stdout.contains("2 MPI ranks") && stdout.contains(says),
+            stdout.contains(&format!("{ranks} MPI ranks")) && stdout.contains(says),
             "{stdout}"
         );
         let got = rows(&got);

@@ -561,6 +561,19 @@ impl<T: Real> Boundaries<T> {
         self.sites.is_empty()
     }
 
+    /// The boundary sites, `[x, y, z]` by column and line: those with a link bounced by a wall
+    /// or a rule (where momentum exchange reads, [`crate::Lattice::exchanged`]).
+    pub fn sites(&self, d: &Dims) -> Vec<[usize; 3]> {
+        (0..d.lx)
+            .flat_map(|x| {
+                self.column(x).iter().map(move |s| {
+                    let (y, z) = d.yz(s.y);
+                    [x, y, z]
+                })
+            })
+            .collect()
+    }
+
     /// The boundary sites of line `z` of column `x`, by cluster.
     pub(crate) fn line(&self, x: usize, z: usize) -> &[Site] {
         let j = x * self.lz + z;

@@ -560,11 +560,10 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&self.comm, moments)
     }
 
-    /// The halos refreshed first in the two-copy scheme (the same exchange the next step
-    /// starts with), where an interpolated wall's link reads a site across the cut; the
-    /// in-place scheme's walls read their own sites only.
+    /// The halos refreshed first where the next step pulls across the cuts (the same exchange
+    /// it starts with): the pre-collision populations of a border site are its neighbours'.
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
-        if self.slab.scheme() == Scheme::TwoCopy {
+        if self.slab.needs_halos() {
             self.exchange()?;
         }
         let local: Vec<[usize; 3]> = sites.iter().map(|&[x, y, z]| [x - self.x0, y, z]).collect();

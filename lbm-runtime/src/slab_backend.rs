@@ -115,7 +115,7 @@ pub trait SlabBackend: Send {
 
     /// [`crate::Solver::exchanged`] of the slab's sites `sites` (`[x, y, z]`, `x` local), its
     /// halos holding the neighbours' borders; backends that cannot read them refuse.
-    fn exchanged(&self, sites: &[[usize; 3]]) -> Result<Vec<Self::Real>, Error> {
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<Self::Real>, Error> {
         let _ = sites;
         Err(crate::solver::cannot_exchange::<Self::Model>(&self.describe()).into())
     }
@@ -187,7 +187,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(())
     }
 
-    fn exchanged(&self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
         Ok(self.lattice().exchanged(sites)?)
     }
 

@@ -223,8 +223,9 @@ pub trait Solver {
     /// For each site of `sites` (global `[x, y, z]`, on this process's planes), its
     /// post-collision populations followed by its pre-collision ones at the next step, `2Q`
     /// values a site, as [`crate::Lattice::exchanged`] gives them: what momentum exchange
-    /// measures the loads on bodies from (collective). The backends that cannot read them yet
-    /// refuse, saying so.
+    /// measures the loads on bodies from (collective). The CPU reads them at any site, the
+    /// device at boundary sites ([`crate::Boundaries::sites`]: those whose links a body cuts
+    /// are); a backend that cannot read them refuses, saying so.
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<Self::Real>, Error> {
         let _ = sites;
         Err(cannot_exchange::<Self::Model>(&self.describe()).into())

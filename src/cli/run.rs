@@ -650,17 +650,6 @@ fn launch<C: Case>(world: &World, plan: &Plan, case: C) -> Result<(), CliError> 
     }
     plan.images = Some(images);
     check_slice(&plan, &case)?;
-    if !case.bodies().is_empty() && plan.backend != BackendArg::Cpu {
-        return Err(bad(
-            "backend",
-            format!(
-                "{} measures the loads on its bodies by momentum exchange, which reads the \
-                 populations next to each wall on the CPU backend only (one process or MPI \
-                 ranks): use --backend cpu",
-                case.name()
-            ),
-        ));
-    }
     // A run refused before it writes anything leaves no directory behind.
     let created = missing_dirs(&plan.out);
     let job = Job {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use lbm::geometry::TriMesh;
 
-use crate::cli_support::{fails, number_after, ok, s, tmp};
+use crate::cli_support::{devices_give_the_cpu_run, fails, number_after, ok, s, tmp};
 
 /// The shipped sphere as an ASCII STL file at `path`, without its last `drop` triangles.
 fn ascii_sphere(path: &Path, drop: usize) {
@@ -82,8 +82,8 @@ fn the_flow_past_the_shipped_sphere_reports_its_drag() {
     assert!(text.contains("sphere-ascii.stl, 1280 triangles"), "{text}");
 }
 
-/// A mesh with a hole, a body outside the lattice or filling the inlet, a placement that is
-/// not three numbers, and the GPU are refused before any step, by key, with what to change.
+/// A mesh with a hole, a body outside the lattice or filling the inlet, and a placement that
+/// is not three numbers are refused before any step, by key, with what to change.
 #[test]
 fn the_bodies_that_cannot_be_placed_are_refused_before_any_work() {
     let d = tmp();
@@ -125,7 +125,6 @@ fn the_bodies_that_cannot_be_placed_are_refused_before_any_work() {
             vec!["--re", "5000"],
             &["re", "unstable", "raise --diameter"],
         ),
-        (vec!["--backend", "gpu"], &["backend", "--backend cpu"]),
     ] {
         let out = d.path().join("out");
         let mut all = vec!["run", "body", "--out", s(&out)];
@@ -133,4 +132,31 @@ fn the_bodies_that_cannot_be_placed_are_refused_before_any_work() {
         fails(&all, needles);
         assert!(!out.exists(), "{args:?}: an output directory was left");
     }
+}
+
+/// The body case on the GPU and split between host and device (the cut through the sphere) is
+/// the CPU's lattice: the same fields and drag and lift.
+#[test]
+fn the_body_case_runs_on_the_gpu_and_the_split_as_on_the_cpu() {
+    let args = [
+        "run",
+        "body",
+        "--diameter",
+        "10",
+        "--lx",
+        "48",
+        "--ly",
+        "32",
+        "--at",
+        "20,16,16",
+        "--steps",
+        "60",
+        "--diagnostics-every",
+        "20",
+        "--output-every",
+        "60",
+        "--images",
+        "",
+    ];
+    devices_give_the_cpu_run(&args, "body", "body_00000060.pvti");
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use cli_support::{DIVERGING_VORTEX, fails, number_after, ok, s, tmp};
+use cli_support::{DIVERGING_VORTEX, diagnostics, fails, gpu_available, number_after, ok, s, tmp};
 use lbm::Real;
 
 /// The checkpoint of a taylor-green run in `dir`.
@@ -140,16 +140,6 @@ fn resumed_run_is_bitwise_identical_in_f16s() {
     resume_is_bitwise::<lbm::F16s>(&["--backend", "cpu", "--precision", "f16s"]);
 }
 
-/// Whether the GPU tests run: an adapter exists, or `LBM_REQUIRE_GPU=1` demands one.
-fn gpu_available() -> bool {
-    let ok = lbm::gpu::GpuContext::new(&Default::default()).is_ok()
-        || std::env::var("LBM_REQUIRE_GPU").as_deref() == Ok("1");
-    if !ok {
-        eprintln!("no GPU adapter: skipped");
-    }
-    ok
-}
-
 #[test]
 fn resumed_run_is_bitwise_identical_on_the_gpu() {
     if gpu_available() {
@@ -173,16 +163,6 @@ fn resumed_run_is_bitwise_identical_with_host_and_device_together() {
             ]);
         }
     }
-}
-
-/// The diagnostics (mass, momentum, energy, max Mach) of a run, by step.
-fn diagnostics(dir: &Path, case: &str) -> Vec<Vec<f64>> {
-    std::fs::read_to_string(dir.join(format!("{case}_diagnostics.csv")))
-        .expect("a diagnostics file")
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').map(|v| v.parse().expect("a number")).collect())
-        .collect()
 }
 
 /// The GPU (both schemes) and the host/device split (tuned, and fixed at a few columns in both

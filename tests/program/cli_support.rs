@@ -61,6 +61,89 @@ pub fn number_after(text: &str, label: &str) -> f64 {
         .unwrap_or_else(|| panic!("no number after `{label}` in:\n{text}"))
 }
 
+/// Whether the GPU tests run: an adapter exists, or `LBM_REQUIRE_GPU=1` demands one.
+pub fn gpu_available() -> bool {
+    let ok = lbm::gpu::GpuContext::new(&Default::default()).is_ok()
+        || std::env::var("LBM_REQUIRE_GPU").as_deref() == Ok("1");
+    if !ok {
+        eprintln!("no GPU adapter: skipped");
+    }
+    ok
+}
+
+/// The diagnostics of a run of `case` written in `dir`, by step (without the header).
+pub fn diagnostics(dir: &Path, case: &str) -> Vec<Vec<f64>> {
+    std::fs::read_to_string(dir.join(format!("{case}_diagnostics.csv")))
+        .expect("a diagnostics file")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|v| v.parse().expect("a number")).collect())
+        .collect()
+}
+
+/// `lbm run` with `args` (a case with bodies, without `--backend` and `--out`) on the GPU and
+/// split between host and device (18 columns a side on the host: the cut at x = 18 runs
+/// through a body at x = 20 of 10 sites across), two-copy, gives the CPU's diagnostics — the
+/// loads on the bodies among them — to `1e-12` relative and the same last VTK fields (`vtk`:
+/// the file's name) to `1e-12`. A sum that cancels is compared on the scale of what it is part
+/// of: the momentum on the mass's, a force or a coefficient (a lift that vanishes by symmetry
+/// is round-off) on the largest of the row's forces or coefficients.
+pub fn devices_give_the_cpu_run(args: &[&str], case: &str, vtk: &str) {
+    if !gpu_available() {
+        return;
+    }
+    let d = tmp();
+    let run = |backend: &[&str]| {
+        let out = d.path().join(backend.join("-"));
+        let said = ok(&[args, &["--backend"], backend, &["--out", s(&out)]].concat());
+        let fields = lbm::output::vtk::read_joined(&out.join(vtk)).expect("a VTK dataset");
+        (said, diagnostics(&out, case), fields)
+    };
+    let (_, want, want_fields) = run(&["cpu"]);
+    assert!(want.len() >= 2, "{case}: {want:?}");
+    let csv = d.path().join("cpu").join(format!("{case}_diagnostics.csv"));
+    let header = std::fs::read_to_string(csv).expect("a diagnostics file");
+    let names: Vec<&str> = header
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .split(',')
+        .collect();
+    let part_of = |name: &str, other: &str| match name {
+        _ if name.starts_with("momentum") => other == "mass",
+        _ if name.starts_with("c_") => other.starts_with("c_"),
+        _ if name.starts_with('F') => other.starts_with('F'),
+        _ => other == name,
+    };
+    for backend in [&["gpu"][..], &["hetero", "--host-columns", "18"]] {
+        let (said, got, fields) = run(backend);
+        assert!(said.contains(backend[0]), "{said}");
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            for ((a, b), name) in g.iter().zip(w).zip(&names) {
+                let scale = (w.iter().zip(&names))
+                    .filter(|(_, other)| part_of(name, other))
+                    .fold(0.0f64, |m, (v, _)| m.max(v.abs()));
+                assert!(
+                    (a - b).abs() <= 1e-12 * scale,
+                    "{case} on {backend:?}, {name}: {g:?}\nagainst {w:?}"
+                );
+            }
+        }
+        let size = |f: &lbm::output::vtk::Joined| (f.lx, f.ly, f.lz);
+        assert_eq!(size(&fields), size(&want_fields));
+        for (a, b) in fields.arrays.iter().zip(&want_fields.arrays) {
+            assert_eq!((&a.0, a.1), (&b.0, b.1));
+            let far = (a.2.iter().zip(&b.2)).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
+            assert!(
+                far <= 1e-12,
+                "{case} on {backend:?}: {} differs by {far:e}",
+                a.0
+            );
+        }
+    }
+}
+
 /// `lbm run` of a Taylor–Green vortex that diverges within its 5,000 steps (U₀ = 0.25 with
 /// τ − ½ = 10⁻⁴ on 32²); add the checks' period and the outputs.
 pub const DIVERGING_VORTEX: &[&str] = &[

@@ -3,7 +3,7 @@
 //! settings it refuses before any work. The resolutions that meet the benchmark's own bounds
 //! take minutes; their figures are in docs/performance.md.
 
-use crate::cli_support::{fails, number_after, ok, s, tmp};
+use crate::cli_support::{devices_give_the_cpu_run, fails, number_after, ok, s, tmp};
 
 /// The value after `label` in the line of the report that starts with it.
 fn reported(out: &str, label: &str) -> f64 {
@@ -109,7 +109,6 @@ fn the_cylinders_bad_settings_are_refused_before_any_work() {
         (&["--diameter", "15"], &["diameter", "a multiple of 10"]),
         (&["--re", "2000"], &["re", "unstable", "raise --diameter"]),
         (&["--velocity", "0.5"], &["velocity", "(0, 0.2]"]),
-        (&["--backend", "gpu"], &["backend", "--backend cpu"]),
         (
             &["--scheme", "in-place"],
             &["in the in-place scheme", "two-copy"],
@@ -122,4 +121,25 @@ fn the_cylinders_bad_settings_are_refused_before_any_work() {
         fails(&all, needles);
         assert!(!out.exists(), "{args:?}: an output directory was left");
     }
+}
+
+/// The cylinder on the GPU and split between host and device (the cut through the cylinder)
+/// gives the CPU's drag, lift and pressure difference and fields.
+#[test]
+fn the_cylinder_runs_on_the_gpu_and_the_split_as_on_the_cpu() {
+    let args = [
+        "run",
+        "cylinder",
+        "--diameter",
+        "10",
+        "--steps",
+        "200",
+        "--diagnostics-every",
+        "100",
+        "--output-every",
+        "200",
+        "--images",
+        "",
+    ];
+    devices_give_the_cpu_run(&args, "cylinder", "cylinder_00000200.pvti");
 }

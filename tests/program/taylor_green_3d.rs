@@ -8,7 +8,7 @@ use crate::cli_support;
 
 use std::path::Path;
 
-use cli_support::{lbm, number_after, ok, s, text};
+use cli_support::{diagnostics, lbm, number_after, ok, s, text};
 use lbm::models::D3Q19Mrt;
 
 /// The populations of a checkpoint, as bits.
@@ -102,15 +102,6 @@ fn three_dimensional_outputs_and_a_bitwise_resume() {
     assert_eq!(populations(&cp(&a)), populations(&cp(&b)));
 }
 
-/// The diagnostics CSV of a run, as rows of numbers.
-fn diagnostics(dir: &Path) -> Vec<Vec<f64>> {
-    let csv = std::fs::read_to_string(dir.join("taylor-green-3d_diagnostics.csv")).unwrap();
-    csv.lines()
-        .skip(1)
-        .map(|l| l.split(',').map(|v| v.parse().unwrap()).collect())
-        .collect()
-}
-
 /// `--backend gpu` and `--backend hetero` (a fixed split) run the cube as the CPU does: their
 /// diagnostics (mass, momentum, energy, Mach number, E*, the resolved strain) agree to 1e-12 in
 /// both schemes; a slice outside the cube is refused.
@@ -139,7 +130,7 @@ fn the_gpu_and_the_split_run_the_cube_as_the_cpu() {
         args.extend(backend);
         args.extend(["--out", s(&out)]);
         let said = ok(&args);
-        (diagnostics(&out), said)
+        (diagnostics(&out, "taylor-green-3d"), said)
     };
     for scheme in ["two-copy", "in-place"] {
         let (cpu, _) = run(&["cpu"], scheme);

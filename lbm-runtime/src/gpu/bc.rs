@@ -139,6 +139,17 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
     }
 }
 
+/// The index of the record [`pack`] writes for the site `[x, y, z]` of `bc` (records by line,
+/// then by `y`); `None` for a site that is not a boundary site.
+pub fn record<T: Real>(bc: &Boundaries<T>, d: &Dims, [x, y, z]: [usize; 3]) -> Option<usize> {
+    let s = d.plane_site(y, z);
+    let line = bc.line(x, z);
+    let before = line.iter().filter(|t| t.y < s).count();
+    line.iter()
+        .any(|t| t.y == s)
+        .then(|| bc.col_start[x * d.lz + z] + before)
+}
+
 /// The record words `(rule, links, value offset)` of a rule, its values appended to `consts`.
 fn rule_words<T: Real>(rule: &Rule, consts: &mut Vec<T>, shape: &mut BcShape) -> (u32, u32, u32) {
     let Some((kind, values, links)) = rule.parts() else {

@@ -17,7 +17,11 @@
 //! - a word of `tables` or a value of `consts` at an offset the tables hold (bit set, line
 //!   starts, the records' fields), or at `P`, `fields + j·NSITES + s` with `s < NSITES`;
 //! - `mout[(p·PLANE + s)·NM + j]` with `p < ctl.y`, and the host never asks for more than
-//!   the `mout` columns it allocated (`GpuLattice::moment_columns`).
+//!   the `mout` columns it allocated (`GpuLattice::moment_columns`);
+//! - the pre-collision passes' `tables[RECS + (ctl.x + t)·REC + k]` and `mout[t·Q + i]` with
+//!   `t < ctl.y`, and the host never asks for records beyond `NBC` nor for more than `mout`
+//!   holds (`GpuLattice::exchanged`); the record's site is then one of the tables' proven
+//!   sites.
 //!
 //! **Checked on the host for each lattice** ([`prove`]): that the affine layout's largest
 //! index over `i < Q`, `line < (LX + 2H)·LZ`, `y < LY` lies inside one copy and that the

@@ -49,6 +49,8 @@ pub struct GpuLattice<M: Model, T: Real> {
     copies: Vec<Vec<wgpu::Buffer>>,
     mout: wgpu::Buffer,
     mout_cols: usize,
+    /// Values `mout` holds.
+    mout_len: usize,
     /// Parameters, boundary values and the fields' per-site values ([`ShaderSpec::fields`]).
     consts: wgpu::Buffer,
     /// The fields' per-site values, as uploaded: `[j·sites + x·PLANE + s]`.
@@ -209,7 +211,8 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let copies: Vec<_> = (0..copies).map(|_| dev.population_copy::<T>()).collect();
         let consts = dev.init_buffer("consts", bytemuck::cast_slice(&tables.consts), false);
         let tables_buf = dev.init_buffer("tables", bytemuck::cast_slice(&tables.tables), false);
-        let mout_vals = plan.mout_cols * d.plane() * M::MOMENT_NAMES.len();
+        // Columns of moments, and at least one site's pre-collision populations.
+        let mout_vals = (plan.mout_cols * d.plane() * M::MOMENT_NAMES.len()).max(M::Q);
         let mout_bytes = (mout_vals * size_of::<T>()) as u64;
         let bound = Bound {
             chunk: plan.chunk,
@@ -246,7 +249,8 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             // `consts` and `tables_buf` hold `tables.consts` and `tables.tables`, `mout` holds
             // `mout_vals == bound.mout` values. Afterwards `tables` is never rewritten,
             // `consts` only in place (`set_field`), and `ctl.y` stays within `mout_cols`
-            // (`moment_pass`'s assertion).
+            // (`moment_pass`'s assertion) or, for the records of `pre_collision_pass`,
+            // within `mout_vals / Q` and `ctl.x + ctl.y` within the records (its assertion).
             unsafe { dev.kernels_unchecked(&layout, &source) }
         };
         let pipelines = spec
@@ -265,6 +269,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             copies,
             mout,
             mout_cols: plan.mout_cols,
+            mout_len: mout_vals,
             consts,
             fields,
             site_fields: false,
@@ -686,13 +691,15 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         self.ctx.device.create_command_encoder(&Default::default())
     }
 
-    /// Threads an entry point runs.
-    fn threads(&self, e: Entry, moment_cols: usize) -> usize {
+    /// Threads an entry point runs (`n`: the columns of a moments pass, the records of a
+    /// pre-collision pass).
+    fn threads(&self, e: Entry, n: usize) -> usize {
         let d = &self.d;
         match e {
             Entry::Halo | Entry::Fold | Entry::FoldIn => 2 * d.halo * d.plane(),
             Entry::Bc => self.spec.bc.sites,
-            Entry::Moments | Entry::MomentsOdd => moment_cols * d.plane(),
+            Entry::Moments | Entry::MomentsOdd => n * d.plane(),
+            Entry::PreCollision | Entry::PreCollisionOdd => n,
             Entry::Propagate | Entry::Collide | Entry::Fused | Entry::AaPull | Entry::AaLocal => {
                 d.sites()
             }
@@ -1190,28 +1197,114 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             self.d.lx,
             self.mout_cols
         );
-        let ctl = [x0 as u32, n as u32, 0, 0];
+        let vals = n * self.d.plane() * M::MOMENT_NAMES.len();
+        self.mout_pass([Entry::Moments, Entry::MomentsOdd], [x0, n], vals)
+    }
+
+    /// The pre-collision populations of the boundary records `r0 .. r0 + n` (order of
+    /// [`bc::pack`]), `Q` a record, computed on the device.
+    fn pre_collision_pass(&self, r0: usize, n: usize) -> Result<Vec<T>, GpuError> {
+        // As for `moment_pass`: the kernel reads records `ctl.x .. ctl.x + ctl.y` and writes
+        // `Q` values of `mout` for each, without bounds checks when proven.
+        assert!(
+            r0 + n <= self.spec.bc.sites && n * M::Q <= self.mout_len,
+            "pre-collision pass of records {r0}..{} beyond the records ({}) or the output ({} \
+             values)",
+            r0 + n,
+            self.spec.bc.sites,
+            self.mout_len
+        );
+        self.mout_pass(
+            [Entry::PreCollision, Entry::PreCollisionOdd],
+            [r0, n],
+            n * M::Q,
+        )
+    }
+
+    /// Runs entry `even` (`odd` in the odd AA state) with `ctl = [from, n, 0, 0]` over
+    /// [`GpuLattice::threads`] threads, after filling the periodic halos of the even state,
+    /// and reads the first `vals` values of `mout` back.
+    fn mout_pass(
+        &self,
+        [even, odd]: [Entry; 2],
+        [from, n]: [usize; 2],
+        vals: usize,
+    ) -> Result<Vec<T>, GpuError> {
+        let ctl = [from as u32, n as u32, 0, 0];
         self.ctx
             .queue
             .write_buffer(&self.ctl, 0, bytemuck::cast_slice(&ctl));
-        let bytes = (n * self.d.plane() * M::MOMENT_NAMES.len() * size_of::<T>()) as u64;
+        let bytes = (vals * size_of::<T>()) as u64;
         let staging = self.ctx.staging(bytes);
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             let entry = if self.odd {
-                Entry::MomentsOdd
+                odd
             } else {
                 if self.bc.x_periodic() {
                     self.dispatch(&mut pass, Entry::Halo);
                 }
-                Entry::Moments
+                even
             };
             self.dispatch_n(&mut pass, entry, self.threads(entry, n));
         }
         enc.copy_buffer_to_buffer(&self.mout, 0, &staging, 0, bytes);
         self.ctx.queue.submit([enc.finish()]);
         self.ctx.map_read(&staging)
+    }
+
+    /// For each site `[x, y, z]` of `sites`, its post-collision populations followed by its
+    /// pre-collision ones at the next step, `2Q` values a site, as
+    /// [`crate::Lattice::exchanged`] gives them (what momentum exchange measures the loads on
+    /// bodies from): the first read from the stored state, the others computed on the device
+    /// over the sites' boundary records, in passes of as many records as `mout` holds. Every
+    /// site must be a boundary site (the sites whose links a body cuts are); others are
+    /// refused.
+    pub fn exchanged(&self, sites: &[[usize; 3]]) -> Result<Vec<T>, GpuError> {
+        let (d, q) = (self.d, M::Q);
+        let mut records = Vec::with_capacity(sites.len());
+        let mut slots = Vec::with_capacity(sites.len() * q);
+        for &[x, y, z] in sites {
+            let s = if y < d.ly && z < d.lz {
+                d.plane_site(y, z)
+            } else {
+                d.plane()
+            };
+            self.check_site(x, s)?;
+            let r = bc::record(&self.bc, &d, [x, y, z]).ok_or_else(|| {
+                LbmError::Boundary(format!(
+                    "site ({x}, {y}, {z}) is not a boundary site: the device reads the \
+                     populations a wall sends back at boundary sites only"
+                ))
+            })?;
+            records.push(r);
+            slots.extend(self.site_ranges(x, s));
+        }
+        let post = self.download(&slots)?;
+        // The records' pre-collision populations, in passes over the sorted records.
+        let mut wanted = records.clone();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let per_pass = self.mout_len / q;
+        let mut pre = HashMap::with_capacity(wanted.len());
+        let mut k = 0;
+        while k < wanted.len() {
+            let r0 = wanted[k];
+            let end = wanted[k..].partition_point(|&r| r < r0 + per_pass) + k;
+            let n = wanted[end - 1] - r0 + 1;
+            let vals = self.pre_collision_pass(r0, n)?;
+            for &r in &wanted[k..end] {
+                pre.insert(r, vals[(r - r0) * q..(r - r0 + 1) * q].to_vec());
+            }
+            k = end;
+        }
+        let mut out = Vec::with_capacity(2 * q * sites.len());
+        for (j, r) in records.iter().enumerate() {
+            out.extend_from_slice(&post[j * q..(j + 1) * q]);
+            out.extend_from_slice(&pre[r]);
+        }
+        Ok(out)
     }
 
     /// The macroscopic moments of site `(x, y)` (`y` the plane site `z·LY + y` in 3-D; order of

@@ -69,11 +69,16 @@ pub enum Entry {
     /// A slab's fold after [`Entry::AaPull`]: what the neighbours pushed across the cuts,
     /// written by the host into the opposite halo columns, moved into the border columns.
     FoldIn,
+    /// Pre-collision populations of a range of boundary records (of the two-copy state or the
+    /// even AA one): what the walls send back, which momentum exchange reads.
+    PreCollision,
+    /// Pre-collision populations of a range of boundary records of the odd AA state.
+    PreCollisionOdd,
 }
 
 impl Entry {
     /// All entry points, in declaration order (`Entry::ALL[e as usize] == e`).
-    pub const ALL: [Entry; 11] = [
+    pub const ALL: [Entry; 13] = [
         Entry::Halo,
         Entry::Propagate,
         Entry::Bc,
@@ -85,12 +90,22 @@ impl Entry {
         Entry::AaLocal,
         Entry::MomentsOdd,
         Entry::FoldIn,
+        Entry::PreCollision,
+        Entry::PreCollisionOdd,
     ];
 
     /// The entry points of the shader of `scheme`.
     pub fn of(scheme: Scheme) -> &'static [Entry] {
         match scheme {
-            Scheme::TwoCopy => &Entry::ALL[..6],
+            Scheme::TwoCopy => &[
+                Entry::Halo,
+                Entry::Propagate,
+                Entry::Bc,
+                Entry::Collide,
+                Entry::Fused,
+                Entry::Moments,
+                Entry::PreCollision,
+            ],
             Scheme::InPlace => &[
                 Entry::Halo,
                 Entry::Moments,
@@ -98,6 +113,8 @@ impl Entry {
                 Entry::Fold,
                 Entry::AaLocal,
                 Entry::MomentsOdd,
+                Entry::PreCollision,
+                Entry::PreCollisionOdd,
             ],
         }
     }
@@ -116,6 +133,8 @@ impl Entry {
             Entry::AaLocal => "aa_local",
             Entry::MomentsOdd => "moments_odd",
             Entry::FoldIn => "fold_in",
+            Entry::PreCollision => "pre_collision",
+            Entry::PreCollisionOdd => "pre_collision_odd",
         }
     }
 
@@ -662,6 +681,7 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
          \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n        src_put(idx(i, ln(to_col, z), y), src_get(idx(i, ln(from_col, z), y)));\n    }}\n}}\n"
     );
     s += &moments_entry::<M>("moments", "gather");
+    s += &pre_collision_entry::<M>("pre_collision", "gather", spec);
     if spec.scheme == Scheme::InPlace {
         return s;
     }
@@ -747,6 +767,23 @@ fn moments_entry<M: Model>(name: &str, gather: &str) -> String {
         )
 }
 
+/// Entry `name`: the pre-collision populations that `gather` collects at the sites of the
+/// boundary records `ctl.x .. ctl.x + ctl.y`, written as `mout[t·Q + i]` (what the walls send
+/// back into the fluid, [`crate::Lattice::exchanged`]).
+fn pre_collision_entry<M: Model>(name: &str, gather: &str, spec: &ShaderSpec) -> String {
+    let q = M::Q;
+    let mut s = head(name, "ctl.y", FIXED);
+    if spec.bc.sites > 0 {
+        s += &format!(
+            "    let b = RECS + (ctl.x + t) * REC;\n    let g = {gather}(tables[b] / LZ, tables[b + 1u], tables[b] % LZ);\n"
+        );
+        s += &(0..q)
+            .map(|i| format!("    mout[t * {q}u + {i}u] = g[{i}];\n"))
+            .collect::<String>();
+    }
+    s + "}\n"
+}
+
 /// The in-place (AA) half-steps, the fold of the periodic halos and the odd-state moments.
 fn in_place<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
@@ -805,6 +842,7 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
     if spec.slab {
         s += &fold::<M>("fold_in", bc, Pusher::Neighbour);
     }
+    s += &pre_collision_entry::<M>("pre_collision_odd", "gather_local", spec);
     s + &moments_entry::<M>("moments_odd", "gather_local")
 }
 

@@ -186,6 +186,10 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         Ok(self.lattice.finish()?)
     }
 
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        Ok(self.lattice.exchanged(sites)?)
+    }
+
     fn populations(&self) -> Result<Vec<T>, Error> {
         Ok(self.lattice.read_populations()?)
     }

@@ -48,6 +48,10 @@ impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
         Ok(self.set_equilibrium(moments)?)
     }
 
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        Ok(GpuLattice::exchanged(self, sites)?)
+    }
+
     fn check(&self) -> Result<(), Error> {
         Ok(GpuLattice::check(self)?)
     }

@@ -562,6 +562,21 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         self.to_lattice()?.local_moments()
     }
 
+    /// On the part that holds each site; a split lattice's halos refreshed first where the
+    /// next step pulls, as the MPI ring does.
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        match &mut self.parts {
+            Parts::Device(d) => Ok(d.exchanged(sites)?),
+            Parts::Host(h) => Ok(h.exchanged(sites)?),
+            Parts::Split(ring) => {
+                if ring.slabs()[0].needs_halos() {
+                    ring.exchange()?;
+                }
+                ring.slabs_mut()[0].exchanged(sites)
+            }
+        }
+    }
+
     fn check(&self) -> Result<(), Error> {
         HeteroLattice::check(self)
     }

@@ -409,6 +409,38 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
     }
 
+    /// Each part's sites from that part, its inner halos first refreshed from its siblings
+    /// (the swap the next step starts with, which reads them where the two-copy scheme pulls).
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        if let Some(s) = self.whole_mut() {
+            return s.exchanged(sites);
+        }
+        self.swap()?;
+        let Parts::Split { left, bulk, right } = &mut self.parts else {
+            unreachable!("a slab not split is whole");
+        };
+        let (m, mid) = (self.m, self.m + bulk.width());
+        let mut at: [Vec<(usize, [usize; 3])>; 3] = Default::default();
+        for (j, &[x, y, z]) in sites.iter().enumerate() {
+            match x {
+                x if x < m => at[0].push((j, [x, y, z])),
+                x if x < mid => at[1].push((j, [x - m, y, z])),
+                x => at[2].push((j, [x - mid, y, z])),
+            }
+        }
+        let parts: [&mut dyn SlabBackend<Model = M, Real = T>; 3] = [left, bulk, right];
+        let per = 2 * M::Q;
+        let mut out = vec![T::default(); per * sites.len()];
+        for (part, at) in parts.into_iter().zip(&at) {
+            let local: Vec<[usize; 3]> = at.iter().map(|&(_, s)| s).collect();
+            let values = part.exchanged(&local)?;
+            for (&(j, _), v) in at.iter().zip(values.chunks_exact(per)) {
+                out[j * per..(j + 1) * per].copy_from_slice(v);
+            }
+        }
+        Ok(out)
+    }
+
     fn populations(&self) -> Result<Vec<T>, Error> {
         let mut all = Vec::new();
         for (p, _) in self.parts() {

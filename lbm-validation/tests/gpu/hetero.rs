@@ -17,7 +17,7 @@ use lbm::gpu::GpuContext;
 use lbm::hetero::{HeteroError, HeteroLattice, SplitChoice};
 use lbm::models::*;
 use lbm::{
-    Aos, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Scheme, Soa, Wall,
+    Aos, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Scheme, Soa, Solver, Wall,
 };
 
 const STEPS: u64 = 200;
@@ -98,6 +98,15 @@ fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, 
             (gm - cm).abs() <= TOL * cm,
             "{what}: mass {gm} against {cm}"
         );
+        // What momentum exchange reads at every boundary site, across the host/device cuts.
+        let sites = cpu.boundaries().sites(&cpu.dims());
+        let (ge, ce) = (
+            het.exchanged(&sites).unwrap(),
+            cpu.exchanged(&sites).unwrap(),
+        );
+        let scale = ce.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let d = gpu_support::max_rel_diff(&ge, &ce, scale);
+        assert!(d <= TOL, "{what}: exchanged populations differ by {d:e}");
         let (mut f, mut g) = (vec![0.0; M::Q], vec![0.0; M::Q]);
         for x in [0, lx / 2, lx - 1] {
             het.populations(x, plane - 1, &mut f).unwrap();
@@ -392,7 +401,7 @@ fn auto_split_of_a_narrow_lattice_is_an_end() {
 #[test]
 fn fields_in_a_checkpoint_move_to_the_cpu_and_are_refused_by_the_split() {
     use lbm::gpu::GpuLattice;
-    use lbm::{Solver, read_checkpoint};
+    use lbm::read_checkpoint;
     let Some(ctx) = gpu_support::context() else {
         return;
     };

@@ -159,6 +159,23 @@ fn same_state<M: Model, L: Layout, T: Real>(
         let d = gpu_support::max_rel_diff(&gm, &cm, scale);
         assert!(d <= tolerance::<T>(), "{what}: {name} differs by {d:e}");
     }
+    // What momentum exchange reads at every boundary site: the post-collision populations and
+    // the pre-collision ones the walls and rules give (relative to the largest).
+    let sites = gpu.boundaries().sites(&gpu.dims());
+    if !sites.is_empty() {
+        let values = |v: Vec<T>| v.iter().map(|v| v.to_f64()).collect::<Vec<f64>>();
+        let (ge, ce) = (
+            values(gpu.exchanged(&sites).unwrap()),
+            values(cpu.exchanged(&sites).unwrap()),
+        );
+        let scale = ce.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let d = gpu_support::max_rel_diff(&ge, &ce, scale);
+        assert!(
+            d <= tolerance::<T>(),
+            "{what}: the exchanged populations of the {} boundary sites differ by {d:e}",
+            sites.len()
+        );
+    }
 }
 
 /// The layouts a model other than D2Q9 BGK is compared in. A layout enters a shader only
