@@ -257,23 +257,25 @@ fn lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics() {
     device_ranks_match_one_cpu_process("cavity-3d", &cube, two);
 }
 
+/// The body case's size options of the conformance tests: the shipped sphere, 10 sites across,
+/// from x = 15 to 25 of a 48 × 32 × 32 channel, across the cuts of 2 and 3 ranks.
+const BODY_ACROSS_THE_CUTS: &[&str] = &[
+    "--diameter",
+    "10",
+    "--lx",
+    "48",
+    "--ly",
+    "32",
+    "--at",
+    "20,16,16",
+];
+
 /// The body case (the shipped sphere from x = 15 to 25, curved walls, its load by momentum
 /// exchange) on 2 GPU ranks (cut at x = 24) and 3 hetero ranks (cuts at x = 16 and 32) gives
 /// the single CPU process's fields and drag and lift, to 1e-12.
 #[test]
 fn the_body_case_on_gpu_and_hetero_ranks_gives_the_single_process_loads() {
-    let size = [
-        "--diameter",
-        "10",
-        "--lx",
-        "48",
-        "--ly",
-        "32",
-        "--at",
-        "20,16,16",
-        "--diagnostics-every",
-        "100",
-    ];
+    let size = [BODY_ACROSS_THE_CUTS, &["--diagnostics-every", "100"]].concat();
     device_ranks_match_one_cpu_process("body", &size, ("two-copy", [2, 3]));
 }
 
@@ -850,27 +852,22 @@ fn the_body_case_is_bitwise_one_lattice_in_every_layout_and_across_the_cuts() {
     let run = |ranks: usize, layout: &str| {
         let dir = tempfile::tempdir().unwrap();
         let args = [
-            "run",
-            "body",
-            "--diameter",
-            "10",
-            "--lx",
-            "48",
-            "--ly",
-            "32",
-            "--at",
-            "20,16,16",
-            "--steps",
-            "60",
-            "--output-every",
-            "0",
-            "--images",
-            "",
-            "--layout",
-            layout,
-            "--out",
-            dir.path().to_str().unwrap(),
-        ];
+            &["run", "body"],
+            BODY_ACROSS_THE_CUTS,
+            &[
+                "--steps",
+                "60",
+                "--output-every",
+                "0",
+                "--images",
+                "",
+                "--layout",
+                layout,
+                "--out",
+                dir.path().to_str().unwrap(),
+            ],
+        ]
+        .concat();
         let stdout = lbm_ok(ranks, &args);
         if ranks > 1 {
             assert!(stdout.contains(&format!("{ranks} MPI ranks")), "{stdout}");
