@@ -29,12 +29,15 @@
 //! link `ī` of `x − c_i` is — which is what makes the in-place AA scheme possible with walls
 //! (see `kernels`).
 
+mod link;
 pub(crate) mod program;
 mod zou_he;
 
 use std::ops::Range;
 use std::sync::Arc;
 
+pub use link::Interpolation;
+pub(crate) use link::{Interp, Term, TERMS, TERMS_LEN};
 pub(crate) use zou_he::{Closure, Target as ZouHeTarget};
 
 use program::{Kind, Program, NORMALS};
@@ -73,6 +76,11 @@ pub enum Wall {
         /// The velocity at the centre of the side (`u_z` is ignored by 2-D models).
         peak: [f64; 3],
     },
+    /// Zou–He velocity boundary whose velocity at each outermost site is what the user's
+    /// function gives there ([`BoundarySpec::inflow`], asked for the global site): any inflow
+    /// profile, e.g. a measured one or a boundary layer. Same models as
+    /// [`Wall::ZouHeVelocity`].
+    Inflow,
     /// Zou–He pressure boundary (density `ρ`, zero tangential velocity), same models.
     ZouHePressure {
         /// Imposed density (pressure `p = cs² ρ`).
@@ -143,6 +151,7 @@ impl Wall {
 pub struct Obstacles {
     solid: Solid,
     distance: Option<WallDistance>,
+    interpolation: Interpolation,
     velocity: Option<WallVelocity>,
 }
 
@@ -180,6 +189,7 @@ impl Obstacles {
         Self {
             solid,
             distance: None,
+            interpolation: Interpolation::Linear,
             velocity: None,
         }
     }
@@ -202,9 +212,9 @@ impl Obstacles {
 
     /// These obstacles with their surface where `q(site, c)` puts it along each link that
     /// crosses it (see [`WallDistance`]); their links are then bounced back by interpolation
-    /// (Bouzidi et al. 2001, linear): with `f*` the post-collision populations, `ī` opposite
-    /// to `i` and the wall at `x + q c_ī` (a fluid site `x` whose neighbour `x − c_i` is
-    /// solid),
+    /// (Bouzidi et al. 2001; linear unless [`Obstacles::with_interpolation`] says otherwise):
+    /// with `f*` the post-collision populations, `ī` opposite to `i` and the wall at
+    /// `x + q c_ī` (a fluid site `x` whose neighbour `x − c_i` is solid),
     ///
     /// ```text
     /// q < ½:  f_i(x, t+1) = 2q f*_ī(x) + (1 − 2q) f*_ī(x + c_i)
@@ -214,9 +224,9 @@ impl Obstacles {
     /// exact for a linear velocity profile that vanishes on the wall, so the wall is
     /// second-order accurate wherever it lies (half-way bounce-back is the case `q = ½`). A
     /// link with `q < ½` whose second fluid site `x + c_i` is solid or beyond a wall falls
-    /// back to half-way bounce-back. The obstacles are at rest. Runs in the two-copy scheme on
-    /// the CPU, the GPU and MPI ranks (each slab compiles them for its columns); the in-place
-    /// scheme refuses them.
+    /// back to half-way bounce-back. Runs in the two-copy scheme on the CPU, the GPU, MPI
+    /// ranks and the host/device split (each slab compiles them for its columns); the
+    /// in-place scheme refuses them.
     pub fn with_wall_distance(
         self,
         q: impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static,
@@ -225,6 +235,24 @@ impl Obstacles {
             distance: Some(Arc::new(q)),
             ..self
         }
+    }
+
+    /// These obstacles with their curved walls ([`Obstacles::with_wall_distance`]) bounced
+    /// back by the interpolation `how`. [`Interpolation::Quadratic`] weighs three populations
+    /// along each link (Bouzidi et al. 2001, see [`Interpolation`]), falling back to the linear
+    /// one where its stencil lacks a fluid site. It reads two sites beyond the wall's first
+    /// fluid site, further than a slab's halo reaches: it runs on a whole lattice (CPU or
+    /// GPU), and MPI ranks and the host/device split refuse it.
+    pub fn with_interpolation(self, how: Interpolation) -> Self {
+        Self {
+            interpolation: how,
+            ..self
+        }
+    }
+
+    /// How the curved walls are bounced back ([`Obstacles::with_interpolation`]).
+    pub fn interpolation(&self) -> Interpolation {
+        self.interpolation
     }
 
     /// These obstacles with their surface moving at `velocity(p)` at the point `p` (a rigid
@@ -316,6 +344,9 @@ impl std::fmt::Debug for Obstacles {
         if self.distance.is_some() {
             write!(f, ".with_wall_distance(<fn>)")?;
         }
+        if self.interpolation != Interpolation::Linear {
+            write!(f, ".with_interpolation({:?})", self.interpolation)?;
+        }
         if self.velocity.is_some() {
             write!(f, ".with_wall_velocity(<fn>)")?;
         }
@@ -331,6 +362,7 @@ impl PartialEq for Obstacles {
         let distance = |o: &Self| o.distance.as_ref().map(|f| Arc::as_ptr(f) as *const ());
         let velocity = |o: &Self| o.velocity.as_ref().map(|f| Arc::as_ptr(f) as *const ());
         same(distance(self), distance(other))
+            && self.interpolation == other.interpolation
             && same(velocity(self), velocity(other))
             && match (&self.solid, &other.solid) {
                 (
@@ -365,6 +397,40 @@ pub struct BoundarySpec {
     pub front: Option<Wall>,
     /// Obstacles: the solid sites (bounce-back on their surface).
     pub solid: Option<Obstacles>,
+    /// The velocity of the sides that are [`Wall::Inflow`], at each of their outermost sites.
+    pub inflow: Option<InflowProfile>,
+}
+
+/// An inflow's velocity as a function of the global site `[x, y, z]` of the side
+/// ([`Wall::Inflow`]), in lattice units (`u_z` is ignored by 2-D models). It is asked once
+/// per site when the boundaries are compiled (each MPI rank for its own columns), and each
+/// value is checked: finite and below the lattice's speed of sound.
+#[derive(Clone)]
+pub struct InflowProfile(Arc<dyn Fn([usize; 3]) -> [f64; 3] + Send + Sync>);
+
+impl InflowProfile {
+    /// The profile `velocity(site)`.
+    pub fn new(velocity: impl Fn([usize; 3]) -> [f64; 3] + Send + Sync + 'static) -> Self {
+        Self(Arc::new(velocity))
+    }
+
+    /// The velocity at the global site `site`.
+    pub fn at(&self, site: [usize; 3]) -> [f64; 3] {
+        (self.0)(site)
+    }
+}
+
+impl std::fmt::Debug for InflowProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InflowProfile(<fn>)")
+    }
+}
+
+impl PartialEq for InflowProfile {
+    /// Profiles are equal when they are the same function.
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl BoundarySpec {
@@ -478,40 +544,6 @@ pub(crate) struct Site {
     pub rule: Rule,
 }
 
-/// Interpolated bounce-back of one link `i` (Bouzidi et al. 2001):
-/// `f_i(x) = a f*_ī(x) + b f*_ī(x + c_i) + c f*_i(x)` ([`Obstacles::with_wall_distance`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Interp<T> {
-    pub a: T,
-    pub b: T,
-    pub c: T,
-}
-
-impl<T: Real> Interp<T> {
-    /// Half-way bounce-back, `f_i(x) = f*_ī(x)`.
-    pub fn halfway() -> Self {
-        Self::of(1.0, 0.0, 0.0)
-    }
-
-    fn of(a: f64, b: f64, c: f64) -> Self {
-        Self {
-            a: T::from_f64(a),
-            b: T::from_f64(b),
-            c: T::from_f64(c),
-        }
-    }
-
-    /// The linear interpolation for a wall at `q ∈ (0, 1]` along the link, where the second
-    /// fluid site `x + c_i` is fluid (`far_is_fluid`); else, for `q < ½`, half-way.
-    pub fn linear(q: f64, far_is_fluid: bool) -> Self {
-        match q {
-            q if q >= 0.5 => Self::of(0.5 / q, 0.0, (2.0 * q - 1.0) / (2.0 * q)),
-            q if far_is_fluid => Self::of(2.0 * q, 1.0 - 2.0 * q, 0.0),
-            _ => Self::halfway(),
-        }
-    }
-}
-
 impl Site {
     #[inline(always)]
     pub fn bounced(&self, i: usize) -> bool {
@@ -531,6 +563,8 @@ pub struct Boundaries<T: Real> {
     pub(crate) corr: Vec<T>,
     /// The interpolations of the sites' links, `Q` per site that has one.
     pub(crate) interp: Vec<Interp<T>>,
+    /// The most links along its own an interpolated link reads beyond its site (0, 1 or 2).
+    link_reach: i32,
     pub(crate) x_periodic: bool,
     pub(crate) solid: Vec<bool>,
     /// The programs of the sites' rules, by [`Kind::code`].
@@ -559,6 +593,13 @@ impl<T: Real> Boundaries<T> {
     /// Whether there is no boundary site (fully periodic, no obstacle).
     pub fn is_empty(&self) -> bool {
         self.sites.is_empty()
+    }
+
+    /// The most links along its own that an interpolated link reads beyond its site: 2 where
+    /// a quadratic one reads `x + 2c_i` ([`Interpolation::Quadratic`]), beyond the reach of a
+    /// sweep that keeps `H` planes behind another (the two-copy paired sweep).
+    pub(crate) fn link_reach(&self) -> usize {
+        self.link_reach as usize
     }
 
     /// The boundary sites, `[x, y, z]` by column and line: those with a link bounced by a wall
@@ -666,6 +707,7 @@ impl<T: Real> Boundaries<T> {
             col_start: Vec::with_capacity(xs.len() * global.lz + 1),
             corr: Vec::new(),
             interp: Vec::new(),
+            link_reach: 0,
             x_periodic,
             lz: global.lz,
             solid: Vec::new(),
@@ -772,21 +814,23 @@ impl<T: Real> Boundaries<T> {
                 let (y, z) = global.yz(s);
                 let obstacles = spec.solid.as_ref().filter(|_| obstacle);
                 let q = obstacles.and_then(|o| o.wall_distance([x, y, z], c.map(|v| -v)));
-                if let Some(q) = q {
-                    let far_is_fluid = crossed(spec, global, x, s, c.map(|v| -v)).is_none();
-                    interp[i] = Interp::linear(q, far_is_fluid);
+                let mut share = 1.0;
+                if let (Some(q), Some(o)) = (q, obstacles) {
+                    let fluid = fluid_along(spec, global, [x, y, z], *c);
+                    (interp[i], share) = Interp::new(o.interpolation(), q, fluid);
+                    self.link_reach = self.link_reach.max(interp[i].reach());
                     curved = true;
                 }
                 if let Wall::Dirichlet { value } = wall {
                     let (_, links) = dirichlet.get_or_insert((value, 0));
                     *links |= 1 << i;
                 }
-                // The wall's momentum where the link crosses it (divided by 2q where an
-                // interpolated link's wall lies at q ≥ ½).
+                // The wall's momentum where the link crosses it (times the interpolation's
+                // share, `Interp::new`).
                 let qh = q.unwrap_or(0.5);
                 let at = std::array::from_fn(|a| [x, y, z][a] as f64 - qh * f64::from(c[a]));
                 let (u, share) = match obstacles.and_then(|o| o.wall_velocity(at)) {
-                    Some(u) => (u, if qh >= 0.5 { 0.5 / qh } else { 1.0 }),
+                    Some(u) => (u, share),
                     None => (wall.bounce_velocity(), 1.0),
                 };
                 let cu: f64 = c.iter().zip(u).map(|(&c, u)| f64::from(c) * u).sum();
@@ -810,6 +854,25 @@ impl<T: Real> Boundaries<T> {
             self.sites.push(site);
         }
     }
+}
+
+/// Whether the sites `x + c` and `x + 2c` beyond the global site `x` are fluid and joined to
+/// it (no wall or obstacle between them): what an interpolated link's stencil needs.
+fn fluid_along(spec: &BoundarySpec, d: &Dims, [x, y, z]: [usize; 3], c: [i32; 3]) -> [bool; 2] {
+    let back = c.map(|v| -v);
+    let near = crossed(spec, d, x, d.plane_site(y, z), back).is_none();
+    let wrap = |p: usize, k: usize, n: usize| (p as isize + c[k] as isize).rem_euclid(n as isize);
+    let [nx, ny, nz] = [(x, 0, d.lx), (y, 1, d.ly), (z, 2, d.lz)].map(|(p, k, n)| wrap(p, k, n));
+    let far = near
+        && crossed(
+            spec,
+            d,
+            nx as usize,
+            d.plane_site(ny as usize, nz as usize),
+            back,
+        )
+        .is_none();
+    [near, far]
 }
 
 /// The wall (or obstacle surface) that link `c` of the global site `(x, s)` (plane site `s`)
@@ -892,6 +955,13 @@ fn site_rule(spec: &BoundarySpec, d: &Dims, halo: usize, x: usize, s: usize) -> 
                     target: ZouHeTarget::Velocity(peak.map(|u| u * shape)),
                 };
             }
+            Some(Wall::Inflow) if depth == 0 => {
+                let u = spec.inflow.as_ref().map_or([0.0; 3], |p| p.at([x, y, z]));
+                return Rule::ZouHe {
+                    normal,
+                    target: ZouHeTarget::Velocity(u),
+                };
+            }
             Some(Wall::ZouHePressure { density }) if depth == 0 => {
                 return Rule::ZouHe {
                     normal,
@@ -948,6 +1018,10 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
             ) => {
                 Closure::check::<M>(normal).map_err(LbmError::Boundary)?;
             }
+            Some(Wall::Inflow) => {
+                Closure::check::<M>(normal).map_err(LbmError::Boundary)?;
+                check_inflow::<M>(spec, d, normal)?;
+            }
             Some(Wall::FreeSlip) if M::VELOCITIES.iter().any(|c| c.iter().any(|v| v.abs() > 1)) => {
                 return err(format!(
                     "a free-slip wall mirrors the populations of the outermost sites only, which \
@@ -981,6 +1055,40 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
     Ok(())
 }
 
+/// Checks the inflow profile of the side with inward normal `normal` at each of its outermost
+/// sites: there is one ([`BoundarySpec::inflow`]), and its velocities are finite and below the
+/// speed of sound `c_s` (the Zou–He closure divides by `1 − u·n`).
+fn check_inflow<M: Model>(spec: &BoundarySpec, d: &Dims, normal: [i32; 3]) -> Result<(), LbmError> {
+    let Some(profile) = &spec.inflow else {
+        return Err(LbmError::Boundary(
+            "a side is Wall::Inflow but BoundarySpec::inflow gives no profile: set it to \
+             InflowProfile::new(|[x, y, z]| [u_x, u_y, u_z])"
+                .into(),
+        ));
+    };
+    let axis = normal.iter().position(|&n| n != 0).unwrap_or(0);
+    let n = [d.lx, d.ly, d.lz];
+    let at = if normal[axis] > 0 { 0 } else { n[axis] - 1 };
+    let [xs, ys, zs] = std::array::from_fn(|a| if a == axis { at..at + 1 } else { 0..n[a] });
+    let cs = M::CS2.sqrt();
+    for x in xs {
+        for y in ys.clone() {
+            for z in zs.clone() {
+                let u = profile.at([x, y, z]);
+                let speed = u[..M::D].iter().map(|v| v * v).sum::<f64>().sqrt();
+                if !speed.is_finite() || speed >= cs {
+                    return Err(LbmError::Boundary(format!(
+                        "the inflow profile gives {u:?} at the site ({x}, {y}, {z}): give a \
+                         finite velocity below the lattice's speed of sound, {cs:.4} (lattice \
+                         units; below 0.1 keeps the flow nearly incompressible)"
+                    )));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The sites `x ∈ 0, y ∈ 1, z ∈ 2` of a box of the lattice.
 type Box3 = [Range<usize>; 3];
 
@@ -994,6 +1102,7 @@ fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(),
             Some(
                 Wall::ZouHeVelocity { .. }
                     | Wall::ParabolicInflow { .. }
+                    | Wall::Inflow
                     | Wall::ZouHePressure { .. }
             )
         )

@@ -35,7 +35,7 @@
 
 use std::ops::Range;
 
-use crate::boundary::{check_spec, Boundaries, BoundarySpec};
+use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
 use crate::error::check_values;
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
@@ -289,12 +289,28 @@ impl<M: Model> GlobalSpec<M> {
     /// The boundaries of the global columns `xs` alone, renumbered from 0 and not periodic in x
     /// (a slab's halos come from its neighbours, never from its own periodic image; walls in
     /// x bounce the links that would read the outer halos of the first and last slabs).
+    /// Refuses quadratic curved walls on a slab that is not the whole lattice: their links
+    /// read two sites along them, beyond a halo at a cut. Every slab of a cut lattice refuses
+    /// alike, so no rank waits for another that failed.
     pub(crate) fn slab_boundaries<T: Real>(
         &self,
         xs: Range<usize>,
         lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
-    ) -> Boundaries<T> {
-        Boundaries::compile_columns::<M>(&self.boundaries, &self.dims(), xs, false, lanes)
+    ) -> Result<Boundaries<T>, LbmError> {
+        let quadratic = (self.boundaries.solid.as_ref())
+            .is_some_and(|o| o.is_curved() && o.interpolation() == Interpolation::Quadratic);
+        if quadratic && xs.len() < self.lx {
+            return Err(LbmError::Boundary(
+                "the obstacles' curved walls are interpolated quadratically \
+                 (Interpolation::Quadratic), whose links read two sites along them, beyond the \
+                 halo of a slab's cut: run on one process and one device (--backend cpu or gpu), \
+                 or use the linear interpolation (Interpolation::Linear; `lbm run` takes \
+                 --walls linear), second-order as well"
+                    .into(),
+            ));
+        }
+        let bc = Boundaries::compile_columns::<M>(&self.boundaries, &self.dims(), xs, false, lanes);
+        Ok(bc)
     }
 
     /// The global lattice at rest (two-copy scheme): where gathered slabs are assembled.
@@ -341,7 +357,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             scheme,
             &BoundarySpec::periodic(),
         )?;
-        let bc = g.slab_boundaries(xs.clone(), &L::cluster_lane);
+        let bc = g.slab_boundaries(xs.clone(), &L::cluster_lane)?;
         bc.runs_on(scheme)?;
         lattice.replace_boundaries(bc);
         Ok(Self {

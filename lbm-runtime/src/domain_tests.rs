@@ -280,3 +280,41 @@ fn slab_ring_is_bitwise_identical_to_one_lattice_in_f16s() {
         }
     }
 }
+
+/// Quadratic curved walls (`Interpolation::Quadratic`) run on a ring of one slab as on the
+/// single lattice, bit for bit: the slab is the whole lattice, and a disc across the periodic
+/// edge x = 0 has links that read two sites along them, across it, from the slab's own
+/// columns. A ring of two slabs refuses them, every slab alike, saying what to do.
+#[test]
+fn quadratic_walls_run_on_one_slab_and_are_refused_on_two() {
+    let disc = |x: usize, y: usize| {
+        let dx = (x as f64 - 0.4).abs().min((x as f64 - 16.4).abs());
+        dx.hypot(y as f64 - 6.0) < 2.7
+    };
+    let spread = |[x, y, _]: [usize; 3], c: [i32; 3]| {
+        let k = (x * 7 + y * 3) as i32 + c[0] * 5 + c[1] * 11;
+        Some(0.1 + 0.8 * f64::from(k.rem_euclid(10)) / 9.0)
+    };
+    let spec = BoundarySpec {
+        solid: Some(
+            crate::Obstacles::new(disc)
+                .with_wall_distance(spread)
+                .with_interpolation(Interpolation::Quadratic),
+        ),
+        ..BoundarySpec::periodic()
+    };
+    ring_in_scheme_matches_single::<Soa, f64>(16, 12, spec.clone(), 1, Scheme::TwoCopy);
+    let g = GlobalSpec::<TestD2Q9> {
+        lx: 16,
+        ly: 12,
+        lz: 1,
+        params: P,
+        boundaries: spec,
+    };
+    let refused = SlabRing::<TestD2Q9, Soa, f64>::new(g, 2, Scheme::TwoCopy);
+    let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(
+        message.contains("Interpolation::Quadratic") && message.contains("Interpolation::Linear"),
+        "{message}"
+    );
+}

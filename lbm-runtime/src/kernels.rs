@@ -54,7 +54,7 @@
 //! ([`Dims::ring`]) from which the second pulls (so a job's `src` and `dst` each have their
 //! own addressing, [`Job::src_d`] and [`Job::dst_d`]).
 
-use crate::boundary::{Boundaries, Rule, Site};
+use crate::boundary::{Boundaries, Rule, Site, Term, TERMS};
 use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::{store_fence, Element, Pops, RawBuf};
 use crate::{ClusterAccess, Model, Real};
@@ -651,18 +651,20 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
     let d = &job.src_d;
     let c = M::VELOCITIES[i];
     if s.bounced(i) {
-        let o = M::OPPOSITE[i];
-        let v = job.src.get(L::index(d, o, col_of(d, s.x, 0), s.y), o);
-        let v = match s.interp.map(|at| job.bc.interp[at + i]) {
-            // Bouzidi et al. (2001): the wall between `x` and `x − c_i` (two-copy only).
-            Some(w) => {
-                let far = job
-                    .src
-                    .get(L::index(d, o, col_of(d, s.x, c[0]), d.shift(s.y, c)), o);
-                let own = job.src.get(L::index(d, i, col_of(d, s.x, 0), s.y), i);
-                w.a * v + w.b * far + w.c * own
-            }
-            None => v,
+        // The link's terms (`boundary::link`), the wall between `x` and `x − c_i`.
+        let read = |t: Term| {
+            let p = t.pop.of::<M>(i);
+            let step = c.map(|v| v * t.step);
+            let col = match t.wraps() {
+                true => d.col((s.x as isize + step[0] as isize).rem_euclid(d.lx as isize)),
+                false => col_of(d, s.x, step[0]),
+            };
+            job.src.get(L::index(d, p, col, d.shift(s.y, step)), p)
+        };
+        let v = match s.interp.map(|at| &job.bc.interp[at + i]) {
+            // Interpolated (two-copy only: `Boundaries::runs_on`).
+            Some(w) => w.apply(read),
+            None => read(TERMS[0]),
         };
         correction(job.bc, s, i).map_or(v, |c| v + c)
     } else {

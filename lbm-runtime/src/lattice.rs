@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use crate::parallel;
 
-use crate::boundary::{Boundaries, BoundarySpec};
+use crate::boundary::{Boundaries, BoundarySpec, Term, TERMS};
 use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Stores};
 use crate::layout::{Dims, Layout, LayoutKind};
 use crate::metrics::Pattern;
@@ -209,11 +209,14 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// The addressing of the rings of planes the two-copy scheme's paired sweep pulls through
-    /// ([`PairedCopy::ring`]); `None` in place and where no ring fits.
+    /// ([`PairedCopy::ring`]); `None` in place, where no ring fits, and where a wall's links
+    /// read further along them than the ring keeps planes behind (quadratic curved walls).
     fn ring(&self) -> Option<Dims> {
         match self.scheme {
-            Scheme::TwoCopy => PairedCopy::<M, L, T>::ring(&self.d, self.bc.x_periodic()),
-            Scheme::InPlace => None,
+            Scheme::TwoCopy if self.bc.link_reach() <= 1 => {
+                PairedCopy::<M, L, T>::ring(&self.d, self.bc.x_periodic())
+            }
+            _ => None,
         }
     }
 
@@ -498,10 +501,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         let d = &self.d;
         let site = self.bc.site::<L>(d, x, y);
         // Population `p` of site `x + c`: a lattice that is not periodic in x reads across its
-        // edges from its halos (a slab's: its neighbours' borders).
-        let neighbour = |p: usize, c: [i32; 3]| {
+        // edges from its halos (a slab's: its neighbours' borders), unless the term `wraps`.
+        let neighbour = |p: usize, c: [i32; 3], wraps: bool| {
             let sx = x as isize + c[0] as isize;
-            let sx = if self.bc.x_periodic() {
+            let sx = if self.bc.x_periodic() || wraps {
                 sx.rem_euclid(d.lx as isize)
             } else {
                 sx
@@ -519,19 +522,22 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     }
                 }
                 Some(s) if s.bounced(i) => {
-                    let o = M::OPPOSITE[i];
-                    let v = self.value_at(self.slot(o, x, y));
-                    let v = match s.interp.map(|at| self.bc.interp[at + i]) {
-                        // Bouzidi et al. (2001), two-copy only (`Boundaries::runs_on`).
-                        Some(w) => {
-                            let own = self.value_at(self.slot(i, x, y));
-                            w.a * v + w.b * neighbour(o, M::VELOCITIES[i]) + w.c * own
+                    // The link's terms (`boundary::link`).
+                    let read = |t: Term| {
+                        let p = t.pop.of::<M>(i);
+                        match t.step {
+                            0 => self.value_at(self.slot(p, x, y)),
+                            k => neighbour(p, M::VELOCITIES[i].map(|v| v * k), t.wraps()),
                         }
-                        None => v,
+                    };
+                    let v = match s.interp.map(|at| &self.bc.interp[at + i]) {
+                        // Interpolated (two-copy only: `Boundaries::runs_on`).
+                        Some(w) => w.apply(read),
+                        None => read(TERMS[0]),
                     };
                     s.corr.map_or(v, |o| v + self.bc.corr[o + i])
                 }
-                _ => neighbour(i, M::VELOCITIES[i].map(|v| -v)),
+                _ => neighbour(i, M::VELOCITIES[i].map(|v| -v), false),
             };
         }
         if let Some(s) = site {
@@ -932,6 +938,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Replaces the compiled boundaries (a slab takes its slice of the global lattice's).
     pub(crate) fn replace_boundaries(&mut self, bc: Boundaries<T>) {
         self.bc = bc;
+        if !self.can_pair() {
+            self.pairing.settle(SEPARATE);
+        }
     }
 
     /// The step from the current state (fused two-copy, or the AA half-step) on the site

@@ -3,8 +3,8 @@
 use crate::layout::Dims;
 use crate::testing::{TestD2Q9, TestParams};
 use crate::{
-    Aos, BoundarySpec, CAoSoa, CSoa, F16s, Kernel, Lattice, Layout, LbmError, Real, Scheme, Soa,
-    Wall,
+    Aos, BoundarySpec, CAoSoa, CSoa, F16s, InflowProfile, Kernel, Lattice, Layout, LbmError, Real,
+    Scheme, Soa, Wall,
 };
 
 const P: TestParams = TestParams {
@@ -628,6 +628,80 @@ fn a_parabolic_inflow_imposes_the_parabola() {
         assert!((u - want).abs() < 1e-5, "row {y}: u = {u}, want {want}");
         assert!(v.abs() < 1e-5, "row {y}: v = {v}");
     }
+}
+
+/// An inflow given as a function of the site (`Wall::Inflow`, `InflowProfile`) imposes that
+/// function: the parabola gives the lattice of `Wall::ParabolicInflow` bit for bit, and a
+/// sheared plug that no wall gives, `U (0.5 + s)` with `s = (y + ½)/LY`, is the velocity of
+/// the inlet column's sites after a few steps. A side without a profile, and a profile above
+/// the speed of sound or not finite, are refused before any step, saying what to give.
+#[test]
+fn an_inflow_profile_imposes_the_function() {
+    let (lx, ly, peak) = (12, 16, 0.04);
+    let channel = |left: Wall, inflow: Option<InflowProfile>| BoundarySpec {
+        left: Some(left),
+        right: Some(Wall::ZouHePressure { density: 1.0 }),
+        inflow,
+        ..BoundarySpec::channel()
+    };
+    let run = |spec: &BoundarySpec| {
+        let mut lat = Lattice::<TestD2Q9, Soa, f64>::new(lx, ly, P, Scheme::TwoCopy, spec).unwrap();
+        lat.set_equilibrium(|_, _| vec![1.0, 0.0, 0.0]).unwrap();
+        lat.steps(3);
+        lat
+    };
+    let share = move |y: usize| (y as f64 + 0.5) / ly as f64;
+    let parabola = InflowProfile::new(move |[_, y, _]| {
+        let s = share(y);
+        [peak * (4.0 * s * (1.0 - s)), 0.0, 0.0]
+    });
+    let given = run(&channel(Wall::Inflow, Some(parabola)));
+    let parabolic = run(&channel(
+        Wall::ParabolicInflow {
+            peak: [peak, 0.0, 0.0],
+        },
+        None,
+    ));
+    assert_eq!(
+        given.moment_field("ux").unwrap(),
+        parabolic.moment_field("ux").unwrap()
+    );
+    let sheared = InflowProfile::new(move |[_, y, _]| [peak * (0.5 + share(y)), 0.0, 0.0]);
+    let lat = run(&channel(Wall::Inflow, Some(sheared)));
+    let (ux, uy) = (
+        lat.moment_field("ux").unwrap(),
+        lat.moment_field("uy").unwrap(),
+    );
+    for y in 0..ly {
+        let want = peak * (0.5 + share(y));
+        // Within the half step of the test model's body force (`a/2`, 5e-6).
+        assert!(
+            (ux[y] - want).abs() < 1e-5,
+            "row {y}: u = {}, want {want}",
+            ux[y]
+        );
+        assert!(uy[y].abs() < 1e-5, "row {y}: v = {}", uy[y]);
+    }
+    let refused = |spec: &BoundarySpec| {
+        Lattice::<TestD2Q9, Soa, f64>::new(lx, ly, P, Scheme::TwoCopy, spec)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    let message = refused(&channel(Wall::Inflow, None));
+    assert!(message.contains("InflowProfile::new"), "{message}");
+    let fast = InflowProfile::new(|[_, y, _]| [if y == 7 { 0.7 } else { 0.05 }, 0.0, 0.0]);
+    let message = refused(&channel(Wall::Inflow, Some(fast)));
+    assert!(
+        message.contains("(0, 7, 0)") && message.contains("speed of sound"),
+        "{message}"
+    );
+    let broken = InflowProfile::new(|_| [f64::NAN, 0.0, 0.0]);
+    let message = refused(&channel(Wall::Inflow, Some(broken)));
+    assert!(
+        message.contains("NaN") && message.contains("finite"),
+        "{message}"
+    );
 }
 
 /// A body on an inflow or outflow side is refused before any step, with the side and where.

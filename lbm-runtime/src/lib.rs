@@ -52,7 +52,7 @@ mod storage;
 mod testing;
 mod tuner;
 
-pub use boundary::{Boundaries, BoundarySpec, Obstacles, Wall};
+pub use boundary::{Boundaries, BoundarySpec, InflowProfile, Interpolation, Obstacles, Wall};
 pub use checkpoint::{
     read_checkpoint, read_manifest, Checkpoint, CheckpointError, CheckpointHeader, Columns,
     ParamValue, Shard,

@@ -31,7 +31,7 @@ use super::Case;
 use crate::geometry::{Body, V3, curved_obstacles};
 use crate::models::{D2Q9Mrt, D2Q9MrtParams, D3Q19Trt, D3Q19TrtParams};
 use crate::output::Fields;
-use crate::{BoundarySpec, Model, Wall};
+use crate::{BoundarySpec, Interpolation, Model, Wall};
 
 /// The channel's height, m.
 const HEIGHT: f64 = 0.41;
@@ -134,19 +134,24 @@ pub struct Cylinder<M: CylinderModel = D2Q9Mrt> {
     pub peak: f64,
     /// The model's parameters.
     pub params: M::Params,
+    /// How the cylinder's curved walls are bounced back.
+    pub walls: Interpolation,
 }
 
 /// The model's name, the size, the flow's numbers and the parameters (what a checkpoint of the
-/// case records of it).
+/// case records of it), and the walls' interpolation where it is not the linear one.
 impl<M: CylinderModel> std::fmt::Debug for Cylinder<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Cylinder")
-            .field("model", &M::NAME)
+        let mut s = f.debug_struct("Cylinder");
+        s.field("model", &M::NAME)
             .field("diameter", &self.diameter)
             .field("re", &self.re)
             .field("peak", &self.peak)
-            .field("params", &self.params)
-            .finish()
+            .field("params", &self.params);
+        if self.walls != Interpolation::Linear {
+            s.field("walls", &self.walls);
+        }
+        s.finish()
     }
 }
 
@@ -160,7 +165,13 @@ impl<M: CylinderModel> Cylinder<M> {
             re,
             peak,
             params: M::with_tau(Self::relaxation(diameter, re, peak)),
+            walls: Interpolation::Linear,
         }
+    }
+
+    /// This case with its curved walls bounced back by the interpolation `walls`.
+    pub fn with_walls(self, walls: Interpolation) -> Self {
+        Self { walls, ..self }
     }
 
     /// The relaxation time of the viscosity, `τ = Ū D/(Re cs²) + ½`.
@@ -322,7 +333,7 @@ impl<M: CylinderModel> Case for Cylinder<M> {
                 peak: [self.peak, 0.0, 0.0],
             }),
             right: Some(Wall::ZouHePressure { density: 1.0 }),
-            solid: Some(curved_obstacles(self.body())),
+            solid: Some(curved_obstacles(self.body()).with_interpolation(self.walls)),
             ..match M::D {
                 3 => BoundarySpec::duct(),
                 _ => BoundarySpec::channel(),

@@ -6,7 +6,7 @@ use lbm::cases::{
 };
 use lbm::geometry::TriMesh;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Bgk, D2Q37, D3Q19Bgk};
-use lbm::{LayoutKind, Model};
+use lbm::{Interpolation, LayoutKind, Model};
 
 use super::CliError;
 use super::settings::{Checks, Collision, Settings, bad, require};
@@ -287,7 +287,8 @@ pub fn cylinder<M: CylinderModel>(s: &Settings) -> Result<Cylinder<M>, CliError>
         "an inflow peak in (0, 0.2] (lattice units: the Mach number stays below 0.35)",
     ));
     c.done()?;
-    let case = Cylinder::<M>::new(diameter, re, peak);
+    let walls = s.walls.map_or(Interpolation::Linear, Into::into);
+    let case = Cylinder::<M>::new(diameter, re, peak).with_walls(walls);
     if case.tau() <= 0.505 {
         return Err(bad(
             "re",
@@ -363,7 +364,10 @@ pub fn flow_past(s: &Settings) -> Result<FlowPast, CliError> {
         }
         .to_string()
     };
-    let case = placed.map_err(|e| bad(&key(e.setting), e.message))?;
+    let walls = s.walls.map_or(Interpolation::Linear, Into::into);
+    let case = placed
+        .map_err(|e| bad(&key(e.setting), e.message))?
+        .with_walls(walls);
     let (lx, ly) = lbm::cases::Case::size(&case);
     lattice::<lbm::models::D3Q19Trt>([lx, ly, ly])?;
     if case.tau() <= 0.505 {

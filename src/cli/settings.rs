@@ -109,6 +109,25 @@ pub enum Collision {
     Smagorinsky,
 }
 
+/// How a body's curved walls are bounced back (cylinder, cylinder-3d, body).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Walls {
+    /// Linear interpolation of two populations along each link (Bouzidi et al. 2001).
+    Linear,
+    /// Quadratic interpolation of three (Bouzidi et al. 2001): on one process and one device.
+    Quadratic,
+}
+
+impl From<Walls> for lbm::Interpolation {
+    fn from(w: Walls) -> Self {
+        match w {
+            Walls::Linear => lbm::Interpolation::Linear,
+            Walls::Quadratic => lbm::Interpolation::Quadratic,
+        }
+    }
+}
+
 /// Every setting of a run; each is optional, unset ones take the case's default.
 #[derive(Debug, Clone, Default, Args, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
@@ -260,6 +279,12 @@ pub struct Settings {
     #[arg(long, value_parser = whole::<usize>, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diameter: Option<usize>,
+    /// How the body's curved walls are bounced back: linear or quadratic interpolation along
+    /// each link, both second-order; quadratic runs on one process and one device (cylinder,
+    /// cylinder-3d, body) [default: linear].
+    #[arg(long, value_enum, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub walls: Option<Walls>,
     /// The body's closed triangle mesh, an STL file, binary or ASCII (body) [default: the
     /// shipped sphere].
     #[arg(long, value_name = "FILE", help_heading = "Physics")]
@@ -353,6 +378,10 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
     ),
     (
         "diameter",
+        &[CaseName::Cylinder, CaseName::Cylinder3d, CaseName::Body],
+    ),
+    (
+        "walls",
         &[CaseName::Cylinder, CaseName::Cylinder3d, CaseName::Body],
     ),
     ("stl", &[CaseName::Body]),

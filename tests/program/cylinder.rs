@@ -3,7 +3,9 @@
 //! settings it refuses before any work. The resolutions that meet the benchmark's own bounds
 //! take minutes; their figures are in docs/performance.md.
 
-use crate::cli_support::{devices_give_the_cpu_run, fails, number_after, ok, s, tmp};
+use crate::cli_support::{
+    devices_give_the_cpu_run, fails, gpu_available, number_after, ok, s, tmp,
+};
 
 /// The value after `label` in the line of the report that starts with it.
 fn reported(out: &str, label: &str) -> f64 {
@@ -120,6 +122,51 @@ fn the_cylinders_bad_settings_are_refused_before_any_work() {
         all.extend(args);
         fails(&all, needles);
         assert!(!out.exists(), "{args:?}: an output directory was left");
+    }
+}
+
+/// `--walls quadratic` bounces the cylinder's links back by quadratic interpolation: the
+/// coarse 2D-1's drag, lift and pressure difference stay within the tolerances of the linear
+/// walls' test above; split between host and device it is refused before any work, with what
+/// to do.
+#[test]
+fn the_cylinder_takes_quadratic_walls_on_one_device_and_the_split_refuses_them() {
+    let d = tmp();
+    let args = [
+        "run",
+        "cylinder",
+        "--diameter",
+        "10",
+        "--walls",
+        "quadratic",
+    ];
+    let out = ok(&[&args[..], &["--out", s(d.path())]].concat());
+    for (label, reference, tolerance) in [
+        ("c_D = ", 5.58, 0.02),
+        ("c_L = ", 0.0107, 0.2),
+        ("Δp = ", 0.1174, 0.06),
+    ] {
+        let value = reported(&out, label);
+        assert!(
+            (value / reference - 1.0).abs() < tolerance,
+            "{label}{value} against {reference}:\n{out}"
+        );
+    }
+    if gpu_available() {
+        let out = d.path().join("split");
+        let split = [
+            "--backend",
+            "hetero",
+            "--host-columns",
+            "18",
+            "--out",
+            s(&out),
+        ];
+        fails(
+            &[&args[..], &split[..]].concat(),
+            &["Interpolation::Quadratic", "--walls linear"],
+        );
+        assert!(!out.exists(), "an output directory was left");
     }
 }
 

@@ -7,8 +7,8 @@
 //! value, interp]`. `consts` (real): the model parameters, then the moving-wall corrections
 //! `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that has any; `corr` is their offset, [`NONE`]
 //! otherwise), the rules' values (`value` is their offset) and the interpolations of curved
-//! walls' links (`a_i, b_i, c_i` for each of the `Q` links of a site that has one, of
-//! `f_i = a_i A_ī(x) + b_i A_ī(x + c_i) + c_i A_i(x)`; `interp` is their offset). `rule` is
+//! walls' links (the `TERMS_LEN` weights of `boundary::link::TERMS` for each of the `Q` links
+//! of a site that has one; `interp` is their offset). `rule` is
 //! the code of the site's rule (`boundary::program::Kind::code`, 0 for none) and `links` its
 //! link set (the Dirichlet wall's).
 
@@ -112,7 +112,7 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
             let interp = s.interp.map_or(NONE, |o| {
                 shape.curved = true;
                 let at = consts.len() as u32;
-                consts.extend(bc.interp[o..o + M::Q].iter().flat_map(|w| [w.a, w.b, w.c]));
+                consts.extend(bc.interp[o..o + M::Q].iter().flat_map(|w| w.w));
                 at
             });
             records.extend_from_slice(&[

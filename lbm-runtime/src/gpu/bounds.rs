@@ -12,7 +12,9 @@
 //!   `y_plus/y_minus`, which wrap modulo `LY` for shifts `≤ LY`), `z < LZ` likewise, and the
 //!   storage line `ln(col, z)` of a column `col < LX + 2H`: a site kernel's thread is guarded
 //!   by `t < NSITES` (or its window's count), so `x < LX`, and it reaches `x + H − c_x`, inside
-//!   `[0, LX + 2H)` when `H ≥ |c_x|`; halo and fold threads (`t < 2H·PLANE`) reach the columns
+//!   `[0, LX + 2H)` when `H ≥ |c_x|`; a bounced link's interpolation (`boundary::link`) reads
+//!   the column `x + H + c_x` likewise, and the column `(x + 2c_x) mod LX + H` (u32
+//!   arithmetic: below `LX + H` whatever the sum wraps to); halo and fold threads (`t < 2H·PLANE`) reach the columns
 //!   `H + j`, `H + LX + j`, `H − 1 − jj`, `H + LX − 1 − jj` with `j, jj < H`;
 //! - a word of `tables` or a value of `consts` at an offset the tables hold (bit set, line
 //!   starts, the records' fields), or at `P`, `fields + j·NSITES + s` with `s < NSITES`;
@@ -39,6 +41,7 @@ use super::bc::{self, BcTables, NONE, REC};
 use super::layout::AffineLayout;
 use super::shader::ShaderSpec;
 use crate::boundary::program::Kind;
+use crate::boundary::TERMS_LEN;
 use crate::Model;
 
 /// The lengths (in values) of what a lattice binds, beside its [`ShaderSpec`].
@@ -182,7 +185,11 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
                 fits(rec[4], M::Q as u64, "wall correction")?;
             }
             if rec[8] != NONE {
-                fits(rec[8], 3 * M::Q as u64, "curved wall's interpolation")?;
+                fits(
+                    rec[8],
+                    (TERMS_LEN * M::Q) as u64,
+                    "curved wall's interpolation",
+                )?;
             }
             match (rec[5], Kind::from_code(rec[5])) {
                 (0, _) => {}

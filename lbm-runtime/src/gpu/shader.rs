@@ -38,6 +38,7 @@ use super::bc::{BcShape, NONE, REC};
 use super::layout::AffineLayout;
 use super::GpuError;
 use crate::boundary::program::Kind;
+use crate::boundary::{Term, TERMS, TERMS_LEN};
 use crate::layout::Dims;
 use crate::{Model, Real, Scheme};
 
@@ -580,8 +581,8 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
          \x20       if (ym < y) { lo = mid + 1u; } else { hi = mid; }\n    }\n    return NONE;\n}\n",
     );
     // Bounced links read the site's own opposite population in A, interpolated on a curved
-    // wall (Bouzidi et al. 2001, `boundary::Interp`: `a A_ī(x) + b A_ī(x + c_i) + c A_i(x)`),
-    // plus the wall correction.
+    // wall (the terms of `boundary::link`, their weights `consts[ip + TERMS_LEN·i + k]`; a
+    // term of weight 0 is not read), plus the wall correction.
     s += &format!(
         "fn links(r: u32, x: u32, y: u32, z: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n\
          \x20   var g = g_in;\n    let b = RECS + r * REC;\n    let m0 = tables[b + 2u];\n    let m1 = tables[b + 3u];\n\
@@ -589,21 +590,43 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
     );
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         let (w, bit) = (i / 32, i % 32);
-        let o = M::OPPOSITE[i];
+        let read = |t: Term| {
+            let p = t.pop.of::<M>(i);
+            let step = c.map(|v| v * t.step);
+            // A term that wraps reads the lattice's own columns, `(x + s c_x) mod LX` (in u32
+            // arithmetic, whatever it wraps to, below LX).
+            let col = match (t.wraps(), step[0]) {
+                (true, dx) if dx >= 0 => format!("(x + {dx}u) % LX + H"),
+                (true, dx) => format!("(x + LX - {}u) % LX + H", -dx),
+                (false, dx) => format!("x + {}u", M::HALO as i32 + dx),
+            };
+            let at = match step == [0; 3] {
+                true => "col, y".to_string(),
+                false => line_row(&col, step.map(|v| -v)),
+            };
+            format!("src_ld(idx({p}u, {at}), W{p})")
+        };
         let curved = if spec.bc.curved {
-            let far = line_row(&format!("x + {}u", M::HALO as i32 + c[0]), c.map(|v| -v));
+            let terms: String = (TERMS.iter().enumerate().skip(1))
+                .map(|(k, &t)| {
+                    format!(
+                        "            let w{k} = consts[k + {k}u];\n\
+                         \x20           if (w{k} != real(0.0)) {{ v = v + w{k} * {}; }}\n",
+                        read(t)
+                    )
+                })
+                .collect();
             format!(
-                "        if (ip != NONE) {{\n            let k = ip + {k}u;\n\
-                 \x20           v = consts[k] * v + consts[k + 1u] * src_ld(idx({o}u, {far}), W{o})\n\
-                 \x20               + consts[k + 2u] * src_ld(idx({i}u, col, y), W{i});\n        }}\n",
-                k = 3 * i
+                "        if (ip != NONE) {{\n            let k = ip + {at}u;\n            v = consts[k] * v;\n{terms}        }}\n",
+                at = TERMS_LEN * i
             )
         } else {
             String::new()
         };
         s += &format!(
-            "    if (((m{w} >> {bit}u) & 1u) != 0u) {{\n        var v = src_ld(idx({o}u, col, y), W{o});\n{curved}\
-             \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}] = v;\n    }}\n"
+            "    if (((m{w} >> {bit}u) & 1u) != 0u) {{\n        var v = {};\n{curved}\
+             \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}] = v;\n    }}\n",
+            read(TERMS[0])
         );
     }
     s += "    return g;\n}\n";

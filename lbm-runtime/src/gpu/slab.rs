@@ -74,7 +74,7 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
             spec.params.clone(),
             scheme,
             true,
-            |_, lay| Ok(spec.slab_boundaries(xs.clone(), &|d, y| lay.cluster_lane(d, y))),
+            |_, lay| spec.slab_boundaries(xs.clone(), &|d, y| lay.cluster_lane(d, y)),
         )?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
         let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;

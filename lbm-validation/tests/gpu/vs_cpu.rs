@@ -557,8 +557,9 @@ fn box_with_sphere() -> BoundarySpec {
 
 /// Zou–He sides on all six faces, over two lattices: a duct along x with a parabolic inlet
 /// (Schäfer & Turek's product profile over the section, tangential components too: each site
-/// its own velocity), a pressure outlet and free-slip back and front; and inlets and outlets on the y and z faces
-/// together (edges where they meet, the bottom and top taking precedence).
+/// its own velocity), a pressure outlet and free-slip back and front; and inlets and outlets on
+/// the y and z faces together (edges where they meet, the bottom and top taking precedence),
+/// the back's inflow a profile given as a function (`Wall::Inflow`).
 fn zou_he_faces() -> [BoundarySpec; 2] {
     let outlet = Some(Wall::ZouHePressure { density: 1.0 });
     [
@@ -576,10 +577,11 @@ fn zou_he_faces() -> [BoundarySpec; 2] {
             top: Some(Wall::ZouHeVelocity {
                 velocity: [0.01, -0.03, 0.0],
             }),
-            back: Some(Wall::ZouHeVelocity {
-                velocity: [0.0, 0.01, 0.02],
-            }),
+            back: Some(Wall::Inflow),
             front: outlet,
+            inflow: Some(lbm::InflowProfile::new(|[x, y, _]| {
+                [0.002 * (x % 3) as f64, 0.01, 0.02 - 0.001 * (y % 4) as f64]
+            })),
             ..BoundarySpec::periodic()
         },
     ]
@@ -731,7 +733,8 @@ fn spread_q([x, y, z]: [usize; 3], c: [i32; 3]) -> Option<f64> {
 
 /// Curved walls (interpolated bounce-back, `Obstacles::with_wall_distance`) on the GPU, two-copy:
 /// a disc in a forced channel (D2Q9, every layout, three precisions) and a sphere turning
-/// about its z axis in the closed box (D3Q19 TRT, every layout) give the CPU's state.
+/// about its z axis in the closed box (D3Q19 TRT, every layout) give the CPU's state, with
+/// the linear interpolation and the quadratic one.
 #[test]
 fn curved_walls_match_cpu() {
     let p = D2Q9BgkParams {
@@ -761,5 +764,22 @@ fn curved_walls_match_cpu() {
         o.with_wall_distance(spread_q)
             .with_wall_velocity(|p| [-0.02 * (p[1] - 8.0), 0.02 * (p[0] - 3.5), 0.0])
     });
+    compare::<D3Q19Trt, f64>(&LAYOUTS, CUBE, trt, &spec, Scheme::TwoCopy);
+    // Quadratic interpolation (`Interpolation::Quadratic`): the disc, and one across the
+    // periodic edge x = 0, whose links read two sites along them across it; the turning
+    // sphere.
+    let quadratic = |o: lbm::Obstacles| Some(o.with_interpolation(lbm::Interpolation::Quadratic));
+    let discs = lbm::Obstacles::new(|x, y| {
+        let edge = (x as f64 - 0.4).abs().min((x as f64 - 16.4).abs());
+        (x as f64 - 7.5).hypot(y as f64 - 8.0) < 3.2 || edge.hypot(y as f64 - 4.0) < 2.6
+    })
+    .with_wall_distance(spread_q);
+    let channel = BoundarySpec {
+        solid: quadratic(discs),
+        ..BoundarySpec::channel()
+    };
+    compare::<D2Q9Bgk, f64>(&LAYOUTS, size, p, &channel, Scheme::TwoCopy);
+    compare::<D2Q9Bgk, f32>(&LAYOUTS, size, p, &channel, Scheme::TwoCopy);
+    spec.solid = spec.solid.and_then(quadratic);
     compare::<D3Q19Trt, f64>(&LAYOUTS, CUBE, trt, &spec, Scheme::TwoCopy);
 }

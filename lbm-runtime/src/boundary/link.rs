@@ -1,0 +1,263 @@
+//! The bounced link as a value: which post-collision populations a bounced link reads, from
+//! which sites, with which weights — written once, here, and evaluated by the CPU kernels
+//! ([`Interp::apply`]) and written out as WGSL by the GPU shader generator (`gpu::shader`),
+//! both from [`TERMS`].
+//!
+//! A link `i` of a fluid site `x` whose neighbour `x − c_i` lies beyond a wall takes, with
+//! `f*` the post-collision populations, `ī` the opposite of `i` and the wall at `x + q c_ī`,
+//!
+//! ```text
+//! f_i(x, t+1) = Σ_k w_k f*_{p_k}(x + s_k c_i) + δ_i,
+//! ```
+//!
+//! the terms `(p_k, s_k)` of [`TERMS`], the weights `w_k` of the link's [`Interp`] and `δ_i`
+//! the moving wall's momentum. Half-way bounce-back is the single term `f*_ī(x)` (`q = ½`);
+//! interpolated bounce-back (Bouzidi, Firdaouss & Lallemand 2001) weighs the populations of
+//! up to three sites along the link:
+//!
+//! ```text
+//! linear,     q < ½:  2q f*_ī(x) + (1 − 2q) f*_ī(x + c_i)
+//!             q ≥ ½:  f*_ī(x) / 2q + (2q − 1)/2q · f*_i(x)
+//! quadratic,  q < ½:  q(1 + 2q) f*_ī(x) + (1 − 4q²) f*_ī(x + c_i) − q(1 − 2q) f*_ī(x + 2c_i)
+//!             q ≥ ½:  f*_ī(x) / q(2q + 1) + (2q − 1)/q · f*_i(x) − (2q − 1)/(2q + 1) · f*_i(x + c_i)
+//! ```
+//!
+//! Both are exact for a velocity profile along the link that vanishes on the wall — linear,
+//! or, quadratic, a parabola — so the wall is second-order accurate wherever it lies; the
+//! quadratic one has the smaller error constant (Bouzidi et al. 2001, Fig. 4). A link whose
+//! stencil lacks a fluid site falls back to the lower order: quadratic to linear, linear (at
+//! `q < ½`) to half-way.
+
+use crate::{Model, Real};
+
+/// Which population of a site a [`Term`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pop {
+    /// `f*_ī`, the population heading for the wall.
+    Opposite,
+    /// `f*_i`, the population leaving it.
+    Same,
+}
+
+impl Pop {
+    /// The population's index for link `i` of model `M`.
+    #[inline(always)]
+    pub fn of<M: Model>(self, i: usize) -> usize {
+        match self {
+            Pop::Opposite => M::OPPOSITE[i],
+            Pop::Same => i,
+        }
+    }
+}
+
+/// One term of a bounced link: population `pop` of the site `x + step · c_i`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Term {
+    pub pop: Pop,
+    pub step: i32,
+}
+
+impl Term {
+    /// Whether the term's site is read from the lattice's own columns, wrapped in x, rather
+    /// than through its halo: a site two links away may lie beyond the halo. Only a whole
+    /// lattice reads such terms (a slab refuses quadratic walls,
+    /// [`Interpolation::Quadratic`]), where wrapping is exact — a periodic lattice's halo is
+    /// the image of its own columns — and, in a lattice closed in x, never crosses an edge
+    /// (the term's site is fluid, so inside).
+    pub fn wraps(self) -> bool {
+        self.step > 1
+    }
+}
+
+/// Number of terms of a bounced link.
+pub(crate) const TERMS_LEN: usize = 5;
+
+/// The terms of a bounced link, in the order their products are summed: the first is
+/// half-way bounce-back's; the weights of [`Interp`] go with them one by one.
+pub(crate) const TERMS: [Term; TERMS_LEN] = [
+    Term {
+        pop: Pop::Opposite,
+        step: 0,
+    },
+    Term {
+        pop: Pop::Opposite,
+        step: 1,
+    },
+    Term {
+        pop: Pop::Same,
+        step: 0,
+    },
+    Term {
+        pop: Pop::Opposite,
+        step: 2,
+    },
+    Term {
+        pop: Pop::Same,
+        step: 1,
+    },
+];
+
+/// How the links that cross a curved wall are bounced back
+/// ([`crate::Obstacles::with_wall_distance`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Interpolation {
+    /// Linear interpolation of two populations (Bouzidi et al. 2001): reads the site and its
+    /// neighbour along the link.
+    #[default]
+    Linear,
+    /// Quadratic interpolation of three populations (Bouzidi et al. 2001): a link whose wall
+    /// lies at `q < ½` reads two sites along it, further than a slab's halo reaches, so it
+    /// runs on a whole lattice (CPU or GPU), and MPI ranks and the host/device split refuse it.
+    Quadratic,
+}
+
+/// The weights of one bounced link, one per term of [`TERMS`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Interp<T> {
+    pub w: [T; TERMS_LEN],
+}
+
+impl<T: Real> Interp<T> {
+    /// Half-way bounce-back, `f_i(x) = f*_ī(x)`.
+    pub fn halfway() -> Self {
+        Self::of([1.0, 0.0, 0.0, 0.0, 0.0])
+    }
+
+    fn of(w: [f64; TERMS_LEN]) -> Self {
+        Self {
+            w: w.map(T::from_f64),
+        }
+    }
+
+    /// The interpolation `how` for a wall at `q ∈ (0, 1]` along the link, where `fluid[k]`
+    /// says whether the site `x + (k + 1) c_i` is fluid and joined to `x` (no wall between),
+    /// with the fall-backs of the module's doc. Also the share of the wall's momentum the
+    /// link takes: `1` where the population is interpolated before it meets the wall
+    /// (`q < ½`), the first weight where it meets the wall first (Bouzidi et al. 2001, §3).
+    pub fn new(how: Interpolation, q: f64, fluid: [bool; 2]) -> (Self, f64) {
+        let w = match (how, q >= 0.5) {
+            (Interpolation::Quadratic, true) if fluid[0] => {
+                let t = 2.0 * q + 1.0;
+                [
+                    1.0 / (q * t),
+                    0.0,
+                    (2.0 * q - 1.0) / q,
+                    0.0,
+                    -(2.0 * q - 1.0) / t,
+                ]
+            }
+            (_, true) => [0.5 / q, 0.0, (2.0 * q - 1.0) / (2.0 * q), 0.0, 0.0],
+            (Interpolation::Quadratic, false) if fluid[0] && fluid[1] => [
+                q * (1.0 + 2.0 * q),
+                1.0 - 4.0 * q * q,
+                0.0,
+                -q * (1.0 - 2.0 * q),
+                0.0,
+            ],
+            (_, false) if fluid[0] => [2.0 * q, 1.0 - 2.0 * q, 0.0, 0.0, 0.0],
+            (_, false) => return (Self::halfway(), 1.0),
+        };
+        let share = if q >= 0.5 { w[0] } else { 1.0 };
+        (Self::of(w), share)
+    }
+
+    /// `Σ_k w_k f*_{p_k}(x + s_k c_i)`, `read(term)` reading a term's population; a term of
+    /// weight 0 beyond the first is not read (its site may lie beyond the lattice's reach).
+    #[inline(always)]
+    pub fn apply(&self, read: impl Fn(Term) -> T) -> T {
+        let zero = T::from_f64(0.0);
+        let mut v = self.w[0] * read(TERMS[0]);
+        for (w, term) in self.w.iter().zip(TERMS).skip(1) {
+            if *w != zero {
+                v += *w * read(term);
+            }
+        }
+        v
+    }
+
+    /// The largest step along the link of a term this link reads.
+    pub fn reach(&self) -> i32 {
+        let zero = T::from_f64(0.0);
+        (self.w.iter().zip(TERMS))
+            .filter(|(w, _)| **w != zero)
+            .map(|(_, t)| t.step)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where each term's population lies, along the link from `x` (in units of `c_i`), when
+    /// the link is taken: `f*_ī` of the sites `x + s c_i` is interpolated at `1 − 2q` before it
+    /// meets the wall (`q < ½`); at `q ≥ ½`, `f*_ī(x)` has met the wall and lies at `1 − 2q`,
+    /// `f*_i(x + s c_i)` at `s + 1`, and the link's value is wanted at `0`.
+    fn interpolated(w: &Interp<f64>, q: f64, f: impl Fn(f64) -> f64) -> (f64, f64) {
+        let at = |t: Term| match (t.pop, q < 0.5) {
+            (Pop::Opposite, true) => f(f64::from(t.step)),
+            (Pop::Opposite, false) => f(1.0 - 2.0 * q),
+            (Pop::Same, _) => f(f64::from(t.step) + 1.0),
+        };
+        let target = if q < 0.5 { f(1.0 - 2.0 * q) } else { f(0.0) };
+        (w.apply(at), target)
+    }
+
+    /// Each interpolation is the Lagrange interpolation of its order through the populations
+    /// it reads: exact for a linear profile along the link (linear) or a parabola (quadratic),
+    /// not for the next order; its weights sum to 1; its share of the wall's momentum is the
+    /// weight of the population that met the wall.
+    #[test]
+    fn the_interpolations_are_exact_to_their_order() {
+        let line = |s: f64| 0.3 - 1.7 * s;
+        let parabola = |s: f64| 0.3 - 1.7 * s + 0.9 * s * s;
+        let cubic = |s: f64| s * s * s;
+        for k in 1..=20 {
+            let q = f64::from(k) / 20.0;
+            for (how, exact) in [
+                (Interpolation::Linear, &line as &dyn Fn(f64) -> f64),
+                (Interpolation::Quadratic, &parabola),
+            ] {
+                let (w, share) = Interp::<f64>::new(how, q, [true, true]);
+                let (got, want) = interpolated(&w, q, exact);
+                assert!(
+                    (got - want).abs() < 1e-13,
+                    "{how:?} at q = {q}: {got} ≠ {want}"
+                );
+                assert!(
+                    (w.w.iter().sum::<f64>() - 1.0).abs() < 1e-14,
+                    "{how:?} at q = {q}"
+                );
+                assert_eq!(share, if q < 0.5 { 1.0 } else { w.w[0] }, "{how:?} at {q}");
+                let next = if how == Interpolation::Linear {
+                    &parabola as &dyn Fn(f64) -> f64
+                } else {
+                    &cubic
+                };
+                let (got, want) = interpolated(&w, q, next);
+                assert!(
+                    q == 0.5 || (got - want).abs() > 1e-6,
+                    "{how:?} at q = {q} is exact for the next order"
+                );
+            }
+        }
+    }
+
+    /// A stencil that lacks a fluid site falls back: quadratic to linear, linear at `q < ½` to
+    /// half-way; and the reach follows.
+    #[test]
+    fn a_short_stencil_falls_back() {
+        let quadratic = |q, fluid| Interp::<f64>::new(Interpolation::Quadratic, q, fluid).0;
+        let linear = |q, fluid| Interp::<f64>::new(Interpolation::Linear, q, fluid).0;
+        assert_eq!(quadratic(0.3, [true, false]), linear(0.3, [true, true]));
+        assert_eq!(quadratic(0.3, [false, false]), Interp::halfway());
+        assert_eq!(quadratic(0.7, [false, false]), linear(0.7, [true, true]));
+        assert_eq!(linear(0.3, [false, true]), Interp::halfway());
+        assert_eq!(quadratic(0.3, [true, true]).reach(), 2);
+        assert_eq!(quadratic(0.7, [true, true]).reach(), 1);
+        assert_eq!(linear(0.3, [true, true]).reach(), 1);
+        assert_eq!(linear(0.7, [true, true]).reach(), 0);
+        assert_eq!(Interp::<f64>::halfway().reach(), 0);
+    }
+}
