@@ -286,9 +286,18 @@ pub fn cylinder<M: CylinderModel>(s: &Settings) -> Result<Cylinder<M>, CliError>
         |v| v > 0.0 && v <= 0.2,
         "an inflow peak in (0, 0.2] (lattice units: the Mach number stays below 0.35)",
     ));
+    let spin = c.take(require(
+        "spin",
+        s.spin.unwrap_or(0.0),
+        |a| a.is_finite() && (a * M::MEAN * s.velocity.unwrap_or(M::DEFAULTS.1)).abs() <= 0.2,
+        "a finite turn whose surface speed, α times the mean inflow (lattice units), is at most \
+         0.2: lower --spin or --velocity",
+    ));
     c.done()?;
     let walls = s.walls.map_or(Interpolation::Linear, Into::into);
-    let case = Cylinder::<M>::new(diameter, re, peak).with_walls(walls);
+    let case = Cylinder::<M>::new(diameter, re, peak)
+        .with_walls(walls)
+        .with_spin(spin);
     if case.tau() <= 0.505 {
         return Err(bad(
             "re",

@@ -285,6 +285,11 @@ pub struct Settings {
     #[arg(long, value_enum, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub walls: Option<Walls>,
+    /// The cylinder's turn about its axis: its surface speed over the mean inflow, α = ωR/Ū,
+    /// counterclockwise positive (cylinder, cylinder-3d) [default: 0, at rest].
+    #[arg(long, allow_hyphen_values = true, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spin: Option<f64>,
     /// The body's closed triangle mesh, an STL file, binary or ASCII (body) [default: the
     /// shipped sphere].
     #[arg(long, value_name = "FILE", help_heading = "Physics")]
@@ -384,6 +389,7 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
         "walls",
         &[CaseName::Cylinder, CaseName::Cylinder3d, CaseName::Body],
     ),
+    ("spin", &[CaseName::Cylinder, CaseName::Cylinder3d]),
     ("stl", &[CaseName::Body]),
     ("rotate", &[CaseName::Body]),
     ("at", &[CaseName::Body]),
