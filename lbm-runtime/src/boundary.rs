@@ -81,11 +81,26 @@ pub enum Wall {
     /// profile, e.g. a measured one or a boundary layer. Same models as
     /// [`Wall::ZouHeVelocity`].
     Inflow,
-    /// Zou–He pressure boundary (density `ρ`, zero tangential velocity), same models.
+    /// Zou–He pressure boundary (density `ρ`, zero tangential velocity), same models. It
+    /// holds the density on the side, so a pressure wave that reaches it is reflected whole
+    /// (with its sign turned): for flows that shed vortices, [`Wall::Outflow`] lets them leave.
     ZouHePressure {
         /// Imposed density (pressure `p = cs² ρ`).
         density: f64,
     },
+    /// An outflow by zero-gradient extrapolation: each population entering through the side
+    /// is the one the site's inner neighbour `x + n` receives (`n` the inward normal),
+    ///
+    /// ```text
+    /// f_i(x, t+1) = f_i(x + n, t+1) = f*_i(x + n − c_i, t),      c_i·n > 0,
+    /// ```
+    ///
+    /// so that neither the density nor the velocity is held on the side and pressure waves and
+    /// vortices pass it with little reflection (module `boundary::link`). The pressure level is
+    /// then set by the inflow and the initial state, not by the side. Models whose velocities
+    /// have components in {−1, 0, 1}; the two-copy scheme (its links read the neighbours'
+    /// post-collision populations, which the in-place scheme does not hold).
+    Outflow,
     /// Thermal wall (Calore et al. 2019 §5): the `M::HALO` outermost rows or columns are set to
     /// the equilibrium at their density, zero velocity and temperature `temperature` (thermal
     /// models, with a moment named `T`).
@@ -565,6 +580,8 @@ pub struct Boundaries<T: Real> {
     pub(crate) interp: Vec<Interp<T>>,
     /// The most links along its own an interpolated link reads beyond its site (0, 1 or 2).
     link_reach: i32,
+    /// Whether links cross an extrapolated outflow ([`Wall::Outflow`]).
+    outflow: bool,
     pub(crate) x_periodic: bool,
     pub(crate) solid: Vec<bool>,
     /// The programs of the sites' rules, by [`Kind::code`].
@@ -655,6 +672,14 @@ impl<T: Real> Boundaries<T> {
         if self.interp.is_empty() || scheme == crate::Scheme::TwoCopy {
             return Ok(());
         }
+        if self.outflow {
+            return Err(LbmError::Boundary(
+                "an outflow side (Wall::Outflow) takes the populations its inner neighbours \
+                 receive, which the in-place scheme does not hold at the time: use the \
+                 two-copy scheme, or a Zou–He pressure outflow (Wall::ZouHePressure)"
+                    .into(),
+            ));
+        }
         Err(LbmError::Boundary(
             "the obstacles have curved walls (interpolated bounce-back, \
              Obstacles::with_wall_distance), which do not run in the in-place scheme yet: use \
@@ -708,6 +733,7 @@ impl<T: Real> Boundaries<T> {
             corr: Vec::new(),
             interp: Vec::new(),
             link_reach: 0,
+            outflow: false,
             x_periodic,
             lz: global.lz,
             solid: Vec::new(),
@@ -815,6 +841,11 @@ impl<T: Real> Boundaries<T> {
                 let obstacles = spec.solid.as_ref().filter(|_| obstacle);
                 let q = obstacles.and_then(|o| o.wall_distance([x, y, z], c.map(|v| -v)));
                 let mut share = 1.0;
+                if wall == Wall::Outflow && !obstacle {
+                    interp[i] = outflow_link(spec, global, [x, y, z], *c);
+                    self.outflow = true;
+                    curved = true;
+                }
                 if let (Some(q), Some(o)) = (q, obstacles) {
                     let fluid = fluid_along(spec, global, [x, y, z], *c);
                     (interp[i], share) = Interp::new(o.interpolation(), q, fluid);
@@ -853,6 +884,23 @@ impl<T: Real> Boundaries<T> {
         if site.mask != 0 || site.rule != Rule::None {
             self.sites.push(site);
         }
+    }
+}
+
+/// The link `c` of the global site `p` that crosses an outflow side: the zero-gradient term
+/// along the side's normal ([`Interp::outflow`]), or half-way bounce-back where the link's
+/// source lies beyond another closed side too (at an edge or corner the outflow shares with a
+/// wall that [`crossed`] does not rank first).
+fn outflow_link<T: Real>(spec: &BoundarySpec, d: &Dims, p: [usize; 3], c: [i32; 3]) -> Interp<T> {
+    let closed = [spec.left, spec.bottom, spec.back].map(|w| w.is_some());
+    let n = [d.lx, d.ly, d.lz];
+    let beyond = |a: usize| {
+        let s = p[a] as isize - c[a] as isize;
+        closed[a] && (s < 0 || s >= n[a] as isize)
+    };
+    match (0..3).filter(|&a| beyond(a)).collect::<Vec<_>>()[..] {
+        [a] => Interp::outflow(a),
+        _ => Interp::halfway(),
     }
 }
 
@@ -1030,6 +1078,14 @@ pub(crate) fn check_spec<M: Model>(spec: &BoundarySpec, d: &Dims) -> Result<(), 
                     M::NAME
                 ));
             }
+            Some(Wall::Outflow) if M::VELOCITIES.iter().any(|c| c.iter().any(|v| v.abs() > 1)) => {
+                return err(format!(
+                    "an outflow side extrapolates the populations of the outermost sites only, \
+                     which needs velocities with components in {{−1, 0, 1}}; {} reaches \
+                     further: use a periodic x direction or bounce-back walls",
+                    M::NAME
+                ));
+            }
             Some(Wall::Thermal { .. }) if moment_index::<M>(Role::Temperature).is_none() => {
                 return err(format!(
                     "a thermal wall needs a model with a temperature moment; {} has none",
@@ -1092,9 +1148,9 @@ fn check_inflow<M: Model>(spec: &BoundarySpec, d: &Dims, normal: [i32; 3]) -> Re
 /// The sites `x ∈ 0, y ∈ 1, z ∈ 2` of a box of the lattice.
 type Box3 = [Range<usize>; 3];
 
-/// Refuses obstacles on the outermost sites of a Zou–He side (an inflow or outflow): the
-/// side's rule would set a velocity or pressure inside the body, and a body that fills the
-/// inlet lets no flow in.
+/// Refuses obstacles on the outermost sites of an open side (an inflow or outflow): the
+/// side's rule would set a velocity or pressure inside the body (an outflow would extrapolate
+/// from it), and a body that fills the inlet lets no flow in.
 fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(), LbmError> {
     let open = |w: Option<Wall>| {
         matches!(
@@ -1104,6 +1160,7 @@ fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(),
                     | Wall::ParabolicInflow { .. }
                     | Wall::Inflow
                     | Wall::ZouHePressure { .. }
+                    | Wall::Outflow
             )
         )
     };
@@ -1130,6 +1187,7 @@ fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(),
                  from that side (or shrink it)",
                 match wall {
                     Some(Wall::ZouHePressure { .. }) => "Zou–He pressure",
+                    Some(Wall::Outflow) => "outflow",
                     _ => "Zou–He velocity",
                 }
             )));

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::testing::{TestD2Q9, TestParams};
-use crate::{Aos, CAoSoa, CSoa, F16s, Soa};
+use crate::{Aos, CAoSoa, CSoa, F16s, Soa, Wall};
 
 const P: TestParams = TestParams {
     tau: 0.8,
@@ -317,4 +317,23 @@ fn quadratic_walls_run_on_one_slab_and_are_refused_on_two() {
         message.contains("Interpolation::Quadratic") && message.contains("Interpolation::Linear"),
         "{message}"
     );
+}
+
+/// Outflow sides (`Wall::Outflow`) on rings of 1, 2 and 3 slabs give the single lattice's
+/// bits: the right side on the last slab, and a top side cut by the slabs, whose links read
+/// the neighbouring columns across the cuts.
+#[test]
+fn outflows_on_slabs_match_the_single_lattice() {
+    let spec = BoundarySpec {
+        left: Some(Wall::ZouHeVelocity {
+            velocity: [0.03, 0.01, 0.0],
+        }),
+        right: Some(Wall::Outflow),
+        bottom: Some(Wall::NO_SLIP),
+        top: Some(Wall::Outflow),
+        ..BoundarySpec::periodic()
+    };
+    for ranks in [1, 2, 3] {
+        ring_in_scheme_matches_single::<Soa, f64>(18, 12, spec.clone(), ranks, Scheme::TwoCopy);
+    }
 }

@@ -654,7 +654,7 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
         // The link's terms (`boundary::link`), the wall between `x` and `x − c_i`.
         let read = |t: Term| {
             let p = t.pop.of::<M>(i);
-            let step = c.map(|v| v * t.step);
+            let step = t.offset(c);
             let col = match t.wraps() {
                 true => d.col((s.x as isize + step[0] as isize).rem_euclid(d.lx as isize)),
                 false => col_of(d, s.x, step[0]),

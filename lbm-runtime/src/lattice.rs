@@ -525,9 +525,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     // The link's terms (`boundary::link`).
                     let read = |t: Term| {
                         let p = t.pop.of::<M>(i);
-                        match t.step {
-                            0 => self.value_at(self.slot(p, x, y)),
-                            k => neighbour(p, M::VELOCITIES[i].map(|v| v * k), t.wraps()),
+                        match t.offset(M::VELOCITIES[i]) {
+                            [0, 0, 0] => self.value_at(self.slot(p, x, y)),
+                            o => neighbour(p, o, t.wraps()),
                         }
                     };
                     let v = match s.interp.map(|at| &self.bc.interp[at + i]) {

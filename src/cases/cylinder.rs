@@ -27,7 +27,7 @@
 //! In *Flow Simulation with High-Performance Computers II*, Notes on Numerical Fluid
 //! Mechanics 52, 547–566.
 
-use super::Case;
+use super::{Case, Outflow};
 use crate::geometry::{Body, V3, curved_obstacles};
 use crate::models::{D2Q9Mrt, D2Q9MrtParams, D3Q19Trt, D3Q19TrtParams};
 use crate::output::Fields;
@@ -139,11 +139,13 @@ pub struct Cylinder<M: CylinderModel = D2Q9Mrt> {
     /// The cylinder's turn: the speed of its surface over the mean inflow, `α = ωR/Ū`,
     /// counterclockwise (about +z) positive; 0 at rest.
     pub spin: f64,
+    /// The outflow side.
+    pub outflow: Outflow,
 }
 
 /// The model's name, the size, the flow's numbers and the parameters (what a checkpoint of the
-/// case records of it), the walls' interpolation where it is not the linear one and the turn
-/// where there is one.
+/// case records of it), the walls' interpolation where it is not the linear one, the turn
+/// where there is one and the outflow where it is not the pressure side.
 impl<M: CylinderModel> std::fmt::Debug for Cylinder<M> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut s = f.debug_struct("Cylinder");
@@ -157,6 +159,9 @@ impl<M: CylinderModel> std::fmt::Debug for Cylinder<M> {
         }
         if self.spin != 0.0 {
             s.field("spin", &self.spin);
+        }
+        if self.outflow != Outflow::Pressure {
+            s.field("outflow", &self.outflow);
         }
         s.finish()
     }
@@ -174,7 +179,13 @@ impl<M: CylinderModel> Cylinder<M> {
             params: M::with_tau(Self::relaxation(diameter, re, peak)),
             walls: Interpolation::Linear,
             spin: 0.0,
+            outflow: Outflow::Pressure,
         }
+    }
+
+    /// This case with the outflow side `outflow`.
+    pub fn with_outflow(self, outflow: Outflow) -> Self {
+        Self { outflow, ..self }
     }
 
     /// This case with the cylinder turning about its axis, its surface at `spin` times the
@@ -363,7 +374,7 @@ impl<M: CylinderModel> Case for Cylinder<M> {
             left: Some(Wall::ParabolicInflow {
                 peak: [self.peak, 0.0, 0.0],
             }),
-            right: Some(Wall::ZouHePressure { density: 1.0 }),
+            right: Some(self.outflow.wall()),
             solid: Some(self.obstacles()),
             ..match M::D {
                 3 => BoundarySpec::duct(),

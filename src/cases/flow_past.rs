@@ -19,7 +19,7 @@
 
 use rayon::prelude::*;
 
-use super::Case;
+use super::{Case, Outflow};
 use crate::geometry::{Body, TriMesh, V3, curved_obstacles};
 use crate::models::{D3Q19Trt, D3Q19TrtParams};
 use crate::output::Fields;
@@ -105,6 +105,8 @@ pub struct FlowPast {
     pub params: D3Q19TrtParams,
     /// How the body's curved walls are bounced back.
     pub walls: Interpolation,
+    /// The outflow side.
+    pub outflow: Outflow,
 }
 
 /// The name, setup and lattice (what a checkpoint of the case records of it), not the mesh.
@@ -118,6 +120,9 @@ impl std::fmt::Debug for FlowPast {
             .field("params", &self.params);
         if self.walls != Interpolation::Linear {
             s.field("walls", &self.walls);
+        }
+        if self.outflow != Outflow::Pressure {
+            s.field("outflow", &self.outflow);
         }
         s.finish()
     }
@@ -243,7 +248,13 @@ impl FlowPast {
             area,
             params,
             walls: Interpolation::Linear,
+            outflow: Outflow::Pressure,
         })
+    }
+
+    /// This case with the outflow side `outflow`.
+    pub fn with_outflow(self, outflow: Outflow) -> Self {
+        Self { outflow, ..self }
     }
 
     /// This case with the body's curved walls bounced back by the interpolation `walls`.
@@ -328,7 +339,7 @@ impl Case for FlowPast {
             left: Some(Wall::ZouHeVelocity {
                 velocity: [self.setup.speed, 0.0, 0.0],
             }),
-            right: Some(Wall::ZouHePressure { density: 1.0 }),
+            right: Some(self.outflow.wall()),
             solid: Some(curved_obstacles(self.body.clone()).with_interpolation(self.walls)),
             ..BoundarySpec::periodic()
         }

@@ -37,6 +37,28 @@ mod taylor_green_3d;
 pub use advection_diffusion::{AdvectionDiffusion, PulseMeasurement};
 pub use cavity::Cavity;
 pub use cavity_3d::Cavity3d;
+/// The outflow side of the cases with an open channel (cylinder, cylinder-3d, body).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Outflow {
+    /// A Zou–He pressure side at the reference density ([`crate::Wall::ZouHePressure`]): it
+    /// holds the pressure level, and reflects a pressure wave whole.
+    #[default]
+    Pressure,
+    /// Zero-gradient extrapolation of the populations ([`crate::Wall::Outflow`]): the
+    /// pressure level floats, and about a quarter of a long pressure wave is reflected.
+    Extrapolated,
+}
+
+impl Outflow {
+    /// The side's wall.
+    pub fn wall(self) -> crate::Wall {
+        match self {
+            Outflow::Pressure => crate::Wall::ZouHePressure { density: 1.0 },
+            Outflow::Extrapolated => crate::Wall::Outflow,
+        }
+    }
+}
+
 pub use cylinder::{Cylinder, CylinderModel, PERIODIC_BOUNDS, STEADY_BOUNDS, STEADY_BOUNDS_3D};
 pub use duct::Duct;
 pub use flow_past::{FlowPast, SPHERE_LEVELS, SPHERE_STL, Setup, SetupError};

@@ -1,7 +1,7 @@
 //! The physics settings of each case, checked by key with their defaults.
 
 use lbm::cases::{
-    AdvectionDiffusion, Cavity3d, Cylinder, CylinderModel, Duct, FlowPast, Poiseuille,
+    AdvectionDiffusion, Cavity3d, Cylinder, CylinderModel, Duct, FlowPast, Outflow, Poiseuille,
     RayleighBenard, RayleighTaylor, Setup, TaylorGreen, TaylorGreen3d,
 };
 use lbm::geometry::TriMesh;
@@ -297,7 +297,8 @@ pub fn cylinder<M: CylinderModel>(s: &Settings) -> Result<Cylinder<M>, CliError>
     let walls = s.walls.map_or(Interpolation::Linear, Into::into);
     let case = Cylinder::<M>::new(diameter, re, peak)
         .with_walls(walls)
-        .with_spin(spin);
+        .with_spin(spin)
+        .with_outflow(s.outflow.map_or(Outflow::Pressure, Into::into));
     if case.tau() <= 0.505 {
         return Err(bad(
             "re",
@@ -376,7 +377,8 @@ pub fn flow_past(s: &Settings) -> Result<FlowPast, CliError> {
     let walls = s.walls.map_or(Interpolation::Linear, Into::into);
     let case = placed
         .map_err(|e| bad(&key(e.setting), e.message))?
-        .with_walls(walls);
+        .with_walls(walls)
+        .with_outflow(s.outflow.map_or(Outflow::Pressure, Into::into));
     let (lx, ly) = lbm::cases::Case::size(&case);
     lattice::<lbm::models::D3Q19Trt>([lx, ly, ly])?;
     if case.tau() <= 0.505 {

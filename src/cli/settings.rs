@@ -119,6 +119,26 @@ pub enum Walls {
     Quadratic,
 }
 
+/// The outflow side of an open channel (cylinder, cylinder-3d, body).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outflows {
+    /// A Zou–He pressure side: holds the pressure, reflects pressure waves whole.
+    Pressure,
+    /// Zero-gradient extrapolation: lets vortices leave, reflects a quarter of a pressure
+    /// wave; the two-copy scheme.
+    Extrapolated,
+}
+
+impl From<Outflows> for lbm::cases::Outflow {
+    fn from(o: Outflows) -> Self {
+        match o {
+            Outflows::Pressure => lbm::cases::Outflow::Pressure,
+            Outflows::Extrapolated => lbm::cases::Outflow::Extrapolated,
+        }
+    }
+}
+
 impl From<Walls> for lbm::Interpolation {
     fn from(w: Walls) -> Self {
         match w {
@@ -285,6 +305,12 @@ pub struct Settings {
     #[arg(long, value_enum, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub walls: Option<Walls>,
+    /// The channel's outflow: a Zou–He pressure side, or a zero-gradient extrapolation that
+    /// lets the vortices of a wake leave with a quarter of the pressure waves' echo
+    /// (cylinder, cylinder-3d, body) [default: pressure].
+    #[arg(long, value_enum, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outflow: Option<Outflows>,
     /// The cylinder's turn about its axis: its surface speed over the mean inflow, α = ωR/Ū,
     /// counterclockwise positive (cylinder, cylinder-3d) [default: 0, at rest].
     #[arg(long, allow_hyphen_values = true, help_heading = "Physics")]
@@ -387,6 +413,10 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
     ),
     (
         "walls",
+        &[CaseName::Cylinder, CaseName::Cylinder3d, CaseName::Body],
+    ),
+    (
+        "outflow",
         &[CaseName::Cylinder, CaseName::Cylinder3d, CaseName::Body],
     ),
     ("spin", &[CaseName::Cylinder, CaseName::Cylinder3d]),

@@ -27,6 +27,21 @@
 //! quadratic one has the smaller error constant (Bouzidi et al. 2001, Fig. 4). A link whose
 //! stencil lacks a fluid site falls back to the lower order: quadratic to linear, linear (at
 //! `q < ½`) to half-way.
+//!
+//! The links that enter through an extrapolated outflow ([`crate::Wall::Outflow`]) are links
+//! of the same kind: their population is the one the site's inner neighbour `x + n` pulls
+//! (`n` the inward normal), a zero normal gradient of the populations,
+//!
+//! ```text
+//! f_i(x, t+1) = f_i(x + n, t+1) = f*_i(x + n − c_i),
+//! ```
+//!
+//! a term whose site `x − c_i` is brought back onto the outflow's plane: `c_i·n = 1` for the
+//! links that cross it (velocity components in {−1, 0, 1}), so its site lies in the plane,
+//! beside `x`. It is the first-order extrapolation of the populations across the outflow
+//! (Yu, Mei & Shyy 2005 give the second-order one, `2 f_i(x + n) − f_i(x + 2n)`; Krüger et al.
+//! 2017, ch. 5): pressure and vortices leave through it with little reflection, where a
+//! Zou–He pressure side, holding the density, reflects a pressure wave whole.
 
 use crate::{Model, Real};
 
@@ -50,14 +65,27 @@ impl Pop {
     }
 }
 
-/// One term of a bounced link: population `pop` of the site `x + step · c_i`.
+/// One term of a bounced link: population `pop` of the site `x + step · c_i`, or — `flat`,
+/// the axis of an outflow's normal — of `x + step · c_i` with its coordinate along that axis
+/// `x`'s own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Term {
     pub pop: Pop,
     pub step: i32,
+    pub flat: Option<usize>,
 }
 
 impl Term {
+    /// The offset of the term's site from `x`, for link velocity `c`.
+    #[inline(always)]
+    pub fn offset(self, c: [i32; 3]) -> [i32; 3] {
+        let mut o = c.map(|v| v * self.step);
+        if let Some(a) = self.flat {
+            o[a] = 0;
+        }
+        o
+    }
+
     /// Whether the term's site is read from the lattice's own columns, wrapped in x, rather
     /// than through its halo: a site two links away may lie beyond the halo. Only a whole
     /// lattice reads such terms (a slab refuses quadratic walls,
@@ -70,30 +98,51 @@ impl Term {
 }
 
 /// Number of terms of a bounced link.
-pub(crate) const TERMS_LEN: usize = 5;
+pub(crate) const TERMS_LEN: usize = 8;
 
 /// The terms of a bounced link, in the order their products are summed: the first is
-/// half-way bounce-back's; the weights of [`Interp`] go with them one by one.
+/// half-way bounce-back's, the next four the interpolations', the last three the outflow's
+/// (its normal along x, y or z); the weights of [`Interp`] go with them one by one.
 pub(crate) const TERMS: [Term; TERMS_LEN] = [
     Term {
         pop: Pop::Opposite,
         step: 0,
+        flat: None,
     },
     Term {
         pop: Pop::Opposite,
         step: 1,
+        flat: None,
     },
     Term {
         pop: Pop::Same,
         step: 0,
+        flat: None,
     },
     Term {
         pop: Pop::Opposite,
         step: 2,
+        flat: None,
     },
     Term {
         pop: Pop::Same,
         step: 1,
+        flat: None,
+    },
+    Term {
+        pop: Pop::Same,
+        step: -1,
+        flat: Some(0),
+    },
+    Term {
+        pop: Pop::Same,
+        step: -1,
+        flat: Some(1),
+    },
+    Term {
+        pop: Pop::Same,
+        step: -1,
+        flat: Some(2),
     },
 ];
 
@@ -120,7 +169,14 @@ pub(crate) struct Interp<T> {
 impl<T: Real> Interp<T> {
     /// Half-way bounce-back, `f_i(x) = f*_ī(x)`.
     pub fn halfway() -> Self {
-        Self::of([1.0, 0.0, 0.0, 0.0, 0.0])
+        Self::of([1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    }
+
+    /// The zero-gradient outflow whose normal lies along `axis`: `f_i(x) = f*_i(x + n − c_i)`.
+    pub fn outflow(axis: usize) -> Self {
+        let mut w = [0.0; TERMS_LEN];
+        w[TERMS_LEN - 3 + axis] = 1.0;
+        Self::of(w)
     }
 
     fn of(w: [f64; TERMS_LEN]) -> Self {
@@ -158,7 +214,9 @@ impl<T: Real> Interp<T> {
             (_, false) => return (Self::halfway(), 1.0),
         };
         let share = if q >= 0.5 { w[0] } else { 1.0 };
-        (Self::of(w), share)
+        let mut all = [0.0; TERMS_LEN];
+        all[..w.len()].copy_from_slice(&w);
+        (Self::of(all), share)
     }
 
     /// `Σ_k w_k f*_{p_k}(x + s_k c_i)`, `read(term)` reading a term's population; a term of
@@ -175,12 +233,13 @@ impl<T: Real> Interp<T> {
         v
     }
 
-    /// The largest step along the link of a term this link reads.
+    /// The largest step along the link of a term this link reads (0 for the outflow's,
+    /// which read no further than the site's own pull).
     pub fn reach(&self) -> i32 {
         let zero = T::from_f64(0.0);
         (self.w.iter().zip(TERMS))
             .filter(|(w, _)| **w != zero)
-            .map(|(_, t)| t.step)
+            .map(|(_, t)| t.step.max(0))
             .max()
             .unwrap_or(0)
     }

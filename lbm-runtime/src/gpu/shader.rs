@@ -592,7 +592,7 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
         let (w, bit) = (i / 32, i % 32);
         let read = |t: Term| {
             let p = t.pop.of::<M>(i);
-            let step = c.map(|v| v * t.step);
+            let step = t.offset(*c);
             // A term that wraps reads the lattice's own columns, `(x + s c_x) mod LX` (in u32
             // arithmetic, whatever it wraps to, below LX).
             let col = match (t.wraps(), step[0]) {

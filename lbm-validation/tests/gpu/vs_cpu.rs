@@ -783,3 +783,52 @@ fn curved_walls_match_cpu() {
     spec.solid = spec.solid.and_then(quadratic);
     compare::<D3Q19Trt, f64>(&LAYOUTS, CUBE, trt, &spec, Scheme::TwoCopy);
 }
+
+/// Extrapolated outflows (`Wall::Outflow`, two-copy) give the CPU's state: the right side of a
+/// D2Q9 channel with a parabolic inlet, every layout; the top and right sides of a D3Q19
+/// lattice open on both (the flat term along y reads the neighbouring columns, their edge
+/// bounces its diagonal links back), and its front beside a periodic x.
+#[test]
+fn outflows_match_cpu() {
+    let p = D2Q9BgkParams {
+        tau: 0.8,
+        ax: 1e-5,
+        ay: 0.0,
+    };
+    let channel = BoundarySpec {
+        left: Some(Wall::ParabolicInflow {
+            peak: [0.04, 0.0, 0.0],
+        }),
+        right: Some(Wall::Outflow),
+        ..BoundarySpec::channel()
+    };
+    compare::<D2Q9Bgk, f64>(&LAYOUTS, plane(16, 16), p, &channel, Scheme::TwoCopy);
+    compare::<D2Q9Bgk, f32>(&ONE, plane(16, 16), p, &channel, Scheme::TwoCopy);
+    let trt = D3Q19TrtParams {
+        tau: 0.7,
+        magic: 3.0 / 16.0,
+        ax: 0.0,
+        ay: 0.0,
+        az: 1e-5,
+    };
+    let open = BoundarySpec {
+        left: Some(Wall::ZouHeVelocity {
+            velocity: [0.03, 0.01, 0.0],
+        }),
+        right: Some(Wall::Outflow),
+        bottom: Some(Wall::NO_SLIP),
+        top: Some(Wall::Outflow),
+        back: Some(Wall::Outflow),
+        front: Some(Wall::Outflow),
+        ..BoundarySpec::periodic()
+    };
+    compare::<D3Q19Trt, f64>(&ONE, CUBE, trt, &open, Scheme::TwoCopy);
+    let front = BoundarySpec {
+        back: Some(Wall::ZouHeVelocity {
+            velocity: [0.0, 0.01, 0.03],
+        }),
+        front: Some(Wall::Outflow),
+        ..BoundarySpec::periodic()
+    };
+    compare::<D3Q19Trt, f64>(&ONE, CUBE, trt, &front, Scheme::TwoCopy);
+}
