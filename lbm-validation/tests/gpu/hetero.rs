@@ -53,22 +53,24 @@ fn population_diff(q: usize, a: &[f64], b: &[f64]) -> f64 {
 /// compares every population, the density and the mass.
 fn compare<M: Model, L: Layout>(spec: &GlobalSpec<M>, ms: &[usize]) {
     if let Some(ctx) = gpu_support::context() {
-        compare_on::<M, L>(&ctx, spec, ms);
+        compare_on::<M, L>(&ctx, spec, ms, &[Scheme::TwoCopy, Scheme::InPlace]);
     }
 }
 
-/// [`compare`] on the device `ctx`.
-fn compare_on<M: Model, L: Layout>(ctx: &Arc<GpuContext>, spec: &GlobalSpec<M>, ms: &[usize]) {
+/// [`compare`] on the device `ctx`, in the schemes `schemes`.
+fn compare_on<M: Model, L: Layout>(
+    ctx: &Arc<GpuContext>,
+    spec: &GlobalSpec<M>,
+    ms: &[usize],
+    schemes: &[Scheme],
+) {
     let (lx, plane) = (spec.lx, spec.plane());
     let initial = || gpu_support::initial::<M>(spec.size());
     let mut cpu = spec.lattice::<L, f64>().unwrap();
     cpu.set_equilibrium(initial()).unwrap();
     cpu.run(STEPS, 0).unwrap();
     let want = populations(&cpu);
-    for (&m, scheme) in ms
-        .iter()
-        .flat_map(|m| [Scheme::TwoCopy, Scheme::InPlace].map(|s| (m, s)))
-    {
+    for (&m, &scheme) in ms.iter().flat_map(|m| schemes.iter().map(move |s| (m, s))) {
         let what = format!(
             "{} × {} M = {m} {} ({:?})",
             M::NAME,
@@ -168,6 +170,26 @@ fn d2q9_split_matches_cpu() {
     }
 }
 
+/// Outflow sides (`Wall::Outflow`, the two-copy scheme): the right one on the device's
+/// columns, and a top one whose links read across the host/device cut.
+#[test]
+fn outflows_split_match_cpu() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let open = BoundarySpec {
+        left: Some(Wall::ZouHeVelocity {
+            velocity: [0.03, 0.01, 0.0],
+        }),
+        right: Some(Wall::Outflow),
+        bottom: Some(Wall::NO_SLIP),
+        top: Some(Wall::Outflow),
+        ..BoundarySpec::periodic()
+    };
+    let spec = d2q9(24, 16, open);
+    compare_on::<D2Q9Bgk, CAoSoa<8>>(&ctx, &spec, &[1, 7, 12], &[Scheme::TwoCopy]);
+}
+
 #[test]
 fn d2q37_split_matches_cpu() {
     let spec = GlobalSpec::<D2Q37> {
@@ -236,7 +258,8 @@ fn split_matches_cpu_across_bindings() {
     let Some(ctx) = gpu_support::capped_context(4096) else {
         return;
     };
-    compare_on::<D2Q9Bgk, Soa>(&ctx, &d2q9(24, 16, obstacle(24, 16)), &[0, 4]);
+    let schemes = [Scheme::TwoCopy, Scheme::InPlace];
+    compare_on::<D2Q9Bgk, Soa>(&ctx, &d2q9(24, 16, obstacle(24, 16)), &[0, 4], &schemes);
 }
 
 /// Scattering a CPU lattice and gathering it back is exact, whatever the split, and resumes
