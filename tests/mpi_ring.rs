@@ -843,13 +843,13 @@ fn lbm_run_cylinder_on_ranks_gives_the_single_process_loads() {
 
 /// The body case (`lbm run body`: the shipped sphere, curved walls, Zou–He inlet and outlet,
 /// its load by momentum exchange) is one lattice whatever its layout and however many ranks
-/// share it: in every layout, and on 2 and 3 ranks whose cuts (x = 24; x = 16 and 32) run
-/// through the sphere (x from 15 to 25), the VTK fields are the single SoA process's bit for
-/// bit, and the drag and lift to the ten digits the CSV prints, but for the last (the ranks'
-/// loads are summed in another order).
+/// share it: in every layout and both schemes, and on 2 and 3 ranks whose cuts (x = 24; x = 16
+/// and 32) run through the sphere (x from 15 to 25), the VTK fields are the single SoA two-copy
+/// process's bit for bit, and the drag and lift to the ten digits the CSV prints, but for the
+/// last (the ranks' loads are summed in another order).
 #[test]
 fn the_body_case_is_bitwise_one_lattice_in_every_layout_and_across_the_cuts() {
-    let run = |ranks: usize, layout: &str| {
+    let run = |ranks: usize, layout: &str, scheme: &str| {
         let dir = tempfile::tempdir().unwrap();
         let args = [
             &["run", "body"],
@@ -863,6 +863,8 @@ fn the_body_case_is_bitwise_one_lattice_in_every_layout_and_across_the_cuts() {
                 "",
                 "--layout",
                 layout,
+                "--scheme",
+                scheme,
                 "--out",
                 dir.path().to_str().unwrap(),
             ],
@@ -895,7 +897,7 @@ fn the_body_case_is_bitwise_one_lattice_in_every_layout_and_across_the_cuts() {
             .collect();
         (fields, load)
     };
-    let (want, load) = run(1, "soa");
+    let (want, load) = run(1, "soa", "two-copy");
     assert!(load[0] > 1.0, "a drag coefficient: {load:?}");
     let solid = want
         .arrays
@@ -906,22 +908,24 @@ fn the_body_case_is_bitwise_one_lattice_in_every_layout_and_across_the_cuts() {
         solid.2.iter().any(|&s| s > 0.5),
         "the sphere is in the lattice"
     );
-    for (ranks, layout) in [
-        (1, "aos"),
-        (1, "csoa"),
-        (1, "caosoa"),
-        (2, "soa"),
-        (3, "caosoa"),
+    for (ranks, layout, scheme) in [
+        (1, "aos", "two-copy"),
+        (1, "csoa", "two-copy"),
+        (1, "caosoa", "two-copy"),
+        (2, "soa", "two-copy"),
+        (3, "caosoa", "two-copy"),
+        (1, "soa", "in-place"),
+        (3, "caosoa", "in-place"),
     ] {
-        let (got, got_load) = run(ranks, layout);
+        let (got, got_load) = run(ranks, layout, scheme);
         assert!(
             got == want,
-            "{layout} on {ranks} rank(s): the VTK fields differ"
+            "{layout} {scheme} on {ranks} rank(s): the VTK fields differ"
         );
         for (a, b) in load.iter().zip(&got_load) {
             assert!(
                 (a - b).abs() <= 1e-9 * a.abs().max(1.0),
-                "{layout} on {ranks} rank(s): {load:?} against {got_load:?}"
+                "{layout} {scheme} on {ranks} rank(s): {load:?} against {got_load:?}"
             );
         }
     }

@@ -37,7 +37,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 pub use link::Interpolation;
-pub(crate) use link::{Interp, Term, TERMS, TERMS_LEN};
+pub(crate) use link::{Interp, Term, OWN_LEAVING, TERMS, TERMS_LEN};
 pub(crate) use zou_he::{Closure, Target as ZouHeTarget};
 
 use program::{Kind, Program, NORMALS};
@@ -665,11 +665,44 @@ impl<T: Real> Boundaries<T> {
             .map(|j| &col[j])
     }
 
-    /// Refuses the interpolated links of curved walls ([`Obstacles::with_wall_distance`])
-    /// where they do not run: in the in-place scheme, whose half-steps hold no site's
-    /// post-collision populations next to its neighbours' when the link is bounced.
-    pub(crate) fn runs_on(&self, scheme: crate::Scheme) -> Result<(), LbmError> {
+    /// The links whose interpolation reads the site's own leaving population
+    /// ([`Interp::reads_own_leaving`], linear walls with `q ≥ ½`): `(site, link, offset of the
+    /// link in [`Boundaries::interp`])`.
+    pub(crate) fn own_leaving_links<M: Model>(
+        &self,
+    ) -> impl Iterator<Item = (&Site, usize, usize)> {
+        self.sites.iter().flat_map(move |s| {
+            let at = s.interp;
+            (0..M::Q).filter_map(move |i| {
+                let at = at? + i;
+                (s.bounced(i) && self.interp[at].reads_own_leaving()).then_some((s, i, at))
+            })
+        })
+    }
+
+    /// Refuses the links that do not run in `scheme` on the GPU: every interpolated link in
+    /// the in-place scheme (its half-steps run curved walls on the CPU only yet), and what
+    /// [`Boundaries::runs_on`] refuses.
+    pub(crate) fn runs_on_gpu(&self, scheme: crate::Scheme) -> Result<(), LbmError> {
+        self.runs_on(scheme)?;
         if self.interp.is_empty() || scheme == crate::Scheme::TwoCopy {
+            return Ok(());
+        }
+        Err(LbmError::Boundary(
+            "the obstacles have curved walls (interpolated bounce-back, \
+             Obstacles::with_wall_distance), which the GPU runs in the two-copy scheme only, not \
+             in the in-place scheme yet (the CPU runs them in both): use the two-copy scheme, or \
+             give the obstacles without wall distances (half-way bounce-back)"
+                .into(),
+        ))
+    }
+
+    /// Refuses the interpolated links that do not run in `scheme`: in the in-place scheme,
+    /// those that read beyond the site and its neighbour along the link (quadratic walls, the
+    /// outflow's), whose populations its half-steps do not keep where the link could read
+    /// them ([`Interp::runs_in_place`]).
+    pub(crate) fn runs_on(&self, scheme: crate::Scheme) -> Result<(), LbmError> {
+        if scheme == crate::Scheme::TwoCopy || self.interp.iter().all(|w| w.runs_in_place()) {
             return Ok(());
         }
         if self.outflow {
@@ -681,10 +714,10 @@ impl<T: Real> Boundaries<T> {
             ));
         }
         Err(LbmError::Boundary(
-            "the obstacles have curved walls (interpolated bounce-back, \
-             Obstacles::with_wall_distance), which do not run in the in-place scheme yet: use \
-             the two-copy scheme, or give the obstacles without wall distances (half-way \
-             bounce-back)"
+            "the obstacles' curved walls are bounced back by quadratic interpolation \
+             (Interpolation::Quadratic), whose links read populations two sites along them, \
+             which the in-place scheme does not keep: use the two-copy scheme, or \
+             Interpolation::Linear"
                 .into(),
         ))
     }

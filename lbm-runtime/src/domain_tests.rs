@@ -337,3 +337,25 @@ fn outflows_on_slabs_match_the_single_lattice() {
         ring_in_scheme_matches_single::<Soa, f64>(18, 12, spec.clone(), ranks, Scheme::TwoCopy);
     }
 }
+
+/// Linear curved walls in place on rings of 1, 2 and 3 slabs give the single two-copy
+/// lattice's bits: a disc across the periodic edge and the slabs' cuts, whose links hold
+/// their own leaving populations where the pull half-step pushed them into a halo.
+#[test]
+fn curved_walls_in_place_on_slabs_match_the_single_lattice() {
+    let disc = |x: usize, y: usize| {
+        let dx = (x as f64 - 0.4).abs().min((x as f64 - 18.4).abs());
+        dx.hypot(y as f64 - 6.0) < 2.7 || (x as f64 - 9.5).hypot(y as f64 - 5.0) < 2.4
+    };
+    let spread = |[x, y, _]: [usize; 3], c: [i32; 3]| {
+        let k = (x * 7 + y * 3) as i32 + c[0] * 5 + c[1] * 11;
+        Some(0.05 + 0.95 * f64::from(k.rem_euclid(10)) / 9.0)
+    };
+    let spec = BoundarySpec {
+        solid: Some(crate::Obstacles::new(disc).with_wall_distance(spread)),
+        ..BoundarySpec::periodic()
+    };
+    for ranks in [1, 2, 3] {
+        ring_in_scheme_matches_single::<Soa, f64>(18, 12, spec.clone(), ranks, Scheme::InPlace);
+    }
+}

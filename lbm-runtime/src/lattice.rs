@@ -122,6 +122,13 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     /// In-place scheme: the last half-step was a pull (the state is "odd").
     odd: bool,
     bc: Boundaries<T>,
+    /// In place: the own leaving populations `f*_i(x)` of the links that read them
+    /// ([`Boundaries::own_leaving_links`], by their offset in the interpolations), held at the
+    /// start of the half-step that reads them ([`Lattice::hold_links`]); empty with two copies.
+    held: Vec<T>,
+    /// The step whose start [`Lattice::held`] was taken at; `None` after the state was written
+    /// otherwise than by a step.
+    held_at: Option<u64>,
     /// The per-site values of the model's fields ([`Model::FIELDS`]), a lattice of
     /// `FIELDS.len()` populations in layout `L` (`None` until one is set: uniform fields).
     fields: Option<AlignedBuf<T>>,
@@ -190,6 +197,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             g: (scheme == Scheme::TwoCopy).then(|| AlignedBuf::zeroed(d.len())),
             rest: rest_values(M::WEIGHTS),
             odd: false,
+            held: Vec::new(),
+            held_at: None,
             bc,
             fields: None,
             step: 0,
@@ -201,6 +210,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             paired_sweeps: 0,
             _m: PhantomData,
         };
+        lat.hold_nothing();
         lat.fill_rest();
         if !lat.can_pair() {
             lat.pairing.settle(SEPARATE);
@@ -220,10 +230,40 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    /// Whether [`Lattice::steps`] can sweep two steps in one: always in place; with two
-    /// copies where a ring fits.
+    /// Whether [`Lattice::steps`] can sweep two steps in one: in place unless a link holds its
+    /// own leaving population (the second half-step of a pair would need it before the
+    /// sweep); with two copies where a ring fits.
     fn can_pair(&self) -> bool {
-        self.scheme == Scheme::InPlace || self.ring().is_some()
+        match self.scheme {
+            Scheme::InPlace => self.held.is_empty(),
+            Scheme::TwoCopy => self.ring().is_some(),
+        }
+    }
+
+    /// Sizes [`Lattice::held`] for the boundaries (in place) and marks it stale.
+    fn hold_nothing(&mut self) {
+        let holds =
+            self.scheme == Scheme::InPlace && self.bc.own_leaving_links::<M>().next().is_some();
+        self.held = vec![T::default(); if holds { self.bc.interp.len() } else { 0 }];
+        self.held_at = None;
+    }
+
+    /// In place, at the start of a half-step: holds the own leaving population `f*_i(x)` of
+    /// each link that reads it (linear curved walls with `q ≥ ½`). In the AA pattern it lies
+    /// in a slot that another site's half-step may overwrite before the link reads it (`F_i(x)`,
+    /// which `x + c_i` pulls from, in the even state; `F_ī(x + c_i)`, that site's own, in the
+    /// odd one); read here, before the sweep, it is the value the two-copy scheme reads.
+    fn hold_links(&mut self) {
+        if self.held.is_empty() || self.held_at == Some(self.step) {
+            return;
+        }
+        let values: Vec<(usize, T)> = (self.bc.own_leaving_links::<M>())
+            .map(|(s, i, at)| (at, self.value_at(self.slot(i, s.x, s.y))))
+            .collect();
+        for (at, v) in values {
+            self.held[at] = v;
+        }
+        self.held_at = Some(self.step);
     }
 
     /// Every site, halos included, at rest: `f_i = w_i`.
@@ -319,6 +359,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Sets the step counter (restart from a checkpoint).
     pub(crate) fn set_steps_done(&mut self, step: u64) {
         self.step = step;
+        self.held_at = None;
     }
 
     /// The lattice's shape.
@@ -428,6 +469,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             let (e, p) = self.slot(i, x, y);
             self.f[e] = stored(v, &self.rest, p);
         }
+        self.held_at = None;
         Ok(())
     }
 
@@ -463,6 +505,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
         let mut mt = vec![T::default(); nm];
         self.odd = false;
+        self.held_at = None;
         for x in 0..self.d.lx {
             for y in 0..self.d.plane() {
                 for (a, b) in mt.iter_mut().zip(moments(x, y)) {
@@ -514,8 +557,19 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         for (i, gi) in g.iter_mut().enumerate() {
             *gi = match site {
                 _ if self.odd => {
-                    let o = M::OPPOSITE[i];
-                    let v = self.value_at((L::index(d, o, d.col(x as isize), y), o));
+                    let own = |p: usize| self.value_at((L::index(d, p, d.col(x as isize), y), p));
+                    let v = own(M::OPPOSITE[i]);
+                    // A curved wall's link reads what the local half-step reads
+                    // (`kernels::local_site_bc`): `f*_ī(x)` and `f*_ī(x + c_i)` in the site's own
+                    // slots, `f*_i(x)` where the pull half-step pushed it.
+                    let v = match site.and_then(|s| s.interp.filter(|_| s.bounced(i))) {
+                        Some(at) => self.bc.interp[at + i].apply(|t| match t {
+                            t if t == TERMS[0] => v,
+                            t if t == TERMS[1] => own(i),
+                            _ => self.value_at(self.slot(i, x, y)),
+                        }),
+                        None => v,
+                    };
                     match site.and_then(|s| s.corr.filter(|_| s.bounced(i))) {
                         Some(o) => v + self.bc.corr[o + i],
                         None => v,
@@ -651,6 +705,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             src_d: self.d,
             dst_d: self.d,
             bc: &self.bc,
+            held: &self.held,
             params: &self.params,
             fields: self.fields.as_mut().map(|f| f.raw()),
             cols,
@@ -938,6 +993,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Replaces the compiled boundaries (a slab takes its slice of the global lattice's).
     pub(crate) fn replace_boundaries(&mut self, bc: Boundaries<T>) {
         self.bc = bc;
+        self.hold_nothing();
         if !self.can_pair() {
             self.pairing.settle(SEPARATE);
         }
@@ -947,6 +1003,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// columns `cols` only: no halo fill or fold (finish the step with
     /// [`Lattice::finish_step`]).
     pub(crate) fn update_columns(&mut self, cols: std::ops::Range<usize>) {
+        self.hold_links();
         self.launch_cols(self.step_pass(), cols);
     }
 
@@ -964,6 +1021,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// state imported: its odd state would keep some populations on the neighbours).
     pub(crate) fn set_even(&mut self) {
         self.odd = false;
+        self.held_at = None;
     }
 
     /// The value in element `e` of population `i`'s slots of the current copy (storage
@@ -974,6 +1032,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// Writes `v` to element `e` of population `i`'s slots of the current copy.
     pub(crate) fn set_stored_value(&mut self, e: usize, i: usize, v: T) {
+        self.held_at = None;
         self.f[e] = stored(v, &self.rest, i);
     }
 }

@@ -80,8 +80,9 @@ struct Defaults {
     output_every: u64,
     diagnostics_every: u64,
     until_steady: Option<f64>,
-    /// The layout and scheme unless the settings choose (the cylinder's curved walls run in
-    /// the two-copy scheme, and its channel's height is rarely a multiple of a cluster width).
+    /// The layout and scheme unless the settings choose (the open-channel cases keep the
+    /// two-copy scheme, where every backend runs curved walls and quadratic walls and outflows
+    /// run, and their channel's height is rarely a multiple of a cluster width).
     layout: LayoutArg,
     scheme: Option<Scheme>,
 }

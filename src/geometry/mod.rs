@@ -3,7 +3,8 @@
 //! the force and torque on each by momentum exchange ([`MomentumExchange`]). Their walls lie
 //! half-way along the links they cut ([`obstacles`]: staircases, first order on a curved
 //! surface) or where the surface crosses each ([`curved_obstacles`]: interpolated
-//! bounce-back, second order; the CPU's two-copy scheme).
+//! bounce-back, second order: linear walls in both schemes on the CPU, quadratic ones and the
+//! GPU in the two-copy scheme).
 //!
 //! ```
 //! use lbm::geometry::{Body, obstacles};

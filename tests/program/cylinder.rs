@@ -126,8 +126,12 @@ fn the_cylinders_bad_settings_are_refused_before_any_work() {
         (&["--velocity", "0.5"], &["velocity", "(0, 0.2]"]),
         (&["--spin", "10"], &["spin", "at most 0.2", "lower --spin"]),
         (
-            &["--scheme", "in-place"],
-            &["in the in-place scheme", "two-copy"],
+            &["--scheme", "in-place", "--walls", "quadratic"],
+            &["Interpolation::Quadratic", "two-copy"],
+        ),
+        (
+            &["--scheme", "in-place", "--outflow", "extrapolated"],
+            &["Wall::Outflow", "two-copy"],
         ),
     ] {
         let d = tmp();
@@ -202,6 +206,37 @@ fn the_cylinder_takes_quadratic_walls_on_one_device_and_the_split_refuses_them()
         );
         assert!(!out.exists(), "an output directory was left");
     }
+}
+
+/// The cylinder's linear curved walls run in place on the CPU: the diagnostics (drag, lift,
+/// pressure difference, all read by momentum exchange) are those of the two-copy scheme, to
+/// the bit.
+#[test]
+fn the_cylinder_runs_in_place_as_with_two_copies() {
+    let d = tmp();
+    let run = |scheme: &str| {
+        let out = d.path().join(scheme);
+        ok(&[
+            "run",
+            "cylinder",
+            "--diameter",
+            "10",
+            "--steps",
+            "600",
+            "--diagnostics-every",
+            "100",
+            "--images",
+            "",
+            "--scheme",
+            scheme,
+            "--out",
+            s(&out),
+        ]);
+        std::fs::read_to_string(out.join("cylinder_diagnostics.csv")).unwrap()
+    };
+    let two = run("two-copy");
+    assert_eq!(two.lines().count(), 8, "{two}");
+    assert_eq!(run("in-place"), two);
 }
 
 /// The cylinder on the GPU and split between host and device (the cut through the cylinder)

@@ -97,6 +97,11 @@ impl Term {
     }
 }
 
+/// The term `f*_i(x)`, the site's own population leaving along the link: the in-place scheme
+/// holds it before each half-step (`Lattice::hold_links`), as another site's sweep may
+/// overwrite where it lies before the link reads it.
+pub(crate) const OWN_LEAVING: Term = TERMS[2];
+
 /// Number of terms of a bounced link.
 pub(crate) const TERMS_LEN: usize = 8;
 
@@ -231,6 +236,19 @@ impl<T: Real> Interp<T> {
             }
         }
         v
+    }
+
+    /// Whether the in-place scheme runs the link: it reads only `f*_ī(x)`, `f*_ī(x + c_i)` and
+    /// `f*_i(x)` (half-way and linear walls), which the AA pattern keeps in the site's own
+    /// slots or the site holds (`crate::kernels`); quadratic walls and outflows read further.
+    pub fn runs_in_place(&self) -> bool {
+        let zero = T::from_f64(0.0);
+        self.w[3..].iter().all(|w| *w == zero)
+    }
+
+    /// Whether the link reads [`OWN_LEAVING`].
+    pub fn reads_own_leaving(&self) -> bool {
+        self.w[2] != T::from_f64(0.0)
     }
 
     /// The largest step along the link of a term this link reads (0 for the outflow's,

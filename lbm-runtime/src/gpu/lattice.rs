@@ -183,7 +183,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         };
         let cap = capacity::<M, T>(ctx, &d, copies)?;
         let bc = compile(&d, &lay)?;
-        bc.runs_on(scheme)?;
+        bc.runs_on_gpu(scheme)?;
         let mut tables = bc::pack::<M, T>(&d, &bc, &params);
         // The fields, uniform until set: their values in the parameters.
         let fields: Vec<f64> = crate::lattice::uniform_fields::<M>(&params)
