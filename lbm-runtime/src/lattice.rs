@@ -1032,7 +1032,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// Writes `v` to element `e` of population `i`'s slots of the current copy.
     pub(crate) fn set_stored_value(&mut self, e: usize, i: usize, v: T) {
-        self.held_at = None;
+        // Halos and folds, within a step: the held values stay those of the step's start.
         self.f[e] = stored(v, &self.rest, i);
     }
 }
