@@ -127,6 +127,27 @@ pub fn centre_weight(n: usize, a: usize) -> f64 {
 /// As [`compare`], from the centre-lines themselves: `u[y]`, the horizontal velocity along
 /// the vertical centre-line, and `v[x]`, the vertical velocity along the horizontal one.
 pub fn compare_lines(u: &[f64], v: &[f64], lid: f64, reference: &[RefPoint]) -> Deviation {
+    compare_with(u, v, lid, reference, interpolate)
+}
+
+/// As [`compare_lines`], for a node-centred grid: node `i` of `n` at `i/(n − 1)`, the first
+/// and last on the walls.
+pub fn compare_node_lines(u: &[f64], v: &[f64], lid: f64, reference: &[RefPoint]) -> Deviation {
+    compare_with(u, v, lid, reference, |line, n, s, _| {
+        let pos = (s * (n - 1) as f64).clamp(0.0, (n - 1) as f64);
+        let i = (pos.floor() as usize).min(n - 2);
+        let t = pos - i as f64;
+        (1.0 - t) * line(i) + t * line(i + 1)
+    })
+}
+
+fn compare_with(
+    u: &[f64],
+    v: &[f64],
+    lid: f64,
+    reference: &[RefPoint],
+    interpolate: impl Fn(&dyn Fn(usize) -> f64, usize, f64, f64) -> f64,
+) -> Deviation {
     let mut dev = Deviation {
         u: 0.0,
         v: 0.0,
@@ -137,7 +158,7 @@ pub fn compare_lines(u: &[f64], v: &[f64], lid: f64, reference: &[RefPoint]) -> 
             Profile::UAlongY => (u, lid, &mut dev.u),
             Profile::VAlongX => (v, 0.0, &mut dev.v),
         };
-        let val = interpolate(|i| line[i], line.len(), p.coord, wall_hi) / lid;
+        let val = interpolate(&|i| line[i], line.len(), p.coord, wall_hi) / lid;
         let e = (val - p.value).abs();
         *slot = slot.max(e);
         if dev.worst.is_none_or(|(w, c)| e > (c - w.value).abs()) {
@@ -158,7 +179,7 @@ fn centre(field: &[f64], n: usize, idx: impl Fn(usize) -> usize) -> f64 {
 
 /// Linear interpolation of `line(i)` (node `i` at `(i + ½)/n`) at `s ∈ [0, 1]`, with the value
 /// 0 at `s = 0` and `hi` at `s = 1` (the walls).
-fn interpolate(line: impl Fn(usize) -> f64, n: usize, s: f64, hi: f64) -> f64 {
+fn interpolate(line: &dyn Fn(usize) -> f64, n: usize, s: f64, hi: f64) -> f64 {
     let pos = s * n as f64 - 0.5;
     if pos <= 0.0 {
         let t = (pos + 0.5) / 0.5;
@@ -265,7 +286,7 @@ mod tests {
         let n = 8;
         let line = |i: usize| (i as f64 + 0.5) / n as f64;
         for s in [0.0, 0.03, 0.5, 0.71, 0.98, 1.0] {
-            assert!((interpolate(line, n, s, 1.0) - s).abs() < 1e-12, "s = {s}");
+            assert!((interpolate(&line, n, s, 1.0) - s).abs() < 1e-12, "s = {s}");
         }
     }
 

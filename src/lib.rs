@@ -73,11 +73,12 @@
 
 pub mod guide;
 
-pub use lbm_macros::lbm_model;
+pub use lbm_macros::{fd_scheme, lbm_model};
 pub use lbm_models as models;
 pub use lbm_runtime::*;
 
 pub mod cases;
 pub mod cavity;
+pub mod fd_cavity;
 pub mod geometry;
 pub mod output;

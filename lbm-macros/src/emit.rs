@@ -14,7 +14,7 @@ use crate::program::{
 };
 
 /// Rust code of a program: the uniform preamble, then `body` around the per-site code.
-fn rust(
+pub(crate) fn rust(
     p: &Program,
     load: &dyn Fn(usize) -> TokenStream,
     param: &dyn Fn(usize) -> TokenStream,
@@ -43,7 +43,7 @@ fn site_param(k: usize) -> TokenStream {
 }
 
 /// WGSL function `name(inp: array<real, NIN>, prm: array<real, NP>) -> array<real, NOUT>`.
-fn wgsl_fn(name: &str, p: &Program, nin: usize, np: usize) -> String {
+pub(crate) fn wgsl_fn(name: &str, p: &Program, nin: usize, np: usize) -> String {
     let e = emit(&p.ir, &p.outputs, &Wgsl);
     let nout = p.outputs.len();
     let mut s = format!(
@@ -62,7 +62,7 @@ fn wgsl_fn(name: &str, p: &Program, nin: usize, np: usize) -> String {
 }
 
 /// Validates the model's WGSL with naga, in f32 and in f64 (SHADER_F64 adapters).
-fn validate_wgsl(src: &str, span: Span) -> syn::Result<()> {
+pub(crate) fn validate_wgsl(src: &str, span: Span) -> syn::Result<()> {
     for (real, caps) in [
         ("f32", naga::valid::Capabilities::empty()),
         ("f64", naga::valid::Capabilities::FLOAT64),

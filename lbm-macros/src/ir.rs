@@ -30,14 +30,25 @@ pub enum Node {
     Div(Id, Id),
     Neg(Id),
     Sqrt(Id),
+    /// `|a|`.
+    Abs(Id),
+    /// The larger of two values.
+    Max(Id, Id),
+    /// The smaller of two values.
+    Min(Id, Id),
 }
 
 impl Node {
     /// The nodes this one reads, in order (an operand read twice appears twice).
     pub fn operands(&self) -> impl Iterator<Item = Id> {
         let (ids, n) = match *self {
-            Node::Add(a, b) | Node::Sub(a, b) | Node::Mul(a, b) | Node::Div(a, b) => ([a, b], 2),
-            Node::Neg(a) | Node::Sqrt(a) => ([a, a], 1),
+            Node::Add(a, b)
+            | Node::Sub(a, b)
+            | Node::Mul(a, b)
+            | Node::Div(a, b)
+            | Node::Max(a, b)
+            | Node::Min(a, b) => ([a, b], 2),
+            Node::Neg(a) | Node::Sqrt(a) | Node::Abs(a) => ([a, a], 1),
             Node::Input(_) | Node::Param(_) | Node::Const(_) => ([0, 0], 0),
         };
         ids.into_iter().take(n)
@@ -185,6 +196,31 @@ impl Ir {
         self.intern(Node::Sqrt(a))
     }
 
+    /// `|a|`.
+    pub fn abs(&mut self, a: Id) -> Id {
+        match self.value(a) {
+            Some(c) => {
+                let c = num_traits::Signed::abs(c);
+                self.constant(c)
+            }
+            None => self.intern(Node::Abs(a)),
+        }
+    }
+
+    /// The larger (`max`) or smaller of `a` and `b`.
+    pub fn extremum(&mut self, max: bool, a: Id, b: Id) -> Id {
+        if let (Some(x), Some(y)) = (self.value(a), self.value(b)) {
+            let c = if (x > y) == max { x.clone() } else { y.clone() };
+            return self.constant(c);
+        }
+        let (a, b) = (a.min(b), a.max(b));
+        self.intern(if max {
+            Node::Max(a, b)
+        } else {
+            Node::Min(a, b)
+        })
+    }
+
     /// `a / b`; a division by a constant becomes a multiplication by its inverse.
     pub fn div(&mut self, a: Id, b: Id) -> Id {
         if let Some(y) = self.value(b).cloned() {
@@ -227,6 +263,9 @@ impl Ir {
                             | Node::Mul(..)
                             | Node::Div(..)
                             | Node::Sqrt(..)
+                            | Node::Abs(..)
+                            | Node::Max(..)
+                            | Node::Min(..)
                     )
             })
             .count() as u64
@@ -261,6 +300,8 @@ pub trait Target {
     /// `a * b + c` with one rounding.
     fn mul_add(&self, a: Self::Code, b: Self::Code, c: Self::Code) -> Self::Code;
     fn sqrt(&self, a: Self::Code) -> Self::Code;
+    /// A pointwise function of the target's library: `abs`, `max` or `min`.
+    fn function(&self, name: &str, args: Vec<Self::Code>) -> Self::Code;
 }
 
 /// How an add or subtract node is emitted after fusing a multiply into it.
@@ -349,6 +390,9 @@ pub fn emit<T: Target>(ir: &Ir, outputs: &[Id], t: &T) -> Emitted<T::Code> {
             (Node::Div(a, b), _) => t.binary('/', t.name(*a), t.name(*b)),
             (Node::Neg(a), _) => t.neg(t.name(*a)),
             (Node::Sqrt(a), _) => t.sqrt(t.name(*a)),
+            (Node::Abs(a), _) => t.function("abs", vec![t.name(*a)]),
+            (Node::Max(a, b), _) => t.function("max", vec![t.name(*a), t.name(*b)]),
+            (Node::Min(a, b), _) => t.function("min", vec![t.name(*a), t.name(*b)]),
         };
         let code = t.bind(n, value);
         if ir.is_uniform(n) {
@@ -404,6 +448,10 @@ impl Target for Rust<'_> {
     fn sqrt(&self, a: TokenStream) -> TokenStream {
         quote!(<T as ::lbm::Real>::sqrt(#a))
     }
+    fn function(&self, name: &str, args: Vec<TokenStream>) -> TokenStream {
+        let f = format_ident!("{}", name);
+        quote!(<T as ::lbm::Real>::#f(#(#args),*))
+    }
 }
 
 /// WGSL, in the type alias `real` that the runtime defines (`f32` or `f64`); inputs are read from
@@ -444,5 +492,8 @@ impl Target for Wgsl {
     }
     fn sqrt(&self, a: String) -> String {
         format!("sqrt({a})")
+    }
+    fn function(&self, name: &str, args: Vec<String>) -> String {
+        format!("{name}({})", args.join(", "))
     }
 }

@@ -1,5 +1,6 @@
 //! The `lbm_model!` macro: a lattice Boltzmann model declared in a few lines, checked for
-//! physical consistency at compile time, and compiled into CPU kernels and WGSL shaders.
+//! physical consistency at compile time, and compiled into CPU kernels and WGSL shaders; and
+//! `fd_scheme!`, an explicit finite-difference scheme through the same pipeline ([`fd`]).
 //!
 //! Stages: [`parse`] the declaration → [`lattice`] checks of the velocity set and weights →
 //! [`analysis`] of moments, equilibrium and collision as exact polynomials (isotropy and
@@ -15,6 +16,7 @@ mod algebra;
 mod analysis;
 mod emit;
 mod expr;
+mod fd;
 mod ir;
 mod lattice;
 mod parse;
@@ -37,4 +39,14 @@ fn expand(decl: &parse::ModelDecl) -> syn::Result<proc_macro2::TokenStream> {
     let lattice = lattice::build(decl)?;
     let analysis = analysis::analyse(decl, lattice)?;
     emit::model(decl, &analysis)
+}
+
+/// Declares an explicit finite-difference scheme; see the `lbm` crate's `fd` module for the
+/// grammar.
+#[proc_macro]
+pub fn fd_scheme(input: TokenStream) -> TokenStream {
+    let decl = syn::parse_macro_input!(input as fd::SchemeDecl);
+    fd::expand(&decl)
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
 }

@@ -1,10 +1,12 @@
-//! Models declared with the `lbm_model!` DSL: each is a few lines of declaration; the macro
-//! checks it and generates its kernels.
+//! Models declared with the `lbm_model!` DSL, and finite-difference schemes declared with
+//! `fd_scheme!`: each is a few lines of declaration; the macro checks it and generates its
+//! kernels.
 
 // Generated code names the runtime through the facade path `::lbm::…`; inside this crate the
 // runtime itself plays that part.
 extern crate lbm_runtime as lbm;
 
+mod artificial_compressibility;
 mod boussinesq;
 mod central;
 mod d2q37;
@@ -16,6 +18,10 @@ mod les;
 mod regularized;
 mod scalar;
 
+pub use artificial_compressibility::{
+    ArtificialCompressibility2, ArtificialCompressibility2Params, ArtificialCompressibility3,
+    ArtificialCompressibility3Params,
+};
 pub use boussinesq::{D2Q9Boussinesq, D2Q9BoussinesqParams};
 pub use central::{D2Q9CentralMrt, D2Q9CentralMrtParams, D3Q27CentralMrt, D3Q27CentralMrtParams};
 pub use d2q37::{D2Q37Params, D2Q37};

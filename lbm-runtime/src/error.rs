@@ -98,6 +98,9 @@ pub enum Error {
     /// More memory than the machine grants.
     #[error(transparent)]
     Memory(#[from] crate::memory::MemoryError),
+    /// A finite-difference grid: its size, walls, parameters or divergence.
+    #[error(transparent)]
+    Fd(#[from] crate::fd::FdError),
 }
 
 impl Error {

@@ -27,6 +27,7 @@ mod checkpoint;
 mod coupled;
 pub mod domain;
 mod error;
+pub mod fd;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 #[cfg(feature = "gpu")]

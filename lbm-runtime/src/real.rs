@@ -91,6 +91,12 @@ pub trait Real:
     fn mul_add(self, a: Self, b: Self) -> Self;
     /// The square root (state-dependent relaxation rates: Smagorinsky's model).
     fn sqrt(self) -> Self;
+    /// The absolute value (finite-difference schemes: [`crate::fd`]).
+    fn abs(self) -> Self;
+    /// The larger of two values (IEEE `maxNum`: a NaN loses to a number).
+    fn max(self, other: Self) -> Self;
+    /// The smaller of two values.
+    fn min(self, other: Self) -> Self;
 }
 
 macro_rules! impl_real {
@@ -132,6 +138,18 @@ macro_rules! impl_real {
             #[inline(always)]
             fn sqrt(self) -> Self {
                 <$t>::sqrt(self)
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn max(self, other: Self) -> Self {
+                <$t>::max(self, other)
+            }
+            #[inline(always)]
+            fn min(self, other: Self) -> Self {
+                <$t>::min(self, other)
             }
         }
     };

@@ -9,6 +9,7 @@ mod coupled;
 #[cfg(feature = "mpi")]
 mod dist;
 mod driver;
+mod fd_run;
 mod loads;
 mod memory;
 mod models;

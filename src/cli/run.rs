@@ -98,6 +98,15 @@ fn defaults(case: CaseName) -> Defaults {
             layout: LayoutArg::Caosoa,
             scheme: None,
         },
+        CaseName::FdCavity => Defaults {
+            size: (65, 65),
+            steps: 1_000_000,
+            output_every: 0,
+            diagnostics_every: 0,
+            until_steady: Some(1e-6),
+            layout: LayoutArg::Soa,
+            scheme: None,
+        },
         CaseName::Cavity => Defaults {
             size: (128, 128),
             steps: 400_000,
@@ -206,7 +215,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         bad(
             "case",
             "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green, \
-             taylor-green-3d, duct, cavity-3d, advection-diffusion, rayleigh-benard, cylinder, \
+             taylor-green-3d, duct, cavity-3d, fd-cavity, advection-diffusion, rayleigh-benard, cylinder, \
              cylinder-3d, body) \
              or set \
              `case` in the --config file",
@@ -333,6 +342,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             Some(c) => super::coupled::rayleigh_benard(world, &plan?, c),
             None => unreachable!("built above for this case"),
         },
+        CaseName::FdCavity => super::fd_run::run(world, &s, size.0, d.steps, a.force),
     }
 }
 
@@ -425,6 +435,7 @@ fn size(s: &Settings, case: CaseName, default: (usize, usize)) -> Result<(usize,
     let square = matches!(
         case,
         CaseName::Cavity
+            | CaseName::FdCavity
             | CaseName::TaylorGreen
             | CaseName::TaylorGreen3d
             | CaseName::Cavity3d

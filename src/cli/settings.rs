@@ -19,6 +19,11 @@ pub enum CaseName {
     RayleighTaylor,
     /// D2Q9 lid-driven cavity, compared with Ghia et al. (1982) at steady state.
     Cavity,
+    /// The lid-driven cavity by finite differences (artificial compressibility, second-order
+    /// central differences), compared with Ghia et al. (1982) at steady state.
+    #[value(name = "fd-cavity")]
+    #[serde(rename = "fd-cavity")]
+    FdCavity,
     /// D2Q9 force-driven channel flow, compared with the parabolic profile.
     Poiseuille,
     /// D2Q9 decaying Taylor–Green vortex, its viscosity compared with cs²(τ − ½).
@@ -63,6 +68,7 @@ impl CaseName {
         match self {
             Self::RayleighTaylor => "rayleigh-taylor",
             Self::Cavity => "cavity",
+            Self::FdCavity => "fd-cavity",
             Self::Poiseuille => "poiseuille",
             Self::TaylorGreen => "taylor-green",
             Self::TaylorGreen3d => "taylor-green-3d",
@@ -400,6 +406,7 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
         "re",
         &[
             CaseName::Cavity,
+            CaseName::FdCavity,
             CaseName::TaylorGreen3d,
             CaseName::Cavity3d,
             CaseName::Cylinder,

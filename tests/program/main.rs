@@ -9,5 +9,6 @@ mod body;
 mod cases_3d;
 mod cli_run;
 mod cylinder;
+mod fd_cavity;
 mod hostile;
 mod taylor_green_3d;

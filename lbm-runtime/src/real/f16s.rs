@@ -124,6 +124,18 @@ impl Real for F16s {
         F16s(self.0.sqrt())
     }
     #[inline(always)]
+    fn abs(self) -> Self {
+        F16s(self.0.abs())
+    }
+    #[inline(always)]
+    fn max(self, other: Self) -> Self {
+        F16s(self.0.max(other.0))
+    }
+    #[inline(always)]
+    fn min(self, other: Self) -> Self {
+        F16s(self.0.min(other.0))
+    }
+    #[inline(always)]
     fn to_stored(self) -> u16 {
         f16::from_f32(self.0).to_bits()
     }

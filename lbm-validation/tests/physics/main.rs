@@ -17,6 +17,7 @@ mod d2q9_taylor_green;
 mod d3_lattice;
 mod dsl;
 mod f16s;
+mod fd;
 mod fields;
 mod model_reference;
 mod moment_space;

@@ -3,8 +3,9 @@
 //! `advection_diffusion` (a Gaussian transverse velocity against the exact solution) and
 //! `passive_scalar` (a scalar model of the user's with an isotropic diffusivity), each on the
 //! GPU as well where an adapter exists, and `natural_convection` (two models of the user's
-//! coupled both ways, against Clever & Busse's Nusselt number); and `taylor_green_3d`, a
-//! shipped case with a collision the program does not offer, on the GPU.
+//! coupled both ways, against Clever & Busse's Nusselt number); `taylor_green_3d`, a shipped
+//! case with a collision the program does not offer, on the GPU; and `heat_fourth_order`, a
+//! finite-difference scheme of the user's, against the exact solution at fourth order.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -88,6 +89,15 @@ fn natural_convection_example_matches_clever_and_busse() {
     let stdout = run_example("natural_convection");
     assert!(
         stdout.contains("Nu = ") && stdout.contains("Clever & Busse 1974: 2.661"),
+        "the example's report lacks its figures:\n{stdout}"
+    );
+}
+
+#[test]
+fn heat_fourth_order_example_converges_at_fourth_order() {
+    let stdout = run_example("heat_fourth_order");
+    assert!(
+        stdout.contains("observed order") && stdout.contains("fourth order, as the macro proved"),
         "the example's report lacks its figures:\n{stdout}"
     );
 }

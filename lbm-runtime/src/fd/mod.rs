@@ -1,0 +1,94 @@
+//! Explicit finite-difference schemes on structured grids: the trait that `fd_scheme!`
+//! implements, and the grid that runs it ([`FdGrid`]).
+//!
+//! A scheme gives the rates `∂t φ = R(φ)` of its unknowns at a node from the unknowns at the
+//! node and its neighbours (the difference operators are inside `R`, generated and proved by
+//! the macro). The grid is node-centred: `n` nodes along an axis of spacing `h`, the first and
+//! last on the walls where the axis is bounded ([`Side::Wall`]), or `n` nodes of a period
+//! `n h` ([`Side::Periodic`]). Walls set their nodes by rules ([`Rule`]) instead of the rates,
+//! and fill the ghost layers that the stencils reach beyond them; the integrator advances the
+//! others ([`Integrator`]).
+
+mod grid;
+mod walls;
+
+pub use grid::FdGrid;
+pub use walls::{Rule, Side};
+
+use crate::Real;
+
+/// How the grid advances `∂t φ = R(φ)` by a step `Δt`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Integrator {
+    /// Forward Euler: `φ ← φ + Δt R(φ)`; first order in time, what steady-state
+    /// pseudo-time marching needs.
+    Euler,
+    /// Williamson's (1980) low-storage third-order Runge–Kutta scheme (two registers per
+    /// unknown): for stages `k = 1, 2, 3`, `q ← a_k q + Δt R(φ)`, `φ ← φ + b_k q`, with
+    /// `a = (0, −5/9, −153/128)`, `b = (1/3, 15/16, 8/15)`. Its stability region holds a stretch
+    /// of the imaginary axis (|λΔt| ≤ √3), which central differences of advection need.
+    /// J. H. Williamson, *Low-storage Runge–Kutta schemes*, J. Comput. Phys. 35 (1980) 48–56.
+    Rk3,
+}
+
+impl Integrator {
+    /// The stages' `(a_k, b_k)`.
+    pub fn stages(self) -> &'static [(f64, f64)] {
+        match self {
+            Integrator::Euler => &[(0.0, 1.0)],
+            Integrator::Rk3 => &[
+                (0.0, 1.0 / 3.0),
+                (-5.0 / 9.0, 15.0 / 16.0),
+                (-153.0 / 128.0, 8.0 / 15.0),
+            ],
+        }
+    }
+}
+
+/// An explicit finite-difference scheme; implemented by `fd_scheme!`.
+pub trait FdScheme: Send + Sync + 'static {
+    /// The run-time parameters (`f64` fields named as declared).
+    type Params: Clone + Copy + std::fmt::Debug + Send + Sync;
+    const NAME: &'static str;
+    /// 2 or 3.
+    const DIM: usize;
+    /// The scalar unknowns: scalar fields, and the components `ux`, `uy`, … of vector fields.
+    const UNKNOWNS: &'static [&'static str];
+    /// Each vector field: its name and the index of its first component in [`Self::UNKNOWNS`].
+    const VECTORS: &'static [(&'static str, usize)];
+    /// The parameters' names, in the order of [`FdScheme::param_values`].
+    const PARAMS: &'static [&'static str];
+    /// The reads of one node's rates: `(unknown, offset)`; `load(k)` in [`FdScheme::rates`]
+    /// is the `k`-th.
+    const LOADS: &'static [(usize, [i32; 3])];
+    /// The farthest offset of a read: the ghost layers the grid keeps.
+    const REACH: usize;
+    /// Floating-point operations of one node's rates.
+    const FLOPS: u64;
+    const INTEGRATOR: Integrator;
+    /// The difference operators, one line each, with their proved orders.
+    const OPERATORS: &'static [&'static str];
+    /// The rates as a WGSL function `rates(inp, prm)`, inputs in the order of
+    /// [`Self::LOADS`], parameters `[h, params…]`.
+    const WGSL: &'static str;
+    /// The parameters' values in declaration order.
+    fn param_values(p: &Self::Params) -> Vec<f64>;
+    /// `out[u] = R_u` at one node: `load(k)` reads [`Self::LOADS`]`[k]`, `prm` is
+    /// `[h, params…]`.
+    fn rates<T: Real>(load: impl Fn(usize) -> T, prm: &[T], out: &mut [T]);
+}
+
+/// What is wrong with a grid, its walls or its parameters, or that the run diverged.
+#[derive(Debug, thiserror::Error)]
+pub enum FdError {
+    #[error("{0}")]
+    Setup(String),
+    #[error("the {scheme} scheme diverged before step {step}: {unknown} is not finite at node {node:?}; reduce the time step (it is {dt})")]
+    Diverged {
+        scheme: &'static str,
+        step: u64,
+        unknown: &'static str,
+        node: [usize; 3],
+        dt: f64,
+    },
+}

@@ -1,0 +1,276 @@
+//! Finite-difference schemes declared with `fd_scheme!` and run on [`FdGrid`]: the walls'
+//! rules and the integrators against exact solutions, the observed order of the operators the
+//! macro proved, composed operators, the refusals of bad grids, and the seed's
+//! artificial-compressibility cavity against Ghia et al. (1982) and itself over three grids.
+
+use std::f64::consts::PI;
+
+use lbm::cavity::ghia;
+use lbm::fd::{FdError, FdGrid, FdScheme, Rule, Side};
+use lbm::fd_cavity::FdCavity;
+use lbm::fd_scheme;
+use lbm::models::ArtificialCompressibility2;
+
+fd_scheme! {
+    /// The heat equation with the second-order Laplacian, forward Euler.
+    pub scheme Heat2 {
+        dim = 2;
+        fields { T }
+        params { alpha: real }
+        operators { lap = laplacian(order = 2, stencil = [1, -2, 1]); }
+        rates { T = alpha * lap(T); }
+    }
+}
+
+fd_scheme! {
+    /// Advection along x by the second-order central difference, in the integrator given.
+    pub scheme AdvectEuler {
+        dim = 2;
+        fields { c }
+        params { a: real }
+        operators { d = derivative(1, order = 2, stencil = [-1/2, 0, 1/2]); }
+        rates { c = -a * d(c, x); }
+        integrator = euler;
+    }
+}
+
+fd_scheme! {
+    /// As [`AdvectEuler`], by the low-storage third-order Runge–Kutta scheme.
+    pub scheme AdvectRk3 {
+        dim = 2;
+        fields { c }
+        params { a: real }
+        operators { d = derivative(1, order = 2, stencil = [-1/2, 0, 1/2]); }
+        rates { c = -a * d(c, x); }
+        integrator = rk3;
+    }
+}
+
+fd_scheme! {
+    /// A composed operator: the rate of `q` is the mixed derivative ∂²f/∂x∂y, one-sided.
+    pub scheme Mixed {
+        dim = 2;
+        fields { f, q }
+        params { }
+        operators {
+            d = derivative(1, order = 2, stencil = [-1/2, 0, 1/2]);
+            forward = derivative(1, order = 2, stencil = [-3/2, 2, -1/2], from = 0);
+        }
+        rates { f = 0; q = d(forward(f, y), x); }
+    }
+}
+
+/// Max error of `T = e^{−π²αt} profile(πx)` on `n` nodes across [0, 1] (walls by `rule`),
+/// periodic along y, at t = 0.05.
+fn wall_error(n: usize, rule: Rule, profile: fn(f64) -> f64) -> f64 {
+    let alpha = 1.0;
+    let h = 1.0 / (n - 1) as f64;
+    let wall = Side::Wall(vec![rule]);
+    let sides = vec![wall.clone(), wall, Side::Periodic, Side::Periodic];
+    let mut g: FdGrid<Heat2, f64> =
+        FdGrid::new([n, 5, 1], h, Heat2Params { alpha }, sides).unwrap();
+    g.set(0, |x| profile(PI * x[0]));
+    let t_end = 0.05;
+    let steps = (t_end / (0.2 * h * h)).ceil() as u64;
+    g.advance(steps, t_end / steps as f64).unwrap();
+    let decay = (-PI * PI * alpha * t_end).exp();
+    (0..n)
+        .map(|i| (g.value(0, [i, 2, 0]) - decay * profile(PI * i as f64 * h)).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn dirichlet_walls_decay_a_sine_at_second_order() {
+    let (e1, e2) = (
+        wall_error(17, Rule::Value(0.0), f64::sin),
+        wall_error(33, Rule::Value(0.0), f64::sin),
+    );
+    let order = (e1 / e2).log2();
+    assert!(e2 < 2e-3, "error {e2}");
+    assert!(
+        (order - 2.0).abs() < 0.2,
+        "observed order {order} ({e1}, {e2})"
+    );
+}
+
+#[test]
+fn zero_gradient_walls_decay_a_cosine_at_second_order() {
+    let (e1, e2) = (
+        wall_error(17, Rule::ZeroGradient, f64::cos),
+        wall_error(33, Rule::ZeroGradient, f64::cos),
+    );
+    let order = (e1 / e2).log2();
+    assert!(e2 < 5e-3, "error {e2}");
+    assert!(order > 1.8, "observed order {order} ({e1}, {e2})");
+}
+
+/// A sine advected once around a periodic square of `n` nodes at Courant number 0.5.
+fn advect<S: FdScheme<Params = P>, P>(n: usize, params: P) -> Result<f64, FdError> {
+    let h = 1.0 / n as f64;
+    let mut g: FdGrid<S, f64> = FdGrid::new([n, n, 1], h, params, vec![Side::Periodic; 4])?;
+    g.set(0, |x| (2.0 * PI * x[0]).sin());
+    let steps = 2 * n as u64;
+    g.advance(steps, 1.0 / steps as f64)?;
+    Ok((0..n)
+        .map(|i| (g.value(0, [i, 0, 0]) - (2.0 * PI * i as f64 * h).sin()).abs())
+        .fold(0.0, f64::max))
+}
+
+#[test]
+fn central_advection_is_stable_with_rk3_and_diverges_with_forward_euler() {
+    let e32 = advect::<AdvectRk3, _>(32, AdvectRk3Params { a: 1.0 }).unwrap();
+    let e64 = advect::<AdvectRk3, _>(64, AdvectRk3Params { a: 1.0 }).unwrap();
+    let order = (e32 / e64).log2();
+    assert!(
+        e64 < 0.02 && (order - 2.0).abs() < 0.3,
+        "RK3: errors {e32}, {e64}"
+    );
+    // Forward Euler amplifies every mode of central advection: after enough periods the run
+    // diverges, and says so with the step and the node.
+    let h = 1.0 / 32.0;
+    let mut g: FdGrid<AdvectEuler, f64> = FdGrid::new(
+        [32, 32, 1],
+        h,
+        AdvectEulerParams { a: 1.0 },
+        vec![Side::Periodic; 4],
+    )
+    .unwrap();
+    g.set(0, |x| {
+        (2.0 * PI * x[0]).sin() + 1e-3 * (2.0 * PI * 15.0 * x[0]).cos()
+    });
+    let err = g.advance(200_000, 0.5 * h).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        matches!(err, FdError::Diverged { .. }) && msg.contains("reduce the time step"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn composed_operators_take_the_mixed_derivative_at_second_order() {
+    let max_error = |n: usize| {
+        let h = 1.0 / n as f64;
+        let sides = vec![Side::Periodic; 4];
+        let mut g: FdGrid<Mixed, f64> = FdGrid::new([n, n, 1], h, MixedParams {}, sides).unwrap();
+        g.set(0, |x| (2.0 * PI * x[0]).sin() * (2.0 * PI * x[1]).sin());
+        // max |R_q| against max |∂²f/∂x∂y| = 4π² (the nodes hit the extremum).
+        (g.max_rates()[1] - 4.0 * PI * PI).abs()
+    };
+    let (e1, e2) = (max_error(32), max_error(64));
+    assert!(e2 < 0.2 && (e1 / e2).log2() > 1.8, "errors {e1}, {e2}");
+}
+
+#[test]
+fn single_and_double_precision_agree() {
+    let c = FdCavity::new(17, 100.0);
+    let (mut a, mut b) = (c.grid::<f64>().unwrap(), c.grid::<f32>().unwrap());
+    a.advance(500, c.time_step()).unwrap();
+    b.advance(500, c.time_step()).unwrap();
+    for u in 0..3 {
+        let (x, y) = (a.field(u), b.field(u));
+        let worst = x
+            .iter()
+            .zip(&y)
+            .map(|(p, q)| (p - q).abs())
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-4, "unknown {u}: f32 and f64 differ by {worst}");
+    }
+}
+
+#[test]
+fn bad_grids_are_refused_before_any_work() {
+    let p = Heat2Params { alpha: 1.0 };
+    let per = || vec![Side::Periodic; 4];
+    let msg =
+        |r: Result<FdGrid<Heat2, f64>, FdError>| r.err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(msg(FdGrid::new([2, 8, 1], 0.1, p, per())).contains("too few"));
+    assert!(msg(FdGrid::new([8, 8, 2], 0.1, p, per())).contains("2-D scheme"));
+    assert!(msg(FdGrid::new([8, 8, 1], 0.0, p, per())).contains("spacing"));
+    assert!(
+        msg(FdGrid::new(
+            [8, 8, 1],
+            0.1,
+            Heat2Params { alpha: f64::NAN },
+            per()
+        ))
+        .contains("alpha")
+    );
+    assert!(msg(FdGrid::new([8, 8, 1], 0.1, p, vec![Side::Periodic; 2])).contains("give 4 sides"));
+    let mixed = vec![
+        Side::Periodic,
+        Side::Wall(vec![Rule::ZeroGradient]),
+        Side::Periodic,
+        Side::Periodic,
+    ];
+    assert!(msg(FdGrid::new([8, 8, 1], 0.1, p, mixed)).contains("both periodic"));
+    let short = Side::Wall(vec![]);
+    let walls = vec![short.clone(), short, Side::Periodic, Side::Periodic];
+    assert!(msg(FdGrid::new([8, 8, 1], 0.1, p, walls)).contains("one rule each"));
+    let inf = Side::Wall(vec![Rule::Value(f64::INFINITY)]);
+    assert!(
+        msg(FdGrid::new(
+            [8, 8, 1],
+            0.1,
+            p,
+            vec![inf.clone(), inf, Side::Periodic, Side::Periodic]
+        ))
+        .contains("not finite")
+    );
+    let huge = FdGrid::<Heat2, f64>::new([1 << 20, 1 << 20, 1], 0.1, p, per());
+    assert!(
+        msg(huge).contains("available"),
+        "a grid larger than the memory is refused"
+    );
+    let mut g = FdGrid::<Heat2, f64>::new([8, 8, 1], 0.1, p, per()).unwrap();
+    assert!(
+        g.advance(1, -1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("time step")
+    );
+}
+
+#[test]
+fn the_seeds_scheme_reads_nineteen_values_per_node() {
+    // The thesis's count: a 9-point cross for the pressure's fourth derivatives, 5 points for
+    // each velocity component; two square roots and a handful of divisions.
+    assert_eq!(ArtificialCompressibility2::LOADS.len(), 19);
+    assert_eq!(ArtificialCompressibility2::REACH, 2);
+    assert_eq!(ArtificialCompressibility2::UNKNOWNS, ["p", "ux", "uy"]);
+    assert!(ArtificialCompressibility2::WGSL.contains("fn rates("));
+}
+
+/// The cavity at Re = 100 on 33² nodes, to steady state: within 0.03 of Ghia's points.
+#[test]
+fn the_cavity_at_re_100_matches_ghia() {
+    let c = FdCavity::new(33, 100.0);
+    let mut g = c.grid::<f64>().unwrap();
+    c.run_to_steady(&mut g, 1e-7, 500, 100_000).unwrap();
+    assert!(g.max_rates()[1..].iter().all(|&r| r < 1e-7), "not steady");
+    let d = c.deviation(&g, &ghia(100).unwrap());
+    assert!(d.max() < 0.03, "{d:?}");
+}
+
+/// Second order: the centre line's differences between 17², 33² and 65² nodes (at the nodes
+/// the grids share) fall by four per halving of h.
+#[test]
+fn the_cavity_converges_at_second_order() {
+    let line = |n: usize| {
+        let c = FdCavity::new(n, 100.0);
+        let mut g = c.grid::<f64>().unwrap();
+        c.run_to_steady(&mut g, 1e-8, 500, 400_000).unwrap();
+        c.centre_lines(&g).0
+    };
+    let (u17, u33, u65) = (line(17), line(33), line(65));
+    let diff = |a: &[f64], b: &[f64]| {
+        (0..a.len())
+            .map(|i| (a[i] - b[2 * i]).abs())
+            .fold(0.0, f64::max)
+    };
+    let (e1, e2) = (diff(&u17, &u33), diff(&u33, &u65));
+    let order = (e1 / e2).log2();
+    assert!(
+        (order - 2.0).abs() < 0.4,
+        "observed order {order} ({e1}, {e2})"
+    );
+}

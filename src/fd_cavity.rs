@@ -1,0 +1,131 @@
+//! The lid-driven cavity by finite differences: the artificial-compressibility scheme
+//! ([`ArtificialCompressibility2`]) marched in pseudo-time to its steady state on a
+//! node-centred grid, and compared with Ghia, Ghia & Shin (1982) like the lattice Boltzmann
+//! cavity ([`crate::cavity`]).
+//!
+//! Geometry: `N × N` nodes of spacing `h = 1/(N − 1)` in the unit square, the first and last
+//! of each row and column on the walls. The lid (top, `y = 1`) moves with `U = 1`, the other
+//! walls rest; the walls extrapolate the pressure linearly. `Re = U L / ν` with `L = 1`.
+
+use lbm_models::{ArtificialCompressibility2, ArtificialCompressibility2Params};
+use lbm_runtime::Real;
+use lbm_runtime::fd::{FdError, FdGrid, Rule, Side};
+
+use crate::cavity::{Deviation, RefPoint, compare_node_lines};
+
+/// The scheme of the cavity.
+pub type Scheme = ArtificialCompressibility2;
+
+/// A cavity's setup: grid, Reynolds number and the scheme's constants.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FdCavity {
+    /// Nodes per side, walls included.
+    pub n: usize,
+    pub re: f64,
+    /// `β² ≥ κ U²`.
+    pub kappa: f64,
+    /// The pressure damping's constant `C₄`.
+    pub c4: f64,
+    /// The time step's share of its stability bound.
+    pub cfl: f64,
+}
+
+impl FdCavity {
+    /// `n` nodes per side at Reynolds number `re`, with `κ = 1`, `C₄ = 1/32` and a time step
+    /// at half its bound.
+    pub fn new(n: usize, re: f64) -> Self {
+        Self {
+            n,
+            re,
+            kappa: 1.0,
+            c4: 1.0 / 32.0,
+            cfl: 0.5,
+        }
+    }
+
+    /// The grid spacing.
+    pub fn h(&self) -> f64 {
+        1.0 / (self.n - 1) as f64
+    }
+
+    /// The scheme's parameters.
+    pub fn params(&self) -> ArtificialCompressibility2Params {
+        ArtificialCompressibility2Params {
+            nu: 1.0 / self.re,
+            kappa: self.kappa,
+            u_ref: 1.0,
+            c4: self.c4,
+        }
+    }
+
+    /// The pseudo-time step: `cfl` times the smallest of the convective bound
+    /// `h / (λ_x + λ_y)` (with `|u| ≤ U`, the largest eigenvalues), the diffusive bound
+    /// `h² / (4ν)` and the bound `2ν / U²` of forward Euler on central advection.
+    pub fn time_step(&self) -> f64 {
+        let nu = 1.0 / self.re;
+        let beta2 = self.kappa.max(1.0);
+        let lambda = (1.0 + (1.0 + 4.0 * beta2).sqrt()) / 2.0;
+        let h = self.h();
+        self.cfl * (h / (2.0 * lambda)).min(h * h / (4.0 * nu)).min(2.0 * nu)
+    }
+
+    /// The grid at rest, its walls set: the lid at `U = 1`, the pressure extrapolated.
+    pub fn grid<T: Real>(&self) -> Result<FdGrid<Scheme, T>, FdError> {
+        if !(self.re.is_finite() && self.re > 0.0) {
+            return Err(FdError::Setup(format!(
+                "the Reynolds number must be positive and finite (got {})",
+                self.re
+            )));
+        }
+        let wall = |u: f64| Side::Wall(vec![Rule::Extrapolated, Rule::Value(u), Rule::Value(0.0)]);
+        let sides = vec![wall(0.0), wall(0.0), wall(0.0), wall(1.0)];
+        let mut g = FdGrid::new([self.n, self.n, 1], self.h(), self.params(), sides)?;
+        g.set(0, |_| 0.0);
+        Ok(g)
+    }
+
+    /// Steps until the velocity's rates are below `tol` (max norm, checked every `interval`
+    /// steps) or `max_steps` are done; returns the steps taken. (The pressure's rate does not
+    /// vanish: the pressure is defined up to a constant, and its level drifts at a rate the
+    /// walls' extrapolation leaves, without changing the velocity.)
+    pub fn run_to_steady<T: Real>(
+        &self,
+        g: &mut FdGrid<Scheme, T>,
+        tol: f64,
+        interval: u64,
+        max_steps: u64,
+    ) -> Result<u64, FdError> {
+        let dt = self.time_step();
+        let start = g.steps();
+        while g.steps() - start < max_steps {
+            let n = interval.min(max_steps - (g.steps() - start));
+            g.advance(n, dt)?;
+            if g.max_rates()[1..].iter().all(|&r| r < tol) {
+                break;
+            }
+        }
+        Ok(g.steps() - start)
+    }
+
+    /// The centre lines: `u(y)` along the vertical one and `v(x)` along the horizontal one
+    /// (the mean of the two middle lines for even `N`).
+    pub fn centre_lines<T: Real>(&self, g: &FdGrid<Scheme, T>) -> (Vec<f64>, Vec<f64>) {
+        let n = self.n;
+        let mid = |f: &dyn Fn(usize) -> f64| {
+            if n % 2 == 1 {
+                f(n / 2)
+            } else {
+                0.5 * (f(n / 2 - 1) + f(n / 2))
+            }
+        };
+        let u = (0..n).map(|j| mid(&|i| g.value(1, [i, j, 0]))).collect();
+        let v = (0..n).map(|i| mid(&|j| g.value(2, [i, j, 0]))).collect();
+        (u, v)
+    }
+
+    /// Deviation of the centre lines from Ghia's points.
+    pub fn deviation<T: Real>(&self, g: &FdGrid<Scheme, T>, reference: &[RefPoint]) -> Deviation {
+        let (u, v) = self.centre_lines(g);
+        compare_node_lines(&u, &v, 1.0, reference)
+    }
+}

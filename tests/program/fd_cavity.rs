@@ -1,0 +1,95 @@
+//! `lbm run fd-cavity`: the finite-difference cavity reaches its steady state, matches Ghia et
+//! al. (1982) on a coarse grid, writes its centre lines and images, and refuses what it does
+//! not take.
+
+use crate::cli_support::{fails, number_after, ok, s, tmp};
+
+/// Re = 100 on 33² nodes (the CI's coarse run): within 0.02 of Ghia's points on both centre
+/// lines (0.0102 and 0.0103 when written; 0.0061 on 65² nodes).
+#[test]
+fn the_coarse_cavity_matches_ghia() {
+    let dir = tmp();
+    let out = ok(&[
+        "run",
+        "fd-cavity",
+        "--lx",
+        "33",
+        "--re",
+        "100",
+        "--images",
+        "speed,p",
+        "--out",
+        s(dir.path()),
+    ]);
+    assert!(out.contains("steady after"), "{out}");
+    let (u, v) = (
+        number_after(&out, "max |u − u_ref| ="),
+        number_after(&out, "max |v − v_ref| ="),
+    );
+    assert!(u < 0.02 && v < 0.02, "{out}");
+    let csv = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 34, "a header and a row per node");
+    let last: Vec<f64> = csv
+        .lines()
+        .last()
+        .unwrap()
+        .split(',')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(last[..2], [1.0, 1.0], "the lid's node moves with the lid");
+    for f in ["speed", "p"] {
+        assert!(dir.path().join(format!("fd-cavity_{f}.png")).exists());
+    }
+    // A second run into the same directory is refused, then allowed with --force.
+    fails(
+        &["run", "fd-cavity", "--lx", "17", "--out", s(dir.path())],
+        &["--force"],
+    );
+    ok(&[
+        "run",
+        "fd-cavity",
+        "--lx",
+        "17",
+        "--steps",
+        "10",
+        "--images",
+        "",
+        "--out",
+        s(dir.path()),
+        "--force",
+    ]);
+    assert!(
+        !dir.path().join("fd-cavity_p.png").exists(),
+        "--force removes the earlier outputs"
+    );
+}
+
+#[test]
+fn what_fd_cavity_does_not_take_is_refused_by_key() {
+    fails(
+        &[
+            "run",
+            "fd-cavity",
+            "--layout",
+            "aos",
+            "--backend",
+            "gpu",
+            "--precision",
+            "f16s",
+            "--lx",
+            "4",
+            "--re",
+            "0",
+            "--images",
+            "T",
+        ],
+        &[
+            "setting `layout`: does not apply to fd-cavity",
+            "setting `backend`: fd-cavity runs on the CPU only",
+            "setting `precision`",
+            "setting `lx`: 4 nodes per side are too few",
+            "setting `re`",
+            "setting `images`: `T` is not a field of fd-cavity",
+        ],
+    );
+}
