@@ -29,6 +29,9 @@ pub struct BenchArgs {
     /// D3Q19 lattice, `LXxLYxLZ` (f64 two-copy needs 304 bytes per site).
     #[arg(long, default_value = "256x256x256", value_parser = parse_size3)]
     pub d3q19_size: [usize; 3],
+    /// The fd-cavity grid, `NXxNY` nodes (f64 needs 48 bytes per node).
+    #[arg(long, default_value = "4097x4097", value_parser = parse_size)]
+    pub fd_size: (usize, usize),
     /// D3Q27 lattice, `LXxLYxLZ` (f64 two-copy needs 432 bytes per site).
     #[arg(long, default_value = "256x256x192", value_parser = parse_size3)]
     pub d3q27_size: [usize; 3],
@@ -129,6 +132,10 @@ pub enum Which {
     All,
     /// Every model, 2-D and 3-D.
     Every,
+    /// The finite-difference artificial-compressibility step of `lbm run fd-cavity` (forward
+    /// Euler, SoA), on its own: not part of `all` or `every`.
+    #[value(name = "fd-cavity")]
+    FdCavity,
 }
 
 impl Which {

@@ -41,7 +41,15 @@ fn emit(decl: &SchemeDecl, s: &Scheme, wgsl: &str) -> TokenStream {
         &|k| quote!(prm[#k]),
         &|k, v| quote!(out[#k] = #v;),
     );
+    let (lane_pre, lane_body) = rust(
+        &s.program,
+        &|k| quote!(inp[#k][l]),
+        &|k| quote!(prm[#k]),
+        &|k, v| quote!(out[#k][l] = #v;),
+    );
     let dim = s.dim;
+    let nloads = s.loads.len();
+    let nunknowns = s.unknowns.len();
     let unknowns = &s.unknowns;
     let vec_names: Vec<&String> = s.vectors.iter().map(|v| &v.0).collect();
     let vec_first: Vec<usize> = s.vectors.iter().map(|v| v.1).collect();
@@ -95,6 +103,17 @@ fn emit(decl: &SchemeDecl, s: &Scheme, wgsl: &str) -> TokenStream {
             fn rates<T: ::lbm::Real>(load: impl Fn(usize) -> T, prm: &[T], out: &mut [T]) {
                 #pre
                 #body
+            }
+            #[inline(always)]
+            #[allow(unused_variables, clippy::all)]
+            fn rates_lanes<T: ::lbm::Real, const VL: usize>(inp: &[[T; VL]], prm: &[T], out: &mut [[T; VL]]) {
+                // Fixed-size views: no bounds check inside the lane loop, which vectorises.
+                let inp: &[[T; VL]; #nloads] = inp.try_into().expect("rates_lanes: one lane vector per load");
+                let out: &mut [[T; VL]; #nunknowns] = out.try_into().expect("rates_lanes: one lane vector per unknown");
+                #lane_pre
+                for l in 0..VL {
+                    #lane_body
+                }
             }
         }
     }

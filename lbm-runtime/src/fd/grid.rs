@@ -10,6 +10,9 @@ use crate::memory::{self, Need};
 use crate::parallel;
 use crate::Real;
 
+/// Nodes whose rates are computed together (one 64-byte vector of f64).
+const LANES: usize = 8;
+
 /// A node-centred grid of `n_x × n_y (× n_z)` nodes of spacing `h` carrying the unknowns of
 /// the scheme `S` in precision `T`.
 pub struct FdGrid<S: FdScheme, T: Real> {
@@ -292,9 +295,33 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 return;
             }
             let mut out = vec![T::default(); nu];
+            let mut inp = vec![[T::default(); LANES]; S::LOADS.len()];
+            let mut lanes = vec![[T::default(); LANES]; nu];
             for &[j, _] in &rows {
                 let row = j * stride[1];
-                for i in xs.clone() {
+                // Groups of LANES nodes along x, then the rest one by one.
+                let mut i = xs.start;
+                while i + LANES <= xs.end {
+                    let local = row + i;
+                    let idx = t * plane + local;
+                    for (k, v) in inp.iter_mut().enumerate() {
+                        let start = (idx as isize + offsets[k]) as usize;
+                        v.copy_from_slice(&phi[S::LOADS[k].0][start..start + LANES]);
+                    }
+                    S::rates_lanes(&inp, prm, &mut lanes);
+                    for (u, r) in regs.iter_mut().enumerate() {
+                        let r = &mut r[local..local + LANES];
+                        let now = &phi[u][idx..idx + LANES];
+                        for l in 0..LANES {
+                            r[l] = match a {
+                                None => now[l] + dt * lanes[u][l],
+                                Some(a) => T::mul_add(a, r[l], dt * lanes[u][l]),
+                            };
+                        }
+                    }
+                    i += LANES;
+                }
+                for i in i..xs.end {
                     let local = row + i;
                     let idx = t * plane + local;
                     S::rates(

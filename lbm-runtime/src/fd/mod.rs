@@ -76,6 +76,10 @@ pub trait FdScheme: Send + Sync + 'static {
     /// `out[u] = R_u` at one node: `load(k)` reads [`Self::LOADS`]`[k]`, `prm` is
     /// `[h, params…]`.
     fn rates<T: Real>(load: impl Fn(usize) -> T, prm: &[T], out: &mut [T]);
+    /// [`FdScheme::rates`] at `VL` consecutive nodes along x at once (straight-line code over
+    /// lanes, which vectorises): `inp[k][l]` is [`Self::LOADS`]`[k]` at node `l`, `out[u][l]`
+    /// the rate of unknown `u` there.
+    fn rates_lanes<T: Real, const VL: usize>(inp: &[[T; VL]], prm: &[T], out: &mut [[T; VL]]);
 }
 
 /// What is wrong with a grid, its walls or its parameters, or that the run diverged.
