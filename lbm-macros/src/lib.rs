@@ -41,8 +41,8 @@ fn expand(decl: &parse::ModelDecl) -> syn::Result<proc_macro2::TokenStream> {
     emit::model(decl, &analysis)
 }
 
-/// Declares an explicit finite-difference scheme; see the `lbm` crate's `fd` module for the
-/// grammar.
+/// Declares an explicit finite-difference scheme; see the `lbm` crate's documentation
+/// (section "Finite differences") and the user guide for the grammar.
 #[proc_macro]
 pub fn fd_scheme(input: TokenStream) -> TokenStream {
     let decl = syn::parse_macro_input!(input as fd::SchemeDecl);
