@@ -342,7 +342,9 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             Some(c) => super::coupled::rayleigh_benard(world, &plan?, c),
             None => unreachable!("built above for this case"),
         },
-        CaseName::FdCavity => super::fd_run::run(world, &s, size.0, d.steps, a.force),
+        CaseName::FdCavity => {
+            super::fd_run::run(world, &s, size.0, s.steps.unwrap_or(d.steps), a.force)
+        }
     }
 }
 

@@ -62,6 +62,29 @@ fn the_coarse_cavity_matches_ghia() {
         !dir.path().join("fd-cavity_p.png").exists(),
         "--force removes the earlier outputs"
     );
+    // --steps bounds the run.
+    let short = ok(&[
+        "run",
+        "fd-cavity",
+        "--lx",
+        "17",
+        "--steps",
+        "10",
+        "--images",
+        "",
+        "--out",
+        s(dir.path()),
+        "--force",
+    ]);
+    assert!(short.contains("not steady yet after 10 steps"), "{short}");
+}
+
+#[test]
+fn a_grid_too_coarse_for_the_reynolds_number_is_refused() {
+    fails(
+        &["run", "fd-cavity", "--lx", "33", "--re", "1000"],
+        &["cell Reynolds number", "--lx 64 or more"],
+    );
 }
 
 #[test]
@@ -80,6 +103,8 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
             "4",
             "--re",
             "0",
+            "--steps",
+            "0",
             "--images",
             "T",
         ],
@@ -88,6 +113,7 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
             "setting `backend`: fd-cavity runs on the CPU only",
             "setting `precision`",
             "setting `lx`: 4 nodes per side are too few",
+            "setting `steps`: 0",
             "setting `re`",
             "setting `images`: `T` is not a field of fd-cavity",
         ],
