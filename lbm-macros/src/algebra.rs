@@ -43,6 +43,31 @@ pub trait Algebra {
     fn call(&mut self, name: &Ident, args: &[Arg], span: Span) -> syn::Result<Value<Self::S>>;
 }
 
+/// The arithmetic of an [`Algebra`] whose scalars are nodes of the expression graph `self.ir`
+/// (the models' kernels and the finite-difference schemes' rates): `type S` and `constant`,
+/// `add`, `sub`, `mul` and `neg`, inside the `impl`.
+macro_rules! ir_arithmetic {
+    () => {
+        type S = $crate::ir::Id;
+        fn constant(&mut self, x: $crate::poly::Q) -> $crate::ir::Id {
+            self.ir.constant(x)
+        }
+        fn add(&mut self, a: &$crate::ir::Id, b: &$crate::ir::Id) -> $crate::ir::Id {
+            self.ir.add(*a, *b)
+        }
+        fn sub(&mut self, a: &$crate::ir::Id, b: &$crate::ir::Id) -> $crate::ir::Id {
+            self.ir.sub(*a, *b)
+        }
+        fn mul(&mut self, a: &$crate::ir::Id, b: &$crate::ir::Id) -> $crate::ir::Id {
+            self.ir.mul(*a, *b)
+        }
+        fn neg(&mut self, a: &$crate::ir::Id) -> $crate::ir::Id {
+            self.ir.neg(*a)
+        }
+    };
+}
+pub(crate) use ir_arithmetic;
+
 /// Evaluates `e` in the algebra `a`.
 pub fn eval<A: Algebra>(a: &mut A, e: &Expr) -> syn::Result<Value<A::S>> {
     match &e.kind {

@@ -98,22 +98,7 @@ struct IrCtx<'a> {
 }
 
 impl Algebra for IrCtx<'_> {
-    type S = Id;
-    fn constant(&mut self, x: Q) -> Id {
-        self.ir.constant(x)
-    }
-    fn add(&mut self, a: &Id, b: &Id) -> Id {
-        self.ir.add(*a, *b)
-    }
-    fn sub(&mut self, a: &Id, b: &Id) -> Id {
-        self.ir.sub(*a, *b)
-    }
-    fn mul(&mut self, a: &Id, b: &Id) -> Id {
-        self.ir.mul(*a, *b)
-    }
-    fn neg(&mut self, a: &Id) -> Id {
-        self.ir.neg(*a)
-    }
+    crate::algebra::ir_arithmetic!();
     fn div(&mut self, a: &Id, b: &Id, _span: Span) -> syn::Result<Id> {
         Ok(self.ir.div(*a, *b))
     }

@@ -17,7 +17,7 @@ use super::stencil::{operator, Kind, Operator};
 use crate::algebra::{eval, Algebra, Value};
 use crate::expr::{eval_const, Arg, ExprKind};
 use crate::ir::{Id, Ir};
-use crate::poly::{q, Q};
+use crate::poly::q;
 use crate::program::Program;
 
 /// The time integrator of the rates `∂t φ = R(φ)`.
@@ -215,22 +215,7 @@ fn add(ir: &mut Ir, a: &Value<Id>, b: &Value<Id>) -> Value<Id> {
 }
 
 impl Algebra for Ctx<'_> {
-    type S = Id;
-    fn constant(&mut self, x: Q) -> Id {
-        self.ir.constant(x)
-    }
-    fn add(&mut self, a: &Id, b: &Id) -> Id {
-        self.ir.add(*a, *b)
-    }
-    fn sub(&mut self, a: &Id, b: &Id) -> Id {
-        self.ir.sub(*a, *b)
-    }
-    fn mul(&mut self, a: &Id, b: &Id) -> Id {
-        self.ir.mul(*a, *b)
-    }
-    fn neg(&mut self, a: &Id) -> Id {
-        self.ir.neg(*a)
-    }
+    crate::algebra::ir_arithmetic!();
     fn div(&mut self, a: &Id, b: &Id, span: Span) -> syn::Result<Id> {
         if matches!(&self.ir.nodes[*b], crate::ir::Node::Const(c) if num_traits::Zero::is_zero(c)) {
             return Err(Error::new(span, "division by zero"));
