@@ -9,9 +9,12 @@
 
 use lbm_models::{ArtificialCompressibility2, ArtificialCompressibility2Params};
 use lbm_runtime::Real;
-use lbm_runtime::fd::{FdError, FdGrid, Rule, Side};
+use lbm_runtime::fd::{FdError, FdGrid, FdRing, FdRun, OneProcess, Rule, Side};
 
 use crate::cavity::{Deviation, RefPoint, compare_node_lines};
+
+/// The centre lines `(u(y) on x = ½, v(x) on y = ½)`, one value per node.
+pub type CentreLines = (Vec<f64>, Vec<f64>);
 
 /// The scheme of the cavity.
 pub type Scheme = ArtificialCompressibility2;
@@ -71,6 +74,38 @@ impl FdCavity {
 
     /// The grid at rest, its walls set: the lid at `U = 1`, the pressure extrapolated.
     pub fn grid<T: Real>(&self) -> Result<FdGrid<Scheme, T>, FdError> {
+        self.grid_on(Box::new(OneProcess))
+    }
+
+    /// [`FdCavity::grid`] cut into slabs of rows among the processes of `ring`: this
+    /// process's (collective).
+    pub fn grid_on<T: Real>(&self, ring: Box<dyn FdRing<T>>) -> Result<FdGrid<Scheme, T>, FdError> {
+        let mut g = FdGrid::on_ring(
+            [self.n, self.n, 1],
+            self.h(),
+            self.params(),
+            self.sides()?,
+            ring,
+        )?;
+        g.set(0, |_| 0.0);
+        Ok(g)
+    }
+
+    /// [`FdCavity::grid`] on the device of `ctx`.
+    pub fn gpu_grid<T: Real>(
+        &self,
+        ctx: std::sync::Arc<lbm_runtime::gpu::GpuContext>,
+    ) -> Result<lbm_runtime::gpu::GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
+        let n = [self.n, self.n, 1];
+        let mut g =
+            lbm_runtime::gpu::GpuFdGrid::new(ctx, n, self.h(), self.params(), self.sides()?)?;
+        g.set(0, |_| 0.0)?;
+        Ok(g)
+    }
+
+    /// The sides: walls at rest but the lid (`y = 1`), moving at `U = 1`, the pressure
+    /// extrapolated at each.
+    fn sides(&self) -> Result<Vec<Side>, FdError> {
         if !(self.re.is_finite() && self.re > 0.0) {
             return Err(FdError::Setup(format!(
                 "the Reynolds number must be positive and finite (got {})",
@@ -78,29 +113,26 @@ impl FdCavity {
             )));
         }
         let wall = |u: f64| Side::Wall(vec![Rule::Extrapolated, Rule::Value(u), Rule::Value(0.0)]);
-        let sides = vec![wall(0.0), wall(0.0), wall(0.0), wall(1.0)];
-        let mut g = FdGrid::new([self.n, self.n, 1], self.h(), self.params(), sides)?;
-        g.set(0, |_| 0.0);
-        Ok(g)
+        Ok(vec![wall(0.0), wall(0.0), wall(0.0), wall(1.0)])
     }
 
     /// Steps until the velocity's rates are below `tol` (max norm, checked every `interval`
     /// steps) or `max_steps` are done; returns the steps taken. (The pressure's rate does not
     /// vanish: the pressure is defined up to a constant, and its level drifts at a rate the
     /// walls' extrapolation leaves, without changing the velocity.)
-    pub fn run_to_steady<T: Real>(
+    pub fn run_to_steady(
         &self,
-        g: &mut FdGrid<Scheme, T>,
+        g: &mut impl FdRun,
         tol: f64,
         interval: u64,
         max_steps: u64,
-    ) -> Result<u64, FdError> {
+    ) -> Result<u64, lbm_runtime::Error> {
         let dt = self.time_step();
         let start = g.steps();
         while g.steps() - start < max_steps {
             let n = interval.min(max_steps - (g.steps() - start));
             g.advance(n, dt)?;
-            if g.max_rates()[1..].iter().all(|&r| r < tol) {
+            if g.max_rates()?[1..].iter().all(|&r| r < tol) {
                 break;
             }
         }
@@ -108,8 +140,17 @@ impl FdCavity {
     }
 
     /// The centre lines: `u(y)` along the vertical one and `v(x)` along the horizontal one
-    /// (the mean of the two middle lines for even `N`).
-    pub fn centre_lines<T: Real>(&self, g: &FdGrid<Scheme, T>) -> (Vec<f64>, Vec<f64>) {
+    /// (the mean of the two middle lines for even `N`), on the first process (collective).
+    pub fn centre_lines(
+        &self,
+        g: &mut impl FdRun,
+    ) -> Result<Option<CentreLines>, lbm_runtime::Error> {
+        let (ux, uy) = (g.gather(1)?, g.gather(2)?);
+        Ok(ux.zip(uy).map(|(ux, uy)| self.centre_lines_of(&ux, &uy)))
+    }
+
+    /// The centre lines of the whole fields `ux` and `uy` (x fastest).
+    pub fn centre_lines_of(&self, ux: &[f64], uy: &[f64]) -> CentreLines {
         let n = self.n;
         let mid = |f: &dyn Fn(usize) -> f64| {
             if n % 2 == 1 {
@@ -118,14 +159,18 @@ impl FdCavity {
                 0.5 * (f(n / 2 - 1) + f(n / 2))
             }
         };
-        let u = (0..n).map(|j| mid(&|i| g.value(1, [i, j, 0]))).collect();
-        let v = (0..n).map(|i| mid(&|j| g.value(2, [i, j, 0]))).collect();
+        let u = (0..n).map(|j| mid(&|i| ux[i + n * j])).collect();
+        let v = (0..n).map(|i| mid(&|j| uy[i + n * j])).collect();
         (u, v)
     }
 
-    /// Deviation of the centre lines from Ghia's points.
-    pub fn deviation<T: Real>(&self, g: &FdGrid<Scheme, T>, reference: &[RefPoint]) -> Deviation {
-        let (u, v) = self.centre_lines(g);
-        compare_node_lines(&u, &v, 1.0, reference)
+    /// Deviation of the centre lines from Ghia's points, on the first process (collective).
+    pub fn deviation(
+        &self,
+        g: &mut impl FdRun,
+        reference: &[RefPoint],
+    ) -> Result<Option<Deviation>, lbm_runtime::Error> {
+        let lines = self.centre_lines(g)?;
+        Ok(lines.map(|(u, v)| compare_node_lines(&u, &v, 1.0, reference)))
     }
 }

@@ -333,6 +333,51 @@ fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
     }
 }
 
+/// The finite-difference cavity on 2 and 3 ranks (slabs of rows, their ghost rows from the
+/// neighbours) writes the single process's centre lines bit for bit; the vertical line crosses
+/// every slab, and after 1500 steps every node has felt the cuts. Slabs thinner than the
+/// stencils need are refused on every rank.
+#[test]
+fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
+    let run = |ranks: usize, precision: &str| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "run",
+            "fd-cavity",
+            "--lx",
+            "31",
+            "--steps",
+            "1500",
+            "--precision",
+            precision,
+            "--images",
+            "",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ];
+        let stdout = lbm_ok(ranks, &args);
+        assert!(
+            ranks == 1 || stdout.contains(&format!("{ranks} ranks of rows")),
+            "{stdout}"
+        );
+        std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap()
+    };
+    for precision in ["f64", "f32"] {
+        let one = run(1, precision);
+        assert_eq!(one.lines().count(), 32, "a header and 31 nodes");
+        for ranks in [2, 3] {
+            assert!(run(ranks, precision) == one, "{precision} on {ranks} ranks");
+        }
+    }
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let out = mpiexec_program(3, lbm, &["run", "fd-cavity", "--lx", "8", "--steps", "1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("cannot be cut into 3 slabs"),
+        "{stderr}"
+    );
+}
+
 /// `lbm_run_on_gpu_and_hetero_ranks_gives_the_single_process_diagnostics` for one case of
 /// `lbm run`, run for 200 steps with `size` (its size options): the GPU and the hetero ranks
 /// in `scheme`, on `ranks[0]` and `ranks[1]` processes.

@@ -296,21 +296,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// Every rank's `local` (its planes' values, in rank order) concatenated on rank 0:
     /// `Some` there, `None` elsewhere (collective).
     fn gather_values<V: Real>(&self, local: Vec<V>) -> Result<Option<Vec<V>>, Error> {
-        if self.rank != 0 {
-            self.comm
-                .process_at_rank(0)
-                .send_with_tag(&local[..], GATHER);
-            return Ok(None);
-        }
-        let mut all = local;
-        for r in 1..self.dec.ranks() {
-            let (values, _) = self
-                .comm
-                .process_at_rank(peer(r))
-                .receive_vec_with_tag::<V>(GATHER);
-            all.extend(values);
-        }
-        Ok(Some(all))
+        Ok(gather_to_root(
+            &self.comm,
+            self.rank,
+            self.dec.ranks(),
+            local,
+        ))
     }
 
     /// The whole lattice, assembled on rank 0 from every slab's populations (collective):
@@ -352,7 +343,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
 /// send this way (`[from_left, from_right]`), running `work(k, chunks)` for `k` in
 /// `0..chunks` while the four transfers travel and letting MPI progress them between the parts
 /// (collective with the two neighbours).
-fn ring_swap<T: Real>(
+pub(crate) fn ring_swap<T: Real>(
     comm: &SimpleCommunicator,
     (left, right): (usize, usize),
     [to_left, to_right]: [Vec<T>; 2],
@@ -417,6 +408,28 @@ pub fn exchange_seconds<T: Real>(
     let mut slowest = 0.0;
     comm.all_reduce_into(&local, &mut slowest, SystemOperation::max());
     Ok(slowest)
+}
+
+/// Every rank's `local` concatenated in rank order on rank 0: `Some` there, `None` elsewhere
+/// (collective; `rank` and `ranks` are `comm`'s).
+pub(crate) fn gather_to_root<V: Real>(
+    comm: &SimpleCommunicator,
+    rank: usize,
+    ranks: usize,
+    local: Vec<V>,
+) -> Option<Vec<V>> {
+    if rank != 0 {
+        comm.process_at_rank(0).send_with_tag(&local[..], GATHER);
+        return None;
+    }
+    let mut all = local;
+    for r in 1..ranks {
+        let (values, _) = comm
+            .process_at_rank(peer(r))
+            .receive_vec_with_tag::<V>(GATHER);
+        all.extend(values);
+    }
+    Some(all)
 }
 
 /// A rank as MPI counts it.

@@ -89,18 +89,31 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
     };
     let rows = Rows::default();
     if a.model == Which::FdCavity {
-        if a.backend == Backend::Gpu {
+        if a.backend == Backend::Hetero {
             return Err(bad(
                 "backend",
-                "fd-cavity runs on the CPU only (finite differences have no GPU backend yet)",
+                "fd-cavity has no host/device split: give cpu, gpu or all",
             ));
         }
-        for &p in &a.precision {
-            match p {
-                Precision::F64 => fd_table::<f64>(a, &rows)?,
-                Precision::F32 => fd_table::<f32>(a, &rows)?,
-                Precision::F16s => {
-                    println!("\nfd-cavity f16s not run: finite differences run in f64 or f32")
+        let mut devices = Vec::new();
+        if matches!(a.backend, Backend::Cpu | Backend::All) {
+            devices.push(None);
+        }
+        if matches!(a.backend, Backend::Gpu | Backend::All) {
+            match open_context(a) {
+                Ok(ctx) => devices.push(Some(ctx)),
+                Err(e) if a.backend == Backend::All => println!("\nGPU: skipped ({e})"),
+                Err(e) => return Err(e.into()),
+            }
+        }
+        for ctx in &devices {
+            for &p in &a.precision {
+                match p {
+                    Precision::F64 => fd_table::<f64>(a, &rows, ctx.as_ref())?,
+                    Precision::F32 => fd_table::<f32>(a, &rows, ctx.as_ref())?,
+                    Precision::F16s => {
+                        println!("\nfd-cavity f16s not run: finite differences run in f64 or f32")
+                    }
                 }
             }
         }
@@ -593,8 +606,12 @@ fn tuned(t: &KernelTiming) -> String {
 
 /// The fd-cavity step's table in precision `T`: nodes per second, the registers' traffic
 /// against the copy bandwidth and the flop rate against the FMA peak, both measured now.
-fn fd_table<T: Real>(a: &BenchArgs, rows: &Rows) -> Result<(), CliError> {
-    use lbm::fd::FdScheme;
+fn fd_table<T: Real>(
+    a: &BenchArgs,
+    rows: &Rows,
+    ctx: Option<&Arc<GpuContext>>,
+) -> Result<(), CliError> {
+    use lbm::fd::{FdRun, FdScheme};
     use lbm::fd_cavity::{FdCavity, Scheme};
     let (nx, ny) = a.fd_size;
     if nx != ny || nx < 5 {
@@ -604,18 +621,51 @@ fn fd_table<T: Real>(a: &BenchArgs, rows: &Rows) -> Result<(), CliError> {
         ));
     }
     let cavity = FdCavity::new(nx, 100.0);
-    let mut g = cavity.grid::<T>().map_err(lbm::Error::from)?;
-    let peak = measure_peak_flops::<T>(5);
-    let bw = measure_bandwidth(a.bw_mib << 20, 5);
+    let dt = cavity.time_step();
+    // Seconds per step (the median of the CPU's iterations of ten steps, each ending with the
+    // divergence check; the best of the GPU's batches), the bytes per node, the copy bandwidth
+    // and the FMA peak measured now, and where.
+    let (seconds, bytes, bw, peak, backend) = match ctx {
+        None => {
+            let mut g = cavity.grid::<T>().map_err(lbm::Error::from)?;
+            let peak = measure_peak_flops::<T>(5);
+            let bw = measure_bandwidth(a.bw_mib << 20, 5).copy;
+            g.advance(1, dt).map_err(lbm::Error::from)?;
+            let mut times = Vec::with_capacity(a.iters);
+            for _ in 0..a.iters {
+                let t = std::time::Instant::now();
+                g.advance(10, dt).map_err(lbm::Error::from)?;
+                times.push(t.elapsed().as_secs_f64() / 10.0);
+            }
+            times.sort_by(f64::total_cmp);
+            let bytes = FdRun::bytes_per_node(&g);
+            (times[times.len() / 2], bytes, bw, peak, "cpu")
+        }
+        Some(ctx) => {
+            let mut g = cavity.gpu_grid::<T>(ctx.clone())?;
+            g.advance(1, dt)?;
+            let (rate, _) = gpu::probe::batched(1, |k| {
+                g.time_steps(k, dt)
+                    .map_err(|e| gpu::GpuError::Device(e.to_string()))
+            })?;
+            g.advance(1, dt)?;
+            let bytes = FdRun::bytes_per_node(&g);
+            let unknowns = (nx * ny * Scheme::UNKNOWNS.len() * std::mem::size_of::<T>()) as u64;
+            let bw = gpu::probe::copy_gbps(ctx, unknowns)?;
+            let (peak, _) = fma_peak::<T>(ctx)?;
+            (1.0 / rate.best, bytes, bw, peak, "gpu")
+        }
+    };
     // The rates' flops and one multiply-add per unknown for the update.
     let flops = Scheme::FLOPS + 2 * Scheme::UNKNOWNS.len() as u64;
+    let on = ctx.map_or_else(String::new, |c| format!(" on {}", c.describe()));
     println!(
-        "\nfd-cavity {}, {nx}x{ny} nodes, {flops} flops and {} reads per node; measured now: copy \
-         {:.1} GB/s ({}), FMA peak {:.1} GFLOP/s ({})",
+        "\nfd-cavity {}{on}, {nx}x{ny} nodes, {flops} flops and {} reads per node; measured now: \
+         copy {:.1} GB/s ({}), FMA peak {:.1} GFLOP/s ({})",
         T::NAME,
         Scheme::LOADS.len(),
-        bw.copy.best,
-        bw.copy.how(),
+        bw.best,
+        bw.how(),
         peak.best,
         peak.how()
     );
@@ -623,20 +673,9 @@ fn fd_table<T: Real>(a: &BenchArgs, rows: &Rows) -> Result<(), CliError> {
         "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
         "layout", "kernel", "ms/iter", "MN/s", "GB/s (% BW)", "GFLOP/s (% peak)"
     );
-    let dt = cavity.time_step();
-    g.advance(1, dt).map_err(lbm::Error::from)?;
-    // An iteration is ten steps (the divergence check at its end is one sweep of ten).
-    let mut times = Vec::with_capacity(a.iters);
-    for _ in 0..a.iters {
-        let t = std::time::Instant::now();
-        g.advance(10, dt).map_err(lbm::Error::from)?;
-        times.push(t.elapsed().as_secs_f64() / 10.0);
-    }
-    times.sort_by(f64::total_cmp);
-    let seconds = times[times.len() / 2];
     let nodes = (nx * ny) as f64;
     let mn = nodes / seconds / 1e6;
-    let gbs = nodes * g.bytes_per_node() as f64 / seconds / 1e9;
+    let gbs = nodes * bytes as f64 / seconds / 1e9;
     let gflops = nodes * flops as f64 / seconds / 1e9;
     println!(
         "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}",
@@ -644,11 +683,11 @@ fn fd_table<T: Real>(a: &BenchArgs, rows: &Rows) -> Result<(), CliError> {
         "euler step",
         seconds * 1e3,
         mn,
-        format!("{gbs:.1} ({:.0}%)", 100.0 * gbs / bw.copy.best),
+        format!("{gbs:.1} ({:.0}%)", 100.0 * gbs / bw.best),
         format!("{gflops:.1} ({:.0}%)", 100.0 * gflops / peak.best)
     );
     rows.push(Row {
-        backend: "cpu",
+        backend,
         model: "fd-cavity",
         precision: T::NAME,
         layout: "soa",
@@ -658,9 +697,9 @@ fn fd_table<T: Real>(a: &BenchArgs, rows: &Rows) -> Result<(), CliError> {
         ms_per_iter: seconds * 1e3,
         mlups: mn,
         gb_per_s: Some(gbs),
-        bandwidth_gb_per_s: Some(bw.copy.best),
+        bandwidth_gb_per_s: Some(bw.best),
         bandwidth_pattern: "copy",
-        bandwidth_spread: Some(bw.copy.spread),
+        bandwidth_spread: Some(bw.spread),
         gflop_per_s: Some(gflops),
         peak_gflop_per_s: Some(peak.best),
         peak_spread: Some(peak.spread),

@@ -1,13 +1,17 @@
 //! `lbm run fd-cavity`: the lid-driven cavity by finite differences ([`lbm::fd_cavity`]),
-//! marched to its steady state on the CPU, its centre lines written as CSV and compared with
-//! Ghia et al. (1982), the speed and velocity drawn as PNG images.
+//! marched to its steady state on the CPU (of one process, or of MPI's ranks, each a slab of
+//! rows) or on a GPU, its centre lines written as CSV and compared with Ghia et al. (1982), the speed and
+//! velocity drawn as PNG images.
 
 use std::time::Instant;
 
 use lbm::Real;
-use lbm::cavity::{GHIA_RE, ghia};
-use lbm::fd::FdGrid;
+use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
+use std::sync::Arc;
+
+use lbm::fd::{FdRing, FdRun};
 use lbm::fd_cavity::{FdCavity, Scheme};
+use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::output::Table;
 use lbm::output::png::{range, write_field};
 
@@ -15,7 +19,7 @@ use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, Precision, World};
 
 /// The keys `fd-cavity` reads; every other key given is refused.
-const KEYS: [&str; 11] = [
+const KEYS: [&str; 12] = [
     "case",
     "lx",
     "ly",
@@ -27,6 +31,7 @@ const KEYS: [&str; 11] = [
     "images",
     "precision",
     "backend",
+    "adapter",
 ];
 
 /// The largest cell Reynolds number `Re/(N − 1)` a run is allowed.
@@ -49,22 +54,31 @@ pub fn run(
             c.keep(bad(
                 &key,
                 format!(
-                    "does not apply to fd-cavity, a finite-difference run on one process's CPU (its keys: {})",
+                    "does not apply to fd-cavity, a finite-difference run (its keys: {})",
                     KEYS[1..].join(", ")
                 ),
             ));
         }
     }
-    if world.ranks() > 1 {
-        c.keep(bad(
-            "case",
-            "fd-cavity runs on one process: start it without mpiexec",
-        ));
-    }
-    if s.backend.is_some_and(|b| b != BackendArg::Cpu) {
+    let gpu = s.backend == Some(BackendArg::Gpu);
+    if s.backend
+        .is_some_and(|b| b != BackendArg::Cpu && b != BackendArg::Gpu)
+    {
         c.keep(bad(
             "backend",
-            "fd-cavity runs on the CPU only (finite differences have no GPU or split backend yet): drop --backend",
+            "fd-cavity runs on the CPU or a GPU (finite differences have no host/device split yet): give cpu or gpu",
+        ));
+    }
+    if gpu && world.ranks() > 1 {
+        c.keep(bad(
+            "backend",
+            "fd-cavity runs on one GPU: start it without mpiexec, or on the CPUs of the ranks (--backend cpu)",
+        ));
+    }
+    if s.adapter.is_some() && !gpu {
+        c.keep(bad(
+            "adapter",
+            "chooses the GPU of --backend gpu: drop it, or add --backend gpu",
         ));
     }
     if n < 5 {
@@ -144,42 +158,125 @@ pub fn run(
         ));
     }
     c.done()?;
-    if force {
+    if force && world.rank() == 0 {
         remove_outputs(&out)?;
     }
     let cavity = FdCavity::new(n, re);
+    let run = Run {
+        tol,
+        interval,
+        max_steps,
+        images: &images,
+        out: &out,
+    };
+    if gpu {
+        let opts = GpuOptions {
+            adapter: s
+                .adapter
+                .as_deref()
+                .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
+            ..GpuOptions::default()
+        };
+        let ctx = Arc::new(GpuContext::new(&opts).map_err(lbm::Error::from)?);
+        let on = format!(", on {}", ctx.describe());
+        return match precision {
+            Precision::F32 => drive(
+                world,
+                &cavity,
+                &run,
+                cavity.gpu_grid::<f32>(ctx)?,
+                &on,
+                "f32",
+            ),
+            _ => drive(
+                world,
+                &cavity,
+                &run,
+                cavity.gpu_grid::<f64>(ctx)?,
+                &on,
+                "f64",
+            ),
+        };
+    }
+    let on = match world.ranks() {
+        1 => String::new(),
+        r => format!(", {r} ranks of rows"),
+    };
     match precision {
-        Precision::F32 => drive::<f32>(&cavity, tol, interval, max_steps, &images, &out),
-        _ => drive::<f64>(&cavity, tol, interval, max_steps, &images, &out),
+        Precision::F32 => {
+            let g = cavity
+                .grid_on::<f32>(ring(world))
+                .map_err(lbm::Error::from)?;
+            drive(world, &cavity, &run, g, &on, "f32")
+        }
+        _ => {
+            let g = cavity
+                .grid_on::<f64>(ring(world))
+                .map_err(lbm::Error::from)?;
+            drive(world, &cavity, &run, g, &on, "f64")
+        }
     }
 }
 
-fn drive<T: Real>(
-    cavity: &FdCavity,
+/// What a run is asked to do beside its grid.
+struct Run<'a> {
     tol: f64,
     interval: u64,
     max_steps: u64,
-    images: &[String],
-    out: &std::path::Path,
+    images: &'a [String],
+    out: &'a std::path::Path,
+}
+
+/// The ring of the run's processes.
+fn ring<T: Real>(world: &World) -> Box<dyn FdRing<T>> {
+    #[cfg(feature = "mpi")]
+    return Box::new(lbm::fd::Ranks::new(world.comm()));
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = world;
+        Box::new(lbm::fd::OneProcess)
+    }
+}
+
+/// Runs the cavity on `g` (`on` says where, `precision` in what).
+fn drive(
+    world: &World,
+    cavity: &FdCavity,
+    run: &Run,
+    mut g: impl FdRun,
+    on: &str,
+    precision: &str,
 ) -> Result<(), CliError> {
-    let mut g: FdGrid<Scheme, T> = cavity.grid().map_err(lbm::Error::from)?;
+    let Run {
+        tol,
+        interval,
+        max_steps,
+        images,
+        out,
+    } = *run;
     let n = cavity.n;
-    println!(
-        "fd-cavity: {n} × {n} nodes, Re = {}, {} ({} flops and {} reads per node), Δt = {:.3e}, {}",
-        cavity.re,
-        <Scheme as lbm::fd::FdScheme>::NAME,
-        <Scheme as lbm::fd::FdScheme>::FLOPS,
-        <Scheme as lbm::fd::FdScheme>::LOADS.len(),
-        cavity.time_step(),
-        T::NAME
-    );
+    let root = world.rank() == 0;
+    if root {
+        println!(
+            "fd-cavity: {n} × {n} nodes, Re = {}, {} ({} flops and {} reads per node), Δt = {:.3e}, {}{on}",
+            cavity.re,
+            <Scheme as lbm::fd::FdScheme>::NAME,
+            <Scheme as lbm::fd::FdScheme>::FLOPS,
+            <Scheme as lbm::fd::FdScheme>::LOADS.len(),
+            cavity.time_step(),
+            precision
+        );
+    }
     let start = Instant::now();
-    let steps = cavity
-        .run_to_steady(&mut g, tol, interval, max_steps)
-        .map_err(lbm::Error::from)?;
+    let steps = cavity.run_to_steady(&mut g, tol, interval, max_steps)?;
     let seconds = start.elapsed().as_secs_f64();
-    let rates = g.max_rates();
+    let rates = g.max_rates()?;
     let steady = rates[1..].iter().all(|&r| r < tol);
+    // Every field the outputs need, gathered on rank 0 (collective).
+    let (p, ux, uy) = (g.gather(0)?, g.gather(1)?, g.gather(2)?);
+    let (Some(p), Some(ux), Some(uy)) = (p, ux, uy) else {
+        return Ok(());
+    };
     println!(
         "{} after {steps} steps (t = {:.2}): max |∂u/∂t| = {:.2e}, max |∂v/∂t| = {:.2e}",
         if steady { "steady" } else { "not steady yet" },
@@ -189,12 +286,12 @@ fn drive<T: Real>(
     );
     let nodes = (n * n) as f64 * steps as f64;
     println!(
-        "{:.1} s, {:.1} M node updates/s, {:.2} GB/s of the registers' minimal traffic",
+        "{:.2} s, {:.1} M node updates/s, {:.2} GB/s of the registers' minimal traffic",
         seconds,
         nodes / seconds / 1e6,
         nodes * g.bytes_per_node() as f64 / seconds / 1e9
     );
-    let (u, v) = cavity.centre_lines(&g);
+    let (u, v) = cavity.centre_lines_of(&ux, &uy);
     std::fs::create_dir_all(out).map_err(|source| CliError::Io {
         path: out.display().to_string(),
         source,
@@ -208,13 +305,10 @@ fn drive<T: Real>(
     .write(&out.join("fd-cavity_centrelines.csv"))?;
     for name in images {
         let field: Vec<f64> = match name.as_str() {
-            "speed" => {
-                let (ux, uy) = (g.field(1), g.field(2));
-                ux.iter().zip(&uy).map(|(a, b)| a.hypot(*b)).collect()
-            }
-            "ux" => g.field(1),
-            "uy" => g.field(2),
-            _ => g.field(0),
+            "speed" => ux.iter().zip(&uy).map(|(a, b)| a.hypot(*b)).collect(),
+            "ux" => ux.clone(),
+            "uy" => uy.clone(),
+            _ => p.clone(),
         };
         write_field(
             &out.join(format!("fd-cavity_{name}.png")),
@@ -226,11 +320,14 @@ fn drive<T: Real>(
     }
     let rounded = cavity.re.round();
     if (cavity.re - rounded).abs() < 1e-9 && GHIA_RE.contains(&(rounded as u32)) {
-        let d = cavity.deviation(&g, &ghia(rounded as u32)?);
+        let d = compare_node_lines(&u, &v, 1.0, &ghia(rounded as u32)?);
         println!(
             "Ghia et al. (1982), Re = {rounded}: max |u − u_ref| = {:.4} on x = ½, max |v − v_ref| = {:.4} on y = ½",
             d.u, d.v
         );
+    }
+    if let Some(peak) = lbm::memory::peak_resident() {
+        println!("peak memory (VmHWM): {:.3} GiB", lbm::memory::in_gib(peak));
     }
     println!("outputs in {}", out.display());
     Ok(())

@@ -79,6 +79,48 @@ fn the_coarse_cavity_matches_ghia() {
     assert!(short.contains("not steady yet after 10 steps"), "{short}");
 }
 
+/// `--backend gpu` (lavapipe in CI) writes the CPU's centre lines within 1e-12, in the same
+/// number of steps.
+#[test]
+fn the_cavity_on_the_gpu_is_the_cpu_run() {
+    let run = |backend: &str| {
+        let dir = tmp();
+        let out = ok(&[
+            "run",
+            "fd-cavity",
+            "--lx",
+            "25",
+            "--steps",
+            "2000",
+            "--backend",
+            backend,
+            "--images",
+            "",
+            "--out",
+            s(dir.path()),
+        ]);
+        let csv = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
+        let values: Vec<f64> = csv
+            .lines()
+            .skip(1)
+            .flat_map(|l| {
+                l.split(',')
+                    .map(|x| x.parse::<f64>().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        (out, values)
+    };
+    let (cpu_out, cpu) = run("cpu");
+    let (gpu_out, gpu) = run("gpu");
+    assert!(gpu_out.contains(", on "), "{gpu_out}");
+    assert!(cpu_out.contains("after 2000 steps") && gpu_out.contains("after 2000 steps"));
+    assert_eq!(cpu.len(), gpu.len());
+    for (a, b) in cpu.iter().zip(&gpu) {
+        assert!((a - b).abs() <= 1e-12, "{a} against {b}");
+    }
+}
+
 #[test]
 fn a_grid_too_coarse_for_the_reynolds_number_is_refused() {
     fails(
@@ -96,7 +138,9 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
             "--layout",
             "aos",
             "--backend",
-            "gpu",
+            "hetero",
+            "--adapter",
+            "best",
             "--precision",
             "f16s",
             "--lx",
@@ -110,7 +154,8 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
         ],
         &[
             "setting `layout`: does not apply to fd-cavity",
-            "setting `backend`: fd-cavity runs on the CPU only",
+            "setting `backend`: fd-cavity runs on the CPU or a GPU",
+            "setting `adapter`: chooses the GPU of --backend gpu",
             "setting `precision`",
             "setting `lx`: 4 nodes per side are too few",
             "setting `steps`: 0",

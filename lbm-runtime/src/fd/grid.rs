@@ -1,11 +1,14 @@
 //! The grid that runs a finite-difference scheme on the CPU: one array per unknown (structure
 //! of arrays), padded by the scheme's reach in ghost layers, and a second register for the
-//! integrator.
+//! integrator; in a run over several processes, one slab of planes of the outermost axis
+//! ([`super::ring`]).
 
 use std::marker::PhantomData;
+use std::ops::Range;
 
-use super::walls::{apply, wrap, Rule, Side};
-use super::{FdError, FdScheme, Integrator};
+use super::ring::{FdRing, OneProcess};
+use super::walls::{apply, line_sets, Rule, Set, Side};
+use super::{FdError, FdRun, FdScheme, Integrator};
 use crate::memory::{self, Need};
 use crate::parallel;
 use crate::Real;
@@ -14,24 +17,31 @@ use crate::Real;
 const LANES: usize = 8;
 
 /// A node-centred grid of `n_x × n_y (× n_z)` nodes of spacing `h` carrying the unknowns of
-/// the scheme `S` in precision `T`.
+/// the scheme `S` in precision `T`: the whole grid in one process, or this process's slab of
+/// planes of the outermost axis in a ring of them.
 pub struct FdGrid<S: FdScheme, T: Real> {
-    n: [usize; 3],
+    /// The whole grid's nodes per axis.
+    pub(crate) n: [usize; 3],
+    /// This slab's nodes per axis.
+    pub(crate) m: [usize; 3],
+    /// This slab's planes of the outermost axis, in the whole grid's numbering.
+    planes: Range<usize>,
+    ring: Box<dyn FdRing<T>>,
     /// Ghost layers along each axis (0 along z in 2-D).
-    g: [usize; 3],
-    /// Padded extents and strides.
-    p: [usize; 3],
-    stride: [usize; 3],
+    pub(crate) g: [usize; 3],
+    /// Padded extents (of the slab) and strides.
+    pub(crate) p: [usize; 3],
+    pub(crate) stride: [usize; 3],
     h: f64,
     params: S::Params,
-    prm: Vec<T>,
+    pub(crate) prm: Vec<T>,
     sides: Vec<Side>,
-    phi: Vec<Vec<T>>,
+    pub(crate) phi: Vec<Vec<T>>,
     reg: Vec<Vec<T>>,
     /// `LOADS[k]`'s offset from the node, in the padded arrays.
-    offsets: Vec<isize>,
-    steps: u64,
-    time: f64,
+    pub(crate) offsets: Vec<isize>,
+    pub(crate) steps: u64,
+    pub(crate) time: f64,
     _scheme: PhantomData<S>,
 }
 
@@ -41,15 +51,81 @@ fn setup(msg: String) -> FdError {
 
 impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// A grid of `n` nodes per axis (`n[2]` is 1 in 2-D) at spacing `h`, its sides in the order
-    /// x−, x+, y−, y+ (, z−, z+), the unknowns zero. Refuses, before allocating, sizes the
-    /// stencils do not fit in, walls with a rule per unknown missing, non-finite values, and a
-    /// grid larger than the memory.
+    /// x−, x+, y−, y+ (, z−, z+), the unknowns zero, in this process alone. Refuses, before
+    /// allocating, sizes the stencils do not fit in, walls with a rule per unknown missing,
+    /// non-finite values, and a grid larger than the memory.
     pub fn new(
         n: [usize; 3],
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
     ) -> Result<Self, FdError> {
+        Self::on_ring(n, h, params, sides, Box::new(OneProcess))
+    }
+
+    /// [`FdGrid::new`]'s grid cut along its outermost axis among the processes of `ring`:
+    /// this process's slab (collective). The slabs differ by at most one plane; each must hold
+    /// more planes than the stencils reach (and at least 3), or every process refuses with the
+    /// largest number of processes that fits.
+    pub fn on_ring(
+        n: [usize; 3],
+        h: f64,
+        params: S::Params,
+        sides: Vec<Side>,
+        ring: Box<dyn FdRing<T>>,
+    ) -> Result<Self, FdError> {
+        let checked = Self::check_setup(n, h, &params, &sides, ring.as_ref());
+        ring.agree(checked.map(|_| ()))?;
+        let planes = Self::check_setup(n, h, &params, &sides, ring.as_ref())?;
+        let dim = S::DIM;
+        let outer = dim - 1;
+        let halo = S::REACH.max(1);
+        let mut m = n;
+        m[outer] = planes.len();
+        let mut g = [0; 3];
+        let mut p = [1; 3];
+        for a in 0..dim {
+            g[a] = halo;
+            p[a] = m[a] + 2 * halo;
+        }
+        let stride = [1, p[0], p[0] * p[1]];
+        let len = p[0] * p[1] * p[2];
+        let offsets = S::LOADS
+            .iter()
+            .map(|(_, o)| (0..3).map(|a| o[a] as isize * stride[a] as isize).sum())
+            .collect();
+        let values = S::param_values(&params);
+        let mut prm = vec![T::from_f64(h)];
+        prm.extend(values.iter().map(|&v| T::from_f64(v)));
+        Ok(Self {
+            n,
+            m,
+            planes,
+            ring,
+            g,
+            p,
+            stride,
+            h,
+            params,
+            prm,
+            sides,
+            phi: vec![vec![T::default(); len]; S::UNKNOWNS.len()],
+            reg: vec![vec![T::default(); len]; S::UNKNOWNS.len()],
+            offsets,
+            steps: 0,
+            time: 0.0,
+            _scheme: PhantomData,
+        })
+    }
+
+    /// The checks of [`FdGrid::on_ring`] on this process; its slab's planes when they pass.
+    fn check_setup(
+        n: [usize; 3],
+        h: f64,
+        params: &S::Params,
+        sides: &[Side],
+        ring: &dyn FdRing<T>,
+    ) -> Result<Range<usize>, FdError> {
         let dim = S::DIM;
         let name = S::NAME;
         let halo = S::REACH.max(1);
@@ -74,7 +150,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 "{name}: the grid spacing h must be positive and finite (got {h})"
             )));
         }
-        let values = S::param_values(&params);
+        let values = S::param_values(params);
         for (v, p) in values.iter().zip(S::PARAMS) {
             if !v.is_finite() {
                 return Err(setup(format!(
@@ -121,11 +197,25 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 }
             }
         }
-        let mut g = [0; 3];
+        // The slab of this process: the first `n mod ranks` slabs take one plane more.
+        let outer = dim - 1;
+        let (rank, ranks) = (ring.rank(), ring.ranks());
+        let (base, extra) = (n[outer] / ranks, n[outer] % ranks);
+        let least = (halo + 1).max(3);
+        if base < least {
+            return Err(setup(format!(
+                "{name}: {} planes along {} cannot be cut into {ranks} slabs of at least {least} planes (its stencils reach {halo}): run on at most {} processes",
+                n[outer],
+                ["x", "y", "z"][outer],
+                (n[outer] / least).max(1)
+            )));
+        }
+        let start = rank * base + rank.min(extra);
+        let planes = start..start + base + usize::from(rank < extra);
         let mut p = [1; 3];
         for a in 0..dim {
-            g[a] = halo;
-            p[a] = n[a] + 2 * halo;
+            let local = if a == outer { planes.len() } else { n[a] };
+            p[a] = local + 2 * halo;
         }
         let bytes = memory::product(&[p[0], p[1], p[2], 2 * S::UNKNOWNS.len(), T::BYTES]);
         memory::check(
@@ -137,35 +227,16 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             let e = e.with_remedy("give fewer nodes, or single precision");
             setup(format!("{name}: {e}"))
         })?;
-        let stride = [1, p[0], p[0] * p[1]];
-        let len = p[0] * p[1] * p[2];
-        let offsets = S::LOADS
-            .iter()
-            .map(|(_, o)| (0..3).map(|a| o[a] as isize * stride[a] as isize).sum())
-            .collect();
-        let mut prm = vec![T::from_f64(h)];
-        prm.extend(values.iter().map(|&v| T::from_f64(v)));
-        Ok(Self {
-            n,
-            g,
-            p,
-            stride,
-            h,
-            params,
-            prm,
-            sides,
-            phi: vec![vec![T::default(); len]; S::UNKNOWNS.len()],
-            reg: vec![vec![T::default(); len]; S::UNKNOWNS.len()],
-            offsets,
-            steps: 0,
-            time: 0.0,
-            _scheme: PhantomData,
-        })
+        Ok(planes)
     }
 
-    /// Nodes per axis.
+    /// The whole grid's nodes per axis.
     pub fn nodes(&self) -> [usize; 3] {
         self.n
+    }
+    /// This process's planes of the outermost axis (all of them in one process).
+    pub fn planes(&self) -> Range<usize> {
+        self.planes.clone()
     }
     /// The grid spacing.
     pub fn h(&self) -> f64 {
@@ -183,10 +254,28 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.time
     }
 
-    fn index(&self, [i, j, k]: [usize; 3]) -> usize {
-        (i + self.g[0]) * self.stride[0]
-            + (j + self.g[1]) * self.stride[1]
-            + (k + self.g[2]) * self.stride[2]
+    /// The outermost axis, along which the grid is cut into slabs.
+    pub(crate) fn outer() -> usize {
+        S::DIM - 1
+    }
+
+    /// The padded index of a node of this slab (whole-grid coordinates).
+    fn index(&self, mut node: [usize; 3]) -> usize {
+        node[Self::outer()] -= self.planes.start;
+        (0..3).map(|a| (node[a] + self.g[a]) * self.stride[a]).sum()
+    }
+
+    /// The whole grid's coordinates of this slab's nodes, x fastest.
+    fn local_nodes(&self) -> impl Iterator<Item = [usize; 3]> + '_ {
+        let o = Self::outer();
+        let mut ranges = [0..self.n[0], 0..self.n[1], 0..self.n[2]];
+        ranges[o] = self.planes.clone();
+        let [xs, ys, zs] = ranges;
+        zs.flat_map(move |k| {
+            let xs = xs.clone();
+            ys.clone()
+                .flat_map(move |j| xs.clone().map(move |i| [i, j, k]))
+        })
     }
 
     /// The index of unknown `name`.
@@ -194,76 +283,151 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         S::UNKNOWNS.iter().position(|u| *u == name)
     }
 
-    /// Sets unknown `u` at every node to `f(x)`, `x = (i h, j h, k h)`, then applies the walls.
+    /// Sets unknown `u` at every node (of this slab) to `f(x)`, `x = (i h, j h, k h)`, then
+    /// applies the walls (collective).
     pub fn set(&mut self, u: usize, f: impl Fn([f64; 3]) -> f64) {
-        for k in 0..self.n[2] {
-            for j in 0..self.n[1] {
-                for i in 0..self.n[0] {
-                    let x = [i as f64 * self.h, j as f64 * self.h, k as f64 * self.h];
-                    let idx = self.index([i, j, k]);
-                    self.phi[u][idx] = T::from_f64(f(x));
-                }
-            }
+        let nodes: Vec<[usize; 3]> = self.local_nodes().collect();
+        for node in nodes {
+            let x = node.map(|c| c as f64 * self.h);
+            let idx = self.index(node);
+            self.phi[u][idx] = T::from_f64(f(x));
         }
         self.fill();
     }
 
-    /// Unknown `u` at a node.
+    /// Unknown `u` at a node of this process's slab (any node in one process).
+    ///
+    /// # Panics
+    /// If the node is not on this slab ([`FdGrid::planes`]).
     pub fn value(&self, u: usize, node: [usize; 3]) -> f64 {
+        let o = Self::outer();
+        assert!(
+            self.planes.contains(&node[o]) && (0..o).all(|a| node[a] < self.n[a]),
+            "node {node:?} is not on this process's slab (planes {:?})",
+            self.planes
+        );
         self.phi[u][self.index(node)].to_f64()
     }
 
-    /// Unknown `u` at every node, x fastest, then y, then z.
+    /// Unknown `u` at every node of this slab, x fastest, then y, then z (the whole grid in
+    /// one process).
     pub fn field(&self, u: usize) -> Vec<f64> {
-        let mut out = Vec::with_capacity(self.n.iter().product());
-        for k in 0..self.n[2] {
-            for j in 0..self.n[1] {
-                let start = self.index([0, j, k]);
-                out.extend(
-                    self.phi[u][start..start + self.n[0]]
-                        .iter()
-                        .map(|v| v.to_f64()),
-                );
-            }
-        }
-        out
+        self.local_nodes()
+            .step_by(self.n[0])
+            .flat_map(|row| {
+                let start = self.index(row);
+                self.phi[u][start..start + self.n[0]]
+                    .iter()
+                    .map(|v| v.to_f64())
+            })
+            .collect()
     }
 
-    /// The nodes the rates update along axis `a`: all on a periodic axis, all but the walls'
-    /// otherwise (padded coordinates).
-    fn updated(&self, a: usize) -> std::ops::Range<usize> {
+    /// Unknown `u` at every node of the whole grid, on the first process (`None` on the
+    /// others; collective).
+    pub fn gather(&self, u: usize) -> Option<Vec<f64>> {
+        self.ring.gather(self.field(u))
+    }
+
+    /// Whether this slab holds the whole grid's low (`high = false`) or high end along `a`.
+    fn holds_end(&self, a: usize, high: bool) -> bool {
+        a != Self::outer()
+            || if high {
+                self.planes.end == self.n[a]
+            } else {
+                self.planes.start == 0
+            }
+    }
+
+    /// Whether the side of axis `a` at its low or high end is a wall of this slab.
+    fn wall_here(&self, a: usize, high: bool) -> bool {
+        matches!(self.sides[2 * a + usize::from(high)], Side::Wall(_)) && self.holds_end(a, high)
+    }
+
+    /// The nodes the rates update along axis `a`: all of the slab's but the walls' (padded
+    /// coordinates).
+    pub(crate) fn updated(&self, a: usize) -> Range<usize> {
         if a >= S::DIM {
             return 0..1;
         }
-        match self.sides[2 * a] {
-            Side::Periodic => self.g[a]..self.g[a] + self.n[a],
-            Side::Wall(_) => self.g[a] + 1..self.g[a] + self.n[a] - 1,
-        }
+        let (lo, hi) = (self.wall_here(a, false), self.wall_here(a, true));
+        self.g[a] + usize::from(lo)..self.g[a] + self.m[a] - usize::from(hi)
     }
 
     /// Applies the sides: walls' nodes and ghosts, periodic ghosts; axis by axis, each over the
-    /// whole padded extent of the others.
+    /// whole padded extent of the others. The outermost axis's ghosts come from the
+    /// neighbouring slabs around the ring (the periodic wrap in one process), then its walls
+    /// overwrite theirs at the grid's ends.
     fn fill(&mut self) {
-        for a in 0..S::DIM {
-            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
-            let (g, n) = (self.g[a], self.n[a]);
-            for tb in 0..self.p[b] {
-                for tc in 0..self.p[c] {
-                    let base = tb * self.stride[b] + tc * self.stride[c];
-                    for (u, v) in self.phi.iter_mut().enumerate() {
-                        for (high, side) in
-                            [(false, &self.sides[2 * a]), (true, &self.sides[2 * a + 1])]
-                        {
-                            match side {
-                                Side::Periodic if !high => wrap(v, (base, self.stride[a]), (g, n)),
-                                Side::Periodic => {}
-                                Side::Wall(rules) => {
-                                    apply(v, (base, self.stride[a]), (g, n), high, rules[u])
-                                }
-                            }
-                        }
-                    }
-                }
+        let outer = Self::outer();
+        for a in 0..outer {
+            self.sides_along(a);
+        }
+        self.exchange();
+        self.sides_along(outer);
+    }
+
+    /// Sends the slab's first and last planes around the ring and stores what comes back in
+    /// its ghost planes, except at the grid's walls.
+    fn exchange(&mut self) {
+        let o = Self::outer();
+        let (g, m, plane) = (self.g[o], self.m[o], self.stride[o]);
+        let pack = |first: usize| -> Vec<T> {
+            let span = first * plane..(first + g) * plane;
+            self.phi
+                .iter()
+                .flat_map(|v| v[span.clone()].iter().copied())
+                .collect()
+        };
+        let to = [pack(g), pack(m)];
+        let [below, above] = self.ring.swap(to);
+        for (high, from, first) in [(false, below, 0), (true, above, m + g)] {
+            if self.wall_here(o, high) {
+                continue;
+            }
+            for (v, part) in self.phi.iter_mut().zip(from.chunks(g * plane)) {
+                v[first * plane..(first + g) * plane].copy_from_slice(part);
+            }
+        }
+    }
+
+    /// The sets of the sides along axis `a` on this slab, per unknown: the periodic wrap (along
+    /// the outermost axis only if `wrap_outer`: the ring closes it otherwise), the walls it
+    /// holds.
+    pub(crate) fn sets_along(&self, a: usize, wrap_outer: bool) -> Vec<Vec<Set>> {
+        let side = |high: bool| {
+            let s = &self.sides[2 * a + usize::from(high)];
+            self.holds_end(a, high).then_some(s)
+        };
+        (0..S::UNKNOWNS.len())
+            .map(|u| {
+                line_sets(
+                    (side(false), side(true)),
+                    u,
+                    (self.g[a], self.m[a]),
+                    wrap_outer || a != Self::outer(),
+                )
+            })
+            .collect()
+    }
+
+    /// The lines along axis `a`: their first padded index, over the padded extents of the
+    /// other axes.
+    pub(crate) fn lines_along(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
+        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+        (0..self.p[b]).flat_map(move |tb| {
+            (0..self.p[c]).map(move |tc| tb * self.stride[b] + tc * self.stride[c])
+        })
+    }
+
+    /// Applies the sides along axis `a` on this slab ([`FdGrid::sets_along`]).
+    fn sides_along(&mut self, a: usize) {
+        let sets = self.sets_along(a, false);
+        let lines: Vec<usize> = self.lines_along(a).collect();
+        let stride = self.stride[a];
+        for (v, sets) in self.phi.iter_mut().zip(&sets) {
+            for &base in &lines {
+                apply(v, (base, stride), sets);
             }
         }
     }
@@ -392,28 +556,27 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.check(dt)
     }
 
-    fn check(&self, dt: f64) -> Result<(), FdError> {
-        for (u, v) in self.phi.iter().enumerate() {
-            for k in 0..self.n[2] {
-                for j in 0..self.n[1] {
-                    for i in 0..self.n[0] {
-                        if !v[self.index([i, j, k])].is_finite() {
-                            return Err(FdError::Diverged {
-                                scheme: S::NAME,
-                                step: self.steps,
-                                unknown: S::UNKNOWNS[u],
-                                node: [i, j, k],
-                                dt,
-                            });
-                        }
-                    }
-                }
-            }
-        }
-        Ok(())
+    /// Fails on every process if an unknown is not finite at a node of any (collective).
+    pub(crate) fn check(&self, dt: f64) -> Result<(), FdError> {
+        let bad = self.phi.iter().enumerate().find_map(|(u, v)| {
+            self.local_nodes()
+                .find(|&node| !v[self.index(node)].is_finite())
+                .map(|node| (u, node))
+        });
+        self.ring.agree(match bad {
+            None => Ok(()),
+            Some((u, node)) => Err(FdError::Diverged {
+                scheme: S::NAME,
+                step: self.steps,
+                unknown: S::UNKNOWNS[u],
+                node,
+                dt,
+            }),
+        })
     }
 
-    /// `max |R_u|` over the updated nodes, per unknown: how far from a steady state.
+    /// `max |R_u|` over the updated nodes of the whole grid, per unknown: how far from a
+    /// steady state (collective).
     pub fn max_rates(&self) -> Vec<f64> {
         let nu = S::UNKNOWNS.len();
         let mut out = vec![T::default(); nu];
@@ -433,7 +596,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 }
             }
         }
-        max
+        self.ring.max(max)
     }
 
     /// Bytes a step moves per node in the best case: each unknown read once and written once
@@ -445,5 +608,29 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             Integrator::Rk3 => 3 * (3 + 3),
         };
         passes * S::UNKNOWNS.len() * T::BYTES
+    }
+}
+
+impl<S: FdScheme, T: Real> FdRun for FdGrid<S, T> {
+    fn nodes(&self) -> [usize; 3] {
+        self.n
+    }
+    fn steps(&self) -> u64 {
+        self.steps
+    }
+    fn time(&self) -> f64 {
+        self.time
+    }
+    fn advance(&mut self, steps: u64, dt: f64) -> Result<(), crate::Error> {
+        Ok(FdGrid::advance(self, steps, dt)?)
+    }
+    fn max_rates(&mut self) -> Result<Vec<f64>, crate::Error> {
+        Ok(FdGrid::max_rates(self))
+    }
+    fn gather(&mut self, u: usize) -> Result<Option<Vec<f64>>, crate::Error> {
+        Ok(FdGrid::gather(self, u))
+    }
+    fn bytes_per_node(&self) -> usize {
+        FdGrid::bytes_per_node(self)
     }
 }

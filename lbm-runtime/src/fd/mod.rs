@@ -7,12 +7,17 @@
 //! last on the walls where the axis is bounded ([`Side::Wall`]), or `n` nodes of a period
 //! `n h` ([`Side::Periodic`]). Walls set their nodes by rules ([`Rule`]) instead of the rates,
 //! and fill the ghost layers that the stencils reach beyond them; the integrator advances the
-//! others ([`Integrator`]).
+//! others ([`Integrator`]). A run over several processes cuts the grid along its outermost
+//! axis into slabs joined in a ring ([`FdRing`]), with the single process's results.
 
 mod grid;
+mod ring;
 mod walls;
 
 pub use grid::FdGrid;
+#[cfg(feature = "mpi")]
+pub use ring::Ranks;
+pub use ring::{FdRing, OneProcess};
 pub use walls::{Rule, Side};
 
 use crate::Real;
@@ -82,6 +87,26 @@ pub trait FdScheme: Send + Sync + 'static {
     fn rates_lanes<T: Real, const VL: usize>(inp: &[[T; VL]], prm: &[T], out: &mut [[T; VL]]);
 }
 
+/// What runs a scheme: the host's grid ([`FdGrid`], over the processes of a ring) or a
+/// device's (`crate::gpu::GpuFdGrid`). The methods are collective over a ring's processes.
+pub trait FdRun {
+    /// The whole grid's nodes per axis.
+    fn nodes(&self) -> [usize; 3];
+    /// Steps taken.
+    fn steps(&self) -> u64;
+    /// The time reached, `Σ Δt`.
+    fn time(&self) -> f64;
+    /// Advances `steps` steps of `dt`; fails if an unknown is no longer finite.
+    fn advance(&mut self, steps: u64, dt: f64) -> Result<(), crate::Error>;
+    /// `max |R_u|` over the updated nodes of the whole grid, per unknown.
+    fn max_rates(&mut self) -> Result<Vec<f64>, crate::Error>;
+    /// Unknown `u` at every node of the whole grid (x fastest) on the first process, `None`
+    /// on the others.
+    fn gather(&mut self, u: usize) -> Result<Option<Vec<f64>>, crate::Error>;
+    /// Bytes a step moves per node at least ([`FdGrid::bytes_per_node`]).
+    fn bytes_per_node(&self) -> usize;
+}
+
 /// What is wrong with a grid, its walls or its parameters, or that the run diverged.
 #[derive(Debug, thiserror::Error)]
 pub enum FdError {
@@ -95,4 +120,7 @@ pub enum FdError {
         node: [usize; 3],
         dt: f64,
     },
+    /// Another process of the run failed (its message), or the exchange between them did.
+    #[error("{0}")]
+    OtherRank(String),
 }

@@ -10,7 +10,9 @@
 //!   a viscous wall in artificial-compressibility solvers); ghosts continue the line,
 //!   `φ_−j = φ_0 + j (φ_0 − φ_1)`.
 //!
-//! Where two walls meet, the later axis's rule sets the shared nodes (y after x, z after y).
+//! Each rule is a set of affine assignments on the line through the wall ([`Set`]), which the
+//! CPU grid and the GPU's fill kernel both apply. Where two walls meet, the later axis's rule
+//! sets the shared nodes (y after x, z after y).
 
 use crate::Real;
 
@@ -34,47 +36,80 @@ pub enum Side {
     Wall(Vec<Rule>),
 }
 
-/// Sets one line's wall node and ghosts by `rule`: the line runs through `v` from `base` at
-/// `stride`, `g` ghosts then `n` nodes then `g` ghosts; the wall is its first node, or its last
-/// when `high`.
-pub(super) fn apply<T: Real>(
-    v: &mut [T],
-    (base, stride): (usize, usize),
-    (g, n): (usize, usize),
-    high: bool,
-    rule: Rule,
-) {
-    // Position of the node `k` nodes inside the wall (k < 0: a ghost).
-    let at = |k: isize| {
-        let t = if high {
-            (g + n - 1) as isize - k
-        } else {
-            g as isize + k
-        };
-        base + t as usize * stride
-    };
-    let c = |x: f64| T::from_f64(x);
-    let (f1, f2) = (v[at(1)], v[at(2)]);
-    let f0 = match rule {
-        Rule::Value(x) => c(x),
-        Rule::ZeroGradient => (c(4.0) * f1 - f2) / c(3.0),
-        Rule::Extrapolated => c(2.0) * f1 - f2,
-    };
-    v[at(0)] = f0;
-    for j in 1..=g as isize {
-        v[at(-j)] = match rule {
-            Rule::Value(_) => c(2.0) * f0 - v[at(j)],
-            Rule::ZeroGradient => v[at(j)],
-            Rule::Extrapolated => f0 + c(j as f64) * (f0 - f1),
-        };
-    }
+/// One value the sides set on a line: `v[to] = c[0] + c[1] v[from[0]] + c[2] v[from[1]]`,
+/// positions along the padded line (`g` ghosts, `n` nodes, `g` ghosts). A line's sets read
+/// only nodes that no set of the same axis writes, so they may run in any order, or at once
+/// (the GPU's fill kernel runs the same sets as the CPU).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Set {
+    pub to: usize,
+    pub c: [f64; 3],
+    pub from: [usize; 2],
 }
 
-/// Copies one periodic line's ghosts from the nodes a period away (`n` nodes, `g` ghosts each
-/// end).
-pub(super) fn wrap<T: Real>(v: &mut [T], (base, stride): (usize, usize), (g, n): (usize, usize)) {
-    for j in 0..g {
-        v[base + j * stride] = v[base + (j + n) * stride];
-        v[base + (g + n + j) * stride] = v[base + (g + j) * stride];
+/// The sets of one unknown's line along an axis of `n` nodes and `g` ghosts a side: the
+/// periodic wrap when `lo` is periodic and `wrap`, each wall given with its rule (`None`: the
+/// side is not this process's to set).
+pub(crate) fn line_sets(
+    (lo, hi): (Option<&Side>, Option<&Side>),
+    u: usize,
+    (g, n): (usize, usize),
+    wrap: bool,
+) -> Vec<Set> {
+    let mut out = Vec::new();
+    if wrap && lo == Some(&Side::Periodic) {
+        for j in 0..g {
+            out.push(Set {
+                to: j,
+                c: [0.0, 1.0, 0.0],
+                from: [j + n, j + n],
+            });
+            out.push(Set {
+                to: g + n + j,
+                c: [0.0, 1.0, 0.0],
+                from: [g + j, g + j],
+            });
+        }
+    }
+    for (high, side) in [(false, lo), (true, hi)] {
+        let Some(Side::Wall(rules)) = side else {
+            continue;
+        };
+        // Position of the node `k` nodes inside the wall (k < 0: a ghost).
+        let at = |k: isize| {
+            let t = if high {
+                (g + n - 1) as isize - k
+            } else {
+                g as isize + k
+            };
+            t as usize
+        };
+        let (f1, f2) = (at(1), at(2));
+        for j in 0..=g as isize {
+            let jf = j as f64;
+            let (c, from) = match rules[u] {
+                Rule::Value(x) if j == 0 => ([x, 0.0, 0.0], [f1, f2]),
+                Rule::Value(x) => ([2.0 * x, -1.0, 0.0], [at(j), f2]),
+                Rule::ZeroGradient if j == 0 => ([0.0, 4.0 / 3.0, -1.0 / 3.0], [f1, f2]),
+                Rule::ZeroGradient => ([0.0, 1.0, 0.0], [at(j), f2]),
+                // φ_−j = φ_0 + j (φ_0 − φ_1) with φ_0 = 2φ_1 − φ_2.
+                Rule::Extrapolated => ([0.0, 2.0 + jf, -(1.0 + jf)], [f1, f2]),
+            };
+            out.push(Set {
+                to: at(-j),
+                c,
+                from,
+            });
+        }
+    }
+    out
+}
+
+/// Applies `sets` to the line through `v` from `base` at `stride`.
+pub(crate) fn apply<T: Real>(v: &mut [T], (base, stride): (usize, usize), sets: &[Set]) {
+    for s in sets {
+        let [c0, c1, c2] = s.c.map(T::from_f64);
+        let value = c0 + c1 * v[base + s.from[0] * stride] + c2 * v[base + s.from[1] * stride];
+        v[base + s.to * stride] = value;
     }
 }

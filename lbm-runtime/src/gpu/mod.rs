@@ -19,6 +19,7 @@
 //! - [`bounds`] proves, for each lattice, that its shader indexes every binding in range, so
 //!   its module is created without runtime bounds checks.
 //! - [`workgroup`] sizes the site kernels' workgroups per lattice, by timing its first steps.
+//! - [`GpuFdGrid`] runs a finite-difference scheme ([`crate::fd`]) on the device.
 //! - [`mod@bench`] measures the fused step (MLUPS, GB/s, GFLOP/s) for the `lbm bench` command;
 //!   [`probe`] the device's limits it is compared with (copy bandwidth, FMA peak).
 
@@ -27,6 +28,7 @@ pub mod bench;
 pub mod bounds;
 mod context;
 mod error;
+mod fd;
 mod lattice;
 pub mod layout;
 pub mod probe;
@@ -39,6 +41,7 @@ pub mod workgroup;
 pub use bc::BcShape;
 pub use context::{AdapterChoice, GpuContext, GpuOptions};
 pub use error::GpuError;
+pub use fd::GpuFdGrid;
 pub use lattice::{ColumnBlocks, GpuLattice};
 pub use slab::GpuSlab;
 pub use wgpu::DeviceType;

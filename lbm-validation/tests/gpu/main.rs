@@ -1,5 +1,6 @@
 //! The GPU backend and the host/device split, in one test binary: shaders, limits, physics on
-//! the device, the device against the host, the split against both, the GPU benchmark. On a
+//! the device, the device against the host, the split against both, the GPU benchmark,
+//! finite-difference grids on the device against the host. On a
 //! machine without a GPU the tests run on Mesa's lavapipe (see `gpu_support`).
 //!
 //! Run with `cargo test --release -p lbm-validation --test gpu` (a filter such as `vs_cpu::` picks
@@ -8,6 +9,7 @@
 mod gpu_support;
 
 mod bench;
+mod fd;
 mod hetero;
 mod limits;
 mod physics;

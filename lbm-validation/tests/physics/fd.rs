@@ -258,7 +258,7 @@ fn the_cavity_at_re_100_matches_ghia() {
     let mut g = c.grid::<f64>().unwrap();
     c.run_to_steady(&mut g, 1e-7, 500, 100_000).unwrap();
     assert!(g.max_rates()[1..].iter().all(|&r| r < 1e-7), "not steady");
-    let d = c.deviation(&g, &ghia(100).unwrap());
+    let d = c.deviation(&mut g, &ghia(100).unwrap()).unwrap().unwrap();
     assert!(d.max() < 0.03, "{d:?}");
 }
 
@@ -270,7 +270,7 @@ fn the_cavity_converges_at_second_order() {
         let c = FdCavity::new(n, 100.0);
         let mut g = c.grid::<f64>().unwrap();
         c.run_to_steady(&mut g, 1e-8, 500, 400_000).unwrap();
-        c.centre_lines(&g).0
+        c.centre_lines(&mut g).unwrap().unwrap().0
     };
     let (u17, u33, u65) = (line(17), line(33), line(65));
     let diff = |a: &[f64], b: &[f64]| {

@@ -1,0 +1,520 @@
+//! Finite-difference schemes on the GPU ([`GpuFdGrid`]): the CPU grid's padded arrays and its
+//! operations, as compute kernels composed around the scheme's generated WGSL
+//! ([`FdScheme::WGSL`]).
+//!
+//! Per stage of the integrator:
+//! - `rates_k`: one thread per updated node gathers the scheme's reads ([`FdScheme::LOADS`],
+//!   offsets baked in), calls `rates` and writes the register, `reg ← φ + Δt R` (forward
+//!   Euler, after which the two buffers trade roles) or `reg ← a_k reg + Δt R`;
+//! - `accumulate_k` (Runge–Kutta): `φ ← φ + b_k reg`;
+//! - `fill_x`, `fill_y` (, `fill_z`): the sides, axis after axis, as the CPU grid sets them:
+//!   one thread per (line, set) runs one of the affine sets of [`crate::fd`]'s walls, read
+//!   from a table, so a wall rule has one home for both.
+//!
+//! The grid keeps a host copy ([`FdGrid`]) that sets the initial values, checks, measures
+//! the rates and reads fields: it is refreshed from the device when one of those is asked.
+
+use std::sync::Arc;
+
+use super::shader::arithmetic;
+use super::{GpuContext, GpuError};
+use crate::fd::{FdError, FdGrid, FdRun, FdScheme, Integrator, Side};
+use crate::{Error, Real};
+
+/// Threads per workgroup of every kernel.
+const WG: u32 = 64;
+/// Steps recorded in one command buffer.
+const STEPS_PER_SUBMIT: u64 = 64;
+
+/// A finite-difference grid on a GPU: [`FdGrid`]'s grid, its unknowns on the device.
+pub struct GpuFdGrid<S: FdScheme, T: Real> {
+    host: FdGrid<S, T>,
+    ctx: Arc<GpuContext>,
+    bufs: [wgpu::Buffer; 2],
+    ctl: wgpu::Buffer,
+    /// Bind groups with `φ` in buffer 0 and in buffer 1.
+    groups: [wgpu::BindGroup; 2],
+    /// Which buffer holds `φ`.
+    current: usize,
+    rates: Vec<wgpu::ComputePipeline>,
+    accumulate: Vec<wgpu::ComputePipeline>,
+    /// Per axis: the fill kernel and its threads.
+    fills: Vec<(wgpu::ComputePipeline, u32)>,
+    /// Threads of the node kernels (the updated nodes).
+    nodes: u32,
+    /// Threads in a row of the dispatch grid.
+    row: u32,
+    /// The host copy is older than the device's.
+    stale: bool,
+}
+
+impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
+    /// [`FdGrid::new`]'s grid on the device of `ctx`, the unknowns zero. Refuses f64 on an
+    /// adapter without it, the binary16 storage (populations only), and a grid whose arrays
+    /// do not fit one binding.
+    pub fn new(
+        ctx: Arc<GpuContext>,
+        n: [usize; 3],
+        h: f64,
+        params: S::Params,
+        sides: Vec<Side>,
+    ) -> Result<Self, Error> {
+        if T::COMPACT {
+            return Err(FdError::Setup(format!(
+                "{}: finite-difference grids run in f64 or f32, not {}",
+                S::NAME,
+                T::NAME
+            ))
+            .into());
+        }
+        if std::mem::size_of::<T>() == 8 && !ctx.supports_f64() {
+            return Err(GpuError::NoF64 {
+                adapter: ctx.info().name.clone(),
+            }
+            .into());
+        }
+        let host = FdGrid::<S, T>::new(n, h, params, sides)?;
+        let len = host.phi[0].len();
+        let nu = S::UNKNOWNS.len();
+        let bytes = (nu * len * std::mem::size_of::<T>()) as u64;
+        if bytes > ctx.binding_limit() {
+            return Err(FdError::Setup(format!(
+                "{}: the grid's unknowns take {bytes} bytes, more than the {} bytes adapter `{}` binds at once: give fewer nodes, or f32",
+                S::NAME,
+                ctx.binding_limit(),
+                ctx.info().name
+            ))
+            .into());
+        }
+        let dev = &ctx.device;
+        let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
+        let buffer = |label: &str, size: u64, extra| {
+            dev.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size: size.max(16).next_multiple_of(16),
+                usage: storage | extra,
+                mapped_at_creation: false,
+            })
+        };
+        let bufs = [0, 1].map(|_| buffer("fd registers", bytes, wgpu::BufferUsages::COPY_SRC));
+        let prm = buffer(
+            "fd parameters",
+            bytes_of(&host.prm).len() as u64,
+            wgpu::BufferUsages::empty(),
+        );
+        ctx.queue
+            .write_buffer(&prm, 0, &padded(bytes_of(&host.prm)));
+        let ctl = buffer(
+            "fd step",
+            (7 * std::mem::size_of::<T>()) as u64,
+            wgpu::BufferUsages::empty(),
+        );
+        // The sides' sets of every axis, one table: (unknown, to, from, from) and (c0, c1, c2).
+        let mut at: Vec<u32> = Vec::new();
+        let mut coef: Vec<T> = Vec::new();
+        let mut axes = Vec::new();
+        for a in 0..S::DIM {
+            let first = at.len() / 4;
+            for (u, sets) in host.sets_along(a, true).iter().enumerate() {
+                for s in sets {
+                    at.extend([u as u32, s.to as u32, s.from[0] as u32, s.from[1] as u32]);
+                    coef.extend(s.c.map(T::from_f64));
+                }
+            }
+            let count = at.len() / 4 - first;
+            let lines = host.lines_along(a).count();
+            axes.push((first, count, lines));
+        }
+        let sets_at = buffer(
+            "fd side sets",
+            4 * at.len() as u64,
+            wgpu::BufferUsages::empty(),
+        );
+        ctx.queue
+            .write_buffer(&sets_at, 0, &padded(bytemuck::cast_slice(&at)));
+        let sets_c = buffer(
+            "fd side coefficients",
+            bytes_of(&coef).len() as u64,
+            wgpu::BufferUsages::empty(),
+        );
+        ctx.queue.write_buffer(&sets_c, 0, &padded(bytes_of(&coef)));
+
+        let row = WG * ctx.workgroup_limit();
+        let updated: Vec<std::ops::Range<usize>> = (0..3).map(|a| host.updated(a)).collect();
+        let nodes: usize = updated.iter().map(|r| r.len()).product();
+        let source = shader::<S, T>(&host, &updated, &axes, row);
+        let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(S::NAME),
+            source: wgpu::ShaderSource::Wgsl(source.into()),
+        });
+        let entry = |i: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding: i,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = dev.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("fd"),
+            entries: &[
+                entry(0, false),
+                entry(1, false),
+                entry(2, true),
+                entry(3, true),
+                entry(4, true),
+                entry(5, true),
+            ],
+        });
+        let groups = [0, 1].map(|c| {
+            let bound = [&bufs[c], &bufs[1 - c], &prm, &ctl, &sets_at, &sets_c];
+            let entries: Vec<wgpu::BindGroupEntry> = bound
+                .iter()
+                .enumerate()
+                .map(|(i, b)| wgpu::BindGroupEntry {
+                    binding: i as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            dev.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("fd"),
+                layout: &layout,
+                entries: &entries,
+            })
+        });
+        let pipeline_layout = dev.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("fd"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = |name: String| {
+            dev.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&name),
+                layout: Some(&pipeline_layout),
+                module: &module,
+                entry_point: Some(&name),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        };
+        let stages = S::INTEGRATOR.stages().len();
+        let rates = (0..stages)
+            .map(|k| pipeline(format!("rates_{k}")))
+            .collect();
+        let accumulate = match S::INTEGRATOR {
+            Integrator::Euler => Vec::new(),
+            _ => (0..stages)
+                .map(|k| pipeline(format!("accumulate_{k}")))
+                .collect(),
+        };
+        let fills = axes
+            .iter()
+            .enumerate()
+            .map(|(a, &(_, count, lines))| (pipeline(format!("fill_{a}")), (count * lines) as u32))
+            .collect();
+        let mut grid = Self {
+            host,
+            ctx,
+            bufs,
+            ctl,
+            groups,
+            current: 0,
+            rates,
+            accumulate,
+            fills,
+            nodes: nodes as u32,
+            row,
+            stale: false,
+        };
+        grid.upload();
+        grid.ctx.wait()?;
+        Ok(grid)
+    }
+
+    /// The device's description.
+    pub fn describe(&self) -> String {
+        self.ctx.describe()
+    }
+
+    /// Sets unknown `u` at every node to `f(x)` and applies the walls (on the host copy, then
+    /// sent to the device).
+    pub fn set(&mut self, u: usize, f: impl Fn([f64; 3]) -> f64) -> Result<(), Error> {
+        self.refresh()?;
+        self.host.set(u, f);
+        self.upload();
+        Ok(self.ctx.wait()?)
+    }
+
+    /// Unknown `u` at every node, x fastest.
+    pub fn field(&mut self, u: usize) -> Result<Vec<f64>, Error> {
+        self.refresh()?;
+        Ok(self.host.field(u))
+    }
+
+    /// `max |R_u|` over the updated nodes, per unknown.
+    pub fn max_rates(&mut self) -> Result<Vec<f64>, Error> {
+        self.refresh()?;
+        Ok(self.host.max_rates())
+    }
+
+    /// Advances `steps` steps of `dt` on the device; fails if an unknown is no longer finite
+    /// at the end.
+    pub fn advance(&mut self, steps: u64, dt: f64) -> Result<(), Error> {
+        self.time_steps(steps, dt)?;
+        self.refresh()?;
+        Ok(self.host.check(dt)?)
+    }
+
+    /// Advances `steps` steps of `dt` on the device and returns the seconds from their
+    /// submission to their end, without reading anything back or checking the values (what
+    /// a benchmark times).
+    pub fn time_steps(&mut self, steps: u64, dt: f64) -> Result<f64, Error> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(FdError::Setup(format!(
+                "{}: the time step must be positive and finite (got {dt})",
+                S::NAME
+            ))
+            .into());
+        }
+        let start = std::time::Instant::now();
+        let mut ctl = vec![T::from_f64(dt)];
+        for &(a, b) in S::INTEGRATOR.stages() {
+            ctl.extend([T::from_f64(a), T::from_f64(b)]);
+        }
+        ctl.resize(7, T::default());
+        self.ctx.queue.write_buffer(&self.ctl, 0, bytes_of(&ctl));
+        let mut left = steps;
+        while left > 0 {
+            let now = left.min(STEPS_PER_SUBMIT);
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                for _ in 0..now {
+                    self.record_step(&mut pass);
+                }
+            }
+            self.ctx.queue.submit([enc.finish()]);
+            left -= now;
+        }
+        self.host.steps += steps;
+        self.host.time += steps as f64 * dt;
+        self.stale = true;
+        self.ctx.wait()?;
+        Ok(start.elapsed().as_secs_f64())
+    }
+
+    /// One step's dispatches.
+    fn record_step(&mut self, pass: &mut wgpu::ComputePass) {
+        for k in 0..self.rates.len() {
+            pass.set_bind_group(0, &self.groups[self.current], &[]);
+            pass.set_pipeline(&self.rates[k]);
+            dispatch(pass, self.nodes, self.row);
+            match self.accumulate.get(k) {
+                Some(acc) => {
+                    pass.set_pipeline(acc);
+                    dispatch(pass, self.nodes, self.row);
+                }
+                None => {
+                    self.current = 1 - self.current;
+                    pass.set_bind_group(0, &self.groups[self.current], &[]);
+                }
+            }
+            for (fill, threads) in &self.fills {
+                pass.set_pipeline(fill);
+                dispatch(pass, *threads, self.row);
+            }
+        }
+    }
+
+    /// Sends the host copy's unknowns to the device's `φ`.
+    fn upload(&mut self) {
+        let all: Vec<T> = self.host.phi.concat();
+        self.ctx
+            .queue
+            .write_buffer(&self.bufs[self.current], 0, bytes_of(&all));
+        self.stale = false;
+    }
+
+    /// Reads the device's `φ` into the host copy, if it is newer.
+    fn refresh(&mut self) -> Result<(), Error> {
+        if !self.stale {
+            return Ok(());
+        }
+        let len = self.host.phi[0].len();
+        let bytes = (S::UNKNOWNS.len() * len * std::mem::size_of::<T>()) as u64;
+        let all: Vec<T> = self.ctx.read_buffer(&self.bufs[self.current], bytes)?;
+        for (v, part) in self.host.phi.iter_mut().zip(all.chunks(len)) {
+            v.copy_from_slice(part);
+        }
+        self.stale = false;
+        Ok(())
+    }
+}
+
+/// Dispatches `threads` threads in workgroups of [`WG`], rows of `row` threads.
+fn dispatch(pass: &mut wgpu::ComputePass, threads: u32, row: u32) {
+    if threads == 0 {
+        return;
+    }
+    let groups = threads.div_ceil(WG);
+    let per_row = row / WG;
+    pass.dispatch_workgroups(groups.min(per_row), groups.div_ceil(per_row), 1);
+}
+
+fn bytes_of<T: Real>(v: &[T]) -> &[u8] {
+    bytemuck::cast_slice(v)
+}
+
+/// `b` padded with zeros to a multiple of 16 bytes (the buffers' sizes).
+fn padded(b: &[u8]) -> Vec<u8> {
+    let mut v = b.to_vec();
+    v.resize(b.len().max(16).next_multiple_of(16), 0);
+    v
+}
+
+/// `idx ± |o|` in WGSL.
+fn shifted(o: isize) -> String {
+    if o < 0 {
+        format!("idx - {}u", -o)
+    } else {
+        format!("idx + {o}u")
+    }
+}
+
+/// The grid's shader: the scheme's `rates`, its stages, and the fill of each axis (`axes`:
+/// first set, sets and lines).
+fn shader<S: FdScheme, T: Real>(
+    host: &FdGrid<S, T>,
+    updated: &[std::ops::Range<usize>],
+    axes: &[(usize, usize, usize)],
+    row: u32,
+) -> String {
+    let len = host.phi[0].len();
+    let (nin, nu, np) = (S::LOADS.len(), S::UNKNOWNS.len(), host.prm.len());
+    let st = host.stride;
+    let mut s = format!("alias real = {};\n{}\n", arithmetic::<T>(), S::WGSL);
+    s += &format!(
+        "@group(0) @binding(0) var<storage, read_write> phi: array<real>;
+@group(0) @binding(1) var<storage, read_write> reg: array<real>;
+@group(0) @binding(2) var<storage, read> prm: array<real, {np}>;
+@group(0) @binding(3) var<storage, read> ctl: array<real, 7>;
+@group(0) @binding(4) var<storage, read> sets_at: array<u32>;
+@group(0) @binding(5) var<storage, read> sets_c: array<real>;
+const LEN: u32 = {len}u;
+const ROW: u32 = {row}u;
+const NODES: u32 = {nodes}u;
+
+fn node(t: u32) -> u32 {{
+    let i = t % {c0}u;
+    let j = (t / {c0}u) % {c1}u;
+    let k = t / ({c0}u * {c1}u);
+    return ({l0}u + i) + ({l1}u + j) * {s1}u + ({l2}u + k) * {s2}u;
+}}
+
+fn rates_at(idx: u32) -> array<real, {nu}> {{
+    var inp: array<real, {nin}>;
+",
+        nodes = updated.iter().map(|r| r.len()).product::<usize>(),
+        c0 = updated[0].len(),
+        c1 = updated[1].len(),
+        l0 = updated[0].start,
+        l1 = updated[1].start,
+        l2 = updated[2].start,
+        s1 = st[1],
+        s2 = st[2],
+    );
+    for (k, (u, _)) in S::LOADS.iter().enumerate() {
+        s += &format!(
+            "    inp[{k}] = phi[{}u + {}];\n",
+            u * len,
+            shifted(host.offsets[k])
+        );
+    }
+    s += "    return rates(inp, prm);\n}\n";
+    for k in 0..S::INTEGRATOR.stages().len() {
+        let update = match S::INTEGRATOR {
+            Integrator::Euler => "phi[at] + ctl[0] * r[u]".to_string(),
+            _ => format!("fma(ctl[{}], reg[at], ctl[0] * r[u])", 1 + 2 * k),
+        };
+        s += &format!(
+            "
+@compute @workgroup_size({WG})
+fn rates_{k}(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let t = gid.x + gid.y * ROW;
+    if (t >= NODES) {{ return; }}
+    let idx = node(t);
+    let r = rates_at(idx);
+    for (var u = 0u; u < {nu}u; u++) {{
+        let at = u * LEN + idx;
+        reg[at] = {update};
+    }}
+}}
+
+@compute @workgroup_size({WG})
+fn accumulate_{k}(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let t = gid.x + gid.y * ROW;
+    if (t >= NODES) {{ return; }}
+    let idx = node(t);
+    for (var u = 0u; u < {nu}u; u++) {{
+        let at = u * LEN + idx;
+        phi[at] = fma(ctl[{b}], reg[at], phi[at]);
+    }}
+}}
+",
+            b = 2 + 2 * k
+        );
+    }
+    for (a, &(first, count, lines)) in axes.iter().enumerate() {
+        let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+        s += &format!(
+            "
+@compute @workgroup_size({WG})
+fn fill_{a}(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let t = gid.x + gid.y * ROW;
+    if (t >= {threads}u) {{ return; }}
+    let e = {first}u + t % {count}u;
+    let line = t / {count}u;
+    let base = (line / {pc}u) * {sb}u + (line % {pc}u) * {sc}u;
+    let u = sets_at[4u * e];
+    let v = u * LEN + base;
+    phi[v + sets_at[4u * e + 1u] * {sa}u] = sets_c[3u * e]
+        + sets_c[3u * e + 1u] * phi[v + sets_at[4u * e + 2u] * {sa}u]
+        + sets_c[3u * e + 2u] * phi[v + sets_at[4u * e + 3u] * {sa}u];
+}}
+",
+            threads = count * lines,
+            count = count.max(1),
+            pc = host.p[c],
+            sb = st[b],
+            sc = st[c],
+            sa = st[a],
+        );
+    }
+    s
+}
+
+impl<S: FdScheme, T: Real> FdRun for GpuFdGrid<S, T> {
+    fn nodes(&self) -> [usize; 3] {
+        self.host.nodes()
+    }
+    fn steps(&self) -> u64 {
+        self.host.steps()
+    }
+    fn time(&self) -> f64 {
+        self.host.time()
+    }
+    fn advance(&mut self, steps: u64, dt: f64) -> Result<(), Error> {
+        GpuFdGrid::advance(self, steps, dt)
+    }
+    fn max_rates(&mut self) -> Result<Vec<f64>, Error> {
+        GpuFdGrid::max_rates(self)
+    }
+    fn gather(&mut self, u: usize) -> Result<Option<Vec<f64>>, Error> {
+        self.field(u).map(Some)
+    }
+    fn bytes_per_node(&self) -> usize {
+        self.host.bytes_per_node()
+    }
+}
