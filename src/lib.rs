@@ -75,8 +75,9 @@
 //!
 //! [`fd_scheme!`] declares an explicit finite-difference scheme through the same pipeline:
 //! unknowns, parameters, difference operators whose order of accuracy the macro proves from
-//! their Taylor expansion, and the rates `∂t φ = R(φ)`; [`fd::FdGrid`] runs it (the
-//! [user guide](guide) has the grammar).
+//! their Taylor expansion, and the rates `∂t φ = R(φ)`; [`fd::FdGrid`] runs it on the CPU, in
+//! one process or cut into slabs over MPI ranks ([`fd::FdGrid::on_ring`]), and
+//! [`gpu::GpuFdGrid`] on a GPU (the [user guide](guide) has the grammar).
 //!
 //! ```
 //! use lbm::fd::{FdGrid, Side};
