@@ -75,8 +75,8 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         ring: Box<dyn FdRing<T>>,
     ) -> Result<Self, FdError> {
         let checked = Self::check_setup(n, h, &params, &sides, ring.as_ref());
+        let planes = checked.as_ref().map_or(0..0, Clone::clone);
         ring.agree(checked.map(|_| ()))?;
-        let planes = Self::check_setup(n, h, &params, &sides, ring.as_ref())?;
         let dim = S::DIM;
         let outer = dim - 1;
         let halo = S::REACH.max(1);
