@@ -193,7 +193,9 @@ const WINDOW_COLUMNS: usize = 64;
 /// The moment fields of the global columns `xs` (a rank's slab; order of
 /// [`Model::MOMENT_NAMES`], each `[(x − xs.start)·LY + y]`) from their post-collision
 /// populations, read by `read(cols)` for local columns `cols` (logical order), and from the
-/// `H` columns on each side of them, `around` (the neighbours' borders).
+/// `H` columns on each side of them, `around` (the neighbours' borders), and with the slab's
+/// per-site `fields` where it has them (laid out as [`Lattice::set_field`] takes them, `x`
+/// local): a forced model's velocity is read with each site's own force.
 ///
 /// The moments are those of the populations streamed once more (as
 /// [`Lattice::moment_field`]), so a site next to the cut pulls from the neighbour's columns.
@@ -206,6 +208,7 @@ pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
     g: &GlobalSpec<M>,
     xs: Range<usize>,
     around: [Vec<T>; 2],
+    fields: Option<&[Vec<f64>]>,
     read: impl Fn(Range<usize>) -> Result<Vec<T>, Error>,
 ) -> Result<Vec<Vec<f64>>, Error> {
     let (w, h) = (xs.len(), M::HALO);
@@ -216,6 +219,10 @@ pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
         let (a, b) = (k * w / windows, (k + 1) * w / windows);
         let mut window = Slab::<M, L, T>::cut(g, xs.start + a..xs.start + b, Scheme::TwoCopy)?;
         window.import(&read(a..b)?)?;
+        for (name, values) in M::FIELDS.iter().zip(fields.unwrap_or_default()) {
+            let own = &values[a * g.plane()..b * g.plane()];
+            window.lattice_mut().set_field(name, own)?;
+        }
         let left = if a == 0 {
             around[LEFT].clone()
         } else {
@@ -387,15 +394,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         let x0 = self.x0;
         self.lattice
             .set_equilibrium(|x, y| moments(x + x0, y))
-            .map_err(|e| match e {
-                LbmError::NonFinite { x, y, what, value } => LbmError::NonFinite {
-                    x: x + x0,
-                    y,
-                    what,
-                    value,
-                },
-                e => e,
-            })
+            .map_err(|e| e.shifted(x0))
     }
 
     /// Updates the bulk columns (those that read and write no halo).

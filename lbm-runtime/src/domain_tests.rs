@@ -171,7 +171,7 @@ fn moments_match<L: Layout, T: Real>(
             right.populations_of(0..h).unwrap(),
         ];
         let xs = ring.dec.slab(r).unwrap();
-        let m = moments_by_window::<TestD2Q9, L, T>(&ring.spec, xs.clone(), around, |c| {
+        let m = moments_by_window::<TestD2Q9, L, T>(&ring.spec, xs.clone(), around, None, |c| {
             s.populations_of(c)
         })
         .unwrap();

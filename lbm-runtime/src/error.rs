@@ -74,6 +74,28 @@ pub enum LbmError {
     },
 }
 
+impl LbmError {
+    /// The error with the column of its site moved by `x0`: a slab's local column made the
+    /// lattice's (the sites of [`LbmError::NonFinite`] and [`LbmError::Diverged`]).
+    pub(crate) fn shifted(self, x0: usize) -> Self {
+        match self {
+            LbmError::NonFinite { x, y, what, value } => LbmError::NonFinite {
+                x: x + x0,
+                y,
+                what,
+                value,
+            },
+            LbmError::Diverged { step, x, y, reason } => LbmError::Diverged {
+                step,
+                x: x + x0,
+                y,
+                reason,
+            },
+            e => e,
+        }
+    }
+}
+
 /// The runtime's one error type, returned by every [`crate::Solver`]: a lattice-level error,
 /// or one of a backend's, kept as its source.
 #[derive(Debug, thiserror::Error)]
@@ -116,6 +138,14 @@ impl Error {
             Error::Domain(crate::domain::DomainError::Lattice(e)) => Some(e),
             Error::Checkpoint(crate::CheckpointError::Lattice(e)) => Some(e),
             _ => None,
+        }
+    }
+
+    /// [`LbmError::shifted`] of the lattice-level error inside; any other error as it is.
+    pub(crate) fn shifted(self, x0: usize) -> Self {
+        match self.as_lattice() {
+            Some(e) if x0 > 0 => Error::from(e.clone().shifted(x0)),
+            _ => self,
         }
     }
 }

@@ -296,7 +296,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// field is uniform, its value in the parameters. Fails before changing anything on an
     /// unknown name, a wrong length or a non-finite value.
     pub fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), LbmError> {
-        let j = checked_field::<M>(name, values, &self.d)?;
+        let j = checked_field::<M>(name, values, (self.d.lx, self.d.plane()))?;
         let d = self.d;
         let fd = self.field_dims();
         if self.fields.is_none() {
@@ -1103,20 +1103,20 @@ pub fn check_size<M: Model>(size: [usize; 3], layout: LayoutKind) -> Result<(), 
     Ok(())
 }
 
-/// The index of field `name` in [`Model::FIELDS`] for the per-site `values` of a lattice of
-/// shape `d` (`[x·plane + s]`), or why they cannot be set: an unknown field, a wrong length, a
-/// non-finite value (the one check of every backend's `set_field`).
+/// The index of field `name` in [`Model::FIELDS`] for the per-site `values` of `columns`
+/// planes of `plane` sites (`[x·plane + s]`), or why they cannot be set: an unknown field, a
+/// wrong length, a non-finite value (the one check of every backend's `set_field`).
 pub(crate) fn checked_field<M: Model>(
     name: &str,
     values: &[f64],
-    d: &Dims,
+    (columns, plane): (usize, usize),
 ) -> Result<usize, LbmError> {
     let j = field_index::<M>(name)?;
-    check_len(values.len(), d.sites(), &format!("field `{name}`"))?;
+    check_len(values.len(), columns * plane, &format!("field `{name}`"))?;
     if let Some((k, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(non_finite(
-            k / d.plane(),
-            k % d.plane(),
+            k / plane,
+            k % plane,
             format!("field `{name}`"),
             *v,
         ));

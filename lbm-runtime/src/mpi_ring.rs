@@ -547,6 +547,16 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         self.slab.is_solid(s)
     }
 
+    /// Each slab its own sites' values; a refusal on one rank is every rank's.
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        let set = self.slab.set_field(name, values);
+        agree(&self.comm, set)
+    }
+
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        self.slab.fields()
+    }
+
     /// The moments of the slab, window by window ([`moments_by_window`]): the neighbours'
     /// border planes swapped around the ring once, no rank holding more than its slab.
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
@@ -563,12 +573,16 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
             Err(e) => Err(LbmError::Shape(format!("reading the slab back: {e}")).into()),
         };
         let h = M::HALO;
-        // A rank that cannot read its borders stops every rank before the swap.
-        let borders = agree(&self.comm, (|| Ok([read(0..h)?, read(w - h..w)?]))())?;
+        // A rank that cannot read its borders or fields stops every rank before the swap.
+        let (borders, fields) = agree(
+            &self.comm,
+            (|| Ok(([read(0..h)?, read(w - h..w)?], self.slab.fields()?)))(),
+        )?;
         let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
         let swapped = ring_swap(&self.comm, (left, right), borders, 0, |_, _| Ok(()));
         let moments = swapped.and_then(|around| {
-            moments_by_window::<M, L, T>(&self.spec, self.local_planes(), around, read)
+            let (xs, fields) = (self.local_planes(), fields.as_deref());
+            moments_by_window::<M, L, T>(&self.spec, xs, around, fields, read)
         });
         agree(&self.comm, moments)
     }

@@ -113,6 +113,16 @@ pub trait SlabBackend: Send {
     /// Sets the slab's populations from values laid out as [`SlabBackend::populations`]'.
     fn set_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
 
+    /// Gives the model's field `name` ([`Model::FIELDS`]) a value per site of the slab,
+    /// `[x·LY·LZ + s]` with `x` local, as [`crate::Solver::set_local_field`] does for a whole
+    /// lattice; fails before changing anything on an unknown name, a wrong length or a
+    /// non-finite value.
+    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error>;
+
+    /// The per-site values of every field of the model on the slab, laid out as
+    /// [`SlabBackend::set_field`] takes them, once any was set; `None` while they are uniform.
+    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error>;
+
     /// [`crate::Solver::exchanged`] of the slab's sites `sites` (`[x, y, z]`, `x` local), its
     /// halos holding the neighbours' borders; backends that cannot read them refuse.
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<Self::Real>, Error> {
@@ -236,6 +246,14 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
         Ok(self.import(values)?)
+    }
+
+    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        Ok(self.lattice_mut().set_field(name, values)?)
+    }
+
+    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        crate::Solver::local_fields(self.lattice())
     }
 
     fn is_solid(&self, s: usize) -> bool {

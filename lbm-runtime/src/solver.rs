@@ -201,24 +201,14 @@ pub trait Solver {
 
     /// Gives the model's field `name` ([`Model::FIELDS`]) a value per local site, laid out as
     /// one of [`Solver::local_moments`]' fields; until then a field is uniform, its value in
-    /// the parameters. The backends that cannot take per-site fields yet refuse, saying so.
-    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        let _ = values;
-        Err(LbmError::Shape(format!(
-            "field `{name}` of model {}: this backend ({}) does not take per-site fields yet; \
-             run the lattice on the CPU backend (`Lattice`)",
-            Self::Model::NAME,
-            self.describe()
-        ))
-        .into())
-    }
+    /// the parameters. Fails before changing anything on an unknown name, a wrong length or a
+    /// non-finite value (on every process of the group).
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error>;
 
     /// The per-site values of every field of the model ([`Model::FIELDS`]) on the local
     /// planes, laid out as [`Solver::set_local_field`] takes them, once any was given values
     /// per site; `None` while they are uniform (their values in the parameters).
-    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        Ok(None)
-    }
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error>;
 
     /// For each site of `sites` (global `[x, y, z]`, on this process's planes), its
     /// post-collision populations followed by its pre-collision ones at the next step, `2Q`

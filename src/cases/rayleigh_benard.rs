@@ -32,6 +32,7 @@
 
 use std::f64::consts::PI;
 
+use crate::domain::GlobalSpec;
 use crate::models::{
     D2Q5AdvectionDiffusion, D2Q5AdvectionDiffusionParams, D2Q9Boussinesq, D2Q9BoussinesqParams,
 };
@@ -172,6 +173,32 @@ impl RayleighBenard {
             + self.perturbation * DELTA_T * (k * x as f64).cos() * (PI * (y as f64 + 0.5) / h).sin()
     }
 
+    /// The flow's and the temperature's global lattices, to be cut into slabs (MPI ranks, host
+    /// and device parts).
+    pub fn specs(
+        &self,
+    ) -> (
+        GlobalSpec<D2Q9Boussinesq>,
+        GlobalSpec<D2Q5AdvectionDiffusion>,
+    ) {
+        let (lx, ly) = self.size();
+        let flow = GlobalSpec {
+            lx,
+            ly,
+            lz: 1,
+            params: self.flow_params(),
+            boundaries: self.flow_boundaries(),
+        };
+        let heat = GlobalSpec {
+            lx,
+            ly,
+            lz: 1,
+            params: self.heat_params(),
+            boundaries: self.heat_boundaries(),
+        };
+        (flow, heat)
+    }
+
     /// Both lattices on the host, coupled and initialised ([`RayleighBenard::couple`]), in
     /// layout `L`, precision `T` and `scheme`.
     pub fn lattices<L: Layout, T: Real>(
@@ -185,23 +212,27 @@ impl RayleighBenard {
     }
 
     /// Couples a flow and a temperature lattice built for this case (its sizes, parameters and
-    /// boundaries; on any backend that takes per-site fields) and sets their initial state:
-    /// the temperature [`RayleighBenard::initial_temperature`], the flow at rest with `ρ = 1`.
+    /// boundaries; on any backend, one process or a process's planes of MPI ranks) and sets
+    /// their initial state: the temperature [`RayleighBenard::initial_temperature`], the flow
+    /// at rest with `ρ = 1`.
     pub fn couple<A, B>(&self, mut flow: A, mut heat: B) -> Result<Coupled<A, B>, Error>
     where
         A: Solver<Model = D2Q9Boussinesq>,
         B: Solver<Model = D2Q5AdvectionDiffusion>,
     {
-        let (lx, ly) = self.size();
+        let ly = self.size().1;
         heat.set_equilibrium_at(|x, y| vec![self.initial_temperature(x, y)])?;
-        let temperature: Vec<f64> = (0..lx)
+        let planes = flow.local_planes();
+        let x0 = planes.start;
+        let temperature: Vec<f64> = planes
             .flat_map(|x| (0..ly).map(move |y| (x, y)))
             .map(|(x, y)| self.initial_temperature(x, y))
             .collect();
         flow.set_local_field("T", &temperature)?;
         // At rest: the bare velocity is −a/2, a = gβ(T − T_ref) ŷ.
         let g_beta = self.flow_params().g_beta;
-        flow.set_equilibrium_at(|x, y| vec![1.0, 0.0, -0.5 * g_beta * temperature[x * ly + y]])?;
+        let t = |x: usize, y: usize| temperature[(x - x0) * ly + y];
+        flow.set_equilibrium_at(|x, y| vec![1.0, 0.0, -0.5 * g_beta * t(x, y)])?;
         let mut c = Coupled::new(flow, heat)?
             .first_reads("T", "phi")?
             .second_reads("ux", "ux")?
@@ -210,7 +241,10 @@ impl RayleighBenard {
         Ok(c)
     }
 
-    /// What the case measures of the lattices' current state.
+    /// What the case measures of the lattices' current state (collective on MPI ranks).
+    ///
+    /// Each column's sums are taken where it lies, and the columns' sums added on the root in
+    /// the order of x, then shared: the same bits on any number of ranks.
     pub fn measure<A, B>(&self, c: &Coupled<A, B>) -> Result<Convection, Error>
     where
         A: Solver<Model = D2Q9Boussinesq>,
@@ -221,15 +255,36 @@ impl RayleighBenard {
         let at = |r: Role| moment_index::<D2Q9Boussinesq>(r).expect("a velocity moment");
         let (ux, uy) = (&flow[at(Role::Velocity(0))], &flow[at(Role::Velocity(1))]);
         let t = &heat[0];
-        let n = t.len() as f64;
-        let flux = uy.iter().zip(t).map(|(v, t)| v * t).sum::<f64>() / n;
-        let energy = ux.iter().zip(uy).map(|(a, b)| a * a + b * b).sum::<f64>() / n;
         let (lx, ly) = self.size();
         let k = self.wavenumber();
-        let (re, im) = (0..lx * ly).fold((0.0, 0.0), |(re, im), s| {
-            let phase = k * (s / ly) as f64;
-            (re + uy[s] * phase.cos(), im + uy[s] * phase.sin())
-        });
+        // Per column: Σ u_y T, Σ |u|², Σ u_y cos kx, Σ u_y sin kx.
+        let x0 = c.first().local_planes().start;
+        let columns: Vec<f64> = (0..t.len() / ly)
+            .flat_map(|c| {
+                let s = c * ly..(c + 1) * ly;
+                let (ux, uy, t) = (&ux[s.clone()], &uy[s.clone()], &t[s]);
+                let phase = k * (x0 + c) as f64;
+                let uy_sum = uy.iter().sum::<f64>();
+                [
+                    uy.iter().zip(t).map(|(v, t)| v * t).sum::<f64>(),
+                    ux.iter().zip(uy).map(|(a, b)| a * a + b * b).sum::<f64>(),
+                    uy_sum * phase.cos(),
+                    uy_sum * phase.sin(),
+                ]
+            })
+            .collect();
+        let mut sums = vec![0.0; 4];
+        if let Some(all) = c.first().gather_planes(columns)? {
+            for column in all.chunks_exact(4) {
+                sums.iter_mut().zip(column).for_each(|(s, v)| *s += v);
+            }
+        }
+        // The root's sums, shared (the others add zeros).
+        let [flux, energy, re, im] = c.first().sum_over_ranks(sums)[..] else {
+            unreachable!("four sums")
+        };
+        let n = (lx * ly) as f64;
+        let (flux, energy) = (flux / n, energy / n);
         Ok(Convection {
             nusselt: 1.0 + flux * self.height as f64 / (self.diffusivity() * DELTA_T),
             mode: 2.0 * (re * re + im * im).sqrt() / n,

@@ -1,7 +1,10 @@
 //! `lbm run rayleigh-benard`: the case of two coupled lattices (a D2Q9 flow and a D2Q5
-//! temperature, [`crate::Coupled`]) run to the end of the plan on the CPU or the GPU, with a
-//! diagnostics table (Nusselt and Reynolds numbers, the rolls' amplitude), images of the
-//! temperature, checkpoints of both lattices and a summary against published data.
+//! temperature, [`crate::Coupled`]) run to the end of the plan on the CPU, the GPU or both
+//! (hetero), in one process or over MPI ranks (each rank holding its slab of both lattices),
+//! with a diagnostics table (Nusselt and Reynolds numbers, the rolls' amplitude), images of the
+//! temperature, checkpoints of both lattices and a summary against published data. Rank 0
+//! prints and writes the table and the images; the sums of the diagnostics are added in the
+//! same order on any number of ranks.
 //!
 //! Outputs, in the output directory: `rayleigh-benard_diagnostics.csv`,
 //! `rayleigh-benard_T_<step>.png`, and with checkpoints on `rayleigh-benard_flow_checkpoint.lbm`
@@ -14,40 +17,26 @@ use std::time::Instant;
 
 use lbm::cases::{CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, RayleighBenard};
 use lbm::gpu::{GpuContext, GpuLattice};
+use lbm::hetero::HeteroLattice;
 use lbm::memory::Need;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
 use lbm::output::{Table, png};
 use lbm::{Coupled, Layout, Real, Solver, read_checkpoint};
 
-use super::driver::{due, next_multiple};
-use super::plan::{
-    Plan, check_about, gpu_options, missing_dirs, prepare_out_dir, remove_if_empty, write_stamp,
-};
+use super::driver::{due, next_multiple, together};
+use super::plan::{Plan, check_about, missing_dirs, prepare_out_dir, remove_if_empty, write_stamp};
 use super::settings::{BackendArg, bad};
 use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl, layout_kind};
 
 /// The case's name, in file names.
 const NAME: &str = "rayleigh-benard";
 
-/// Runs the Rayleigh–Bénard case as `plan` says.
+/// Runs the Rayleigh–Bénard case as `plan` says: on one process or over MPI ranks, each
+/// process's lattices (or slabs of them) on its host, its GPU or split between the two.
 pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Result<(), CliError> {
-    if world.ranks() > 1 {
-        return Err(bad(
-            "case",
-            "rayleigh-benard couples two lattices on one process; coupled lattices are not \
-             distributed over MPI ranks yet: run it without mpiexec",
-        ));
-    }
-    if plan.backend == BackendArg::Hetero {
-        return Err(bad(
-            "backend",
-            "rayleigh-benard runs on cpu or gpu: a split (hetero) lattice does not take \
-             per-site fields yet",
-        ));
-    }
-    let ctx = match plan.backend {
-        BackendArg::Gpu => Some(Arc::new(GpuContext::new(&gpu_options(plan))?)),
-        _ => None,
+    let device = match plan.backend {
+        BackendArg::Cpu => None,
+        BackendArg::Gpu | BackendArg::Hetero => super::run::device(world, plan)?,
     };
     let about = match &plan.resume {
         Some(path) => {
@@ -61,23 +50,32 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
     let memory = dispatch_real(
         plan.precision,
         MemoryCheck {
+            world,
             plan,
             size: case.size(),
-            device_in_host_memory: ctx.as_ref().is_some_and(|c| c.is_cpu()),
+            device_in_host_memory: super::run::in_host_memory(&device),
         },
     )?;
     // A run refused before it writes anything leaves no directory behind.
     let created = missing_dirs(&plan.out);
     let result = (|| {
+        let root = world.rank() == 0;
+        let run = prepare_out_dir(plan, NAME, about.as_ref(), root);
+        world.barrier();
         let plan = &Plan {
-            run: prepare_out_dir(plan, NAME, about.as_ref(), true)?,
+            run: run?,
             memory,
             ..plan.clone()
         };
-        let case = &case;
-        match ctx {
-            Some(ctx) => dispatch_real(plan.precision, GpuJob { plan, case, ctx }),
-            None => dispatch_vl(plan.layout, plan.vl, plan.precision, CpuJob { plan, case }),
+        let job = Job {
+            world,
+            plan,
+            case: &case,
+            device,
+        };
+        match plan.backend {
+            BackendArg::Gpu => dispatch_real(plan.precision, job),
+            _ => dispatch_vl(plan.layout, plan.vl, plan.precision, job),
         }
     })();
     if result.is_err() {
@@ -88,6 +86,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
 
 /// The memory check of the two lattices in the precision chosen at run time.
 struct MemoryCheck<'a> {
+    world: &'a World,
     plan: &'a Plan,
     size: (usize, usize),
     device_in_host_memory: bool,
@@ -98,6 +97,7 @@ impl GenericReal for MemoryCheck<'_> {
 
     fn run<T: Real>(self) -> Self::Output {
         super::memory::check_coupled::<D2Q9Boussinesq, D2Q5AdvectionDiffusion, T>(
+            self.world,
             self.plan,
             self.size,
             self.device_in_host_memory,
@@ -105,34 +105,63 @@ impl GenericReal for MemoryCheck<'_> {
     }
 }
 
-/// The run on the CPU, with a layout and precision chosen at run time.
-struct CpuJob<'a> {
+/// The run, with a layout (host backends) and a precision chosen at run time.
+struct Job<'a> {
+    world: &'a World,
     plan: &'a Plan,
     case: &'a RayleighBenard,
+    /// The GPU of the gpu and hetero backends.
+    device: Option<Arc<GpuContext>>,
 }
 
-impl Generic for CpuJob<'_> {
+impl Generic for Job<'_> {
     type Output = Result<(), CliError>;
 
+    /// The host backends: the CPU alone (`cpu`), or split with a GPU (`hetero`).
     fn run<L: Layout, T: Real>(self) -> Self::Output {
-        let (plan, case) = (self.plan, self.case);
-        drive(plan, case, case.lattices::<L, T>(plan.scheme)?)
+        let (world, plan, case) = (self.world, self.plan, self.case);
+        #[cfg(feature = "mpi")]
+        if world.ranks() > 1 {
+            use super::dist::{host_ring, split_ring};
+            let (flow, heat) = case.specs();
+            if plan.backend == BackendArg::Hetero {
+                let flow = split_ring::<_, L, T>(world, plan, flow, &self.device)?;
+                let heat = split_ring::<_, L, T>(world, plan, heat, &self.device)?;
+                return drive(plan, case, case.couple(flow, heat)?);
+            }
+            let flow = host_ring::<_, L, T>(world, plan, flow)?;
+            let heat = host_ring::<_, L, T>(world, plan, heat)?;
+            return drive(plan, case, case.couple(flow, heat)?);
+        }
+        let _ = world;
+        let Some(ctx) = &self.device else {
+            return drive(plan, case, case.lattices::<L, T>(plan.scheme)?);
+        };
+        let (flow, heat) = case.specs();
+        let flow = HeteroLattice::<_, L, T>::new(ctx, flow, plan.scheme, plan.split)?;
+        let heat = HeteroLattice::<_, L, T>::new(ctx, heat, plan.scheme, plan.split)?;
+        drive(plan, case, case.couple(flow, heat)?)
     }
 }
 
-/// The run on a GPU, with a precision chosen at run time (the layout is data there).
-struct GpuJob<'a> {
-    plan: &'a Plan,
-    case: &'a RayleighBenard,
-    ctx: Arc<GpuContext>,
-}
-
-impl GenericReal for GpuJob<'_> {
+impl GenericReal for Job<'_> {
     type Output = Result<(), CliError>;
 
+    /// The GPU backend (the layout is data there).
     fn run<T: Real>(self) -> Self::Output {
-        let (plan, case, ctx) = (self.plan, self.case, &self.ctx);
+        let (world, plan, case) = (self.world, self.plan, self.case);
         let layout = layout_kind(plan.layout, plan.vl);
+        #[cfg(feature = "mpi")]
+        if world.ranks() > 1 {
+            let (flow, heat) = case.specs();
+            let flow = super::dist::gpu_ring::<_, T>(world, plan, flow, layout, &self.device)?;
+            let heat = super::dist::gpu_ring::<_, T>(world, plan, heat, layout, &self.device)?;
+            return drive(plan, case, case.couple(flow, heat)?);
+        }
+        let _ = world;
+        let Some(ctx) = &self.device else {
+            unreachable!("a single process opens its GPU or fails in device()")
+        };
         let (lx, ly) = case.size();
         let flow = GpuLattice::<D2Q9Boussinesq, T>::new(
             ctx,
@@ -208,19 +237,22 @@ where
 {
     resume(plan, &mut c)?;
     let (lx, ly) = case.size();
-    println!(
-        "{NAME}: D2Q9Boussinesq + D2Q5AdvectionDiffusion {lx} × {ly}, Ra = {}, Pr = {}, ν = {:.5}, \
-         κ = {:.5}, H²/κ = {:.0} steps; {}",
-        case.rayleigh,
-        case.prandtl,
-        case.viscosity(),
-        case.diffusivity(),
-        case.diffusion_time(),
-        c.first().describe()
-    );
+    let root = c.first().is_root();
     let start = c.steps_done();
-    if start > 0 {
-        println!("resumed at step {start}");
+    if root {
+        println!(
+            "{NAME}: D2Q9Boussinesq + D2Q5AdvectionDiffusion {lx} × {ly}, Ra = {}, Pr = {}, \
+             ν = {:.5}, κ = {:.5}, H²/κ = {:.0} steps; {}",
+            case.rayleigh,
+            case.prandtl,
+            case.viscosity(),
+            case.diffusivity(),
+            case.diffusion_time(),
+            c.first().describe()
+        );
+        if start > 0 {
+            println!("resumed at step {start}");
+        }
     }
     let csv = plan.out.join(format!("{NAME}_diagnostics.csv"));
     let mut table = Table {
@@ -231,7 +263,11 @@ where
     // 0: the first and the last step only.
     let output_every = plan.output_every;
     let mut stepping = 0.0;
-    write_stamp(plan, NAME, &format!("{case:?}"))?;
+    let stamped = match root {
+        true => write_stamp(plan, NAME, &format!("{case:?}")),
+        false => Ok(()),
+    };
+    together(c.first(), stamped)?;
     write(plan, case, &c, &mut table)?;
     while c.steps_done() < plan.steps {
         let now = c.steps_done();
@@ -296,25 +332,31 @@ where
     let m = case.measure(c)?;
     let step = c.steps_done();
     let time = step as f64 / case.diffusion_time();
-    println!(
-        "step {step} (t = {time:.3} H²/κ): Nu = {:.4}, Re = {:.3}, amplitude {:.3e}",
-        m.nusselt, m.reynolds, m.mode
-    );
     table
         .rows
         .push(vec![step as f64, time, m.nusselt, m.reynolds, m.mode]);
-    table.write(&plan.out.join(format!("{NAME}_diagnostics.csv")))?;
-    let (lx, ly) = case.size();
-    let t = &c.second().local_moments()?[0];
-    // The field is stored x-major (`[x·LY + y]`), as the images take it.
-    png::write_field(
-        &plan.out.join(format!("{NAME}_T_{step}.png")),
-        t,
-        lx,
-        ly,
-        (-0.5 * lbm::cases::DELTA_T, 0.5 * lbm::cases::DELTA_T),
-    )?;
-    Ok(())
+    let t = c.second().local_moments()?.swap_remove(0);
+    let Some(t) = c.first().gather_planes(t)? else {
+        return together(c.first(), Ok(()));
+    };
+    let written: Result<(), CliError> = (|| {
+        println!(
+            "step {step} (t = {time:.3} H²/κ): Nu = {:.4}, Re = {:.3}, amplitude {:.3e}",
+            m.nusselt, m.reynolds, m.mode
+        );
+        table.write(&plan.out.join(format!("{NAME}_diagnostics.csv")))?;
+        let (lx, ly) = case.size();
+        // The field is stored x-major (`[x·LY + y]`), as the images take it.
+        png::write_field(
+            &plan.out.join(format!("{NAME}_T_{step}.png")),
+            &t,
+            lx,
+            ly,
+            (-0.5 * lbm::cases::DELTA_T, 0.5 * lbm::cases::DELTA_T),
+        )?;
+        Ok(())
+    })();
+    together(c.first(), written)
 }
 
 /// Both lattices' checkpoints (each written whole or not at all), saying which run and case
@@ -345,8 +387,16 @@ fn summary<A: Solver, B: Solver>(
     seconds: f64,
     start: u64,
 ) -> Result<(), CliError> {
-    let [.., before, last] = &table.rows[..] else {
+    // Every rank's peak memory, on every rank (collective), before the root reports.
+    let peaks = c
+        .first()
+        .each_rank(lbm::memory::peak_resident().unwrap_or(0));
+    if !c.first().is_root() {
         return Ok(());
+    }
+    let speed = || speed(plan, case, c, seconds, start, &peaks);
+    let [.., before, last] = &table.rows[..] else {
+        return speed();
     };
     let (nusselt, time) = (last[2], last[1]);
     // Nu moving by more than 0.1 % between the last two outputs: the rolls are still growing
@@ -357,7 +407,7 @@ fn summary<A: Solver, B: Solver>(
              previous output): no comparison; run at least one diffusion time",
             before[2]
         );
-        return speed(plan, case, c, seconds, start);
+        return speed();
     }
     if case.rayleigh < CRITICAL_RAYLEIGH {
         println!(
@@ -382,7 +432,7 @@ fn summary<A: Solver, B: Solver>(
                 .join(", ")
         );
     }
-    speed(plan, case, c, seconds, start)
+    speed()
 }
 
 /// The speed of the coupled steps, and the peak memory beside its estimate.
@@ -392,6 +442,7 @@ fn speed<A: Solver, B: Solver>(
     c: &Coupled<A, B>,
     seconds: f64,
     start: u64,
+    peaks: &[u64],
 ) -> Result<(), CliError> {
     let (lx, ly) = case.size();
     let updates = (c.steps_done() - start) as f64 * (lx * ly) as f64 * 2.0;
@@ -404,9 +455,17 @@ fn speed<A: Solver, B: Solver>(
         );
     }
     let gib = lbm::memory::in_gib;
+    let ranks: Vec<String> = peaks
+        .iter()
+        .enumerate()
+        .map(|(r, &peak)| match peaks.len() {
+            1 => format!("{:.3} GiB", gib(peak)),
+            _ => format!("rank {r} {:.3} GiB", gib(peak)),
+        })
+        .collect();
     println!(
-        "peak memory (VmHWM): {:.3} GiB (estimated {:.3})",
-        gib(lbm::memory::peak_resident().unwrap_or(0)),
+        "peak memory (VmHWM): {} (estimated {:.3} GiB a process)",
+        ranks.join(", "),
         gib(plan.memory.total())
     );
     Ok(())

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 
 use lbm::cases::{Case, global_spec};
-use lbm::domain::Slab;
+use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
 use lbm::mpi_ring::{self, DistLattice};
@@ -35,29 +35,49 @@ pub fn run_host<C: Case, L: Layout, T: Real>(
 ) -> Result<(), CliError> {
     let spec = global_spec(case);
     if plan.backend != BackendArg::Hetero {
-        let lat = DistLattice::<C::Model, L, T>::with_slab(world.comm(), spec, |s, d, r| {
-            Ok(Slab::new(s, d, r, plan.scheme)?)
-        })?;
+        let lat = host_ring::<C::Model, L, T>(world, plan, spec)?;
         return start_and_drive(plan, case, lat, checkpoint);
     }
+    let lat = split_ring::<C::Model, L, T>(world, plan, spec, &device)?;
+    start_and_drive(plan, case, lat, checkpoint)
+}
+
+/// The lattice `spec` over the ranks of `world`, each rank's slab on its host.
+pub fn host_ring<M: Model, L: Layout, T: Real>(
+    world: &World,
+    plan: &Plan,
+    spec: GlobalSpec<M>,
+) -> Result<DistLattice<M, L, T>, CliError> {
+    Ok(DistLattice::with_slab(world.comm(), spec, |s, d, r| {
+        Ok(Slab::new(s, d, r, plan.scheme)?)
+    })?)
+}
+
+/// A lattice over MPI ranks, each rank's slab split between its host and its GPU.
+pub type SplitRing<M, L, T> = DistLattice<M, L, T, SplitSlab<M, L, T>>;
+
+/// The lattice `spec` over the ranks of `world`, each rank's slab split between its host and
+/// its GPU (`device`, or the node's adapter opened again) as `plan.split` says; tuned per rank
+/// with the ring's halo exchange in the balance.
+pub fn split_ring<M: Model, L: Layout, T: Real>(
+    world: &World,
+    plan: &Plan,
+    spec: GlobalSpec<M>,
+    device: &Option<Arc<GpuContext>>,
+) -> Result<SplitRing<M, L, T>, CliError> {
     let opts = node_options(world, &gpu_options(plan));
     let t_c = match plan.split {
         SplitChoice::Auto => {
-            let len = C::Model::HALO * spec.plane() * C::Model::Q;
+            let len = M::HALO * spec.plane() * M::Q;
             mpi_ring::exchange_seconds::<T>(world.comm(), len, EXCHANGE_PROBES)?
                 / spec.plane() as f64
         }
         _ => 0.0,
     };
-    let lat = DistLattice::<C::Model, L, T, SplitSlab<C::Model, L, T>>::with_slab(
-        world.comm(),
-        spec,
-        |s, d, r| {
-            let ctx = opened(&device, &opts)?;
-            SplitSlab::new(&ctx, s, d, r, plan.scheme, (plan.split, t_c))
-        },
-    )?;
-    start_and_drive(plan, case, lat, checkpoint)
+    Ok(DistLattice::with_slab(world.comm(), spec, |s, d, r| {
+        let ctx = opened(device, &opts)?;
+        SplitSlab::new(&ctx, s, d, r, plan.scheme, (plan.split, t_c))
+    })?)
 }
 
 /// Runs `case` over the ranks of `world`, each rank's slab on its GPU in `layout` (the halo
@@ -70,18 +90,26 @@ pub fn run_gpu<C: Case, T: Real>(
     device: Option<Arc<GpuContext>>,
     checkpoint: Resume<'_, C::Model, T>,
 ) -> Result<(), CliError> {
+    let lat = gpu_ring::<C::Model, T>(world, plan, global_spec(case), layout, &device)?;
+    start_and_drive(plan, case, lat, checkpoint)
+}
+
+/// The lattice `spec` over the ranks of `world`, each rank's slab on its GPU (`device`, or the
+/// node's adapter opened again) in `layout`.
+pub fn gpu_ring<M: Model, T: Real>(
+    world: &World,
+    plan: &Plan,
+    spec: GlobalSpec<M>,
+    layout: LayoutKind,
+    device: &Option<Arc<GpuContext>>,
+) -> Result<DistLattice<M, Soa, T, GpuSlab<M, T>>, CliError> {
     let opts = node_options(world, &gpu_options(plan));
     // The ring's host-side windows (moments read back by windows) use SoA, whatever the
     // device's layout: one instantiation per model and precision.
-    let lat = DistLattice::<C::Model, Soa, T, GpuSlab<C::Model, T>>::with_slab(
-        world.comm(),
-        global_spec(case),
-        |s, d, r| {
-            let ctx = opened(&device, &opts)?;
-            GpuSlab::new(&ctx, layout, s, d, r, plan.scheme)
-        },
-    )?;
-    start_and_drive(plan, case, lat, checkpoint)
+    Ok(DistLattice::with_slab(world.comm(), spec, |s, d, r| {
+        let ctx = opened(device, &opts)?;
+        GpuSlab::new(&ctx, layout, s, d, r, plan.scheme)
+    })?)
 }
 
 /// Halo exchanges timed to tune the ranks' host/device splits (`T_mpi`, Calore et al. 2019, eq. 7).

@@ -47,7 +47,10 @@ pub(super) fn due(now: u64, every: u64) -> bool {
 
 /// `result` of an output written by the root, shared by every process: all go on, or all
 /// stop with an error.
-fn together<S: Solver + ?Sized>(solver: &S, result: Result<(), CliError>) -> Result<(), CliError> {
+pub(super) fn together<S: Solver + ?Sized>(
+    solver: &S,
+    result: Result<(), CliError>,
+) -> Result<(), CliError> {
     if solver.root_says(result.is_ok()) {
         result
     } else {

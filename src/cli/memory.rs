@@ -41,8 +41,14 @@ pub fn check<C: Case, T: Real>(
         case,
         device_in_host_memory,
     );
+    fits(world, plan, need)
+}
+
+/// `need`, refused when it, times the ranks on this node, exceeds what the node has available
+/// (collective under MPI: every rank fails together).
+fn fits(world: &World, plan: &Plan, need: Need) -> Result<Need, CliError> {
     let local = memory::check(&need, ranks_on_node(world), memory::available())
-        .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan, true))));
+        .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan))));
     #[cfg(feature = "mpi")]
     let local = if world.ranks() > 1 {
         lbm::mpi_ring::agree(world.comm(), local)
@@ -53,17 +59,19 @@ pub fn check<C: Case, T: Real>(
     Ok(need)
 }
 
-/// As [`check`], for the one process of two coupled lattices of models `A` and `B`, each of
-/// `lx × ly` sites without obstacles, whose outputs are the moments of both and the images of
-/// one field.
+/// As [`check`], for two coupled lattices of models `A` and `B`, each of `lx × ly` sites
+/// without obstacles, whose outputs are the moments of both and (on the root) the images of
+/// one field; each rank holds its slab of both.
 pub fn check_coupled<A: Model, B: Model, T: Real>(
+    world: &World,
     plan: &Plan,
     (lx, ly): (usize, usize),
     device_in_host_memory: bool,
 ) -> Result<Need, CliError> {
+    let width = lx.div_ceil(world.ranks().max(1));
     let one = |name| Lattice {
         name,
-        width: lx,
+        width,
         plane: ly,
         obstacles: false,
         device_in_host_memory,
@@ -77,8 +85,8 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
         "second boundaries",
     ])
     .parts::<B, T>(need, plan);
-    let sites = memory::product(&[lx, ly]);
-    let images = plan.images.as_ref().is_none_or(|i| !i.is_empty());
+    let sites = memory::product(&[width, ly]);
+    let images = world.rank() == 0 && plan.images.as_ref().is_none_or(|i| !i.is_empty());
     let need = need
         .with(
             "outputs",
@@ -92,9 +100,7 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
             "checkpoints",
             checkpoint::<A, T>(plan, sites).saturating_add(checkpoint::<B, T>(plan, sites)),
         );
-    memory::check(&need, 1, memory::available())
-        .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan, false))))?;
-    Ok(need)
+    fits(world, plan, need)
 }
 
 /// What rank `rank` of `ranks` holds: what it holds now, its slab (the widest) and the
@@ -184,11 +190,11 @@ impl Lattice {
     }
 }
 /// What would make the run fit, of what this build and this plan leave: a smaller lattice
-/// always; more ranks where the program takes MPI and the run can be `distributed`; f32 or
-/// f16s below f64; the in-place scheme where the run is two-copy on the host.
-fn remedy(plan: &Plan, distributed: bool) -> String {
+/// always; more ranks where the program takes MPI; f32 or f16s below f64; the in-place scheme
+/// where the run is two-copy on the host.
+fn remedy(plan: &Plan) -> String {
     let mut ways = vec!["a smaller lattice (--lx, --ly)".to_string()];
-    if cfg!(feature = "mpi") && distributed {
+    if cfg!(feature = "mpi") {
         ways.push("more ranks on more nodes (mpiexec -n N)".into());
     }
     match plan.precision {

@@ -717,22 +717,21 @@ impl<'a, C: Case> Job<'a, C> {
     }
 }
 
-impl<C: Case> Job<'_, C> {
-    /// The GPU of this process for the gpu and hetero backends, opened before the memory check:
-    /// a CPU adapter's device memory is the host's, and is counted so. A rank of several whose
-    /// adapter does not open has none here and reports why when its slab is built, with the
-    /// other ranks (the ring agrees on its errors).
-    fn device(&self) -> Result<Option<Arc<GpuContext>>, CliError> {
-        #[cfg(feature = "mpi")]
-        if self.world.ranks() > 1 {
-            return Ok(super::dist::open_gpu(self.world, self.plan));
-        }
-        Ok(Some(Arc::new(GpuContext::new(&gpu_options(self.plan))?)))
+/// The GPU of this process for the gpu and hetero backends, opened before the memory check: a
+/// CPU adapter's device memory is the host's, and is counted so. A rank of several whose
+/// adapter does not open has none here and reports why when its slab is built, with the other
+/// ranks (the ring agrees on its errors).
+pub(super) fn device(world: &World, plan: &Plan) -> Result<Option<Arc<GpuContext>>, CliError> {
+    #[cfg(feature = "mpi")]
+    if world.ranks() > 1 {
+        return Ok(super::dist::open_gpu(world, plan));
     }
+    let _ = world;
+    Ok(Some(Arc::new(GpuContext::new(&gpu_options(plan))?)))
 }
 
 /// Whether `device` is a CPU adapter, whose copies are in the host's memory.
-fn in_host_memory(device: &Option<Arc<GpuContext>>) -> bool {
+pub(super) fn in_host_memory(device: &Option<Arc<GpuContext>>) -> bool {
     device.as_ref().is_some_and(|ctx| ctx.is_cpu())
 }
 
@@ -742,7 +741,7 @@ impl<C: Case> Generic for Job<'_, C> {
     /// The host backends: the CPU alone, or split with a GPU.
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let device = match self.plan.backend {
-            BackendArg::Hetero => self.device()?,
+            BackendArg::Hetero => device(self.world, self.plan)?,
             _ => None,
         };
         // The split is tuned after the lattice is built: the device's copies are counted as
@@ -779,7 +778,7 @@ impl<C: Case> GenericReal for Job<'_, C> {
     /// The GPU backend.
     fn run<T: Real>(self) -> Self::Output {
         let layout = layout_kind(self.plan.layout, self.plan.vl);
-        let device = self.device()?;
+        let device = device(self.world, self.plan)?;
         let (plan, checkpoint) = self.prepare::<T>(in_host_memory(&device))?;
         let (plan, case) = (&plan, self.case);
         #[cfg(feature = "mpi")]

@@ -1027,10 +1027,11 @@ fn the_advection_diffusion_case_conserves_its_scalar_on_every_backend() {
 }
 
 /// `lbm run rayleigh-benard`: two coupled lattices; the run resumed from both checkpoints gives
-/// the uninterrupted run's diagnostics bitwise and keeps its earlier rows; the GPU's agree with
-/// the CPU's; the settings the case cannot honour are refused by key.
+/// the uninterrupted run's diagnostics bitwise and keeps its earlier rows; the GPU's and the
+/// host/device split's agree with the CPU's; the settings the case cannot honour are refused by
+/// key.
 #[test]
-fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu() {
+fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu_and_split() {
     // A layer of 16 sites at Ra = 5000: the rolls grow within the first diffusion time.
     let args = ["run", "rayleigh-benard", "--ly", "16", "--rayleigh", "5000"];
     let whole = tmp();
@@ -1113,40 +1114,31 @@ fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu() 
     if !gpu_available() {
         return;
     }
-    fails(
-        &[
+    // The GPU in place, and the split (the borders' columns on the host, the bulk on the
+    // device, each with its own sites' fields).
+    for backend in [
+        ["gpu", "--scheme", "in-place"],
+        ["hetero", "--host-columns", "8"],
+    ] {
+        let dir = tmp();
+        let out = ok(&[
             &args[..],
-            &["--backend", "hetero", "--force", "--out", s(cut.path())],
+            &["--steps", "3000", "--output-every", "1000", "--backend"],
+            &backend[..],
+            &["--out", s(dir.path())],
         ]
-        .concat(),
-        &["hetero", "per-site fields"],
-    );
-    let gpu = tmp();
-    ok(&[
-        &args[..],
-        &[
-            "--steps",
-            "3000",
-            "--output-every",
-            "1000",
-            "--backend",
-            "gpu",
-            "--scheme",
-            "in-place",
-            "--out",
-            s(gpu.path()),
-        ],
-    ]
-    .concat());
-    for (g, r) in diagnostics(gpu.path(), "rayleigh-benard")
-        .iter()
-        .zip(&reference)
-    {
-        for (a, b) in g.iter().zip(r) {
-            assert!(
-                (a - b).abs() <= 1e-9 * b.abs().max(1e-3),
-                "gpu {g:?} vs cpu {r:?}"
-            );
+        .concat());
+        assert!(backend[0] != "hetero" || out.contains("M = 8"), "{out}");
+        let got = diagnostics(dir.path(), "rayleigh-benard");
+        assert_eq!(got.len(), reference.len());
+        for (g, r) in got.iter().zip(&reference) {
+            for (a, b) in g.iter().zip(r) {
+                assert!(
+                    (a - b).abs() <= 1e-9 * b.abs().max(1e-3),
+                    "{} {g:?} vs cpu {r:?}",
+                    backend[0]
+                );
+            }
         }
     }
 }

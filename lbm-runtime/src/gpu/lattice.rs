@@ -302,7 +302,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     /// values are uploaded at once. Fails before changing anything on an unknown name, a wrong
     /// length or a non-finite value.
     pub fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), GpuError> {
-        let j = crate::lattice::checked_field::<M>(name, values, &self.d)?;
+        let j = crate::lattice::checked_field::<M>(name, values, (self.d.lx, self.d.plane()))?;
         let n = self.d.sites();
         self.fields[j * n..(j + 1) * n].copy_from_slice(values);
         self.site_fields = true;

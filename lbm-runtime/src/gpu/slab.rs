@@ -200,6 +200,24 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         Ok(self.lattice.write_populations(values)?)
     }
 
+    /// With each site's own fields (the default builds the equilibria with the uniform ones).
+    fn set_equilibrium_at(
+        &mut self,
+        (x0, _): (usize, usize),
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
+        let set = self.lattice.set_equilibrium(|x, s| moments(x0 + x, s));
+        set.map_err(|e| Error::from(e).shifted(x0))
+    }
+
+    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        Ok(self.lattice.set_field(name, values)?)
+    }
+
+    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        crate::Solver::local_fields(&self.lattice)
+    }
+
     fn is_solid(&self, s: usize) -> bool {
         let d = self.lattice.dims();
         self.lattice

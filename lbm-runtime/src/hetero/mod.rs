@@ -398,6 +398,12 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     pub fn to_lattice(&self) -> Result<Lattice<M, L, T>, Error> {
         let mut global = self.spec.lattice::<L, T>()?;
         import_slab(&mut global, 0, &self.read_all()?)?;
+        for (name, values) in M::FIELDS
+            .iter()
+            .zip(self.local_fields()?.unwrap_or_default())
+        {
+            global.set_field(name, &values)?;
+        }
         global.set_steps_done(self.step);
         Ok(global)
     }
@@ -560,6 +566,40 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
         self.to_lattice()?.local_moments()
+    }
+
+    /// Each part its own sites, with their own fields (the default would build the equilibria
+    /// with the uniform ones).
+    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        match &mut self.parts {
+            Parts::Device(d) => d.set_equilibrium(moments)?,
+            Parts::Host(h) => h.set_equilibrium(moments)?,
+            Parts::Split(ring) => {
+                let plane = self.spec.plane();
+                ring.slabs_mut()[0].set_equilibrium_at((0, plane), &moments)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        match &mut self.parts {
+            Parts::Device(d) => d.set_field(name, values)?,
+            Parts::Host(h) => h.set_field(name, values)?,
+            Parts::Split(ring) => ring.slabs_mut()[0].set_field(name, values)?,
+        }
+        Ok(())
+    }
+
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        match &self.parts {
+            Parts::Device(d) => d.local_fields(),
+            Parts::Host(h) => h.local_fields(),
+            Parts::Split(ring) => ring.slabs()[0].fields(),
+        }
     }
 
     /// On the part that holds each site; a split lattice's halos refreshed first where the

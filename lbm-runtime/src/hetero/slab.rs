@@ -194,6 +194,22 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
         }
     }
 
+    /// The parts from left to right with their first local column, mutable.
+    fn parts_mut(&mut self) -> Vec<(&mut dyn SlabBackend<Model = M, Real = T>, usize)> {
+        match &mut self.parts {
+            Parts::Device(s) => vec![(s as &mut dyn SlabBackend<Model = M, Real = T>, 0)],
+            Parts::Host(s) => vec![(s as &mut dyn SlabBackend<Model = M, Real = T>, 0)],
+            Parts::Split { left, bulk, right } => {
+                let mid = self.m + bulk.width();
+                vec![
+                    (left as &mut dyn SlabBackend<Model = M, Real = T>, 0),
+                    (bulk, self.m),
+                    (right, mid),
+                ]
+            }
+        }
+    }
+
     /// The start of a split slab's step, once per step: the inner swap, then the device's
     /// whole step submitted.
     fn start(&mut self) -> Result<(), Error> {
@@ -464,6 +480,45 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         SlabBackend::set_populations(right, r)
     }
 
+    /// Each part its own sites, with their own fields.
+    fn set_equilibrium_at(
+        &mut self,
+        (x0, ly): (usize, usize),
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
+        for (part, first) in self.parts_mut() {
+            part.set_equilibrium_at((x0 + first, ly), moments)?;
+        }
+        Ok(())
+    }
+
+    /// Each part its own columns' values, after the whole slab's are checked (so that a
+    /// refusal changes no part).
+    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        let plane = self.plane;
+        crate::lattice::checked_field::<M>(name, values, (self.width(), plane))?;
+        for (part, first) in self.parts_mut() {
+            let cols = first * plane..(first + part.width()) * plane;
+            part.set_field(name, &values[cols])?;
+        }
+        Ok(())
+    }
+
+    /// The parts' fields side by side (the parts take their fields together: all have them
+    /// per site, or none).
+    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        let mut out = vec![Vec::new(); M::FIELDS.len()];
+        for (part, _) in self.parts() {
+            let Some(fields) = part.fields()? else {
+                return Ok(None);
+            };
+            for (all, own) in out.iter_mut().zip(fields) {
+                all.extend(own);
+            }
+        }
+        Ok(Some(out))
+    }
+
     fn is_solid(&self, s: usize) -> bool {
         let (part, x0) = self.part_at(s / self.plane);
         part.is_solid(s - x0 * self.plane)
@@ -471,17 +526,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
 
     fn check(&self) -> Result<(), Error> {
         for (p, x0) in self.parts() {
-            p.check().map_err(|e| match e.as_lattice() {
-                Some(LbmError::Diverged { step, x, y, reason }) => {
-                    Error::from(LbmError::Diverged {
-                        step: *step,
-                        x: x + x0,
-                        y: *y,
-                        reason: reason.clone(),
-                    })
-                }
-                _ => e,
-            })?;
+            p.check().map_err(|e| e.shifted(x0))?;
         }
         Ok(())
     }

@@ -418,11 +418,12 @@ fn auto_split_of_a_narrow_lattice_is_an_end() {
     assert!([0, 3].contains(&het.border_columns()));
 }
 
-/// A GPU lattice's per-site fields go into its checkpoint and come back on the CPU with its
-/// populations; the split, which does not take per-site fields, refuses that checkpoint with
-/// a message before changing anything.
+/// A GPU lattice's per-site fields go into its checkpoint and come back with its populations
+/// on the CPU and on the split (the host's borders and the device's bulk each taking their
+/// own columns' fields); the two then run alike, each site advected by its own velocity. A
+/// field the split cannot take (not finite) is refused before any part changes.
 #[test]
-fn fields_in_a_checkpoint_move_to_the_cpu_and_are_refused_by_the_split() {
+fn fields_in_a_checkpoint_move_to_the_cpu_and_to_the_split() {
     use lbm::gpu::GpuLattice;
     use lbm::read_checkpoint;
     let Some(ctx) = gpu_support::context() else {
@@ -455,7 +456,7 @@ fn fields_in_a_checkpoint_move_to_the_cpu_and_are_refused_by_the_split() {
     gpu.write_checkpoint(&path).unwrap();
 
     let c = read_checkpoint::<D2Q5AdvectionDiffusion, f64>(&path).unwrap();
-    let cpu = c.into_lattice::<Aos>(Scheme::InPlace, &periodic).unwrap();
+    let mut cpu = c.into_lattice::<Aos>(Scheme::InPlace, &periodic).unwrap();
     assert!(cpu.field("ux").unwrap() == ux);
     assert!(cpu.field("uy").unwrap() == vec![0.0; lx * ly]);
     assert!(cpu.local_populations().unwrap() == gpu.local_populations().unwrap());
@@ -474,13 +475,29 @@ fn fields_in_a_checkpoint_move_to_the_cpu_and_are_refused_by_the_split() {
         SplitChoice::Columns(4),
     )
     .unwrap();
-    let before = split.local_populations().unwrap();
     let c = read_checkpoint::<D2Q5AdvectionDiffusion, f64>(&path).unwrap();
-    let e = split.restore(&c, &path).unwrap_err().to_string();
-    assert!(
-        e.contains("field `ux`") && e.contains("does not take per-site fields"),
-        "{e}"
+    split.restore(&c, &path).unwrap();
+    assert_eq!(split.steps_done(), 5);
+    let fields = split.local_fields().unwrap().expect("fields per site");
+    assert!(fields[0] == ux && fields[1] == vec![0.0; lx * ly]);
+    assert!(split.local_populations().unwrap() == gpu.local_populations().unwrap());
+
+    let before = split.local_populations().unwrap();
+    let mut bad = ux.clone();
+    bad[lx * ly - 1] = f64::NAN;
+    let e = split.set_local_field("ux", &bad).unwrap_err().to_string();
+    assert!(e.contains("field `ux`") && e.contains("not finite"), "{e}");
+    assert!(split.local_fields().unwrap().unwrap()[0] == ux);
+
+    cpu.advance(40).unwrap();
+    split.advance(40).unwrap();
+    let (want, got) = (
+        cpu.local_populations().unwrap(),
+        split.local_populations().unwrap(),
     );
-    assert!(split.local_populations().unwrap() == before);
-    assert_eq!(split.steps_done(), 0);
+    assert!(before != got, "the split ran");
+    let diff = gpu_support::max_rel_diff(&got, &want, 1.0);
+    assert!(diff <= TOL, "split vs cpu after 40 steps: {diff:e}");
+    let (mc, ms) = (cpu.local_moments().unwrap(), split.local_moments().unwrap());
+    assert!(gpu_support::max_rel_diff(&ms[0], &mc[0], 1.0) <= TOL);
 }
