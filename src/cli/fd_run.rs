@@ -1,7 +1,8 @@
 //! `lbm run fd-cavity`: the lid-driven cavity by finite differences ([`lbm::fd_cavity`]),
 //! marched to its steady state on the CPU (of one process, or of MPI's ranks, each a slab of
 //! rows) or on a GPU, its centre lines written as CSV and compared with Ghia et al. (1982), the speed and
-//! velocity drawn as PNG images.
+//! velocity drawn as PNG images, the final state written as VTK image data (`fd-cavity_fields.vti`:
+//! the pressure and the velocity, each node a cell of side h centred on it).
 
 use std::time::Instant;
 
@@ -12,14 +13,14 @@ use std::sync::Arc;
 use lbm::fd::{FdRing, FdRun};
 use lbm::fd_cavity::{FdCavity, Scheme};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
-use lbm::output::Table;
 use lbm::output::png::{range, write_field};
+use lbm::output::{Fields, Table, vtk};
 
 use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, Precision, World};
 
 /// The keys `fd-cavity` reads; every other key given is refused.
-const KEYS: [&str; 12] = [
+const KEYS: [&str; 13] = [
     "case",
     "lx",
     "ly",
@@ -32,6 +33,7 @@ const KEYS: [&str; 12] = [
     "precision",
     "backend",
     "adapter",
+    "vtk-zlib",
 ];
 
 /// The largest cell Reynolds number `Re/(N − 1)` a run is allowed.
@@ -168,6 +170,7 @@ pub fn run(
         max_steps,
         images: &images,
         out: &out,
+        zlib: s.vtk_zlib.unwrap_or(false),
     };
     if gpu {
         let opts = GpuOptions {
@@ -225,6 +228,8 @@ struct Run<'a> {
     max_steps: u64,
     images: &'a [String],
     out: &'a std::path::Path,
+    /// Compress the VTK file with zlib.
+    zlib: bool,
 }
 
 /// The ring of the run's processes.
@@ -253,6 +258,7 @@ fn drive(
         max_steps,
         images,
         out,
+        zlib,
     } = *run;
     let n = cavity.n;
     let root = world.rank() == 0;
@@ -318,6 +324,22 @@ fn drive(
             range(&field),
         )?;
     }
+    // The final state for ParaView: each node a cell of side h centred on it. The gathered
+    // fields run x fastest; `Fields` takes them `[x·N + y]`.
+    let by_column =
+        |v: &[f64]| -> Vec<f64> { (0..n * n).map(|s| v[(s % n) * n + s / n]).collect() };
+    let arrays = vec![
+        ("p", by_column(&p)),
+        ("ux", by_column(&ux)),
+        ("uy", by_column(&uy)),
+    ];
+    // No sound speed: the lattices' diagnostics, which read it, are not taken of these.
+    let fields = Fields::new((n, n), steps, 0.0, arrays).map_err(lbm::Error::from)?;
+    vtk::write_piece(
+        &out.join("fd-cavity_fields.vti"),
+        &fields.with_spacing(h),
+        zlib,
+    )?;
     let rounded = cavity.re.round();
     if (cavity.re - rounded).abs() < 1e-9 && GHIA_RE.contains(&(rounded as u32)) {
         let d = compare_node_lines(&u, &v, 1.0, &ghia(rounded as u32)?);

@@ -24,9 +24,10 @@ pub struct Fields {
     pub cs2: f64,
     /// The columns held.
     planes: Range<usize>,
-    /// Lattice sites between neighbouring values (1; `k` for a lattice sampled every `k`
-    /// sites, whose derivatives are then per site of the lattice).
-    spacing: usize,
+    /// The distance between neighbouring values: 1 on a lattice (in lattice units), `k` on a
+    /// lattice sampled every `k` sites (whose derivatives are then per site of the lattice),
+    /// `h` on a finite-difference grid ([`Fields::with_spacing`]).
+    spacing: f64,
     names: Vec<&'static str>,
     data: Vec<Vec<f64>>,
     /// The moments of the columns beside the piece, `[before, after]` (wrapping around the
@@ -56,7 +57,7 @@ impl Fields {
             step,
             cs2: M::CS2,
             planes: 0..lx,
-            spacing: 1,
+            spacing: 1.0,
             names: M::MOMENT_NAMES.to_vec(),
             data,
             neighbours: None,
@@ -88,7 +89,7 @@ impl Fields {
             step,
             cs2: M::CS2,
             planes,
-            spacing: 1,
+            spacing: 1.0,
             names: M::MOMENT_NAMES.to_vec(),
             data,
             neighbours: None,
@@ -199,7 +200,7 @@ impl Fields {
             step: self.step,
             cs2: self.cs2,
             planes,
-            spacing: self.spacing * k,
+            spacing: self.spacing * k as f64,
             names: self.names.clone(),
             data,
             neighbours: None,
@@ -309,11 +310,22 @@ impl Fields {
             step,
             cs2,
             planes: 0..lx,
-            spacing: 1,
+            spacing: 1.0,
             names,
             data,
             neighbours: None,
         })
+    }
+
+    /// The fields with their values `h` apart (nodes of a finite-difference grid of spacing
+    /// `h`, say): their derivatives and their images in VTK are in those units.
+    pub fn with_spacing(self, h: f64) -> Self {
+        Self { spacing: h, ..self }
+    }
+
+    /// The distance between neighbouring values ([`Fields::with_spacing`]; 1 on a lattice).
+    pub fn spacing(&self) -> f64 {
+        self.spacing
     }
 
     /// The fields with `values` (one a site held, in the moments' order) as the field `name`,
@@ -403,7 +415,7 @@ impl Fields {
         if ux.is_empty() {
             return vec![0.0; self.len()];
         }
-        let h = self.spacing as f64;
+        let h = self.spacing;
         (0..nx * plane)
             .map(|s| {
                 // Site `s` is `x·LY·LZ + r`, `r = z·LY + y` its place in the plane; its row starts at `s − y`.

@@ -7,6 +7,8 @@
 //! Sites are cells: site `(x, y)` is the cell `[x − ½, x + ½] × [y − ½, y + ½]` (origin
 //! `(−½, −½)`, spacing 1; in 3-D the cell `(x, y, z)` of a cube, origin `(−½, −½, −½)`), so the
 //! pieces of adjacent slabs abut without sharing a point and every value is a site's own. The
+//! nodes of a finite-difference grid of spacing `h` are cells of side `h` centred on them
+//! ([`Fields::with_spacing`]). The
 //! cell data are every moment as a scalar (`rho`, `T`) and the velocity as a vector
 //! `(u_x, u_y, u_z)` (`u_z = 0` in 2-D; ParaView's Gradient filter gives the vorticity), in
 //! binary appended data, little-endian `Float64` with `UInt64` headers, optionally compressed
@@ -68,13 +70,16 @@ fn extent(planes: &Range<usize>, f: &Fields) -> String {
     format!("{} {} 0 {} 0 {z}", planes.start, planes.end, f.ly)
 }
 
-/// The origin of the cells: `(−½, −½, 0)` in 2-D, `(−½, −½, −½)` in 3-D.
-fn origin(f: &Fields) -> &'static str {
-    if f.lz > 1 {
-        "-0.5 -0.5 -0.5"
-    } else {
-        "-0.5 -0.5 0"
-    }
+/// The origin and the spacing of the cells, `h` the distance between values (1 on a
+/// lattice): origin `(−h/2, −h/2, 0)` in 2-D, `(−h/2, −h/2, −h/2)` in 3-D.
+fn origin_and_spacing(f: &Fields) -> String {
+    let h = f.spacing();
+    let z = if f.lz > 1 { -h / 2.0 } else { 0.0 };
+    format!(
+        "Origin=\"{} {} {z}\" Spacing=\"{h} {h} {h}\"",
+        -h / 2.0,
+        -h / 2.0
+    )
 }
 
 /// `values` compressed with zlib in blocks of [`BLOCK`] bytes, behind the header `[blocks,
@@ -111,7 +116,7 @@ fn compressed(values: impl Iterator<Item = f64>) -> Vec<u8> {
 /// XML before it).
 pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputError> {
     let ext = extent(&f.planes(), f);
-    let origin = origin(f);
+    let origin = origin_and_spacing(f);
     let names = array_names(f);
     let packed: Vec<Vec<u8>> = if zlib {
         names.iter().map(|(n, _)| compressed(cells(f, n))).collect()
@@ -130,7 +135,7 @@ pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputErro
     let mut xml = format!(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"ImageData\" version=\"1.0\" \
          byte_order=\"LittleEndian\" header_type=\"UInt64\"{compressor}>\n  <ImageData \
-         WholeExtent=\"{ext}\" Origin=\"{origin}\" Spacing=\"1 1 1\">\n    <Piece \
+         WholeExtent=\"{ext}\" {origin}>\n    <Piece \
          Extent=\"{ext}\">\n      <CellData{}>\n",
         attributes(f)
     );
@@ -190,10 +195,10 @@ pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
     let mut xml = format!(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" \
          byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PImageData \
-         WholeExtent=\"{}\" GhostLevel=\"0\" Origin=\"{}\" Spacing=\"1 1 1\">\n    \
+         WholeExtent=\"{}\" GhostLevel=\"0\" {}>\n    \
          <PCellData{}>\n",
         extent(&(0..f.lx), f),
-        origin(f),
+        origin_and_spacing(f),
         attributes(f)
     );
     for (name, comps) in array_names(f) {
@@ -286,9 +291,10 @@ fn attribute(line: &str, name: &str) -> Option<String> {
     Some(line[start..start + len].to_string())
 }
 
-/// The fields of a `.pvti` written by this module, read back whole: the lattice's size and,
-/// for each array, its name, its components and its values cell after cell (x fastest) over
-/// the whole lattice (post-processing, and the tests that compare runs).
+/// The fields of a `.pvti` written by this module (or of one `.vti` that holds them all),
+/// read back whole: the lattice's size and, for each array, its name, its components and its
+/// values cell after cell (x fastest) over the whole lattice (post-processing, and the tests
+/// that compare runs).
 pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
     let bad = |why: String| OutputError::Io {
         path: path.to_path_buf(),
@@ -298,7 +304,10 @@ pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
         let p = p.to_path_buf();
         move |source| OutputError::Io { path: p, source }
     };
-    let text = std::fs::read_to_string(path).map_err(io(path))?;
+    // A `.vti`'s appended data is binary: its XML is read up to them.
+    let bytes = std::fs::read(path).map_err(io(path))?;
+    let xml = bytes.windows(13).position(|w| w == b"<AppendedData");
+    let text = String::from_utf8_lossy(&bytes[..xml.unwrap_or(bytes.len())]).into_owned();
     let whole = text
         .lines()
         .find_map(|l| attribute(l, "WholeExtent"))
@@ -312,6 +321,10 @@ pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
         lz,
         arrays: Vec::new(),
     };
+    if text.contains("type=\"ImageData\"") {
+        out.arrays = read_piece(&bytes).map_err(bad)?;
+        return Ok(out);
+    }
     let dir = path.parent().unwrap_or(Path::new("."));
     for line in text.lines().filter(|l| l.contains("<Piece ")) {
         let (e, source) = (

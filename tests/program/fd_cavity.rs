@@ -1,6 +1,6 @@
 //! `lbm run fd-cavity`: the finite-difference cavity reaches its steady state, matches Ghia et
-//! al. (1982) on a coarse grid, writes its centre lines and images, and refuses what it does
-//! not take.
+//! al. (1982) on a coarse grid, writes its centre lines, images and VTK, and refuses what it
+//! does not take.
 
 use crate::cli_support::{fails, number_after, ok, s, tmp};
 
@@ -39,6 +39,23 @@ fn the_coarse_cavity_matches_ghia() {
     assert_eq!(last[..2], [1.0, 1.0], "the lid's node moves with the lid");
     for f in ["speed", "p"] {
         assert!(dir.path().join(format!("fd-cavity_{f}.png")).exists());
+    }
+    // The final state as VTK: a cell of side h per node, the CSV's centre lines in it.
+    let vti = dir.path().join("fd-cavity_fields.vti");
+    let head = String::from_utf8_lossy(&std::fs::read(&vti).unwrap()[..400]).into_owned();
+    assert!(
+        head.contains("Origin=\"-0.015625 -0.015625 0\" Spacing=\"0.03125 0.03125 0.03125\""),
+        "{head}"
+    );
+    let vtk = lbm::output::vtk::read_joined(&vti).unwrap();
+    assert_eq!((vtk.lx, vtk.ly, vtk.lz), (33, 33, 1));
+    let names: Vec<(&str, usize)> = vtk.arrays.iter().map(|a| (a.0.as_str(), a.1)).collect();
+    assert_eq!(names, [("p", 1), ("velocity", 3)]);
+    let velocity = &vtk.arrays[1].2;
+    for (j, row) in csv.lines().skip(1).enumerate() {
+        let u: f64 = row.split(',').nth(1).unwrap().parse().unwrap();
+        // u on the vertical centre line x = ½ (node 16 of 33), at height j.
+        assert_eq!(velocity[3 * (j * 33 + 16)], u, "node (16, {j})");
     }
     // A second run into the same directory is refused, then allowed with --force.
     fails(
