@@ -162,24 +162,23 @@ impl GenericReal for Job<'_> {
         let Some(ctx) = &self.device else {
             unreachable!("a single process opens its GPU or fails in device()")
         };
-        let (lx, ly) = case.size();
-        let flow = GpuLattice::<D2Q9Boussinesq, T>::new(
+        let (flow, heat) = case.specs();
+        let (scheme, size) = (plan.scheme, flow.size());
+        let flow = GpuLattice::<_, T>::with_size(
             ctx,
             layout,
-            lx,
-            ly,
-            case.flow_params(),
-            plan.scheme,
-            &case.flow_boundaries(),
+            size,
+            flow.params,
+            scheme,
+            &flow.boundaries,
         )?;
-        let heat = GpuLattice::<D2Q5AdvectionDiffusion, T>::new(
+        let heat = GpuLattice::<_, T>::with_size(
             ctx,
             layout,
-            lx,
-            ly,
-            case.heat_params(),
-            plan.scheme,
-            &case.heat_boundaries(),
+            size,
+            heat.params,
+            scheme,
+            &heat.boundaries,
         )?;
         drive(plan, case, case.couple(flow, heat)?)
     }
