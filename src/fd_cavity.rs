@@ -127,16 +127,33 @@ impl FdCavity {
         interval: u64,
         max_steps: u64,
     ) -> Result<u64, lbm_runtime::Error> {
-        let dt = self.time_step();
         let start = g.steps();
-        while g.steps() - start < max_steps {
-            let n = interval.min(max_steps - (g.steps() - start));
-            g.advance(n, dt)?;
-            if g.max_rates()?[1..].iter().all(|&r| r < tol) {
-                break;
+        self.march(g, tol, interval, start.saturating_add(max_steps))?;
+        Ok(g.steps() - start)
+    }
+
+    /// Steps up to step `until` at most, testing at every multiple of `interval` (counted
+    /// from step 0, so a run resumed from a checkpoint tests where an uninterrupted one does)
+    /// whether the velocity's rates are below `tol`; returns whether it stopped there, steady.
+    pub fn march(
+        &self,
+        g: &mut impl FdRun,
+        tol: f64,
+        interval: u64,
+        until: u64,
+    ) -> Result<bool, lbm_runtime::Error> {
+        let dt = self.time_step();
+        let interval = interval.max(1);
+        while g.steps() < until {
+            let next = (g.steps() / interval + 1)
+                .saturating_mul(interval)
+                .min(until);
+            g.advance(next - g.steps(), dt)?;
+            if g.steps().is_multiple_of(interval) && g.max_rates()?[1..].iter().all(|&r| r < tol) {
+                return Ok(true);
             }
         }
-        Ok(g.steps() - start)
+        Ok(false)
     }
 
     /// The centre lines: `u(y)` along the vertical one and `v(x)` along the horizontal one

@@ -335,8 +335,9 @@ fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
 
 /// The finite-difference cavity on 2 and 3 ranks (slabs of rows, their ghost rows from the
 /// neighbours) writes the single process's centre lines bit for bit; the vertical line crosses
-/// every slab, and after 1500 steps every node has felt the cuts. Slabs thinner than the
-/// stencils need are refused on every rank.
+/// every slab, and after 1500 steps every node has felt the cuts; a run checkpointed on 2 ranks
+/// resumes on 3 to the same bits. Slabs thinner than the stencils need are refused on every
+/// rank.
 #[test]
 fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     let run = |ranks: usize, precision: &str| -> String {
@@ -369,6 +370,32 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
             assert!(run(ranks, precision) == one, "{precision} on {ranks} ranks");
         }
     }
+    // Checkpointed on 2 ranks at step 700 and resumed on 3: the single process's bits.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let ckpt = dir.path().join("fd-cavity_checkpoint.lbm");
+    let common = [
+        "run",
+        "fd-cavity",
+        "--lx",
+        "31",
+        "--images",
+        "",
+        "--out",
+        out,
+    ];
+    lbm_ok(
+        2,
+        &[
+            &common[..],
+            &["--steps", "700", "--checkpoint-every", "700"],
+        ]
+        .concat(),
+    );
+    let resume = ["--steps", "1500", "--resume", ckpt.to_str().unwrap()];
+    lbm_ok(3, &[&common[..], &resume].concat());
+    let resumed = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
+    assert!(resumed == run(1, "f64"), "resumed on 3 ranks");
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let out = mpiexec_program(3, lbm, &["run", "fd-cavity", "--lx", "8", "--steps", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);

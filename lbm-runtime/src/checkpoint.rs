@@ -222,21 +222,21 @@ pub struct Checkpoint<M: Model, T: Real> {
     _t: PhantomData<T>,
 }
 
-fn io_err(path: &Path) -> impl Fn(io::Error) -> CheckpointError + '_ {
+pub(crate) fn io_err(path: &Path) -> impl Fn(io::Error) -> CheckpointError + '_ {
     move |source| CheckpointError::Io {
         path: path.to_path_buf(),
         source,
     }
 }
 
-fn corrupt(path: &Path, reason: impl Into<String>) -> CheckpointError {
+pub(crate) fn corrupt(path: &Path, reason: impl Into<String>) -> CheckpointError {
     CheckpointError::Corrupt {
         path: path.to_path_buf(),
         reason: reason.into(),
     }
 }
 
-fn mismatch(path: &Path, reason: impl Into<String>) -> CheckpointError {
+pub(crate) fn mismatch(path: &Path, reason: impl Into<String>) -> CheckpointError {
     CheckpointError::Mismatch {
         path: path.to_path_buf(),
         reason: reason.into(),
@@ -265,13 +265,13 @@ pub(crate) fn run_name(run: u64) -> String {
 }
 
 /// A header framed as `magic\n<len>\n<text>`.
-fn framed(magic: &str, text: &str) -> String {
+pub(crate) fn framed(magic: &str, text: &str) -> String {
     format!("{magic}\n{}\n{text}", text.len())
 }
 
 /// Reads a header framed by [`framed`] with `magic`, returning it and its length in bytes.
 /// Version 2's header of the same kind (`old`) is read too.
-fn read_framed<H: serde::de::DeserializeOwned>(
+pub(crate) fn read_framed<H: serde::de::DeserializeOwned>(
     r: &mut impl BufRead,
     [magic, old]: [&str; 2],
     path: &Path,
@@ -331,7 +331,7 @@ fn bounded_line(r: &mut impl BufRead, path: &Path) -> Result<String, CheckpointE
 
 /// Opens `path` for reading, refusing anything but a regular file (a directory, a device such
 /// as /dev/zero, a pipe): a checkpoint is a file of known length.
-fn open_regular(path: &Path) -> Result<File, CheckpointError> {
+pub(crate) fn open_regular(path: &Path) -> Result<File, CheckpointError> {
     let f = File::open(path).map_err(io_err(path))?;
     let meta = f.metadata().map_err(io_err(path))?;
     if !meta.is_file() {

@@ -25,7 +25,7 @@ use super::solver::Driven;
 const CHUNK: Duration = Duration::from_millis(250);
 
 /// Set by Ctrl-C.
-fn interrupt_flag() -> Arc<AtomicBool> {
+pub(super) fn interrupt_flag() -> Arc<AtomicBool> {
     let flag = Arc::new(AtomicBool::new(false));
     let f = flag.clone();
     if let Err(e) = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst)) {

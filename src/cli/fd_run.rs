@@ -2,8 +2,12 @@
 //! marched to its steady state on the CPU (of one process, or of MPI's ranks, each a slab of
 //! rows) or on a GPU, its centre lines written as CSV and compared with Ghia et al. (1982), the speed and
 //! velocity drawn as PNG images, the final state written as VTK image data (`fd-cavity_fields.vti`:
-//! the pressure and the velocity, each node a cell of side h centred on it).
+//! the pressure and the velocity, each node a cell of side h centred on it). With
+//! `--checkpoint-every N` the state is kept in `fd-cavity_checkpoint.lbm` every N steps, at the
+//! end and on Ctrl-C; `--resume` continues from it on any processes or backend.
 
+use std::path::Path;
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use lbm::Real;
@@ -16,11 +20,12 @@ use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::output::png::{range, write_field};
 use lbm::output::{Fields, Table, vtk};
 
+use super::driver::{due, next_multiple};
 use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, Precision, World};
 
 /// The keys `fd-cavity` reads; every other key given is refused.
-const KEYS: [&str; 13] = [
+const KEYS: [&str; 14] = [
     "case",
     "lx",
     "ly",
@@ -34,6 +39,7 @@ const KEYS: [&str; 13] = [
     "backend",
     "adapter",
     "vtk-zlib",
+    "checkpoint-every",
 ];
 
 /// The largest cell Reynolds number `Re/(N − 1)` a run is allowed.
@@ -42,12 +48,16 @@ const MAX_CELL_RE: f64 = 16.0;
 /// The fields the images may show.
 const IMAGES: [&str; 4] = ["speed", "ux", "uy", "p"];
 
-/// Runs the case: `n` nodes per side, at most `max_steps` steps.
+/// The checkpoint's name in the output directory.
+const CHECKPOINT: &str = "fd-cavity_checkpoint.lbm";
+
+/// Runs the case: `n` nodes per side, up to step `max_steps` (from the checkpoint `resume`,
+/// if given).
 pub fn run(
     world: &World,
     s: &Settings,
-    n: usize,
-    max_steps: u64,
+    (n, max_steps): (usize, u64),
+    resume: Option<&Path>,
     force: bool,
 ) -> Result<(), CliError> {
     let mut c = Checks::default();
@@ -150,7 +160,10 @@ pub fn run(
     }
     let out = s.out.clone().unwrap_or_else(|| "out/fd-cavity".into());
     let table = out.join("fd-cavity_centrelines.csv");
-    if table.exists() && !force {
+    // The outputs of the run a checkpoint in `out` belongs to are that run's: its resume
+    // replaces them.
+    let own = resume.is_some_and(|r| r.parent() == Some(out.as_path()));
+    if table.exists() && !force && !own {
         c.keep(bad(
             "out",
             format!(
@@ -168,6 +181,8 @@ pub fn run(
         tol,
         interval,
         max_steps,
+        checkpoint_every: s.checkpoint_every.unwrap_or(0),
+        resume,
         images: &images,
         out: &out,
         zlib: s.vtk_zlib.unwrap_or(false),
@@ -226,6 +241,10 @@ struct Run<'a> {
     tol: f64,
     interval: u64,
     max_steps: u64,
+    /// Steps between checkpoints (0: none).
+    checkpoint_every: u64,
+    /// The checkpoint to continue from.
+    resume: Option<&'a Path>,
     images: &'a [String],
     out: &'a std::path::Path,
     /// Compress the VTK file with zlib.
@@ -256,12 +275,27 @@ fn drive(
         tol,
         interval,
         max_steps,
+        checkpoint_every,
+        resume,
         images,
         out,
         zlib,
     } = *run;
     let n = cavity.n;
     let root = world.rank() == 0;
+    if let Some(path) = resume {
+        g.resume(path)?;
+        if g.steps() >= max_steps {
+            return Err(bad(
+                "steps",
+                format!(
+                    "{max_steps}: the checkpoint {} is at step {} already; give more steps to continue",
+                    path.display(),
+                    g.steps()
+                ),
+            ));
+        }
+    }
     if root {
         println!(
             "fd-cavity: {n} × {n} nodes, Re = {}, {} ({} flops and {} reads per node), Δt = {:.3e}, {}{on}",
@@ -272,25 +306,77 @@ fn drive(
             cavity.time_step(),
             precision
         );
+        if let Some(path) = resume {
+            println!(
+                "resumed from {} at step {} (t = {:.2})",
+                path.display(),
+                g.steps(),
+                g.time()
+            );
+        }
     }
+    let made = if root {
+        std::fs::create_dir_all(out).map_err(|source| CliError::Io {
+            path: out.display().to_string(),
+            source,
+        })
+    } else {
+        Ok(())
+    };
+    if world.any(made.is_err()) {
+        return made.and(Err(CliError::OtherRank(
+            "rank 0 could not create the output directory".into(),
+        )));
+    }
+    let checkpoint = out.join(CHECKPOINT);
+    // Caught from here on: the run is under way.
+    let interrupted = super::driver::interrupt_flag();
+    let first = g.steps();
     let start = Instant::now();
-    let steps = cavity.run_to_steady(&mut g, tol, interval, max_steps)?;
+    // Stretches of at most `interval` steps, ending at the steady-state tests and the
+    // checkpoints; a Ctrl-C on any process stops every one after the stretch.
+    let (steady, stopped) = loop {
+        let now = g.steps();
+        let until = next_multiple(now, interval)
+            .min(next_multiple(now, checkpoint_every))
+            .min(max_steps);
+        let steady = cavity.march(&mut g, tol, interval, until)?;
+        let now = g.steps();
+        let stopped = world.any(interrupted.load(Ordering::SeqCst));
+        let end = steady || stopped || now >= max_steps;
+        if checkpoint_every > 0 && (end || due(now, checkpoint_every)) {
+            g.checkpoint(&checkpoint)?;
+        }
+        if end {
+            break (steady, stopped);
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
+    let steps = g.steps();
     let rates = g.max_rates()?;
-    let steady = rates[1..].iter().all(|&r| r < tol);
     // Every field the outputs need, gathered on rank 0 (collective).
     let (p, ux, uy) = (g.gather(0)?, g.gather(1)?, g.gather(2)?);
+    let interruption = CliError::Interrupted {
+        step: steps,
+        checkpoint: (checkpoint_every > 0).then(|| checkpoint.clone()),
+    };
     let (Some(p), Some(ux), Some(uy)) = (p, ux, uy) else {
-        return Ok(());
+        return if stopped { Err(interruption) } else { Ok(()) };
     };
     println!(
         "{} after {steps} steps (t = {:.2}): max |∂u/∂t| = {:.2e}, max |∂v/∂t| = {:.2e}",
-        if steady { "steady" } else { "not steady yet" },
+        if steady {
+            "steady"
+        } else if stopped {
+            "interrupted by Ctrl-C"
+        } else {
+            "not steady yet"
+        },
         g.time(),
         rates[1],
         rates[2]
     );
-    let nodes = (n * n) as f64 * steps as f64;
+    let nodes = (n * n) as f64 * (steps - first) as f64;
     println!(
         "{:.2} s, {:.1} M node updates/s, {:.2} GB/s of the registers' minimal traffic",
         seconds,
@@ -298,10 +384,6 @@ fn drive(
         nodes * g.bytes_per_node() as f64 / seconds / 1e9
     );
     let (u, v) = cavity.centre_lines_of(&ux, &uy);
-    std::fs::create_dir_all(out).map_err(|source| CliError::Io {
-        path: out.display().to_string(),
-        source,
-    })?;
     let h = cavity.h();
     Table {
         name: "centrelines",
@@ -352,16 +434,21 @@ fn drive(
         println!("peak memory (VmHWM): {:.3} GiB", lbm::memory::in_gib(peak));
     }
     println!("outputs in {}", out.display());
+    if stopped {
+        return Err(interruption);
+    }
     Ok(())
 }
 
-/// Removes the outputs of an earlier run (`fd-cavity_*` in `out`), as `--force` says.
+/// Removes the outputs of an earlier run (`fd-cavity_*` in `out`), as `--force` says; the
+/// checkpoint is kept.
 fn remove_outputs(out: &std::path::Path) -> Result<(), CliError> {
     let Ok(entries) = std::fs::read_dir(out) else {
         return Ok(());
     };
     for e in entries.flatten() {
-        if e.file_name().to_string_lossy().starts_with("fd-cavity_") {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("fd-cavity_") && !name.starts_with(CHECKPOINT) {
             std::fs::remove_file(e.path()).map_err(|source| CliError::Io {
                 path: e.path().display().to_string(),
                 source,

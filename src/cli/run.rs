@@ -343,7 +343,8 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             None => unreachable!("built above for this case"),
         },
         CaseName::FdCavity => {
-            super::fd_run::run(world, &s, size.0, s.steps.unwrap_or(d.steps), a.force)
+            let steps = s.steps.unwrap_or(d.steps);
+            super::fd_run::run(world, &s, (size.0, steps), a.resume.as_deref(), a.force)
         }
     }
 }

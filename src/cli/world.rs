@@ -51,6 +51,20 @@ impl World {
         }
     }
 
+    /// Whether `flag` holds on any process (collective).
+    pub fn any(&self, flag: bool) -> bool {
+        #[cfg(feature = "mpi")]
+        {
+            use lbm::mpi_ring::mpi::collective::{CommunicatorCollectives, SystemOperation};
+            let mut out = 0u8;
+            self.comm
+                .all_reduce_into(&u8::from(flag), &mut out, SystemOperation::max());
+            out == 1
+        }
+        #[cfg(not(feature = "mpi"))]
+        flag
+    }
+
     /// MPI's world communicator.
     #[cfg(feature = "mpi")]
     pub fn comm(&self) -> &SimpleCommunicator {

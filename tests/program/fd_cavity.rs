@@ -1,6 +1,6 @@
 //! `lbm run fd-cavity`: the finite-difference cavity reaches its steady state, matches Ghia et
-//! al. (1982) on a coarse grid, writes its centre lines, images and VTK, and refuses what it
-//! does not take.
+//! al. (1982) on a coarse grid, writes its centre lines, images and VTK, stops and resumes
+//! through checkpoints, and refuses what it does not take.
 
 use crate::cli_support::{fails, number_after, ok, s, tmp};
 
@@ -136,6 +136,80 @@ fn the_cavity_on_the_gpu_is_the_cpu_run() {
     for (a, b) in cpu.iter().zip(&gpu) {
         assert!((a - b).abs() <= 1e-12, "{a} against {b}");
     }
+}
+
+/// A run checkpointed every 100 steps and stopped at step 300, then resumed to step 600 from
+/// its checkpoint (its own outputs replaced without --force), writes the uninterrupted run's
+/// centre lines and VTK bit for bit. A resume refuses the checkpoint of another Reynolds
+/// number or precision, a step count it has passed, and a file that is not there; --force
+/// keeps the checkpoint.
+#[test]
+fn a_resumed_cavity_is_the_uninterrupted_run() {
+    let run = |dir: &std::path::Path, steps: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "fd-cavity",
+            "--lx",
+            "21",
+            "--steps",
+            steps,
+            "--images",
+            "",
+            "--out",
+            s(dir),
+        ];
+        args.extend_from_slice(extra);
+        args.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+    };
+    fn args(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    let (whole, part) = (tmp(), tmp());
+    ok(&args(&run(whole.path(), "600", &[])));
+    ok(&args(&run(
+        part.path(),
+        "300",
+        &["--checkpoint-every", "100"],
+    )));
+    let ckpt = part.path().join("fd-cavity_checkpoint.lbm");
+    let out = ok(&args(&run(part.path(), "600", &["--resume", s(&ckpt)])));
+    assert!(
+        out.contains("resumed from") && out.contains("at step 300"),
+        "{out}"
+    );
+    assert!(out.contains("not steady yet after 600 steps"), "{out}");
+    for file in ["fd-cavity_centrelines.csv", "fd-cavity_fields.vti"] {
+        let (a, b) = (whole.path().join(file), part.path().join(file));
+        assert!(
+            std::fs::read(a).unwrap() == std::fs::read(b).unwrap(),
+            "{file}"
+        );
+    }
+    let other = tmp();
+    let elsewhere = |extra: &[&str]| {
+        let mut v = run(other.path(), "600", &["--resume", s(&ckpt)]);
+        v.extend(extra.iter().map(|a| a.to_string()));
+        v
+    };
+    fails(
+        &args(&elsewhere(&["--re", "400"])),
+        &["does not fit this run", "parameter nu is 0.01"],
+    );
+    fails(
+        &args(&elsewhere(&["--precision", "f32"])),
+        &["computed in f64, this run computes in f32"],
+    );
+    fails(
+        &args(&run(other.path(), "200", &["--resume", s(&ckpt)])),
+        &["setting `steps`", "at step 300 already"],
+    );
+    let missing = other.path().join("missing.lbm");
+    fails(
+        &args(&run(other.path(), "600", &["--resume", s(&missing)])),
+        &["missing.lbm"],
+    );
+    ok(&args(&run(part.path(), "10", &["--force"])));
+    assert!(ckpt.exists(), "--force keeps the checkpoint");
 }
 
 #[test]

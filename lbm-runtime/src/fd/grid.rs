@@ -5,10 +5,13 @@
 
 use std::marker::PhantomData;
 use std::ops::Range;
+use std::path::Path;
 
+use super::checkpoint::{self, FdHeader};
 use super::ring::{FdRing, OneProcess};
 use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
+use crate::checkpoint::{mismatch, ParamValue};
 use crate::memory::{self, Need};
 use crate::parallel;
 use crate::Real;
@@ -197,12 +200,12 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 }
             }
         }
-        // The slab of this process: the first `n mod ranks` slabs take one plane more.
+        // The slab of this process (the ring's cut: by default even).
         let outer = dim - 1;
-        let (rank, ranks) = (ring.rank(), ring.ranks());
-        let (base, extra) = (n[outer] / ranks, n[outer] % ranks);
+        let ranks = ring.ranks();
+        let planes = ring.planes(n[outer]);
         let least = (halo + 1).max(3);
-        if base < least {
+        if planes.len() < least {
             return Err(setup(format!(
                 "{name}: {} planes along {} cannot be cut into {ranks} slabs of at least {least} planes (its stencils reach {halo}): run on at most {} processes",
                 n[outer],
@@ -210,8 +213,6 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 (n[outer] / least).max(1)
             )));
         }
-        let start = rank * base + rank.min(extra);
-        let planes = start..start + base + usize::from(rank < extra);
         let mut p = [1; 3];
         for a in 0..dim {
             let local = if a == outer { planes.len() } else { n[a] };
@@ -599,6 +600,78 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.ring.max(max)
     }
 
+    /// What a checkpoint of this run says of it ([`super::checkpoint`]), its payload's
+    /// entries unset.
+    fn header(&self) -> FdHeader {
+        FdHeader {
+            scheme: S::NAME.into(),
+            nodes: self.n,
+            h: self.h,
+            precision: T::NAME.into(),
+            params: S::PARAMS
+                .iter()
+                .zip(S::param_values(&self.params))
+                .map(|(name, value)| ParamValue {
+                    name: name.to_string(),
+                    value,
+                })
+                .collect(),
+            sides: self.sides.iter().map(|s| format!("{s:?}")).collect(),
+            unknowns: S::UNKNOWNS.iter().map(|u| u.to_string()).collect(),
+            steps: self.steps,
+            time: self.time,
+            payload_bytes: 0,
+            crc32: 0,
+        }
+    }
+
+    /// Writes the run's state to the checkpoint `path`: gathered on the first process, which
+    /// writes it atomically; its outcome is every process's (collective).
+    pub fn checkpoint(&self, path: &Path) -> Result<(), FdError> {
+        let values: Vec<Option<Vec<f64>>> =
+            (0..S::UNKNOWNS.len()).map(|u| self.gather(u)).collect();
+        let written = match values.into_iter().collect::<Option<Vec<_>>>() {
+            Some(values) => checkpoint::write(path, self.header(), &values).map_err(FdError::from),
+            None => Ok(()),
+        };
+        self.ring.agree(written)
+    }
+
+    /// Continues from the checkpoint `path`: its unknowns at this slab's nodes, its steps and
+    /// time, the sides applied. Refuses, on every process and before changing anything, a
+    /// file that is not a whole checkpoint, and one of another scheme, grid, spacing,
+    /// precision, parameters or sides (collective).
+    pub fn resume(&mut self, path: &Path) -> Result<(), FdError> {
+        let read = checkpoint::read(path).and_then(|(header, values)| {
+            match header.differs_from(&self.header()) {
+                Some(why) => Err(mismatch(path, why)),
+                None => Ok((header, values)),
+            }
+        });
+        let (header, values) = match read {
+            Ok(state) => {
+                self.ring.agree(Ok(()))?;
+                state
+            }
+            Err(e) => return Err(self.ring.agree(Err(e.into())).unwrap_err()),
+        };
+        // (padded index here, index in the whole grid) of each node of this slab.
+        let [nx, ny, _] = self.n;
+        let at: Vec<(usize, usize)> = self
+            .local_nodes()
+            .map(|node @ [i, j, k]| (self.index(node), i + nx * (j + ny * k)))
+            .collect();
+        for (phi, values) in self.phi.iter_mut().zip(&values) {
+            for &(here, whole) in &at {
+                phi[here] = T::from_f64(values[whole]);
+            }
+        }
+        self.steps = header.steps;
+        self.time = header.time;
+        self.fill();
+        Ok(())
+    }
+
     /// Bytes a step moves per node in the best case: each unknown read once and written once
     /// per pass (forward Euler: one pass; the three-stage scheme: three passes and three
     /// accumulations).
@@ -632,5 +705,11 @@ impl<S: FdScheme, T: Real> FdRun for FdGrid<S, T> {
     }
     fn bytes_per_node(&self) -> usize {
         FdGrid::bytes_per_node(self)
+    }
+    fn checkpoint(&mut self, path: &Path) -> Result<(), crate::Error> {
+        Ok(FdGrid::checkpoint(self, path)?)
+    }
+    fn resume(&mut self, path: &Path) -> Result<(), crate::Error> {
+        Ok(FdGrid::resume(self, path)?)
     }
 }

@@ -8,16 +8,19 @@
 //! `n h` ([`Side::Periodic`]). Walls set their nodes by rules ([`Rule`]) instead of the rates,
 //! and fill the ghost layers that the stencils reach beyond them; the integrator advances the
 //! others ([`Integrator`]). A run over several processes cuts the grid along its outermost
-//! axis into slabs joined in a ring ([`FdRing`]), with the single process's results.
+//! axis into slabs joined in a ring ([`FdRing`]), with the single process's results. A run
+//! stops and continues through checkpoints ([`FdHeader`]), on any processes and backend.
 
+mod checkpoint;
 mod grid;
 mod ring;
 mod walls;
 
+pub use checkpoint::FdHeader;
 pub use grid::FdGrid;
 #[cfg(feature = "mpi")]
 pub use ring::Ranks;
-pub use ring::{FdRing, OneProcess};
+pub use ring::{FdRing, OneProcess, Threads};
 pub use walls::{Rule, Side};
 
 use crate::Real;
@@ -105,6 +108,11 @@ pub trait FdRun {
     fn gather(&mut self, u: usize) -> Result<Option<Vec<f64>>, crate::Error>;
     /// Bytes a step moves per node at least ([`FdGrid::bytes_per_node`]).
     fn bytes_per_node(&self) -> usize;
+    /// Writes the state to the checkpoint `path` ([`FdGrid::checkpoint`]).
+    fn checkpoint(&mut self, path: &std::path::Path) -> Result<(), crate::Error>;
+    /// Continues from the checkpoint `path`, written by a run of the same scheme, grid and
+    /// setup on any processes and backend ([`FdGrid::resume`]).
+    fn resume(&mut self, path: &std::path::Path) -> Result<(), crate::Error>;
 }
 
 /// What is wrong with a grid, its walls or its parameters, or that the run diverged.
@@ -120,6 +128,9 @@ pub enum FdError {
         node: [usize; 3],
         dt: f64,
     },
+    /// A checkpoint could not be written, or cannot be resumed.
+    #[error(transparent)]
+    Checkpoint(#[from] crate::CheckpointError),
     /// Another process of the run failed (its message), or the exchange between them did.
     #[error("{0}")]
     OtherRank(String),

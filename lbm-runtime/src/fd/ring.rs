@@ -4,7 +4,12 @@
 //! takes theirs into its ghost planes, so every process computes the single-process grid's
 //! very operations on its planes (the results are bitwise the same for any number of
 //! processes). One process is a ring of one: its planes travel to itself, which is the
-//! periodic wrap ([`OneProcess`]). Over MPI ranks, [`Ranks`] (feature `mpi`).
+//! periodic wrap ([`OneProcess`]). Over MPI ranks, [`Ranks`] (feature `mpi`); among the
+//! threads of one process, each holding a part of the grid on its own device, [`Threads`].
+
+use std::any::Any;
+use std::ops::Range;
+use std::sync::{Arc, Barrier, Mutex};
 
 use super::FdError;
 use crate::Real;
@@ -17,6 +22,14 @@ pub trait FdRing<T: Real> {
     fn rank(&self) -> usize;
     /// The processes in the ring.
     fn ranks(&self) -> usize;
+    /// This process's planes of the `n` planes of the outermost axis: by default the even cut,
+    /// the first `n mod ranks` slabs one plane thicker.
+    fn planes(&self, n: usize) -> Range<usize> {
+        let (rank, ranks) = (self.rank(), self.ranks());
+        let (base, extra) = (n / ranks, n % ranks);
+        let start = rank * base + rank.min(extra);
+        start..start + base + usize::from(rank < extra)
+    }
     /// Sends `to[0]` to the process below and `to[1]` to the one above (the ring closes: the
     /// last process's above is the first) and returns what they sent this way:
     /// `[from below, from above]`.
@@ -105,6 +118,97 @@ impl<T: Real> FdRing<T> for Ranks {
             Ok(()) => Ok(()),
             Err(crate::Error::Fd(e)) => Err(e),
             Err(e) => Err(FdError::OtherRank(e.to_string())),
+        }
+    }
+}
+
+/// The threads of one process, each running a part of the grid (the host/device split:
+/// [`crate::hetero::HeteroFdGrid`]), in a ring of parts of the planes given. Each collective
+/// call meets the others at a barrier.
+pub struct Threads {
+    rank: usize,
+    cut: Arc<Vec<usize>>,
+    shared: Arc<(Barrier, Mutex<Vec<Option<Box<dyn Any + Send>>>>)>,
+}
+
+impl Threads {
+    /// The ring of `cut.len() − 1` threads, thread `r` holding the planes
+    /// `cut[r]..cut[r + 1]`: one handle per thread, in ring order.
+    pub fn ring(cut: Vec<usize>) -> Vec<Self> {
+        let parts = cut.len().saturating_sub(1);
+        let cut = Arc::new(cut);
+        let shared = Arc::new((Barrier::new(parts), Mutex::new(Vec::new())));
+        shared
+            .1
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .resize_with(parts, || None);
+        (0..parts)
+            .map(|rank| Self {
+                rank,
+                cut: cut.clone(),
+                shared: shared.clone(),
+            })
+            .collect()
+    }
+
+    /// Every thread's `mine`, in ring order (collective).
+    fn all<X: Clone + Send + 'static>(&self, mine: X) -> Vec<X> {
+        let (barrier, slots) = &*self.shared;
+        let lock = || slots.lock().unwrap_or_else(|e| e.into_inner());
+        lock()[self.rank] = Some(Box::new(mine));
+        barrier.wait();
+        let all = lock()
+            .iter()
+            .map(|slot| {
+                slot.as_ref()
+                    .and_then(|b| b.downcast_ref::<X>())
+                    .expect("every thread of the ring made the same call")
+                    .clone()
+            })
+            .collect();
+        // Nobody writes the next call's value before everyone has read this one's.
+        barrier.wait();
+        all
+    }
+}
+
+impl<T: Real> FdRing<T> for Threads {
+    fn rank(&self) -> usize {
+        self.rank
+    }
+    fn ranks(&self) -> usize {
+        self.cut.len() - 1
+    }
+    fn planes(&self, _n: usize) -> Range<usize> {
+        self.cut[self.rank]..self.cut[self.rank + 1]
+    }
+    fn swap(&self, to: [Vec<T>; 2]) -> [Vec<T>; 2] {
+        let n = FdRing::<T>::ranks(self);
+        let all = self.all(to);
+        let (below, above) = ((self.rank + n - 1) % n, (self.rank + 1) % n);
+        [all[below][1].clone(), all[above][0].clone()]
+    }
+    fn max(&self, values: Vec<f64>) -> Vec<f64> {
+        let all = self.all(values);
+        let mut out = all[0].clone();
+        for v in &all[1..] {
+            for (o, x) in out.iter_mut().zip(v) {
+                *o = o.max(*x);
+            }
+        }
+        out
+    }
+    fn gather(&self, local: Vec<f64>) -> Option<Vec<f64>> {
+        let all = self.all(local);
+        (self.rank == 0).then(|| all.concat())
+    }
+    fn agree(&self, local: Result<(), FdError>) -> Result<(), FdError> {
+        let all = self.all(local.as_ref().err().map(ToString::to_string));
+        match (local, all.into_iter().flatten().next()) {
+            (Err(e), _) => Err(e),
+            (Ok(()), Some(first)) => Err(FdError::OtherRank(first)),
+            (Ok(()), None) => Ok(()),
         }
     }
 }

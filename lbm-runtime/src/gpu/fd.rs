@@ -517,4 +517,13 @@ impl<S: FdScheme, T: Real> FdRun for GpuFdGrid<S, T> {
     fn bytes_per_node(&self) -> usize {
         self.host.bytes_per_node()
     }
+    fn checkpoint(&mut self, path: &std::path::Path) -> Result<(), Error> {
+        self.refresh()?;
+        Ok(self.host.checkpoint(path)?)
+    }
+    fn resume(&mut self, path: &std::path::Path) -> Result<(), Error> {
+        self.host.resume(path)?;
+        self.upload();
+        Ok(self.ctx.wait()?)
+    }
 }

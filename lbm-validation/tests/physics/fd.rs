@@ -329,3 +329,116 @@ fn a_3d_mode_decays_at_second_order() {
         "errors {e1}, {e2}, order {order}"
     );
 }
+
+/// A run stopped at a checkpoint and resumed in a new grid computes the uninterrupted run's
+/// very operations: the same bits, steps and time, for forward Euler (the cavity, walls
+/// extrapolating the pressure) and the three-register Runge–Kutta scheme (periodic). A
+/// checkpoint of another run, or a damaged one, is refused and changes nothing.
+#[test]
+fn a_resumed_run_is_bitwise_the_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.lbm");
+    let c = FdCavity::new(21, 400.0);
+    let dt = c.time_step();
+    let mut whole = c.grid::<f64>().unwrap();
+    whole.advance(300, dt).unwrap();
+    whole.checkpoint(&path).unwrap();
+    let then = whole.time();
+    whole.advance(200, dt).unwrap();
+    let mut resumed = c.grid::<f64>().unwrap();
+    resumed.resume(&path).unwrap();
+    assert_eq!((resumed.steps(), resumed.time()), (300, then));
+    resumed.advance(200, dt).unwrap();
+    assert_eq!(
+        (resumed.steps(), resumed.time()),
+        (whole.steps(), whole.time())
+    );
+    for u in 0..3 {
+        assert!(resumed.field(u) == whole.field(u), "unknown {u}");
+    }
+
+    let sides = vec![Side::Periodic; 4];
+    let p = AdvectRk3Params { a: 1.0 };
+    let rk = |path: Option<&std::path::Path>| {
+        let mut g =
+            FdGrid::<AdvectRk3, f64>::new([24, 8, 1], 1.0 / 24.0, p, sides.clone()).unwrap();
+        match path {
+            Some(path) => g.resume(path).unwrap(),
+            None => g.set(0, |x| (2.0 * PI * x[0]).sin() + (2.0 * PI * x[1]).cos()),
+        }
+        g
+    };
+    let rk_path = dir.path().join("rk.lbm");
+    let mut whole = rk(None);
+    whole.advance(7, 0.01).unwrap();
+    whole.checkpoint(&rk_path).unwrap();
+    whole.advance(9, 0.01).unwrap();
+    let mut resumed = rk(Some(&rk_path));
+    resumed.advance(9, 0.01).unwrap();
+    assert!(resumed.field(0) == whole.field(0));
+    assert_eq!(resumed.time(), whole.time());
+
+    // Refusals, each before anything changes.
+    let refused = |e: FdError, what: &str| {
+        let msg = e.to_string();
+        assert!(msg.contains(what), "expected `{what}` in: {msg}");
+    };
+    let mut other = c.grid::<f32>().unwrap();
+    refused(
+        other.resume(&path).unwrap_err(),
+        "computed in f64, this run computes in f32",
+    );
+    let mut other = FdCavity::new(21, 100.0).grid::<f64>().unwrap();
+    refused(
+        other.resume(&path).unwrap_err(),
+        "its parameter nu is 0.0025",
+    );
+    let mut other = FdCavity::new(25, 400.0).grid::<f64>().unwrap();
+    refused(other.resume(&path).unwrap_err(), "its grid is [21, 21, 1]");
+    let mut other = rk(None);
+    refused(
+        other.resume(&path).unwrap_err(),
+        "of the scheme ArtificialCompressibility2",
+    );
+    assert_eq!(other.steps(), 0);
+    assert!(
+        other.field(0) == rk(None).field(0),
+        "a refused resume changes nothing"
+    );
+    let walls = Side::Wall(vec![Rule::Value(0.0)]);
+    let mut other = FdGrid::<AdvectRk3, f64>::new(
+        [24, 8, 1],
+        1.0 / 24.0,
+        p,
+        vec![walls.clone(), walls, Side::Periodic, Side::Periodic],
+    )
+    .unwrap();
+    refused(
+        other.resume(&rk_path).unwrap_err(),
+        "its sides are [Periodic",
+    );
+
+    let bytes = std::fs::read(&path).unwrap();
+    let damaged = dir.path().join("damaged.lbm");
+    std::fs::write(&damaged, &bytes[..bytes.len() - 8]).unwrap();
+    let mut g = c.grid::<f64>().unwrap();
+    refused(g.resume(&damaged).unwrap_err(), "truncated");
+    let mut flipped = bytes.clone();
+    *flipped.last_mut().unwrap() ^= 1;
+    std::fs::write(&damaged, &flipped).unwrap();
+    refused(g.resume(&damaged).unwrap_err(), "CRC-32");
+    std::fs::write(&damaged, "not a checkpoint\n").unwrap();
+    refused(g.resume(&damaged).unwrap_err(), "LBM-FD-CHECKPOINT");
+    refused(g.resume(dir.path()).unwrap_err(), "not a regular file");
+    refused(
+        g.resume(&dir.path().join("missing")).unwrap_err(),
+        "missing",
+    );
+    assert_eq!(g.steps(), 0);
+    // A checkpoint cannot be written where no directory is.
+    refused(
+        g.checkpoint(&dir.path().join("no/such/dir/state.lbm"))
+            .unwrap_err(),
+        "no/such/dir",
+    );
+}
