@@ -10,6 +10,8 @@
 use lbm_models::{ArtificialCompressibility2, ArtificialCompressibility2Params};
 use lbm_runtime::Real;
 use lbm_runtime::fd::{FdError, FdGrid, FdRing, FdRun, OneProcess, Rule, Side};
+use lbm_runtime::gpu::{GpuContext, GpuFdGrid};
+use lbm_runtime::hetero::HeteroFdGrid;
 
 use crate::cavity::{Deviation, RefPoint, compare_node_lines};
 
@@ -94,11 +96,32 @@ impl FdCavity {
     /// [`FdCavity::grid`] on the device of `ctx`.
     pub fn gpu_grid<T: Real>(
         &self,
-        ctx: std::sync::Arc<lbm_runtime::gpu::GpuContext>,
-    ) -> Result<lbm_runtime::gpu::GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
+        ctx: std::sync::Arc<GpuContext>,
+    ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
+        self.gpu_grid_on(ctx, Box::new(OneProcess))
+    }
+
+    /// [`FdCavity::grid_on`]'s slab on the device of `ctx` (collective).
+    pub fn gpu_grid_on<T: Real>(
+        &self,
+        ctx: std::sync::Arc<GpuContext>,
+        ring: Box<dyn FdRing<T>>,
+    ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
         let n = [self.n, self.n, 1];
-        let mut g =
-            lbm_runtime::gpu::GpuFdGrid::new(ctx, n, self.h(), self.params(), self.sides()?)?;
+        let mut g = GpuFdGrid::on_ring(ctx, n, self.h(), self.params(), self.sides()?, ring)?;
+        g.set(0, |_| 0.0)?;
+        Ok(g)
+    }
+
+    /// [`FdCavity::grid`] split between the host (the first and last `host_rows` rows) and
+    /// the device of `ctx` (the others).
+    pub fn hetero_grid<T: Real>(
+        &self,
+        ctx: std::sync::Arc<GpuContext>,
+        host_rows: usize,
+    ) -> Result<HeteroFdGrid<Scheme, T>, lbm_runtime::Error> {
+        let n = [self.n, self.n, 1];
+        let mut g = HeteroFdGrid::new(ctx, n, self.h(), self.params(), self.sides()?, host_rows)?;
         g.set(0, |_| 0.0)?;
         Ok(g)
     }

@@ -336,8 +336,8 @@ fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
 /// The finite-difference cavity on 2 and 3 ranks (slabs of rows, their ghost rows from the
 /// neighbours) writes the single process's centre lines bit for bit; the vertical line crosses
 /// every slab, and after 1500 steps every node has felt the cuts; a run checkpointed on 2 ranks
-/// resumes on 3 to the same bits. Slabs thinner than the stencils need are refused on every
-/// rank.
+/// resumes on 3 to the same bits; GPU ranks agree within 1e-12, and the host/device split is
+/// refused under mpiexec. Slabs thinner than the stencils need are refused on every rank.
 #[test]
 fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     let run = |ranks: usize, precision: &str| -> String {
@@ -370,6 +370,7 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
             assert!(run(ranks, precision) == one, "{precision} on {ranks} ranks");
         }
     }
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     // Checkpointed on 2 ranks at step 700 and resumed on 3: the single process's bits.
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
@@ -395,8 +396,44 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     let resume = ["--steps", "1500", "--resume", ckpt.to_str().unwrap()];
     lbm_ok(3, &[&common[..], &resume].concat());
     let resumed = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
-    assert!(resumed == run(1, "f64"), "resumed on 3 ranks");
-    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let one = run(1, "f64");
+    assert!(resumed == one, "resumed on 3 ranks");
+    // GPU ranks (their slabs' edge rows read back and traded after each stage): the CPU's
+    // centre lines within 1e-12.
+    let gpu = tempfile::tempdir().unwrap();
+    let on_gpu = [
+        "run",
+        "fd-cavity",
+        "--lx",
+        "31",
+        "--steps",
+        "1500",
+        "--images",
+        "",
+    ];
+    let extra = ["--backend", "gpu", "--out", gpu.path().to_str().unwrap()];
+    let stdout = lbm_ok(2, &[&on_gpu[..], &extra].concat());
+    assert!(stdout.contains("2 ranks of rows, on "), "{stdout}");
+    let values = |csv: &str| -> Vec<f64> {
+        csv.lines()
+            .skip(1)
+            .flat_map(|l| {
+                l.split(',')
+                    .map(|x| x.parse::<f64>().unwrap())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let csv = std::fs::read_to_string(gpu.path().join("fd-cavity_centrelines.csv")).unwrap();
+    for (a, b) in values(&one).iter().zip(&values(&csv)) {
+        assert!((a - b).abs() <= 1e-12, "GPU ranks: {a} against {b}");
+    }
+    let out = mpiexec_program(2, lbm, &["run", "fd-cavity", "--backend", "hetero"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("split runs in one process"),
+        "{stderr}"
+    );
     let out = mpiexec_program(3, lbm, &["run", "fd-cavity", "--lx", "8", "--steps", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

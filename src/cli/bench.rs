@@ -92,7 +92,7 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         if a.backend == Backend::Hetero {
             return Err(bad(
                 "backend",
-                "fd-cavity has no host/device split: give cpu, gpu or all",
+                "fd-cavity is not benchmarked split between host and device (lbm run fd-cavity --backend hetero runs it): give cpu, gpu or all",
             ));
         }
         let mut devices = Vec::new();

@@ -1,6 +1,6 @@
 //! `lbm run fd-cavity`: the lid-driven cavity by finite differences ([`lbm::fd_cavity`]),
-//! marched to its steady state on the CPU (of one process, or of MPI's ranks, each a slab of
-//! rows) or on a GPU, its centre lines written as CSV and compared with Ghia et al. (1982), the speed and
+//! marched to its steady state on the CPU or a GPU (of one process, or of MPI's ranks, each a
+//! slab of rows) or on both (the first and last rows on the host, the others on the GPU), its centre lines written as CSV and compared with Ghia et al. (1982), the speed and
 //! velocity drawn as PNG images, the final state written as VTK image data (`fd-cavity_fields.vti`:
 //! the pressure and the velocity, each node a cell of side h centred on it). With
 //! `--checkpoint-every N` the state is kept in `fd-cavity_checkpoint.lbm` every N steps, at the
@@ -17,6 +17,7 @@ use std::sync::Arc;
 use lbm::fd::{FdRing, FdRun};
 use lbm::fd_cavity::{FdCavity, Scheme};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
+use lbm::hetero::HeteroFdGrid;
 use lbm::output::png::{range, write_field};
 use lbm::output::{Fields, Table, vtk};
 
@@ -25,7 +26,7 @@ use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, Precision, World};
 
 /// The keys `fd-cavity` reads; every other key given is refused.
-const KEYS: [&str; 14] = [
+const KEYS: [&str; 15] = [
     "case",
     "lx",
     "ly",
@@ -40,6 +41,7 @@ const KEYS: [&str; 14] = [
     "adapter",
     "vtk-zlib",
     "checkpoint-every",
+    "host-columns",
 ];
 
 /// The largest cell Reynolds number `Re/(N − 1)` a run is allowed.
@@ -72,25 +74,24 @@ pub fn run(
             ));
         }
     }
-    let gpu = s.backend == Some(BackendArg::Gpu);
-    if s.backend
-        .is_some_and(|b| b != BackendArg::Cpu && b != BackendArg::Gpu)
-    {
+    let backend = s.backend.unwrap_or(BackendArg::Cpu);
+    let device = backend != BackendArg::Cpu;
+    if backend == BackendArg::Hetero && world.ranks() > 1 {
         c.keep(bad(
             "backend",
-            "fd-cavity runs on the CPU or a GPU (finite differences have no host/device split yet): give cpu or gpu",
+            "fd-cavity's host/device split runs in one process: start it without mpiexec, or give the ranks --backend cpu or gpu",
         ));
     }
-    if gpu && world.ranks() > 1 {
-        c.keep(bad(
-            "backend",
-            "fd-cavity runs on one GPU: start it without mpiexec, or on the CPUs of the ranks (--backend cpu)",
-        ));
-    }
-    if s.adapter.is_some() && !gpu {
+    if s.adapter.is_some() && !device {
         c.keep(bad(
             "adapter",
-            "chooses the GPU of --backend gpu: drop it, or add --backend gpu",
+            "chooses the GPU of --backend gpu or hetero: drop it, or add --backend gpu",
+        ));
+    }
+    if s.host_columns.is_some() && backend != BackendArg::Hetero {
+        c.keep(bad(
+            "host-columns",
+            "applies to backend hetero only (fd-cavity's rows on the host at each end)",
         ));
     }
     if n < 5 {
@@ -187,50 +188,63 @@ pub fn run(
         out: &out,
         zlib: s.vtk_zlib.unwrap_or(false),
     };
-    if gpu {
-        let opts = GpuOptions {
-            adapter: s
-                .adapter
-                .as_deref()
-                .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
-            ..GpuOptions::default()
-        };
-        let ctx = Arc::new(GpuContext::new(&opts).map_err(lbm::Error::from)?);
-        let on = format!(", on {}", ctx.describe());
-        return match precision {
-            Precision::F32 => drive(
-                world,
-                &cavity,
-                &run,
-                cavity.gpu_grid::<f32>(ctx)?,
-                &on,
-                "f32",
-            ),
-            _ => drive(
-                world,
-                &cavity,
-                &run,
-                cavity.gpu_grid::<f64>(ctx)?,
-                &on,
-                "f64",
-            ),
-        };
-    }
-    let on = match world.ranks() {
+    let ranks = match world.ranks() {
         1 => String::new(),
         r => format!(", {r} ranks of rows"),
     };
-    match precision {
-        Precision::F32 => {
-            let g = cavity
-                .grid_on::<f32>(ring(world))
-                .map_err(lbm::Error::from)?;
+    if !device {
+        return match precision {
+            Precision::F32 => {
+                let g = cavity
+                    .grid_on::<f32>(ring(world))
+                    .map_err(lbm::Error::from)?;
+                drive(world, &cavity, &run, g, &ranks, "f32")
+            }
+            _ => {
+                let g = cavity
+                    .grid_on::<f64>(ring(world))
+                    .map_err(lbm::Error::from)?;
+                drive(world, &cavity, &run, g, &ranks, "f64")
+            }
+        };
+    }
+    let opts = GpuOptions {
+        adapter: s
+            .adapter
+            .as_deref()
+            .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
+        node_rank: world.node_rank(),
+        ..GpuOptions::default()
+    };
+    // Every rank opens its GPU, or none goes on.
+    let opened = GpuContext::new(&opts).map_err(|e| CliError::from(lbm::Error::from(e)));
+    if world.any(opened.is_err()) {
+        return opened.and(Err::<(), _>(CliError::OtherRank(
+            "another rank could not open its GPU".into(),
+        )));
+    }
+    let ctx = Arc::new(opened?);
+    let on = format!("{ranks}, on {}", ctx.describe());
+    let rows = s
+        .host_columns
+        .unwrap_or(HeteroFdGrid::<Scheme, f64>::least_planes());
+    match (backend, precision) {
+        (BackendArg::Hetero, Precision::F32) => {
+            let g = cavity.hetero_grid::<f32>(ctx, rows)?;
+            let on = format!(", {}", g.describe());
+            drive(world, &cavity, &run, g, &on, "f32")
+        }
+        (BackendArg::Hetero, _) => {
+            let g = cavity.hetero_grid::<f64>(ctx, rows)?;
+            let on = format!(", {}", g.describe());
+            drive(world, &cavity, &run, g, &on, "f64")
+        }
+        (_, Precision::F32) => {
+            let g = cavity.gpu_grid_on::<f32>(ctx, ring(world))?;
             drive(world, &cavity, &run, g, &on, "f32")
         }
         _ => {
-            let g = cavity
-                .grid_on::<f64>(ring(world))
-                .map_err(lbm::Error::from)?;
+            let g = cavity.gpu_grid_on::<f64>(ctx, ring(world))?;
             drive(world, &cavity, &run, g, &on, "f64")
         }
     }

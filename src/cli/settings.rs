@@ -205,8 +205,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub adapter: Option<String>,
-    /// Backend hetero: M, the border columns on each side run on the host [default: tuned at
-    /// start-up by the model of Calore et al. 2019, eq. 4–8].
+    /// Backend hetero: M, the border columns on each side run on the host (fd-cavity: rows)
+    /// [default: tuned at start-up by the model of Calore et al. 2019, eq. 4–8; fd-cavity: 3].
     #[arg(long, value_parser = whole::<usize>, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_columns: Option<usize>,

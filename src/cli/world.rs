@@ -51,6 +51,15 @@ impl World {
         }
     }
 
+    /// This process's rank among those of its node (0 without MPI): which of the node's GPUs
+    /// it takes.
+    pub fn node_rank(&self) -> usize {
+        #[cfg(feature = "mpi")]
+        return lbm::mpi_ring::node_rank(&self.comm);
+        #[cfg(not(feature = "mpi"))]
+        0
+    }
+
     /// Whether `flag` holds on any process (collective).
     pub fn any(&self, flag: bool) -> bool {
         #[cfg(feature = "mpi")]

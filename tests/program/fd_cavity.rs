@@ -96,26 +96,28 @@ fn the_coarse_cavity_matches_ghia() {
     assert!(short.contains("not steady yet after 10 steps"), "{short}");
 }
 
-/// `--backend gpu` (lavapipe in CI) writes the CPU's centre lines within 1e-12, in the same
-/// number of steps.
+/// `--backend gpu` (lavapipe in CI) and `--backend hetero` (4 rows at each end on the host,
+/// the others on the device) write the CPU's centre lines within 1e-12, in the same number of
+/// steps.
 #[test]
-fn the_cavity_on_the_gpu_is_the_cpu_run() {
-    let run = |backend: &str| {
+fn the_cavity_on_the_gpu_and_split_is_the_cpu_run() {
+    let run = |backend: &[&str]| {
         let dir = tmp();
-        let out = ok(&[
+        let mut args = vec![
             "run",
             "fd-cavity",
             "--lx",
             "25",
             "--steps",
             "2000",
-            "--backend",
-            backend,
             "--images",
             "",
             "--out",
             s(dir.path()),
-        ]);
+            "--backend",
+        ];
+        args.extend_from_slice(backend);
+        let out = ok(&args);
         let csv = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
         let values: Vec<f64> = csv
             .lines()
@@ -128,14 +130,35 @@ fn the_cavity_on_the_gpu_is_the_cpu_run() {
             .collect();
         (out, values)
     };
-    let (cpu_out, cpu) = run("cpu");
-    let (gpu_out, gpu) = run("gpu");
-    assert!(gpu_out.contains(", on "), "{gpu_out}");
-    assert!(cpu_out.contains("after 2000 steps") && gpu_out.contains("after 2000 steps"));
-    assert_eq!(cpu.len(), gpu.len());
-    for (a, b) in cpu.iter().zip(&gpu) {
-        assert!((a - b).abs() <= 1e-12, "{a} against {b}");
+    let (cpu_out, cpu) = run(&["cpu"]);
+    assert!(cpu_out.contains("after 2000 steps"), "{cpu_out}");
+    for backend in [&["gpu"][..], &["hetero", "--host-columns", "4"]] {
+        let (out, values) = run(backend);
+        assert!(
+            out.contains(", on ") && out.contains("after 2000 steps"),
+            "{out}"
+        );
+        if backend[0] == "hetero" {
+            assert!(out.contains("planes y < 4 and ≥ 21 on the host"), "{out}");
+        }
+        assert_eq!(cpu.len(), values.len());
+        for (a, b) in cpu.iter().zip(&values) {
+            assert!((a - b).abs() <= 1e-12, "{backend:?}: {a} against {b}");
+        }
     }
+    fails(
+        &[
+            "run",
+            "fd-cavity",
+            "--lx",
+            "25",
+            "--backend",
+            "hetero",
+            "--host-columns",
+            "12",
+        ],
+        &["give between 3 and 11 host planes"],
+    );
 }
 
 /// A run checkpointed every 100 steps and stopped at step 300, then resumed to step 600 from
@@ -192,7 +215,7 @@ fn a_resumed_cavity_is_the_uninterrupted_run() {
         v
     };
     fails(
-        &args(&elsewhere(&["--re", "400"])),
+        &args(&elsewhere(&["--re", "200"])),
         &["does not fit this run", "parameter nu is 0.01"],
     );
     fails(
@@ -228,8 +251,8 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
             "fd-cavity",
             "--layout",
             "aos",
-            "--backend",
-            "hetero",
+            "--host-columns",
+            "3",
             "--adapter",
             "best",
             "--precision",
@@ -245,8 +268,8 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
         ],
         &[
             "setting `layout`: does not apply to fd-cavity",
-            "setting `backend`: fd-cavity runs on the CPU or a GPU",
-            "setting `adapter`: chooses the GPU of --backend gpu",
+            "setting `host-columns`: applies to backend hetero only",
+            "setting `adapter`: chooses the GPU of --backend gpu or hetero",
             "setting `precision`",
             "setting `lx`: 4 nodes per side are too few",
             "setting `steps`: 0",

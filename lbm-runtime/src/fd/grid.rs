@@ -77,7 +77,20 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         sides: Vec<Side>,
         ring: Box<dyn FdRing<T>>,
     ) -> Result<Self, FdError> {
-        let checked = Self::check_setup(n, h, &params, &sides, ring.as_ref());
+        Self::on_ring_with(n, h, params, sides, ring, Ok(()))
+    }
+
+    /// [`FdGrid::on_ring`], refused on every process also where `local` (what the process
+    /// found of its own device) is an error.
+    pub(crate) fn on_ring_with(
+        n: [usize; 3],
+        h: f64,
+        params: S::Params,
+        sides: Vec<Side>,
+        ring: Box<dyn FdRing<T>>,
+        local: Result<(), FdError>,
+    ) -> Result<Self, FdError> {
+        let checked = local.and_then(|()| Self::check_setup(n, h, &params, &sides, ring.as_ref()));
         let planes = checked.as_ref().map_or(0..0, Clone::clone);
         ring.agree(checked.map(|_| ()))?;
         let dim = S::DIM;
@@ -296,6 +309,34 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.fill();
     }
 
+    /// Sets unknown `u` at this slab's nodes from its `values` at every node of the whole grid
+    /// (x fastest), then applies the walls (collective).
+    ///
+    /// # Panics
+    /// If `values` does not hold a value per node of the whole grid.
+    pub fn set_whole(&mut self, u: usize, values: &[f64]) {
+        self.put(u, values);
+        self.fill();
+    }
+
+    /// Unknown `u` at this slab's nodes from its values at every node of the whole grid.
+    fn put(&mut self, u: usize, values: &[f64]) {
+        let [nx, ny, nz] = self.n;
+        assert_eq!(
+            values.len(),
+            nx * ny * nz,
+            "a value per node of the whole grid"
+        );
+        // (padded index here, index in the whole grid) of each node of this slab.
+        let at: Vec<(usize, usize)> = self
+            .local_nodes()
+            .map(|node @ [i, j, k]| (self.index(node), i + nx * (j + ny * k)))
+            .collect();
+        for (here, whole) in at {
+            self.phi[u][here] = T::from_f64(values[whole]);
+        }
+    }
+
     /// Unknown `u` at a node of this process's slab (any node in one process).
     ///
     /// # Panics
@@ -330,6 +371,11 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.ring.gather(self.field(u))
     }
 
+    /// The ring this slab is in.
+    pub(crate) fn ring(&self) -> &dyn FdRing<T> {
+        self.ring.as_ref()
+    }
+
     /// Whether this slab holds the whole grid's low (`high = false`) or high end along `a`.
     fn holds_end(&self, a: usize, high: bool) -> bool {
         a != Self::outer()
@@ -341,7 +387,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     }
 
     /// Whether the side of axis `a` at its low or high end is a wall of this slab.
-    fn wall_here(&self, a: usize, high: bool) -> bool {
+    pub(crate) fn wall_here(&self, a: usize, high: bool) -> bool {
         matches!(self.sides[2 * a + usize::from(high)], Side::Wall(_)) && self.holds_end(a, high)
     }
 
@@ -559,14 +605,21 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
 
     /// Fails on every process if an unknown is not finite at a node of any (collective).
     pub(crate) fn check(&self, dt: f64) -> Result<(), FdError> {
+        self.check_with(dt, Ok(()))
+    }
+
+    /// [`FdGrid::check`], failing also where `local` (what the process found of its own
+    /// device) is an error (collective).
+    pub(crate) fn check_with(&self, dt: f64, local: Result<(), FdError>) -> Result<(), FdError> {
         let bad = self.phi.iter().enumerate().find_map(|(u, v)| {
             self.local_nodes()
                 .find(|&node| !v[self.index(node)].is_finite())
                 .map(|node| (u, node))
         });
-        self.ring.agree(match bad {
-            None => Ok(()),
-            Some((u, node)) => Err(FdError::Diverged {
+        self.ring.agree(match (local, bad) {
+            (Err(e), _) => Err(e),
+            (Ok(()), None) => Ok(()),
+            (Ok(()), Some((u, node))) => Err(FdError::Diverged {
                 scheme: S::NAME,
                 step: self.steps,
                 unknown: S::UNKNOWNS[u],
@@ -655,16 +708,8 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             }
             Err(e) => return Err(self.ring.agree(Err(e.into())).unwrap_err()),
         };
-        // (padded index here, index in the whole grid) of each node of this slab.
-        let [nx, ny, _] = self.n;
-        let at: Vec<(usize, usize)> = self
-            .local_nodes()
-            .map(|node @ [i, j, k]| (self.index(node), i + nx * (j + ny * k)))
-            .collect();
-        for (phi, values) in self.phi.iter_mut().zip(&values) {
-            for &(here, whole) in &at {
-                phi[here] = T::from_f64(values[whole]);
-            }
+        for (u, values) in values.iter().enumerate() {
+            self.put(u, values);
         }
         self.steps = header.steps;
         self.time = header.time;

@@ -11,6 +11,12 @@
 //!   one thread per (line, set) runs one of the affine sets of [`crate::fd`]'s walls, read
 //!   from a table, so a wall rule has one home for both.
 //!
+//! In a ring of several parts ([`GpuFdGrid::on_ring`]: MPI ranks, or the threads of the
+//! host/device split) the grid is a slab of planes of the outermost axis. Its stages are then
+//! submitted one at a time: after each, the slab's first and last planes are read back and
+//! traded around the ring, the ghost planes written, and the walls of the outermost axis it
+//! holds applied — the CPU slab's very operations.
+//!
 //! The grid keeps a host copy ([`FdGrid`]) that sets the initial values, checks, measures
 //! the rates and reads fields: it is refreshed from the device when one of those is asked.
 
@@ -18,7 +24,7 @@ use std::sync::Arc;
 
 use super::shader::arithmetic;
 use super::{GpuContext, GpuError};
-use crate::fd::{FdError, FdGrid, FdRun, FdScheme, Integrator, Side};
+use crate::fd::{FdError, FdGrid, FdRing, FdRun, FdScheme, Integrator, OneProcess, Side};
 use crate::{Error, Real};
 
 /// Threads per workgroup of every kernel.
@@ -40,6 +46,8 @@ pub struct GpuFdGrid<S: FdScheme, T: Real> {
     accumulate: Vec<wgpu::ComputePipeline>,
     /// Per axis: the fill kernel and its threads.
     fills: Vec<(wgpu::ComputePipeline, u32)>,
+    /// In a ring of several parts: where the edge planes go to be read back.
+    edges: Option<wgpu::Buffer>,
     /// Threads of the node kernels (the updated nodes).
     nodes: u32,
     /// Threads in a row of the dispatch grid.
@@ -59,33 +67,37 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         params: S::Params,
         sides: Vec<Side>,
     ) -> Result<Self, Error> {
-        if T::COMPACT {
-            return Err(FdError::Setup(format!(
-                "{}: finite-difference grids run in f64 or f32, not {}",
-                S::NAME,
-                T::NAME
-            ))
-            .into());
-        }
-        if std::mem::size_of::<T>() == 8 && !ctx.supports_f64() {
-            return Err(GpuError::NoF64 {
-                adapter: ctx.info().name.clone(),
-            }
-            .into());
-        }
-        let host = FdGrid::<S, T>::new(n, h, params, sides)?;
-        let len = host.phi[0].len();
+        Self::on_ring(ctx, n, h, params, sides, Box::new(OneProcess))
+    }
+
+    /// [`FdGrid::on_ring`]'s slab on the device of `ctx` (collective): what the device
+    /// refuses is refused by every part of the ring.
+    pub fn on_ring(
+        ctx: Arc<GpuContext>,
+        n: [usize; 3],
+        h: f64,
+        params: S::Params,
+        sides: Vec<Side>,
+        ring: Box<dyn FdRing<T>>,
+    ) -> Result<Self, Error> {
         let nu = S::UNKNOWNS.len();
+        // The slab's padded length, as the grid will pad it.
+        let (outer, halo) = (S::DIM - 1, S::REACH.max(1));
+        let planes = ring.planes(n[outer]).len();
+        let len: usize = (0..S::DIM)
+            .map(|a| if a == outer { planes } else { n[a] } + 2 * halo)
+            .product();
         let bytes = (nu * len * std::mem::size_of::<T>()) as u64;
-        if bytes > ctx.binding_limit() {
-            return Err(FdError::Setup(format!(
-                "{}: the grid's unknowns take {bytes} bytes, more than the {} bytes adapter `{}` binds at once: give fewer nodes, or f32",
-                S::NAME,
-                ctx.binding_limit(),
-                ctx.info().name
-            ))
-            .into());
-        }
+        let device = Self::check_device(&ctx, bytes);
+        let local = match &device {
+            Ok(()) => Ok(()),
+            Err(e) => Err(FdError::Setup(e.to_string())),
+        };
+        let built = FdGrid::<S, T>::on_ring_with(n, h, params, sides, ring, local);
+        device?;
+        let host = built?;
+        debug_assert_eq!(len, host.phi[0].len());
+        let ring = host.ring().ranks() > 1;
         let dev = &ctx.device;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let buffer = |label: &str, size: u64, extra| {
@@ -115,7 +127,8 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         let mut axes = Vec::new();
         for a in 0..S::DIM {
             let first = at.len() / 4;
-            for (u, sets) in host.sets_along(a, true).iter().enumerate() {
+            // One process wraps its periodic outermost axis itself; a ring's parts trade it.
+            for (u, sets) in host.sets_along(a, !ring).iter().enumerate() {
                 for s in sets {
                     at.extend([u as u32, s.to as u32, s.from[0] as u32, s.from[1] as u32]);
                     coef.extend(s.c.map(T::from_f64));
@@ -214,7 +227,12 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
             .enumerate()
             .map(|(a, &(_, count, lines))| (pipeline(format!("fill_{a}")), (count * lines) as u32))
             .collect();
+        // Both edges of every unknown: `REACH` planes each.
+        let edge_bytes =
+            (2 * nu * host.g[outer] * host.stride[outer] * std::mem::size_of::<T>()) as u64;
+        let edges = ring.then(|| ctx.staging(edge_bytes));
         let mut grid = Self {
+            edges,
             host,
             ctx,
             bufs,
@@ -233,6 +251,35 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         Ok(grid)
     }
 
+    /// What the device refuses: binary16 storage (populations only), f64 on an adapter
+    /// without it, unknowns of `bytes` beyond one binding.
+    fn check_device(ctx: &GpuContext, bytes: u64) -> Result<(), Error> {
+        if T::COMPACT {
+            return Err(FdError::Setup(format!(
+                "{}: finite-difference grids run in f64 or f32, not {}",
+                S::NAME,
+                T::NAME
+            ))
+            .into());
+        }
+        if std::mem::size_of::<T>() == 8 && !ctx.supports_f64() {
+            return Err(GpuError::NoF64 {
+                adapter: ctx.info().name.clone(),
+            }
+            .into());
+        }
+        if bytes > ctx.binding_limit() {
+            return Err(FdError::Setup(format!(
+                "{}: the grid's unknowns take {bytes} bytes, more than the {} bytes adapter `{}` binds at once: give fewer nodes, or f32",
+                S::NAME,
+                ctx.binding_limit(),
+                ctx.info().name
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
     /// The device's description.
     pub fn describe(&self) -> String {
         self.ctx.describe()
@@ -247,7 +294,16 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         Ok(self.ctx.wait()?)
     }
 
-    /// Unknown `u` at every node, x fastest.
+    /// Sets unknown `u` from its values at every node of the whole grid ([`FdGrid::set_whole`];
+    /// collective).
+    pub fn set_whole(&mut self, u: usize, values: &[f64]) -> Result<(), Error> {
+        self.refresh()?;
+        self.host.set_whole(u, values);
+        self.upload();
+        Ok(self.ctx.wait()?)
+    }
+
+    /// Unknown `u` at every node of this slab (the whole grid in one process), x fastest.
     pub fn field(&mut self, u: usize) -> Result<Vec<f64>, Error> {
         self.refresh()?;
         Ok(self.host.field(u))
@@ -262,9 +318,15 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
     /// Advances `steps` steps of `dt` on the device; fails if an unknown is no longer finite
     /// at the end.
     pub fn advance(&mut self, steps: u64, dt: f64) -> Result<(), Error> {
-        self.time_steps(steps, dt)?;
-        self.refresh()?;
-        Ok(self.host.check(dt)?)
+        // A device error is agreed with the ring's other parts, which wait for this one.
+        let device = self.time_steps(steps, dt).and_then(|_| self.refresh());
+        let local = match &device {
+            Ok(()) => Ok(()),
+            Err(e) => Err(FdError::Setup(e.to_string())),
+        };
+        let agreed = self.host.check_with(dt, local);
+        device?;
+        Ok(agreed?)
     }
 
     /// Advances `steps` steps of `dt` on the device and returns the seconds from their
@@ -285,14 +347,28 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         }
         ctl.resize(7, T::default());
         self.ctx.queue.write_buffer(&self.ctl, 0, bytes_of(&ctl));
-        let mut left = steps;
+        if self.edges.is_some() {
+            // Every stage trades with the ring even after a device error (the others wait
+            // for this part); the first error is reported at the end.
+            let mut failed = Ok(());
+            for _ in 0..steps {
+                for k in 0..self.rates.len() {
+                    let stage = self.ring_stage(k);
+                    failed = failed.and(stage);
+                }
+            }
+            failed?;
+        }
+        let mut left = if self.edges.is_some() { 0 } else { steps };
         while left > 0 {
             let now = left.min(STEPS_PER_SUBMIT);
             let mut enc = self.ctx.device.create_command_encoder(&Default::default());
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
                 for _ in 0..now {
-                    self.record_step(&mut pass);
+                    for k in 0..self.rates.len() {
+                        self.record_stage(&mut pass, k, self.fills.len());
+                    }
                 }
             }
             self.ctx.queue.submit([enc.finish()]);
@@ -305,27 +381,97 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         Ok(start.elapsed().as_secs_f64())
     }
 
-    /// One step's dispatches.
-    fn record_step(&mut self, pass: &mut wgpu::ComputePass) {
-        for k in 0..self.rates.len() {
-            pass.set_bind_group(0, &self.groups[self.current], &[]);
-            pass.set_pipeline(&self.rates[k]);
-            dispatch(pass, self.nodes, self.row);
-            match self.accumulate.get(k) {
-                Some(acc) => {
-                    pass.set_pipeline(acc);
-                    dispatch(pass, self.nodes, self.row);
-                }
-                None => {
-                    self.current = 1 - self.current;
-                    pass.set_bind_group(0, &self.groups[self.current], &[]);
-                }
+    /// Stage `k`'s dispatches: the rates, the accumulation (or the registers' trade), and the
+    /// fills of the first `axes` axes.
+    fn record_stage(&mut self, pass: &mut wgpu::ComputePass, k: usize, axes: usize) {
+        pass.set_bind_group(0, &self.groups[self.current], &[]);
+        pass.set_pipeline(&self.rates[k]);
+        dispatch(pass, self.nodes, self.row);
+        match self.accumulate.get(k) {
+            Some(acc) => {
+                pass.set_pipeline(acc);
+                dispatch(pass, self.nodes, self.row);
             }
-            for (fill, threads) in &self.fills {
-                pass.set_pipeline(fill);
-                dispatch(pass, *threads, self.row);
+            None => {
+                self.current = 1 - self.current;
+                pass.set_bind_group(0, &self.groups[self.current], &[]);
             }
         }
+        for (fill, threads) in &self.fills[..axes] {
+            pass.set_pipeline(fill);
+            dispatch(pass, *threads, self.row);
+        }
+    }
+
+    /// Stage `k` of a slab in a ring: the stage and the fills of the inner axes, then the edge
+    /// planes read back and traded, the ghost planes written where no wall of the grid is,
+    /// and the walls of the outermost axis this slab holds (collective; as
+    /// [`FdGrid`]'s `fill`).
+    fn ring_stage(&mut self, k: usize) -> Result<(), Error> {
+        let outer = S::DIM - 1;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.record_stage(&mut pass, k, outer);
+        }
+        let size = std::mem::size_of::<T>() as u64;
+        let len = self.host.phi[0].len() as u64;
+        let (g, m, plane) = (
+            self.host.g[outer] as u64,
+            self.host.m[outer] as u64,
+            self.host.stride[outer] as u64,
+        );
+        let nu = S::UNKNOWNS.len() as u64;
+        let part = g * plane * size;
+        let staging = self
+            .edges
+            .as_ref()
+            .expect("a slab in a ring reads its edges back");
+        // The staging buffer: every unknown's first planes, then every unknown's last.
+        for (side, first) in [(0, g), (1, m)] {
+            for u in 0..nu {
+                let from = (u * len + first * plane) * size;
+                enc.copy_buffer_to_buffer(
+                    &self.bufs[self.current],
+                    from,
+                    staging,
+                    (side * nu + u) * part,
+                    part,
+                );
+            }
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let half = (nu * part / size) as usize;
+        let (mut below, read) = match self.ctx.map_read::<T>(staging) {
+            Ok(edges) => (edges, Ok(())),
+            Err(e) => (vec![T::default(); 2 * half], Err(e)),
+        };
+        let above = below.split_off(half);
+        let [below, above] = self.host.ring().swap([below, above]);
+        read?;
+        for (high, from, first) in [(false, below, 0), (true, above, m + g)] {
+            if self.host.wall_here(outer, high) {
+                continue;
+            }
+            for (u, values) in from.chunks(part as usize / size as usize).enumerate() {
+                let at = (u as u64 * len + first * plane) * size;
+                self.ctx
+                    .queue
+                    .write_buffer(&self.bufs[self.current], at, bytes_of(values));
+            }
+        }
+        let (fill, threads) = &self.fills[outer];
+        if *threads > 0 {
+            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+            {
+                let mut pass = enc.begin_compute_pass(&Default::default());
+                pass.set_bind_group(0, &self.groups[self.current], &[]);
+                pass.set_pipeline(fill);
+                dispatch(&mut pass, *threads, self.row);
+            }
+            self.ctx.queue.submit([enc.finish()]);
+        }
+        Ok(())
     }
 
     /// Sends the host copy's unknowns to the device's `φ`.
@@ -512,7 +658,8 @@ impl<S: FdScheme, T: Real> FdRun for GpuFdGrid<S, T> {
         GpuFdGrid::max_rates(self)
     }
     fn gather(&mut self, u: usize) -> Result<Option<Vec<f64>>, Error> {
-        self.field(u).map(Some)
+        self.refresh()?;
+        Ok(self.host.gather(u))
     }
     fn bytes_per_node(&self) -> usize {
         self.host.bytes_per_node()

@@ -2,13 +2,15 @@
 //! ([`FdGrid`]): the seed's cavity (forward Euler, walls of every kind along both axes), an
 //! advection–diffusion scheme in three Runge–Kutta stages (periodic along x and y, the wrap
 //! done by the fill kernels) and a 3-D heat scheme (Neumann and Dirichlet walls); f64 within
-//! 1e-12 and f32 within 1e-5 of the host's values at every node.
+//! 1e-12 and f32 within 1e-5 of the host's values at every node; the same grids split between
+//! the host and the device ([`HeteroFdGrid`]) within 1e-12; checkpoints across both.
 
 use lbm::Real;
 use lbm::fd::{FdGrid, FdRun, FdScheme, Rule, Side};
 use lbm::fd_cavity::FdCavity;
 use lbm::fd_scheme;
 use lbm::gpu::GpuFdGrid;
+use lbm::hetero::HeteroFdGrid;
 
 use super::gpu_support::context;
 
@@ -172,4 +174,112 @@ fn checkpoints_move_between_the_host_and_the_device() {
             "unknown {u}: {w:e} after the device's checkpoint"
         );
     }
+}
+
+/// The largest difference between the host grid's values and `run`'s gathered ones, relative
+/// to the largest host value.
+fn worst_gathered<S: FdScheme>(cpu: &FdGrid<S, f64>, run: &mut impl FdRun) -> f64 {
+    let mut worst: f64 = 0.0;
+    for u in 0..S::UNKNOWNS.len() {
+        let (a, b) = (cpu.field(u), run.gather(u).unwrap().unwrap());
+        let scale = a.iter().fold(1e-300_f64, |m, v| m.max(v.abs()));
+        for (x, y) in a.iter().zip(&b) {
+            worst = worst.max((x - y).abs() / scale);
+        }
+    }
+    worst
+}
+
+/// The host/device split (border rows on the host, the bulk on the device, each part in a
+/// thread of a ring): the cavity, whose walls at both ends of the cut axis lie on the host
+/// parts, and the Runge–Kutta drift, whose periodic ring closes through the host borders
+/// around the device's bulk and the 3-D heat grid (cut along z), stay within 1e-12 of the
+/// host grid; the split's checkpoint resumes on the host; parts thinner than the stencils
+/// reach are refused.
+#[test]
+fn the_host_device_split_is_the_host_grid() {
+    let Some(ctx) = context() else { return };
+    let c = FdCavity::new(41, 100.0);
+    let dt = c.time_step();
+    let mut cpu = c.grid::<f64>().unwrap();
+    let mut split = c.hetero_grid::<f64>(ctx.clone(), 4).unwrap();
+    assert!(
+        split
+            .describe()
+            .contains("planes y < 4 and ≥ 37 on the host")
+    );
+    cpu.advance(300, dt).unwrap();
+    split.advance(300, dt).unwrap();
+    assert_eq!((split.steps(), split.time()), (cpu.steps(), cpu.time()));
+    let w = worst_gathered(&cpu, &mut split);
+    assert!(w <= 1e-12, "cavity: {w:e}");
+    let (a, b) = (cpu.max_rates(), split.max_rates().unwrap());
+    assert!((a[1] - b[1]).abs() <= 1e-9 * a[1], "{a:?} {b:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("split.lbm");
+    split.checkpoint(&path).unwrap();
+    let mut back = c.grid::<f64>().unwrap();
+    back.resume(&path).unwrap();
+    for u in 0..3 {
+        assert!(
+            back.field(u) == split.gather(u).unwrap().unwrap(),
+            "unknown {u}"
+        );
+    }
+
+    let n = [37, 24, 1];
+    let h = 1.0 / 24.0;
+    let drift = Drift2Params {
+        ax: 1.0,
+        ay: -0.5,
+        nu: 0.01,
+    };
+    let start = |x: [f64; 3]| {
+        let pi2 = 2.0 * std::f64::consts::PI;
+        (pi2 * x[0] * 24.0 / 37.0).sin() * (pi2 * x[1]).cos() + 0.3 * (pi2 * 2.0 * x[1]).sin()
+    };
+    let periodic = vec![Side::Periodic; 4];
+    let mut cpu: FdGrid<Drift2, f64> = FdGrid::new(n, h, drift, periodic.clone()).unwrap();
+    let mut split: HeteroFdGrid<Drift2, f64> =
+        HeteroFdGrid::new(ctx.clone(), n, h, drift, periodic.clone(), 3).unwrap();
+    cpu.set(0, start);
+    split.set(0, start).unwrap();
+    cpu.advance(100, 0.2 * h).unwrap();
+    split.advance(100, 0.2 * h).unwrap();
+    let w = worst_gathered(&cpu, &mut split);
+    assert!(w <= 1e-12, "drift: {w:e}");
+
+    let n = [9, 11, 13];
+    let h = 0.1;
+    let sides = vec![
+        Side::Wall(vec![Rule::ZeroGradient]),
+        Side::Wall(vec![Rule::Value(1.0)]),
+        Side::Periodic,
+        Side::Periodic,
+        Side::Wall(vec![Rule::Value(-0.5)]),
+        Side::Wall(vec![Rule::ZeroGradient]),
+    ];
+    let params = Heat3dParams { alpha: 1.0 };
+    let start = |x: [f64; 3]| x[0] * x[0] - x[1] + 3.0 * x[2] * x[0];
+    let mut cpu: FdGrid<Heat3d, f64> = FdGrid::new(n, h, params, sides.clone()).unwrap();
+    let mut split: HeteroFdGrid<Heat3d, f64> =
+        HeteroFdGrid::new(ctx.clone(), n, h, params, sides, 3).unwrap();
+    cpu.set(0, start);
+    split.set(0, start).unwrap();
+    cpu.advance(100, 0.1 * h * h).unwrap();
+    split.advance(100, 0.1 * h * h).unwrap();
+    let w = worst_gathered(&cpu, &mut split);
+    assert!(w <= 1e-12, "3-D heat: {w:e}");
+
+    for rows in [2, 20] {
+        let e = c.hetero_grid::<f64>(ctx.clone(), rows).err().unwrap();
+        assert!(
+            e.to_string().contains("give between 3 and 19 host planes"),
+            "{rows}: {e}"
+        );
+    }
+    let e = HeteroFdGrid::<Drift2, f64>::new(ctx, [37, 8, 1], 0.1, drift, periodic, 3)
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("and more nodes"), "{e}");
 }
