@@ -231,12 +231,12 @@ pub fn run(
     match (backend, precision) {
         (BackendArg::Hetero, Precision::F32) => {
             let g = cavity.hetero_grid::<f32>(ctx, rows)?;
-            let on = format!(", {}", g.describe());
+            let on = format!(", on {}", g.describe());
             drive(world, &cavity, &run, g, &on, "f32")
         }
         (BackendArg::Hetero, _) => {
             let g = cavity.hetero_grid::<f64>(ctx, rows)?;
-            let on = format!(", {}", g.describe());
+            let on = format!(", on {}", g.describe());
             drive(world, &cavity, &run, g, &on, "f64")
         }
         (_, Precision::F32) => {

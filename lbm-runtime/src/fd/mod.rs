@@ -8,8 +8,9 @@
 //! `n h` ([`Side::Periodic`]). Walls set their nodes by rules ([`Rule`]) instead of the rates,
 //! and fill the ghost layers that the stencils reach beyond them; the integrator advances the
 //! others ([`Integrator`]). A run over several processes cuts the grid along its outermost
-//! axis into slabs joined in a ring ([`FdRing`]), with the single process's results. A run
-//! stops and continues through checkpoints ([`FdHeader`]), on any processes and backend.
+//! axis into slabs joined in a ring ([`FdRing`]), with the single process's results; the
+//! host/device split is such a ring of threads ([`Threads`]). A run stops and continues
+//! through checkpoints ([`FdHeader`]), on any processes and backend.
 
 mod checkpoint;
 mod grid;
@@ -90,8 +91,9 @@ pub trait FdScheme: Send + Sync + 'static {
     fn rates_lanes<T: Real, const VL: usize>(inp: &[[T; VL]], prm: &[T], out: &mut [[T; VL]]);
 }
 
-/// What runs a scheme: the host's grid ([`FdGrid`], over the processes of a ring) or a
-/// device's (`crate::gpu::GpuFdGrid`). The methods are collective over a ring's processes.
+/// What runs a scheme: the host's grid ([`FdGrid`]) or a device's
+/// ([`crate::gpu::GpuFdGrid`]), either over the processes of a ring, or both at once
+/// ([`crate::hetero::HeteroFdGrid`]). The methods are collective over a ring's processes.
 pub trait FdRun {
     /// The whole grid's nodes per axis.
     fn nodes(&self) -> [usize; 3];

@@ -156,7 +156,7 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
     pub fn describe(&self) -> String {
         let outer = ["x", "y", "z"][S::DIM - 1];
         format!(
-            "{}, planes {outer} < {m} and ≥ {} on the host",
+            "{} (planes {outer} < {m} and ≥ {} on the host)",
             self.device,
             self.n[S::DIM - 1] - self.host_planes,
             m = self.host_planes
