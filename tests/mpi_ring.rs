@@ -336,7 +336,8 @@ fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
 /// The finite-difference cavity on 2 and 3 ranks (slabs of rows, their ghost rows from the
 /// neighbours) writes the single process's centre lines bit for bit; the vertical line crosses
 /// every slab, and after 1500 steps every node has felt the cuts; a run checkpointed on 2 ranks
-/// resumes on 3 to the same bits; GPU ranks agree within 1e-12, and the host/device split is
+/// resumes on 3 to the same bits, as the clustered layout does on 2; GPU ranks agree within
+/// 1e-12, and the host/device split is
 /// refused under mpiexec. Slabs thinner than the stencils need are refused on every rank.
 #[test]
 fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
@@ -398,6 +399,25 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     let resumed = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
     let one = run(1, "f64");
     assert!(resumed == one, "resumed on 3 ranks");
+    // Another layout on 2 ranks (the planes travel in node order whatever the layout).
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let common = [
+        "run",
+        "fd-cavity",
+        "--lx",
+        "31",
+        "--images",
+        "",
+        "--out",
+        out,
+    ];
+    lbm_ok(
+        2,
+        &[&common[..], &["--steps", "1500", "--layout", "caosoa"]].concat(),
+    );
+    let clustered = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
+    assert!(clustered == one, "caosoa on 2 ranks");
     // GPU ranks (their slabs' edge rows read back and traded after each stage): the CPU's
     // centre lines within 1e-12.
     let gpu = tempfile::tempdir().unwrap();

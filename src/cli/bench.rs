@@ -611,6 +611,7 @@ fn fd_table<T: Real>(
     rows: &Rows,
     ctx: Option<&Arc<GpuContext>>,
 ) -> Result<(), CliError> {
+    use super::fd_run::fd_layout;
     use lbm::fd::{FdRun, FdScheme};
     use lbm::fd_cavity::{FdCavity, Scheme};
     let (nx, ny) = a.fd_size;
@@ -622,24 +623,38 @@ fn fd_table<T: Real>(
     }
     let cavity = FdCavity::new(nx, 100.0);
     let dt = cavity.time_step();
-    // Seconds per step (the median of the CPU's iterations of ten steps, each ending with the
-    // divergence check; the best of the GPU's batches), the bytes per node, the copy bandwidth
-    // and the FMA peak measured now, and where.
-    let (seconds, bytes, bw, peak, backend) = match ctx {
+    // Seconds per step in each layout run (the median of the CPU's iterations of ten steps,
+    // each ending with the divergence check; the best of the GPU's batches), the bytes per
+    // node, the copy bandwidth and the FMA peak measured now, and where.
+    let (times, bytes, bw, peak, backend) = match ctx {
         None => {
-            let mut g = cavity.grid::<T>().map_err(lbm::Error::from)?;
             let peak = measure_peak_flops::<T>(5);
             let bw = measure_bandwidth(a.bw_mib << 20, 5).copy;
-            g.advance(1, dt).map_err(lbm::Error::from)?;
-            let mut times = Vec::with_capacity(a.iters);
-            for _ in 0..a.iters {
-                let t = std::time::Instant::now();
-                g.advance(10, dt).map_err(lbm::Error::from)?;
-                times.push(t.elapsed().as_secs_f64() / 10.0);
+            let mut times = Vec::new();
+            let mut bytes = 0;
+            for &layout in &a.layout {
+                let Some(layout) = fd_layout(layout) else {
+                    println!(
+                        "\nfd-cavity csoa: the soa row (fd-cavity's soa runs in clusters of 8 nodes along x)"
+                    );
+                    continue;
+                };
+                let mut g = cavity
+                    .grid::<T>()
+                    .map_err(lbm::Error::from)?
+                    .with_layout(layout);
+                g.advance(1, dt).map_err(lbm::Error::from)?;
+                let mut each = Vec::with_capacity(a.iters);
+                for _ in 0..a.iters {
+                    let t = std::time::Instant::now();
+                    g.advance(10, dt).map_err(lbm::Error::from)?;
+                    each.push(t.elapsed().as_secs_f64() / 10.0);
+                }
+                each.sort_by(f64::total_cmp);
+                bytes = FdRun::bytes_per_node(&g);
+                times.push((layout.name(), each[each.len() / 2]));
             }
-            times.sort_by(f64::total_cmp);
-            let bytes = FdRun::bytes_per_node(&g);
-            (times[times.len() / 2], bytes, bw, peak, "cpu")
+            (times, bytes, bw, peak, "cpu")
         }
         Some(ctx) => {
             let mut g = cavity.gpu_grid::<T>(ctx.clone())?;
@@ -653,7 +668,7 @@ fn fd_table<T: Real>(
             let unknowns = (nx * ny * Scheme::UNKNOWNS.len() * std::mem::size_of::<T>()) as u64;
             let bw = gpu::probe::copy_gbps(ctx, unknowns)?;
             let (peak, _) = fma_peak::<T>(ctx)?;
-            (1.0 / rate.best, bytes, bw, peak, "gpu")
+            (vec![("soa", 1.0 / rate.best)], bytes, bw, peak, "gpu")
         }
     };
     // The rates' flops and one multiply-add per unknown for the update.
@@ -674,37 +689,39 @@ fn fd_table<T: Real>(
         "layout", "kernel", "ms/iter", "MN/s", "GB/s (% BW)", "GFLOP/s (% peak)"
     );
     let nodes = (nx * ny) as f64;
-    let mn = nodes / seconds / 1e6;
-    let gbs = nodes * bytes as f64 / seconds / 1e9;
-    let gflops = nodes * flops as f64 / seconds / 1e9;
-    println!(
-        "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}",
-        "soa",
-        "euler step",
-        seconds * 1e3,
-        mn,
-        format!("{gbs:.1} ({:.0}%)", 100.0 * gbs / bw.best),
-        format!("{gflops:.1} ({:.0}%)", 100.0 * gflops / peak.best)
-    );
-    rows.push(Row {
-        backend,
-        model: "fd-cavity",
-        precision: T::NAME,
-        layout: "soa",
-        kernel: "euler".into(),
-        scheme: "two-copy",
-        sites: nx * ny,
-        ms_per_iter: seconds * 1e3,
-        mlups: mn,
-        gb_per_s: Some(gbs),
-        bandwidth_gb_per_s: Some(bw.best),
-        bandwidth_pattern: "copy",
-        bandwidth_spread: Some(bw.spread),
-        gflop_per_s: Some(gflops),
-        peak_gflop_per_s: Some(peak.best),
-        peak_spread: Some(peak.spread),
-        workgroup: None,
-        tuned: "-".into(),
-    });
+    for (layout, seconds) in times {
+        let mn = nodes / seconds / 1e6;
+        let gbs = nodes * bytes as f64 / seconds / 1e9;
+        let gflops = nodes * flops as f64 / seconds / 1e9;
+        println!(
+            "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}",
+            layout,
+            "euler step",
+            seconds * 1e3,
+            mn,
+            format!("{gbs:.1} ({:.0}%)", 100.0 * gbs / bw.best),
+            format!("{gflops:.1} ({:.0}%)", 100.0 * gflops / peak.best)
+        );
+        rows.push(Row {
+            backend,
+            model: "fd-cavity",
+            precision: T::NAME,
+            layout,
+            kernel: "euler".into(),
+            scheme: "two-copy",
+            sites: nx * ny,
+            ms_per_iter: seconds * 1e3,
+            mlups: mn,
+            gb_per_s: Some(gbs),
+            bandwidth_gb_per_s: Some(bw.best),
+            bandwidth_pattern: "copy",
+            bandwidth_spread: Some(bw.spread),
+            gflop_per_s: Some(gflops),
+            peak_gflop_per_s: Some(peak.best),
+            peak_spread: Some(peak.spread),
+            workgroup: None,
+            tuned: "-".into(),
+        });
+    }
     Ok(())
 }

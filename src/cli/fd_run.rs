@@ -14,7 +14,7 @@ use lbm::Real;
 use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
 use std::sync::Arc;
 
-use lbm::fd::{FdRing, FdRun};
+use lbm::fd::{FdLayout, FdRing, FdRun};
 use lbm::fd_cavity::{FdCavity, Scheme};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
 use lbm::hetero::HeteroFdGrid;
@@ -23,10 +23,10 @@ use lbm::output::{Fields, Table, vtk};
 
 use super::driver::{due, next_multiple};
 use super::settings::{BackendArg, Checks, Settings, bad};
-use super::{CliError, Precision, World};
+use super::{CliError, LayoutArg, Precision, World};
 
 /// The keys `fd-cavity` reads; every other key given is refused.
-const KEYS: [&str; 15] = [
+const KEYS: [&str; 16] = [
     "case",
     "lx",
     "ly",
@@ -42,6 +42,7 @@ const KEYS: [&str; 15] = [
     "vtk-zlib",
     "checkpoint-every",
     "host-columns",
+    "layout",
 ];
 
 /// The largest cell Reynolds number `Re/(N − 1)` a run is allowed.
@@ -86,6 +87,25 @@ pub fn run(
         c.keep(bad(
             "adapter",
             "chooses the GPU of --backend gpu or hetero: drop it, or add --backend gpu",
+        ));
+    }
+    let layout = match s.layout {
+        None => FdLayout::Soa,
+        Some(l) => fd_layout(l).unwrap_or_else(|| {
+            c.keep(bad(
+                "layout",
+                "csoa: fd-cavity's soa is processed in clusters of 8 nodes along x already: give soa, aos or caosoa",
+            ));
+            FdLayout::Soa
+        }),
+    };
+    if layout != FdLayout::Soa && device {
+        c.keep(bad(
+            "layout",
+            format!(
+                "{}: the GPU stores fd-cavity's unknowns in soa: drop --layout, or give --backend cpu",
+                layout.name()
+            ),
         ));
     }
     if s.host_columns.is_some() && backend != BackendArg::Hetero {
@@ -193,18 +213,19 @@ pub fn run(
         r => format!(", {r} ranks of rows"),
     };
     if !device {
+        let on = format!(", {}{ranks}", layout.name());
         return match precision {
             Precision::F32 => {
                 let g = cavity
                     .grid_on::<f32>(ring(world))
                     .map_err(lbm::Error::from)?;
-                drive(world, &cavity, &run, g, &ranks, "f32")
+                drive(world, &cavity, &run, g.with_layout(layout), &on, "f32")
             }
             _ => {
                 let g = cavity
                     .grid_on::<f64>(ring(world))
                     .map_err(lbm::Error::from)?;
-                drive(world, &cavity, &run, g, &ranks, "f64")
+                drive(world, &cavity, &run, g.with_layout(layout), &on, "f64")
             }
         };
     }
@@ -247,6 +268,17 @@ pub fn run(
             let g = cavity.gpu_grid_on::<f64>(ctx, ring(world))?;
             drive(world, &cavity, &run, g, &on, "f64")
         }
+    }
+}
+
+/// The finite-difference layout of `--layout` (`None` for csoa: the soa grid is processed in
+/// clusters already).
+pub(super) fn fd_layout(layout: LayoutArg) -> Option<FdLayout> {
+    match layout {
+        LayoutArg::Soa => Some(FdLayout::Soa),
+        LayoutArg::Aos => Some(FdLayout::Aos),
+        LayoutArg::Caosoa => Some(FdLayout::Clustered),
+        LayoutArg::Csoa => None,
     }
 }
 

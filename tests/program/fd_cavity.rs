@@ -235,6 +235,39 @@ fn a_resumed_cavity_is_the_uninterrupted_run() {
     assert!(ckpt.exists(), "--force keeps the checkpoint");
 }
 
+/// `--layout aos` and `--layout caosoa` store the unknowns otherwise and write the soa run's
+/// centre lines bit for bit; the GPU takes soa only.
+#[test]
+fn every_layout_writes_the_same_centre_lines() {
+    let run = |layout: &str| {
+        let dir = tmp();
+        let out = ok(&[
+            "run",
+            "fd-cavity",
+            "--lx",
+            "21",
+            "--steps",
+            "300",
+            "--images",
+            "",
+            "--layout",
+            layout,
+            "--out",
+            s(dir.path()),
+        ]);
+        assert!(out.contains(&format!("f64, {layout}")), "{out}");
+        std::fs::read(dir.path().join("fd-cavity_centrelines.csv")).unwrap()
+    };
+    let soa = run("soa");
+    for layout in ["aos", "caosoa"] {
+        assert!(run(layout) == soa, "{layout}");
+    }
+    fails(
+        &["run", "fd-cavity", "--layout", "aos", "--backend", "gpu"],
+        &["setting `layout`: aos: the GPU stores fd-cavity's unknowns in soa"],
+    );
+}
+
 #[test]
 fn a_grid_too_coarse_for_the_reynolds_number_is_refused() {
     fails(
@@ -250,7 +283,7 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
             "run",
             "fd-cavity",
             "--layout",
-            "aos",
+            "csoa",
             "--host-columns",
             "3",
             "--adapter",
@@ -268,6 +301,7 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
         ],
         &[
             "setting `layout`: does not apply to fd-cavity",
+            "setting `layout`: csoa: fd-cavity's soa is processed in clusters",
             "setting `host-columns`: applies to backend hetero only",
             "setting `adapter`: chooses the GPU of --backend gpu or hetero",
             "setting `precision`",

@@ -9,15 +9,13 @@ use std::path::Path;
 
 use super::checkpoint::{self, FdHeader};
 use super::ring::{FdRing, OneProcess};
+use super::store::{piece_at, FdLayout, Store, LANES};
 use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
 use crate::checkpoint::{mismatch, ParamValue};
 use crate::memory::{self, Need};
 use crate::parallel;
 use crate::Real;
-
-/// Nodes whose rates are computed together (one 64-byte vector of f64).
-const LANES: usize = 8;
 
 /// A node-centred grid of `n_x × n_y (× n_z)` nodes of spacing `h` carrying the unknowns of
 /// the scheme `S` in precision `T`: the whole grid in one process, or this process's slab of
@@ -39,8 +37,8 @@ pub struct FdGrid<S: FdScheme, T: Real> {
     params: S::Params,
     pub(crate) prm: Vec<T>,
     sides: Vec<Side>,
-    pub(crate) phi: Vec<Vec<T>>,
-    reg: Vec<Vec<T>>,
+    pub(crate) phi: Store<T>,
+    reg: Store<T>,
     /// `LOADS[k]`'s offset from the node, in the padded arrays.
     pub(crate) offsets: Vec<isize>,
     pub(crate) steps: u64,
@@ -99,11 +97,10 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         let mut m = n;
         m[outer] = planes.len();
         let mut g = [0; 3];
-        let mut p = [1; 3];
-        for a in 0..dim {
-            g[a] = halo;
-            p[a] = m[a] + 2 * halo;
+        for g in &mut g[..dim] {
+            *g = halo;
         }
+        let p = Self::padded(m);
         let stride = [1, p[0], p[0] * p[1]];
         let len = p[0] * p[1] * p[2];
         let offsets = S::LOADS
@@ -125,8 +122,8 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             params,
             prm,
             sides,
-            phi: vec![vec![T::default(); len]; S::UNKNOWNS.len()],
-            reg: vec![vec![T::default(); len]; S::UNKNOWNS.len()],
+            phi: Store::new(FdLayout::Soa, len, S::UNKNOWNS.len()),
+            reg: Store::new(FdLayout::Soa, len, S::UNKNOWNS.len()),
             offsets,
             steps: 0,
             time: 0.0,
@@ -226,11 +223,9 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 (n[outer] / least).max(1)
             )));
         }
-        let mut p = [1; 3];
-        for a in 0..dim {
-            let local = if a == outer { planes.len() } else { n[a] };
-            p[a] = local + 2 * halo;
-        }
+        let mut m = n;
+        m[outer] = planes.len();
+        let p = Self::padded(m);
         let bytes = memory::product(&[p[0], p[1], p[2], 2 * S::UNKNOWNS.len(), T::BYTES]);
         memory::check(
             &Need::new().with("finite-difference grid", bytes),
@@ -266,6 +261,39 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// The time reached, `Σ Δt`.
     pub fn time(&self) -> f64 {
         self.time
+    }
+
+    /// The padded extents of a slab of `m` nodes per axis: the ghost layers each side, and x
+    /// rounded up to whole clusters of [`LANES`] nodes (so that every plane starts a cluster
+    /// in the clustered layout; the nodes beyond the ghosts are never read).
+    pub(crate) fn padded(m: [usize; 3]) -> [usize; 3] {
+        let halo = S::REACH.max(1);
+        let mut p = [1; 3];
+        for a in 0..S::DIM {
+            p[a] = m[a] + 2 * halo;
+        }
+        p[0] = p[0].next_multiple_of(LANES);
+        p
+    }
+
+    /// This grid in `layout`: the same values, stored anew (collective only in name: nothing
+    /// is exchanged).
+    pub fn with_layout(mut self, layout: FdLayout) -> Self {
+        for store in [&mut self.phi, &mut self.reg] {
+            let mut new = Store::new(layout, store.nodes, store.unknowns);
+            for u in 0..store.unknowns {
+                for i in 0..store.nodes {
+                    new.set(u, i, store.get(u, i));
+                }
+            }
+            *store = new;
+        }
+        self
+    }
+
+    /// How the unknowns are stored.
+    pub fn layout(&self) -> FdLayout {
+        self.phi.layout
     }
 
     /// The outermost axis, along which the grid is cut into slabs.
@@ -304,7 +332,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         for node in nodes {
             let x = node.map(|c| c as f64 * self.h);
             let idx = self.index(node);
-            self.phi[u][idx] = T::from_f64(f(x));
+            self.phi.set(u, idx, T::from_f64(f(x)));
         }
         self.fill();
     }
@@ -333,7 +361,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             .map(|node @ [i, j, k]| (self.index(node), i + nx * (j + ny * k)))
             .collect();
         for (here, whole) in at {
-            self.phi[u][here] = T::from_f64(values[whole]);
+            self.phi.set(u, here, T::from_f64(values[whole]));
         }
     }
 
@@ -348,7 +376,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             "node {node:?} is not on this process's slab (planes {:?})",
             self.planes
         );
-        self.phi[u][self.index(node)].to_f64()
+        self.phi.get(u, self.index(node)).to_f64()
     }
 
     /// Unknown `u` at every node of this slab, x fastest, then y, then z (the whole grid in
@@ -358,9 +386,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             .step_by(self.n[0])
             .flat_map(|row| {
                 let start = self.index(row);
-                self.phi[u][start..start + self.n[0]]
-                    .iter()
-                    .map(|v| v.to_f64())
+                self.phi.run(u, start, self.n[0]).map(|v| v.to_f64())
             })
             .collect()
     }
@@ -419,11 +445,11 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     fn exchange(&mut self) {
         let o = Self::outer();
         let (g, m, plane) = (self.g[o], self.m[o], self.stride[o]);
+        // Per unknown, the planes' values in node order (the same on the wire in any layout).
+        let nu = S::UNKNOWNS.len();
         let pack = |first: usize| -> Vec<T> {
-            let span = first * plane..(first + g) * plane;
-            self.phi
-                .iter()
-                .flat_map(|v| v[span.clone()].iter().copied())
+            (0..nu)
+                .flat_map(|u| self.phi.run(u, first * plane, g * plane))
                 .collect()
         };
         let to = [pack(g), pack(m)];
@@ -432,8 +458,10 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             if self.wall_here(o, high) {
                 continue;
             }
-            for (v, part) in self.phi.iter_mut().zip(from.chunks(g * plane)) {
-                v[first * plane..(first + g) * plane].copy_from_slice(part);
+            for (u, part) in from.chunks(g * plane).enumerate() {
+                for (i, &v) in part.iter().enumerate() {
+                    self.phi.set(u, first * plane + i, v);
+                }
             }
         }
     }
@@ -472,9 +500,9 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         let sets = self.sets_along(a, false);
         let lines: Vec<usize> = self.lines_along(a).collect();
         let stride = self.stride[a];
-        for (v, sets) in self.phi.iter_mut().zip(&sets) {
+        for (u, sets) in sets.iter().enumerate() {
             for &base in &lines {
-                apply(v, (base, stride), sets);
+                apply(&mut self.phi, u, (base, stride), sets);
             }
         }
     }
@@ -492,19 +520,23 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             vec![[0, 0]]
         };
         let xs = self.updated(0);
-        // One item per plane of the outermost axis: that plane's part of every register.
-        let mut planes: Vec<Vec<&mut [T]>> =
-            (0..self.p[outer]).map(|_| Vec::with_capacity(nu)).collect();
-        for r in self.reg.iter_mut() {
-            for (t, chunk) in r.chunks_mut(plane).enumerate() {
-                planes[t].push(chunk);
-            }
-        }
+        // One item per plane of the outermost axis: that plane's part of the register.
+        let layout = self.reg.layout;
+        let planes = self.reg.planes_mut(plane);
         let (phi, prm, offsets, stride) = (&self.phi, &self.prm, &self.offsets, self.stride);
         let body = |t: usize, mut regs: Vec<&mut [T]>| {
             if !updated.contains(&t) {
                 return;
             }
+            // Unknown `u` of the plane's node `local` in the register, from its value now.
+            let mut update = |u: usize, local: usize, now: T, rate: T| {
+                let (piece, at) = piece_at(layout, (plane, nu), u, local);
+                let r = &mut regs[piece][at];
+                *r = match a {
+                    None => now + dt * rate,
+                    Some(a) => T::mul_add(a, *r, dt * rate),
+                };
+            };
             let mut out = vec![T::default(); nu];
             let mut inp = vec![[T::default(); LANES]; S::LOADS.len()];
             let mut lanes = vec![[T::default(); LANES]; nu];
@@ -516,18 +548,12 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                     let local = row + i;
                     let idx = t * plane + local;
                     for (k, v) in inp.iter_mut().enumerate() {
-                        let start = (idx as isize + offsets[k]) as usize;
-                        v.copy_from_slice(&phi[S::LOADS[k].0][start..start + LANES]);
+                        phi.lanes(S::LOADS[k].0, (idx as isize + offsets[k]) as usize, v);
                     }
                     S::rates_lanes(&inp, prm, &mut lanes);
-                    for (u, r) in regs.iter_mut().enumerate() {
-                        let r = &mut r[local..local + LANES];
-                        let now = &phi[u][idx..idx + LANES];
-                        for l in 0..LANES {
-                            r[l] = match a {
-                                None => now[l] + dt * lanes[u][l],
-                                Some(a) => T::mul_add(a, r[l], dt * lanes[u][l]),
-                            };
+                    for (u, rates) in lanes.iter().enumerate() {
+                        for (l, &rate) in rates.iter().enumerate() {
+                            update(u, local + l, phi.get(u, idx + l), rate);
                         }
                     }
                     i += LANES;
@@ -540,16 +566,13 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                             let (u, _) = S::LOADS[k];
                             // The reads stay inside the padded array: `idx` is an updated
                             // node and the ghost layers are as deep as the stencils reach.
-                            phi[u][(idx as isize + offsets[k]) as usize]
+                            phi.get(u, (idx as isize + offsets[k]) as usize)
                         },
                         prm,
                         &mut out,
                     );
-                    for (u, r) in regs.iter_mut().enumerate() {
-                        r[local] = match a {
-                            None => phi[u][idx] + dt * out[u],
-                            Some(a) => T::mul_add(a, r[local], dt * out[u]),
-                        };
+                    for (u, &rate) in out.iter().enumerate() {
+                        update(u, local, phi.get(u, idx), rate);
                     }
                 }
             }
@@ -560,12 +583,14 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// `φ ← φ + b·reg` over the updated nodes.
     fn accumulate(&mut self, b: T) {
         let (xs, ys, zs) = (self.updated(0), self.updated(1), self.updated(2));
-        for (phi, reg) in self.phi.iter_mut().zip(&self.reg) {
+        for u in 0..S::UNKNOWNS.len() {
             for k in zs.clone() {
                 for j in ys.clone() {
                     let row = j * self.stride[1] + k * self.stride[2];
                     for i in xs.clone() {
-                        phi[row + i] = T::mul_add(b, reg[row + i], phi[row + i]);
+                        let now = self.phi.get(u, row + i);
+                        let next = T::mul_add(b, self.reg.get(u, row + i), now);
+                        self.phi.set(u, row + i, next);
                     }
                 }
             }
@@ -611,9 +636,9 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// [`FdGrid::check`], failing also where `local` (what the process found of its own
     /// device) is an error (collective).
     pub(crate) fn check_with(&self, dt: f64, local: Result<(), FdError>) -> Result<(), FdError> {
-        let bad = self.phi.iter().enumerate().find_map(|(u, v)| {
+        let bad = (0..S::UNKNOWNS.len()).find_map(|u| {
             self.local_nodes()
-                .find(|&node| !v[self.index(node)].is_finite())
+                .find(|&node| !self.phi.get(u, self.index(node)).is_finite())
                 .map(|node| (u, node))
         });
         self.ring.agree(match (local, bad) {
@@ -640,7 +665,10 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 for i in self.updated(0) {
                     let idx = i + j * self.stride[1] + k * self.stride[2];
                     S::rates(
-                        |l| self.phi[S::LOADS[l].0][(idx as isize + self.offsets[l]) as usize],
+                        |l| {
+                            let at = (idx as isize + self.offsets[l]) as usize;
+                            self.phi.get(S::LOADS[l].0, at)
+                        },
                         &self.prm,
                         &mut out,
                     );

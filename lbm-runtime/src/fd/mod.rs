@@ -15,13 +15,15 @@
 mod checkpoint;
 mod grid;
 mod ring;
+mod store;
 mod walls;
 
 pub use checkpoint::FdHeader;
 pub use grid::FdGrid;
 #[cfg(feature = "mpi")]
 pub use ring::Ranks;
-pub use ring::{FdRing, OneProcess, Threads};
+pub use ring::{FdRing, OneProcess, RingGuard, Threads};
+pub use store::FdLayout;
 pub use walls::{Rule, Side};
 
 use crate::Real;

@@ -9,7 +9,7 @@
 
 use std::any::Any;
 use std::ops::Range;
-use std::sync::{Arc, Barrier, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use super::FdError;
 use crate::Real;
@@ -124,11 +124,65 @@ impl<T: Real> FdRing<T> for Ranks {
 
 /// The threads of one process, each running a part of the grid (the host/device split:
 /// [`crate::hetero::HeteroFdGrid`]), in a ring of parts of the planes given. Each collective
-/// call meets the others at a barrier.
+/// call meets the others at a barrier; a thread that panics breaks it ([`Threads::guard`]),
+/// and the others then panic too instead of waiting for it for ever.
 pub struct Threads {
     rank: usize,
     cut: Arc<Vec<usize>>,
-    shared: Arc<(Barrier, Mutex<Vec<Option<Box<dyn Any + Send>>>>)>,
+    meeting: Arc<Meeting>,
+}
+
+/// Where the threads of a ring meet: each call's values, and the barrier.
+struct Meeting {
+    state: Mutex<Rendezvous>,
+    turn: Condvar,
+}
+
+struct Rendezvous {
+    slots: Vec<Option<Box<dyn Any + Send>>>,
+    /// Threads at the barrier now.
+    arrived: usize,
+    /// Barriers passed.
+    passed: u64,
+    /// A thread panicked.
+    broken: bool,
+}
+
+impl Meeting {
+    fn lock(&self) -> MutexGuard<'_, Rendezvous> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for all `parts` threads.
+    ///
+    /// # Panics
+    /// If another thread of the ring panicked.
+    fn wait(&self, parts: usize) {
+        let mut s = self.lock();
+        let passed = s.passed;
+        s.arrived += 1;
+        if s.arrived == parts {
+            s.arrived = 0;
+            s.passed += 1;
+            self.turn.notify_all();
+        }
+        while s.passed == passed && !s.broken {
+            s = self.turn.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        assert!(!s.broken, "another thread of the ring stopped");
+    }
+}
+
+/// Breaks the ring's barrier if its thread panics ([`Threads::guard`]).
+pub struct RingGuard(Arc<Meeting>);
+
+impl Drop for RingGuard {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.lock().broken = true;
+            self.0.turn.notify_all();
+        }
+    }
 }
 
 impl Threads {
@@ -137,28 +191,39 @@ impl Threads {
     pub fn ring(cut: Vec<usize>) -> Vec<Self> {
         let parts = cut.len().saturating_sub(1);
         let cut = Arc::new(cut);
-        let shared = Arc::new((Barrier::new(parts), Mutex::new(Vec::new())));
-        shared
-            .1
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .resize_with(parts, || None);
+        let meeting = Arc::new(Meeting {
+            state: Mutex::new(Rendezvous {
+                slots: (0..parts).map(|_| None).collect(),
+                arrived: 0,
+                passed: 0,
+                broken: false,
+            }),
+            turn: Condvar::new(),
+        });
         (0..parts)
             .map(|rank| Self {
                 rank,
                 cut: cut.clone(),
-                shared: shared.clone(),
+                meeting: meeting.clone(),
             })
             .collect()
     }
 
+    /// A guard for the thread that uses this handle: kept while it runs, it breaks the ring
+    /// if the thread panics.
+    pub fn guard(&self) -> RingGuard {
+        RingGuard(self.meeting.clone())
+    }
+
     /// Every thread's `mine`, in ring order (collective).
     fn all<X: Clone + Send + 'static>(&self, mine: X) -> Vec<X> {
-        let (barrier, slots) = &*self.shared;
-        let lock = || slots.lock().unwrap_or_else(|e| e.into_inner());
-        lock()[self.rank] = Some(Box::new(mine));
-        barrier.wait();
-        let all = lock()
+        let parts = self.cut.len() - 1;
+        self.meeting.lock().slots[self.rank] = Some(Box::new(mine));
+        self.meeting.wait(parts);
+        let all = self
+            .meeting
+            .lock()
+            .slots
             .iter()
             .map(|slot| {
                 slot.as_ref()
@@ -168,7 +233,7 @@ impl Threads {
             })
             .collect();
         // Nobody writes the next call's value before everyone has read this one's.
-        barrier.wait();
+        self.meeting.wait(parts);
         all
     }
 }
@@ -210,5 +275,69 @@ impl<T: Real> FdRing<T> for Threads {
             (Ok(()), Some(first)) => Err(FdError::OtherRank(first)),
             (Ok(()), None) => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `body` on each thread of a ring of three parts and returns what each gave, or
+    /// `None` where it panicked.
+    fn on_ring<R: Send + 'static>(
+        body: impl Fn(&Threads) -> R + Send + Sync + Copy + 'static,
+    ) -> Vec<Option<R>> {
+        let threads: Vec<_> = Threads::ring(vec![0, 3, 7, 9])
+            .into_iter()
+            .map(|ring| {
+                std::thread::spawn(move || {
+                    let _guard = ring.guard();
+                    body(&ring)
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().ok()).collect()
+    }
+
+    #[test]
+    fn the_threads_trade_planes_around_the_ring_and_reduce() {
+        let got = on_ring(|r| {
+            let planes = FdRing::<f64>::planes(r, 9);
+            let [below, above] = r.swap([vec![r.rank as f64], vec![10.0 + r.rank as f64]]);
+            let max = FdRing::<f64>::max(r, vec![r.rank as f64, -(r.rank as f64)]);
+            let all = FdRing::<f64>::gather(r, vec![r.rank as f64; r.rank + 1]);
+            (planes, below[0], above[0], max, all)
+        });
+        let got: Vec<_> = got.into_iter().map(Option::unwrap).collect();
+        assert_eq!(got[0].0, 0..3);
+        assert_eq!(got[2].0, 7..9);
+        // Part 0 hears from part 2 below it (the ring closes) and from part 1 above it.
+        assert_eq!((got[0].1, got[0].2), (12.0, 1.0));
+        assert_eq!((got[1].1, got[1].2), (10.0, 2.0));
+        assert_eq!(got[1].3, [2.0, 0.0]);
+        assert_eq!(got[0].4, Some(vec![0.0, 1.0, 1.0, 2.0, 2.0, 2.0]));
+        assert_eq!(got[1].4, None);
+    }
+
+    #[test]
+    fn a_thread_that_panics_stops_the_others_instead_of_hanging_them() {
+        let got = on_ring(|r| {
+            assert!(r.rank != 1, "part 1 fails");
+            FdRing::<f64>::max(r, vec![1.0])
+        });
+        assert!(got.iter().all(Option::is_none), "every part stopped");
+    }
+
+    #[test]
+    fn an_error_is_agreed_by_every_thread() {
+        let got = on_ring(|r| {
+            let local = if r.rank == 2 {
+                Err(FdError::Setup("part 2's device".into()))
+            } else {
+                Ok(())
+            };
+            FdRing::<f64>::agree(r, local).unwrap_err().to_string()
+        });
+        assert!(got.iter().all(|e| e.as_deref() == Some("part 2's device")));
     }
 }

@@ -14,6 +14,7 @@
 //! CPU grid and the GPU's fill kernel both apply. Where two walls meet, the later axis's rule
 //! sets the shared nodes (y after x, z after y).
 
+use super::store::Store;
 use crate::Real;
 
 /// How a wall sets one unknown.
@@ -105,11 +106,18 @@ pub(crate) fn line_sets(
     out
 }
 
-/// Applies `sets` to the line through `v` from `base` at `stride`.
-pub(crate) fn apply<T: Real>(v: &mut [T], (base, stride): (usize, usize), sets: &[Set]) {
+/// Applies `sets` to unknown `u`'s line through `v` from the padded node `base` at `stride`.
+pub(crate) fn apply<T: Real>(
+    v: &mut Store<T>,
+    u: usize,
+    (base, stride): (usize, usize),
+    sets: &[Set],
+) {
     for s in sets {
         let [c0, c1, c2] = s.c.map(T::from_f64);
-        let value = c0 + c1 * v[base + s.from[0] * stride] + c2 * v[base + s.from[1] * stride];
-        v[base + s.to * stride] = value;
+        let value = c0
+            + c1 * v.get(u, base + s.from[0] * stride)
+            + c2 * v.get(u, base + s.from[1] * stride);
+        v.set(u, base + s.to * stride, value);
     }
 }

@@ -82,11 +82,10 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
     ) -> Result<Self, Error> {
         let nu = S::UNKNOWNS.len();
         // The slab's padded length, as the grid will pad it.
-        let (outer, halo) = (S::DIM - 1, S::REACH.max(1));
-        let planes = ring.planes(n[outer]).len();
-        let len: usize = (0..S::DIM)
-            .map(|a| if a == outer { planes } else { n[a] } + 2 * halo)
-            .product();
+        let outer = S::DIM - 1;
+        let mut m = n;
+        m[outer] = ring.planes(n[outer]).len();
+        let len: usize = FdGrid::<S, T>::padded(m).iter().product();
         let bytes = (nu * len * std::mem::size_of::<T>()) as u64;
         let device = Self::check_device(&ctx, bytes);
         let local = match &device {
@@ -96,7 +95,7 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         let built = FdGrid::<S, T>::on_ring_with(n, h, params, sides, ring, local);
         device?;
         let host = built?;
-        debug_assert_eq!(len, host.phi[0].len());
+        debug_assert_eq!(len, host.phi.nodes);
         let ring = host.ring().ranks() > 1;
         let dev = &ctx.device;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
@@ -415,7 +414,7 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
             self.record_stage(&mut pass, k, outer);
         }
         let size = std::mem::size_of::<T>() as u64;
-        let len = self.host.phi[0].len() as u64;
+        let len = self.host.phi.nodes as u64;
         let (g, m, plane) = (
             self.host.g[outer] as u64,
             self.host.m[outer] as u64,
@@ -476,10 +475,11 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
 
     /// Sends the host copy's unknowns to the device's `φ`.
     fn upload(&mut self) {
-        let all: Vec<T> = self.host.phi.concat();
+        // The device's layout, what the host grid is built in.
+        let all: &[T] = &self.host.phi.data;
         self.ctx
             .queue
-            .write_buffer(&self.bufs[self.current], 0, bytes_of(&all));
+            .write_buffer(&self.bufs[self.current], 0, bytes_of(all));
         self.stale = false;
     }
 
@@ -488,12 +488,9 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         if !self.stale {
             return Ok(());
         }
-        let len = self.host.phi[0].len();
-        let bytes = (S::UNKNOWNS.len() * len * std::mem::size_of::<T>()) as u64;
+        let bytes = std::mem::size_of_val(&self.host.phi.data[..]) as u64;
         let all: Vec<T> = self.ctx.read_buffer(&self.bufs[self.current], bytes)?;
-        for (v, part) in self.host.phi.iter_mut().zip(all.chunks(len)) {
-            v.copy_from_slice(part);
-        }
+        self.host.phi.data.copy_from_slice(&all);
         self.stale = false;
         Ok(())
     }
@@ -537,7 +534,7 @@ fn shader<S: FdScheme, T: Real>(
     axes: &[(usize, usize, usize)],
     row: u32,
 ) -> String {
-    let len = host.phi[0].len();
+    let len = host.phi.nodes;
     let (nin, nu, np) = (S::LOADS.len(), S::UNKNOWNS.len(), host.prm.len());
     let st = host.stride;
     let mut s = format!("alias real = {};\n{}\n", arithmetic::<T>(), S::WGSL);

@@ -104,6 +104,8 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
                 let (jobs, inbox) = channel::<Job<S, T>>();
                 let (built, ctx, sides) = (built.clone(), ctx.clone(), sides.clone());
                 let thread = std::thread::spawn(move || {
+                    // Should this part panic, the others stop at their next meeting.
+                    let _guard = ring.guard();
                     let ring = Box::new(ring);
                     let part = if k == 1 {
                         GpuFdGrid::on_ring(ctx, n, h, params, sides, ring).map(Part::Device)
@@ -128,6 +130,9 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
                 }
             })
             .collect();
+        // The parts' threads hold the only senders: a thread that stops unreported ends the
+        // wait below.
+        drop(built);
         let mut grid = Self {
             workers,
             n,
