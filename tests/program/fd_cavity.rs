@@ -282,6 +282,8 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
         &[
             "run",
             "fd-cavity",
+            "--output-every",
+            "10",
             "--layout",
             "csoa",
             "--host-columns",
@@ -300,7 +302,7 @@ fn what_fd_cavity_does_not_take_is_refused_by_key() {
             "T",
         ],
         &[
-            "setting `layout`: does not apply to fd-cavity",
+            "setting `output-every`: does not apply to fd-cavity",
             "setting `layout`: csoa: fd-cavity's soa is processed in clusters",
             "setting `host-columns`: applies to backend hetero only",
             "setting `adapter`: chooses the GPU of --backend gpu or hetero",

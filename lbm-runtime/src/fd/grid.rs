@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::checkpoint::{self, FdHeader};
 use super::ring::{FdRing, OneProcess};
-use super::store::{piece_at, FdLayout, Store, LANES};
+use super::store::{piece_at, FdLayout, Store, AOS, CLUSTERED, LANES, SOA};
 use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
 use crate::checkpoint::{mismatch, ParamValue};
@@ -510,6 +510,15 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// One pass of the rates over the updated nodes: `reg ← a·reg + Δt R(φ)`, or for Euler
     /// (`a = None`) `reg ← φ + Δt R(φ)`.
     fn rates_pass(&mut self, a: Option<T>, dt: T) {
+        match self.reg.layout {
+            FdLayout::Soa => self.rates_pass_in::<SOA>(a, dt),
+            FdLayout::Aos => self.rates_pass_in::<AOS>(a, dt),
+            FdLayout::Clustered => self.rates_pass_in::<CLUSTERED>(a, dt),
+        }
+    }
+
+    /// [`FdGrid::rates_pass`] compiled for the layout of code `L` (the grid's).
+    fn rates_pass_in<const L: u8>(&mut self, a: Option<T>, dt: T) {
         let outer = S::DIM - 1;
         let plane = self.stride[outer];
         let nu = S::UNKNOWNS.len();
@@ -521,21 +530,22 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         };
         let xs = self.updated(0);
         // One item per plane of the outermost axis: that plane's part of the register.
-        let layout = self.reg.layout;
         let planes = self.reg.planes_mut(plane);
         let (phi, prm, offsets, stride) = (&self.phi, &self.prm, &self.offsets, self.stride);
         let body = |t: usize, mut regs: Vec<&mut [T]>| {
             if !updated.contains(&t) {
                 return;
             }
-            // Unknown `u` of the plane's node `local` in the register, from its value now.
-            let mut update = |u: usize, local: usize, now: T, rate: T| {
-                let (piece, at) = piece_at(layout, (plane, nu), u, local);
+            // The register's new value from its value `r`, the unknown's `now` and its rate.
+            let next = |r: T, now: T, rate: T| match a {
+                None => now + dt * rate,
+                Some(a) => T::mul_add(a, r, dt * rate),
+            };
+            // Unknown `u` of the plane's node `local` in the register.
+            let update = |regs: &mut [&mut [T]], u: usize, local: usize, now: T, rate: T| {
+                let (piece, at) = piece_at::<L>((plane, nu), u, local);
                 let r = &mut regs[piece][at];
-                *r = match a {
-                    None => now + dt * rate,
-                    Some(a) => T::mul_add(a, *r, dt * rate),
-                };
+                *r = next(*r, now, rate);
             };
             let mut out = vec![T::default(); nu];
             let mut inp = vec![[T::default(); LANES]; S::LOADS.len()];
@@ -548,12 +558,23 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                     let local = row + i;
                     let idx = t * plane + local;
                     for (k, v) in inp.iter_mut().enumerate() {
-                        phi.lanes(S::LOADS[k].0, (idx as isize + offsets[k]) as usize, v);
+                        phi.lanes_in::<L>(S::LOADS[k].0, (idx as isize + offsets[k]) as usize, v);
                     }
                     S::rates_lanes(&inp, prm, &mut lanes);
                     for (u, rates) in lanes.iter().enumerate() {
-                        for (l, &rate) in rates.iter().enumerate() {
-                            update(u, local + l, phi.get(u, idx + l), rate);
+                        if L == SOA {
+                            // Whole runs of lanes, which vectorise.
+                            let mut now = [T::default(); LANES];
+                            phi.lanes_in::<L>(u, idx, &mut now);
+                            let (piece, at) = piece_at::<L>((plane, nu), u, local);
+                            let r = &mut regs[piece][at..at + LANES];
+                            for l in 0..LANES {
+                                r[l] = next(r[l], now[l], rates[l]);
+                            }
+                        } else {
+                            for (l, &rate) in rates.iter().enumerate() {
+                                update(&mut regs, u, local + l, phi.get_in::<L>(u, idx + l), rate);
+                            }
                         }
                     }
                     i += LANES;
@@ -566,13 +587,13 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                             let (u, _) = S::LOADS[k];
                             // The reads stay inside the padded array: `idx` is an updated
                             // node and the ghost layers are as deep as the stencils reach.
-                            phi.get(u, (idx as isize + offsets[k]) as usize)
+                            phi.get_in::<L>(u, (idx as isize + offsets[k]) as usize)
                         },
                         prm,
                         &mut out,
                     );
                     for (u, &rate) in out.iter().enumerate() {
-                        update(u, local, phi.get(u, idx), rate);
+                        update(&mut regs, u, local, phi.get_in::<L>(u, idx), rate);
                     }
                 }
             }
@@ -636,11 +657,16 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// [`FdGrid::check`], failing also where `local` (what the process found of its own
     /// device) is an error (collective).
     pub(crate) fn check_with(&self, dt: f64, local: Result<(), FdError>) -> Result<(), FdError> {
-        let bad = (0..S::UNKNOWNS.len()).find_map(|u| {
-            self.local_nodes()
-                .find(|&node| !self.phi.get(u, self.index(node)).is_finite())
-                .map(|node| (u, node))
-        });
+        // Every stored value finite (the ghosts are the nodes' affine images) is the common
+        // case, read at the memory's pace; the nodes are searched only otherwise.
+        let all_finite = self.phi.data.iter().all(|v| v.is_finite());
+        let bad = (0..S::UNKNOWNS.len())
+            .filter(|_| !all_finite)
+            .find_map(|u| {
+                self.local_nodes()
+                    .find(|&node| !self.phi.get(u, self.index(node)).is_finite())
+                    .map(|node| (u, node))
+            });
         self.ring.agree(match (local, bad) {
             (Err(e), _) => Err(e),
             (Ok(()), None) => Ok(()),

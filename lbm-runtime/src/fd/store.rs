@@ -37,12 +37,28 @@ impl FdLayout {
 
     /// Where unknown `u` of node `i` lives among `nodes` padded nodes of `unknowns`.
     #[inline(always)]
-    pub(crate) fn at(self, (nodes, unknowns): (usize, usize), u: usize, i: usize) -> usize {
+    pub(crate) fn at(self, dims: (usize, usize), u: usize, i: usize) -> usize {
         match self {
-            FdLayout::Soa => u * nodes + i,
-            FdLayout::Aos => i * unknowns + u,
-            FdLayout::Clustered => (i / LANES) * unknowns * LANES + u * LANES + i % LANES,
+            FdLayout::Soa => at_in::<SOA>(dims, u, i),
+            FdLayout::Aos => at_in::<AOS>(dims, u, i),
+            FdLayout::Clustered => at_in::<CLUSTERED>(dims, u, i),
         }
+    }
+}
+
+/// Each layout as a code (`FdLayout as u8`): the hot loops take it as a const parameter, so
+/// each is compiled with its layout's addressing.
+pub(crate) const SOA: u8 = FdLayout::Soa as u8;
+pub(crate) const AOS: u8 = FdLayout::Aos as u8;
+pub(crate) const CLUSTERED: u8 = FdLayout::Clustered as u8;
+
+/// [`FdLayout::at`] for the layout of code `L`.
+#[inline(always)]
+pub(crate) fn at_in<const L: u8>((nodes, unknowns): (usize, usize), u: usize, i: usize) -> usize {
+    match L {
+        SOA => u * nodes + i,
+        AOS => i * unknowns + u,
+        _ => (i / LANES) * unknowns * LANES + u * LANES + i % LANES,
     }
 }
 
@@ -86,18 +102,22 @@ impl<T: Real> Store<T> {
         self.data[at] = v;
     }
 
-    /// Unknown `u` at the `LANES` nodes from `i` along x.
+    /// [`Store::get`] in the layout of code `L` (this store's).
     #[inline(always)]
-    pub fn lanes(&self, u: usize, i: usize, out: &mut [T; LANES]) {
-        match self.layout {
-            FdLayout::Soa => {
-                let at = self.at(u, i);
-                out.copy_from_slice(&self.data[at..at + LANES]);
-            }
-            _ => {
-                for (l, o) in out.iter_mut().enumerate() {
-                    *o = self.get(u, i + l);
-                }
+    pub fn get_in<const L: u8>(&self, u: usize, i: usize) -> T {
+        self.data[at_in::<L>((self.nodes, self.unknowns), u, i)]
+    }
+
+    /// Unknown `u` at the `LANES` nodes from `i` along x, in the layout of code `L` (this
+    /// store's).
+    #[inline(always)]
+    pub fn lanes_in<const L: u8>(&self, u: usize, i: usize, out: &mut [T; LANES]) {
+        if L == SOA {
+            let at = at_in::<L>((self.nodes, self.unknowns), u, i);
+            out.copy_from_slice(&self.data[at..at + LANES]);
+        } else {
+            for (l, o) in out.iter_mut().enumerate() {
+                *o = self.get_in::<L>(u, i + l);
             }
         }
     }
@@ -132,16 +152,16 @@ impl<T: Real> Store<T> {
 }
 
 /// Where unknown `u` of the node `local` of a plane lies among the plane's pieces
-/// ([`Store::planes_mut`]): `(piece, index)`.
+/// ([`Store::planes_mut`]) in the layout of code `L`: `(piece, index)`.
 #[inline(always)]
-pub(crate) fn piece_at(
-    layout: FdLayout,
+pub(crate) fn piece_at<const L: u8>(
     (plane, unknowns): (usize, usize),
     u: usize,
     local: usize,
 ) -> (usize, usize) {
-    match layout {
-        FdLayout::Soa => (u, local),
-        _ => (0, layout.at((plane, unknowns), u, local)),
+    if L == SOA {
+        (u, local)
+    } else {
+        (0, at_in::<L>((plane, unknowns), u, local))
     }
 }
