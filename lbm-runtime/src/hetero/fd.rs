@@ -20,15 +20,15 @@ use crate::{Error, Real};
 
 /// One part of the split, on the host or on the device.
 enum Part<S: FdScheme, T: Real> {
-    Host(FdGrid<S, T>),
-    Device(GpuFdGrid<S, T>),
+    Host(Box<FdGrid<S, T>>),
+    Device(Box<GpuFdGrid<S, T>>),
 }
 
 impl<S: FdScheme, T: Real> Part<S, T> {
     fn run(&mut self) -> &mut dyn FdRun {
         match self {
-            Part::Host(g) => g,
-            Part::Device(g) => g,
+            Part::Host(g) => g.as_mut(),
+            Part::Device(g) => g.as_mut(),
         }
     }
 
@@ -108,10 +108,11 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
                     let _guard = ring.guard();
                     let ring = Box::new(ring);
                     let part = if k == 1 {
-                        GpuFdGrid::on_ring(ctx, n, h, params, sides, ring).map(Part::Device)
+                        GpuFdGrid::on_ring(ctx, n, h, params, sides, ring)
+                            .map(|g| Part::Device(Box::new(g)))
                     } else {
                         FdGrid::on_ring(n, h, params, sides, ring)
-                            .map(Part::Host)
+                            .map(|g| Part::Host(Box::new(g)))
                             .map_err(Error::from)
                     };
                     match part {
