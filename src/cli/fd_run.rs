@@ -379,6 +379,8 @@ fn drive(
     let interrupted = super::driver::interrupt_flag();
     let first = g.steps();
     let start = Instant::now();
+    // Time spent writing checkpoints, which the speed below leaves out.
+    let mut writing = 0.0;
     // Stretches of at most `interval` steps, ending at the steady-state tests and the
     // checkpoints; a Ctrl-C on any process stops every one after the stretch.
     let (steady, stopped) = loop {
@@ -391,13 +393,15 @@ fn drive(
         let stopped = world.any(interrupted.load(Ordering::SeqCst));
         let end = steady || stopped || now >= max_steps;
         if checkpoint_every > 0 && (end || due(now, checkpoint_every)) {
+            let t = Instant::now();
             g.checkpoint(&checkpoint)?;
+            writing += t.elapsed().as_secs_f64();
         }
         if end {
             break (steady, stopped);
         }
     };
-    let seconds = start.elapsed().as_secs_f64();
+    let seconds = start.elapsed().as_secs_f64() - writing;
     let steps = g.steps();
     let rates = g.max_rates()?;
     // Every field the outputs need, gathered on rank 0 (collective).
@@ -423,8 +427,13 @@ fn drive(
         rates[2]
     );
     let nodes = (n * n) as f64 * (steps - first) as f64;
+    let checkpoints = if writing > 0.0 {
+        format!(" (and {writing:.2} s writing checkpoints)")
+    } else {
+        String::new()
+    };
     println!(
-        "{:.2} s, {:.1} M node updates/s, {:.2} GB/s of the registers' minimal traffic",
+        "{:.2} s{checkpoints}, {:.1} M node updates/s, {:.2} GB/s of the registers' minimal traffic",
         seconds,
         nodes / seconds / 1e6,
         nodes * g.bytes_per_node() as f64 / seconds / 1e9
