@@ -337,102 +337,64 @@ fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
 /// neighbours) writes the single process's centre lines bit for bit; the vertical line crosses
 /// every slab, and after 1500 steps every node has felt the cuts; a run checkpointed on 2 ranks
 /// resumes on 3 to the same bits, as the clustered layout does on 2; GPU ranks agree within
-/// 1e-12, and the host/device split is
-/// refused under mpiexec. Slabs thinner than the stencils need are refused on every rank.
+/// 1e-12, and the host/device split is refused under mpiexec. Slabs thinner than the stencils need are refused on every rank.
 #[test]
 fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
-    let run = |ranks: usize, precision: &str| -> String {
-        let dir = tempfile::tempdir().unwrap();
-        let args = [
-            "run",
-            "fd-cavity",
-            "--lx",
-            "31",
-            "--steps",
-            "1500",
-            "--precision",
-            precision,
-            "--images",
-            "",
-            "--out",
-            dir.path().to_str().unwrap(),
-        ];
+    // `lbm run fd-cavity` on 31² nodes into `dir` on `ranks` ranks: its output and centre lines.
+    let cavity = |ranks: usize, dir: &std::path::Path, extra: &[&str]| -> (String, String) {
+        let common = ["run", "fd-cavity", "--lx", "31", "--images", "", "--out"];
+        let args = [&common[..], &[dir.to_str().unwrap()], extra].concat();
         let stdout = lbm_ok(ranks, &args);
+        let csv = std::fs::read_to_string(dir.join("fd-cavity_centrelines.csv")).unwrap();
+        (stdout, csv)
+    };
+    let fresh = || tempfile::tempdir().unwrap();
+    let run = |ranks: usize, precision: &str| -> String {
+        let dir = fresh();
+        let (stdout, csv) = cavity(
+            ranks,
+            dir.path(),
+            &["--steps", "1500", "--precision", precision],
+        );
         assert!(
             ranks == 1 || stdout.contains(&format!("{ranks} ranks of rows")),
             "{stdout}"
         );
-        std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap()
+        csv
     };
-    for precision in ["f64", "f32"] {
-        let one = run(1, precision);
+    let mut one = String::new();
+    for precision in ["f32", "f64"] {
+        one = run(1, precision);
         assert_eq!(one.lines().count(), 32, "a header and 31 nodes");
         for ranks in [2, 3] {
             assert!(run(ranks, precision) == one, "{precision} on {ranks} ranks");
         }
     }
-    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
-    // Checkpointed on 2 ranks at step 700 and resumed on 3: the single process's bits.
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
+    // `one` is the f64 run now. Checkpointed on 2 ranks at step 700 and resumed on 3: the
+    // single process's bits.
+    let dir = fresh();
+    cavity(
+        2,
+        dir.path(),
+        &["--steps", "700", "--checkpoint-every", "700"],
+    );
     let ckpt = dir.path().join("fd-cavity_checkpoint.lbm");
-    let common = [
-        "run",
-        "fd-cavity",
-        "--lx",
-        "31",
-        "--images",
-        "",
-        "--out",
-        out,
-    ];
-    lbm_ok(
-        2,
-        &[
-            &common[..],
-            &["--steps", "700", "--checkpoint-every", "700"],
-        ]
-        .concat(),
-    );
     let resume = ["--steps", "1500", "--resume", ckpt.to_str().unwrap()];
-    lbm_ok(3, &[&common[..], &resume].concat());
-    let resumed = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
-    let one = run(1, "f64");
-    assert!(resumed == one, "resumed on 3 ranks");
-    // Another layout on 2 ranks (the planes travel in node order whatever the layout).
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
-    let common = [
-        "run",
-        "fd-cavity",
-        "--lx",
-        "31",
-        "--images",
-        "",
-        "--out",
-        out,
-    ];
-    lbm_ok(
-        2,
-        &[&common[..], &["--steps", "1500", "--layout", "caosoa"]].concat(),
+    assert!(
+        cavity(3, dir.path(), &resume).1 == one,
+        "resumed on 3 ranks"
     );
-    let clustered = std::fs::read_to_string(dir.path().join("fd-cavity_centrelines.csv")).unwrap();
+    // Another layout on 2 ranks (the planes travel in node order whatever the layout).
+    let clustered = cavity(
+        2,
+        fresh().path(),
+        &["--steps", "1500", "--layout", "caosoa"],
+    )
+    .1;
     assert!(clustered == one, "caosoa on 2 ranks");
     // GPU ranks (their slabs' edge rows read back and traded after each stage): the CPU's
     // centre lines within 1e-12.
-    let gpu = tempfile::tempdir().unwrap();
-    let on_gpu = [
-        "run",
-        "fd-cavity",
-        "--lx",
-        "31",
-        "--steps",
-        "1500",
-        "--images",
-        "",
-    ];
-    let extra = ["--backend", "gpu", "--out", gpu.path().to_str().unwrap()];
-    let stdout = lbm_ok(2, &[&on_gpu[..], &extra].concat());
+    let (stdout, csv) = cavity(2, fresh().path(), &["--steps", "1500", "--backend", "gpu"]);
     assert!(stdout.contains("2 ranks of rows, on "), "{stdout}");
     let values = |csv: &str| -> Vec<f64> {
         csv.lines()
@@ -444,10 +406,12 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
             })
             .collect()
     };
-    let csv = std::fs::read_to_string(gpu.path().join("fd-cavity_centrelines.csv")).unwrap();
-    for (a, b) in values(&one).iter().zip(&values(&csv)) {
+    let (cpu, gpu) = (values(&one), values(&csv));
+    assert_eq!(cpu.len(), gpu.len());
+    for (a, b) in cpu.iter().zip(&gpu) {
         assert!((a - b).abs() <= 1e-12, "GPU ranks: {a} against {b}");
     }
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let out = mpiexec_program(2, lbm, &["run", "fd-cavity", "--backend", "hetero"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

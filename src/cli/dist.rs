@@ -138,7 +138,7 @@ fn opened(
 /// The GPU options of this rank: the node's adapters taken in turn by its ranks.
 fn node_options(world: &World, opts: &GpuOptions) -> GpuOptions {
     GpuOptions {
-        node_rank: mpi_ring::node_rank(world.comm()),
+        node_rank: world.node_rank(),
         ..opts.clone()
     }
 }

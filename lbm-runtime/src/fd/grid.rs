@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::checkpoint::{self, FdHeader};
 use super::ring::{FdRing, OneProcess};
-use super::store::{piece_at, FdLayout, Store, AOS, CLUSTERED, LANES, SOA};
+use super::store::{at_in, piece_at, FdLayout, Store, AOS, CLUSTERED, LANES, SOA};
 use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
 use crate::checkpoint::{mismatch, ParamValue};
@@ -214,7 +214,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         let outer = dim - 1;
         let ranks = ring.ranks();
         let planes = ring.planes(n[outer]);
-        let least = (halo + 1).max(3);
+        let least = Self::least_planes();
         if planes.len() < least {
             return Err(setup(format!(
                 "{name}: {} planes along {} cannot be cut into {ranks} slabs of at least {least} planes (its stencils reach {halo}): run on at most {} processes",
@@ -261,6 +261,11 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// The time reached, `Σ Δt`.
     pub fn time(&self) -> f64 {
         self.time
+    }
+
+    /// The fewest planes a slab may hold: one more than the stencils reach, and 3.
+    pub fn least_planes() -> usize {
+        (S::REACH.max(1) + 1).max(3)
     }
 
     /// The padded extents of a slab of `m` nodes per axis: the ghost layers each side, and x
@@ -603,15 +608,26 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
 
     /// `φ ← φ + b·reg` over the updated nodes.
     fn accumulate(&mut self, b: T) {
+        match self.phi.layout {
+            FdLayout::Soa => self.accumulate_in::<SOA>(b),
+            FdLayout::Aos => self.accumulate_in::<AOS>(b),
+            FdLayout::Clustered => self.accumulate_in::<CLUSTERED>(b),
+        }
+    }
+
+    /// [`FdGrid::accumulate`] compiled for the layout of code `L` (the grid's; the register's
+    /// is the same, so a node's unknown lies at the same place in both).
+    fn accumulate_in<const L: u8>(&mut self, b: T) {
         let (xs, ys, zs) = (self.updated(0), self.updated(1), self.updated(2));
+        let dims = (self.phi.nodes, self.phi.unknowns);
+        let (phi, reg) = (&mut self.phi.data, &self.reg.data);
         for u in 0..S::UNKNOWNS.len() {
             for k in zs.clone() {
                 for j in ys.clone() {
                     let row = j * self.stride[1] + k * self.stride[2];
                     for i in xs.clone() {
-                        let now = self.phi.get(u, row + i);
-                        let next = T::mul_add(b, self.reg.get(u, row + i), now);
-                        self.phi.set(u, row + i, next);
+                        let at = at_in::<L>(dims, u, row + i);
+                        phi[at] = T::mul_add(b, reg[at], phi[at]);
                     }
                 }
             }

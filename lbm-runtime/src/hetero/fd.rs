@@ -148,14 +148,14 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
             .map(|_| done.recv().expect("a part's thread reports"))
             .collect();
         outcomes.sort_by_key(|(k, _)| *k);
-        first_error(outcomes.into_iter().map(|(_, r)| r).collect())?;
+        outcome(outcomes.into_iter().map(|(_, r)| r).collect())?;
         grid.bytes_per_node = grid.each(|p| p.run().bytes_per_node())[0];
         Ok(grid)
     }
 
-    /// The fewest planes a part may hold: one more than the stencils reach, and 3.
+    /// The fewest planes a part may hold ([`FdGrid::least_planes`]).
     pub fn least_planes() -> usize {
-        (S::REACH.max(1) + 1).max(3)
+        FdGrid::<S, T>::least_planes()
     }
 
     /// The device's description and the split.
@@ -185,7 +185,7 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
                 .map(|node| f(node.map(|c| c as f64 * h)))
                 .collect(),
         );
-        first_error(self.each(move |p| p.set_whole(u, &values)))
+        outcome(self.each(move |p| p.set_whole(u, &values)))
     }
 
     /// Runs `job` on every part at once and returns what each gave, in ring order.
@@ -217,20 +217,12 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
         out.into_iter().map(|(_, r)| r).collect()
     }
 
-    /// Runs `job` on every part and keeps the first part's value, or the error of the part
-    /// that failed first.
+    /// Runs `job` on every part and keeps their [`outcome`].
     fn collective<R: Send + 'static>(
         &self,
         job: impl Fn(&mut dyn FdRun) -> Result<R, Error> + Send + Clone + 'static,
     ) -> Result<R, Error> {
-        let mut all = self.each(move |p| job(p.run()));
-        let first = all
-            .iter()
-            .position(|r| matches!(r, Err(e) if !other_part(e)));
-        match first {
-            Some(k) => all.swap_remove(k),
-            None => all.swap_remove(0),
-        }
+        outcome(self.each(move |p| job(p.run())))
     }
 
     /// Steps and time, as every part has them after a collective call.
@@ -252,13 +244,15 @@ fn other_part(e: &Error) -> bool {
     matches!(e, Error::Fd(FdError::OtherRank(_)))
 }
 
-/// `Ok` where every part succeeded, else the error of the first that failed on its own.
-fn first_error(all: Vec<Result<(), Error>>) -> Result<(), Error> {
-    let mut errors: Vec<Error> = all.into_iter().filter_map(Result::err).collect();
-    match errors.iter().position(|e| !other_part(e)) {
-        Some(k) => Err(errors.swap_remove(k)),
-        None => errors.into_iter().next().map_or(Ok(()), Err),
-    }
+/// The parts' outcome, in ring order: the error of the first part that failed on its own,
+/// else the first error (another part's, reported), else the first part's value.
+fn outcome<R>(mut all: Vec<Result<R, Error>>) -> Result<R, Error> {
+    let first = |own: bool| {
+        all.iter()
+            .position(|r| matches!(r, Err(e) if !own || !other_part(e)))
+    };
+    let k = first(true).or_else(|| first(false)).unwrap_or(0);
+    all.swap_remove(k)
 }
 
 impl<S: FdScheme, T: Real> Drop for HeteroFdGrid<S, T> {

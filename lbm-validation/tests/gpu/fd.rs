@@ -5,11 +5,13 @@
 //! 1e-12 and f32 within 1e-5 of the host's values at every node; the same grids split between
 //! the host and the device ([`HeteroFdGrid`]) within 1e-12; checkpoints across both.
 
+use std::sync::Arc;
+
 use lbm::Real;
 use lbm::fd::{FdGrid, FdRun, FdScheme, Rule, Side};
 use lbm::fd_cavity::FdCavity;
 use lbm::fd_scheme;
-use lbm::gpu::GpuFdGrid;
+use lbm::gpu::{GpuContext, GpuFdGrid};
 use lbm::hetero::HeteroFdGrid;
 
 use super::gpu_support::context;
@@ -41,18 +43,96 @@ fd_scheme! {
     }
 }
 
-/// The largest difference between the host's and the device's values of every unknown,
-/// relative to the largest host value.
-fn worst<S: FdScheme, T: Real>(cpu: &FdGrid<S, T>, gpu: &mut GpuFdGrid<S, T>) -> f64 {
+/// The largest difference between the host grid's values of every unknown and `run`'s
+/// (gathered), relative to the largest host value.
+fn worst<S: FdScheme, T: Real>(cpu: &FdGrid<S, T>, run: &mut impl FdRun) -> f64 {
     let mut worst: f64 = 0.0;
     for u in 0..S::UNKNOWNS.len() {
-        let (a, b) = (cpu.field(u), gpu.field(u).unwrap());
+        let (a, b) = (cpu.field(u), run.gather(u).unwrap().unwrap());
         let scale = a.iter().fold(1e-300_f64, |m, v| m.max(v.abs()));
         for (x, y) in a.iter().zip(&b) {
             worst = worst.max((x - y).abs() / scale);
         }
     }
     worst
+}
+
+/// A grid of scheme `S` to run on the host and elsewhere from the same start.
+struct Setup<S: FdScheme> {
+    n: [usize; 3],
+    h: f64,
+    params: S::Params,
+    sides: Vec<Side>,
+    start: fn([f64; 3]) -> f64,
+    dt: f64,
+}
+
+impl<S: FdScheme> Setup<S> {
+    /// The largest difference, relative, between the host grid and `other` (set to the same
+    /// start) after `steps` steps of each.
+    fn against(&self, mut other: impl FdRun, steps: u64) -> f64 {
+        let mut cpu: FdGrid<S, f64> =
+            FdGrid::new(self.n, self.h, self.params, self.sides.clone()).unwrap();
+        cpu.set(0, self.start);
+        cpu.advance(steps, self.dt).unwrap();
+        other.advance(steps, self.dt).unwrap();
+        worst(&cpu, &mut other)
+    }
+}
+
+/// Advection–diffusion in three Runge–Kutta stages, periodic along x and y.
+fn drift() -> Setup<Drift2> {
+    let h = 1.0 / 24.0;
+    Setup {
+        n: [37, 24, 1],
+        h,
+        params: Drift2Params {
+            ax: 1.0,
+            ay: -0.5,
+            nu: 0.01,
+        },
+        sides: vec![Side::Periodic; 4],
+        start: |x| {
+            let pi2 = 2.0 * std::f64::consts::PI;
+            (pi2 * x[0] * 24.0 / 37.0).sin() * (pi2 * x[1]).cos() + 0.3 * (pi2 * 2.0 * x[1]).sin()
+        },
+        dt: 0.2 * h,
+    }
+}
+
+/// The 3-D heat equation between Neumann and Dirichlet walls along x and z, periodic along y.
+fn heat() -> Setup<Heat3d> {
+    let h = 0.1;
+    Setup {
+        n: [9, 11, 13],
+        h,
+        params: Heat3dParams { alpha: 1.0 },
+        sides: vec![
+            Side::Wall(vec![Rule::ZeroGradient]),
+            Side::Wall(vec![Rule::Value(1.0)]),
+            Side::Periodic,
+            Side::Periodic,
+            Side::Wall(vec![Rule::Value(-0.5)]),
+            Side::Wall(vec![Rule::ZeroGradient]),
+        ],
+        start: |x| x[0] * x[0] - x[1] + 3.0 * x[2] * x[0],
+        dt: 0.1 * h * h,
+    }
+}
+
+/// `s`'s grid on the device of `ctx`, set to its start.
+fn on_device<S: FdScheme>(ctx: Arc<GpuContext>, s: &Setup<S>) -> GpuFdGrid<S, f64> {
+    let mut g = GpuFdGrid::new(ctx, s.n, s.h, s.params, s.sides.clone()).unwrap();
+    g.set(0, s.start).unwrap();
+    g
+}
+
+/// `s`'s grid split between the host (3 planes at each end) and the device of `ctx`, set to
+/// its start.
+fn split_of<S: FdScheme>(ctx: Arc<GpuContext>, s: &Setup<S>) -> HeteroFdGrid<S, f64> {
+    let mut g = HeteroFdGrid::new(ctx, s.n, s.h, s.params, s.sides.clone(), 3).unwrap();
+    g.set(0, s.start).unwrap();
+    g
 }
 
 fn cavity<T: Real>(bound: f64) {
@@ -89,50 +169,16 @@ fn the_cavity_on_the_device_is_the_host_grid_in_f32() {
 #[test]
 fn runge_kutta_stages_and_the_periodic_wrap_on_the_device_are_the_host_grid() {
     let Some(ctx) = context() else { return };
-    let n = [37, 24, 1];
-    let h = 1.0 / 24.0;
-    let params = Drift2Params {
-        ax: 1.0,
-        ay: -0.5,
-        nu: 0.01,
-    };
-    let start = |x: [f64; 3]| {
-        let pi2 = 2.0 * std::f64::consts::PI;
-        (pi2 * x[0] * 24.0 / 37.0).sin() * (pi2 * x[1]).cos() + 0.3 * (pi2 * 2.0 * x[1]).sin()
-    };
-    let mut cpu: FdGrid<Drift2, f64> = FdGrid::new(n, h, params, vec![Side::Periodic; 4]).unwrap();
-    let mut gpu: GpuFdGrid<Drift2, f64> =
-        GpuFdGrid::new(ctx, n, h, params, vec![Side::Periodic; 4]).unwrap();
-    cpu.set(0, start);
-    gpu.set(0, start).unwrap();
-    cpu.advance(300, 0.2 * h).unwrap();
-    gpu.advance(300, 0.2 * h).unwrap();
-    let w = worst(&cpu, &mut gpu);
+    let s = drift();
+    let w = s.against(on_device(ctx, &s), 300);
     assert!(w <= 1e-12, "{w:e}");
 }
 
 #[test]
 fn a_3d_grid_with_neumann_and_dirichlet_walls_on_the_device_is_the_host_grid() {
     let Some(ctx) = context() else { return };
-    let n = [9, 11, 13];
-    let h = 0.1;
-    let sides = vec![
-        Side::Wall(vec![Rule::ZeroGradient]),
-        Side::Wall(vec![Rule::Value(1.0)]),
-        Side::Periodic,
-        Side::Periodic,
-        Side::Wall(vec![Rule::Value(-0.5)]),
-        Side::Wall(vec![Rule::ZeroGradient]),
-    ];
-    let params = Heat3dParams { alpha: 1.0 };
-    let start = |x: [f64; 3]| x[0] * x[0] - x[1] + 3.0 * x[2] * x[0];
-    let mut cpu: FdGrid<Heat3d, f64> = FdGrid::new(n, h, params, sides.clone()).unwrap();
-    let mut gpu: GpuFdGrid<Heat3d, f64> = GpuFdGrid::new(ctx, n, h, params, sides).unwrap();
-    cpu.set(0, start);
-    gpu.set(0, start).unwrap();
-    cpu.advance(100, 0.1 * h * h).unwrap();
-    gpu.advance(100, 0.1 * h * h).unwrap();
-    let w = worst(&cpu, &mut gpu);
+    let s = heat();
+    let w = s.against(on_device(ctx, &s), 100);
     assert!(w <= 1e-12, "{w:e}");
 }
 
@@ -176,20 +222,6 @@ fn checkpoints_move_between_the_host_and_the_device() {
     }
 }
 
-/// The largest difference between the host grid's values and `run`'s gathered ones, relative
-/// to the largest host value.
-fn worst_gathered<S: FdScheme>(cpu: &FdGrid<S, f64>, run: &mut impl FdRun) -> f64 {
-    let mut worst: f64 = 0.0;
-    for u in 0..S::UNKNOWNS.len() {
-        let (a, b) = (cpu.field(u), run.gather(u).unwrap().unwrap());
-        let scale = a.iter().fold(1e-300_f64, |m, v| m.max(v.abs()));
-        for (x, y) in a.iter().zip(&b) {
-            worst = worst.max((x - y).abs() / scale);
-        }
-    }
-    worst
-}
-
 /// The host/device split (border rows on the host, the bulk on the device, each part in a
 /// thread of a ring): the cavity, whose walls at both ends of the cut axis lie on the host
 /// parts, and the Runge–Kutta drift, whose periodic ring closes through the host borders
@@ -211,7 +243,7 @@ fn the_host_device_split_is_the_host_grid() {
     cpu.advance(300, dt).unwrap();
     split.advance(300, dt).unwrap();
     assert_eq!((split.steps(), split.time()), (cpu.steps(), cpu.time()));
-    let w = worst_gathered(&cpu, &mut split);
+    let w = worst(&cpu, &mut split);
     assert!(w <= 1e-12, "cavity: {w:e}");
     let (a, b) = (cpu.max_rates(), split.max_rates().unwrap());
     assert!((a[1] - b[1]).abs() <= 1e-9 * a[1], "{a:?} {b:?}");
@@ -227,48 +259,9 @@ fn the_host_device_split_is_the_host_grid() {
         );
     }
 
-    let n = [37, 24, 1];
-    let h = 1.0 / 24.0;
-    let drift = Drift2Params {
-        ax: 1.0,
-        ay: -0.5,
-        nu: 0.01,
-    };
-    let start = |x: [f64; 3]| {
-        let pi2 = 2.0 * std::f64::consts::PI;
-        (pi2 * x[0] * 24.0 / 37.0).sin() * (pi2 * x[1]).cos() + 0.3 * (pi2 * 2.0 * x[1]).sin()
-    };
-    let periodic = vec![Side::Periodic; 4];
-    let mut cpu: FdGrid<Drift2, f64> = FdGrid::new(n, h, drift, periodic.clone()).unwrap();
-    let mut split: HeteroFdGrid<Drift2, f64> =
-        HeteroFdGrid::new(ctx.clone(), n, h, drift, periodic.clone(), 3).unwrap();
-    cpu.set(0, start);
-    split.set(0, start).unwrap();
-    cpu.advance(100, 0.2 * h).unwrap();
-    split.advance(100, 0.2 * h).unwrap();
-    let w = worst_gathered(&cpu, &mut split);
+    let w = drift().against(split_of(ctx.clone(), &drift()), 100);
     assert!(w <= 1e-12, "drift: {w:e}");
-
-    let n = [9, 11, 13];
-    let h = 0.1;
-    let sides = vec![
-        Side::Wall(vec![Rule::ZeroGradient]),
-        Side::Wall(vec![Rule::Value(1.0)]),
-        Side::Periodic,
-        Side::Periodic,
-        Side::Wall(vec![Rule::Value(-0.5)]),
-        Side::Wall(vec![Rule::ZeroGradient]),
-    ];
-    let params = Heat3dParams { alpha: 1.0 };
-    let start = |x: [f64; 3]| x[0] * x[0] - x[1] + 3.0 * x[2] * x[0];
-    let mut cpu: FdGrid<Heat3d, f64> = FdGrid::new(n, h, params, sides.clone()).unwrap();
-    let mut split: HeteroFdGrid<Heat3d, f64> =
-        HeteroFdGrid::new(ctx.clone(), n, h, params, sides, 3).unwrap();
-    cpu.set(0, start);
-    split.set(0, start).unwrap();
-    cpu.advance(100, 0.1 * h * h).unwrap();
-    split.advance(100, 0.1 * h * h).unwrap();
-    let w = worst_gathered(&cpu, &mut split);
+    let w = heat().against(split_of(ctx.clone(), &heat()), 100);
     assert!(w <= 1e-12, "3-D heat: {w:e}");
 
     for rows in [2, 20] {
@@ -278,7 +271,8 @@ fn the_host_device_split_is_the_host_grid() {
             "{rows}: {e}"
         );
     }
-    let e = HeteroFdGrid::<Drift2, f64>::new(ctx, [37, 8, 1], 0.1, drift, periodic, 3)
+    let thin = drift();
+    let e = HeteroFdGrid::<Drift2, f64>::new(ctx, [37, 8, 1], 0.1, thin.params, thin.sides, 3)
         .err()
         .unwrap();
     assert!(e.to_string().contains("and more nodes"), "{e}");
