@@ -9,8 +9,10 @@
 
 use lbm_models::{ArtificialCompressibility2, ArtificialCompressibility2Params};
 use lbm_runtime::Real;
-use lbm_runtime::fd::{FdError, FdGrid, FdRing, FdRun, OneProcess, Rule, Side};
+use lbm_runtime::blocks::Blocks;
+use lbm_runtime::fd::{FdError, FdGrid, FdRun, Rule, Side};
 use lbm_runtime::gpu::{GpuContext, GpuFdGrid};
+use lbm_runtime::group::{Group, OneProcess};
 use lbm_runtime::hetero::HeteroFdGrid;
 
 use crate::cavity::{Deviation, RefPoint, compare_node_lines};
@@ -76,19 +78,23 @@ impl FdCavity {
 
     /// The grid at rest, its walls set: the lid at `U = 1`, the pressure extrapolated.
     pub fn grid<T: Real>(&self) -> Result<FdGrid<Scheme, T>, FdError> {
-        self.grid_on(Box::new(OneProcess))
+        self.on_blocks(Box::new(OneProcess), Blocks::whole(self.nodes()))
     }
 
-    /// [`FdCavity::grid`] cut into slabs of rows among the processes of `ring`: this
-    /// process's (collective).
-    pub fn grid_on<T: Real>(&self, ring: Box<dyn FdRing<T>>) -> Result<FdGrid<Scheme, T>, FdError> {
-        let mut g = FdGrid::on_ring(
-            [self.n, self.n, 1],
-            self.h(),
-            self.params(),
-            self.sides()?,
-            ring,
-        )?;
+    /// The grid's nodes per axis.
+    pub fn nodes(&self) -> [usize; 3] {
+        [self.n, self.n, 1]
+    }
+
+    /// [`FdCavity::grid`] cut into `blocks` among the processes of `group`: this process's
+    /// block (collective).
+    pub fn on_blocks<T: Real>(
+        &self,
+        group: Box<dyn Group<T>>,
+        blocks: Blocks,
+    ) -> Result<FdGrid<Scheme, T>, FdError> {
+        let (n, h, params) = (self.nodes(), self.h(), self.params());
+        let mut g = FdGrid::on_blocks(n, h, params, self.sides()?, group, blocks)?;
         g.set(0, |_| 0.0);
         Ok(g)
     }
@@ -98,17 +104,19 @@ impl FdCavity {
         &self,
         ctx: std::sync::Arc<GpuContext>,
     ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
-        self.gpu_grid_on(ctx, Box::new(OneProcess))
+        let blocks = Blocks::whole(self.nodes());
+        self.gpu_on_blocks(ctx, Box::new(OneProcess), blocks)
     }
 
-    /// [`FdCavity::grid_on`]'s slab on the device of `ctx` (collective).
-    pub fn gpu_grid_on<T: Real>(
+    /// [`FdCavity::on_blocks`]'s block on the device of `ctx` (collective).
+    pub fn gpu_on_blocks<T: Real>(
         &self,
         ctx: std::sync::Arc<GpuContext>,
-        ring: Box<dyn FdRing<T>>,
+        group: Box<dyn Group<T>>,
+        blocks: Blocks,
     ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
-        let n = [self.n, self.n, 1];
-        let mut g = GpuFdGrid::on_ring(ctx, n, self.h(), self.params(), self.sides()?, ring)?;
+        let (n, h, params) = (self.nodes(), self.h(), self.params());
+        let mut g = GpuFdGrid::on_blocks(ctx, n, h, params, self.sides()?, group, blocks)?;
         g.set(0, |_| 0.0)?;
         Ok(g)
     }

@@ -76,8 +76,8 @@
 //! [`fd_scheme!`] declares an explicit finite-difference scheme through the same pipeline:
 //! unknowns, parameters, difference operators whose order of accuracy the macro proves from
 //! their Taylor expansion, and the rates `∂t φ = R(φ)`; [`fd::FdGrid`] runs it on the CPU, in
-//! one process or cut into slabs over MPI ranks ([`fd::FdGrid::on_ring`]), and
-//! [`gpu::GpuFdGrid`] on a GPU (the [user guide](guide) has the grammar).
+//! one process or cut into blocks along 1, 2 or 3 axes over MPI ranks
+//! ([`fd::FdGrid::on_blocks`]), and [`gpu::GpuFdGrid`] on a GPU (the [user guide](guide) has the grammar).
 //!
 //! ```
 //! use lbm::fd::{FdGrid, Side};

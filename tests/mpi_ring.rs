@@ -333,13 +333,16 @@ fn the_taylor_green_cube_on_ranks_has_the_single_process_diagnostics() {
     }
 }
 
-/// The finite-difference cavity on 2 and 3 ranks (slabs of rows, their ghost rows from the
-/// neighbours) writes the single process's centre lines bit for bit; the vertical line crosses
-/// every slab, and after 1500 steps every node has felt the cuts; a run checkpointed on 2 ranks
-/// resumes on 3 to the same bits, as the clustered layout does on 2; GPU ranks agree within
-/// 1e-12, and the host/device split is refused under mpiexec. Slabs thinner than the stencils need are refused on every rank.
+/// The finite-difference cavity on 2, 3 and 4 ranks (blocks cut along y by default on 2 and
+/// 3, 2 × 2 on 4, and 4 × 1 by `--cut`; their ghost layers from the neighbours, the corners
+/// through the second exchange) writes the single process's centre lines bit for bit; the
+/// centre lines cross every block, and after 1500 steps every node has felt the cuts; a run
+/// checkpointed on 4 ranks cut 2 × 2 resumes on 3 cut 1 × 3 to the same bits, as the clustered
+/// layout does on 2; GPU ranks agree within 1e-12 cut along either axis, and the host/device
+/// split is refused under mpiexec. Blocks thinner than the stencils need, and a cut of another
+/// number of blocks than ranks, are refused on every rank.
 #[test]
-fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
+fn the_fd_cavity_on_2_3_and_4_ranks_is_bitwise_the_single_process_run() {
     // `lbm run fd-cavity` on 31² nodes into `dir` on `ranks` ranks: its output and centre lines.
     let cavity = |ranks: usize, dir: &std::path::Path, extra: &[&str]| -> (String, String) {
         let common = ["run", "fd-cavity", "--lx", "31", "--images", "", "--out"];
@@ -349,32 +352,36 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
         (stdout, csv)
     };
     let fresh = || tempfile::tempdir().unwrap();
-    let run = |ranks: usize, precision: &str| -> String {
+    let run = |ranks: usize, precision: &str, cut: Option<&str>| -> String {
         let dir = fresh();
-        let (stdout, csv) = cavity(
-            ranks,
-            dir.path(),
-            &["--steps", "1500", "--precision", precision],
-        );
-        assert!(
-            ranks == 1 || stdout.contains(&format!("{ranks} ranks of rows")),
-            "{stdout}"
-        );
+        let mut args = vec!["--steps", "1500", "--precision", precision];
+        args.extend(cut.iter().flat_map(|c| ["--cut", c]));
+        let (stdout, csv) = cavity(ranks, dir.path(), &args);
+        let default = match ranks {
+            4 => "2x2".to_string(),
+            r => format!("1x{r}"),
+        };
+        let said = format!("{ranks} ranks cut {}", cut.unwrap_or(&default));
+        assert!(ranks == 1 || stdout.contains(&said), "{said}: {stdout}");
         csv
     };
     let mut one = String::new();
     for precision in ["f32", "f64"] {
-        one = run(1, precision);
+        one = run(1, precision, None);
         assert_eq!(one.lines().count(), 32, "a header and 31 nodes");
-        for ranks in [2, 3] {
-            assert!(run(ranks, precision) == one, "{precision} on {ranks} ranks");
+        for ranks in [2, 3, 4] {
+            assert!(
+                run(ranks, precision, None) == one,
+                "{precision} on {ranks} ranks"
+            );
         }
+        assert!(run(4, precision, Some("4x1")) == one, "{precision} cut 4x1");
     }
-    // `one` is the f64 run now. Checkpointed on 2 ranks at step 700 and resumed on 3: the
-    // single process's bits.
+    // `one` is the f64 run now. Checkpointed on 4 ranks cut 2 × 2 at step 700 and resumed on
+    // 3 (cut 1 × 3): the single process's bits.
     let dir = fresh();
     cavity(
-        2,
+        4,
         dir.path(),
         &["--steps", "700", "--checkpoint-every", "700"],
     );
@@ -392,10 +399,8 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     )
     .1;
     assert!(clustered == one, "caosoa on 2 ranks");
-    // GPU ranks (their slabs' edge rows read back and traded after each stage): the CPU's
-    // centre lines within 1e-12.
-    let (stdout, csv) = cavity(2, fresh().path(), &["--steps", "1500", "--backend", "gpu"]);
-    assert!(stdout.contains("2 ranks of rows, on "), "{stdout}");
+    // GPU ranks (their blocks' edge layers read back and traded after each stage), cut
+    // along y (the default) and along x: the CPU's centre lines within 1e-12.
     let values = |csv: &str| -> Vec<f64> {
         csv.lines()
             .skip(1)
@@ -406,10 +411,18 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
             })
             .collect()
     };
-    let (cpu, gpu) = (values(&one), values(&csv));
-    assert_eq!(cpu.len(), gpu.len());
-    for (a, b) in cpu.iter().zip(&gpu) {
-        assert!((a - b).abs() <= 1e-12, "GPU ranks: {a} against {b}");
+    for (cut, said) in [(&[][..], "1x2"), (&["--cut", "2x1"][..], "2x1")] {
+        let args = [&["--steps", "1500", "--backend", "gpu"][..], cut].concat();
+        let (stdout, csv) = cavity(2, fresh().path(), &args);
+        assert!(stdout.contains(&format!("2 ranks cut {said}")), "{stdout}");
+        let (cpu, gpu) = (values(&one), values(&csv));
+        assert_eq!(cpu.len(), gpu.len());
+        for (a, b) in cpu.iter().zip(&gpu) {
+            assert!(
+                (a - b).abs() <= 1e-12,
+                "GPU ranks cut {said}: {a} against {b}"
+            );
+        }
     }
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let out = mpiexec_program(2, lbm, &["run", "fd-cavity", "--backend", "hetero"]);
@@ -421,7 +434,13 @@ fn the_fd_cavity_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
     let out = mpiexec_program(3, lbm, &["run", "fd-cavity", "--lx", "8", "--steps", "1"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && stderr.contains("cannot be cut into 3 slabs"),
+        !out.status.success() && stderr.contains("along y cannot be cut into 3 blocks"),
+        "{stderr}"
+    );
+    let out = mpiexec_program(3, lbm, &["run", "fd-cavity", "--cut", "2x2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("makes 4 blocks, but the run has 3 ranks"),
         "{stderr}"
     );
 }

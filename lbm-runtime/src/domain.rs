@@ -91,7 +91,7 @@ pub enum DomainError {
 
 /// The cut of `LX` columns into slabs over a ring of ranks: rank `r` owns the global columns
 /// [`Decomposition::slab`]`(r)`; widths differ by at most one column (the first `LX mod n`
-/// ranks take one more).
+/// ranks take one more: [`crate::blocks::even_bounds`], the blocks' cut along x alone).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Decomposition {
     lx: usize,
@@ -132,9 +132,8 @@ impl Decomposition {
     /// The global columns of rank `rank`'s slab.
     pub fn slab(&self, rank: usize) -> Result<Range<usize>, DomainError> {
         self.check(rank)?;
-        let (base, extra) = (self.lx / self.ranks, self.lx % self.ranks);
-        let start = rank * base + rank.min(extra);
-        Ok(start..start + base + usize::from(rank < extra))
+        let bounds = crate::blocks::even_bounds(self.lx, self.ranks);
+        Ok(bounds[rank]..bounds[rank + 1])
     }
 
     /// The left neighbour in the ring (`rank − 1 mod n`).

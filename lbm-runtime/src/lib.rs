@@ -22,6 +22,7 @@
 //! Measured performance, dated and with the commands that reproduce it, is in the repository's
 //! `docs/performance.md`.
 
+pub mod blocks;
 pub mod boundary;
 mod checkpoint;
 mod coupled;
@@ -30,6 +31,7 @@ mod error;
 pub mod fd;
 #[cfg(feature = "gpu")]
 pub mod gpu;
+pub mod group;
 #[cfg(feature = "gpu")]
 pub mod hetero;
 pub mod io;

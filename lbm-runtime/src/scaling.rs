@@ -210,6 +210,45 @@ impl Coefficients {
         (t_a, t_b)
     }
 
+    /// `(T_a, T_b)` of a step of a box of `nodes` cut into the blocks of `cut` with ghost
+    /// layers `H` deep along the cut axes ([`crate::blocks`]), each block `l = nodes / cut`
+    /// nodes per axis: `T_a = α V + β l_x` over its `V = l_x l_y l_z` sites; `T_b` its border
+    /// sites (within `H` of a cut face: `V − Π (l_a − 2H [a cut])`) at `γ / 2H` each, plus per
+    /// cut axis the exchange of its two faces, `δ F_a + λ`, where `F_a` is the face's area with
+    /// the ghosts of the other cut axes (`2 H F_a` summed is [`crate::blocks::halo_nodes`]).
+    /// A cut along x alone is [`Coefficients::terms`] (`F_x = L_y`, `2H L_y` border sites).
+    pub fn cut_terms(&self, nodes: [usize; 3], cut: crate::blocks::Cut, halo: usize) -> (f64, f64) {
+        let l = [0, 1, 2].map(|a| nodes[a] as f64 / cut.0[a].max(1) as f64);
+        let h = halo.max(1) as f64;
+        let volume = l[0] * l[1] * l[2];
+        let t_a = self.alpha * volume + self.beta * l[0];
+        if cut.blocks() <= 1 {
+            return (t_a, 0.0);
+        }
+        let is_cut = |a: usize| cut.0[a] > 1;
+        let inner: f64 = (0..3)
+            .map(|a| {
+                if is_cut(a) {
+                    (l[a] - 2.0 * h).max(0.0)
+                } else {
+                    l[a]
+                }
+            })
+            .product();
+        let border = self.gamma / (2.0 * h) * (volume - inner);
+        let exchange: f64 = cut
+            .cut_axes()
+            .map(|a| {
+                let face: f64 = (0..3)
+                    .filter(|&b| b != a)
+                    .map(|b| l[b] + if is_cut(b) { 2.0 * h } else { 0.0 })
+                    .product();
+                self.delta * face + self.lambda
+            })
+            .sum();
+        (t_a, border + exchange)
+    }
+
     /// `T(Lx, Ly, n) = max{T_a, T_b}`, seconds per step.
     pub fn step_time(&self, lx: usize, ly: usize, ranks: usize) -> f64 {
         let (a, b) = self.terms(lx, ly, ranks);
@@ -435,6 +474,25 @@ mod tests {
         // n = 100: T_a = 1e-8·10·1000 + 1e-7·10 = 1.01e-4, T_b = 1e-4 + 3e-6: T_b dominates.
         assert!(p[3].t_b > p[3].t_a && p[3].t == p[3].t_b, "{:?}", p[3]);
         assert_eq!(p[4].t, p[3].t);
+    }
+
+    /// A cut along x alone is the ring's model; a 3-D cut of a large cube on many ranks
+    /// exchanges far less than its slabs two planes thick, which are all border and halo.
+    #[test]
+    fn cuts_in_three_dimensions_beat_slabs() {
+        use crate::blocks::Cut;
+        let ring = C.terms(600, 400 * 300, 6);
+        let cut = C.cut_terms([600, 400, 300], Cut([6, 1, 1]), 1);
+        assert!((ring.0 - cut.0).abs() < 1e-15 && (ring.1 - cut.1).abs() < 1e-12);
+        let n = [1024; 3];
+        let (slab_a, slab_b) = C.cut_terms(n, Cut([512, 1, 1]), 1);
+        let (cube_a, cube_b) = C.cut_terms(n, Cut([8, 8, 8]), 1);
+        assert!(
+            (slab_a - cube_a).abs() < 1e-3 * slab_a,
+            "the same sites a rank"
+        );
+        assert!(slab_b > 10.0 * cube_b, "slabs {slab_b} s, cubes {cube_b} s");
+        assert!(cube_b < cube_a, "the cube's exchange hides behind its bulk");
     }
 
     /// Weak scaling keeps the slab fixed: the efficiency is 1 while `T_a ≥ T_b`.

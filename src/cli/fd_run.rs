@@ -1,6 +1,6 @@
 //! `lbm run fd-cavity`: the lid-driven cavity by finite differences ([`lbm::fd_cavity`]),
 //! marched to its steady state on the CPU or a GPU (of one process, or of MPI's ranks, each a
-//! slab of rows) or on both (the first and last rows on the host, the others on the GPU), its centre lines written as CSV and compared with Ghia et al. (1982), the speed and
+//! block of a cut along x and y: `--cut AxB`) or on both (the first and last rows on the host, the others on the GPU), its centre lines written as CSV and compared with Ghia et al. (1982), the speed and
 //! velocity drawn as PNG images, the final state written as VTK image data (`fd-cavity_fields.vti`:
 //! the pressure and the velocity, each node a cell of side h centred on it). With
 //! `--checkpoint-every N` the state is kept in `fd-cavity_checkpoint.lbm` every N steps, at the
@@ -14,9 +14,11 @@ use lbm::Real;
 use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
 use std::sync::Arc;
 
-use lbm::fd::{FdLayout, FdRing, FdRun};
+use lbm::blocks::{Blocks, Cut};
+use lbm::fd::{FdLayout, FdRun};
 use lbm::fd_cavity::{FdCavity, Scheme};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
+use lbm::group::Group;
 use lbm::hetero::HeteroFdGrid;
 use lbm::output::png::{range, write_field};
 use lbm::output::{Fields, Table, vtk};
@@ -26,7 +28,7 @@ use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, LayoutArg, Precision, World};
 
 /// The keys `fd-cavity` reads; every other key given is refused.
-const KEYS: [&str; 16] = [
+const KEYS: [&str; 17] = [
     "case",
     "lx",
     "ly",
@@ -43,6 +45,7 @@ const KEYS: [&str; 16] = [
     "checkpoint-every",
     "host-columns",
     "layout",
+    "cut",
 ];
 
 /// The largest cell Reynolds number `Re/(N − 1)` a run is allowed.
@@ -108,6 +111,36 @@ pub fn run(
             ),
         ));
     }
+    let cut = match &s.cut {
+        None if device => Cut::along(1, world.ranks()),
+        None => Cut::balanced(world.ranks(), 2, [n, n, 1]),
+        Some(text) => match text.parse::<Cut>() {
+            Ok(cut) if cut.0[2] > 1 => {
+                c.keep(bad(
+                    "cut",
+                    format!("{cut}: fd-cavity is two-dimensional: give AxB"),
+                ));
+                Cut::WHOLE
+            }
+            Ok(cut) if cut.blocks() != world.ranks() => {
+                c.keep(bad(
+                    "cut",
+                    format!(
+                        "{cut} makes {} blocks, but the run has {} ranks: give a cut of {} blocks (one a rank)",
+                        cut.blocks(),
+                        world.ranks(),
+                        world.ranks()
+                    ),
+                ));
+                Cut::WHOLE
+            }
+            Ok(cut) => cut,
+            Err(e) => {
+                c.keep(bad("cut", e));
+                Cut::WHOLE
+            }
+        },
+    };
     if s.host_columns.is_some() && backend != BackendArg::Hetero {
         c.keep(bad(
             "host-columns",
@@ -210,20 +243,21 @@ pub fn run(
     };
     let ranks = match world.ranks() {
         1 => String::new(),
-        r => format!(", {r} ranks of rows"),
+        r => format!(", {r} ranks cut {}x{}", cut.0[0], cut.0[1]),
     };
+    let blocks = Blocks::even([n, n, 1], cut);
     if !device {
         let on = format!(", {}{ranks}", layout.name());
         return match precision {
             Precision::F32 => {
                 let g = cavity
-                    .grid_on::<f32>(ring(world))
+                    .on_blocks::<f32>(group(world), blocks)
                     .map_err(lbm::Error::from)?;
                 drive(world, &cavity, &run, g.with_layout(layout), &on, "f32")
             }
             _ => {
                 let g = cavity
-                    .grid_on::<f64>(ring(world))
+                    .on_blocks::<f64>(group(world), blocks)
                     .map_err(lbm::Error::from)?;
                 drive(world, &cavity, &run, g.with_layout(layout), &on, "f64")
             }
@@ -261,11 +295,11 @@ pub fn run(
             drive(world, &cavity, &run, g, &on, "f64")
         }
         (_, Precision::F32) => {
-            let g = cavity.gpu_grid_on::<f32>(ctx, ring(world))?;
+            let g = cavity.gpu_on_blocks::<f32>(ctx, group(world), blocks)?;
             drive(world, &cavity, &run, g, &on, "f32")
         }
         _ => {
-            let g = cavity.gpu_grid_on::<f64>(ctx, ring(world))?;
+            let g = cavity.gpu_on_blocks::<f64>(ctx, group(world), blocks)?;
             drive(world, &cavity, &run, g, &on, "f64")
         }
     }
@@ -297,14 +331,14 @@ struct Run<'a> {
     zlib: bool,
 }
 
-/// The ring of the run's processes.
-fn ring<T: Real>(world: &World) -> Box<dyn FdRing<T>> {
+/// The group of the run's processes.
+fn group<T: Real>(world: &World) -> Box<dyn Group<T>> {
     #[cfg(feature = "mpi")]
-    return Box::new(lbm::fd::Ranks::new(world.comm()));
+    return Box::new(lbm::group::Ranks::new(world.comm()));
     #[cfg(not(feature = "mpi"))]
     {
         let _ = world;
-        Box::new(lbm::fd::OneProcess)
+        Box::new(lbm::group::OneProcess)
     }
 }
 

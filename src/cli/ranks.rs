@@ -12,6 +12,7 @@
 
 use std::sync::Arc;
 
+use lbm::blocks::{Cut, halo_nodes};
 use lbm::cases::{Poiseuille, RayleighTaylor, global_spec};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
@@ -195,6 +196,16 @@ impl<M: Model> Generic for Job<'_, M> {
                  predicts CPU ranks)"
             );
         }
+        // Rank 0's slab: the engine's formula for the cut the ring runs (along x).
+        let slab = [lx.div_ceil(t.ranks), spec.ly, spec.lz];
+        let formula = halo_nodes(slab, Cut::along(0, t.ranks), M::HALO, [true, false, false])
+            * M::Q
+            * T::BYTES;
+        println!(
+            "  halo per step on rank 0 (cut {}): {} bytes sent, the formula 2·H·Ly·Lz·Q·b of              the cut gives {formula}",
+            Cut::along(0, t.ranks),
+            if t.ranks > 1 { 2 * t.halo_bytes } else { 0 },
+        );
         let cal = scaling::calibrate::<M, L, T>(&spec, steps)?;
         let c = cal.coefficients;
         println!(
@@ -261,8 +272,38 @@ impl<M: Model> Generic for Job<'_, M> {
                 &format!("weak scaling, {per_rank}×{across} per rank"),
                 &scaling::weak_scaling(&cn, (per_rank, ly), self.ranks, io),
             );
+            if spec.lz > 1 {
+                cuts::<M, T>(&cn);
+            }
         }
         Ok(())
+    }
+}
+
+/// The model's step on 1024³ sites and 512 ranks, cut into slabs along x and into cubes.
+fn cuts<M: Model, T: Real>(c: &scaling::Coefficients) {
+    let (n, ranks) = ([1024; 3], 512);
+    println!("    1024³ on {ranks} ranks (the engine's cuts; outputs not counted)");
+    println!(
+        "    {:>9} {:>16} {:>14} {:>11} {:>11} {:>11} {:>10}",
+        "cut", "block", "halo MB/step", "T_a ms", "T_b ms", "T ms", "MLUPS"
+    );
+    for cut in [Cut::along(0, ranks), Cut::balanced(ranks, 3, n)] {
+        let l = [0, 1, 2].map(|a| n[a] / cut.0[a]);
+        let ghosts = [0, 1, 2].map(|a| cut.0[a] > 1);
+        let halo = halo_nodes(l, cut, M::HALO, ghosts) * M::Q * T::BYTES;
+        let (t_a, t_b) = c.cut_terms(n, cut, M::HALO);
+        let t = t_a.max(t_b);
+        println!(
+            "    {:>9} {:>16} {:>14.2} {:>11.3} {:>11.3} {:>11.3} {:>10.1}",
+            cut.to_string(),
+            format!("{}×{}×{}", l[0], l[1], l[2]),
+            halo as f64 / 1e6,
+            t_a * 1e3,
+            t_b * 1e3,
+            t * 1e3,
+            n.iter().product::<usize>() as f64 / t / 1e6
+        );
     }
 }
 

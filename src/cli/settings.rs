@@ -214,6 +214,12 @@ pub struct Settings {
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_share: Option<f64>,
+    /// Under mpiexec: the blocks per axis the grid is cut into, one a rank, as AxB (2-D) or
+    /// AxBxC (3-D) [default: the ranks balanced over the axes, as MPI_Dims_create does; on
+    /// GPU ranks, along the outermost axis, whose faces are whole planes].
+    #[arg(long, value_name = "AxB", help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
     /// Check for divergence (NaN, Mach beyond the model's range, T ≤ 0) every N steps
     /// [default: 500].
     #[arg(long, value_parser = whole::<u64>, help_heading = "Execution")]
@@ -398,6 +404,7 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::AdvectionDiffusion,
         ],
     ),
+    ("cut", &[CaseName::FdCavity]),
     ("atwood", &[CaseName::RayleighTaylor]),
     ("gravity", &[CaseName::RayleighTaylor]),
     ("amplitude", &[CaseName::RayleighTaylor]),

@@ -1,36 +1,39 @@
-//! The grid that runs a finite-difference scheme on the CPU: one array per unknown (structure
-//! of arrays), padded by the scheme's reach in ghost layers, and a second register for the
-//! integrator; in a run over several processes, one slab of planes of the outermost axis
-//! ([`super::ring`]).
+//! The grid that runs a finite-difference scheme on the CPU: the unknowns in a layout
+//! ([`FdLayout`]), padded by the scheme's reach in ghost layers on every side, and a second
+//! register for the integrator; in a run over several processes, one block of a cut along 1, 2
+//! or 3 axes ([`crate::blocks`]), its ghosts refilled by the exchange with its neighbours.
 
 use std::marker::PhantomData;
 use std::ops::Range;
 use std::path::Path;
 
 use super::checkpoint::{self, FdHeader};
-use super::ring::{FdRing, OneProcess};
 use super::store::{at_in, piece_at, FdLayout, Store, AOS, CLUSTERED, LANES, SOA};
 use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
+use crate::blocks::Blocks;
 use crate::checkpoint::{mismatch, ParamValue};
+use crate::group::{Group, OneProcess};
 use crate::memory::{self, Need};
 use crate::parallel;
 use crate::Real;
 
 /// A node-centred grid of `n_x × n_y (× n_z)` nodes of spacing `h` carrying the unknowns of
-/// the scheme `S` in precision `T`: the whole grid in one process, or this process's slab of
-/// planes of the outermost axis in a ring of them.
+/// the scheme `S` in precision `T`: the whole grid in one process, or this process's block of
+/// a cut of it among a group of processes.
 pub struct FdGrid<S: FdScheme, T: Real> {
     /// The whole grid's nodes per axis.
     pub(crate) n: [usize; 3],
-    /// This slab's nodes per axis.
+    /// This block's nodes per axis.
     pub(crate) m: [usize; 3],
-    /// This slab's planes of the outermost axis, in the whole grid's numbering.
-    planes: Range<usize>,
-    ring: Box<dyn FdRing<T>>,
+    /// This block's nodes along each axis, in the whole grid's numbering.
+    block: [Range<usize>; 3],
+    /// The cut of the whole grid into the group's blocks.
+    blocks: Blocks,
+    group: Box<dyn Group<T>>,
     /// Ghost layers along each axis (0 along z in 2-D).
     pub(crate) g: [usize; 3],
-    /// Padded extents (of the slab) and strides.
+    /// Padded extents (of the block) and strides.
     pub(crate) p: [usize; 3],
     pub(crate) stride: [usize; 3],
     h: f64,
@@ -50,6 +53,20 @@ fn setup(msg: String) -> FdError {
     FdError::Setup(msg)
 }
 
+/// `local` on every process of `group` made one outcome (collective): `Ok` where every
+/// process succeeded, else this process's error, or the lowest failing one's message.
+pub(crate) fn agree<T: Real>(
+    group: &dyn Group<T>,
+    local: Result<(), FdError>,
+) -> Result<(), FdError> {
+    let first = group.first_failure(local.as_ref().err().map(ToString::to_string));
+    match (local, first) {
+        (Err(e), _) => Err(e),
+        (Ok(()), Some(message)) => Err(FdError::OtherRank(message)),
+        (Ok(()), None) => Ok(()),
+    }
+}
+
 impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// A grid of `n` nodes per axis (`n[2]` is 1 in 2-D) at spacing `h`, its sides in the order
     /// x−, x+, y−, y+ (, z−, z+), the unknowns zero, in this process alone. Refuses, before
@@ -61,41 +78,41 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         params: S::Params,
         sides: Vec<Side>,
     ) -> Result<Self, FdError> {
-        Self::on_ring(n, h, params, sides, Box::new(OneProcess))
+        Self::on_blocks(n, h, params, sides, Box::new(OneProcess), Blocks::whole(n))
     }
 
-    /// [`FdGrid::new`]'s grid cut along its outermost axis among the processes of `ring`:
-    /// this process's slab (collective). The slabs differ by at most one plane; each must hold
-    /// more planes than the stencils reach (and at least 3), or every process refuses with the
-    /// largest number of processes that fits.
-    pub fn on_ring(
+    /// [`FdGrid::new`]'s grid cut into `blocks` among the processes of `group`, one block
+    /// each: this process's block (collective). Along each axis it is cut, every block must
+    /// hold more nodes than the stencils reach (and at least 3), or every process refuses with
+    /// the most blocks that fit.
+    pub fn on_blocks(
         n: [usize; 3],
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
-        ring: Box<dyn FdRing<T>>,
+        group: Box<dyn Group<T>>,
+        blocks: Blocks,
     ) -> Result<Self, FdError> {
-        Self::on_ring_with(n, h, params, sides, ring, Ok(()))
+        Self::on_blocks_with(n, h, params, sides, (group, blocks), Ok(()))
     }
 
-    /// [`FdGrid::on_ring`], refused on every process also where `local` (what the process
+    /// [`FdGrid::on_blocks`], refused on every process also where `local` (what the process
     /// found of its own device) is an error.
-    pub(crate) fn on_ring_with(
+    pub(crate) fn on_blocks_with(
         n: [usize; 3],
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
-        ring: Box<dyn FdRing<T>>,
+        (group, blocks): (Box<dyn Group<T>>, Blocks),
         local: Result<(), FdError>,
     ) -> Result<Self, FdError> {
-        let checked = local.and_then(|()| Self::check_setup(n, h, &params, &sides, ring.as_ref()));
-        let planes = checked.as_ref().map_or(0..0, Clone::clone);
-        ring.agree(checked.map(|_| ()))?;
+        let checked = local
+            .and_then(|()| Self::check_setup(n, h, &params, &sides, (group.as_ref(), &blocks)));
+        let block = checked.as_ref().map_or([0..0, 0..0, 0..0], Clone::clone);
+        agree(group.as_ref(), checked.map(|_| ()))?;
         let dim = S::DIM;
-        let outer = dim - 1;
         let halo = S::REACH.max(1);
-        let mut m = n;
-        m[outer] = planes.len();
+        let m = block.clone().map(|r| r.len());
         let mut g = [0; 3];
         for g in &mut g[..dim] {
             *g = halo;
@@ -113,8 +130,9 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         Ok(Self {
             n,
             m,
-            planes,
-            ring,
+            block,
+            blocks,
+            group,
             g,
             p,
             stride,
@@ -131,14 +149,14 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         })
     }
 
-    /// The checks of [`FdGrid::on_ring`] on this process; its slab's planes when they pass.
+    /// The checks of [`FdGrid::on_blocks`] on this process; its block's nodes when they pass.
     fn check_setup(
         n: [usize; 3],
         h: f64,
         params: &S::Params,
         sides: &[Side],
-        ring: &dyn FdRing<T>,
-    ) -> Result<Range<usize>, FdError> {
+        (group, blocks): (&dyn Group<T>, &Blocks),
+    ) -> Result<[Range<usize>; 3], FdError> {
         let dim = S::DIM;
         let name = S::NAME;
         let halo = S::REACH.max(1);
@@ -210,21 +228,36 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 }
             }
         }
-        // The slab of this process (the ring's cut: by default even).
-        let outer = dim - 1;
-        let ranks = ring.ranks();
-        let planes = ring.planes(n[outer]);
-        let least = Self::least_planes();
-        if planes.len() < least {
+        // The block of this process.
+        let cut = blocks.cut();
+        if blocks.nodes() != n {
             return Err(setup(format!(
-                "{name}: {} planes along {} cannot be cut into {ranks} slabs of at least {least} planes (its stencils reach {halo}): run on at most {} processes",
-                n[outer],
-                ["x", "y", "z"][outer],
-                (n[outer] / least).max(1)
+                "{name}: the cut {cut} is of a grid of {:?} nodes, not of this one's {n:?}",
+                blocks.nodes()
             )));
         }
-        let mut m = n;
-        m[outer] = planes.len();
+        if blocks.count() != group.ranks() {
+            return Err(setup(format!(
+                "{name}: the cut {cut} makes {} blocks, but the run has {} processes: give a cut of {} blocks (one a process)",
+                blocks.count(),
+                group.ranks(),
+                group.ranks()
+            )));
+        }
+        let least = Self::least_planes();
+        for a in cut.cut_axes() {
+            if a >= dim || blocks.thinnest(a) < least {
+                let most = if a >= dim { 1 } else { (n[a] / least).max(1) };
+                return Err(setup(format!(
+                    "{name}: {} nodes along {} cannot be cut into {} blocks of at least {least} nodes (its stencils reach {halo}): cut that axis into at most {most} blocks",
+                    n[a],
+                    ["x", "y", "z"][a],
+                    cut.0[a]
+                )));
+            }
+        }
+        let block = blocks.block(group.rank());
+        let m = block.clone().map(|r| r.len());
         let p = Self::padded(m);
         let bytes = memory::product(&[p[0], p[1], p[2], 2 * S::UNKNOWNS.len(), T::BYTES]);
         memory::check(
@@ -236,16 +269,20 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             let e = e.with_remedy("give fewer nodes, or single precision");
             setup(format!("{name}: {e}"))
         })?;
-        Ok(planes)
+        Ok(block)
     }
 
     /// The whole grid's nodes per axis.
     pub fn nodes(&self) -> [usize; 3] {
         self.n
     }
-    /// This process's planes of the outermost axis (all of them in one process).
-    pub fn planes(&self) -> Range<usize> {
-        self.planes.clone()
+    /// This process's block: its nodes along each axis (all of them in one process).
+    pub fn block(&self) -> [Range<usize>; 3] {
+        self.block.clone()
+    }
+    /// The cut of the whole grid into the group's blocks.
+    pub fn blocks(&self) -> &Blocks {
+        &self.blocks
     }
     /// The grid spacing.
     pub fn h(&self) -> f64 {
@@ -263,12 +300,13 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.time
     }
 
-    /// The fewest planes a slab may hold: one more than the stencils reach, and 3.
+    /// The fewest nodes a block may hold along an axis it is cut along: one more than the
+    /// stencils reach, and 3 (a wall's rules read two nodes inside it).
     pub fn least_planes() -> usize {
         (S::REACH.max(1) + 1).max(3)
     }
 
-    /// The padded extents of a slab of `m` nodes per axis: the ghost layers each side, and x
+    /// The padded extents of a block of `m` nodes per axis: the ghost layers each side, and x
     /// rounded up to whole clusters of [`LANES`] nodes (so that every plane starts a cluster
     /// in the clustered layout; the nodes beyond the ghosts are never read).
     pub(crate) fn padded(m: [usize; 3]) -> [usize; 3] {
@@ -301,23 +339,16 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.phi.layout
     }
 
-    /// The outermost axis, along which the grid is cut into slabs.
-    pub(crate) fn outer() -> usize {
-        S::DIM - 1
+    /// The padded index of a node of this block (whole-grid coordinates).
+    fn index(&self, node: [usize; 3]) -> usize {
+        (0..3)
+            .map(|a| (node[a] - self.block[a].start + self.g[a]) * self.stride[a])
+            .sum()
     }
 
-    /// The padded index of a node of this slab (whole-grid coordinates).
-    fn index(&self, mut node: [usize; 3]) -> usize {
-        node[Self::outer()] -= self.planes.start;
-        (0..3).map(|a| (node[a] + self.g[a]) * self.stride[a]).sum()
-    }
-
-    /// The whole grid's coordinates of this slab's nodes, x fastest.
+    /// The whole grid's coordinates of this block's nodes, x fastest.
     fn local_nodes(&self) -> impl Iterator<Item = [usize; 3]> + '_ {
-        let o = Self::outer();
-        let mut ranges = [0..self.n[0], 0..self.n[1], 0..self.n[2]];
-        ranges[o] = self.planes.clone();
-        let [xs, ys, zs] = ranges;
+        let [xs, ys, zs] = self.block.clone();
         zs.flat_map(move |k| {
             let xs = xs.clone();
             ys.clone()
@@ -330,7 +361,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         S::UNKNOWNS.iter().position(|u| *u == name)
     }
 
-    /// Sets unknown `u` at every node (of this slab) to `f(x)`, `x = (i h, j h, k h)`, then
+    /// Sets unknown `u` at every node (of this block) to `f(x)`, `x = (i h, j h, k h)`, then
     /// applies the walls (collective).
     pub fn set(&mut self, u: usize, f: impl Fn([f64; 3]) -> f64) {
         let nodes: Vec<[usize; 3]> = self.local_nodes().collect();
@@ -342,7 +373,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.fill();
     }
 
-    /// Sets unknown `u` at this slab's nodes from its `values` at every node of the whole grid
+    /// Sets unknown `u` at this block's nodes from its `values` at every node of the whole grid
     /// (x fastest), then applies the walls (collective).
     ///
     /// # Panics
@@ -352,7 +383,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.fill();
     }
 
-    /// Unknown `u` at this slab's nodes from its values at every node of the whole grid.
+    /// Unknown `u` at this block's nodes from its values at every node of the whole grid.
     fn put(&mut self, u: usize, values: &[f64]) {
         let [nx, ny, nz] = self.n;
         assert_eq!(
@@ -360,7 +391,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             nx * ny * nz,
             "a value per node of the whole grid"
         );
-        // (padded index here, index in the whole grid) of each node of this slab.
+        // (padded index here, index in the whole grid) of each node of this block.
         let at: Vec<(usize, usize)> = self
             .local_nodes()
             .map(|node @ [i, j, k]| (self.index(node), i + nx * (j + ny * k)))
@@ -373,25 +404,24 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// Unknown `u` at a node of this process's slab (any node in one process).
     ///
     /// # Panics
-    /// If the node is not on this slab ([`FdGrid::planes`]).
+    /// If the node is not on this block ([`FdGrid::block`]).
     pub fn value(&self, u: usize, node: [usize; 3]) -> f64 {
-        let o = Self::outer();
         assert!(
-            self.planes.contains(&node[o]) && (0..o).all(|a| node[a] < self.n[a]),
-            "node {node:?} is not on this process's slab (planes {:?})",
-            self.planes
+            (0..3).all(|a| self.block[a].contains(&node[a])),
+            "node {node:?} is not on this process's block {:?}",
+            self.block
         );
         self.phi.get(u, self.index(node)).to_f64()
     }
 
-    /// Unknown `u` at every node of this slab, x fastest, then y, then z (the whole grid in
+    /// Unknown `u` at every node of this block, x fastest, then y, then z (the whole grid in
     /// one process).
     pub fn field(&self, u: usize) -> Vec<f64> {
         self.local_nodes()
-            .step_by(self.n[0])
+            .step_by(self.m[0])
             .flat_map(|row| {
                 let start = self.index(row);
-                self.phi.run(u, start, self.n[0]).map(|v| v.to_f64())
+                self.phi.run(u, start, self.m[0]).map(|v| v.to_f64())
             })
             .collect()
     }
@@ -399,25 +429,42 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// Unknown `u` at every node of the whole grid, on the first process (`None` on the
     /// others; collective).
     pub fn gather(&self, u: usize) -> Option<Vec<f64>> {
-        self.ring.gather(self.field(u))
-    }
-
-    /// The ring this slab is in.
-    pub(crate) fn ring(&self) -> &dyn FdRing<T> {
-        self.ring.as_ref()
-    }
-
-    /// Whether this slab holds the whole grid's low (`high = false`) or high end along `a`.
-    fn holds_end(&self, a: usize, high: bool) -> bool {
-        a != Self::outer()
-            || if high {
-                self.planes.end == self.n[a]
-            } else {
-                self.planes.start == 0
+        let all = self.group.gather(self.field(u))?;
+        if !self.blocks.is_cut(0) && !self.blocks.is_cut(1) {
+            // Blocks of whole planes: rank order is node order.
+            return Some(all);
+        }
+        let [nx, ny, nz] = self.n;
+        let mut whole = vec![0.0; nx * ny * nz];
+        let mut at = 0;
+        for r in 0..self.blocks.count() {
+            let [xs, ys, zs] = self.blocks.block(r);
+            for k in zs {
+                for j in ys.clone() {
+                    let row = nx * (j + ny * k);
+                    whole[row + xs.start..row + xs.end].copy_from_slice(&all[at..at + xs.len()]);
+                    at += xs.len();
+                }
             }
+        }
+        Some(whole)
     }
 
-    /// Whether the side of axis `a` at its low or high end is a wall of this slab.
+    /// The group this block's process is in.
+    pub(crate) fn group(&self) -> &dyn Group<T> {
+        self.group.as_ref()
+    }
+
+    /// Whether this block holds the whole grid's low (`high = false`) or high end along `a`.
+    fn holds_end(&self, a: usize, high: bool) -> bool {
+        if high {
+            self.block[a].end == self.n[a]
+        } else {
+            self.block[a].start == 0
+        }
+    }
+
+    /// Whether the side of axis `a` at its low or high end is a wall of this block.
     pub(crate) fn wall_here(&self, a: usize, high: bool) -> bool {
         matches!(self.sides[2 * a + usize::from(high)], Side::Wall(_)) && self.holds_end(a, high)
     }
@@ -432,49 +479,98 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.g[a] + usize::from(lo)..self.g[a] + self.m[a] - usize::from(hi)
     }
 
-    /// Applies the sides: walls' nodes and ghosts, periodic ghosts; axis by axis, each over the
-    /// whole padded extent of the others. The outermost axis's ghosts come from the
-    /// neighbouring slabs around the ring (the periodic wrap in one process), then its walls
-    /// overwrite theirs at the grid's ends.
+    /// Applies the sides and refills the ghosts, axis by axis, each over the whole padded
+    /// extent of the others ([`crate::blocks`]): along an axis the grid is cut along, the
+    /// ghosts come from the neighbouring blocks (the periodic wrap closes the row) and the
+    /// walls this block holds then set theirs; along the others, the block's own periodic wrap
+    /// or its walls.
     fn fill(&mut self) {
-        let outer = Self::outer();
-        for a in 0..outer {
+        for a in 0..S::DIM {
+            if self.blocks.is_cut(a) {
+                self.exchange(a);
+            }
             self.sides_along(a);
         }
-        self.exchange();
-        self.sides_along(outer);
     }
 
-    /// Sends the slab's first and last planes around the ring and stores what comes back in
-    /// its ghost planes, except at the grid's walls.
-    fn exchange(&mut self) {
-        let o = Self::outer();
-        let (g, m, plane) = (self.g[o], self.m[o], self.stride[o]);
-        // Per unknown, the planes' values in node order (the same on the wire in any layout).
+    /// The contiguous runs `(first padded index, length)` of the `g` layers along axis `a`
+    /// from padded coordinate `first`, over the nodes and ghosts of the other axes (not the
+    /// padding of x past its ghosts), in index order: one run per line of the face, merged
+    /// where lines follow each other in memory. They hold
+    /// [`halo_nodes`](crate::blocks::halo_nodes)`/2` nodes, summed over the cut axes.
+    pub(crate) fn face(&self, a: usize, first: usize) -> Vec<(usize, usize)> {
+        let ext = |b: usize| {
+            if b == a {
+                first..first + self.g[a]
+            } else {
+                0..self.m[b] + 2 * self.g[b]
+            }
+        };
+        let xs = ext(0);
+        let mut runs: Vec<(usize, usize)> = Vec::new();
+        for k in ext(2) {
+            for j in ext(1) {
+                let i = xs.start + j * self.stride[1] + k * self.stride[2];
+                match runs.last_mut() {
+                    Some((start, len)) if *start + *len == i => *len += xs.len(),
+                    _ => runs.push((i, xs.len())),
+                }
+            }
+        }
+        runs
+    }
+
+    /// The nodes this block sends in one exchange of its ghost layers (per unknown; 0 in one
+    /// block): its faces along each axis the grid is cut along.
+    pub fn halo_nodes(&self) -> usize {
+        (0..S::DIM)
+            .filter(|&a| self.blocks.is_cut(a))
+            .flat_map(|a| [self.face(a, self.g[a]), self.face(a, self.m[a])])
+            .flatten()
+            .map(|(_, len)| len)
+            .sum()
+    }
+
+    /// Sends the block's first and last layers along axis `a` to its neighbours below and
+    /// above and stores what comes back in its ghost layers, except at the grid's walls.
+    fn exchange(&mut self, a: usize) {
+        let (g, m) = (self.g[a], self.m[a]);
+        // Per unknown, the layers' values in node order (the same on the wire in any layout).
         let nu = S::UNKNOWNS.len();
         let pack = |first: usize| -> Vec<T> {
-            (0..nu)
-                .flat_map(|u| self.phi.run(u, first * plane, g * plane))
-                .collect()
+            let runs = self.face(a, first);
+            let mut out = Vec::new();
+            for u in 0..nu {
+                for &(i, len) in &runs {
+                    out.extend(self.phi.run(u, i, len));
+                }
+            }
+            out
         };
         let to = [pack(g), pack(m)];
-        let [below, above] = self.ring.swap(to);
+        let peers = self.blocks.neighbours(self.group.rank(), a);
+        let [below, above] = self.group.swap(peers, to);
         for (high, from, first) in [(false, below, 0), (true, above, m + g)] {
-            if self.wall_here(o, high) {
+            if self.wall_here(a, high) {
                 continue;
             }
-            for (u, part) in from.chunks(g * plane).enumerate() {
-                for (i, &v) in part.iter().enumerate() {
-                    self.phi.set(u, first * plane + i, v);
+            let runs = self.face(a, first);
+            let mut values = from.into_iter();
+            for u in 0..nu {
+                for &(start, len) in &runs {
+                    for i in start..start + len {
+                        let v = values.next().expect("a neighbour sends as many values");
+                        self.phi.set(u, i, v);
+                    }
                 }
             }
         }
     }
 
-    /// The sets of the sides along axis `a` on this slab, per unknown: the periodic wrap (along
-    /// the outermost axis only if `wrap_outer`: the ring closes it otherwise), the walls it
-    /// holds.
-    pub(crate) fn sets_along(&self, a: usize, wrap_outer: bool) -> Vec<Vec<Set>> {
+    /// The sets of the sides along axis `a` on this block, per unknown: the periodic wrap
+    /// where the grid is not cut along `a` (the exchange fills those ghosts otherwise), the
+    /// walls it holds.
+    pub(crate) fn sets_along(&self, a: usize) -> Vec<Vec<Set>> {
         let side = |high: bool| {
             let s = &self.sides[2 * a + usize::from(high)];
             self.holds_end(a, high).then_some(s)
@@ -485,7 +581,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                     (side(false), side(true)),
                     u,
                     (self.g[a], self.m[a]),
-                    wrap_outer || a != Self::outer(),
+                    !self.blocks.is_cut(a),
                 )
             })
             .collect()
@@ -500,9 +596,9 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         })
     }
 
-    /// Applies the sides along axis `a` on this slab ([`FdGrid::sets_along`]).
+    /// Applies the sides along axis `a` on this block ([`FdGrid::sets_along`]).
     fn sides_along(&mut self, a: usize) {
-        let sets = self.sets_along(a, false);
+        let sets = self.sets_along(a);
         let lines: Vec<usize> = self.lines_along(a).collect();
         let stride = self.stride[a];
         for (u, sets) in sets.iter().enumerate() {
@@ -683,17 +779,20 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                     .find(|&node| !self.phi.get(u, self.index(node)).is_finite())
                     .map(|node| (u, node))
             });
-        self.ring.agree(match (local, bad) {
-            (Err(e), _) => Err(e),
-            (Ok(()), None) => Ok(()),
-            (Ok(()), Some((u, node))) => Err(FdError::Diverged {
-                scheme: S::NAME,
-                step: self.steps,
-                unknown: S::UNKNOWNS[u],
-                node,
-                dt,
-            }),
-        })
+        agree(
+            self.group.as_ref(),
+            match (local, bad) {
+                (Err(e), _) => Err(e),
+                (Ok(()), None) => Ok(()),
+                (Ok(()), Some((u, node))) => Err(FdError::Diverged {
+                    scheme: S::NAME,
+                    step: self.steps,
+                    unknown: S::UNKNOWNS[u],
+                    node,
+                    dt,
+                }),
+            },
+        )
     }
 
     /// `max |R_u|` over the updated nodes of the whole grid, per unknown: how far from a
@@ -720,7 +819,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 }
             }
         }
-        self.ring.max(max)
+        self.group.max(max)
     }
 
     /// What a checkpoint of this run says of it ([`super::checkpoint`]), its payload's
@@ -757,10 +856,10 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             Some(values) => checkpoint::write(path, self.header(), &values).map_err(FdError::from),
             None => Ok(()),
         };
-        self.ring.agree(written)
+        agree(self.group.as_ref(), written)
     }
 
-    /// Continues from the checkpoint `path`: its unknowns at this slab's nodes, its steps and
+    /// Continues from the checkpoint `path`: its unknowns at this block's nodes, its steps and
     /// time, the sides applied. Refuses, on every process and before changing anything, a
     /// file that is not a whole checkpoint, and one of another scheme, grid, spacing,
     /// precision, parameters or sides (collective).
@@ -773,10 +872,10 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         });
         let (header, values) = match read {
             Ok(state) => {
-                self.ring.agree(Ok(()))?;
+                agree(self.group.as_ref(), Ok(()))?;
                 state
             }
-            Err(e) => return Err(self.ring.agree(Err(e.into())).unwrap_err()),
+            Err(e) => return Err(agree(self.group.as_ref(), Err(e.into())).unwrap_err()),
         };
         for (u, values) in values.iter().enumerate() {
             self.put(u, values);

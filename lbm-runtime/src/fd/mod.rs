@@ -7,22 +7,19 @@
 //! last on the walls where the axis is bounded ([`Side::Wall`]), or `n` nodes of a period
 //! `n h` ([`Side::Periodic`]). Walls set their nodes by rules ([`Rule`]) instead of the rates,
 //! and fill the ghost layers that the stencils reach beyond them; the integrator advances the
-//! others ([`Integrator`]). A run over several processes cuts the grid along its outermost
-//! axis into slabs joined in a ring ([`FdRing`]), with the single process's results; the
-//! host/device split is such a ring of threads ([`Threads`]). A run stops and continues
+//! others ([`Integrator`]). A run over several processes cuts the grid into blocks along 1, 2 or 3
+//! axes ([`crate::blocks`]), one a process of a [`crate::group::Group`], with the single
+//! process's results bit for bit; the host/device split is such a group of threads, its
+//! blocks cut along the outermost axis. A run stops and continues
 //! through checkpoints ([`FdHeader`]), on any processes and backend.
 
 mod checkpoint;
 mod grid;
-mod ring;
 mod store;
 mod walls;
 
 pub use checkpoint::FdHeader;
 pub use grid::FdGrid;
-#[cfg(feature = "mpi")]
-pub use ring::Ranks;
-pub use ring::{FdRing, OneProcess, RingGuard, Threads};
 pub use store::FdLayout;
 pub use walls::{Rule, Side};
 
@@ -94,8 +91,8 @@ pub trait FdScheme: Send + Sync + 'static {
 }
 
 /// What runs a scheme: the host's grid ([`FdGrid`]) or a device's
-/// ([`crate::gpu::GpuFdGrid`]), either over the processes of a ring, or both at once
-/// ([`crate::hetero::HeteroFdGrid`]). The methods are collective over a ring's processes.
+/// ([`crate::gpu::GpuFdGrid`]), either as blocks of a group of processes, or both at once
+/// ([`crate::hetero::HeteroFdGrid`]). The methods are collective over the group's processes.
 pub trait FdRun {
     /// The whole grid's nodes per axis.
     fn nodes(&self) -> [usize; 3];

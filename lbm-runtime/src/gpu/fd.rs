@@ -11,11 +11,14 @@
 //!   one thread per (line, set) runs one of the affine sets of [`crate::fd`]'s walls, read
 //!   from a table, so a wall rule has one home for both.
 //!
-//! In a ring of several parts ([`GpuFdGrid::on_ring`]: MPI ranks, or the threads of the
-//! host/device split) the grid is a slab of planes of the outermost axis. Its stages are then
-//! submitted one at a time: after each, the slab's first and last planes are read back and
-//! traded around the ring, the ghost planes written, and the walls of the outermost axis it
-//! holds applied — the CPU slab's very operations.
+//! In a group of several processes ([`GpuFdGrid::on_blocks`]: MPI ranks, or the threads of
+//! the host/device split) the grid is a block of a cut ([`crate::blocks`]). Its stages are
+//! then submitted one at a time: after each, along every axis in turn, the fill of an axis
+//! that is not cut, or for one that is, the block's first and last layers read back, traded
+//! with its neighbours, its ghost layers written and the walls it holds applied — the CPU
+//! block's very operations. The layers travel as one copy per contiguous run: whole planes
+//! along the outermost axis, one run per plane along y in 3-D, one per line along x; so a cut
+//! along the outermost axis is the cheap one on a device.
 //!
 //! The grid keeps a host copy ([`FdGrid`]) that sets the initial values, checks, measures
 //! the rates and reads fields: it is refreshed from the device when one of those is asked.
@@ -24,7 +27,9 @@ use std::sync::Arc;
 
 use super::shader::arithmetic;
 use super::{GpuContext, GpuError};
-use crate::fd::{FdError, FdGrid, FdRing, FdRun, FdScheme, Integrator, OneProcess, Side};
+use crate::blocks::Blocks;
+use crate::fd::{FdError, FdGrid, FdRun, FdScheme, Integrator, Side};
+use crate::group::{Group, OneProcess};
 use crate::{Error, Real};
 
 /// Threads per workgroup of every kernel.
@@ -46,8 +51,9 @@ pub struct GpuFdGrid<S: FdScheme, T: Real> {
     accumulate: Vec<wgpu::ComputePipeline>,
     /// Per axis: the fill kernel and its threads.
     fills: Vec<(wgpu::ComputePipeline, u32)>,
-    /// In a ring of several parts: where the edge planes go to be read back.
-    edges: Option<wgpu::Buffer>,
+    /// Per axis the grid is cut along (`None` for the others): where the block's first and
+    /// last layers go to be read back.
+    edges: [Option<wgpu::Buffer>; 3],
     /// Threads of the node kernels (the updated nodes).
     nodes: u32,
     /// Threads in a row of the dispatch grid.
@@ -67,24 +73,34 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         params: S::Params,
         sides: Vec<Side>,
     ) -> Result<Self, Error> {
-        Self::on_ring(ctx, n, h, params, sides, Box::new(OneProcess))
+        Self::on_blocks(
+            ctx,
+            n,
+            h,
+            params,
+            sides,
+            Box::new(OneProcess),
+            Blocks::whole(n),
+        )
     }
 
-    /// [`FdGrid::on_ring`]'s slab on the device of `ctx` (collective): what the device
-    /// refuses is refused by every part of the ring.
-    pub fn on_ring(
+    /// [`FdGrid::on_blocks`]'s block on the device of `ctx` (collective): what the device
+    /// refuses is refused by every process of the group.
+    pub fn on_blocks(
         ctx: Arc<GpuContext>,
         n: [usize; 3],
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
-        ring: Box<dyn FdRing<T>>,
+        group: Box<dyn Group<T>>,
+        blocks: Blocks,
     ) -> Result<Self, Error> {
         let nu = S::UNKNOWNS.len();
-        // The slab's padded length, as the grid will pad it.
-        let outer = S::DIM - 1;
-        let mut m = n;
-        m[outer] = ring.planes(n[outer]).len();
+        // The block's padded length, as the grid will pad it (a cut of another group size is
+        // refused by the grid).
+        let m = blocks
+            .block(group.rank().min(blocks.count() - 1))
+            .map(|r| r.len());
         let len: usize = FdGrid::<S, T>::padded(m).iter().product();
         let bytes = (nu * len * std::mem::size_of::<T>()) as u64;
         let device = Self::check_device(&ctx, bytes);
@@ -92,11 +108,10 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
             Ok(()) => Ok(()),
             Err(e) => Err(FdError::Setup(e.to_string())),
         };
-        let built = FdGrid::<S, T>::on_ring_with(n, h, params, sides, ring, local);
+        let built = FdGrid::<S, T>::on_blocks_with(n, h, params, sides, (group, blocks), local);
         device?;
         let host = built?;
         debug_assert_eq!(len, host.phi.nodes);
-        let ring = host.ring().ranks() > 1;
         let dev = &ctx.device;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
         let buffer = |label: &str, size: u64, extra| {
@@ -126,8 +141,9 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         let mut axes = Vec::new();
         for a in 0..S::DIM {
             let first = at.len() / 4;
-            // One process wraps its periodic outermost axis itself; a ring's parts trade it.
-            for (u, sets) in host.sets_along(a, !ring).iter().enumerate() {
+            // A block wraps its periodic axes itself where the grid is not cut (the exchange
+            // fills those ghosts otherwise).
+            for (u, sets) in host.sets_along(a).iter().enumerate() {
                 for s in sets {
                     at.extend([u as u32, s.to as u32, s.from[0] as u32, s.from[1] as u32]);
                     coef.extend(s.c.map(T::from_f64));
@@ -226,10 +242,13 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
             .enumerate()
             .map(|(a, &(_, count, lines))| (pipeline(format!("fill_{a}")), (count * lines) as u32))
             .collect();
-        // Both edges of every unknown: `REACH` planes each.
-        let edge_bytes =
-            (2 * nu * host.g[outer] * host.stride[outer] * std::mem::size_of::<T>()) as u64;
-        let edges = ring.then(|| ctx.staging(edge_bytes));
+        // Both edges of every unknown along each axis the grid is cut along.
+        let edges = [0, 1, 2].map(|a| {
+            host.blocks().is_cut(a).then(|| {
+                let face: usize = host.face(a, 0).iter().map(|(_, len)| len).sum();
+                ctx.staging((2 * nu * face * std::mem::size_of::<T>()) as u64)
+            })
+        });
         let mut grid = Self {
             edges,
             host,
@@ -346,9 +365,10 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         }
         ctl.resize(7, T::default());
         self.ctx.queue.write_buffer(&self.ctl, 0, bytes_of(&ctl));
-        if self.edges.is_some() {
-            // Every stage trades with the ring even after a device error (the others wait
-            // for this part); the first error is reported at the end.
+        let cut = self.edges.iter().any(Option::is_some);
+        if cut {
+            // Every stage trades with the neighbours even after a device error (the others
+            // wait for this block); the first error is reported at the end.
             let mut failed = Ok(());
             for _ in 0..steps {
                 for k in 0..self.rates.len() {
@@ -358,7 +378,7 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
             }
             failed?;
         }
-        let mut left = if self.edges.is_some() { 0 } else { steps };
+        let mut left = if cut { 0 } else { steps };
         while left > 0 {
             let now = left.min(STEPS_PER_SUBMIT);
             let mut enc = self.ctx.device.create_command_encoder(&Default::default());
@@ -402,75 +422,76 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         }
     }
 
-    /// Stage `k` of a slab in a ring: the stage and the fills of the inner axes, then the edge
-    /// planes read back and traded, the ghost planes written where no wall of the grid is,
-    /// and the walls of the outermost axis this slab holds (collective; as
-    /// [`FdGrid`]'s `fill`).
+    /// Stage `k` of a block of a cut: the stage, then axis after axis the fill of an axis that
+    /// is not cut, or the block's first and last layers read back, traded with the neighbours,
+    /// the ghost layers written where no wall of the grid is, and the walls it holds applied
+    /// (collective; as [`FdGrid`]'s `fill`).
     fn ring_stage(&mut self, k: usize) -> Result<(), Error> {
-        let outer = S::DIM - 1;
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            self.record_stage(&mut pass, k, outer);
+            self.record_stage(&mut pass, k, 0);
         }
         let size = std::mem::size_of::<T>() as u64;
         let len = self.host.phi.nodes as u64;
-        let (g, m, plane) = (
-            self.host.g[outer] as u64,
-            self.host.m[outer] as u64,
-            self.host.stride[outer] as u64,
-        );
         let nu = S::UNKNOWNS.len() as u64;
-        let part = g * plane * size;
-        let staging = self
-            .edges
-            .as_ref()
-            .expect("a slab in a ring reads its edges back");
-        // The staging buffer: every unknown's first planes, then every unknown's last.
-        for (side, first) in [(0, g), (1, m)] {
-            for u in 0..nu {
-                let from = (u * len + first * plane) * size;
-                enc.copy_buffer_to_buffer(
-                    &self.bufs[self.current],
-                    from,
-                    staging,
-                    (side * nu + u) * part,
-                    part,
-                );
+        let mut read = Ok(());
+        for a in 0..S::DIM {
+            if let Some(staging) = &self.edges[a] {
+                let (g, m) = (self.host.g[a], self.host.m[a]);
+                // The staging buffer: every unknown's first layers, then every unknown's last,
+                // each run after run (node order).
+                let mut at = 0;
+                for first in [g, m] {
+                    for u in 0..nu {
+                        for (i, n) in self.host.face(a, first) {
+                            let bytes = n as u64 * size;
+                            let from = (u * len + i as u64) * size;
+                            let buf = &self.bufs[self.current];
+                            enc.copy_buffer_to_buffer(buf, from, staging, at, bytes);
+                            at += bytes;
+                        }
+                    }
+                }
+                self.ctx.queue.submit([enc.finish()]);
+                enc = self.ctx.device.create_command_encoder(&Default::default());
+                let half = (at / size / 2) as usize;
+                let mut below = match self.ctx.map_read::<T>(staging) {
+                    Ok(edges) => edges,
+                    Err(e) => {
+                        read = read.and(Err(e));
+                        vec![T::default(); 2 * half]
+                    }
+                };
+                let above = below.split_off(half);
+                let peers = self.host.blocks().neighbours(self.host.group().rank(), a);
+                let [below, above] = self.host.group().swap(peers, [below, above]);
+                for (high, from, first) in [(false, below, 0), (true, above, m + g)] {
+                    if self.host.wall_here(a, high) {
+                        continue;
+                    }
+                    let mut values = &from[..];
+                    for u in 0..nu {
+                        for (i, n) in self.host.face(a, first) {
+                            let (run, rest) = values.split_at(n);
+                            let to = (u * len + i as u64) * size;
+                            let buf = &self.bufs[self.current];
+                            self.ctx.queue.write_buffer(buf, to, bytes_of(run));
+                            values = rest;
+                        }
+                    }
+                }
             }
-        }
-        self.ctx.queue.submit([enc.finish()]);
-        let half = (nu * part / size) as usize;
-        let (mut below, read) = match self.ctx.map_read::<T>(staging) {
-            Ok(edges) => (edges, Ok(())),
-            Err(e) => (vec![T::default(); 2 * half], Err(e)),
-        };
-        let above = below.split_off(half);
-        let [below, above] = self.host.ring().swap([below, above]);
-        read?;
-        for (high, from, first) in [(false, below, 0), (true, above, m + g)] {
-            if self.host.wall_here(outer, high) {
-                continue;
-            }
-            for (u, values) in from.chunks(part as usize / size as usize).enumerate() {
-                let at = (u as u64 * len + first * plane) * size;
-                self.ctx
-                    .queue
-                    .write_buffer(&self.bufs[self.current], at, bytes_of(values));
-            }
-        }
-        let (fill, threads) = &self.fills[outer];
-        if *threads > 0 {
-            let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-            {
+            let (fill, threads) = &self.fills[a];
+            if *threads > 0 {
                 let mut pass = enc.begin_compute_pass(&Default::default());
                 pass.set_bind_group(0, &self.groups[self.current], &[]);
                 pass.set_pipeline(fill);
                 dispatch(&mut pass, *threads, self.row);
             }
-            self.ctx.queue.submit([enc.finish()]);
         }
-        Ok(())
+        self.ctx.queue.submit([enc.finish()]);
+        Ok(read?)
     }
 
     /// Sends the host copy's unknowns to the device's `φ`.

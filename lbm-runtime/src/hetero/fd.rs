@@ -3,8 +3,9 @@
 //! high border `[N − M, N)`, the borders on the host ([`FdGrid`]) and the bulk on the device
 //! ([`GpuFdGrid`]), as the lattice's split cuts its columns.
 //!
-//! Each part runs in a thread of its own, and the three form a ring of threads
-//! ([`Threads`]): after every stage each part trades its edge planes with its neighbours, so
+//! Each part runs in a thread of its own, the three a group of threads ([`Threads`]) holding
+//! the blocks of a cut along the outermost axis ([`Blocks::along`]): after every stage each
+//! part trades its edge planes with its neighbours, so
 //! the parts compute concurrently (the device's stage is submitted, the host's borders
 //! computed beside it) and every node gets the single grid's operations. The split matches
 //! the host grid to the GPU-vs-CPU tolerance.
@@ -14,8 +15,10 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use crate::fd::{FdError, FdGrid, FdRun, FdScheme, Side, Threads};
+use crate::blocks::Blocks;
+use crate::fd::{FdError, FdGrid, FdRun, FdScheme, Side};
 use crate::gpu::{GpuContext, GpuFdGrid};
+use crate::group::Threads;
 use crate::{Error, Real};
 
 /// One part of the split, on the host or on the device.
@@ -94,24 +97,25 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
             ))
             .into());
         }
-        let cut = vec![0, host_planes, planes - host_planes, planes];
+        let blocks = Blocks::along(n, outer, vec![0, host_planes, planes - host_planes, planes]);
         let device = ctx.describe();
         let (built, done) = channel();
-        let workers = Threads::ring(cut)
+        let workers = Threads::group(3)
             .into_iter()
             .enumerate()
             .map(|(k, ring)| {
                 let (jobs, inbox) = channel::<Job<S, T>>();
                 let (built, ctx, sides) = (built.clone(), ctx.clone(), sides.clone());
+                let blocks = blocks.clone();
                 let thread = std::thread::spawn(move || {
                     // Should this part panic, the others stop at their next meeting.
                     let _guard = ring.guard();
                     let ring = Box::new(ring);
                     let part = if k == 1 {
-                        GpuFdGrid::on_ring(ctx, n, h, params, sides, ring)
+                        GpuFdGrid::on_blocks(ctx, n, h, params, sides, ring, blocks)
                             .map(|g| Part::Device(Box::new(g)))
                     } else {
-                        FdGrid::on_ring(n, h, params, sides, ring)
+                        FdGrid::on_blocks(n, h, params, sides, ring, blocks)
                             .map(|g| Part::Host(Box::new(g)))
                             .map_err(Error::from)
                     };

@@ -18,6 +18,7 @@ mod d3_lattice;
 mod dsl;
 mod f16s;
 mod fd;
+mod fd_blocks;
 mod fields;
 mod model_reference;
 mod moment_space;

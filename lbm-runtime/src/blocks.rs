@@ -1,0 +1,264 @@
+//! The engine's blocks: a box of nodes cut into blocks on a Cartesian grid along 1, 2 or 3
+//! axes, one block per process of a run ([`crate::group`]), after waLBerla's block forest and
+//! OpenLB's cuboids.
+//!
+//! A block holds its own nodes plus ghost layers as deep as the kernels reach on every side;
+//! the ghosts are refilled after each update by one exchange **axis after axis**: along x
+//! each block sends its first and last layers of nodes to its neighbours below and above and
+//! takes theirs into its ghosts, then along y over the whole padded extent in x (the x ghosts
+//! included), then along z over the padded extents of x and y. The second and third exchanges
+//! carry what the first brought, so edges and corners arrive with two (three) messages a
+//! block instead of the 8 (26) of a neighbour-by-neighbour exchange. Along an axis that is
+//! not cut, the one block is its own neighbour below and above: its periodic wrap.
+//!
+//! ```text
+//!   y ▲  ┌─────────┬─────────┐   blocks [2, 2, 1] of an 8 × 6 box; rank = bx + 2·by
+//!     │  │ rank 2  │ rank 3  │   (x fastest). Each block holds 4 × 3 nodes and g ghost
+//!     │  │         │         │   layers on every side (ghosts of x first, then of y,
+//!     │  ├─────────┼─────────┤   which carry the corners).
+//!     │  │ rank 0  │ rank 1  │
+//!     │  │         │         │
+//!        └─────────┴─────────┘ ─▶ x
+//! ```
+//!
+//! Every node of a block computes the very arithmetic of the whole box in one process, so a
+//! run on any cut is bitwise the single process on the CPU.
+
+use std::fmt;
+use std::ops::Range;
+use std::str::FromStr;
+
+/// Blocks per axis, x first (`[bx, by, bz]`; `bz = 1` in 2-D): written `AxBxC` (`AxB` in 2-D).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Cut(pub [usize; 3]);
+
+impl Cut {
+    /// One block: the whole box.
+    pub const WHOLE: Cut = Cut([1, 1, 1]);
+
+    /// `n` blocks along `axis` alone (the seeds' ring is `Cut::along(outer, n)`).
+    pub fn along(axis: usize, n: usize) -> Self {
+        let mut c = [1; 3];
+        c[axis] = n;
+        Cut(c)
+    }
+
+    /// `ranks` blocks over the first `dim` axes of a box of `nodes`, balanced as
+    /// `MPI_Dims_create` does (the factors of `ranks` as close to each other as the prime
+    /// factors allow: each prime, largest first, multiplies the axis whose count is the
+    /// smallest so far), the largest count on the axis with the most nodes (ties: the
+    /// outermost axis, whose faces are contiguous).
+    pub fn balanced(ranks: usize, dim: usize, nodes: [usize; 3]) -> Self {
+        let dim = dim.clamp(1, 3);
+        let mut counts = vec![1usize; dim];
+        for p in prime_factors(ranks.max(1)).into_iter().rev() {
+            let least = (0..dim).min_by_key(|&a| counts[a]).unwrap_or(0);
+            counts[least] *= p;
+        }
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let mut axes: Vec<usize> = (0..dim).collect();
+        axes.sort_by(|&a, &b| nodes[b].cmp(&nodes[a]).then(b.cmp(&a)));
+        let mut c = [1; 3];
+        for (&axis, &count) in axes.iter().zip(&counts) {
+            c[axis] = count;
+        }
+        Cut(c)
+    }
+
+    /// The number of blocks.
+    pub fn blocks(&self) -> usize {
+        self.0.iter().product()
+    }
+
+    /// The axes cut into more than one block.
+    pub fn cut_axes(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..3).filter(|&a| self.0[a] > 1)
+    }
+}
+
+impl fmt::Display for Cut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [x, y, z] = self.0;
+        write!(f, "{x}x{y}x{z}")
+    }
+}
+
+impl FromStr for Cut {
+    type Err = String;
+
+    /// `A`, `AxB` or `AxBxC`: blocks along x, y, z (the others 1), each a whole number ≥ 1.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = s.trim().split(['x', 'X', '×']).collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(format!(
+                "`{s}` is not a cut: give blocks per axis as AxB (2-D) or AxBxC (3-D), e.g. 2x2x2"
+            ));
+        }
+        let mut c = [1; 3];
+        for (a, p) in parts.iter().enumerate() {
+            c[a] = match p.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => n,
+                _ => {
+                    return Err(format!(
+                        "`{s}` is not a cut: `{p}` is not a whole number ≥ 1 of blocks (give AxB or AxBxC, e.g. 2x2x2)"
+                    ))
+                }
+            };
+        }
+        Ok(Cut(c))
+    }
+}
+
+/// The prime factors of `n`, smallest first.
+fn prime_factors(mut n: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut p = 2;
+    while p * p <= n {
+        while n % p == 0 {
+            out.push(p);
+            n /= p;
+        }
+        p += 1;
+    }
+    if n > 1 {
+        out.push(n);
+    }
+    out
+}
+
+/// `n` nodes cut into `parts` consecutive ranges whose lengths differ by at most one (the
+/// first `n mod parts` one longer): their bounds, `parts + 1` of them from 0 to `n`.
+pub fn even_bounds(n: usize, parts: usize) -> Vec<usize> {
+    let parts = parts.max(1);
+    let (base, extra) = (n / parts, n % parts);
+    (0..=parts).map(|r| r * base + r.min(extra)).collect()
+}
+
+/// The nodes a block of `l` nodes per axis sends in one exchange of ghost layers `g` deep along
+/// the axes `cut` cuts, axis after axis as the engine exchanges ([module docs](self)): along
+/// each cut axis `a`, two messages of `g` layers whose extent along every other axis `b` is
+/// `l_b`, plus `2g` where the block has ghost layers along `b` (`ghosts[b]`: what carries the
+/// edges and corners),
+///
+/// ```text
+/// halo = Σ_{a cut} 2 g Π_{b ≠ a} (l_b + 2 g [ghosts_b])
+/// ```
+///
+/// (`l_z = 1` and no ghosts along z in 2-D). A 1-D cut along x of a lattice whose y and z have
+/// no ghost layers sends `2 g L_y L_z`; a cube of side `l` cut along all three axes, with
+/// ghosts along each, `6 g (l + 2g)²`.
+pub fn halo_nodes(l: [usize; 3], cut: Cut, g: usize, ghosts: [bool; 3]) -> usize {
+    cut.cut_axes()
+        .map(|a| {
+            let across: usize = (0..3)
+                .filter(|&b| b != a)
+                .map(|b| l[b] + if ghosts[b] { 2 * g } else { 0 })
+                .product();
+            2 * g * across
+        })
+        .sum()
+}
+
+/// A box of nodes cut into blocks: along each axis the bounds of the blocks' ranges (the same
+/// for every block of a row, a tensor grid), block `rank` at coordinates
+/// [`Blocks::coords`]`(rank)`, x fastest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Blocks {
+    bounds: [Vec<usize>; 3],
+}
+
+impl Blocks {
+    /// The box of `nodes` in one block.
+    pub fn whole(nodes: [usize; 3]) -> Self {
+        Self::even(nodes, Cut::WHOLE)
+    }
+
+    /// The box of `nodes` cut evenly ([`even_bounds`]) into `cut`'s blocks.
+    pub fn even(nodes: [usize; 3], cut: Cut) -> Self {
+        Self {
+            bounds: [0, 1, 2].map(|a| even_bounds(nodes[a], cut.0[a])),
+        }
+    }
+
+    /// The box of `nodes` cut along `axis` at the given `bounds` (from 0 to `nodes[axis]`,
+    /// increasing), whole along the others.
+    ///
+    /// # Panics
+    /// If the bounds do not run from 0 to `nodes[axis]` in increasing order.
+    pub fn along(nodes: [usize; 3], axis: usize, bounds: Vec<usize>) -> Self {
+        assert!(
+            bounds.first() == Some(&0)
+                && bounds.last() == Some(&nodes[axis])
+                && bounds.windows(2).all(|w| w[0] < w[1]),
+            "block bounds {bounds:?} do not cut 0..{} in order",
+            nodes[axis]
+        );
+        let mut b = Self::whole(nodes);
+        b.bounds[axis] = bounds;
+        b
+    }
+
+    /// Blocks per axis.
+    pub fn cut(&self) -> Cut {
+        Cut(self.bounds.clone().map(|b| b.len() - 1))
+    }
+
+    /// The number of blocks.
+    pub fn count(&self) -> usize {
+        self.cut().blocks()
+    }
+
+    /// The whole box's nodes per axis.
+    pub fn nodes(&self) -> [usize; 3] {
+        [0, 1, 2].map(|a| *self.bounds[a].last().expect("bounds hold at least 0"))
+    }
+
+    /// Whether the box is cut into more than one block along `axis`.
+    pub fn is_cut(&self, axis: usize) -> bool {
+        self.bounds[axis].len() > 2
+    }
+
+    /// The block coordinates of block `rank` (x fastest).
+    pub fn coords(&self, rank: usize) -> [usize; 3] {
+        let [bx, by, _] = self.cut().0;
+        [rank % bx, (rank / bx) % by, rank / (bx * by)]
+    }
+
+    /// The block at block coordinates `c`.
+    pub fn rank_at(&self, c: [usize; 3]) -> usize {
+        let [bx, by, _] = self.cut().0;
+        c[0] + bx * (c[1] + by * c[2])
+    }
+
+    /// The nodes of block `rank` along each axis, in the whole box's numbering.
+    pub fn block(&self, rank: usize) -> [Range<usize>; 3] {
+        let c = self.coords(rank);
+        [0, 1, 2].map(|a| self.bounds[a][c[a]]..self.bounds[a][c[a] + 1])
+    }
+
+    /// Block `rank`'s neighbours below and above along `axis`, the row closing on itself (a
+    /// block alone along an axis is its own neighbour both ways).
+    pub fn neighbours(&self, rank: usize, axis: usize) -> (usize, usize) {
+        let n = self.bounds[axis].len() - 1;
+        let c = self.coords(rank);
+        let at = |k: usize| {
+            let mut c = c;
+            c[axis] = k;
+            self.rank_at(c)
+        };
+        (at((c[axis] + n - 1) % n), at((c[axis] + 1) % n))
+    }
+
+    /// The thinnest block along `axis`.
+    pub fn thinnest(&self, axis: usize) -> usize {
+        self.bounds[axis]
+            .windows(2)
+            .map(|w| w[1] - w[0])
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+#[path = "blocks_tests.rs"]
+mod tests;

@@ -1,0 +1,226 @@
+//! Finite-difference grids cut into blocks ([`lbm::blocks`]) along 1, 2 and 3 axes, each
+//! block a thread of a [`Threads`] group (the MPI ranks run the same code through
+//! `lbm::group::Ranks`: `tests/mpi_ring.rs`): every cut computes the single grid's bits —
+//! walls of every rule, periodic axes closed across blocks, stencils that reach edges and
+//! corners — and a checkpoint written on one cut resumes on another.
+
+use std::f64::consts::PI;
+use std::path::PathBuf;
+
+use lbm::blocks::{Blocks, Cut, halo_nodes};
+use lbm::fd::{FdGrid, FdScheme, Rule, Side};
+use lbm::fd_cavity::FdCavity;
+use lbm::fd_scheme;
+use lbm::group::{Group, Threads};
+
+fd_scheme! {
+    /// Diffusion and the third mixed derivative ∂³T/∂x∂y∂z: its stencil reaches the corners of
+    /// the 3 × 3 × 3 cube around a node.
+    pub scheme Corner3 {
+        dim = 3;
+        fields { T }
+        params { alpha: real, beta: real }
+        operators {
+            lap = laplacian(order = 2, stencil = [1, -2, 1]);
+            d = derivative(1, order = 2, stencil = [-1/2, 0, 1/2]);
+        }
+        rates { T = alpha * lap(T) + beta * d(d(d(T, x), y), z); }
+    }
+}
+
+/// What a grid's run leaves: every unknown at every node of the whole grid.
+type Fields = Vec<Vec<f64>>;
+
+/// Runs `run` on each block of `blocks`, each in a thread of a group, and returns the fields
+/// gathered on the first (`build` makes a block's grid from its group handle and the cut).
+fn on_blocks<S: FdScheme>(
+    blocks: &Blocks,
+    build: impl Fn(Box<dyn Group<f64>>, Blocks) -> FdGrid<S, f64> + Send + Sync + Copy + 'static,
+    run: impl Fn(&mut FdGrid<S, f64>) + Send + Sync + Copy + 'static,
+) -> Fields {
+    let threads: Vec<_> = Threads::group(blocks.count())
+        .into_iter()
+        .map(|t| {
+            let blocks = blocks.clone();
+            std::thread::spawn(move || {
+                let _guard = t.guard();
+                let mut g = build(Box::new(t), blocks);
+                run(&mut g);
+                (0..S::UNKNOWNS.len())
+                    .map(|u| g.gather(u))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut all: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let root = all.remove(0);
+    assert!(
+        all.iter().flatten().all(Option::is_none),
+        "the fields are gathered on the first block only"
+    );
+    root.into_iter().map(Option::unwrap).collect()
+}
+
+/// The 3-D grid of [`Corner3`]: periodic along x, walls of all three rules along y and z.
+fn corner_grid(group: Box<dyn Group<f64>>, blocks: Blocks) -> FdGrid<Corner3, f64> {
+    let sides = vec![
+        Side::Periodic,
+        Side::Periodic,
+        Side::Wall(vec![Rule::ZeroGradient]),
+        Side::Wall(vec![Rule::Value(1.0)]),
+        Side::Wall(vec![Rule::Extrapolated]),
+        Side::Wall(vec![Rule::Value(0.5)]),
+    ];
+    let p = Corner3Params {
+        alpha: 1.0,
+        beta: 0.05,
+    };
+    let mut g = FdGrid::on_blocks([12, 9, 10], 0.1, p, sides, group, blocks).unwrap();
+    g.set(0, |x| {
+        (2.0 * PI * x[0]).sin() * x[1] + x[2] * x[2] + x[0] * x[1] * x[2]
+    });
+    g
+}
+
+fn corner_run(g: &mut FdGrid<Corner3, f64>) {
+    g.advance(40, 1e-3).unwrap();
+}
+
+/// The 3-D grid on 1, 2, 3, 4, 6 and 8 blocks, cut along one, two and three axes, is the
+/// single grid bit for bit; so is the cavity (forward Euler, its 19-point stencil reaching the
+/// corners, walls extrapolating the pressure) on cuts along x, y and both, and the
+/// Runge–Kutta advection periodic along both axes across blocks.
+#[test]
+fn every_cut_gives_the_single_grids_bits() {
+    let n = [12, 9, 10];
+    let whole = on_blocks(&Blocks::whole(n), corner_grid, corner_run);
+    let cuts = [
+        [2, 1, 1],
+        [1, 3, 1],
+        [1, 1, 3],
+        [2, 2, 1],
+        [1, 2, 2],
+        [2, 1, 3],
+        [3, 2, 1],
+        [2, 2, 2],
+    ];
+    for cut in cuts {
+        let got = on_blocks(&Blocks::even(n, Cut(cut)), corner_grid, |g| {
+            corner_run(g);
+            // What a block sends is the engine's formula for its cut.
+            let l = g.block().map(|r| r.len());
+            let want = halo_nodes(l, g.blocks().cut(), Corner3::REACH, [true; 3]);
+            assert_eq!(g.halo_nodes(), want, "block {:?}", g.block());
+        });
+        assert!(got == whole, "3-D grid cut {}", Cut(cut));
+    }
+
+    let c = FdCavity::new(23, 100.0);
+    let cavity = |cut: [usize; 3]| {
+        on_blocks(
+            &Blocks::even(c.nodes(), Cut(cut)),
+            move |group, blocks| c.on_blocks(group, blocks).unwrap(),
+            move |g| g.advance(200, c.time_step()).unwrap(),
+        )
+    };
+    let whole = cavity([1, 1, 1]);
+    for cut in [[3, 1, 1], [1, 3, 1], [2, 2, 1], [2, 3, 1]] {
+        assert!(cavity(cut) == whole, "cavity cut {}", Cut(cut));
+    }
+
+    let rk = |cut: [usize; 3]| {
+        on_blocks(
+            &Blocks::even([21, 12, 1], Cut(cut)),
+            |group, blocks| {
+                let p = AdvectRk3Params { a: 1.0 };
+                let sides = vec![Side::Periodic; 4];
+                let mut g = FdGrid::<AdvectRk3, f64>::on_blocks(
+                    [21, 12, 1],
+                    1.0 / 21.0,
+                    p,
+                    sides,
+                    group,
+                    blocks,
+                )
+                .unwrap();
+                g.set(0, |x| (2.0 * PI * x[0]).sin() * (2.0 * PI * x[1]).cos());
+                g
+            },
+            |g| g.advance(40, 0.01).unwrap(),
+        )
+    };
+    let whole = rk([1, 1, 1]);
+    assert!(rk([3, 2, 1]) == whole, "rk3 cut 3x2");
+}
+
+fd_scheme! {
+    /// As the physics suite's RK3 advection, declared here for the cut runs.
+    pub scheme AdvectRk3 {
+        dim = 2;
+        fields { c }
+        params { a: real }
+        operators { d = derivative(1, order = 2, stencil = [-1/2, 0, 1/2]); }
+        rates { c = -a * d(c, x); }
+        integrator = rk3;
+    }
+}
+
+/// A checkpoint written by 8 blocks cut 2 × 2 × 2 resumes on 3 blocks cut 1 × 1 × 3 (and in
+/// one process) to the uninterrupted run's bits.
+#[test]
+fn a_checkpoint_of_one_cut_resumes_on_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let path: &'static PathBuf = Box::leak(Box::new(dir.path().join("blocks.lbm")));
+    let n = [12, 9, 10];
+    let whole = on_blocks(&Blocks::whole(n), corner_grid, |g| {
+        g.advance(60, 1e-3).unwrap()
+    });
+    let first = on_blocks(&Blocks::even(n, Cut([2, 2, 2])), corner_grid, |g| {
+        g.advance(25, 1e-3).unwrap();
+        g.checkpoint(path).unwrap();
+    });
+    assert!(first != whole, "the checkpoint is of an earlier step");
+    for cut in [[1, 1, 3], [1, 1, 1]] {
+        let resumed = on_blocks(&Blocks::even(n, Cut(cut)), corner_grid, |g| {
+            g.resume(path).unwrap();
+            assert_eq!(g.steps(), 25);
+            g.advance(35, 1e-3).unwrap();
+        });
+        assert!(resumed == whole, "resumed on cut {}", Cut(cut));
+    }
+}
+
+/// A cut is refused, by every block and before any work, where a block would be thinner than
+/// the stencils need, where it has another number of blocks than the group has processes,
+/// and where it cuts an axis the grid does not have.
+#[test]
+fn bad_cuts_are_refused_by_every_block() {
+    let refusal = |nodes: [usize; 3], cut: [usize; 3], parts: usize| {
+        let c = FdCavity::new(nodes[0], 100.0);
+        let threads: Vec<_> = Threads::group(parts)
+            .into_iter()
+            .map(|t| {
+                std::thread::spawn(move || {
+                    let _guard = t.guard();
+                    let blocks = Blocks::even(c.nodes(), Cut(cut));
+                    c.on_blocks::<f64>(Box::new(t), blocks)
+                        .err()
+                        .map(|e| e.to_string())
+                })
+            })
+            .collect();
+        let all: Vec<_> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+        assert!(all.iter().all(Option::is_some), "every block refuses");
+        all[0].clone().unwrap()
+    };
+    let e = refusal([11, 11, 1], [4, 1, 1], 4);
+    assert!(e.contains("along x cannot be cut into 4 blocks"), "{e}");
+    assert!(e.contains("at most 3 blocks"), "{e}");
+    let e = refusal([11, 11, 1], [2, 2, 1], 3);
+    assert!(
+        e.contains("makes 4 blocks, but the run has 3 processes"),
+        "{e}"
+    );
+    let e = refusal([11, 11, 1], [1, 1, 2], 2);
+    assert!(e.contains("along z cannot be cut"), "{e}");
+}
