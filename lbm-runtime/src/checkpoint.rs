@@ -1,27 +1,31 @@
-//! Checkpoints: the whole state of a lattice — however many processes hold it — written as a
-//! set of shards and a manifest, atomic as a set, and read back only when whole and belonging
-//! to the model, size and precision asked for, on any number of processes.
+//! Checkpoints: the whole state of a run — a lattice's populations or a finite-difference
+//! grid's unknowns, however many processes hold it — written as a set of shards and a
+//! manifest, atomic as a set, and read back only when whole and belonging to the model (or
+//! scheme), size and precision asked for, on any number of processes and any cut.
 //!
-//! # Format (version 3)
-//! A checkpoint `<path>` is a manifest and one shard per process that wrote it, the shards
+//! # Format (version 4)
+//! A checkpoint `<path>` is a manifest and one shard per block of the run that wrote it (a
+//! process's slab, or its block of a cut along 1, 2 or 3 axes, [`crate::blocks`]), the shards
 //! beside the manifest, named `<path>.<run>-<rank>of<ranks>`:
 //!
 //! ```text
-//! manifest  LBM-CHECKPOINT 3\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step,
-//!           parameters, the fields stored, the run's token, and per shard: file,
-//!           columns [x0, x1), payload size and CRC-32
-//! shard     LBM-SHARD 3\n <n>\n <TOML, n bytes>: model, Q, LX, LY, precision, step, the
-//!           fields stored, the run's token, columns, payload size, CRC-32
-//!           <payload>: per column x of x0..x1, the post-collision populations f_i(x, y) in
-//!           the layout-independent order y, then i, little-endian values of the precision;
-//!           then, when the run had per-site fields, each field's values v_j(x, y) in the
-//!           order j, then y, little-endian f64
+//! manifest  LBM-CHECKPOINT 4\n <n>\n <TOML, n bytes>: model (or scheme), U values per node,
+//!           LX, LY, LZ, precision, step, parameters, the fields stored, the run's token, per
+//!           shard: file, its box of nodes, payload size and CRC-32; for a finite-difference
+//!           run also its spacing, sides, unknowns and time (`fd`)
+//! shard     LBM-SHARD 4\n <n>\n <TOML, n bytes>: model, U, LX, the plane's LY·LZ, precision,
+//!           step, the fields stored, the run's token, its box, payload size, CRC-32
+//!           <payload>: per plane x of its box, x0..x1, the U values at each of its sites in
+//!           the plane order (y fastest, then z) — a lattice's post-collision populations
+//!           f_i, a grid's unknowns — little-endian values of the precision; then, when the
+//!           run had per-site fields, each field's values at those sites, little-endian f64
 //! ```
 //!
-//! The fields ([`Model::FIELDS`]) are stored when the user gave them values per site
-//! ([`crate::Solver::set_local_field`]): every field of the model then, so a restart continues
-//! with the same per-site parameters. Version 2 is version 3 without fields and is read as
-//! such.
+//! A shard's box is `[x0, x1) × [y0, y1) × [z0, z1)` (`yz` absent: whole planes, as a slab
+//! of lattice planes holds); the boxes tile the whole domain. The fields ([`Model::FIELDS`])
+//! are stored when the user gave them values per site ([`crate::Solver::set_local_field`]):
+//! every field of the model then, so a restart continues with the same per-site parameters.
+//! Versions 2 (no fields) and 3 (shards of whole planes alone) are read as version 4.
 //!
 //! # Atomic as a set
 //! Every process writes its shard under a name no earlier checkpoint used (the run's token is
@@ -32,12 +36,13 @@
 //! matching manifest are never resumed.
 //!
 //! # Reading on any number of processes
-//! [`read_checkpoint`] reads the manifest and every shard's header (not the populations): a
+//! [`read_checkpoint`] reads the manifest and every shard's header (not the values): a
 //! missing or truncated shard, or one of another checkpoint, is refused before any work.
-//! [`Checkpoint::columns`] then reads the columns a process needs, from the shards that hold
-//! them (each checked whole against its CRC-32 as it streams by), so a run checkpointed on
-//! `n` processes resumes on `m` and on one. The populations are independent of the layout and
-//! streaming scheme, so the continued run is bitwise identical to an uninterrupted one.
+//! [`Checkpoint::columns`] then reads the planes a process needs (a block, its box), from the
+//! shards that hold them (each checked whole against its CRC-32 as it streams by), so a run
+//! checkpointed on `n` processes resumes on `m` and on one, cut another way. The values are
+//! independent of the layout and streaming scheme, so the continued run is bitwise identical
+//! to an uninterrupted one.
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -51,10 +56,11 @@ use serde::{Deserialize, Serialize};
 use crate::io::write_atomically;
 use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real, Scheme};
 
-const MAGIC: &str = "LBM-CHECKPOINT 3";
-const SHARD_MAGIC: &str = "LBM-SHARD 3";
-/// The magics of the earlier version still read (version 2: no fields).
-const MAGIC_V2: [&str; 2] = ["LBM-CHECKPOINT 2", "LBM-SHARD 2"];
+/// The manifest's magic, then those of the earlier versions still read (3: shards of whole
+/// planes alone; 2: no fields either).
+const MAGICS: [&str; 3] = ["LBM-CHECKPOINT 4", "LBM-CHECKPOINT 3", "LBM-CHECKPOINT 2"];
+/// The shards' magics, in the same order.
+const SHARD_MAGICS: [&str; 3] = ["LBM-SHARD 4", "LBM-SHARD 3", "LBM-SHARD 2"];
 /// Largest header accepted (a corrupted length must not make us allocate gigabytes).
 const MAX_HEADER: usize = 1 << 20;
 
@@ -104,15 +110,15 @@ pub struct ParamValue {
 /// The manifest of a checkpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointHeader {
-    /// The model's name ([`Model::NAME`]).
+    /// The model's name ([`Model::NAME`]), or the finite-difference scheme's.
     pub model: String,
-    /// Number of populations per site.
+    /// Values per node: a lattice's populations Q, a grid's unknowns.
     pub q: usize,
-    /// Lattice width.
+    /// Nodes along x.
     pub lx: usize,
-    /// Lattice height.
+    /// Nodes along y.
     pub ly: usize,
-    /// Lattice depth (1 in 2-D; absent from 2-D manifests).
+    /// Nodes along z (1 in 2-D; absent from 2-D manifests).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub lz: usize,
     /// `"f32"` or `"f64"`.
@@ -121,7 +127,7 @@ pub struct CheckpointHeader {
     pub step: u64,
     /// The model's parameters, in declaration order.
     pub params: Vec<ParamValue>,
-    /// The fields stored per site after the populations of each column (all of
+    /// The fields stored per site after the populations of each plane (all of
     /// [`Model::FIELDS`], or none while they were uniform).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fields: Vec<String>,
@@ -129,13 +135,30 @@ pub struct CheckpointHeader {
     pub order: String,
     /// The token of this checkpoint, in every shard's name and header.
     pub run: String,
-    /// The shards, in column order.
+    /// The shards, whose boxes tile the domain.
     pub shards: Vec<Shard>,
+    /// What a finite-difference run says beyond a lattice (absent from a lattice's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fd: Option<FdFacts>,
     /// What the application says of the run that wrote it (the `lbm` program: the case and
     /// its settings, so that another case of the same model and size cannot resume it),
     /// stored and read back untouched; empty when it said nothing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub about: BTreeMap<String, String>,
+}
+
+/// What the manifest of a finite-difference run's checkpoint says of the run beyond its
+/// scheme, nodes, precision, parameters and steps.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FdFacts {
+    /// The grid spacing.
+    pub h: f64,
+    /// The sides x−, x+, y−, y+ (, z−, z+), as the grid describes them.
+    pub sides: Vec<String>,
+    /// The unknowns, in the order of each node's values.
+    pub unknowns: Vec<String>,
+    /// The time reached, `Σ Δt`.
+    pub time: f64,
 }
 
 fn one() -> usize {
@@ -147,7 +170,7 @@ fn is_one(v: &usize) -> bool {
 }
 
 impl CheckpointHeader {
-    /// The lattice's size, `[LX, LY, LZ]` (`LZ = 1` in 2-D).
+    /// The domain's nodes, `[LX, LY, LZ]` (`LZ = 1` in 2-D).
     pub fn size(&self) -> [usize; 3] {
         [self.lx, self.ly, self.lz]
     }
@@ -158,11 +181,13 @@ impl CheckpointHeader {
         self.ly.saturating_mul(self.lz)
     }
 
-    /// Bytes per column of the payload: its populations of `bytes` each, then its fields;
-    /// `None` when that cannot be addressed (a damaged manifest).
-    fn column_bytes(&self, q: usize, bytes: usize) -> Option<usize> {
-        let per_site = self.fields.len().checked_mul(8)?.checked_add(q * bytes)?;
-        self.ly.checked_mul(self.lz)?.checked_mul(per_site)
+    /// Bytes per site of the payload: its `q` values of `bytes` each, then its fields; `None`
+    /// when that cannot be addressed (a damaged manifest).
+    fn site_bytes(&self, bytes: usize) -> Option<usize> {
+        self.fields
+            .len()
+            .checked_mul(8)?
+            .checked_add(self.q.checked_mul(bytes)?)
     }
 }
 
@@ -171,42 +196,88 @@ impl CheckpointHeader {
 pub struct Shard {
     /// Its file name, beside the manifest.
     pub file: String,
-    /// The first column it holds.
+    /// The first plane of constant x it holds.
     pub x0: usize,
     /// One past the last.
     pub x1: usize,
+    /// Its nodes along y and z, `[[y0, y1], [z0, z1]]`; absent where it holds whole planes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yz: Option<[[usize; 2]; 2]>,
     /// Payload size in bytes.
     pub payload_bytes: u64,
     /// CRC-32 of the payload.
     pub crc32: u32,
 }
 
-/// The header of a shard: what the manifest says of it, and what it belongs to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-struct ShardHeader {
-    model: String,
-    q: usize,
-    lx: usize,
-    ly: usize,
-    precision: String,
-    step: u64,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    fields: Vec<String>,
-    run: String,
-    x0: usize,
-    x1: usize,
-    payload_bytes: u64,
-    crc32: u32,
+impl Shard {
+    /// The box of nodes it holds, in a domain of `[LX, LY, LZ]` nodes.
+    pub fn nodes(&self, [_, ly, lz]: [usize; 3]) -> [Range<usize>; 3] {
+        match self.yz {
+            Some([[y0, y1], [z0, z1]]) => [self.x0..self.x1, y0..y1, z0..z1],
+            None => [self.x0..self.x1, 0..ly, 0..lz],
+        }
+    }
 }
 
-/// The state of some columns, as a checkpoint holds it.
+/// The header of a shard: what the manifest says of it, and what it belongs to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct ShardHeader {
+    pub(crate) model: String,
+    pub(crate) q: usize,
+    pub(crate) lx: usize,
+    /// The whole domain's sites per plane, `LY·LZ`.
+    pub(crate) ly: usize,
+    pub(crate) precision: String,
+    pub(crate) step: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) fields: Vec<String>,
+    pub(crate) run: String,
+    pub(crate) x0: usize,
+    pub(crate) x1: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) yz: Option<[[usize; 2]; 2]>,
+    pub(crate) payload_bytes: u64,
+    pub(crate) crc32: u32,
+}
+
+impl ShardHeader {
+    /// The header of the shard holding `nodes` of the checkpoint `m` (its run set), its
+    /// payload's entries unset.
+    pub(crate) fn of(m: &CheckpointHeader, [xs, ys, zs]: [Range<usize>; 3]) -> Self {
+        let whole = ys == (0..m.ly) && zs == (0..m.lz);
+        ShardHeader {
+            model: m.model.clone(),
+            q: m.q,
+            lx: m.lx,
+            ly: m.plane(),
+            precision: m.precision.clone(),
+            step: m.step,
+            fields: m.fields.clone(),
+            run: m.run.clone(),
+            x0: xs.start,
+            x1: xs.end,
+            yz: (!whole).then_some([[ys.start, ys.end], [zs.start, zs.end]]),
+            payload_bytes: 0,
+            crc32: 0,
+        }
+    }
+}
+
+/// The state of some planes, as a checkpoint holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Columns<T> {
-    /// The populations, `[((x − x0)·LY + y)·Q + i]`.
+    /// The populations, `[((x − x0)·LY·LZ + s)·Q + i]` with the plane's site `s = y + LY·z`.
     pub populations: Vec<T>,
-    /// Each stored field's name and values, `[(x − x0)·LY + y]` (none when the fields were
-    /// uniform, their values in the parameters).
+    /// Each stored field's name and values, `[(x − x0)·LY·LZ + s]` (none when the fields
+    /// were uniform, their values in the parameters).
     pub fields: Vec<(String, Vec<f64>)>,
+}
+
+/// Where the shards of a checkpoint whose headers were verified are, and where each one's
+/// payload starts in its file.
+pub(crate) struct Shards {
+    dir: PathBuf,
+    payload_at: Vec<u64>,
 }
 
 /// A checkpoint whose manifest and shard headers were read and verified, ready to give the
@@ -216,9 +287,7 @@ pub struct Checkpoint<M: Model, T: Real> {
     pub header: CheckpointHeader,
     /// The parameters, rebuilt from the manifest.
     pub params: M::Params,
-    dir: PathBuf,
-    /// Where each shard's payload starts in its file.
-    payload_at: Vec<u64>,
+    shards: Shards,
     _t: PhantomData<T>,
 }
 
@@ -269,17 +338,18 @@ pub(crate) fn framed(magic: &str, text: &str) -> String {
     format!("{magic}\n{}\n{text}", text.len())
 }
 
-/// Reads a header framed by [`framed`] with `magic`, returning it and its length in bytes.
-/// Version 2's header of the same kind (`old`) is read too.
-pub(crate) fn read_framed<H: serde::de::DeserializeOwned>(
+/// Reads a header framed by [`framed`] with one of `magics` (this version's first, then the
+/// earlier versions' still read), returning it and its length in bytes.
+fn read_framed<H: serde::de::DeserializeOwned>(
     r: &mut impl BufRead,
-    [magic, old]: [&str; 2],
+    magics: [&str; 3],
     path: &Path,
 ) -> Result<(H, u64), CheckpointError> {
+    let magic = magics[0];
     // The two lines before the header are read with a bound: a file that is not a checkpoint
     // (binary data, a device such as /dev/zero) is refused after a few bytes.
     let line = bounded_line(r, path)?;
-    if line.trim_end() != magic && line.trim_end() != old {
+    if !magics.contains(&line.trim_end()) {
         let why = if line.starts_with("LBM-CHECKPOINT 1") {
             "it is a checkpoint of the single-file format of earlier versions; rerun from the \
              start or resume with the version that wrote it"
@@ -393,8 +463,6 @@ pub(crate) fn write_shard<M: Model, T: Real>(
             )
         })
         .collect();
-    let mut crc = crc32fast::Hasher::new();
-    parts.iter().for_each(|p| crc.update(p));
     let header = ShardHeader {
         model: M::NAME.into(),
         q: M::Q,
@@ -406,19 +474,39 @@ pub(crate) fn write_shard<M: Model, T: Real>(
         run: run.into(),
         x0: planes.start,
         x1: planes.end,
-        payload_bytes: parts.iter().map(|p| p.len() as u64).sum(),
-        crc32: crc.finalize(),
+        yz: None,
+        payload_bytes: 0,
+        crc32: 0,
     };
-    let file = shard_name(path, run, rank, ranks);
+    write_shard_parts(path, (rank, ranks), header, &parts)
+}
+
+/// Writes the shard of process `rank` of `ranks` of the checkpoint `path`: `header` (its
+/// payload's size and CRC-32 set here) and the payload, the concatenation of `parts`,
+/// atomically. Returns the manifest's entry for it.
+pub(crate) fn write_shard_parts(
+    path: &Path,
+    (rank, ranks): (usize, usize),
+    mut header: ShardHeader,
+    parts: &[&[u8]],
+) -> Result<Shard, CheckpointError> {
+    let mut crc = crc32fast::Hasher::new();
+    parts.iter().for_each(|p| crc.update(p));
+    header.payload_bytes = parts.iter().map(|p| p.len() as u64).sum();
+    header.crc32 = crc.finalize();
+    let file = shard_name(path, &header.run, rank, ranks);
     let target = path.with_file_name(&file);
     let text = toml::to_string(&header).expect("the header is plain data");
-    let framed = framed(SHARD_MAGIC, &text);
-    let all: Vec<&[u8]> = std::iter::once(framed.as_bytes()).chain(parts).collect();
+    let framed = framed(SHARD_MAGICS[0], &text);
+    let all: Vec<&[u8]> = std::iter::once(framed.as_bytes())
+        .chain(parts.iter().copied())
+        .collect();
     write_atomically(&target, &all).map_err(io_err(&target))?;
     Ok(Shard {
         file,
         x0: header.x0,
         x1: header.x1,
+        yz: header.yz,
         payload_bytes: header.payload_bytes,
         crc32: header.crc32,
     })
@@ -462,14 +550,27 @@ pub(crate) fn write_manifest<M: Model, T: Real>(
             })
             .collect(),
         fields: field_names::<M>(with_fields),
-        order: "x, then y, i; then each field's y (little-endian)".into(),
+        order: ORDER.into(),
         run: run.into(),
         shards,
+        fd: None,
         about: about.clone(),
     };
-    let text = toml::to_string(&header).expect("the manifest is plain data");
-    write_atomically(path, &[framed(MAGIC, &text).as_bytes()]).map_err(io_err(path))?;
-    remove_stale_shards(path, &header);
+    publish(path, &header)
+}
+
+/// The payload's order, as manifests say it.
+pub(crate) const ORDER: &str = "per plane x of each shard's box, its sites (y fastest, then z), \
+                                each site's values; then each field's values at those sites \
+                                (little-endian)";
+
+/// Writes the manifest `header` of the checkpoint `path`, whose shards are written and
+/// synced, atomically — the moment the checkpoint comes to exist — then removes the shards of
+/// the checkpoint it replaced.
+pub(crate) fn publish(path: &Path, header: &CheckpointHeader) -> Result<(), CheckpointError> {
+    let text = toml::to_string(header).expect("the manifest is plain data");
+    write_atomically(path, &[framed(MAGICS[0], &text).as_bytes()]).map_err(io_err(path))?;
+    remove_stale_shards(path, header);
     Ok(())
 }
 
@@ -510,7 +611,7 @@ fn remove_stale_shards(path: &Path, kept: &CheckpointHeader) {
 /// said of itself ([`CheckpointHeader::about`]).
 pub fn read_manifest(path: &Path) -> Result<CheckpointHeader, CheckpointError> {
     let mut r = BufReader::new(open_regular(path)?);
-    Ok(read_framed::<CheckpointHeader>(&mut r, [MAGIC, MAGIC_V2[0]], path)?.0)
+    Ok(read_framed::<CheckpointHeader>(&mut r, MAGICS, path)?.0)
 }
 
 /// Reads and verifies the manifest of a checkpoint of model `M` in precision `T`, and the
@@ -519,48 +620,89 @@ pub fn read_manifest(path: &Path) -> Result<CheckpointHeader, CheckpointError> {
 pub fn read_checkpoint<M: Model, T: Real>(
     path: &Path,
 ) -> Result<Checkpoint<M, T>, CheckpointError> {
-    let mut r = BufReader::new(open_regular(path)?);
-    let (header, _) = read_framed::<CheckpointHeader>(&mut r, [MAGIC, MAGIC_V2[0]], path)?;
-    check_fits::<M, T>(&header, path)?;
+    let (header, shards) = open(path, std::mem::size_of::<T>(), |h| {
+        check_fits::<M, T>(h, path)
+    })?;
     let params = M::params_from_values(&header.params.iter().map(|p| p.value).collect::<Vec<_>>())
         .ok_or_else(|| mismatch(path, "its parameters do not match the model's"))?;
-    let mut next = 0;
-    for s in &header.shards {
-        if s.x0 != next || s.x1 < s.x0 {
-            return Err(corrupt(path, format!(
-                "its shards do not cover the columns in order (shard {} holds {}..{}, column {next} comes next)",
-                s.file, s.x0, s.x1
-            )));
-        }
-        next = s.x1;
-    }
-    if next != header.lx {
-        return Err(corrupt(
-            path,
-            format!("its shards cover {next} of the {} columns", header.lx),
-        ));
-    }
-    let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let payload_at = header
-        .shards
-        .iter()
-        .map(|s| check_shard::<M, T>(&dir.join(&s.file), s, &header, path))
-        .collect::<Result<_, _>>()?;
     Ok(Checkpoint {
         header,
         params,
-        dir,
-        payload_at,
+        shards,
         _t: PhantomData,
     })
 }
 
-/// Checks the shard at `file` against its entry `s` in the manifest `m` (at `manifest`):
-/// present, of this checkpoint, of the size announced. Returns where its payload starts.
-fn check_shard<M: Model, T: Real>(
+/// Reads the manifest of the checkpoint `path`, asks `fits` whether it is of the run that
+/// reads it, and verifies that its shards tile the domain and that each one's header is there,
+/// whole and of this checkpoint, its values of `bytes` each.
+pub(crate) fn open(
+    path: &Path,
+    bytes: usize,
+    fits: impl FnOnce(&CheckpointHeader) -> Result<(), CheckpointError>,
+) -> Result<(CheckpointHeader, Shards), CheckpointError> {
+    let header = read_manifest(path)?;
+    fits(&header)?;
+    check_tiling(&header, path)?;
+    let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let payload_at = header
+        .shards
+        .iter()
+        .map(|s| check_shard(&dir.join(&s.file), s, (&header, bytes), path))
+        .collect::<Result<_, _>>()?;
+    Ok((header, Shards { dir, payload_at }))
+}
+
+/// Refuses shards whose boxes leave the domain, overlap, or leave part of it uncovered.
+fn check_tiling(h: &CheckpointHeader, path: &Path) -> Result<(), CheckpointError> {
+    let size = h.size();
+    let boxes: Vec<[Range<usize>; 3]> = h.shards.iter().map(|s| s.nodes(size)).collect();
+    let mut covered: u128 = 0;
+    for (s, b) in h.shards.iter().zip(&boxes) {
+        if let Some(a) = (0..3).find(|&a| b[a].start > b[a].end || b[a].end > size[a]) {
+            return Err(corrupt(
+                path,
+                format!(
+                    "its shard {} holds nodes {:?} along {}, outside the {} there are",
+                    s.file,
+                    b[a],
+                    ["x", "y", "z"][a],
+                    size[a]
+                ),
+            ));
+        }
+        covered += b.iter().map(|r| r.len() as u128).product::<u128>();
+    }
+    for (i, a) in boxes.iter().enumerate() {
+        for (j, b) in boxes.iter().enumerate().skip(i + 1) {
+            if (0..3).all(|k| a[k].start.max(b[k].start) < a[k].end.min(b[k].end)) {
+                return Err(corrupt(
+                    path,
+                    format!(
+                        "its shards {} and {} hold the same nodes",
+                        h.shards[i].file, h.shards[j].file
+                    ),
+                ));
+            }
+        }
+    }
+    let total = size.iter().map(|&n| n as u128).product::<u128>();
+    if covered != total {
+        return Err(corrupt(
+            path,
+            format!("its shards cover {covered} of the {total} nodes"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the shard at `file` against its entry `s` in the manifest `m` (at `manifest`),
+/// whose values are of `bytes` each: present, of this checkpoint, of the size announced.
+/// Returns where its payload starts.
+fn check_shard(
     file: &Path,
     s: &Shard,
-    m: &CheckpointHeader,
+    (m, bytes): (&CheckpointHeader, usize),
     manifest: &Path,
 ) -> Result<u64, CheckpointError> {
     let f = open_regular(file).map_err(|e| {
@@ -573,16 +715,19 @@ fn check_shard<M: Model, T: Real>(
         )
     })?;
     let len = f.metadata().map_err(io_err(file))?.len();
-    let (h, at) =
-        read_framed::<ShardHeader>(&mut BufReader::new(f), [SHARD_MAGIC, MAGIC_V2[1]], file)?;
+    let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), SHARD_MAGICS, file)?;
     let expected = m
-        .column_bytes(M::Q, std::mem::size_of::<T>())
-        .and_then(|c| c.checked_mul(s.x1 - s.x0))
-        .ok_or_else(|| corrupt(manifest, "its lattice is too large to address"))?;
-    // A shard's `ly` is its columns' sites, the manifest's plane.
+        .site_bytes(bytes)
+        .and_then(|b| {
+            s.nodes(m.size())
+                .iter()
+                .try_fold(b, |n, r| n.checked_mul(r.len()))
+        })
+        .ok_or_else(|| corrupt(manifest, "its domain is too large to address"))?;
+    // A shard's `ly` is the domain's plane, the manifest's `LY·LZ`.
     let ours = (&h.model, h.lx, h.ly, h.step, &h.run, &h.fields)
         == (&m.model, m.lx, m.plane(), m.step, &m.run, &m.fields);
-    if !ours || (h.x0, h.x1, h.crc32) != (s.x0, s.x1, s.crc32) {
+    if !ours || (h.x0, h.x1, h.yz, h.crc32) != (s.x0, s.x1, s.yz, s.crc32) {
         return Err(mismatch(
             manifest,
             format!(
@@ -596,8 +741,7 @@ fn check_shard<M: Model, T: Real>(
         return Err(corrupt(
             file,
             format!(
-                "the shard announces {} bytes of populations and fields, its columns need \
-                 {expected}",
+                "the shard announces {} bytes of values and fields, its nodes need {expected}",
                 h.payload_bytes
             ),
         ));
@@ -614,7 +758,86 @@ fn check_shard<M: Model, T: Real>(
     Ok(at)
 }
 
+impl Shards {
+    /// The values (of `bytes` each) at the nodes of the box `want` of the checkpoint `h`, into
+    /// `values` in the payload's order (`[((x − x0)·W_z + z − z0)·W_y + y − y0]`, the box's
+    /// widths `W`, each node's `q` values together), and each stored field's into `fields`,
+    /// read from the shards that hold them. Each of those shards is read through once and
+    /// checked whole against its CRC-32 (a damaged one is refused, whichever nodes were
+    /// asked for); no more than a plane of a shard is held besides what was asked for.
+    pub(crate) fn read_box(
+        &self,
+        h: &CheckpointHeader,
+        (want, bytes): ([Range<usize>; 3], usize),
+        values: &mut [u8],
+        fields: &mut [Vec<f64>],
+    ) -> Result<(), CheckpointError> {
+        let unit = h.q * bytes;
+        let [wx, wy, wz] = want.clone();
+        let nodes = wx.len() * wy.len() * wz.len();
+        assert!(
+            values.len() == nodes * unit
+                && fields.len() == h.fields.len()
+                && fields.iter().all(|f| f.len() == nodes),
+            "room for the values and fields of {want:?}"
+        );
+        for (s, &at) in h.shards.iter().zip(&self.payload_at) {
+            let [sx, sy, sz] = s.nodes(h.size());
+            let meet = |a: &Range<usize>, b: &Range<usize>| a.start.max(b.start)..a.end.min(b.end);
+            let (mx, my, mz) = (meet(&sx, &wx), meet(&sy, &wy), meet(&sz, &wz));
+            if mx.is_empty() || my.is_empty() || mz.is_empty() {
+                continue;
+            }
+            let path = self.dir.join(&s.file);
+            let mut r = BufReader::new(File::open(&path).map_err(io_err(&path))?);
+            io::copy(&mut (&mut r).take(at), &mut io::sink()).map_err(io_err(&path))?;
+            let mut crc = crc32fast::Hasher::new();
+            let plane = sy.len() * sz.len();
+            let mut col = vec![0u8; plane * (unit + 8 * h.fields.len())];
+            for x in sx {
+                r.read_exact(&mut col)
+                    .map_err(|_| corrupt(&path, "the file ends inside the values (truncated)"))?;
+                crc.update(&col);
+                if !mx.contains(&x) {
+                    continue;
+                }
+                for z in mz.clone() {
+                    // The run along y of this row that is asked for: where it is in the
+                    // shard's plane, and where it goes.
+                    let from = (z - sz.start) * sy.len() + my.start - sy.start;
+                    let to =
+                        ((x - wx.start) * wz.len() + z - wz.start) * wy.len() + my.start - wy.start;
+                    let n = my.len();
+                    values[to * unit..(to + n) * unit]
+                        .copy_from_slice(&col[from * unit..(from + n) * unit]);
+                    for (j, f) in fields.iter_mut().enumerate() {
+                        let o = plane * unit + j * plane * 8;
+                        bytemuck::cast_slice_mut::<f64, u8>(&mut f[to..to + n])
+                            .copy_from_slice(&col[o + from * 8..o + (from + n) * 8]);
+                    }
+                }
+            }
+            if crc.finalize() != s.crc32 {
+                return Err(corrupt(
+                    &path,
+                    "the values do not match their CRC-32 checksum",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 fn check_fits<M: Model, T: Real>(h: &CheckpointHeader, path: &Path) -> Result<(), CheckpointError> {
+    if h.fd.is_some() {
+        return Err(mismatch(
+            path,
+            format!(
+                "it is a checkpoint of a finite-difference run (the scheme {}), not of a lattice",
+                h.model
+            ),
+        ));
+    }
     if h.model != M::NAME || h.q != M::Q {
         return Err(mismatch(
             path,
@@ -686,48 +909,15 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
     /// columns asked for is kept.
     pub fn read_columns(&self, xs: Range<usize>) -> Result<Columns<T>, CheckpointError> {
         let h = &self.header;
-        let pop_bytes = h.plane() * M::Q * std::mem::size_of::<T>();
-        let field_bytes = h.plane() * 8;
-        let mut populations = vec![T::default(); xs.len() * h.plane() * M::Q];
-        let mut fields = vec![vec![0.0; xs.len() * h.plane()]; h.fields.len()];
-        let pops: &mut [u8] = bytemuck::cast_slice_mut(&mut populations);
-        for (s, &at) in h.shards.iter().zip(&self.payload_at) {
-            let (a, b) = (s.x0.max(xs.start), s.x1.min(xs.end));
-            if a >= b {
-                continue;
-            }
-            let path = self.dir.join(&s.file);
-            let mut r = BufReader::new(File::open(&path).map_err(io_err(&path))?);
-            io::copy(&mut (&mut r).take(at), &mut io::sink()).map_err(io_err(&path))?;
-            let mut crc = crc32fast::Hasher::new();
-            let column = h
-                .column_bytes(M::Q, std::mem::size_of::<T>())
-                .ok_or_else(|| corrupt(&path, "its lattice is too large to address"))?;
-            let mut col = vec![0u8; column];
-            for x in s.x0..s.x1 {
-                r.read_exact(&mut col).map_err(|_| {
-                    corrupt(&path, "the file ends inside the populations (truncated)")
-                })?;
-                crc.update(&col);
-                if (a..b).contains(&x) {
-                    let c = x - xs.start;
-                    pops[c * pop_bytes..(c + 1) * pop_bytes].copy_from_slice(&col[..pop_bytes]);
-                    for (j, v) in fields.iter_mut().enumerate() {
-                        let o = pop_bytes + j * field_bytes;
-                        bytemuck::cast_slice_mut::<f64, u8>(
-                            &mut v[c * h.plane()..(c + 1) * h.plane()],
-                        )
-                        .copy_from_slice(&col[o..o + field_bytes]);
-                    }
-                }
-            }
-            if crc.finalize() != s.crc32 {
-                return Err(corrupt(
-                    &path,
-                    "the populations do not match their CRC-32 checksum",
-                ));
-            }
-        }
+        let sites = xs.len() * h.plane();
+        let mut populations = vec![T::default(); sites * M::Q];
+        let mut fields = vec![vec![0.0; sites]; h.fields.len()];
+        self.shards.read_box(
+            h,
+            ([xs, 0..h.ly, 0..h.lz], std::mem::size_of::<T>()),
+            bytemuck::cast_slice_mut(&mut populations),
+            &mut fields,
+        )?;
         Ok(Columns {
             populations,
             fields: h.fields.iter().cloned().zip(fields).collect(),

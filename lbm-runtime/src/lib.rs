@@ -58,7 +58,7 @@ mod tuner;
 pub use boundary::{Boundaries, BoundarySpec, InflowProfile, Interpolation, Obstacles, Wall};
 pub use checkpoint::{
     read_checkpoint, read_manifest, Checkpoint, CheckpointError, CheckpointHeader, Columns,
-    ParamValue, Shard,
+    FdFacts, ParamValue, Shard,
 };
 pub use coupled::Coupled;
 pub use error::{Error, LbmError};

@@ -443,6 +443,7 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
                     file: checkpoint::shard_name(path, &run, r, solver.ranks()),
                     x0,
                     x1,
+                    yz: None,
                     payload_bytes: sizes[r],
                     crc32: crcs[r] as u32,
                 }

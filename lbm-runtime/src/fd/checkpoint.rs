@@ -1,177 +1,153 @@
-//! Checkpoints of finite-difference runs: the unknowns at every node of the whole grid, the
-//! steps and the time reached, and what the run is (scheme, grid, spacing, precision,
-//! parameters, sides), written atomically in one file and read back only when whole and
-//! belonging to the run that resumes it, on any number of processes and any backend.
+//! Checkpoints of finite-difference runs, in the format of every run ([`crate::checkpoint`]):
+//! a shard per block, each holding its box of nodes with the unknowns of each node together
+//! (values of the run's precision), and a manifest that says what the run is (scheme, nodes,
+//! precision, parameters, steps, and in [`FdFacts`] the spacing, sides, unknowns and time).
 //!
-//! # Format (version 1)
-//! ```text
-//! LBM-FD-CHECKPOINT 1\n <n>\n <TOML, n bytes>: scheme, nodes, h, precision, parameters,
-//!     sides, unknowns, steps, time, payload size and CRC-32
-//! <payload>: per unknown in declaration order, its value at every node of the whole grid,
-//!     x fastest, then y, then z, little-endian f64 (exact in either precision)
-//! ```
-//!
-//! The walls' nodes and the ghost layers are not stored: the sides set them from the nodes
-//! inside, so a resumed run computes the very operations of an uninterrupted one (the
-//! results are bitwise the same). The state is gathered on the first process, which writes
-//! the file through a temporary one, synced and renamed: a crash leaves the previous
-//! checkpoint or the new one. Every process of the run that resumes reads the file and takes
-//! its planes.
+//! Every block writes its shard; the first process then writes the manifest, so a crash
+//! leaves the previous checkpoint or the new one. Every block of the run that resumes reads
+//! its own box from the shards that hold it, so a checkpoint of one cut resumes on any other
+//! cut, process count and backend. The walls' nodes and the ghost layers are not stored: the
+//! sides set them from the nodes inside, so a resumed run computes the very operations of an
+//! uninterrupted one (the results are bitwise the same).
 
-use std::io::{BufReader, Read};
+use std::ops::Range;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
+use super::grid::agree;
+use super::FdError;
+use crate::blocks::Blocks;
 use crate::checkpoint::{
-    corrupt, framed, io_err, open_regular, read_framed, CheckpointError, ParamValue,
+    mismatch, new_run, open, publish, run_name, shard_name, write_shard_parts, CheckpointError,
+    CheckpointHeader, Shard, ShardHeader,
 };
-use crate::io::write_atomically;
+use crate::group::Group;
+use crate::Real;
 
-const MAGIC: &str = "LBM-FD-CHECKPOINT 1";
-
-/// What a checkpoint says of the run that wrote it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct FdHeader {
-    /// The scheme's name ([`super::FdScheme::NAME`]).
-    pub scheme: String,
-    /// The whole grid's nodes per axis (`[n_x, n_y, 1]` in 2-D).
-    pub nodes: [usize; 3],
-    /// The grid spacing.
-    pub h: f64,
-    /// `"f32"` or `"f64"`: the precision the run computed in.
-    pub precision: String,
-    /// The scheme's parameters, in declaration order.
-    pub params: Vec<ParamValue>,
-    /// The sides x−, x+, y−, y+ (, z−, z+), as the grid describes them.
-    pub sides: Vec<String>,
-    /// The unknowns, in the order of the payload.
-    pub unknowns: Vec<String>,
-    /// Steps taken.
-    pub steps: u64,
-    /// The time reached, `Σ Δt`.
-    pub time: f64,
-    /// Payload size in bytes.
-    pub payload_bytes: u64,
-    /// CRC-32 of the payload.
-    pub crc32: u32,
-}
-
-impl FdHeader {
-    /// The nodes of the whole grid (`None` when a damaged header's sizes overflow).
-    fn node_count(&self) -> Option<usize> {
-        self.nodes[0]
-            .checked_mul(self.nodes[1])?
-            .checked_mul(self.nodes[2])
-    }
-
-    /// Why this checkpoint cannot resume the run `here` describes (its payload fields
-    /// aside), or `None` when it can.
-    pub(crate) fn differs_from(&self, here: &FdHeader) -> Option<String> {
-        if self.scheme != here.scheme {
-            return Some(format!(
-                "it is of the scheme {}, this run's is {}",
-                self.scheme, here.scheme
-            ));
-        }
-        if self.nodes != here.nodes || self.h != here.h {
-            return Some(format!(
-                "its grid is {:?} nodes of spacing {}, this run's {:?} of spacing {}",
-                self.nodes, self.h, here.nodes, here.h
-            ));
-        }
-        if self.precision != here.precision {
-            return Some(format!(
-                "it was computed in {}, this run computes in {}: resume in {}",
-                self.precision, here.precision, self.precision
-            ));
-        }
-        for (there, now) in self.params.iter().zip(&here.params) {
-            if there != now {
-                return Some(format!(
-                    "its parameter {} is {}, this run's {} is {}",
-                    there.name, there.value, now.name, now.value
-                ));
-            }
-        }
-        if self.params.len() != here.params.len() || self.unknowns != here.unknowns {
-            return Some("its parameters or unknowns are not the scheme's".into());
-        }
-        if self.sides != here.sides {
-            return Some(format!(
-                "its sides are [{}], this run's [{}]",
-                self.sides.join(", "),
-                here.sides.join(", ")
-            ));
-        }
-        None
-    }
-}
-
-/// Writes the checkpoint `path`: `header` (its payload size and CRC-32 set here) and each
-/// unknown's `values` at every node of the whole grid, atomically.
-pub(crate) fn write(
-    path: &Path,
-    mut header: FdHeader,
-    values: &[Vec<f64>],
-) -> Result<(), CheckpointError> {
-    let parts: Vec<&[u8]> = values.iter().map(|v| bytemuck::cast_slice(v)).collect();
-    let mut crc = crc32fast::Hasher::new();
-    parts.iter().for_each(|p| crc.update(p));
-    header.payload_bytes = parts.iter().map(|p| p.len() as u64).sum();
-    header.crc32 = crc.finalize();
-    let text = toml::to_string(&header).expect("the header is plain data");
-    let framed = framed(MAGIC, &text);
-    let all: Vec<&[u8]> = std::iter::once(framed.as_bytes()).chain(parts).collect();
-    write_atomically(path, &all).map_err(io_err(path))
-}
-
-/// Reads the checkpoint `path`, refusing a file that is not one, is truncated or longer, or
-/// whose payload does not match its CRC-32, before allocating for it. Returns the header and
-/// each unknown's values at every node.
-pub(crate) fn read(path: &Path) -> Result<(FdHeader, Vec<Vec<f64>>), CheckpointError> {
-    let file = open_regular(path)?;
-    let len = file.metadata().map_err(io_err(path))?.len();
-    let mut r = BufReader::new(file);
-    let (header, at): (FdHeader, u64) = read_framed(&mut r, [MAGIC, MAGIC], path)?;
-    let expected = header
-        .node_count()
-        .and_then(|n| n.checked_mul(header.unknowns.len()))
-        .and_then(|n| n.checked_mul(8))
-        .map(|n| n as u64);
-    if expected != Some(header.payload_bytes) {
-        return Err(corrupt(
-            path,
-            "its payload size does not match its grid and unknowns",
+/// Why the checkpoint `there` cannot resume the run `here` describes (the manifest of a
+/// finite-difference run, its shards aside), or `None` when it can.
+fn differs(there: &CheckpointHeader, here: &CheckpointHeader) -> Option<String> {
+    let Some(facts) = &there.fd else {
+        return Some(format!(
+            "it is a checkpoint of a lattice (the model {}), not of a finite-difference run",
+            there.model
         ));
-    }
-    if len - at != header.payload_bytes {
-        return Err(corrupt(
-            path,
-            format!(
-                "it holds {} bytes of values where its header says {} (truncated or appended to)",
-                len - at,
-                header.payload_bytes
-            ),
-        ));
-    }
-    let mut bytes = vec![0u8; header.payload_bytes as usize];
-    r.read_exact(&mut bytes).map_err(io_err(path))?;
-    if crc32fast::hash(&bytes) != header.crc32 {
-        return Err(corrupt(path, "its values do not match their CRC-32"));
-    }
-    let nodes = header.node_count().unwrap_or(0);
-    let values = if nodes == 0 {
-        vec![Vec::new(); header.unknowns.len()]
-    } else {
-        bytes
-            .chunks_exact(nodes * 8)
-            .map(|c| {
-                c.chunks_exact(8)
-                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
-                    .collect()
-            })
-            .collect()
     };
-    Ok((header, values))
+    let ours = here.fd.as_ref().expect("a finite-difference run's facts");
+    if there.model != here.model {
+        return Some(format!(
+            "it is of the scheme {}, this run's is {}",
+            there.model, here.model
+        ));
+    }
+    if there.size() != here.size() || facts.h != ours.h {
+        return Some(format!(
+            "its grid is {:?} nodes of spacing {}, this run's {:?} of spacing {}",
+            there.size(),
+            facts.h,
+            here.size(),
+            ours.h
+        ));
+    }
+    if there.precision != here.precision {
+        return Some(format!(
+            "it was computed in {}, this run computes in {}: resume in {}",
+            there.precision, here.precision, there.precision
+        ));
+    }
+    for (then, now) in there.params.iter().zip(&here.params) {
+        if then != now {
+            return Some(format!(
+                "its parameter {} is {}, this run's {} is {}",
+                then.name, then.value, now.name, now.value
+            ));
+        }
+    }
+    if there.params.len() != here.params.len()
+        || facts.unknowns != ours.unknowns
+        || there.q != here.q
+        || !there.fields.is_empty()
+    {
+        return Some("its parameters or unknowns are not the scheme's".into());
+    }
+    if facts.sides != ours.sides {
+        return Some(format!(
+            "its sides are [{}], this run's [{}]",
+            facts.sides.join(", "),
+            ours.sides.join(", ")
+        ));
+    }
+    None
+}
+
+/// Writes the checkpoint `path` of the run `manifest` describes (its run and shards set
+/// here), cut into `blocks` among `group`: this process's block's `values`, in the payload's
+/// order, as its shard; then, on the first process, the manifest. Its outcome is every
+/// process's (collective).
+pub(crate) fn write<T: Real>(
+    group: &dyn Group<T>,
+    path: &Path,
+    mut manifest: CheckpointHeader,
+    (blocks, values): (&Blocks, &[T]),
+) -> Result<(), FdError> {
+    // The first process's token, on every one (the others give 0, the maximum is its).
+    let token = if group.rank() == 0 { new_run() } else { 0 };
+    let halves = group.max(vec![(token >> 32) as f64, (token & 0xffff_ffff) as f64]);
+    manifest.run = run_name(((halves[0] as u64) << 32) | halves[1] as u64);
+    let (rank, ranks) = (group.rank(), group.ranks());
+    let shard = write_shard_parts(
+        path,
+        (rank, ranks),
+        ShardHeader::of(&manifest, blocks.block(rank)),
+        &[bytemuck::cast_slice(values)],
+    );
+    let mine = match shard {
+        Ok(shard) => {
+            agree(group, Ok(()))?;
+            shard
+        }
+        Err(e) => return Err(agree(group, Err(e.into())).unwrap_err()),
+    };
+    let written = match group.gather(vec![f64::from(mine.crc32), mine.payload_bytes as f64]) {
+        Some(entries) => {
+            manifest.shards = (0..ranks)
+                .map(|r| {
+                    let s = ShardHeader::of(&manifest, blocks.block(r));
+                    Shard {
+                        file: shard_name(path, &manifest.run, r, ranks),
+                        x0: s.x0,
+                        x1: s.x1,
+                        yz: s.yz,
+                        payload_bytes: entries[2 * r + 1] as u64,
+                        crc32: entries[2 * r] as u32,
+                    }
+                })
+                .collect();
+            publish(path, &manifest).map_err(FdError::from)
+        }
+        None => Ok(()),
+    };
+    agree(group, written)
+}
+
+/// Reads the checkpoint `path` for the run `here` describes: its manifest, and the values at
+/// the nodes of `block` in the payload's order. Refuses a checkpoint that is not whole, and
+/// one of another run (scheme, grid, spacing, precision, parameters, sides), before reading
+/// any values.
+pub(crate) fn read<T: Real>(
+    path: &Path,
+    here: &CheckpointHeader,
+    block: [Range<usize>; 3],
+) -> Result<(CheckpointHeader, Vec<T>), CheckpointError> {
+    let (there, shards) = open(path, std::mem::size_of::<T>(), |there| {
+        differs(there, here).map_or(Ok(()), |why| Err(mismatch(path, why)))
+    })?;
+    let nodes: usize = block.iter().map(Range::len).product();
+    let mut values = vec![T::default(); nodes * there.q];
+    shards.read_box(
+        &there,
+        (block, std::mem::size_of::<T>()),
+        bytemuck::cast_slice_mut(&mut values),
+        &mut [],
+    )?;
+    Ok((there, values))
 }

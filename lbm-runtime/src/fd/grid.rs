@@ -7,12 +7,12 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::path::Path;
 
-use super::checkpoint::{self, FdHeader};
+use super::checkpoint;
 use super::store::{at_in, piece_at, FdLayout, Store, AOS, CLUSTERED, LANES, SOA};
 use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
 use crate::blocks::Blocks;
-use crate::checkpoint::{mismatch, ParamValue};
+use crate::checkpoint::{CheckpointHeader, FdFacts, ParamValue, ORDER};
 use crate::group::{Group, OneProcess};
 use crate::memory::{self, Need};
 use crate::parallel;
@@ -379,12 +379,6 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// # Panics
     /// If `values` does not hold a value per node of the whole grid.
     pub fn set_whole(&mut self, u: usize, values: &[f64]) {
-        self.put(u, values);
-        self.fill();
-    }
-
-    /// Unknown `u` at this block's nodes from its values at every node of the whole grid.
-    fn put(&mut self, u: usize, values: &[f64]) {
         let [nx, ny, nz] = self.n;
         assert_eq!(
             values.len(),
@@ -399,6 +393,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         for (here, whole) in at {
             self.phi.set(u, here, T::from_f64(values[whole]));
         }
+        self.fill();
     }
 
     /// Unknown `u` at a node of this process's slab (any node in one process).
@@ -822,14 +817,18 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         self.group.max(max)
     }
 
-    /// What a checkpoint of this run says of it ([`super::checkpoint`]), its payload's
-    /// entries unset.
-    fn header(&self) -> FdHeader {
-        FdHeader {
-            scheme: S::NAME.into(),
-            nodes: self.n,
-            h: self.h,
+    /// The manifest of a checkpoint of this run ([`super::checkpoint`]), its run and shards
+    /// unset.
+    fn manifest(&self) -> CheckpointHeader {
+        let [lx, ly, lz] = self.n;
+        CheckpointHeader {
+            model: S::NAME.into(),
+            q: S::UNKNOWNS.len(),
+            lx,
+            ly,
+            lz,
             precision: T::NAME.into(),
+            step: self.steps,
             params: S::PARAMS
                 .iter()
                 .zip(S::param_values(&self.params))
@@ -838,38 +837,57 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                     value,
                 })
                 .collect(),
-            sides: self.sides.iter().map(|s| format!("{s:?}")).collect(),
-            unknowns: S::UNKNOWNS.iter().map(|u| u.to_string()).collect(),
-            steps: self.steps,
-            time: self.time,
-            payload_bytes: 0,
-            crc32: 0,
+            fields: Vec::new(),
+            order: ORDER.into(),
+            run: String::new(),
+            shards: Vec::new(),
+            fd: Some(FdFacts {
+                h: self.h,
+                sides: self.sides.iter().map(|s| format!("{s:?}")).collect(),
+                unknowns: S::UNKNOWNS.iter().map(|u| u.to_string()).collect(),
+                time: self.time,
+            }),
+            about: Default::default(),
         }
     }
 
-    /// Writes the run's state to the checkpoint `path`: gathered on the first process, which
-    /// writes it atomically; its outcome is every process's (collective).
-    pub fn checkpoint(&self, path: &Path) -> Result<(), FdError> {
-        let values: Vec<Option<Vec<f64>>> =
-            (0..S::UNKNOWNS.len()).map(|u| self.gather(u)).collect();
-        let written = match values.into_iter().collect::<Option<Vec<_>>>() {
-            Some(values) => checkpoint::write(path, self.header(), &values).map_err(FdError::from),
-            None => Ok(()),
-        };
-        agree(self.group.as_ref(), written)
+    /// The padded index of each node of this block in a checkpoint's order: planes of
+    /// constant x in turn, y fastest within them.
+    fn checkpoint_order(&self) -> Vec<usize> {
+        let [xs, ys, zs] = self.block.clone();
+        xs.flat_map(|i| {
+            let ys = ys.clone();
+            zs.clone()
+                .flat_map(move |k| ys.clone().map(move |j| [i, j, k]))
+        })
+        .map(|node| self.index(node))
+        .collect()
     }
 
-    /// Continues from the checkpoint `path`: its unknowns at this block's nodes, its steps and
-    /// time, the sides applied. Refuses, on every process and before changing anything, a
-    /// file that is not a whole checkpoint, and one of another scheme, grid, spacing,
-    /// precision, parameters or sides (collective).
+    /// Writes the run's state to the checkpoint `path`: this block's unknowns as its shard,
+    /// then the manifest on the first process, atomic as a set; its outcome is every
+    /// process's (collective).
+    pub fn checkpoint(&self, path: &Path) -> Result<(), FdError> {
+        let nu = S::UNKNOWNS.len();
+        let values: Vec<T> = self
+            .checkpoint_order()
+            .into_iter()
+            .flat_map(|at| (0..nu).map(move |u| self.phi.get(u, at)))
+            .collect();
+        checkpoint::write(
+            self.group.as_ref(),
+            path,
+            self.manifest(),
+            (&self.blocks, &values),
+        )
+    }
+
+    /// Continues from the checkpoint `path`, written on any cut: its unknowns at this block's
+    /// nodes, its steps and time, the sides applied. Refuses, on every process and before
+    /// changing anything, a checkpoint that is not whole, and one of another scheme, grid,
+    /// spacing, precision, parameters or sides (collective).
     pub fn resume(&mut self, path: &Path) -> Result<(), FdError> {
-        let read = checkpoint::read(path).and_then(|(header, values)| {
-            match header.differs_from(&self.header()) {
-                Some(why) => Err(mismatch(path, why)),
-                None => Ok((header, values)),
-            }
-        });
+        let read = checkpoint::read::<T>(path, &self.manifest(), self.block());
         let (header, values) = match read {
             Ok(state) => {
                 agree(self.group.as_ref(), Ok(()))?;
@@ -877,11 +895,18 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             }
             Err(e) => return Err(agree(self.group.as_ref(), Err(e.into())).unwrap_err()),
         };
-        for (u, values) in values.iter().enumerate() {
-            self.put(u, values);
+        let nu = S::UNKNOWNS.len();
+        for (at, node) in self
+            .checkpoint_order()
+            .into_iter()
+            .zip(values.chunks_exact(nu))
+        {
+            for (u, &v) in node.iter().enumerate() {
+                self.phi.set(u, at, v);
+            }
         }
-        self.steps = header.steps;
-        self.time = header.time;
+        self.steps = header.step;
+        self.time = header.fd.map_or(0.0, |f| f.time);
         self.fill();
         Ok(())
     }

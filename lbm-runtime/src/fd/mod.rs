@@ -11,14 +11,14 @@
 //! axes ([`crate::blocks`]), one a process of a [`crate::group::Group`], with the single
 //! process's results bit for bit; the host/device split is such a group of threads, its
 //! blocks cut along the outermost axis. A run stops and continues
-//! through checkpoints ([`FdHeader`]), on any processes and backend.
+//! through checkpoints ([`crate::checkpoint`], a shard per block), on any processes, cut and
+//! backend.
 
 mod checkpoint;
 mod grid;
 mod store;
 mod walls;
 
-pub use checkpoint::FdHeader;
 pub use grid::FdGrid;
 pub use store::FdLayout;
 pub use walls::{Rule, Side};

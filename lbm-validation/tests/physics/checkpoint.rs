@@ -157,24 +157,50 @@ fn a_checkpoint_is_a_manifest_and_its_shards() {
     );
 }
 
-/// A checkpoint of format version 2 (the same, without fields) is still read.
+/// Checkpoints of format versions 3 (shards of whole planes alone) and 2 (no fields either)
+/// are still read: a lattice's checkpoint of version 4 is theirs under another magic.
 #[test]
-fn version_2_checkpoints_are_read() {
-    let (_dir, path, shard) = written();
-    let want = read_checkpoint::<D2Q9Bgk, f64>(&path)
-        .and_then(|c| c.columns(0..16))
+fn earlier_versions_are_read() {
+    for version in ["3", "2"] {
+        let (_dir, path, shard) = written();
+        let want = read_checkpoint::<D2Q9Bgk, f64>(&path)
+            .and_then(|c| c.columns(0..16))
+            .unwrap();
+        let to_old = |file: &Path, magic: &str| {
+            edit_bytes(file, |b| {
+                let (from, to) = (format!("{magic} 4\n"), format!("{magic} {version}\n"));
+                assert!(b.starts_with(from.as_bytes()));
+                b[..to.len()].copy_from_slice(to.as_bytes());
+            })
+        };
+        to_old(&path, "LBM-CHECKPOINT");
+        to_old(&shard, "LBM-SHARD");
+        let c = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
+        assert!(c.header.fields.is_empty());
+        assert!(c.columns(0..16).unwrap() == want, "version {version}");
+    }
+}
+
+/// A lattice's checkpoint cannot resume a finite-difference run, nor the reverse, and each
+/// refusal says which kind the checkpoint is.
+#[test]
+fn lattice_and_finite_difference_checkpoints_are_told_apart() {
+    let (dir, path, _) = written();
+    let mut grid = lbm::fd_cavity::FdCavity::new(21, 100.0)
+        .grid::<f64>()
         .unwrap();
-    let to_v2 = |file: &Path, from: &str, to: &str| {
-        edit_bytes(file, |b| {
-            assert!(b.starts_with(from.as_bytes()));
-            b[..to.len()].copy_from_slice(to.as_bytes());
-        })
-    };
-    to_v2(&path, "LBM-CHECKPOINT 3\n", "LBM-CHECKPOINT 2\n");
-    to_v2(&shard, "LBM-SHARD 3\n", "LBM-SHARD 2\n");
-    let c = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
-    assert!(c.header.fields.is_empty());
-    assert!(c.columns(0..16).unwrap() == want);
+    let e = grid.resume(&path).unwrap_err().to_string();
+    assert!(
+        e.contains("a checkpoint of a lattice (the model D2Q9Bgk)"),
+        "{e}"
+    );
+    let fd = dir.path().join("fd.ckpt");
+    grid.checkpoint(&fd).unwrap();
+    let e = read_checkpoint::<D2Q9Bgk, f64>(&fd)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(e.contains("a finite-difference run"), "{e}");
 }
 
 #[test]
@@ -192,6 +218,17 @@ fn damaged_or_foreign_checkpoints_are_refused() {
     });
     assert!(flipped.to_string().contains("checksum"), "{flipped}");
     let missing = refused(|_, shard| std::fs::remove_file(shard).unwrap());
+    // The shards must tile the lattice: one that holds a column less leaves nodes uncovered.
+    let short = refused(|path, _| {
+        edit_bytes(path, |b| {
+            let text = String::from_utf8(b.clone()).unwrap();
+            *b = text.replacen("x1 = 16", "x1 = 15", 1).into_bytes();
+        })
+    });
+    assert!(
+        short.to_string().contains("cover 240 of the 256 nodes"),
+        "{short}"
+    );
     assert!(missing.to_string().contains("incomplete"), "{missing}");
     let not_ours = refused(|path, _| edit_bytes(path, |b| b[0] = b'X'));
     assert!(

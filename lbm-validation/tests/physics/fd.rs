@@ -418,17 +418,26 @@ fn a_resumed_run_is_bitwise_the_uninterrupted_one() {
         "its sides are [Periodic",
     );
 
-    let bytes = std::fs::read(&path).unwrap();
-    let damaged = dir.path().join("damaged.lbm");
-    std::fs::write(&damaged, &bytes[..bytes.len() - 8]).unwrap();
+    // A checkpoint is its manifest and a shard per block: a damaged shard, a missing one and
+    // a manifest that is not one are refused.
+    let shard = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("state.lbm."))
+        .expect("the shard of the single block");
+    let bytes = std::fs::read(&shard).unwrap();
     let mut g = c.grid::<f64>().unwrap();
-    refused(g.resume(&damaged).unwrap_err(), "truncated");
+    std::fs::write(&shard, &bytes[..bytes.len() - 8]).unwrap();
+    refused(g.resume(&path).unwrap_err(), "truncated");
     let mut flipped = bytes.clone();
     *flipped.last_mut().unwrap() ^= 1;
-    std::fs::write(&damaged, &flipped).unwrap();
-    refused(g.resume(&damaged).unwrap_err(), "CRC-32");
+    std::fs::write(&shard, &flipped).unwrap();
+    refused(g.resume(&path).unwrap_err(), "CRC-32");
+    std::fs::remove_file(&shard).unwrap();
+    refused(g.resume(&path).unwrap_err(), "incomplete");
+    let damaged = dir.path().join("damaged.lbm");
     std::fs::write(&damaged, "not a checkpoint\n").unwrap();
-    refused(g.resume(&damaged).unwrap_err(), "LBM-FD-CHECKPOINT");
+    refused(g.resume(&damaged).unwrap_err(), "LBM-CHECKPOINT");
     refused(g.resume(dir.path()).unwrap_err(), "not a regular file");
     refused(
         g.resume(&dir.path().join("missing")).unwrap_err(),

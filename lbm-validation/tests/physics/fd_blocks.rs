@@ -13,6 +13,8 @@ use lbm::fd_cavity::FdCavity;
 use lbm::fd_scheme;
 use lbm::group::{Group, Threads};
 
+use super::fd::{AdvectRk3, AdvectRk3Params};
+
 fd_scheme! {
     /// Diffusion and the third mixed derivative ∂³T/∂x∂y∂z: its stencil reaches the corners of
     /// the 3 × 3 × 3 cube around a node.
@@ -151,18 +153,6 @@ fn every_cut_gives_the_single_grids_bits() {
     };
     let whole = rk([1, 1, 1]);
     assert!(rk([3, 2, 1]) == whole, "rk3 cut 3x2");
-}
-
-fd_scheme! {
-    /// As the physics suite's RK3 advection, declared here for the cut runs.
-    pub scheme AdvectRk3 {
-        dim = 2;
-        fields { c }
-        params { a: real }
-        operators { d = derivative(1, order = 2, stencil = [-1/2, 0, 1/2]); }
-        rates { c = -a * d(c, x); }
-        integrator = rk3;
-    }
 }
 
 /// A checkpoint written by 8 blocks cut 2 × 2 × 2 resumes on 3 blocks cut 1 × 1 × 3 (and in
