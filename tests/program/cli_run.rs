@@ -618,7 +618,7 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
     );
     let cp = checkpoint(d.path());
     let header = std::fs::read(&cp).expect("a checkpoint on Ctrl-C");
-    assert!(header.starts_with(b"LBM-CHECKPOINT 3\n"));
+    assert!(header.starts_with(b"LBM-CHECKPOINT 4\n"));
     let step: u64 = t
         .split("interrupted at step ")
         .nth(1)
