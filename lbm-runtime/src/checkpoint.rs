@@ -261,6 +261,18 @@ impl ShardHeader {
             crc32: 0,
         }
     }
+
+    /// The manifest's entry for this shard, stored in `file`.
+    pub(crate) fn entry(&self, file: String) -> Shard {
+        Shard {
+            file,
+            x0: self.x0,
+            x1: self.x1,
+            yz: self.yz,
+            payload_bytes: self.payload_bytes,
+            crc32: self.crc32,
+        }
+    }
 }
 
 /// The state of some planes, as a checkpoint holds it.
@@ -502,14 +514,7 @@ pub(crate) fn write_shard_parts(
         .chain(parts.iter().copied())
         .collect();
     write_atomically(&target, &all).map_err(io_err(&target))?;
-    Ok(Shard {
-        file,
-        x0: header.x0,
-        x1: header.x1,
-        yz: header.yz,
-        payload_bytes: header.payload_bytes,
-        crc32: header.crc32,
-    })
+    Ok(header.entry(file))
 }
 
 /// The names of the fields a checkpoint stores: all of the model's `with` them, else none.

@@ -18,7 +18,7 @@ use super::FdError;
 use crate::blocks::Blocks;
 use crate::checkpoint::{
     mismatch, new_run, open, publish, run_name, shard_name, write_shard_parts, CheckpointError,
-    CheckpointHeader, Shard, ShardHeader,
+    CheckpointHeader, ShardHeader,
 };
 use crate::group::Group;
 use crate::Real;
@@ -111,15 +111,9 @@ pub(crate) fn write<T: Real>(
         Some(entries) => {
             manifest.shards = (0..ranks)
                 .map(|r| {
-                    let s = ShardHeader::of(&manifest, blocks.block(r));
-                    Shard {
-                        file: shard_name(path, &manifest.run, r, ranks),
-                        x0: s.x0,
-                        x1: s.x1,
-                        yz: s.yz,
-                        payload_bytes: entries[2 * r + 1] as u64,
-                        crc32: entries[2 * r] as u32,
-                    }
+                    let mut s = ShardHeader::of(&manifest, blocks.block(r));
+                    (s.payload_bytes, s.crc32) = (entries[2 * r + 1] as u64, entries[2 * r] as u32);
+                    s.entry(shard_name(path, &manifest.run, r, ranks))
                 })
                 .collect();
             publish(path, &manifest).map_err(FdError::from)
