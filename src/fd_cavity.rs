@@ -166,7 +166,7 @@ impl FdCavity {
     /// Steps up to step `until` at most, testing at every multiple of `interval` (counted
     /// from step 0, so a run resumed from a checkpoint tests where an uninterrupted one does)
     /// whether the velocity's rates are below `tol`; returns whether it stopped there, steady.
-    pub fn march(
+    fn march(
         &self,
         g: &mut impl FdRun,
         tol: f64,

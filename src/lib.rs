@@ -106,6 +106,14 @@
 //! assert!((g.value(0, [8, 0, 0]) - exact).abs() < 5e-3);
 //! ```
 
+//! ## Running
+//!
+//! [`driver::drive`] is the loop of every run the `lbm` program makes — a lattice, coupled
+//! lattices, a finite-difference grid, on any backend and number of processes: steps in
+//! chunks to the next output, checkpoint or check of a [`driver::Schedule`], divergence and
+//! steady-state checks, and a clean stop on SIGINT, SIGTERM and SIGHUP agreed by every
+//! process. An application implements [`driver::Run`] for what it steps and writes.
+
 pub mod guide;
 
 pub use lbm_macros::{fd_scheme, lbm_model};
@@ -114,6 +122,7 @@ pub use lbm_runtime::*;
 
 pub mod cases;
 pub mod cavity;
+pub mod driver;
 pub mod fd_cavity;
 pub mod geometry;
 pub mod output;

@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     #[cfg(feature = "mpi")]
     let universe = match lbm::mpi_ring::init() {
         Ok(u) => u,
-        Err(e) => return fail(&format!("error: {e}\n")),
+        Err(e) => return fail(&format!("error: {e}\n"), 1),
     };
     #[cfg(feature = "mpi")]
     let world = cli::World::new(&universe);
@@ -31,19 +31,18 @@ fn main() -> ExitCode {
     let world = cli::World::new();
     match cli::run(args, &world) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) if world.ranks() > 1 => fail(&format!(
-            "rank {} of {}: error: {e}\n",
-            world.rank(),
-            world.ranks()
-        )),
-        Err(e) => fail(&format!("error: {e}\n")),
+        Err(e) if world.ranks() > 1 => fail(
+            &format!("rank {} of {}: error: {e}\n", world.rank(), world.ranks()),
+            e.exit_status(),
+        ),
+        Err(e) => fail(&format!("error: {e}\n"), e.exit_status()),
     }
 }
 
 /// Prints `message` with one write (the lines of several ranks do not interleave) and
-/// returns the failure code.
-fn fail(message: &str) -> ExitCode {
+/// returns the exit code `status`.
+fn fail(message: &str, status: u8) -> ExitCode {
     // Nothing better to do if stderr itself fails: the exit code still says it.
     let _ = std::io::stderr().write_all(message.as_bytes());
-    ExitCode::FAILURE
+    ExitCode::from(status)
 }

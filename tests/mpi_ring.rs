@@ -508,7 +508,7 @@ fn rayleigh_benard_on_ranks_is_the_single_process_run() {
     ]
     .concat();
     lbm_ok(2, &[&cut[..], &["--steps", "150"]].concat());
-    let flow = format!("{out}/rayleigh-benard_flow_checkpoint.lbm");
+    let flow = format!("{out}/rayleigh-benard_checkpoint.lbm");
     let resumed = lbm_ok(
         3,
         &[&cut[..], &["--steps", "300", "--resume", &flow]].concat(),

@@ -53,6 +53,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod set;
+
+pub(crate) use set::{part_path, publish_set};
+pub use set::{read_set, CheckpointSet, SetPart};
+
 use crate::io::write_atomically;
 use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real, Scheme};
 
@@ -354,7 +359,7 @@ pub(crate) fn framed(magic: &str, text: &str) -> String {
 /// earlier versions' still read), returning it and its length in bytes.
 fn read_framed<H: serde::de::DeserializeOwned>(
     r: &mut impl BufRead,
-    magics: [&str; 3],
+    magics: &[&str],
     path: &Path,
 ) -> Result<(H, u64), CheckpointError> {
     let magic = magics[0];
@@ -616,7 +621,7 @@ fn remove_stale_shards(path: &Path, kept: &CheckpointHeader) {
 /// said of itself ([`CheckpointHeader::about`]).
 pub fn read_manifest(path: &Path) -> Result<CheckpointHeader, CheckpointError> {
     let mut r = BufReader::new(open_regular(path)?);
-    Ok(read_framed::<CheckpointHeader>(&mut r, MAGICS, path)?.0)
+    Ok(read_framed::<CheckpointHeader>(&mut r, &MAGICS, path)?.0)
 }
 
 /// Reads and verifies the manifest of a checkpoint of model `M` in precision `T`, and the
@@ -720,7 +725,7 @@ fn check_shard(
         )
     })?;
     let len = f.metadata().map_err(io_err(file))?.len();
-    let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), SHARD_MAGICS, file)?;
+    let (h, at) = read_framed::<ShardHeader>(&mut BufReader::new(f), &SHARD_MAGICS, file)?;
     let expected = m
         .site_bytes(bytes)
         .and_then(|b| {

@@ -16,9 +16,17 @@
 //!
 //! so both collisions of a step see the same instant; a moment of B that depends on B's own
 //! fields is read with the fields of the step before. Each lattice keeps its own scheme,
-//! layout and precision, and checkpoints as any [`Solver`] does (one checkpoint each).
+//! layout and precision; both are checkpointed as one set ([`Coupled::write_checkpoint_about`],
+//! atomic as a whole: a run killed while writing it resumes from the previous set).
 
-use crate::{Error, LbmError, Model, Solver};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::checkpoint::{self, part_path, publish_set, read_set, CheckpointError};
+use crate::{read_checkpoint, Error, LbmError, Model, Solver};
+
+/// The names of the two lattices' parts in a checkpoint set.
+const PARTS: [&str; 2] = ["first", "second"];
 
 /// One link: field `field` (index in [`Model::FIELDS`]) takes moment `moment` (index in
 /// [`Model::MOMENT_NAMES`]) of the other lattice.
@@ -149,6 +157,60 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
     pub fn check(&self) -> Result<(), Error> {
         self.a.check()?;
         self.b.check()
+    }
+
+    /// Writes both lattices' states as one checkpoint set at `path` (collective,
+    /// [`crate::CheckpointSet`]): each lattice's checkpoint under a name no earlier set
+    /// used, then the set's manifest, saying `about` of the run.
+    pub fn write_checkpoint_about(
+        &self,
+        path: &Path,
+        about: &BTreeMap<String, String>,
+    ) -> Result<(), Error> {
+        let run = checkpoint::run_name(self.a.each_rank(checkpoint::new_run())[0]);
+        self.a
+            .write_checkpoint_about(&part_path(path, &run, PARTS[0]), about)?;
+        self.b
+            .write_checkpoint_about(&part_path(path, &run, PARTS[1]), about)?;
+        let models = [(PARTS[0], A::Model::NAME), (PARTS[1], B::Model::NAME)];
+        let written = match self.a.is_root() {
+            true => {
+                publish_set(path, (self.steps_done(), &run), &models, about).map_err(Error::from)
+            }
+            false => Ok(()),
+        };
+        if self.a.root_says(written.is_ok()) {
+            written
+        } else {
+            Err(shape(format!(
+                "the root process could not write the checkpoint {}",
+                path.display()
+            )))
+        }
+    }
+
+    /// Continues both lattices from the checkpoint set `path` (collective): refuses a set
+    /// whose parts are missing, damaged, of other models or of different steps before
+    /// changing either lattice's populations.
+    pub fn restore(&mut self, path: &Path) -> Result<(), Error> {
+        let set = read_set(path)?;
+        let [first, second] = PARTS.map(|name| set.part(path, name));
+        let (first, second) = (first?, second?);
+        let a = read_checkpoint::<A::Model, A::Real>(&first)?;
+        let b = read_checkpoint::<B::Model, B::Real>(&second)?;
+        for step in [a.header.step, b.header.step] {
+            if step != set.step {
+                return Err(CheckpointError::Corrupt {
+                    path: path.to_path_buf(),
+                    reason: format!("a part is at step {step}, the set at step {}", set.step),
+                }
+                .into());
+            }
+        }
+        self.a.restore(&a, &first)?;
+        self.b.restore(&b, &second)?;
+        self.stale = true;
+        Ok(())
     }
 
     /// Unlinks the lattices.

@@ -57,8 +57,8 @@ mod tuner;
 
 pub use boundary::{Boundaries, BoundarySpec, InflowProfile, Interpolation, Obstacles, Wall};
 pub use checkpoint::{
-    read_checkpoint, read_manifest, Checkpoint, CheckpointError, CheckpointHeader, Columns,
-    FdFacts, ParamValue, Shard,
+    read_checkpoint, read_manifest, read_set, Checkpoint, CheckpointError, CheckpointHeader,
+    CheckpointSet, Columns, FdFacts, ParamValue, SetPart, Shard,
 };
 pub use coupled::Coupled;
 pub use error::{Error, LbmError};

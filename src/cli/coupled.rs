@@ -7,25 +7,25 @@
 //! same order on any number of ranks.
 //!
 //! Outputs, in the output directory: `rayleigh-benard_diagnostics.csv`,
-//! `rayleigh-benard_T_<step>.png`, and with checkpoints on `rayleigh-benard_flow_checkpoint.lbm`
-//! and `rayleigh-benard_temperature_checkpoint.lbm` (each a manifest and its shard; resume with
-//! `--resume <out>/rayleigh-benard_flow_checkpoint.lbm`, the temperature's found beside it).
+//! `rayleigh-benard_T_<step>.png`, and with checkpoints on `rayleigh-benard_checkpoint.lbm`, one
+//! set of both lattices' checkpoints (atomic as a whole; resume with
+//! `--resume <out>/rayleigh-benard_checkpoint.lbm`).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Instant;
 
 use lbm::cases::{CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, RayleighBenard};
+use lbm::driver::{Due, Ended, Run, Schedule};
 use lbm::gpu::{GpuContext, GpuLattice};
 use lbm::hetero::HeteroLattice;
 use lbm::memory::Need;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
 use lbm::output::{Table, png};
-use lbm::{Coupled, Layout, Real, Solver, read_checkpoint};
+use lbm::{Coupled, Layout, Real, Solver};
 
-use super::driver::{due, next_multiple, together};
+use super::lattice_run::together;
 use super::plan::{Plan, check_about, missing_dirs, prepare_out_dir, remove_if_empty, write_stamp};
-use super::settings::{BackendArg, bad};
+use super::settings::BackendArg;
 use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl, layout_kind};
 
 /// The case's name, in file names.
@@ -40,7 +40,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
     };
     let about = match &plan.resume {
         Some(path) => {
-            let about = lbm::read_manifest(path)?.about;
+            let about = lbm::read_set(path)?.about;
             check_about(path, &about, NAME, &format!("{case:?}"))?;
             Some(about)
         }
@@ -184,60 +184,20 @@ impl GenericReal for Job<'_> {
     }
 }
 
-/// The checkpoint of the temperature beside the flow's `flow`.
-fn temperature_checkpoint(flow: &Path) -> Result<PathBuf, CliError> {
-    let name = flow.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    match name.strip_suffix("_flow_checkpoint.lbm") {
-        Some(stem) => Ok(flow.with_file_name(format!("{stem}_temperature_checkpoint.lbm"))),
-        None => Err(bad(
-            "resume",
-            format!(
-                "{} is not a flow checkpoint of rayleigh-benard: give \
-                 <out>/rayleigh-benard_flow_checkpoint.lbm (the temperature's is read beside it)",
-                flow.display()
-            ),
-        )),
-    }
-}
-
-/// Restores both lattices (populations and fields) from the checkpoints of `plan.resume`.
-fn resume<A, B>(plan: &Plan, c: &mut Coupled<A, B>) -> Result<(), CliError>
-where
-    A: Solver<Model = D2Q9Boussinesq>,
-    B: Solver<Model = D2Q5AdvectionDiffusion>,
-{
-    let Some(flow_path) = &plan.resume else {
-        return Ok(());
-    };
-    let heat_path = temperature_checkpoint(flow_path)?;
-    let flow = read_checkpoint::<D2Q9Boussinesq, A::Real>(flow_path)?;
-    let heat = read_checkpoint::<D2Q5AdvectionDiffusion, B::Real>(&heat_path)?;
-    if flow.header.step != heat.header.step {
-        return Err(bad(
-            "resume",
-            format!(
-                "the flow's checkpoint is at step {} and the temperature's at step {}: they are \
-                 not of the same run",
-                flow.header.step, heat.header.step
-            ),
-        ));
-    }
-    let (a, b) = c.lattices_mut();
-    a.restore(&flow, flow_path)?;
-    b.restore(&heat, &heat_path)?;
-    Ok(())
-}
-
 /// Runs the coupled lattices to `plan.steps`, writing the outputs.
 fn drive<A, B>(plan: &Plan, case: &RayleighBenard, mut c: Coupled<A, B>) -> Result<(), CliError>
 where
     A: Solver<Model = D2Q9Boussinesq>,
     B: Solver<Model = D2Q5AdvectionDiffusion>,
 {
-    resume(plan, &mut c)?;
+    if let Some(path) = &plan.resume {
+        c.restore(path)?;
+    }
     let (lx, ly) = case.size();
     let root = c.first().is_root();
     let start = c.steps_done();
+    // Caught from here on: the first line printed below says the run is under way.
+    let signals = super::signals();
     if root {
         println!(
             "{NAME}: D2Q9Boussinesq + D2Q5AdvectionDiffusion {lx} × {ly}, Ra = {}, Pr = {}, \
@@ -254,49 +214,110 @@ where
         }
     }
     let csv = plan.out.join(format!("{NAME}_diagnostics.csv"));
-    let mut table = Table {
+    let table = Table {
         name: "diagnostics",
         columns: vec!["step", "time", "nusselt", "reynolds", "amplitude"],
         rows: earlier_rows(&csv, start),
     };
-    // 0: the first and the last step only.
-    let output_every = plan.output_every;
-    let mut stepping = 0.0;
     let stamped = match root {
         true => write_stamp(plan, NAME, &format!("{case:?}")),
         false => Ok(()),
     };
     together(c.first(), stamped)?;
-    write(plan, case, &c, &mut table)?;
-    while c.steps_done() < plan.steps {
-        let now = c.steps_done();
-        let next = [
-            next_multiple(now, output_every),
-            next_multiple(now, plan.checkpoint_every),
-            next_multiple(now, plan.check_every),
-            plan.steps,
-        ]
-        .into_iter()
-        .min()
-        .unwrap_or(plan.steps);
-        let t = Instant::now();
-        c.advance(next - now)?;
-        stepping += t.elapsed().as_secs_f64();
-        let now = c.steps_done();
-        let end = now == plan.steps;
-        let writes = due(now, output_every) || due(now, plan.checkpoint_every);
-        // Nothing is written of a state that has diverged.
-        if due(now, plan.check_every) || end || writes {
-            c.check()?;
-        }
-        if due(now, output_every) || end {
-            write(plan, case, &c, &mut table)?;
-        }
-        if due(now, plan.checkpoint_every) || (end && plan.checkpoint_every > 0) {
-            checkpoint(plan, case, &c)?;
+    let mut run = CoupledRun {
+        plan,
+        case,
+        c,
+        table,
+    };
+    run.write()?;
+    // A row and an image at each output (0: the first and the last step only).
+    let schedule = Schedule {
+        diagnostics_every: 0,
+        ..plan.schedule()
+    };
+    let o = lbm::driver::drive(&mut run, &schedule, &signals, root)?;
+    let CoupledRun { c, table, .. } = run;
+    if root && let Some(why) = o.reason() {
+        println!("{why}");
+    }
+    summary(plan, case, &c, &table, o.stepping.as_secs_f64(), start)?;
+    match o.ended {
+        Ended::Signal(signal) => Err(CliError::Interrupted {
+            signal,
+            step: o.step,
+            checkpoint: (plan.checkpoint_every > 0).then(|| checkpoint_path(plan)),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The checkpoint set of both lattices in the output directory.
+fn checkpoint_path(plan: &Plan) -> PathBuf {
+    plan.out.join(format!("{NAME}_checkpoint.lbm"))
+}
+
+/// The coupled lattices and their table, as the library's loop drives them.
+struct CoupledRun<'a, A: Solver, B: Solver> {
+    plan: &'a Plan,
+    case: &'a RayleighBenard,
+    c: Coupled<A, B>,
+    table: Table,
+}
+
+impl<A, B> CoupledRun<'_, A, B>
+where
+    A: Solver<Model = D2Q9Boussinesq>,
+    B: Solver<Model = D2Q5AdvectionDiffusion>,
+{
+    fn write(&mut self) -> Result<(), CliError> {
+        write(self.plan, self.case, &self.c, &mut self.table)
+    }
+}
+
+impl<A, B> Run for CoupledRun<'_, A, B>
+where
+    A: Solver<Model = D2Q9Boussinesq>,
+    B: Solver<Model = D2Q5AdvectionDiffusion>,
+{
+    type Error = CliError;
+
+    /// Site updates of both lattices.
+    fn nodes(&self) -> usize {
+        let (lx, ly) = self.case.size();
+        2 * lx * ly
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.c.steps_done()
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), CliError> {
+        Ok(self.c.advance(n)?)
+    }
+
+    fn check(&mut self) -> Result<(), CliError> {
+        Ok(self.c.check()?)
+    }
+
+    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
+        super::solver::Driven::agree(self.c.first(), chunk, stop)
+    }
+
+    fn record(&mut self, at: Due) -> Result<(), CliError> {
+        match at.output {
+            true => self.write(),
+            false => Ok(()),
         }
     }
-    summary(plan, case, &c, &table, stepping, start)
+
+    /// Both lattices' checkpoints as one set, saying which run and case they are of.
+    fn checkpoint(&mut self) -> Result<(), CliError> {
+        let about = super::lattice_run::about(self.plan, NAME, self.case);
+        Ok(self
+            .c
+            .write_checkpoint_about(&checkpoint_path(self.plan), &about)?)
+    }
 }
 
 /// The rows of an earlier run's diagnostics before step `start` (a resumed run keeps them),
@@ -356,25 +377,6 @@ where
         Ok(())
     })();
     together(c.first(), written)
-}
-
-/// Both lattices' checkpoints (each written whole or not at all), saying which run and case
-/// they are of.
-fn checkpoint<A: Solver, B: Solver>(
-    plan: &Plan,
-    case: &RayleighBenard,
-    c: &Coupled<A, B>,
-) -> Result<(), CliError> {
-    let about = super::driver::about(plan, NAME, case);
-    c.first().write_checkpoint_about(
-        &plan.out.join(format!("{NAME}_flow_checkpoint.lbm")),
-        &about,
-    )?;
-    c.second().write_checkpoint_about(
-        &plan.out.join(format!("{NAME}_temperature_checkpoint.lbm")),
-        &about,
-    )?;
-    Ok(())
 }
 
 /// The comparison with linear stability or Clever & Busse, and the speed.

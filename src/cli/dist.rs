@@ -19,7 +19,7 @@ use lbm::mpi_ring::{self, DistLattice};
 use lbm::{Layout, LayoutKind, Model, Real, Soa};
 
 use super::CliError;
-use super::driver::start_and_drive;
+use super::lattice_run::start_and_drive;
 use super::plan::{Plan, Resume, gpu_options};
 use super::settings::BackendArg;
 use super::world::World;

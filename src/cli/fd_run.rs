@@ -4,17 +4,16 @@
 //! velocity drawn as PNG images, the final state written as VTK image data (`fd-cavity_fields.vti`:
 //! the pressure and the velocity, each node a cell of side h centred on it). With
 //! `--checkpoint-every N` the state is kept in `fd-cavity_checkpoint.lbm` every N steps, at the
-//! end and on Ctrl-C; `--resume` continues from it on any processes or backend.
+//! end and when a signal stops the run (SIGINT, SIGTERM, SIGHUP); `--resume` continues from it on any processes or backend.
 
-use std::path::Path;
-use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::path::{Path, PathBuf};
 
 use lbm::Real;
 use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
 use std::sync::Arc;
 
 use lbm::blocks::{Blocks, Cut};
+use lbm::driver::{Due, Ended, Run, Schedule};
 use lbm::fd::{FdLayout, FdRun};
 use lbm::fd_cavity::{FdCavity, Scheme};
 use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
@@ -23,7 +22,6 @@ use lbm::hetero::HeteroFdGrid;
 use lbm::output::png::{range, write_field};
 use lbm::output::{Fields, Table, vtk};
 
-use super::driver::{due, next_multiple};
 use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, LayoutArg, Precision, World};
 
@@ -231,7 +229,7 @@ pub fn run(
         remove_outputs(&out)?;
     }
     let cavity = FdCavity::new(n, re);
-    let run = Run {
+    let goal = Goal {
         tol,
         interval,
         max_steps,
@@ -253,13 +251,13 @@ pub fn run(
                 let g = cavity
                     .on_blocks::<f32>(group(world), blocks)
                     .map_err(lbm::Error::from)?;
-                drive(world, &cavity, &run, g.with_layout(layout), &on, "f32")
+                drive(world, &cavity, &goal, g.with_layout(layout), &on, "f32")
             }
             _ => {
                 let g = cavity
                     .on_blocks::<f64>(group(world), blocks)
                     .map_err(lbm::Error::from)?;
-                drive(world, &cavity, &run, g.with_layout(layout), &on, "f64")
+                drive(world, &cavity, &goal, g.with_layout(layout), &on, "f64")
             }
         };
     }
@@ -287,20 +285,20 @@ pub fn run(
         (BackendArg::Hetero, Precision::F32) => {
             let g = cavity.hetero_grid::<f32>(ctx, rows)?;
             let on = format!(", on {}", g.describe());
-            drive(world, &cavity, &run, g, &on, "f32")
+            drive(world, &cavity, &goal, g, &on, "f32")
         }
         (BackendArg::Hetero, _) => {
             let g = cavity.hetero_grid::<f64>(ctx, rows)?;
             let on = format!(", on {}", g.describe());
-            drive(world, &cavity, &run, g, &on, "f64")
+            drive(world, &cavity, &goal, g, &on, "f64")
         }
         (_, Precision::F32) => {
             let g = cavity.gpu_on_blocks::<f32>(ctx, group(world), blocks)?;
-            drive(world, &cavity, &run, g, &on, "f32")
+            drive(world, &cavity, &goal, g, &on, "f32")
         }
         _ => {
             let g = cavity.gpu_on_blocks::<f64>(ctx, group(world), blocks)?;
-            drive(world, &cavity, &run, g, &on, "f64")
+            drive(world, &cavity, &goal, g, &on, "f64")
         }
     }
 }
@@ -317,7 +315,7 @@ pub(super) fn fd_layout(layout: LayoutArg) -> Option<FdLayout> {
 }
 
 /// What a run is asked to do beside its grid.
-struct Run<'a> {
+struct Goal<'a> {
     tol: f64,
     interval: u64,
     max_steps: u64,
@@ -346,12 +344,12 @@ fn group<T: Real>(world: &World) -> Box<dyn Group<T>> {
 fn drive(
     world: &World,
     cavity: &FdCavity,
-    run: &Run,
+    goal: &Goal,
     mut g: impl FdRun,
     on: &str,
     precision: &str,
 ) -> Result<(), CliError> {
-    let Run {
+    let Goal {
         tol,
         interval,
         max_steps,
@@ -360,7 +358,7 @@ fn drive(
         images,
         out,
         zlib,
-    } = *run;
+    } = *goal;
     let n = cavity.n;
     let root = world.rank() == 0;
     if let Some(path) = resume {
@@ -376,6 +374,8 @@ fn drive(
             ));
         }
     }
+    // Caught from here on: the first line printed below says the run is under way.
+    let signals = super::signals();
     if root {
         println!(
             "fd-cavity: {n} × {n} nodes, Re = {}, {} ({} flops and {} reads per node), Δt = {:.3e}, {}{on}",
@@ -409,53 +409,46 @@ fn drive(
         )));
     }
     let checkpoint = out.join(CHECKPOINT);
-    // Caught from here on: the run is under way.
-    let interrupted = super::driver::interrupt_flag();
     let first = g.steps();
-    let start = Instant::now();
-    // Time spent writing checkpoints, which the speed below leaves out.
-    let mut writing = 0.0;
-    // Stretches of at most `interval` steps, ending at the steady-state tests and the
-    // checkpoints; a Ctrl-C on any process stops every one after the stretch.
-    let (steady, stopped) = loop {
-        let now = g.steps();
-        let until = next_multiple(now, interval)
-            .min(next_multiple(now, checkpoint_every))
-            .min(max_steps);
-        let steady = cavity.march(&mut g, tol, interval, until)?;
-        let now = g.steps();
-        let stopped = world.any(interrupted.load(Ordering::SeqCst));
-        let end = steady || stopped || now >= max_steps;
-        if checkpoint_every > 0 && (end || due(now, checkpoint_every)) {
-            let t = Instant::now();
-            g.checkpoint(&checkpoint)?;
-            writing += t.elapsed().as_secs_f64();
-        }
-        if end {
-            break (steady, stopped);
-        }
+    let schedule = Schedule {
+        steps: max_steps,
+        check_every: interval,
+        checkpoint_every,
+        ..Schedule::default()
     };
-    let seconds = start.elapsed().as_secs_f64() - writing;
+    let mut run = Marching {
+        world,
+        g,
+        dt: cavity.time_step(),
+        tol,
+        nodes: n * n,
+        checkpoint: checkpoint.clone(),
+    };
+    let o = lbm::driver::drive(&mut run, &schedule, &signals, root)?;
+    let mut g = run.g;
+    let (seconds, writing) = (o.stepping.as_secs_f64(), o.writing.as_secs_f64());
     let steps = g.steps();
     let rates = g.max_rates()?;
     // Every field the outputs need, gathered on rank 0 (collective).
     let (p, ux, uy) = (g.gather(0)?, g.gather(1)?, g.gather(2)?);
-    let interruption = CliError::Interrupted {
-        step: steps,
-        checkpoint: (checkpoint_every > 0).then(|| checkpoint.clone()),
+    let ended = match o.ended {
+        Ended::Signal(signal) => Err(CliError::Interrupted {
+            signal,
+            step: steps,
+            checkpoint: (checkpoint_every > 0).then(|| checkpoint.clone()),
+        }),
+        _ => Ok(()),
     };
     let (Some(p), Some(ux), Some(uy)) = (p, ux, uy) else {
-        return if stopped { Err(interruption) } else { Ok(()) };
+        return ended;
+    };
+    let state = match o.ended {
+        Ended::Finished => "not steady yet".to_string(),
+        Ended::Steady => "steady".to_string(),
+        _ => o.reason().unwrap_or_default(),
     };
     println!(
-        "{} after {steps} steps (t = {:.2}): max |∂u/∂t| = {:.2e}, max |∂v/∂t| = {:.2e}",
-        if steady {
-            "steady"
-        } else if stopped {
-            "interrupted by Ctrl-C"
-        } else {
-            "not steady yet"
-        },
+        "{state} after {steps} steps (t = {:.2}): max |∂u/∂t| = {:.2e}, max |∂v/∂t| = {:.2e}",
         g.time(),
         rates[1],
         rates[2]
@@ -523,10 +516,56 @@ fn drive(
         println!("peak memory (VmHWM): {:.3} GiB", lbm::memory::in_gib(peak));
     }
     println!("outputs in {}", out.display());
-    if stopped {
-        return Err(interruption);
+    ended
+}
+
+/// The grid marching to its steady state, as the library's loop drives it: tested at every
+/// check (counted from step 0, so that a resumed run tests where an uninterrupted one does)
+/// for rates of the velocity below `tol`. The grid refuses a diverged state as it steps.
+struct Marching<'a, G> {
+    world: &'a World,
+    g: G,
+    dt: f64,
+    tol: f64,
+    nodes: usize,
+    checkpoint: PathBuf,
+}
+
+impl<G: FdRun> Run for Marching<'_, G> {
+    type Error = CliError;
+
+    fn nodes(&self) -> usize {
+        self.nodes
     }
-    Ok(())
+
+    fn steps_done(&self) -> u64 {
+        self.g.steps()
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), CliError> {
+        Ok(self.g.advance(n, self.dt)?)
+    }
+
+    fn check(&mut self) -> Result<(), CliError> {
+        Ok(())
+    }
+
+    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
+        self.world.agree(chunk, stop)
+    }
+
+    fn steady(&mut self) -> Result<bool, CliError> {
+        Ok(self.g.max_rates()?[1..].iter().all(|&r| r < self.tol))
+    }
+
+    /// The outputs are of the final state only, written after the loop.
+    fn record(&mut self, _: Due) -> Result<(), CliError> {
+        Ok(())
+    }
+
+    fn checkpoint(&mut self) -> Result<(), CliError> {
+        Ok(self.g.checkpoint(&self.checkpoint)?)
+    }
 }
 
 /// Removes the outputs of an earlier run (`fd-cavity_*` in `out`), as `--force` says; the

@@ -53,7 +53,7 @@ impl Loads {
     /// The step before the next multiple of `every` after `now` (none when `every` is 0),
     /// where the driver stops so that the row's loads are averaged over two steps.
     pub fn stop_before(&self, now: u64, every: u64) -> Option<u64> {
-        (self.any() && every > 0).then(|| super::driver::next_multiple(now + 1, every) - 1)
+        (self.any() && every > 0).then(|| lbm::driver::next_multiple(now + 1, every) - 1)
     }
 
     /// Measures the loads in the state of `solver` (collective), averaged with the last

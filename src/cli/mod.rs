@@ -8,8 +8,8 @@ mod case_settings;
 mod coupled;
 #[cfg(feature = "mpi")]
 mod dist;
-mod driver;
 mod fd_run;
+mod lattice_run;
 mod loads;
 mod memory;
 mod models;
@@ -124,9 +124,11 @@ pub enum CliError {
     /// Several independent settings are invalid: each on a line of its own.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     Several(Vec<CliError>),
-    /// The run was stopped by Ctrl-C.
-    #[error("{}", interrupted_message(*.step, .checkpoint.as_deref()))]
+    /// The run was stopped by a signal (Ctrl-C, `kill`, a batch scheduler).
+    #[error("{}", interrupted_message(*.signal, *.step, .checkpoint.as_deref()))]
     Interrupted {
+        /// The signal.
+        signal: lbm::driver::Signal,
         /// The last step done.
         step: u64,
         /// The checkpoint written, if checkpoints are on.
@@ -134,19 +136,47 @@ pub enum CliError {
     },
 }
 
-fn interrupted_message(step: u64, checkpoint: Option<&std::path::Path>) -> String {
+impl CliError {
+    /// The process's exit status for this error: 128 + the signal's number for a run a
+    /// signal stopped (as a shell reports a process the signal killed), else 1.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CliError::Interrupted { signal, .. } => signal.exit_status(),
+            _ => 1,
+        }
+    }
+}
+
+fn interrupted_message(
+    signal: lbm::driver::Signal,
+    step: u64,
+    checkpoint: Option<&std::path::Path>,
+) -> String {
+    let signal = signal.name();
     match checkpoint {
         Some(p) => format!(
-            "interrupted at step {step}; the state is in {}: continue with the same options \
-             and --resume {}",
+            "stopped by {signal} at step {step}; the state is in {}: continue with the same \
+             options and --resume {}",
             p.display(),
             p.display()
         ),
         None => format!(
-            "interrupted at step {step}; no checkpoint was written (checkpoints are off: use \
-             --checkpoint-every N)"
+            "stopped by {signal} at step {step}; no checkpoint was written (checkpoints are \
+             off: use --checkpoint-every N)"
         ),
     }
+}
+
+/// The signals that stop a run cleanly, caught from now on (a note on stderr where they
+/// cannot be: the run then ends at once on them, without a checkpoint).
+fn signals() -> lbm::driver::Signals {
+    lbm::driver::Signals::catch().unwrap_or_else(|e| {
+        eprintln!(
+            "note: signals cannot be caught ({e}); Ctrl-C or SIGTERM will stop the run without \
+             a checkpoint"
+        );
+        lbm::driver::Signals::none()
+    })
 }
 
 /// Runs the parsed command line in `world`.

@@ -67,6 +67,19 @@ pub struct Plan {
     pub run: String,
 }
 
+impl Plan {
+    /// When the run does what: its last step and its intervals.
+    pub fn schedule(&self) -> lbm::driver::Schedule {
+        lbm::driver::Schedule {
+            steps: self.steps,
+            output_every: self.output_every,
+            diagnostics_every: self.diagnostics_every,
+            checkpoint_every: self.checkpoint_every,
+            check_every: self.check_every,
+        }
+    }
+}
+
 /// The file in the output directory that says which run its outputs of case `name` belong to
 /// (its token, the case and its settings): a resumed run appends only to its own outputs.
 pub(super) fn stamp_path(plan: &Plan, name: &str) -> PathBuf {

@@ -1,6 +1,6 @@
 //! `lbm run`: a case run end to end on the chosen backend, layout and precision, with a
 //! progress bar, images, VTK files and diagnostics at the output interval, checkpoints, a
-//! stop on Ctrl-C that keeps the state, and a performance summary.
+//! clean stop on a signal that keeps the state, and a performance summary.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,7 +16,7 @@ use lbm::models::{D2Q9Mrt, D3Q19Trt};
 use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, read_checkpoint};
 
 use super::case_settings;
-use super::driver::start_and_drive;
+use super::lattice_run::start_and_drive;
 use super::plan::{
     Plan, Resume, check_about, gpu_options, missing_dirs, prepare_out_dir, remove_if_empty,
 };
@@ -50,8 +50,9 @@ mass, momentum_x, momentum_y, energy, max_mach and the case's columns), <case>_c
 manifest; its shards, one per rank, beside it), <case>_run.toml (which run the outputs are of).
 Existing outputs of the case are not overwritten without --force, which removes them first
 (checkpoints kept); a resume appends only to the outputs of the run that wrote its checkpoint.
-Ctrl-C stops after the current step and writes a checkpoint when checkpoints are on; continue
-with --resume <out>/<case>_checkpoint.lbm.";
+Ctrl-C, SIGTERM (a batch scheduler's stop) and SIGHUP stop after the current step, write the
+outputs and a checkpoint when checkpoints are on, and exit with 128 + the signal's number; continue
+with --resume <out>/<case>_checkpoint.lbm. A second signal ends the run at once.";
 
 /// Options of `lbm run`.
 #[derive(Debug, Clone, Args)]

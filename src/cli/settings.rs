@@ -273,7 +273,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vtk_zlib: Option<bool>,
-    /// Write a checkpoint every N steps, at the end and on Ctrl-C (0: never) [default: 0].
+    /// Write a checkpoint every N steps, at the end and when a signal stops the run (0: never)
+    /// [default: 0].
     #[arg(long, value_parser = whole::<u64>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<u64>,

@@ -5,12 +5,12 @@
 
 use crate::cli_support;
 
-use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-use cli_support::{DIVERGING_VORTEX, diagnostics, fails, gpu_available, number_after, ok, s, tmp};
+use cli_support::{
+    DIVERGING_VORTEX, diagnostics, fails, gpu_available, number_after, ok, s, step_in, stopped_by,
+    tmp,
+};
 use lbm::Real;
 
 /// The checkpoint of a taylor-green run in `dir`.
@@ -567,11 +567,14 @@ fn divergence_stops_with_the_step_the_site_and_a_hint() {
     );
 }
 
+/// SIGTERM, what a batch scheduler sends before SIGKILL, stops the run after a step with a
+/// checkpoint that resumes, and the exit status says which signal (128 + 15).
 #[test]
-fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
+fn a_signal_stops_with_a_checkpoint_that_resumes() {
     let d = tmp();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args([
+    let (t, code) = stopped_by(
+        "TERM",
+        &[
             "run",
             "taylor-green",
             "--lx",
@@ -582,49 +585,22 @@ fn ctrl_c_stops_with_a_checkpoint_that_resumes() {
             "",
             "--vtk",
             "false",
-        ])
-        .args(["--checkpoint-every", "100000000", "--out", s(d.path())])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("lbm starts");
-    // The first line of the run is printed once Ctrl-C is caught; let it step a little.
-    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
-    let mut first = String::new();
-    stdout.read_line(&mut first).expect("the run's first line");
-    assert!(first.starts_with("taylor-green:"), "{first}");
-    std::thread::sleep(Duration::from_millis(500));
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(status.success());
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "Ctrl-C did not stop the run"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let mut rest = first;
-    stdout.read_to_string(&mut rest).expect("the run's output");
-    let o = child.wait_with_output().unwrap();
-    let t = format!("{rest}{}", String::from_utf8_lossy(&o.stderr));
-    assert!(!o.status.success());
+            "--checkpoint-every",
+            "100000000",
+            "--out",
+            s(d.path()),
+        ],
+    );
+    assert!(t.starts_with("taylor-green:"), "{t}");
+    assert_eq!(code, Some(143), "{t}");
     assert!(
-        t.contains("interrupted at step") && t.contains("--resume"),
+        t.contains("stopped by SIGTERM at step") && t.contains("--resume"),
         "{t}"
     );
     let cp = checkpoint(d.path());
-    let header = std::fs::read(&cp).expect("a checkpoint on Ctrl-C");
+    let header = std::fs::read(&cp).expect("a checkpoint on SIGTERM");
     assert!(header.starts_with(b"LBM-CHECKPOINT 4\n"));
-    let step: u64 = t
-        .split("interrupted at step ")
-        .nth(1)
-        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
-        .and_then(|n| n.parse().ok())
-        .expect("the step in the message");
+    let step = step_in(&t, "stopped by SIGTERM at step ");
     let out = tmp();
     let o = s(out.path());
     let c = s(&cp);
@@ -1026,6 +1002,33 @@ fn the_advection_diffusion_case_conserves_its_scalar_on_every_backend() {
     }
 }
 
+/// `lbm run rayleigh-benard` stops on Ctrl-C as every case does: after a step, with its
+/// diagnostics row and both lattices' checkpoints of that step, which resume.
+#[test]
+fn the_coupled_case_stops_on_ctrl_c_with_both_checkpoints() {
+    let d = tmp();
+    let common = ["run", "rayleigh-benard", "--ly", "16", "--out", s(d.path())];
+    let (t, code) = stopped_by(
+        "INT",
+        &[
+            &common[..],
+            &["--steps", "100000000", "--checkpoint-every", "100000000"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(130), "{t}");
+    let step = step_in(&t, "stopped by SIGINT at step ");
+    assert!(
+        t.contains(&format!("step {step} (t = ")),
+        "the last row: {t}"
+    );
+    let flow = d.path().join("rayleigh-benard_checkpoint.lbm");
+    assert!(t.contains(&format!("--resume {}", flow.display())), "{t}");
+    let more = (step + 10).to_string();
+    let out = ok(&[&common[..], &["--steps", &more, "--resume", s(&flow)]].concat());
+    assert!(out.contains(&format!("resumed at step {step}")), "{out}");
+}
+
 /// `lbm run rayleigh-benard`: two coupled lattices; the run resumed from both checkpoints gives
 /// the uninterrupted run's diagnostics bitwise and keeps its earlier rows; the GPU's and the
 /// host/device split's agree with the CPU's; the settings the case cannot honour are refused by
@@ -1074,12 +1077,7 @@ fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu_an
     ]
     .concat();
     ok(&[&first[..], &["--steps", "2000"]].concat());
-    let flow = cut.path().join("rayleigh-benard_flow_checkpoint.lbm");
-    assert!(
-        cut.path()
-            .join("rayleigh-benard_temperature_checkpoint.lbm")
-            .exists()
-    );
+    let flow = cut.path().join("rayleigh-benard_checkpoint.lbm");
     let resumed = ok(&[&first[..], &["--steps", "3000", "--resume", s(&flow)]].concat());
     assert!(resumed.contains("resumed at step 2000"), "{resumed}");
     assert_eq!(diagnostics(cut.path(), "rayleigh-benard"), reference);
@@ -1103,13 +1101,25 @@ fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu_an
         ],
         &["`velocity`", "relaxation time"],
     );
-    let heat = cut
-        .path()
-        .join("rayleigh-benard_temperature_checkpoint.lbm");
+    // A part of the set alone is one lattice's checkpoint, refused by name; a set whose
+    // part is damaged is refused, and so is one whose part is missing.
+    let part = std::fs::read_dir(cut.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".second"))
+        .expect("the temperature's part of the set");
     fails(
-        &[&args[..], &["--resume", s(&heat), "--out", s(cut.path())]].concat(),
-        &["not a flow checkpoint"],
+        &[&args[..], &["--resume", s(&part), "--out", s(cut.path())]].concat(),
+        &["checkpoint of one lattice (the model D2Q5AdvectionDiffusion)"],
     );
+    let mut bytes = std::fs::read(&part).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] ^= 1;
+    std::fs::write(&part, &bytes).unwrap();
+    let again = [&first[..], &["--steps", "3000", "--resume", s(&flow)]].concat();
+    fails(&again, &["is damaged", ".second does not match its CRC-32"]);
+    std::fs::remove_file(&part).unwrap();
+    fails(&again, &[".second"]);
 
     if !gpu_available() {
         return;

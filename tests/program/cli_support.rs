@@ -3,8 +3,10 @@
 
 #![allow(dead_code)]
 
+use std::io::{BufRead, Read};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 /// Runs `lbm` with `args`.
 pub fn lbm(args: &[&str]) -> Output {
@@ -39,6 +41,53 @@ pub fn fails(args: &[&str], needles: &[&str]) -> String {
         assert!(t.contains(n), "lbm {args:?}: `{n}` missing from:\n{t}");
     }
     t
+}
+
+/// Starts `lbm` with `args`, sends it `signal` (`INT`, `TERM`, `HUP`) half a second after
+/// its first line (printed once signals are caught), and returns everything it printed and
+/// its exit code. Fails when the run does not end within 30 s of the signal.
+pub fn stopped_by(signal: &str, args: &[&str]) -> (String, Option<i32>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lbm starts");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut printed = String::new();
+    stdout
+        .read_line(&mut printed)
+        .expect("the run's first line");
+    std::thread::sleep(Duration::from_millis(500));
+    let status = Command::new("kill")
+        .args([format!("-{signal}"), child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(status.success());
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "SIG{signal} did not stop lbm {args:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    stdout
+        .read_to_string(&mut printed)
+        .expect("the run's output");
+    let o = child.wait_with_output().unwrap();
+    printed.push_str(&String::from_utf8_lossy(&o.stderr));
+    (printed, o.status.code())
+}
+
+/// The step in "… at step N" of `text`.
+pub fn step_in(text: &str, before: &str) -> u64 {
+    text.split(before)
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no step after `{before}` in:\n{text}"))
 }
 
 pub fn tmp() -> tempfile::TempDir {

@@ -2,7 +2,7 @@
 //! al. (1982) on a coarse grid, writes its centre lines, images and VTK, stops and resumes
 //! through checkpoints, and refuses what it does not take.
 
-use crate::cli_support::{fails, number_after, ok, s, tmp};
+use crate::cli_support::{fails, number_after, ok, s, step_in, stopped_by, tmp};
 
 /// Re = 100 on 33² nodes (the CI's coarse run): within 0.02 of Ghia's points on both centre
 /// lines (0.0102 and 0.0103 when written; 0.0061 on 65² nodes).
@@ -233,6 +233,46 @@ fn a_resumed_cavity_is_the_uninterrupted_run() {
     );
     ok(&args(&run(part.path(), "10", &["--force"])));
     assert!(ckpt.exists(), "--force keeps the checkpoint");
+}
+
+/// SIGHUP stops the march after a step: the checkpoint and the final state's outputs are
+/// written, the exit status is 128 + 1, and the checkpoint resumes.
+#[test]
+fn a_signal_stops_the_march_with_its_outputs_and_checkpoint() {
+    let d = tmp();
+    let common = [
+        "run",
+        "fd-cavity",
+        "--lx",
+        "65",
+        "--images",
+        "",
+        "--out",
+        s(d.path()),
+    ];
+    let (t, code) = stopped_by(
+        "HUP",
+        &[
+            &common[..],
+            &["--steps", "100000000", "--checkpoint-every", "100000000"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, Some(129), "{t}");
+    assert!(t.contains("stopped by SIGHUP at step"), "{t}");
+    let step = step_in(&t, "stopped by SIGHUP at step ");
+    assert!(t.contains(&format!("after {step} steps")), "{t}");
+    for file in [
+        "fd-cavity_checkpoint.lbm",
+        "fd-cavity_centrelines.csv",
+        "fd-cavity_fields.vti",
+    ] {
+        assert!(d.path().join(file).exists(), "{file}: {t}");
+    }
+    let ckpt = d.path().join("fd-cavity_checkpoint.lbm");
+    let more = (step + 5).to_string();
+    let out = ok(&[&common[..], &["--steps", &more, "--resume", s(&ckpt)]].concat());
+    assert!(out.contains(&format!("at step {step}")), "{out}");
 }
 
 /// `--layout aos` and `--layout caosoa` store the unknowns otherwise and write the soa run's

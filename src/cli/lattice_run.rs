@@ -1,49 +1,22 @@
-//! The run loop shared by every case and backend: steps in chunks of about a quarter of a
-//! second (so the progress bar moves and Ctrl-C is answered promptly), divergence checks,
-//! the steady-state test, outputs and checkpoints at their intervals, and the summary.
+//! A lattice case run to the end of its plan on any backend: the library's loop
+//! ([`lbm::driver`]) steps it, and this module writes what the case asks for: diagnostics
+//! rows, images, VTK pieces and their `.pvti`/`.pvd`, tables, the bodies' loads, checkpoints
+//! and the summary.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
 use lbm::cases::Case;
+use lbm::driver::{Due, Ended, Run, Schedule, due};
 use lbm::metrics::measure_peak_flops;
 use lbm::output::{Diagnostics, DiagnosticsLog, Fields, png, vtk};
-use lbm::{Model, Placement, Real};
-
-use super::plan::{Plan, Resume};
-use lbm::Solver;
+use lbm::{Model, Placement, Real, Solver};
 
 use super::CliError;
 use super::loads::Loads;
+use super::plan::{Plan, Resume};
 use super::solver::Driven;
-
-/// Wall time a chunk of steps aims at.
-const CHUNK: Duration = Duration::from_millis(250);
-
-/// Set by Ctrl-C.
-pub(super) fn interrupt_flag() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let f = flag.clone();
-    if let Err(e) = ctrlc::set_handler(move || f.store(true, Ordering::SeqCst)) {
-        eprintln!("note: Ctrl-C cannot be caught ({e}); it will stop the run without a checkpoint");
-    }
-    flag
-}
-
-/// The smallest multiple of `every` above `now` (`u64::MAX` when `every` is 0).
-pub(super) fn next_multiple(now: u64, every: u64) -> u64 {
-    now.checked_div(every)
-        .map_or(u64::MAX, |k| (k + 1).saturating_mul(every))
-}
-
-/// Whether step `now` is a multiple of a non-zero interval `every`.
-pub(super) fn due(now: u64, every: u64) -> bool {
-    every > 0 && now.is_multiple_of(every)
-}
 
 /// `result` of an output written by the root, shared by every process: all go on, or all
 /// stop with an error.
@@ -99,7 +72,7 @@ pub fn drive<C: Case, T: Real>(
     solver: &mut dyn Solver<Model = C::Model, Real = T>,
 ) -> Result<(), CliError> {
     // Caught from here on: the first line printed below says the run is under way.
-    let interrupted = interrupt_flag();
+    let signals = super::signals();
     let root = solver.is_root();
     let start = solver.steps_done();
     let mut out = Outputs::new(plan, case, start)?;
@@ -112,14 +85,14 @@ pub fn drive<C: Case, T: Real>(
     let (lx, ly) = case.size();
     let lz = case.depth();
     let shape = lbm::Extent::of_size([lx, ly, lz]);
+    let title = format!(
+        "{} {shape}, {}; {}",
+        C::Model::NAME,
+        solver.storage(),
+        solver.describe()
+    );
     if root {
-        println!(
-            "{}: {} {shape}, {}; {}",
-            case.name(),
-            C::Model::NAME,
-            solver.storage(),
-            solver.describe()
-        );
+        println!("{}: {title}", case.name());
         if start > 0 {
             println!("resumed at step {start}");
         }
@@ -129,93 +102,20 @@ pub fn drive<C: Case, T: Real>(
         loads.measure(solver)?;
         out.write(solver, true, loads.values())?;
     }
-    let bar = progress(root, plan.steps, start);
-    let mut steady = Steady::new(plan.until_steady, case.velocity_scale());
-    let mut chunk = 1;
-    let mut stepping = Duration::ZERO;
-    let mut stop = None;
-    while solver.steps_done() < plan.steps && stop.is_none() {
-        let now = solver.steps_done();
-        // Rows of diagnostics fall on these intervals (a check may find the flow steady and
-        // end the run with one, as the last step does); with bodies the step before each is
-        // measured too, for the two-step mean of the loads.
-        let rows = [plan.output_every, plan.diagnostics_every, plan.check_every];
-        let before = rows
-            .iter()
-            .filter_map(|&every| loads.stop_before(now, every));
-        let last_but_one = (loads.any() && now + 1 < plan.steps).then(|| plan.steps - 1);
-        let next = [
-            next_multiple(now, plan.output_every),
-            next_multiple(now, plan.diagnostics_every),
-            next_multiple(now, plan.checkpoint_every),
-            next_multiple(now, plan.check_every),
-            plan.steps,
-        ]
-        .into_iter()
-        .chain(before)
-        .chain(last_but_one)
-        .min()
-        .unwrap_or(plan.steps);
-        let n = chunk.min(next - now);
-        let t = Instant::now();
-        solver.advance(n)?;
-        let dt = t.elapsed();
-        stepping += dt;
-        chunk = ((n as f64 * CHUNK.as_secs_f64() / dt.as_secs_f64().max(1e-6)) as u64).max(1);
-        let now = solver.steps_done();
-        bar.set_position(now);
-        bar.set_message(format!(
-            "{:.0} steps/s, {:.1} MLUPS",
-            n as f64 / dt.as_secs_f64(),
-            (lx * ly * lz) as f64 * n as f64 / dt.as_secs_f64() / 1e6
-        ));
-        let last = now >= plan.steps;
-        let mut reason = None;
-        // Nothing is written of a state that has diverged: the state is checked at its own
-        // interval and before every output, diagnostics row and checkpoint.
-        let writes = due(now, plan.output_every)
-            || due(now, plan.diagnostics_every)
-            || due(now, plan.checkpoint_every);
-        let mut checked = false;
-        if due(now, plan.check_every) || last || writes {
-            solver.check()?;
-            checked = true;
-        }
-        if (due(now, plan.check_every) || last) && steady.reached(solver)? {
-            reason = Some(format!("steady at step {now}"));
-        }
-        if interrupted.load(Ordering::SeqCst) {
-            reason = Some(format!("interrupted by Ctrl-C at step {now}"));
-        }
-        let (agreed, stop_all) = solver.agree(chunk, reason.is_some());
-        chunk = agreed;
-        if stop_all {
-            stop = Some(reason.unwrap_or_else(|| format!("stopped at step {now} by another rank")));
-        }
-        let end = last || stop.is_some();
-        if end && !checked {
-            solver.check()?;
-        }
-        let row = end || due(now, plan.output_every) || due(now, plan.diagnostics_every);
-        if row || rows.iter().any(|&every| due(now + 1, every)) || now + 1 == plan.steps {
-            loads.measure(solver)?;
-        }
-        if end || due(now, plan.output_every) {
-            bar.suspend(|| out.write(solver, true, loads.values()))?;
-        } else if due(now, plan.diagnostics_every) {
-            out.write(solver, false, loads.values())?;
-        }
-        if plan.checkpoint_every > 0 && (end || due(now, plan.checkpoint_every)) {
-            bar.suspend(|| out.checkpoint(solver))?;
-        }
-    }
-    bar.finish_and_clear();
-    let done = solver.steps_done();
+    let mut run = CaseRun {
+        solver,
+        out,
+        loads,
+        steady: Steady::new(plan.until_steady, case.velocity_scale()),
+        nodes: lx * ly * lz,
+    };
+    let o = lbm::driver::drive(&mut run, &plan.schedule(), &signals, root)?;
+    let CaseRun { solver, out, .. } = run;
     // Read before the bandwidth probe of the summary, which is not the run's.
     let peaks = solver.each_rank(lbm::memory::peak_resident().unwrap_or(0));
     let estimates = solver.each_rank(plan.memory.total());
     if root {
-        if let Some(why) = &stop {
+        if let Some(why) = o.reason() {
             println!("{why}");
         }
         if let Some((step, sums)) = &out.last {
@@ -228,52 +128,92 @@ pub fn drive<C: Case, T: Real>(
         }
         out.print_files();
         let summary = Summary {
-            title: format!(
-                "{}, {} {shape}, {}; {}",
-                case.name(),
-                C::Model::NAME,
-                solver.storage(),
-                solver.describe()
-            ),
+            title: format!("{}, {title}", case.name()),
             sites: lx * ly * lz,
-            steps: done - start,
-            stepping,
+            steps: o.step - start,
+            stepping: o.stepping,
             output: out.time,
             bytes_per_site: 2 * C::Model::Q * plan.precision.bytes(),
             flops_per_site: C::Model::collide_flops(&case.params()),
             memory: peaks.into_iter().zip(estimates).collect(),
         };
-        summary.print(solver)?;
+        summary.print(&*solver)?;
     }
-    if stop
-        .as_deref()
-        .is_some_and(|s| s.starts_with("interrupted"))
-    {
-        return Err(CliError::Interrupted {
-            step: done,
+    match o.ended {
+        Ended::Signal(signal) => Err(CliError::Interrupted {
+            signal,
+            step: o.step,
             checkpoint: (plan.checkpoint_every > 0).then(|| out.checkpoint_path()),
-        });
+        }),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
-/// The progress bar (hidden when stderr is not a terminal, and on processes other than the
-/// root).
-fn progress(root: bool, steps: u64, start: u64) -> ProgressBar {
-    let bar = if root {
-        ProgressBar::new(steps)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:36}] {pos}/{len} steps, eta {eta}, {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar.set_position(start);
-    bar
+/// A case on its lattice, as the library's loop drives it.
+struct CaseRun<'a, 's, C: Case, T: Real> {
+    solver: &'s mut dyn Solver<Model = C::Model, Real = T>,
+    out: Outputs<'a, C>,
+    loads: Loads,
+    steady: Steady,
+    nodes: usize,
+}
+
+impl<C: Case, T: Real> Run for CaseRun<'_, '_, C, T> {
+    type Error = CliError;
+
+    fn nodes(&self) -> usize {
+        self.nodes
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.solver.steps_done()
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), CliError> {
+        Ok(self.solver.advance(n)?)
+    }
+
+    fn check(&mut self) -> Result<(), CliError> {
+        Ok(self.solver.check()?)
+    }
+
+    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
+        self.solver.agree(chunk, stop)
+    }
+
+    fn steady(&mut self) -> Result<bool, CliError> {
+        self.steady.reached(&*self.solver)
+    }
+
+    /// With bodies, the step before each row (their loads are the mean of two steps) and
+    /// the last but one.
+    fn pause_after(&self, now: u64, s: &Schedule) -> Option<u64> {
+        let rows = [s.output_every, s.diagnostics_every, s.check_every];
+        let before = rows
+            .iter()
+            .filter_map(|&every| self.loads.stop_before(now, every));
+        let last_but_one = (self.loads.any() && now + 1 < s.steps).then(|| s.steps - 1);
+        before.chain(last_but_one).min()
+    }
+
+    fn record(&mut self, at: Due) -> Result<(), CliError> {
+        let plan = self.out.plan;
+        let rows = [plan.output_every, plan.diagnostics_every, plan.check_every];
+        let row = at.output || at.diagnostics;
+        let next = at.step + 1;
+        if row || rows.iter().any(|&every| due(next, every)) || next == plan.steps {
+            self.loads.measure(&mut *self.solver)?;
+        }
+        if row {
+            self.out
+                .write(&*self.solver, at.output, self.loads.values())?;
+        }
+        Ok(())
+    }
+
+    fn checkpoint(&mut self) -> Result<(), CliError> {
+        self.out.checkpoint(&*self.solver)
+    }
 }
 
 /// The steady-state test: the velocity changes by less than `tol · scale` (max norm) between
