@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use lbm::cases::{CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, RayleighBenard};
-use lbm::driver::{Due, Ended, Run, Schedule};
+use lbm::driver::{Due, Run, Schedule};
 use lbm::gpu::{GpuContext, GpuLattice};
 use lbm::hetero::HeteroLattice;
 use lbm::memory::Need;
@@ -242,14 +242,10 @@ where
         println!("{why}");
     }
     summary(plan, case, &c, &table, o.stepping.as_secs_f64(), start)?;
-    match o.ended {
-        Ended::Signal(signal) => Err(CliError::Interrupted {
-            signal,
-            step: o.step,
-            checkpoint: (plan.checkpoint_every > 0).then(|| checkpoint_path(plan)),
-        }),
-        _ => Ok(()),
-    }
+    CliError::unless_stopped(
+        &o,
+        (plan.checkpoint_every > 0).then(|| checkpoint_path(plan)),
+    )
 }
 
 /// The checkpoint set of both lattices in the output directory.

@@ -431,14 +431,7 @@ fn drive(
     let rates = g.max_rates()?;
     // Every field the outputs need, gathered on rank 0 (collective).
     let (p, ux, uy) = (g.gather(0)?, g.gather(1)?, g.gather(2)?);
-    let ended = match o.ended {
-        Ended::Signal(signal) => Err(CliError::Interrupted {
-            signal,
-            step: steps,
-            checkpoint: (checkpoint_every > 0).then(|| checkpoint.clone()),
-        }),
-        _ => Ok(()),
-    };
+    let ended = CliError::unless_stopped(&o, (checkpoint_every > 0).then(|| checkpoint.clone()));
     let (Some(p), Some(ux), Some(uy)) = (p, ux, uy) else {
         return ended;
     };

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use lbm::cases::Case;
-use lbm::driver::{Due, Ended, Run, Schedule, due};
+use lbm::driver::{Due, Run, Schedule, due};
 use lbm::metrics::measure_peak_flops;
 use lbm::output::{Diagnostics, DiagnosticsLog, Fields, png, vtk};
 use lbm::{Model, Placement, Real, Solver};
@@ -139,14 +139,10 @@ pub fn drive<C: Case, T: Real>(
         };
         summary.print(&*solver)?;
     }
-    match o.ended {
-        Ended::Signal(signal) => Err(CliError::Interrupted {
-            signal,
-            step: o.step,
-            checkpoint: (plan.checkpoint_every > 0).then(|| out.checkpoint_path()),
-        }),
-        _ => Ok(()),
-    }
+    CliError::unless_stopped(
+        &o,
+        (plan.checkpoint_every > 0).then(|| out.checkpoint_path()),
+    )
 }
 
 /// A case on its lattice, as the library's loop drives it.

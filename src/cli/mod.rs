@@ -137,6 +137,22 @@ pub enum CliError {
 }
 
 impl CliError {
+    /// How a run the library's loop drove ends for the program: an error when a signal stopped
+    /// it, naming `checkpoint` (the checkpoint written, when checkpoints are on).
+    pub fn unless_stopped(
+        o: &lbm::driver::Outcome,
+        checkpoint: Option<std::path::PathBuf>,
+    ) -> Result<(), CliError> {
+        match o.ended {
+            lbm::driver::Ended::Signal(signal) => Err(CliError::Interrupted {
+                signal,
+                step: o.step,
+                checkpoint,
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// The process's exit status for this error: 128 + the signal's number for a run a
     /// signal stopped (as a shell reports a process the signal killed), else 1.
     pub fn exit_status(&self) -> u8 {
