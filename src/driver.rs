@@ -8,13 +8,15 @@
 //!    written of a diverged state), and at the check interval;
 //! 2. tests for a steady state at the check interval and at the last step;
 //! 3. reads the [`Signals`]: SIGINT (Ctrl-C), SIGTERM (what batch schedulers such as Slurm and
-//!    PBS send before SIGKILL) and SIGHUP stop the run after the step under way;
+//!    PBS send before SIGKILL), SIGHUP and SIGPIPE (the reader of a pipe the run prints into
+//!    has gone, as in `lbm run … | head`) stop the run after the step under way;
 //! 4. agrees with every process on the next chunk and on stopping, so that all stop after the
 //!    same step;
 //! 5. has the run write what is due ([`Run::record`]: diagnostics, images, VTK), and its
 //!    checkpoint at the checkpoint interval and at the end, however the run ends.
 //!
-//! A second signal ends the process at once, as the first would without the loop.
+//! A second signal ends the process at once, as the first would without the loop (but for
+//! SIGPIPE, which every later write to the closed pipe raises again).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -268,14 +270,17 @@ pub enum Signal {
     Terminate,
     /// SIGHUP: the terminal closed.
     Hangup,
+    /// SIGPIPE: a write to a pipe whose reader has gone.
+    Pipe,
 }
 
 impl Signal {
     /// Every signal caught, with its number.
-    const ALL: [(Signal, i32); 3] = [
+    const ALL: [(Signal, i32); 4] = [
         (Signal::Interrupt, signal_hook::consts::SIGINT),
         (Signal::Terminate, signal_hook::consts::SIGTERM),
         (Signal::Hangup, signal_hook::consts::SIGHUP),
+        (Signal::Pipe, signal_hook::consts::SIGPIPE),
     ];
 
     /// Its name, as `kill -l` writes it.
@@ -284,6 +289,7 @@ impl Signal {
             Signal::Interrupt => "SIGINT",
             Signal::Terminate => "SIGTERM",
             Signal::Hangup => "SIGHUP",
+            Signal::Pipe => "SIGPIPE",
         }
     }
 
@@ -302,8 +308,9 @@ impl Signal {
     }
 }
 
-/// The signals a run catches (SIGINT, SIGTERM, SIGHUP): each, once, asks the loop to stop
-/// after the step under way; the same signal again ends the process at once.
+/// The signals a run catches (SIGINT, SIGTERM, SIGHUP, SIGPIPE): each, once, asks the loop to
+/// stop after the step under way; the same signal again ends the process at once (but for
+/// SIGPIPE, raised by every write to the closed pipe).
 #[derive(Debug, Clone, Default)]
 pub struct Signals {
     /// The number of the first signal caught (0: none yet).
@@ -317,13 +324,15 @@ impl Signals {
     pub fn catch() -> std::io::Result<Self> {
         let s = Self::default();
         for (signal, number) in Signal::ALL {
-            // Registered before the flag, so that the first signal only sets the flag.
-            signal_hook::flag::register_conditional_shutdown(
-                number,
-                i32::from(signal.exit_status()),
-                s.any.clone(),
-            )?;
-            signal_hook::flag::register(number, s.any.clone())?;
+            if signal != Signal::Pipe {
+                // Registered before the flag, so that the first signal only sets the flag.
+                signal_hook::flag::register_conditional_shutdown(
+                    number,
+                    i32::from(signal.exit_status()),
+                    s.any.clone(),
+                )?;
+                signal_hook::flag::register(number, s.any.clone())?;
+            }
             signal_hook::flag::register_usize(number, s.caught.clone(), number as usize)?;
         }
         Ok(s)

@@ -29,13 +29,22 @@ fn main() -> ExitCode {
     let world = cli::World::new(&universe);
     #[cfg(not(feature = "mpi"))]
     let world = cli::World::new();
-    match cli::run(args, &world) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if world.ranks() > 1 => fail(
+    let result = cli::run(args, &world);
+    match (result, cli::say::failure()) {
+        (Ok(()), None) => ExitCode::SUCCESS,
+        // A closed pipe on standard output: quietly, as a program that SIGPIPE ended.
+        (Ok(()), Some(None)) => ExitCode::from(cli::say::PIPE_STATUS),
+        (Ok(()), Some(Some(e))) => fail(
+            &format!(
+                "error: the standard output could not be written ({e}); what the run wrote to files is whole\n"
+            ),
+            1,
+        ),
+        (Err(e), _) if world.ranks() > 1 => fail(
             &format!("rank {} of {}: error: {e}\n", world.rank(), world.ranks()),
             e.exit_status(),
         ),
-        Err(e) => fail(&format!("error: {e}\n"), e.exit_status()),
+        (Err(e), _) => fail(&format!("error: {e}\n"), e.exit_status()),
     }
 }
 

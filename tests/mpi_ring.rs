@@ -886,10 +886,13 @@ fn lbm_run_too_large_for_the_node_fails_on_every_rank() {
     for backend in ["cpu", "gpu"] {
         let dir = tempfile::tempdir().unwrap();
         let out_dir = dir.path().join("out");
+        // Re = 10⁵ keeps τ = 3 U n / Re + ½ below the bound of 100 on so large a lattice.
         let args = [
             "run",
             "cavity",
             "--lx",
+            "100000",
+            "--re",
             "100000",
             "--backend",
             backend,

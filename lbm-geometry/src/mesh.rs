@@ -1,6 +1,7 @@
 //! Closed triangle meshes: read from STL (binary or ASCII), checked to be closed, and asked
-//! whether a point is inside — by the parity of the surface's crossings along rays parallel
-//! to the three axes, the majority of the three deciding (a ray that grazes an edge or a
+//! whether a point is inside — by the winding number of the surface along rays parallel to
+//! the three axes (nonzero: inside, so overlapping closed surfaces are their union), the
+//! majority of the three deciding (a ray that grazes an edge or a
 //! vertex in one direction is outvoted by the other two) — and where a segment first crosses
 //! the surface (Möller & Trumbore 1997).
 //!
@@ -88,15 +89,18 @@ impl TriMesh {
         (lo, hi)
     }
 
-    /// Whether `p` lies inside: the majority of the parities of the crossings along `+x`,
-    /// `+y` and `+z` from `p`.
+    /// Whether `p` lies inside: the majority, over rays along `+x`, `+y` and `+z` from `p`, of
+    /// a nonzero winding number (the crossings counted +1 where the surface faces along the
+    /// ray, −1 where it faces against it). Closed surfaces that overlap or nest in one mesh
+    /// are so their union, not a pocket of fluid sealed where they overlap; a surface turned
+    /// inward inside another is a cavity.
     pub fn contains(&self, p: V3) -> bool {
-        let odd = self
+        let inside = self
             .grids
             .iter()
-            .filter(|g| g.crossings(p, &self.vertices, &self.triangles) % 2 == 1)
+            .filter(|g| g.winding(p, &self.vertices, &self.triangles) != 0)
             .count();
-        odd >= 2
+        inside >= 2
     }
 
     /// The smallest `t ∈ [0, 1]` where `o + t d` meets a triangle.
@@ -248,8 +252,10 @@ impl Grid {
         out
     }
 
-    /// How many triangles the ray from `p` along `+axis` crosses (at or after `p`).
-    fn crossings(&self, p: V3, vertices: &[V3], triangles: &[[usize; 3]]) -> usize {
+    /// The winding number of the surface about `p` along `+axis`: the triangles the ray from
+    /// `p` crosses (at or after `p`), each +1 where its normal has a positive `axis`
+    /// component (the ray leaves the body there) and −1 where negative.
+    fn winding(&self, p: V3, vertices: &[V3], triangles: &[[usize; 3]]) -> i64 {
         let q = self.project(p);
         let outside =
             (0..2).any(|k| q[k] < self.lo[k] || q[k] > self.lo[k] + self.cell[k] * self.n as f64);
@@ -259,19 +265,17 @@ impl Grid {
         let (bin, _) = self.range(q, q);
         self.bins[bin[0] * self.n + bin[1]]
             .iter()
-            .filter(|&&t| {
-                let tri = triangles[t as usize];
-                self.covers(q, tri, vertices)
-                    .is_some_and(|along| along >= p[self.axis])
-            })
-            .count()
+            .filter_map(|&t| self.covers(q, triangles[t as usize], vertices))
+            .filter(|&(along, _)| along >= p[self.axis])
+            .map(|(_, facing)| facing)
+            .sum()
     }
 
     /// Where the line through `q` along the axis meets triangle `tri`, if its projection
-    /// covers `q`. A point on an edge shared by two triangles is covered by exactly one of
+    /// covers `q`, and the sign of its normal's component along the axis. A point on an edge shared by two triangles is covered by exactly one of
     /// them (the edges' functions are computed from their lower-numbered vertex, so both
     /// triangles see the same value, and the edge belongs to the triangle on one side only).
-    fn covers(&self, q: [f64; 2], tri: [usize; 3], vertices: &[V3]) -> Option<f64> {
+    fn covers(&self, q: [f64; 2], tri: [usize; 3], vertices: &[V3]) -> Option<(f64, i64)> {
         let pts = tri.map(|i| self.project(vertices[i]));
         let area = cross2(sub2(pts[1], pts[0]), sub2(pts[2], pts[0]));
         if area == 0.0 {
@@ -302,7 +306,8 @@ impl Grid {
         if n[w] == 0.0 {
             return None;
         }
-        Some(v0[w] - (n[u] * (q[0] - v0[u]) + n[v] * (q[1] - v0[v])) / n[w])
+        let along = v0[w] - (n[u] * (q[0] - v0[u]) + n[v] * (q[1] - v0[v])) / n[w];
+        Some((along, if n[w] > 0.0 { 1 } else { -1 }))
     }
 }
 

@@ -190,23 +190,22 @@ fn binary_and_ascii_stl_files_give_the_same_body() {
     let binary = dir.path().join("sphere.stl");
     mesh.write_stl(&mut std::fs::File::create(&binary).unwrap())
         .unwrap();
-    let triangles = stl_io::create_stl_reader(&mut std::fs::File::open(&binary).unwrap())
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
-    assert_eq!(triangles.len(), mesh.len());
-    let mut ascii = String::from("solid sphere\n");
-    for t in &triangles {
-        ascii += &format!(
-            "facet normal {} {} {}\nouter loop\n",
-            t.normal[0], t.normal[1], t.normal[2]
-        );
-        for v in &t.vertices {
-            ascii += &format!("vertex {:e} {:e} {:e}\n", v[0], v[1], v[2]);
+    assert_eq!(
+        std::fs::metadata(&binary).unwrap().len(),
+        84 + 50 * mesh.len() as u64
+    );
+    // The corners as the binary file holds them (single precision), written as CAD tools
+    // write ASCII: a byte-order mark, a bare `solid`, upper-case keywords.
+    let mut ascii = String::from("\u{feff}solid\n");
+    for k in 0..mesh.len() {
+        ascii += "  FACET NORMAL 0 0 0\n    OUTER LOOP\n";
+        for v in mesh.triangle(k) {
+            let v = v.map(|c| c as f32);
+            ascii += &format!("      VERTEX {:e} {:e} {:e}\n", v[0], v[1], v[2]);
         }
-        ascii += "endloop\nendfacet\n";
+        ascii += "    ENDLOOP\n  ENDFACET\n";
     }
-    ascii += "endsolid sphere\n";
+    ascii += "ENDSOLID\n";
     let text = dir.path().join("sphere-ascii.stl");
     std::fs::write(&text, ascii).unwrap();
     let place = |m: TriMesh| Body::mesh(m).scaled(6.0).unwrap().moved([8.2, 8.1, 7.9]);
@@ -249,6 +248,126 @@ fn meshes_that_are_not_closed_are_refused_with_where_they_leak() {
     let junk = dir.path().join("junk.stl");
     std::fs::write(&junk, "solid x\nfacet nonsense\n").unwrap();
     assert!(TriMesh::read_stl(&junk).is_err());
+}
+
+/// The STL reader says what is wrong with a file: empty, shorter than a header, a header whose
+/// count the file's length belies (at once, allocating nothing for it), a bad token's line.
+#[test]
+fn stl_files_are_refused_with_what_is_wrong() {
+    let e = |bytes: &[u8]| TriMesh::parse_stl(bytes, "f.stl").unwrap_err().to_string();
+    assert!(e(b"").contains("the file is empty"), "{}", e(b""));
+    assert!(
+        e(&[1u8; 40]).contains("fewer than the 84"),
+        "{}",
+        e(&[1u8; 40])
+    );
+    let mut lying = vec![0u8; 84];
+    lying[80..84].copy_from_slice(&50_000_000u32.to_le_bytes());
+    let m = e(&lying);
+    assert!(
+        m.contains("counts 50000000 triangles, 2500000084 bytes") && m.contains("has 84 bytes"),
+        "{m}"
+    );
+    let mut sphere = Vec::new();
+    TriMesh::icosphere(1).write_stl(&mut sphere).unwrap();
+    let m = e(&sphere[..sphere.len() - 7]);
+    assert!(m.contains("truncated"), "{m}");
+    // A binary file whose header starts with `solid`, as some exporters write: binary still.
+    sphere[..11].copy_from_slice(b"solid part1");
+    assert_eq!(TriMesh::parse_stl(&sphere, "f.stl").unwrap().len(), 80);
+    let bad = "solid a\nfacet normal 0 0 1\nouter loop\nvertex 0 0 0\nvertex 1 0 x\n";
+    let m = e(bad.as_bytes());
+    assert!(
+        m.contains("line 5: `x` where a finite number was expected"),
+        "{m}"
+    );
+    let m = e(b"solid a\nfacet normal 0 0 1\nouter loop\n");
+    assert!(
+        m.contains("ends after line 3 where `vertex` was expected"),
+        "{m}"
+    );
+    let m = e(b"solid a\nfacets\n");
+    assert!(
+        m.contains("line 2: `facets` where `facet` or `endsolid`"),
+        "{m}"
+    );
+    assert!(e(b"solid a\nendsolid a\n").contains("no facet"));
+}
+
+/// A UV sphere written with sin and cos, as scripts write it, meets itself at its seam and
+/// its poles only to within round-off (2·10⁻¹⁶ here): its vertices are welded, the triangles
+/// at the poles that so lose a corner are dropped, and the sphere is closed.
+#[test]
+fn a_sphere_whose_seam_meets_within_round_off_is_closed() {
+    let (nlat, nlon) = (12, 24);
+    let at = |i: usize, j: usize| {
+        let (t, p) = (
+            std::f64::consts::PI * i as f64 / nlat as f64,
+            2.0 * std::f64::consts::PI * j as f64 / nlon as f64,
+        );
+        [t.sin() * p.cos(), t.sin() * p.sin(), t.cos()]
+    };
+    assert_ne!(
+        at(3, 0),
+        at(3, nlon),
+        "the seam meets within round-off only"
+    );
+    let mut text = String::from("solid uv\n");
+    for i in 0..nlat {
+        for j in 0..nlon {
+            let (a, b, c, d) = (at(i, j), at(i + 1, j), at(i + 1, j + 1), at(i, j + 1));
+            for t in [[a, b, c], [a, c, d]] {
+                text += "facet normal 0 0 0\nouter loop\n";
+                for v in t {
+                    text += &format!("vertex {:e} {:e} {:e}\n", v[0], v[1], v[2]);
+                }
+                text += "endloop\nendfacet\n";
+            }
+        }
+    }
+    text += "endsolid uv\n";
+    let mesh = TriMesh::parse_stl(text.as_bytes(), "uv.stl").unwrap();
+    assert_eq!(mesh.vertices().len(), (nlat - 1) * nlon + 2);
+    assert_eq!(mesh.len(), 2 * nlon * (nlat - 1));
+    assert!(mesh.contains([0.1, 0.2, 0.3]) && !mesh.contains([0.9, 0.5, 0.0]));
+}
+
+/// Two closed surfaces in one mesh, overlapping or one inside the other, are their union: no
+/// pocket of fluid is sealed where they overlap. A surface turned inward inside another is a
+/// cavity.
+#[test]
+fn overlapping_and_nested_surfaces_are_a_union() {
+    let join = |meshes: &[TriMesh]| {
+        let (mut v, mut t) = (Vec::new(), Vec::new());
+        for m in meshes {
+            let base = v.len();
+            v.extend_from_slice(m.vertices());
+            t.extend(m.triangles().iter().map(|tri| tri.map(|i| i + base)));
+        }
+        (v, t)
+    };
+    let (v, t) = join(&[
+        box_mesh([0.0; 3], [2.0; 3]),
+        box_mesh([1.0, 0.5, 0.5], [3.0, 1.5, 1.5]),
+    ]);
+    let overlap = TriMesh::new(v, t).unwrap();
+    for p in [[0.5, 1.0, 1.0], [1.5, 1.0, 1.0], [2.5, 1.0, 1.0]] {
+        assert!(overlap.contains(p), "{p:?}");
+    }
+    assert!(!overlap.contains([2.5, 1.8, 1.0]));
+    let (v, t) = join(&[box_mesh([0.0; 3], [4.0; 3]), box_mesh([1.0; 3], [2.0; 3])]);
+    assert!(
+        TriMesh::new(v.clone(), t.clone())
+            .unwrap()
+            .contains([1.5; 3])
+    );
+    let inner = 12..;
+    let mut cavity = t;
+    for tri in &mut cavity[inner] {
+        tri.swap(1, 2);
+    }
+    let hollow = TriMesh::new(v, cavity).unwrap();
+    assert!(!hollow.contains([1.5; 3]) && hollow.contains([3.0; 3]));
 }
 
 #[test]

@@ -3,17 +3,17 @@
 //! manifest, atomic as a set, and read back only when whole and belonging to the model (or
 //! scheme), size and precision asked for, on any number of processes and any cut.
 //!
-//! # Format (version 4)
+//! # Format (version 5)
 //! A checkpoint `<path>` is a manifest and one shard per block of the run that wrote it (a
 //! process's slab, or its block of a cut along 1, 2 or 3 axes, [`crate::blocks`]), the shards
 //! beside the manifest, named `<path>.<run>-<rank>of<ranks>`:
 //!
 //! ```text
-//! manifest  LBM-CHECKPOINT 4\n <n>\n <TOML, n bytes>: model (or scheme), U values per node,
+//! manifest  LBM-CHECKPOINT 5\n <n> <crc>\n <TOML, n bytes>: model (or scheme), U values per node,
 //!           LX, LY, LZ, precision, step, parameters, the fields stored, the run's token, per
 //!           shard: file, its box of nodes, payload size and CRC-32; for a finite-difference
 //!           run also its spacing, sides, unknowns and time (`fd`)
-//! shard     LBM-SHARD 4\n <n>\n <TOML, n bytes>: model, U, LX, the plane's LY·LZ, precision,
+//! shard     LBM-SHARD 5\n <n> <crc>\n <TOML, n bytes>: model, U, LX, the plane's LY·LZ, precision,
 //!           step, the fields stored, the run's token, its box, payload size, CRC-32
 //!           <payload>: per plane x of its box, x0..x1, the U values at each of its sites in
 //!           the plane order (y fastest, then z) — a lattice's post-collision populations
@@ -25,7 +25,9 @@
 //! of lattice planes holds); the boxes tile the whole domain. The fields ([`Model::FIELDS`])
 //! are stored when the user gave them values per site ([`crate::Solver::set_local_field`]):
 //! every field of the model then, so a restart continues with the same per-site parameters.
-//! Versions 2 (no fields) and 3 (shards of whole planes alone) are read as version 4.
+//! `<crc>` is the CRC-32 of the TOML text, in hexadecimal: with the payloads' CRC-32, every byte
+//! a resume trusts is checked. Versions 2 (no fields), 3 (shards of whole planes alone) and 4
+//! (headers without their CRC-32) are read as version 5.
 //!
 //! # Atomic as a set
 //! Every process writes its shard under a name no earlier checkpoint used (the run's token is
@@ -61,11 +63,16 @@ pub use set::{read_set, CheckpointSet, SetPart};
 use crate::io::write_atomically;
 use crate::{BoundarySpec, Lattice, Layout, LbmError, Model, Real, Scheme};
 
-/// The manifest's magic, then those of the earlier versions still read (3: shards of whole
-/// planes alone; 2: no fields either).
-const MAGICS: [&str; 3] = ["LBM-CHECKPOINT 4", "LBM-CHECKPOINT 3", "LBM-CHECKPOINT 2"];
+/// The manifest's magic, then those of the earlier versions still read (4: headers without
+/// their CRC-32; 3: shards of whole planes alone; 2: no fields either).
+const MAGICS: [&str; 4] = [
+    "LBM-CHECKPOINT 5",
+    "LBM-CHECKPOINT 4",
+    "LBM-CHECKPOINT 3",
+    "LBM-CHECKPOINT 2",
+];
 /// The shards' magics, in the same order.
-const SHARD_MAGICS: [&str; 3] = ["LBM-SHARD 4", "LBM-SHARD 3", "LBM-SHARD 2"];
+const SHARD_MAGICS: [&str; 4] = ["LBM-SHARD 5", "LBM-SHARD 4", "LBM-SHARD 3", "LBM-SHARD 2"];
 /// Largest header accepted (a corrupted length must not make us allocate gigabytes).
 const MAX_HEADER: usize = 1 << 20;
 
@@ -79,6 +86,14 @@ pub enum CheckpointError {
         path: PathBuf,
         /// The system error.
         source: io::Error,
+    },
+    /// The path names a directory, a device or a pipe, not a file.
+    #[error("{path} cannot be read as a checkpoint: {reason}")]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is, and what to give instead.
+        reason: String,
     },
     /// The file is not a checkpoint, is truncated, or its contents do not match its checksum.
     #[error(
@@ -350,13 +365,19 @@ pub(crate) fn run_name(run: u64) -> String {
     format!("{run:016x}")
 }
 
-/// A header framed as `magic\n<len>\n<text>`.
+/// A header framed as `magic\n<len> <crc>\n<text>`, `<crc>` the CRC-32 of `text` in
+/// hexadecimal.
 pub(crate) fn framed(magic: &str, text: &str) -> String {
-    format!("{magic}\n{}\n{text}", text.len())
+    format!(
+        "{magic}\n{} {:08x}\n{text}",
+        text.len(),
+        crc32fast::hash(text.as_bytes())
+    )
 }
 
-/// Reads a header framed by [`framed`] with one of `magics` (this version's first, then the
-/// earlier versions' still read), returning it and its length in bytes.
+/// Reads a header framed by [`framed`] with one of `magics` (this version's first, whose
+/// header carries its CRC-32 and is checked against it, then the earlier versions' still
+/// read, whose headers do not), returning it and its length in bytes.
 fn read_framed<H: serde::de::DeserializeOwned>(
     r: &mut impl BufRead,
     magics: &[&str],
@@ -377,15 +398,23 @@ fn read_framed<H: serde::de::DeserializeOwned>(
         return Err(corrupt(path, why));
     }
     let len_line = bounded_line(r, path)?;
-    let len: usize = len_line
-        .trim_end()
+    let current = line.trim_end() == magic;
+    let (len, crc) = match len_line.trim_end().split_once(' ') {
+        Some((len, crc)) if current => (len, u32::from_str_radix(crc, 16).ok()),
+        None if !current => (len_line.trim_end(), None),
+        _ => ("", None),
+    };
+    let len: usize = len
         .parse()
         .ok()
-        .filter(|n| *n <= MAX_HEADER)
-        .ok_or_else(|| corrupt(path, "the header length is unreadable"))?;
+        .filter(|n| *n <= MAX_HEADER && (crc.is_some() || !current))
+        .ok_or_else(|| corrupt(path, "the header's length or checksum is unreadable"))?;
     let mut text = vec![0u8; len];
     r.read_exact(&mut text)
         .map_err(|_| corrupt(path, "the file ends inside the header (truncated)"))?;
+    if crc.is_some_and(|c| c != crc32fast::hash(&text)) {
+        return Err(corrupt(path, "the header does not match its CRC-32"));
+    }
     let text = String::from_utf8(text).map_err(|_| corrupt(path, "the header is not text"))?;
     let header = toml::from_str(&text)
         .map_err(|e| corrupt(path, format!("the header is unreadable: {e}")))?;
@@ -417,18 +446,15 @@ fn bounded_line(r: &mut impl BufRead, path: &Path) -> Result<String, CheckpointE
 }
 
 /// Opens `path` for reading, refusing anything but a regular file (a directory, a device such
-/// as /dev/zero, a pipe): a checkpoint is a file of known length.
+/// as /dev/zero, a pipe, which is not waited on): a checkpoint is a file of known length.
 pub(crate) fn open_regular(path: &Path) -> Result<File, CheckpointError> {
-    let f = File::open(path).map_err(io_err(path))?;
-    let meta = f.metadata().map_err(io_err(path))?;
-    if !meta.is_file() {
-        return Err(corrupt(
-            path,
-            "it is not a regular file (a directory, a device or a pipe); give the checkpoint's \
-             manifest, <out>/<case>_checkpoint.lbm",
-        ));
-    }
-    Ok(f)
+    crate::io::open_regular(path).map_err(|e| match e.kind() {
+        io::ErrorKind::InvalidInput => CheckpointError::NotAFile {
+            path: path.to_path_buf(),
+            reason: format!("{e}; give the checkpoint's manifest, <out>/<case>_checkpoint.lbm"),
+        },
+        _ => io_err(path)(e),
+    })
 }
 
 /// Writes this process's shard of the checkpoint `path` (token `run`, process `rank` of
@@ -799,7 +825,7 @@ impl Shards {
                 continue;
             }
             let path = self.dir.join(&s.file);
-            let mut r = BufReader::new(File::open(&path).map_err(io_err(&path))?);
+            let mut r = BufReader::new(open_regular(&path)?);
             io::copy(&mut (&mut r).take(at), &mut io::sink()).map_err(io_err(&path))?;
             let mut crc = crc32fast::Hasher::new();
             let plane = sy.len() * sz.len();

@@ -1,10 +1,107 @@
-//! Files written whole or not at all: every output of a run (checkpoints, images, VTK files,
-//! diagnostics) goes through [`write_atomically`], so a crash or a full disk leaves either the
-//! previous file or the new one, never a truncated mixture.
+//! Files written whole or not at all, and read only when they are files.
+//!
+//! Every output of a run (checkpoints, images, VTK files, diagnostics) goes through
+//! [`write_atomically`], so a crash or a full disk leaves either the previous file or the new
+//! one, never a truncated mixture; an output replaces only a regular file, never a device, a
+//! pipe, a directory or a link. Every input (case files, checkpoints, meshes) is opened by
+//! [`open_regular`], which refuses what is not a regular file without blocking on it (opening
+//! a named pipe for reading waits for a writer), and read by [`read_bounded`] where its whole
+//! contents are held in memory.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Read, Write};
 use std::path::Path;
+
+/// What a file of type `t` is, in words ("a named pipe (FIFO)").
+pub fn kind_of(t: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` for reading if it is a regular file (links followed), and refuses anything
+/// else with what it is, without blocking: the file is opened non-blocking (a named pipe
+/// opens at once) and its type is taken from the open file.
+pub fn open_regular(path: &Path) -> io::Result<File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    let t = file.metadata()?.file_type();
+    if !t.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("it is {}, not a regular file", kind_of(t)),
+        ));
+    }
+    Ok(file)
+}
+
+/// The contents of the regular file at `path` ([`open_regular`]), refused when longer than
+/// `limit` bytes (what it is meant to hold, with room to spare), before anything is read.
+pub fn read_bounded(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    if len > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("it is {len} bytes long, more than the {limit} such a file may hold"),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("it grew past the {limit} bytes such a file may hold while it was read"),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Refuses to replace what is at `path` unless it is nothing or a regular file: an output
+/// never takes the place of a device (as root, /dev/null itself), a pipe, a directory or a
+/// symbolic link (which would be replaced, not followed).
+pub fn check_replaceable(path: &Path) -> io::Result<()> {
+    match fs::symlink_metadata(path) {
+        Ok(m) if !m.file_type().is_file() => Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} is {}: outputs replace only regular files; remove it or write elsewhere",
+                path.display(),
+                kind_of(m.file_type())
+            ),
+        )),
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
 
 /// Writes the concatenation of `parts` to `path` atomically ([`write_atomically_with`]).
 pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
@@ -13,7 +110,8 @@ pub fn write_atomically(path: &Path, parts: &[&[u8]]) -> io::Result<()> {
 
 /// Writes what `write` writes (buffered) to a temporary file beside `path`, flushes it to disk
 /// (fsync), renames it over `path` and syncs the directory. On failure the temporary file is
-/// removed and `path` is untouched.
+/// removed and `path` is untouched. Refused before anything is written when `path` holds
+/// something other than a regular file ([`check_replaceable`]).
 pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
@@ -33,6 +131,7 @@ pub fn write_atomically_with(
         name.to_string_lossy(),
         std::process::id()
     ));
+    check_replaceable(path)?;
     let result = (|| {
         // A file of that name left by a process that died (or a link planted there) is
         // removed, never written through: the temporary file is always a new one.
@@ -74,24 +173,55 @@ mod tests {
         fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// A symbolic link planted at the output's name, or at its temporary's, is replaced:
-    /// nothing is written where it points.
+    /// A symbolic link planted at the output's name is refused, one at its temporary's is
+    /// replaced: nothing is written where either points.
     #[cfg(unix)]
     #[test]
-    fn links_are_replaced_never_followed() {
+    fn links_are_never_followed_nor_outputs_replaced() {
         let dir = std::env::temp_dir().join(format!("lbm-io-link-{}", std::process::id()));
         fs::create_dir_all(&dir).unwrap();
         let victim = dir.join("victim.txt");
         fs::write(&victim, b"keep").unwrap();
         let out = dir.join("out.txt");
         std::os::unix::fs::symlink(&victim, &out).unwrap();
+        let e = write_atomically(&out, &[b"new"]).unwrap_err();
+        assert!(e.to_string().contains("a symbolic link"), "{e}");
+        assert!(fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+        fs::remove_file(&out).unwrap();
         write_atomically(&out, &[b"new"]).unwrap();
-        assert!(!fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
         let tmp = dir.join(format!(".out2.txt.tmp{}", std::process::id()));
         std::os::unix::fs::symlink(&victim, &tmp).unwrap();
         write_atomically(&dir.join("out2.txt"), &[b"x"]).unwrap();
         assert_eq!(fs::read(&victim).unwrap(), b"keep");
         assert_eq!(fs::read(&out).unwrap(), b"new");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Devices, pipes and directories are neither read (a named pipe does not block) nor
+    /// replaced; a file longer than its bound is refused before it is read.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn only_regular_files_are_read_or_replaced() {
+        let dir = std::env::temp_dir().join(format!("lbm-io-kinds-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        for (path, what) in [
+            (fifo.as_path(), "a named pipe"),
+            (Path::new("/dev/zero"), "a character device"),
+            (dir.as_path(), "a directory"),
+        ] {
+            let e = read_bounded(path, 1 << 20).unwrap_err();
+            assert!(e.to_string().contains(what), "{}: {e}", path.display());
+            let e = write_atomically(path, &[b"x"]).unwrap_err();
+            assert!(e.to_string().contains(what), "{}: {e}", path.display());
+        }
+        let file = dir.join("long");
+        fs::write(&file, [7u8; 100]).unwrap();
+        assert_eq!(read_bounded(&file, 100).unwrap().len(), 100);
+        let e = read_bounded(&file, 99).unwrap_err();
+        assert!(e.to_string().contains("100 bytes long"), "{e}");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

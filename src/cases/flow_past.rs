@@ -131,7 +131,7 @@ impl std::fmt::Debug for FlowPast {
 impl FlowPast {
     /// The shipped sphere ([`SPHERE_STL`]) placed by `setup`.
     pub fn sphere(setup: Setup) -> Result<Self, SetupError> {
-        let mesh = match TriMesh::parse_stl(&mut std::io::Cursor::new(SPHERE_STL), "sphere.stl") {
+        let mesh = match TriMesh::parse_stl(SPHERE_STL, "sphere.stl") {
             Ok(mesh) => mesh,
             Err(e) => unreachable!("the shipped sphere is a closed mesh: {e}"),
         };

@@ -58,7 +58,7 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         ));
     }
     preflight(a)?;
-    println!(
+    say!(
         "{} threads; before each table, bandwidth probes on {} MiB arrays and an FMA probe of \
          the table's precision at the kernels' vector width, on every thread",
         rayon::current_num_threads(),
@@ -102,7 +102,7 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
         if matches!(a.backend, Backend::Gpu | Backend::All) {
             match open_context(a) {
                 Ok(ctx) => devices.push(Some(ctx)),
-                Err(e) if a.backend == Backend::All => println!("\nGPU: skipped ({e})"),
+                Err(e) if a.backend == Backend::All => say!("\nGPU: skipped ({e})"),
                 Err(e) => return Err(e.into()),
             }
         }
@@ -112,14 +112,14 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
                     Precision::F64 => fd_table::<f64>(a, &rows, ctx.as_ref())?,
                     Precision::F32 => fd_table::<f32>(a, &rows, ctx.as_ref())?,
                     Precision::F16s => {
-                        println!("\nfd-cavity f16s not run: finite differences run in f64 or f32")
+                        say!("\nfd-cavity f16s not run: finite differences run in f64 or f32")
                     }
                 }
             }
         }
         if let Some(path) = &a.csv {
             rows.write(path)?;
-            println!("\nthe rows above in {}", path.display());
+            say!("\nthe rows above in {}", path.display());
         }
         return Ok(());
     }
@@ -149,7 +149,7 @@ pub fn run(a: &BenchArgs, world: &World) -> Result<(), CliError> {
     }
     if let Some(path) = &a.csv {
         rows.write(path)?;
-        println!("\nthe rows above in {}", path.display());
+        say!("\nthe rows above in {}", path.display());
     }
     Ok(())
 }
@@ -182,16 +182,16 @@ fn gpu_tables(
     let ctx = match open_context(a) {
         Ok(ctx) => ctx,
         Err(e) if a.backend == Backend::All => {
-            println!("\nGPU: skipped ({e})");
+            say!("\nGPU: skipped ({e})");
             return Ok(());
         }
         Err(e) => return Err(e.into()),
     };
-    println!("\nGPU fused step on {}", ctx.describe());
+    say!("\nGPU fused step on {}", ctx.describe());
     if ctx.is_cpu() {
-        println!("(a CPU adapter, software Vulkan: these are not GPU figures)");
+        say!("(a CPU adapter, software Vulkan: these are not GPU figures)");
     }
-    println!(
+    say!(
         "{:<12} {:<10} {:<5} {:<9} {:>9} {:>8} {:>26} {:>16}  {:>9}  bounds checks",
         "model",
         "layout",
@@ -203,7 +203,7 @@ fn gpu_tables(
         "GFLOP/s (% peak)",
         "workgroup"
     );
-    println!(
+    say!(
         "(each row the fastest of {BATCHES} batches of at least {} steps and {BATCH_SECONDS} s; \
          the copy bandwidth likewise, the best of {BATCHES} batches; `!`: the batches of the step \
          or of the copy spread by more than {:.0}%, the device was busy)\n\
@@ -215,18 +215,18 @@ fn gpu_tables(
     );
     for &p in &a.precision {
         if p == Precision::F64 && !ctx.supports_f64() {
-            println!("f64: skipped, the adapter has no SHADER_F64");
+            say!("f64: skipped, the adapter has no SHADER_F64");
             continue;
         }
         if p == Precision::F16s && !ctx.supports_f16() {
-            println!("f16s: the adapter has no SHADER_F16; binary16 pairs packed in u32 words");
+            say!("f16s: the adapter has no SHADER_F16; binary16 pairs packed in u32 words");
         }
         let (peak, arithmetic) = match p {
             Precision::F64 => fma_peak::<f64>(&ctx)?,
             Precision::F32 => fma_peak::<f32>(&ctx)?,
             Precision::F16s => fma_peak::<F16s>(&ctx)?,
         };
-        println!(
+        say!(
             "{}: FMA peak {:.1} GFLOP/s in {arithmetic} arithmetic ({})",
             format!("{p:?}").to_lowercase(),
             peak.best,
@@ -334,7 +334,7 @@ impl<M: Model> GenericReal for GpuJob<'_, M> {
             self.steps,
         ) {
             Ok(b) => {
-                println!(
+                say!(
                     "{head} {:>9.3} {:>8.1} {:>12.2} ({:>3.0}% of {:.1}{}) {:>9.1} ({:>3.0}%)  {:>9}  {}",
                     b.ms_per_step(),
                     b.mlups,
@@ -374,7 +374,7 @@ impl<M: Model> GenericReal for GpuJob<'_, M> {
                     tuned: "-".into(),
                 });
             }
-            Err(e) => println!("{head} not run: {e}"),
+            Err(e) => say!("{head} not run: {e}"),
         }
     }
 }
@@ -424,7 +424,7 @@ impl Table<'_> {
         };
         let bw = &measure_bandwidth(a.bw_mib << 20, 5);
         let shape = lbm::Extent::of_size(size);
-        println!(
+        say!(
             "\n{} {:?}, {shape} sites, {} flops/site in collide; measured now: read-modify-write \
              {:.1} GB/s ({}), copy {:.1} GB/s ({}), non-temporal copy {:.1} GB/s ({}), FMA peak \
              {:.1} GFLOP/s ({})",
@@ -440,14 +440,19 @@ impl Table<'_> {
             peak.best,
             peak.how()
         );
-        println!(
+        say!(
             "(tuned: the prefetch distance each pass kept, timed in its first sweeps, and the \
              two-copy step's kind of store; in place: its pull / local half-steps; then whether \
              the fused step runs paired, two steps in one sweep; fused rows per time step)"
         );
-        println!(
+        say!(
             "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}  tuned",
-            "layout", "kernel", "ms/iter", "MLUPS", "GB/s (% BW)", "GFLOP/s (% peak)"
+            "layout",
+            "kernel",
+            "ms/iter",
+            "MLUPS",
+            "GB/s (% BW)",
+            "GFLOP/s (% peak)"
         );
         for &l in &a.layout {
             let job = LayoutJob::<M> {
@@ -537,7 +542,7 @@ impl<M: Model> Generic for LayoutJob<'_, M> {
             Err(short) => {
                 s.row::<L, T>(&time_kernel(&mut two, Kernel::Fused, s.a.iters)?);
                 drop(two);
-                println!(
+                say!(
                     "{:<10} (the fused steps timed one after the other: the in-place lattice's \
                      {:.1} GiB would leave less than as much again of the {:.1} GiB available \
                      ({}) beside the two-copy one)",
@@ -575,7 +580,7 @@ fn print_row(layout: &str, t: &KernelTiming, Limits { bw, peak }: Limits) {
         0 => "-".to_string(),
         _ => format!("{:.1} ({:.0}%)", t.gflops(), 100.0 * t.gflops() / peak),
     };
-    println!(
+    say!(
         "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}  {}",
         layout,
         kernel_name(t),
@@ -634,7 +639,7 @@ fn fd_table<T: Real>(
             let mut bytes = 0;
             for &layout in &a.layout {
                 let Some(layout) = fd_layout(layout) else {
-                    println!(
+                    say!(
                         "\nfd-cavity csoa: the soa row (fd-cavity's soa runs in clusters of 8 nodes along x)"
                     );
                     continue;
@@ -674,7 +679,7 @@ fn fd_table<T: Real>(
     // The rates' flops and one multiply-add per unknown for the update.
     let flops = Scheme::FLOPS + 2 * Scheme::UNKNOWNS.len() as u64;
     let on = ctx.map_or_else(String::new, |c| format!(" on {}", c.describe()));
-    println!(
+    say!(
         "\nfd-cavity {}{on}, {nx}x{ny} nodes, {flops} flops and {} reads per node; measured now: \
          copy {:.1} GB/s ({}), FMA peak {:.1} GFLOP/s ({})",
         T::NAME,
@@ -684,16 +689,21 @@ fn fd_table<T: Real>(
         peak.best,
         peak.how()
     );
-    println!(
+    say!(
         "{:<10} {:<18} {:>9} {:>8} {:>16} {:>18}",
-        "layout", "kernel", "ms/iter", "MN/s", "GB/s (% BW)", "GFLOP/s (% peak)"
+        "layout",
+        "kernel",
+        "ms/iter",
+        "MN/s",
+        "GB/s (% BW)",
+        "GFLOP/s (% peak)"
     );
     let nodes = (nx * ny) as f64;
     for (layout, seconds) in times {
         let mn = nodes / seconds / 1e6;
         let gbs = nodes * bytes as f64 / seconds / 1e9;
         let gflops = nodes * flops as f64 / seconds / 1e9;
-        println!(
+        say!(
             "{:<10} {:<18} {:>9.2} {:>8.1} {:>16} {:>18}",
             layout,
             "euler step",

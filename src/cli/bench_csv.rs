@@ -6,29 +6,25 @@ use std::path::Path;
 
 use super::CliError;
 
-/// Refuses, before any work, a CSV path whose directory does not exist, that names a
-/// directory, or that names an existing file (unless `force`).
+/// Refuses, before any work, a CSV path whose directory does not exist, that names anything
+/// but a regular file (a directory, a device, a pipe, a link: never replaced), or that names
+/// an existing file (unless `force`).
 pub fn check_csv_path(path: &Path, force: bool) -> Result<(), CliError> {
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let problem = if path.is_dir() {
-        Some("it is a directory")
-    } else if path.exists() && !force {
-        Some("the file exists (pass --force to overwrite it)")
-    } else if !dir.is_dir() {
-        Some("its directory does not exist")
-    } else {
-        None
+    let kind = std::fs::symlink_metadata(path).ok().map(|m| m.file_type());
+    let problem = match kind {
+        Some(t) if !t.is_file() => format!("it is {}", lbm::io::kind_of(t)),
+        Some(_) if !force => "the file exists (pass --force to overwrite it)".into(),
+        _ if !dir.is_dir() => "its directory does not exist".into(),
+        _ => return Ok(()),
     };
-    match problem {
-        Some(why) => Err(CliError::Config {
-            key: "csv".into(),
-            message: format!("{}: {why}; or give another file path", path.display()),
-        }),
-        None => Ok(()),
-    }
+    Err(CliError::Config {
+        key: "csv".into(),
+        message: format!("{}: {problem}; give another file path", path.display()),
+    })
 }
 
 /// One row of the CSV: a kernel timed, and the limits measured beside it (empty where a

@@ -22,13 +22,16 @@ fn lattice<M: Model>(size: [usize; 3]) -> Result<(), CliError> {
     lbm::check_size::<M>(size, LayoutKind::Soa).map_err(|e| bad("lx", e.to_string()))
 }
 
-/// The relaxation time (τ > ½ is checked by the model, which names it).
+/// The relaxation time (τ > ½ is checked by the model, which names it), at most 100: the
+/// viscosity cs²(τ − ½) is then 33 lattice units, so that a lattice of 128 sites loses its
+/// flow to viscosity in a few dozen steps, and the BGK error, of order (τ − ½)², has grown
+/// past any use (larger τ gave infinite errors and exit 0).
 fn tau(s: &Settings, default: f64) -> Result<f64, CliError> {
     require(
         "tau",
         s.tau.unwrap_or(default),
-        f64::is_finite,
-        "a finite number > 1/2",
+        |t| t.is_finite() && t <= 100.0,
+        "a number in (1/2, 100]: lower the viscosity, or raise the resolution",
     )
 }
 
@@ -91,7 +94,35 @@ pub fn cavity(s: &Settings, n: usize) -> Result<(f64, f64), CliError> {
         "a lid speed in (0, 0.3] (the Mach number U/cs stays below about 0.5)",
     ));
     c.done()?;
+    // τ = 3 U n / Re + ½ (cs² = 1/3 in D2Q9 and D3Q19).
+    let tau = 3.0 * lid * n as f64 / re + 0.5;
+    relaxation(
+        "re",
+        tau,
+        "lower --re, or give the cavity more sites (--lx)",
+        "raise --re",
+    )?;
     Ok((re, lid))
+}
+
+/// Refuses a relaxation time `tau` that follows from other settings (`key` the one to blame)
+/// outside (½ + 10⁻⁶, 100]: a viscosity that vanishes in floating point (the collision
+/// would not relax) or one past any use (see [`tau`]). `lower` says how to raise τ, `higher`
+/// how to lower it.
+fn relaxation(key: &str, tau: f64, lower: &str, higher: &str) -> Result<(), CliError> {
+    if tau.is_nan() || tau - 0.5 < 1e-6 {
+        return Err(bad(
+            key,
+            format!("the relaxation time would be {tau}, too close to 1/2: {lower}"),
+        ));
+    }
+    if tau > 100.0 {
+        return Err(bad(
+            key,
+            format!("the relaxation time would be {tau:.4e}, above 100: {higher}"),
+        ));
+    }
+    Ok(())
 }
 
 /// The lid-driven cube of `s` with side `n`.
@@ -241,19 +272,35 @@ pub fn rayleigh_benard(s: &Settings, height: usize) -> Result<RayleighBenard, Cl
             format!("a layer of {height} sites is {lx} wide: too large a lattice to address"),
         )
     })?;
-    // Both relaxation times must exceed ½ by a margin the BGK/TRT collisions stay stable with.
-    for (what, tau) in [
-        ("flow", case.flow_params().tau),
-        ("temperature", case.heat_params().tau),
+    // Both relaxation times must exceed ½ by a margin the BGK/TRT collisions stay stable with,
+    // and stay below 100. The setting blamed is the one given.
+    let key = match (s.prandtl, s.rayleigh) {
+        (Some(_), _) => "prandtl",
+        (None, Some(_)) => "rayleigh",
+        (None, None) => "velocity",
+    };
+    for (what, formula, tau, raise, lower) in [
+        (
+            "flow",
+            "ν = U H √(Pr/Ra)",
+            case.flow_params().tau,
+            "raise --velocity, --ly or --prandtl, or lower --rayleigh",
+            "lower --velocity, --ly or --prandtl, or raise --rayleigh",
+        ),
+        (
+            "temperature",
+            "κ = U H / √(Pr Ra)",
+            case.heat_params().tau,
+            "raise --velocity or --ly, or lower --prandtl or --rayleigh",
+            "lower --velocity or --ly, or raise --prandtl or --rayleigh",
+        ),
     ] {
+        let would = format!("the {what}'s relaxation time would be {tau:.4e} ({formula})");
         if tau < 0.505 {
-            return Err(super::settings::bad(
-                "velocity",
-                format!(
-                    "the {what}'s relaxation time would be {tau:.4} (ν = U H √(Pr/Ra) too small): \
-                     raise the velocity or the layer's height, or lower the Rayleigh number"
-                ),
-            ));
+            return Err(bad(key, format!("{would}, below 0.505: {raise}")));
+        }
+        if tau.is_nan() || tau > 100.0 {
+            return Err(bad(key, format!("{would}, above 100: {lower}")));
         }
     }
     Ok(case)

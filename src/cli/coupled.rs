@@ -24,7 +24,8 @@ use lbm::output::{Table, png};
 use lbm::{Coupled, Layout, Real, Solver};
 
 use super::lattice_run::together;
-use super::plan::{Plan, check_about, missing_dirs, prepare_out_dir, remove_if_empty, write_stamp};
+use super::out_dir::{missing_dirs, prepare_out_dir, remove_if_empty, write_stamp};
+use super::plan::{Plan, check_about};
 use super::settings::BackendArg;
 use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl, layout_kind};
 
@@ -61,9 +62,8 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
     let result = (|| {
         let root = world.rank() == 0;
         let run = prepare_out_dir(plan, NAME, about.as_ref(), root);
-        world.barrier();
         let plan = &Plan {
-            run: run?,
+            run: world.all_ok(run, "rank 0 refused the output directory")?,
             memory,
             ..plan.clone()
         };
@@ -199,7 +199,7 @@ where
     // Caught from here on: the first line printed below says the run is under way.
     let signals = super::signals();
     if root {
-        println!(
+        say!(
             "{NAME}: D2Q9Boussinesq + D2Q5AdvectionDiffusion {lx} × {ly}, Ra = {}, Pr = {}, \
              ν = {:.5}, κ = {:.5}, H²/κ = {:.0} steps; {}",
             case.rayleigh,
@@ -210,7 +210,7 @@ where
             c.first().describe()
         );
         if start > 0 {
-            println!("resumed at step {start}");
+            say!("resumed at step {start}");
         }
     }
     let csv = plan.out.join(format!("{NAME}_diagnostics.csv"));
@@ -239,7 +239,7 @@ where
     let o = lbm::driver::drive(&mut run, &schedule, &signals, root)?;
     let CoupledRun { c, table, .. } = run;
     if root && let Some(why) = o.reason() {
-        println!("{why}");
+        say!("{why}");
     }
     summary(plan, case, &c, &table, o.stepping.as_secs_f64(), start)?;
     CliError::unless_stopped(
@@ -356,9 +356,11 @@ where
         return together(c.first(), Ok(()));
     };
     let written: Result<(), CliError> = (|| {
-        println!(
+        say!(
             "step {step} (t = {time:.3} H²/κ): Nu = {:.4}, Re = {:.3}, amplitude {:.3e}",
-            m.nusselt, m.reynolds, m.mode
+            m.nusselt,
+            m.reynolds,
+            m.mode
         );
         table.write(&plan.out.join(format!("{NAME}_diagnostics.csv")))?;
         let (lx, ly) = case.size();
@@ -399,7 +401,7 @@ fn summary<A: Solver, B: Solver>(
     // Nu moving by more than 0.1 % between the last two outputs: the rolls are still growing
     // (they settle within about one diffusion time).
     if (nusselt - before[2]).abs() > 1e-3 * nusselt {
-        println!(
+        say!(
             "not steady yet at t = {time:.3} H²/κ (Nu moved from {:.4} to {nusselt:.4} since the \
              previous output): no comparison; run at least one diffusion time",
             before[2]
@@ -407,20 +409,20 @@ fn summary<A: Solver, B: Solver>(
         return speed();
     }
     if case.rayleigh < CRITICAL_RAYLEIGH {
-        println!(
+        say!(
             "below onset (Ra_c = {CRITICAL_RAYLEIGH}): Nu = {nusselt:.6}, conduction (Nu = 1) expected"
         );
     } else if let Some((_, nu)) = CLEVER_BUSSE_NUSSELT
         .iter()
         .find(|(ra, _)| *ra == case.rayleigh && case.prandtl == 0.71)
     {
-        println!(
+        say!(
             "Nu = {nusselt:.4}; Clever & Busse (1974), steady rolls at Ra = {}, Pr = 0.71: {nu} ({:+.2} %)",
             case.rayleigh,
             (nusselt / nu - 1.0) * 100.0
         );
     } else {
-        println!(
+        say!(
             "Nu = {nusselt:.4} (Clever & Busse tabulate Pr = 0.71 at Ra = {})",
             CLEVER_BUSSE_NUSSELT
                 .iter()
@@ -444,7 +446,7 @@ fn speed<A: Solver, B: Solver>(
     let (lx, ly) = case.size();
     let updates = (c.steps_done() - start) as f64 * (lx * ly) as f64 * 2.0;
     if seconds > 0.0 {
-        println!(
+        say!(
             "{} steps of both lattices in {seconds:.2} s: {:.1} MLUPS (site updates of the two \
              lattices, the exchange of fields included)",
             c.steps_done() - start,
@@ -460,7 +462,7 @@ fn speed<A: Solver, B: Solver>(
             _ => format!("rank {r} {:.3} GiB", gib(peak)),
         })
         .collect();
-    println!(
+    say!(
         "peak memory (VmHWM): {} (estimated {:.3} GiB a process)",
         ranks.join(", "),
         gib(plan.memory.total())

@@ -22,6 +22,7 @@ use lbm::hetero::HeteroFdGrid;
 use lbm::output::png::{range, write_field};
 use lbm::output::{Fields, Table, vtk};
 
+use super::out_dir::{missing_dirs, remove_if_empty};
 use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, LayoutArg, Precision, World};
 
@@ -225,82 +226,88 @@ pub fn run(
         ));
     }
     c.done()?;
-    if force && world.rank() == 0 {
-        remove_outputs(&out)?;
-    }
-    let cavity = FdCavity::new(n, re);
-    let goal = Goal {
-        tol,
-        interval,
-        max_steps,
-        checkpoint_every: s.checkpoint_every.unwrap_or(0),
-        resume,
-        images: &images,
-        out: &out,
-        zlib: s.vtk_zlib.unwrap_or(false),
-    };
-    let ranks = match world.ranks() {
-        1 => String::new(),
-        r => format!(", {r} ranks cut {}x{}", cut.0[0], cut.0[1]),
-    };
-    let blocks = Blocks::even([n, n, 1], cut);
-    if !device {
-        let on = format!(", {}{ranks}", layout.name());
-        return match precision {
-            Precision::F32 => {
-                let g = cavity
-                    .on_blocks::<f32>(group(world), blocks)
-                    .map_err(lbm::Error::from)?;
-                drive(world, &cavity, &goal, g.with_layout(layout), &on, "f32")
+    // A run refused before it writes anything leaves no directory behind.
+    let created = missing_dirs(&out);
+    let result = (|| {
+        let root = world.rank() == 0;
+        let claimed = super::out_dir::claim(&out, "fd-cavity", root);
+        world.all_ok(claimed, "rank 0 could not claim the output directory")?;
+        if force && root {
+            remove_outputs(&out)?;
+        }
+        let cavity = FdCavity::new(n, re);
+        let goal = Goal {
+            tol,
+            interval,
+            max_steps,
+            checkpoint_every: s.checkpoint_every.unwrap_or(0),
+            resume,
+            images: &images,
+            out: &out,
+            zlib: s.vtk_zlib.unwrap_or(false),
+        };
+        let ranks = match world.ranks() {
+            1 => String::new(),
+            r => format!(", {r} ranks cut {}x{}", cut.0[0], cut.0[1]),
+        };
+        let blocks = Blocks::even([n, n, 1], cut);
+        if !device {
+            let on = format!(", {}{ranks}", layout.name());
+            return match precision {
+                Precision::F32 => {
+                    let g = cavity
+                        .on_blocks::<f32>(group(world), blocks)
+                        .map_err(lbm::Error::from)?;
+                    drive(world, &cavity, &goal, g.with_layout(layout), &on, "f32")
+                }
+                _ => {
+                    let g = cavity
+                        .on_blocks::<f64>(group(world), blocks)
+                        .map_err(lbm::Error::from)?;
+                    drive(world, &cavity, &goal, g.with_layout(layout), &on, "f64")
+                }
+            };
+        }
+        let opts = GpuOptions {
+            adapter: s
+                .adapter
+                .as_deref()
+                .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
+            node_rank: world.node_rank(),
+            ..GpuOptions::default()
+        };
+        // Every rank opens its GPU, or none goes on.
+        let opened = GpuContext::new(&opts).map_err(|e| CliError::from(lbm::Error::from(e)));
+        let ctx = Arc::new(world.all_ok(opened, "another rank could not open its GPU")?);
+        let on = format!("{ranks}, on {}", ctx.describe());
+        let rows = s
+            .host_columns
+            .unwrap_or(HeteroFdGrid::<Scheme, f64>::least_planes());
+        match (backend, precision) {
+            (BackendArg::Hetero, Precision::F32) => {
+                let g = cavity.hetero_grid::<f32>(ctx, rows)?;
+                let on = format!(", on {}", g.describe());
+                drive(world, &cavity, &goal, g, &on, "f32")
+            }
+            (BackendArg::Hetero, _) => {
+                let g = cavity.hetero_grid::<f64>(ctx, rows)?;
+                let on = format!(", on {}", g.describe());
+                drive(world, &cavity, &goal, g, &on, "f64")
+            }
+            (_, Precision::F32) => {
+                let g = cavity.gpu_on_blocks::<f32>(ctx, group(world), blocks)?;
+                drive(world, &cavity, &goal, g, &on, "f32")
             }
             _ => {
-                let g = cavity
-                    .on_blocks::<f64>(group(world), blocks)
-                    .map_err(lbm::Error::from)?;
-                drive(world, &cavity, &goal, g.with_layout(layout), &on, "f64")
+                let g = cavity.gpu_on_blocks::<f64>(ctx, group(world), blocks)?;
+                drive(world, &cavity, &goal, g, &on, "f64")
             }
-        };
+        }
+    })();
+    if result.is_err() {
+        remove_if_empty(&created);
     }
-    let opts = GpuOptions {
-        adapter: s
-            .adapter
-            .as_deref()
-            .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
-        node_rank: world.node_rank(),
-        ..GpuOptions::default()
-    };
-    // Every rank opens its GPU, or none goes on.
-    let opened = GpuContext::new(&opts).map_err(|e| CliError::from(lbm::Error::from(e)));
-    if world.any(opened.is_err()) {
-        return opened.and(Err::<(), _>(CliError::OtherRank(
-            "another rank could not open its GPU".into(),
-        )));
-    }
-    let ctx = Arc::new(opened?);
-    let on = format!("{ranks}, on {}", ctx.describe());
-    let rows = s
-        .host_columns
-        .unwrap_or(HeteroFdGrid::<Scheme, f64>::least_planes());
-    match (backend, precision) {
-        (BackendArg::Hetero, Precision::F32) => {
-            let g = cavity.hetero_grid::<f32>(ctx, rows)?;
-            let on = format!(", on {}", g.describe());
-            drive(world, &cavity, &goal, g, &on, "f32")
-        }
-        (BackendArg::Hetero, _) => {
-            let g = cavity.hetero_grid::<f64>(ctx, rows)?;
-            let on = format!(", on {}", g.describe());
-            drive(world, &cavity, &goal, g, &on, "f64")
-        }
-        (_, Precision::F32) => {
-            let g = cavity.gpu_on_blocks::<f32>(ctx, group(world), blocks)?;
-            drive(world, &cavity, &goal, g, &on, "f32")
-        }
-        _ => {
-            let g = cavity.gpu_on_blocks::<f64>(ctx, group(world), blocks)?;
-            drive(world, &cavity, &goal, g, &on, "f64")
-        }
-    }
+    result
 }
 
 /// The finite-difference layout of `--layout` (`None` for csoa: the soa grid is processed in
@@ -377,7 +384,7 @@ fn drive(
     // Caught from here on: the first line printed below says the run is under way.
     let signals = super::signals();
     if root {
-        println!(
+        say!(
             "fd-cavity: {n} × {n} nodes, Re = {}, {} ({} flops and {} reads per node), Δt = {:.3e}, {}{on}",
             cavity.re,
             <Scheme as lbm::fd::FdScheme>::NAME,
@@ -387,26 +394,13 @@ fn drive(
             precision
         );
         if let Some(path) = resume {
-            println!(
+            say!(
                 "resumed from {} at step {} (t = {:.2})",
                 path.display(),
                 g.steps(),
                 g.time()
             );
         }
-    }
-    let made = if root {
-        std::fs::create_dir_all(out).map_err(|source| CliError::Io {
-            path: out.display().to_string(),
-            source,
-        })
-    } else {
-        Ok(())
-    };
-    if world.any(made.is_err()) {
-        return made.and(Err(CliError::OtherRank(
-            "rank 0 could not create the output directory".into(),
-        )));
     }
     let checkpoint = out.join(CHECKPOINT);
     let first = g.steps();
@@ -440,7 +434,7 @@ fn drive(
         Ended::Steady => "steady".to_string(),
         _ => o.reason().unwrap_or_default(),
     };
-    println!(
+    say!(
         "{state} after {steps} steps (t = {:.2}): max |∂u/∂t| = {:.2e}, max |∂v/∂t| = {:.2e}",
         g.time(),
         rates[1],
@@ -452,7 +446,7 @@ fn drive(
     } else {
         String::new()
     };
-    println!(
+    say!(
         "{:.2} s{checkpoints}, {:.1} M node updates/s, {:.2} GB/s of the registers' minimal traffic",
         seconds,
         nodes / seconds / 1e6,
@@ -500,15 +494,16 @@ fn drive(
     let rounded = cavity.re.round();
     if (cavity.re - rounded).abs() < 1e-9 && GHIA_RE.contains(&(rounded as u32)) {
         let d = compare_node_lines(&u, &v, 1.0, &ghia(rounded as u32)?);
-        println!(
+        say!(
             "Ghia et al. (1982), Re = {rounded}: max |u − u_ref| = {:.4} on x = ½, max |v − v_ref| = {:.4} on y = ½",
-            d.u, d.v
+            d.u,
+            d.v
         );
     }
     if let Some(peak) = lbm::memory::peak_resident() {
-        println!("peak memory (VmHWM): {:.3} GiB", lbm::memory::in_gib(peak));
+        say!("peak memory (VmHWM): {:.3} GiB", lbm::memory::in_gib(peak));
     }
-    println!("outputs in {}", out.display());
+    say!("outputs in {}", out.display());
     ended
 }
 

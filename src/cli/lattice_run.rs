@@ -77,7 +77,7 @@ pub fn drive<C: Case, T: Real>(
     let start = solver.steps_done();
     let mut out = Outputs::new(plan, case, start)?;
     let stamped = if root {
-        super::plan::write_stamp(plan, case.name(), &format!("{case:?}"))
+        super::out_dir::write_stamp(plan, case.name(), &format!("{case:?}"))
     } else {
         Ok(())
     };
@@ -92,9 +92,9 @@ pub fn drive<C: Case, T: Real>(
         solver.describe()
     );
     if root {
-        println!("{}: {title}", case.name());
+        say!("{}: {title}", case.name());
         if start > 0 {
-            println!("resumed at step {start}");
+            say!("resumed at step {start}");
         }
     }
     let mut loads = Loads::new(case, solver);
@@ -116,15 +116,15 @@ pub fn drive<C: Case, T: Real>(
     let estimates = solver.each_rank(plan.memory.total());
     if root {
         if let Some(why) = o.reason() {
-            println!("{why}");
+            say!("{why}");
         }
         if let Some((step, sums)) = &out.last {
             for line in case.report(*step, sums) {
-                println!("{line}");
+                say!("{line}");
             }
         }
         for line in case.report_history(&out.history) {
-            println!("{line}");
+            say!("{line}");
         }
         out.print_files();
         let summary = Summary {
@@ -427,9 +427,11 @@ impl<'a, C: Case> Outputs<'a, C> {
                 .iter()
                 .map(|(k, v)| format!(", {k} {v:.4}"))
                 .collect();
-            println!(
+            say!(
                 "step {step:>8}: mass {:.12e}, energy {:.9e}, max Mach {:.4}{extra}",
-                d.mass, d.energy, d.max_mach
+                d.mass,
+                d.energy,
+                d.max_mach
             );
             Ok(())
         })();
@@ -495,7 +497,7 @@ impl<'a, C: Case> Outputs<'a, C> {
         } else {
             String::new()
         };
-        println!(
+        say!(
             "outputs in {}: {} image/VTK/table files, diagnostics in {}{series}",
             self.plan.out.display(),
             self.written,
@@ -520,8 +522,8 @@ struct Summary {
 impl Summary {
     fn print<S: Solver + ?Sized>(&self, solver: &S) -> Result<(), CliError> {
         let secs = self.stepping.as_secs_f64();
-        println!("summary: {}", self.title);
-        println!(
+        say!("summary: {}", self.title);
+        say!(
             "  {} steps in {:.2} s ({:.2} s stepping, {:.2} s writing outputs)",
             self.steps,
             secs + self.output.as_secs_f64(),
@@ -543,7 +545,7 @@ impl Summary {
                 format!("{rank}{:.3} GiB (estimated {:.3})", gib(peak), gib(est))
             })
             .collect();
-        println!("  peak memory (VmHWM): {}", ranks.join(", "));
+        say!("  peak memory (VmHWM): {}", ranks.join(", "));
         if self.steps == 0 || secs == 0.0 {
             return Ok(());
         }
@@ -580,7 +582,7 @@ impl Summary {
                 " (split between host and device: no one peak to compare with)".to_string()
             }
         };
-        println!(
+        say!(
             "  {mlups:.1} MLUPS, {:.1} GB/s{per_rank} = {:.0}% of the {bw:.1} GB/s {what} \
              measured now, {:.1} GFLOP/s{per_rank} ({} flops/site in collide){peak}",
             gbps / ranks,

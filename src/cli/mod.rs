@@ -1,6 +1,8 @@
 //! Command-line interface (clap derive) and the dispatch from run-time choices (layout,
 //! precision) to the generic lattice types.
 
+#[macro_use]
+pub mod say;
 mod bench;
 mod bench_args;
 mod bench_csv;
@@ -13,6 +15,7 @@ mod lattice_run;
 mod loads;
 mod memory;
 mod models;
+mod out_dir;
 mod plan;
 #[cfg(feature = "mpi")]
 mod ranks;
@@ -186,25 +189,33 @@ fn interrupted_message(
 /// The signals that stop a run cleanly, caught from now on (a note on stderr where they
 /// cannot be: the run then ends at once on them, without a checkpoint).
 fn signals() -> lbm::driver::Signals {
-    lbm::driver::Signals::catch().unwrap_or_else(|e| {
-        eprintln!(
-            "note: signals cannot be caught ({e}); Ctrl-C or SIGTERM will stop the run without \
-             a checkpoint"
-        );
-        lbm::driver::Signals::none()
-    })
+    match lbm::driver::Signals::catch() {
+        Ok(s) => {
+            say::run_stops_on_pipe();
+            s
+        }
+        Err(e) => {
+            say::note(&format!(
+                "note: signals cannot be caught ({e}); Ctrl-C or SIGTERM will stop the run \
+                 without a checkpoint\n"
+            ));
+            lbm::driver::Signals::none()
+        }
+    }
 }
 
 /// Runs the parsed command line in `world`.
 pub fn run(cli: Cli, world: &World) -> Result<(), CliError> {
-    match cli.command {
+    let result = match cli.command {
         Command::Run(a) => run::run(&a, world),
         Command::Bench(a) => bench::run(&a, world),
         Command::Models => {
             models::print();
             Ok(())
         }
-    }
+    };
+    out_dir::release_all();
+    result
 }
 
 /// Data layout, chosen at run time. The clustered layouts use `VL` = one 64-byte vector of the

@@ -27,9 +27,16 @@ fn row<M: Model>() -> String {
 
 /// Prints the table of shipped models.
 pub fn print() {
-    println!(
+    say!(
         "{:<23} {:>3} {:>3} {:>5} {:>9} {:>12} {:>10} {:>11}   description",
-        "model", "D", "Q", "halo", "isotropy", "equilibrium", "flops/site", "with force"
+        "model",
+        "D",
+        "Q",
+        "halo",
+        "isotropy",
+        "equilibrium",
+        "flops/site",
+        "with force"
     );
     for r in [
         row::<D2Q9Bgk>(),
@@ -52,6 +59,6 @@ pub fn print() {
         row::<D3Q27Bgk>(),
         row::<D3Q27CentralMrt>(),
     ] {
-        println!("{r}");
+        say!("{r}");
     }
 }

@@ -168,7 +168,7 @@ impl<M: Model> Generic for Job<'_, M> {
             return Ok(());
         }
         let mlups = |secs: f64| (lx * ly) as f64 / secs / 1e6;
-        println!(
+        say!(
             "\n{} {} {} {lx}×{across} on {} rank(s), {steps} steps per timing; rank 0 on {}:",
             M::NAME,
             L::NAME,
@@ -176,7 +176,7 @@ impl<M: Model> Generic for Job<'_, M> {
             t.ranks,
             t.backend
         );
-        println!(
+        say!(
             "  step with the halo exchange {:.3} ms ({:.1} MLUPS); without it {:.3} ms ({:.1} \
              MLUPS); the exchange alone {:.3} ms ({} bytes per message); hidden: {:.0}% of the \
              exchange",
@@ -191,7 +191,7 @@ impl<M: Model> Generic for Job<'_, M> {
                     - ((t.with_exchange - t.without_exchange) / t.exchange_only).clamp(0.0, 1.0))
         );
         if !matches!(self.a.backend, Backend::Cpu | Backend::All) {
-            println!(
+            say!(
                 "  (the scaling model below is calibrated on the CPU kernels, one process: it \
                  predicts CPU ranks)"
             );
@@ -201,14 +201,14 @@ impl<M: Model> Generic for Job<'_, M> {
         let formula = halo_nodes(slab, Cut::along(0, t.ranks), M::HALO, [true, false, false])
             * M::Q
             * T::BYTES;
-        println!(
+        say!(
             "  halo per step on rank 0 (cut {}): {} bytes sent, the formula 2·H·Ly·Lz·Q·b of              the cut gives {formula}",
             Cut::along(0, t.ranks),
             if t.ranks > 1 { 2 * t.halo_bytes } else { 0 },
         );
         let cal = scaling::calibrate::<M, L, T>(&spec, steps)?;
         let c = cal.coefficients;
-        println!(
+        say!(
             "  calibration (one process): α = {:.3e} s/site, β = {:.3e} s/column, γ = {:.3e} \
              s/row (border; a row is a site of a column), from {:.3} ms at {ly} and {:.3} ms at {} \
              sites per column",
@@ -230,10 +230,13 @@ impl<M: Model> Generic for Job<'_, M> {
             checkpoint_bytes: M::Q * T::BYTES,
         };
         let disk = measure_disk()?;
-        println!(
+        say!(
             "  outputs every {OUTPUT_EVERY} steps (moments: μ = {:.3e} s/site; VTK piece: {} \
              B/site), checkpoints every {CHECKPOINT_EVERY} (κ = {:.3e} s/site; shard: {} B/site)",
-            outputs.mu, outputs.vtk_bytes, outputs.kappa, outputs.checkpoint_bytes
+            outputs.mu,
+            outputs.vtk_bytes,
+            outputs.kappa,
+            outputs.checkpoint_bytes
         );
         let loopback = Network::from_loopback(t.halo_bytes, t.exchange_only, 1e-6);
         for (name, net, fs_name, fs) in [
@@ -252,7 +255,7 @@ impl<M: Model> Generic for Job<'_, M> {
             ),
         ] {
             let cn = c.with_network(&net, M::HALO, M::Q, T::BYTES);
-            println!(
+            say!(
                 "  network {name}: δ = {:.3e} s/row, λ = {:.3e} s; predicted step on {} rank(s) \
                  {:.3} ms, measured {:.3} ms; outputs to {fs_name}: {:.2} GB/s",
                 cn.delta,
@@ -283,10 +286,16 @@ impl<M: Model> Generic for Job<'_, M> {
 /// The model's step on 1024³ sites and 512 ranks, cut into slabs along x and into cubes.
 fn cuts<M: Model, T: Real>(c: &scaling::Coefficients) {
     let (n, ranks) = ([1024; 3], 512);
-    println!("    1024³ on {ranks} ranks (the engine's cuts; outputs not counted)");
-    println!(
+    say!("    1024³ on {ranks} ranks (the engine's cuts; outputs not counted)");
+    say!(
         "    {:>9} {:>16} {:>14} {:>11} {:>11} {:>11} {:>10}",
-        "cut", "block", "halo MB/step", "T_a ms", "T_b ms", "T ms", "MLUPS"
+        "cut",
+        "block",
+        "halo MB/step",
+        "T_a ms",
+        "T_b ms",
+        "T ms",
+        "MLUPS"
     );
     for cut in [Cut::along(0, ranks), Cut::balanced(ranks, 3, n)] {
         let l = [0, 1, 2].map(|a| n[a] / cut.0[a]);
@@ -294,7 +303,7 @@ fn cuts<M: Model, T: Real>(c: &scaling::Coefficients) {
         let halo = halo_nodes(l, cut, M::HALO, ghosts) * M::Q * T::BYTES;
         let (t_a, t_b) = c.cut_terms(n, cut, M::HALO);
         let t = t_a.max(t_b);
-        println!(
+        say!(
             "    {:>9} {:>16} {:>14.2} {:>11.3} {:>11.3} {:>11.3} {:>10.1}",
             cut.to_string(),
             format!("{}×{}×{}", l[0], l[1], l[2]),
@@ -308,13 +317,20 @@ fn cuts<M: Model, T: Real>(c: &scaling::Coefficients) {
 }
 
 fn table(title: &str, rows: &[Prediction]) {
-    println!("    {title}");
-    println!(
+    say!("    {title}");
+    say!(
         "    {:>6} {:>8} {:>11} {:>11} {:>11} {:>11} {:>9} {:>10}",
-        "ranks", "LX", "T_a ms", "T_b ms", "T ms", "T_io ms", "rel.", "MLUPS"
+        "ranks",
+        "LX",
+        "T_a ms",
+        "T_b ms",
+        "T ms",
+        "T_io ms",
+        "rel.",
+        "MLUPS"
     );
     for p in rows {
-        println!(
+        say!(
             "    {:>6} {:>8} {:>11.4} {:>11.4} {:>11.4} {:>11.4} {:>9.3} {:>10.1}",
             p.ranks,
             p.lx,

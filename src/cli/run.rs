@@ -17,9 +17,8 @@ use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, read_checkpoint};
 
 use super::case_settings;
 use super::lattice_run::start_and_drive;
-use super::plan::{
-    Plan, Resume, check_about, gpu_options, missing_dirs, prepare_out_dir, remove_if_empty,
-};
+use super::out_dir::{missing_dirs, prepare_out_dir, remove_if_empty};
+use super::plan::{Plan, Resume, check_about, gpu_options};
 use super::settings::{BackendArg, CaseName, Checks, Collision, Settings, bad, both, require};
 use super::{
     CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_width_built,
@@ -713,8 +712,8 @@ impl<'a, C: Case> Job<'a, C> {
             None => None,
         };
         let about = checkpoint.as_ref().map(|(_, c)| &c.header.about);
-        plan.run = prepare_out_dir(&plan, self.case.name(), about, self.world.rank() == 0)?;
-        self.world.barrier();
+        let run = prepare_out_dir(&plan, self.case.name(), about, self.world.rank() == 0);
+        plan.run = (self.world).all_ok(run, "rank 0 refused the output directory")?;
         Ok((plan, checkpoint))
     }
 }

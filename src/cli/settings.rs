@@ -466,12 +466,25 @@ pub fn bad(key: &str, message: impl Into<String>) -> CliError {
     }
 }
 
+/// The most a case file may hold: a few hundred keys are a few kilobytes.
+pub const CASE_FILE_LIMIT: u64 = 1 << 20;
+
 impl Settings {
-    /// The settings of the TOML file at `path`.
+    /// The settings of the TOML file at `path` (a regular file of at most [`CASE_FILE_LIMIT`]
+    /// bytes).
     pub fn from_file(path: &Path) -> Result<Self, CliError> {
-        let bytes = std::fs::read(path).map_err(|source| CliError::Io {
-            path: path.display().to_string(),
-            source,
+        let path_text = path.display().to_string();
+        let bytes = lbm::io::read_bounded(path, CASE_FILE_LIMIT).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData => {
+                CliError::ConfigFile {
+                    path: path_text.clone(),
+                    message: format!("{e}: give a TOML case file (see lbm run --help)"),
+                }
+            }
+            _ => CliError::Io {
+                path: path_text.clone(),
+                source: e,
+            },
         })?;
         let text = String::from_utf8(bytes).map_err(|_| CliError::ConfigFile {
             path: path.display().to_string(),

@@ -38,12 +38,12 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
         lattice_fits::<D3Q19Bgk>(first("split-d3q19-size", a.split_d3q19_size))?;
     }
     let ctx = open_context(a)?;
-    println!(
+    say!(
         "Host/device split (Calore et al. 2019 §6.1, Fig. 8) on {}",
         ctx.describe()
     );
     if ctx.is_cpu() {
-        println!(
+        say!(
             "device is a CPU (lavapipe): it shares the host's cores, so the balance found is a \
              real one, but not a GPU one"
         );
@@ -132,7 +132,7 @@ impl<M: Model> Generic for Sweep<'_, M> {
             1 => format!("{lx}×{}", spec.ly),
             lz => format!("{lx}×{}×{lz}", spec.ly),
         };
-        println!(
+        say!(
             "\n{} {} {}, {size} ({}), {} timed steps per point",
             M::NAME,
             L::NAME,
@@ -157,9 +157,12 @@ impl<M: Model> Generic for Sweep<'_, M> {
         let best = (0..ms.len())
             .max_by(|&i, &j| measured[i].total_cmp(&measured[j]))
             .unwrap_or(0);
-        println!(
+        say!(
             "{:>6} {:>7} {:>15} {:>12}",
-            "M", "2M/LX", "measured MLUPS", "model MLUPS"
+            "M",
+            "2M/LX",
+            "measured MLUPS",
+            "model MLUPS"
         );
         for (k, &m) in ms.iter().enumerate() {
             let mut marks = Vec::new();
@@ -175,7 +178,7 @@ impl<M: Model> Generic for Sweep<'_, M> {
             if k == best {
                 marks.push("<- best measured");
             }
-            println!(
+            say!(
                 "{m:>6} {:>7.3} {:>15.2} {:>12.2}   {}",
                 (2 * m) as f64 / lx as f64,
                 measured[k],
@@ -184,7 +187,7 @@ impl<M: Model> Generic for Sweep<'_, M> {
             );
         }
         let at = |m: usize| ms.iter().position(|&k| k == m).map_or(0.0, |k| measured[k]);
-        println!(
+        say!(
             "tuned M* = {tuned} (2M/LX = {:.3}): {:.2} MLUPS; best measured M = {} \
              (2M/LX = {:.3}): {:.2} MLUPS; the tuned split reaches {:.0}% of the best; \
              device only {:.2}, host only {:.2} MLUPS",
@@ -202,7 +205,7 @@ impl<M: Model> Generic for Sweep<'_, M> {
 }
 
 fn print_model(m: &SplitModel) {
-    println!(
+    say!(
         "calibration: t_d = {:.2} ns/site, t_h = {:.2} ns/site (each beside the other); alone \
          t_d = {:.2}, t_h = {:.2} ns/site; swap {:.1} ns/row; eq. 8 balance point M* = {:.1}",
         1e9 * m.t_d,

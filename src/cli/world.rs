@@ -42,15 +42,6 @@ impl World {
         0
     }
 
-    /// Waits for every process.
-    pub fn barrier(&self) {
-        #[cfg(feature = "mpi")]
-        {
-            use lbm::mpi_ring::mpi::collective::CommunicatorCollectives;
-            self.comm.barrier();
-        }
-    }
-
     /// This process's rank among those of its node (0 without MPI): which of the node's GPUs
     /// it takes.
     pub fn node_rank(&self) -> usize {
@@ -72,6 +63,21 @@ impl World {
         }
         #[cfg(not(feature = "mpi"))]
         flag
+    }
+
+    /// `result` on every process: this process's own where it failed, an error naming what
+    /// `other` process failed at where another did, and `result` where all succeeded
+    /// (collective).
+    pub fn all_ok<T>(
+        &self,
+        result: Result<T, super::CliError>,
+        other: &str,
+    ) -> Result<T, super::CliError> {
+        if self.any(result.is_err()) {
+            result.and_then(|_| Err(super::CliError::OtherRank(other.into())))
+        } else {
+            result
+        }
     }
 
     /// The next chunk's length and whether to stop, agreed by every process: the shortest

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use cli_support::{
     DIVERGING_VORTEX, diagnostics, fails, gpu_available, number_after, ok, s, step_in, stopped_by,
-    tmp,
+    text, tmp,
 };
 use lbm::Real;
 
@@ -599,7 +599,7 @@ fn a_signal_stops_with_a_checkpoint_that_resumes() {
     );
     let cp = checkpoint(d.path());
     let header = std::fs::read(&cp).expect("a checkpoint on SIGTERM");
-    assert!(header.starts_with(b"LBM-CHECKPOINT 4\n"));
+    assert!(header.starts_with(b"LBM-CHECKPOINT 5\n"));
     let step = step_in(&t, "stopped by SIGTERM at step ");
     let out = tmp();
     let o = s(out.path());
@@ -844,6 +844,8 @@ fn a_run_that_cannot_fit_is_refused_before_any_work() {
             "cavity",
             "--lx",
             "100000",
+            "--re",
+            "100000",
             "--out",
             s(&out),
             "--steps",
@@ -890,6 +892,8 @@ fn a_cpu_adapters_copies_are_counted_as_the_hosts() {
                 "run",
                 "cavity",
                 "--lx",
+                "100000",
+                "--re",
                 "100000",
                 "--backend",
                 backend,
@@ -1099,7 +1103,7 @@ fn the_rayleigh_benard_case_resumes_from_both_checkpoints_and_runs_on_the_gpu_an
             "--out",
             s(cut.path()),
         ],
-        &["`velocity`", "relaxation time"],
+        &["`rayleigh`", "relaxation time", "raise --velocity"],
     );
     // A part of the set alone is one lattice's checkpoint, refused by name; a set whose
     // part is damaged is refused, and so is one whose part is missing.
@@ -1211,4 +1215,67 @@ fn bench_split_sweeps_and_marks_the_tuned_split() {
         !out.status.success() && err.contains("d2q9, d2q37, d3q19"),
         "{err}"
     );
+}
+
+/// The coupled case checkpointing at every step, killed with SIGKILL (no chance to tidy up) at
+/// 20 moments drawn at random: every time the run that follows resumes from the checkpoint set
+/// the last one left (or starts afresh when it was killed before its first), and the last set
+/// resumes to a finished run.
+#[test]
+fn the_coupled_checkpoint_survives_twenty_kills_at_random_moments() {
+    use std::process::{Command, Stdio};
+    let d = tmp();
+    let cp = d.path().join("rayleigh-benard_checkpoint.lbm");
+    let common = [
+        "run",
+        "rayleigh-benard",
+        "--ly",
+        "16",
+        "--checkpoint-every",
+        "1",
+        "--images",
+        "",
+        "--vtk",
+        "false",
+        "--out",
+        s(d.path()),
+    ];
+    // xorshift64: the moments are random but the same at every run of the test.
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    let mut resumed = 0;
+    for _ in 0..20 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let mut args = common.to_vec();
+        args.extend(["--steps", "100000000"]);
+        if cp.exists() {
+            args.extend(["--resume", s(&cp)]);
+            resumed += 1;
+        } else {
+            args.push("--force");
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
+            .args(&args)
+            .env("RAYON_NUM_THREADS", "1")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100 + seed % 1400));
+        if let Some(status) = child.try_wait().unwrap() {
+            let o = child.wait_with_output().unwrap();
+            panic!("lbm {args:?} ended by itself ({status}):\n{}", text(&o));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    assert!(
+        resumed >= 15,
+        "only {resumed} of 20 runs found a checkpoint to resume"
+    );
+    let step = lbm::read_set(&cp).unwrap().step;
+    let more = (step + 3).to_string();
+    let out = ok(&[&common[..], &["--steps", &more, "--resume", s(&cp)]].concat());
+    assert!(out.contains(&format!("resumed at step {step}")), "{out}");
 }

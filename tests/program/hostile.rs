@@ -64,7 +64,17 @@ fn numbers_of_any_magnitude_are_refused_by_key() {
     );
     // The coupled lattices of Rayleigh–Bénard: each rank holds its slab of both, so more ranks
     // are a remedy where the program takes MPI.
-    let t = refused_cleanly(&["run", "rayleigh-benard", "--ly", "100000", "--out", out]);
+    // (Ra = 10⁸ keeps both relaxation times below 100 in so deep a layer.)
+    let t = refused_cleanly(&[
+        "run",
+        "rayleigh-benard",
+        "--ly",
+        "100000",
+        "--rayleigh",
+        "1e8",
+        "--out",
+        out,
+    ]);
     assert!(
         t.contains("flow populations")
             && t.contains("a smaller lattice")
@@ -443,4 +453,318 @@ fn a_refused_run_leaves_no_directory() {
         "a refused run left {}",
         out.display()
     );
+}
+
+/// `lbm` with `args` started with piped output, and its status within `secs` seconds (a hang
+/// fails the test, after killing the process).
+fn ends_within(secs: u64, args: &[&str]) -> (String, Option<i32>) {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", "2")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("lbm starts");
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(secs) {
+            let _ = child.kill();
+            panic!("lbm {args:?} hung for {secs} s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert!(!t.contains("panicked"), "lbm {args:?} panicked:\n{t}");
+    (t, o.status.code())
+}
+
+/// A named pipe and a device, wherever the program takes a path to read, are refused at once
+/// with what they are: no hang waiting for a writer, no reading /dev/zero until memory runs
+/// out. So is a checkpoint whose shard was replaced by a pipe.
+#[test]
+fn pipes_and_devices_are_refused_wherever_a_path_is_read() {
+    let d = tmp();
+    let fifo = d.path().join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let out = d.path().join("out");
+    let (fifo, out) = (s(&fifo), s(&out));
+    for (path, what) in [(fifo, "a named pipe"), ("/dev/zero", "a character device")] {
+        for args in [
+            vec!["run", "--config", path],
+            vec!["run", "taylor-green", "--resume", path],
+            vec!["run", "rayleigh-benard", "--resume", path],
+            vec!["run", "fd-cavity", "--resume", path],
+            vec!["run", "body", "--stl", path],
+        ] {
+            let mut args = args;
+            args.extend(["--out", out]);
+            let (t, code) = ends_within(60, &args);
+            assert!(code.is_some_and(|c| c != 0), "{args:?}:\n{t}");
+            assert!(
+                t.contains(what) || t.contains("not a regular file"),
+                "{args:?} should say it is {what}:\n{t}"
+            );
+        }
+    }
+    // A checkpoint whose shard is a pipe.
+    let run = d.path().join("run");
+    ok(&[
+        "run",
+        "taylor-green",
+        "--lx",
+        "16",
+        "--steps",
+        "4",
+        "--checkpoint-every",
+        "4",
+        "--images",
+        "",
+        "--vtk",
+        "false",
+        "--out",
+        s(&run),
+    ]);
+    let shard = std::fs::read_dir(&run)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("_checkpoint.lbm."))
+        .expect("a shard");
+    std::fs::remove_file(&shard).unwrap();
+    std::process::Command::new("mkfifo")
+        .arg(&shard)
+        .status()
+        .unwrap();
+    let manifest = run.join("taylor-green_checkpoint.lbm");
+    let (t, code) = ends_within(
+        60,
+        &[
+            "run",
+            "taylor-green",
+            "--lx",
+            "16",
+            "--steps",
+            "8",
+            "--resume",
+            s(&manifest),
+            "--out",
+            s(&run),
+        ],
+    );
+    assert!(
+        code.is_some_and(|c| c != 0) && t.contains("a named pipe"),
+        "{t}"
+    );
+}
+
+/// Two runs into one output directory: the second is refused while the first holds it, with
+/// the first's process named; started together, one runs and the other is refused.
+#[test]
+fn one_run_at_a_time_owns_an_output_directory() {
+    use std::process::{Command, Stdio};
+    let d = tmp();
+    let out = s(d.path());
+    let long = [
+        "run",
+        "taylor-green",
+        "--lx",
+        "48",
+        "--steps",
+        "100000000",
+        "--images",
+        "",
+        "--vtk",
+        "false",
+        "--out",
+        out,
+    ];
+    let mut first = Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args(long)
+        .env("RAYON_NUM_THREADS", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let lock = d.path().join(".lbm-lock");
+    let start = std::time::Instant::now();
+    while std::fs::read_to_string(&lock).map_or(true, |t| t.is_empty()) {
+        assert!(start.elapsed().as_secs() < 60, "the first run took no lock");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let t = fails(
+        &long,
+        &["another run writes there", "--out another directory"],
+    );
+    assert!(t.contains(&format!("process {}", first.id())), "{t}");
+    let t = fails(
+        &["run", "fd-cavity", "--lx", "17", "--out", out],
+        &["another run writes there"],
+    );
+    assert!(
+        !t.contains("steady"),
+        "fd-cavity ran before it was refused:\n{t}"
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // Started together: one runs, the other is refused (by the lock, or by the outputs the
+    // first left when it has ended already).
+    let e = tmp();
+    let short = [
+        "run",
+        "taylor-green",
+        "--lx",
+        "32",
+        "--steps",
+        "200",
+        "--images",
+        "",
+        "--vtk",
+        "false",
+        "--out",
+        s(e.path()),
+    ];
+    let runs: Vec<_> = (0..2)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_lbm"))
+                .args(short)
+                .env("RAYON_NUM_THREADS", "1")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outcomes: Vec<_> = runs
+        .into_iter()
+        .map(|r| r.wait_with_output().unwrap())
+        .collect();
+    let succeeded = outcomes.iter().filter(|o| o.status.success()).count();
+    let texts: Vec<String> = outcomes.iter().map(text).collect();
+    assert_eq!(succeeded, 1, "{texts:?}");
+    let refused = &texts[outcomes.iter().position(|o| !o.status.success()).unwrap()];
+    assert!(
+        refused.contains("another run writes there") || refused.contains("outputs of an earlier"),
+        "{refused}"
+    );
+}
+
+/// A closed pipe on standard output ends a command quietly (status 141, as SIGPIPE would),
+/// and a run after its step with its checkpoint; a full disk is an error message. Never the
+/// panic of a failed `println!`.
+#[test]
+fn a_closed_pipe_or_a_full_disk_on_stdout_never_panics() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    if let Ok(full) = std::fs::File::create("/dev/full") {
+        let o = Command::new(env!("CARGO_BIN_EXE_lbm"))
+            .arg("models")
+            .stdout(full)
+            .output()
+            .unwrap();
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{t}");
+        assert!(t.contains("standard output could not be written"), "{t}");
+        assert!(!t.contains("panicked"), "{t}");
+    }
+    let mut models = Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .arg("models")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(models.stdout.take());
+    let o = models.wait_with_output().unwrap();
+    assert!(!text(&o).contains("panicked"), "{}", text(&o));
+    assert!(matches!(o.status.code(), Some(0 | 141)), "{}", o.status);
+    // A run whose reader goes after its first lines.
+    let d = tmp();
+    let mut run = Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args([
+            "run",
+            "taylor-green",
+            "--lx",
+            "32",
+            "--steps",
+            "100000000",
+            "--output-every",
+            "20",
+            "--checkpoint-every",
+            "100000",
+            "--images",
+            "",
+            "--vtk",
+            "false",
+            "--out",
+            s(d.path()),
+        ])
+        .env("RAYON_NUM_THREADS", "2")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(run.stdout.take().unwrap()).lines();
+    for _ in 0..3 {
+        lines.next().unwrap().unwrap();
+    }
+    drop(lines);
+    let o = run.wait_with_output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(141), "{t}");
+    assert!(
+        t.contains("stopped by SIGPIPE at step") && !t.contains("panicked"),
+        "{t}"
+    );
+    assert!(d.path().join("taylor-green_checkpoint.lbm").exists());
+}
+
+/// An output given as a device, a pipe or a link is never replaced (as root, `--csv /dev/null
+/// --force` once replaced /dev/null with a regular file).
+#[test]
+fn a_device_or_a_link_as_an_output_is_never_replaced() {
+    let d = tmp();
+    let target = d.path().join("kept.txt");
+    std::fs::write(&target, "kept").unwrap();
+    let link = d.path().join("link.csv");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    for (path, what) in [
+        ("/dev/null", "a character device"),
+        (s(&link), "a symbolic link"),
+    ] {
+        fails(
+            &["bench", "--csv", path, "--force", "--model", "d2q9"],
+            &[what],
+        );
+    }
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "kept");
+}
+
+/// A binary STL whose header claims 5·10⁷ triangles in an 84-byte file is refused at once
+/// (it once allocated 6.7 GB and aborted); so are an empty and a truncated file.
+#[test]
+fn an_stl_file_that_lies_about_its_size_is_refused() {
+    let d = tmp();
+    let out = d.path().join("out");
+    let lying = d.path().join("lying.stl");
+    let mut bytes = vec![0u8; 84];
+    bytes[80..].copy_from_slice(&50_000_000u32.to_le_bytes());
+    std::fs::write(&lying, &bytes).unwrap();
+    let empty = d.path().join("empty.stl");
+    std::fs::write(&empty, b"").unwrap();
+    for (file, needle) in [
+        (&lying, "counts 50000000 triangles"),
+        (&empty, "the file is empty"),
+    ] {
+        let (t, code) = ends_within(60, &["run", "body", "--stl", s(file), "--out", s(&out)]);
+        assert!(code == Some(1) && t.contains(needle), "{t}");
+    }
 }

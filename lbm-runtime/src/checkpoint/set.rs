@@ -2,14 +2,16 @@
 //! checkpoint, atomic as a whole, so that a run killed while checkpointing can always be
 //! resumed from a state of all its lattices at one step.
 //!
-//! # Format (version 1)
+//! # Format (version 2)
 //! ```text
-//! set manifest  LBM-CHECKPOINT-SET 1\n <n>\n <TOML, n bytes>: step, the set's token, what the
+//! set manifest  LBM-CHECKPOINT-SET 2\n <n> <crc>\n <TOML, n bytes>: step, the set's token, what the
 //!               application says of the run (`about`), per part: its name, model, file and
 //!               the CRC-32 of that file
 //! part          a checkpoint of one lattice (the format of the parent module), at
 //!               `<path>.<token>.<name>`, with its shards beside it
 //! ```
+//!
+//! `<crc>` is the CRC-32 of the TOML text, in hexadecimal; version 1, without it, is still read.
 //!
 //! Each part is written under a name no earlier set used (the token is new at every set);
 //! once every part is on disk the root writes the set's manifest through a temporary file,
@@ -27,8 +29,9 @@ use super::CheckpointError;
 use super::{corrupt, framed, io_err, mismatch, open_regular, read_framed, read_manifest};
 use crate::io::write_atomically;
 
-/// The set manifest's magic.
-const MAGIC: &str = "LBM-CHECKPOINT-SET 1";
+/// The set manifest's magic, then that of the earlier version still read (1: no CRC-32 of
+/// the header).
+const MAGICS: [&str; 2] = ["LBM-CHECKPOINT-SET 2", "LBM-CHECKPOINT-SET 1"];
 
 /// The manifest of a checkpoint set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,7 +109,7 @@ pub(crate) fn publish_set(
         about: about.clone(),
     };
     let text = toml::to_string(&set).expect("the manifest is plain data");
-    write_atomically(path, &[framed(MAGIC, &text).as_bytes()]).map_err(io_err(path))?;
+    write_atomically(path, &[framed(MAGICS[0], &text).as_bytes()]).map_err(io_err(path))?;
     remove_earlier_parts(path, run);
     Ok(())
 }
@@ -115,7 +118,7 @@ pub(crate) fn publish_set(
 /// by name.
 pub fn read_set(path: &Path) -> Result<CheckpointSet, CheckpointError> {
     let mut r = BufReader::new(open_regular(path)?);
-    match read_framed::<CheckpointSet>(&mut r, &[MAGIC], path) {
+    match read_framed::<CheckpointSet>(&mut r, &MAGICS, path) {
         Ok((set, _)) => Ok(set),
         Err(e) => match read_manifest(path) {
             Ok(one) => Err(mismatch(
@@ -132,11 +135,10 @@ pub fn read_set(path: &Path) -> Result<CheckpointSet, CheckpointError> {
     }
 }
 
-/// The whole regular file `path`.
+/// The whole regular file `path`: a part's manifest, a header and its frame.
 fn read_regular(path: &Path) -> Result<Vec<u8>, CheckpointError> {
-    let mut bytes = Vec::new();
-    std::io::Read::read_to_end(&mut open_regular(path)?, &mut bytes).map_err(io_err(path))?;
-    Ok(bytes)
+    open_regular(path)?;
+    crate::io::read_bounded(path, 2 * super::MAX_HEADER as u64).map_err(io_err(path))
 }
 
 fn file_name(path: &Path) -> String {

@@ -157,24 +157,35 @@ fn a_checkpoint_is_a_manifest_and_its_shards() {
     );
 }
 
-/// Checkpoints of format versions 3 (shards of whole planes alone) and 2 (no fields either)
-/// are still read: a lattice's checkpoint of version 4 is theirs under another magic.
+/// `file`'s header framed as format version `version` of `magic` (4, 3, 2: without the CRC-32
+/// that version 5 puts after the header's length).
+fn to_version(file: &Path, magic: &str, version: &str) {
+    edit_bytes(file, |b| {
+        let text = String::from_utf8_lossy(b).into_owned();
+        let first = format!("{magic} 5\n");
+        assert!(text.starts_with(&first), "{text:.40}");
+        let rest = &b[first.len()..];
+        let eol = rest.iter().position(|&c| c == b'\n').unwrap();
+        let len = String::from_utf8(rest[..eol].to_vec()).unwrap();
+        let (len, _crc) = len.split_once(' ').expect("a length and a CRC-32");
+        let mut old = format!("{magic} {version}\n{len}\n").into_bytes();
+        old.extend_from_slice(&rest[eol + 1..]);
+        *b = old;
+    })
+}
+
+/// Checkpoints of format versions 4 (headers without their CRC-32), 3 (shards of whole planes
+/// alone) and 2 (no fields either) are still read: a lattice's checkpoint of version 5 is
+/// theirs under another frame.
 #[test]
 fn earlier_versions_are_read() {
-    for version in ["3", "2"] {
+    for version in ["4", "3", "2"] {
         let (_dir, path, shard) = written();
         let want = read_checkpoint::<D2Q9Bgk, f64>(&path)
             .and_then(|c| c.columns(0..16))
             .unwrap();
-        let to_old = |file: &Path, magic: &str| {
-            edit_bytes(file, |b| {
-                let (from, to) = (format!("{magic} 4\n"), format!("{magic} {version}\n"));
-                assert!(b.starts_with(from.as_bytes()));
-                b[..to.len()].copy_from_slice(to.as_bytes());
-            })
-        };
-        to_old(&path, "LBM-CHECKPOINT");
-        to_old(&shard, "LBM-SHARD");
+        to_version(&path, "LBM-CHECKPOINT", version);
+        to_version(&shard, "LBM-SHARD", version);
         let c = read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap();
         assert!(c.header.fields.is_empty());
         assert!(c.columns(0..16).unwrap() == want, "version {version}");
@@ -218,8 +229,24 @@ fn damaged_or_foreign_checkpoints_are_refused() {
     });
     assert!(flipped.to_string().contains("checksum"), "{flipped}");
     let missing = refused(|_, shard| std::fs::remove_file(shard).unwrap());
-    // The shards must tile the lattice: one that holds a column less leaves nodes uncovered.
+    // Every byte of the headers is checked: a step changed in the manifest or in a shard.
+    for which in [0, 1] {
+        let edited = refused(|path, shard| {
+            edit_bytes([path, shard][which], |b| {
+                let text = String::from_utf8_lossy(b).into_owned();
+                let at = text.find("step = 7").expect("the step in the header");
+                b[at + 7] = b'8';
+            })
+        });
+        assert!(
+            edited.to_string().contains("does not match its CRC-32"),
+            "{edited}"
+        );
+    }
+    // The shards must tile the lattice: one that holds a column less leaves nodes uncovered
+    // (a manifest of version 4, which has no CRC-32 to catch the edit first).
     let short = refused(|path, _| {
+        to_version(path, "LBM-CHECKPOINT", "4");
         edit_bytes(path, |b| {
             let text = String::from_utf8(b.clone()).unwrap();
             *b = text.replacen("x1 = 16", "x1 = 15", 1).into_bytes();
