@@ -121,23 +121,12 @@ fn locked(path: &Path) -> Result<File, String> {
     }
 }
 
-/// Releases every lock this process holds and removes their files: the end of the program,
-/// whose directories then hold nothing of the lock.
+/// Releases every lock this process holds and removes their files: at the end of the program,
+/// and before a refused run removes the directories it created.
 pub(super) fn release_all() {
     let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
     for (dir, _) in held.drain(..) {
         let _ = std::fs::remove_file(dir.join(LOCK));
-    }
-}
-
-/// Releases the lock of `dir` if this process holds it, and removes the lock file: a refused
-/// run leaves nothing behind in a directory it created.
-fn release(dir: &Path) {
-    let key = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let mut held = HELD.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(k) = held.iter().position(|(d, _)| *d == key) {
-        let _ = std::fs::remove_file(dir.join(LOCK));
-        held.remove(k);
     }
 }
 
@@ -311,9 +300,7 @@ pub(super) fn missing_dirs(out: &Path) -> Vec<PathBuf> {
 /// Removes `dirs` (deepest first) where they are empty but for this run's lock: what a refused
 /// run created.
 pub(super) fn remove_if_empty(dirs: &[PathBuf]) {
-    if let Some(out) = dirs.first() {
-        release(out);
-    }
+    release_all();
     for d in dirs {
         if std::fs::remove_dir(d).is_err() {
             break;

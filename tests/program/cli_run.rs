@@ -8,8 +8,8 @@ use crate::cli_support;
 use std::path::{Path, PathBuf};
 
 use cli_support::{
-    DIVERGING_VORTEX, diagnostics, fails, gpu_available, number_after, ok, s, step_in, stopped_by,
-    text, tmp,
+    DIVERGING_VORTEX, diagnostics, fails, gpu_available, number_after, ok, s, spawn, step_in,
+    stopped_by, text, tmp,
 };
 use lbm::Real;
 
@@ -1223,7 +1223,7 @@ fn bench_split_sweeps_and_marks_the_tuned_split() {
 /// resumes to a finished run.
 #[test]
 fn the_coupled_checkpoint_survives_twenty_kills_at_random_moments() {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let d = tmp();
     let cp = d.path().join("rayleigh-benard_checkpoint.lbm");
     let common = [
@@ -1255,13 +1255,7 @@ fn the_coupled_checkpoint_survives_twenty_kills_at_random_moments() {
         } else {
             args.push("--force");
         }
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
-            .args(&args)
-            .env("RAYON_NUM_THREADS", "1")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = spawn(&args, 1, Stdio::null(), Stdio::piped());
         std::thread::sleep(std::time::Duration::from_millis(100 + seed % 1400));
         if let Some(status) = child.try_wait().unwrap() {
             let o = child.wait_with_output().unwrap();

@@ -5,7 +5,7 @@
 
 use std::io::{BufRead, Read};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// Runs `lbm` with `args`.
@@ -15,6 +15,18 @@ pub fn lbm(args: &[&str]) -> Output {
         .env("RAYON_NUM_THREADS", "2")
         .output()
         .expect("the lbm program runs")
+}
+
+/// Starts `lbm` with `args` on `threads` threads, its standard output and error as given.
+pub fn spawn(args: &[&str], threads: usize, stdout: Stdio, stderr: Stdio) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_lbm"))
+        .args(args)
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .spawn()
+        .expect("lbm starts")
 }
 
 pub fn text(o: &Output) -> String {
@@ -47,13 +59,7 @@ pub fn fails(args: &[&str], needles: &[&str]) -> String {
 /// its first line (printed once signals are caught), and returns everything it printed and
 /// its exit code. Fails when the run does not end within 30 s of the signal.
 pub fn stopped_by(signal: &str, args: &[&str]) -> (String, Option<i32>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args(args)
-        .env("RAYON_NUM_THREADS", "2")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("lbm starts");
+    let mut child = spawn(args, 2, Stdio::piped(), Stdio::piped());
     let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
     let mut printed = String::new();
     stdout

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use crate::cli_support::{DIVERGING_VORTEX, fails, lbm, ok, s, text, tmp};
+use crate::cli_support::{DIVERGING_VORTEX, fails, lbm, ok, s, spawn, text, tmp};
 
 /// The process ended by itself with a failure, not by a signal or a panic.
 fn refused_cleanly(args: &[&str]) -> String {
@@ -458,16 +458,9 @@ fn a_refused_run_leaves_no_directory() {
 /// `lbm` with `args` started with piped output, and its status within `secs` seconds (a hang
 /// fails the test, after killing the process).
 fn ends_within(secs: u64, args: &[&str]) -> (String, Option<i32>) {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     use std::time::{Duration, Instant};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args(args)
-        .env("RAYON_NUM_THREADS", "2")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("lbm starts");
+    let mut child = spawn(args, 2, Stdio::piped(), Stdio::piped());
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > Duration::from_secs(secs) {
@@ -565,7 +558,7 @@ fn pipes_and_devices_are_refused_wherever_a_path_is_read() {
 /// the first's process named; started together, one runs and the other is refused.
 #[test]
 fn one_run_at_a_time_owns_an_output_directory() {
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
     let d = tmp();
     let out = s(d.path());
     let long = [
@@ -582,13 +575,7 @@ fn one_run_at_a_time_owns_an_output_directory() {
         "--out",
         out,
     ];
-    let mut first = Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args(long)
-        .env("RAYON_NUM_THREADS", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = spawn(&long, 1, Stdio::null(), Stdio::null());
     let lock = d.path().join(".lbm-lock");
     let start = std::time::Instant::now();
     while std::fs::read_to_string(&lock).map_or(true, |t| t.is_empty()) {
@@ -628,15 +615,7 @@ fn one_run_at_a_time_owns_an_output_directory() {
         s(e.path()),
     ];
     let runs: Vec<_> = (0..2)
-        .map(|_| {
-            Command::new(env!("CARGO_BIN_EXE_lbm"))
-                .args(short)
-                .env("RAYON_NUM_THREADS", "1")
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap()
-        })
+        .map(|_| spawn(&short, 1, Stdio::piped(), Stdio::piped()))
         .collect();
     let outcomes: Vec<_> = runs
         .into_iter()
@@ -670,20 +649,15 @@ fn a_closed_pipe_or_a_full_disk_on_stdout_never_panics() {
         assert!(t.contains("standard output could not be written"), "{t}");
         assert!(!t.contains("panicked"), "{t}");
     }
-    let mut models = Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .arg("models")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut models = spawn(&["models"], 2, Stdio::piped(), Stdio::piped());
     drop(models.stdout.take());
     let o = models.wait_with_output().unwrap();
     assert!(!text(&o).contains("panicked"), "{}", text(&o));
     assert!(matches!(o.status.code(), Some(0 | 141)), "{}", o.status);
     // A run whose reader goes after its first lines.
     let d = tmp();
-    let mut run = Command::new(env!("CARGO_BIN_EXE_lbm"))
-        .args([
+    let mut run = spawn(
+        &[
             "run",
             "taylor-green",
             "--lx",
@@ -700,12 +674,11 @@ fn a_closed_pipe_or_a_full_disk_on_stdout_never_panics() {
             "false",
             "--out",
             s(d.path()),
-        ])
-        .env("RAYON_NUM_THREADS", "2")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        2,
+        Stdio::piped(),
+        Stdio::piped(),
+    );
     let mut lines = std::io::BufReader::new(run.stdout.take().unwrap()).lines();
     for _ in 0..3 {
         lines.next().unwrap().unwrap();
