@@ -101,8 +101,8 @@ pub trait Run {
     fn check(&mut self) -> Result<(), Self::Error>;
 
     /// The next chunk's length and whether to stop, agreed by every process: the shortest
-    /// chunk, and stop if any process asks to.
-    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool);
+    /// chunk, and the largest of the processes' requests ([`Ended::request`]: 0 to go on).
+    fn agree(&self, chunk: u64, request: u64) -> (u64, u64);
 
     /// Whether the state is steady (tested at the check interval and at the last step).
     fn steady(&mut self) -> Result<bool, Self::Error> {
@@ -132,8 +132,46 @@ pub enum Ended {
     Steady,
     /// Stopped by a signal this process caught.
     Signal(Signal),
-    /// Stopped because another process was (by a signal or a steady state it found).
-    ByAnother,
+    /// Stopped because another process was: by the signal it caught, or by a steady state it
+    /// found (`None`).
+    ByAnother(Option<Signal>),
+}
+
+impl Ended {
+    /// What a process that ends so asks of the others, as one number whose largest over the
+    /// processes is what they agree on: 0 to go on, 1 to stop steady, 2 + n to stop for signal
+    /// n (a signal outranks a steady state).
+    pub fn request(reason: Option<Ended>) -> u64 {
+        match reason {
+            Some(Ended::Signal(s) | Ended::ByAnother(Some(s))) => 2 + s.number() as u64,
+            Some(Ended::Steady | Ended::ByAnother(None)) => 1,
+            Some(Ended::Finished) | None => 0,
+        }
+    }
+
+    /// How this process ends when its own `reason` (if any) met the processes' agreed
+    /// `request` (non-zero): its own signal stays its own; otherwise the agreed reason, as
+    /// another's when this process did not find it.
+    fn agreed(reason: Option<Ended>, request: u64) -> Ended {
+        match reason {
+            Some(Ended::Signal(s)) => Ended::Signal(s),
+            Some(r) if Ended::request(Some(r)) == request => r,
+            _ => Ended::ByAnother(
+                Signal::ALL
+                    .iter()
+                    .find(|(_, n)| 2 + *n as u64 == request)
+                    .map(|(s, _)| *s),
+            ),
+        }
+    }
+
+    /// The signal that stopped this process, its own or another's.
+    pub fn signal(self) -> Option<Signal> {
+        match self {
+            Ended::Signal(s) | Ended::ByAnother(Some(s)) => Some(s),
+            _ => None,
+        }
+    }
 }
 
 /// The end of a run and its times.
@@ -158,7 +196,11 @@ impl Outcome {
             Ended::Finished => None,
             Ended::Steady => Some(format!("steady at step {step}")),
             Ended::Signal(s) => Some(format!("stopped by {} at step {step}", s.name())),
-            Ended::ByAnother => Some(format!("stopped at step {step} by another rank")),
+            Ended::ByAnother(None) => Some(format!("stopped at step {step} by another rank")),
+            Ended::ByAnother(Some(s)) => Some(format!(
+                "stopped at step {step}: another rank caught {}",
+                s.name()
+            )),
         }
     }
 }
@@ -209,10 +251,11 @@ pub fn drive<R: Run + ?Sized>(
         if let Some(signal) = signals.received() {
             reason = Some(Ended::Signal(signal));
         }
-        let (agreed, stop) = run.agree(chunk, reason.is_some());
+        let (agreed, request) = run.agree(chunk, Ended::request(reason));
         chunk = agreed;
+        let stop = request > 0;
         if stop {
-            ended = reason.unwrap_or(Ended::ByAnother);
+            ended = Ended::agreed(reason, request);
         }
         let end = last || stop;
         if end && !(test || writes) {
@@ -380,8 +423,8 @@ mod tests {
             self.calls.push(('c', self.step));
             Ok(())
         }
-        fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
-            (chunk, stop)
+        fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
+            (chunk, request)
         }
         fn steady(&mut self) -> Result<bool, String> {
             Ok(self.steady_at.is_some_and(|s| self.step >= s))
@@ -469,5 +512,33 @@ mod tests {
             writing: Duration::ZERO,
         };
         assert_eq!(o.reason().as_deref(), Some("stopped by SIGTERM at step 7"));
+    }
+
+    /// Processes agree on why they stop: another's signal outranks a steady state found here,
+    /// and a process stopped by another's signal ends as stopped by it (the same exit status
+    /// on every rank), while a process keeps its own signal.
+    #[test]
+    fn every_process_ends_with_the_signal_that_stopped_any() {
+        let term = Ended::request(Some(Ended::Signal(Signal::Terminate)));
+        let steady = Ended::request(Some(Ended::Steady));
+        assert!(term > steady && steady > Ended::request(None));
+        let by_term = Ended::ByAnother(Some(Signal::Terminate));
+        assert_eq!(Ended::agreed(None, term), by_term);
+        assert_eq!(Ended::agreed(Some(Ended::Steady), term), by_term);
+        assert_eq!(by_term.signal(), Some(Signal::Terminate));
+        assert_eq!(Ended::agreed(None, steady), Ended::ByAnother(None));
+        assert_eq!(Ended::agreed(Some(Ended::Steady), steady), Ended::Steady);
+        let int = Some(Ended::Signal(Signal::Interrupt));
+        assert_eq!(Ended::agreed(int, term), Ended::Signal(Signal::Interrupt));
+        let o = Outcome {
+            ended: by_term,
+            step: 9,
+            stepping: Duration::ZERO,
+            writing: Duration::ZERO,
+        };
+        assert_eq!(
+            o.reason().as_deref(),
+            Some("stopped at step 9: another rank caught SIGTERM")
+        );
     }
 }

@@ -1142,3 +1142,79 @@ fn the_body_case_is_bitwise_one_lattice_in_every_layout_and_across_the_cuts() {
         }
     }
 }
+
+/// SIGTERM to one rank alone (as a node's batch daemon may send it) stops every rank after the
+/// same step with the checkpoint written, and every rank exits as the signal's (143), not only
+/// the one that caught it.
+#[test]
+fn a_signal_to_one_rank_stops_every_rank_with_its_status() {
+    let _one = MPI.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("one-rank-signalled");
+    let out = out.to_str().expect("a UTF-8 path");
+    let mut child = Command::new("mpiexec")
+        .args([
+            "-n",
+            "2",
+            env!("CARGO_BIN_EXE_lbm"),
+            "run",
+            "taylor-green",
+            "--lx",
+            "64",
+        ])
+        .args(["--steps", "100000000", "--checkpoint-every", "100000000"])
+        .args(["--images", "", "--vtk", "false", "--out", out])
+        .env("RAYON_NUM_THREADS", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("mpiexec runs");
+    // The ranks: the processes named lbm whose command line names this output directory.
+    let ranks = || -> Vec<u32> {
+        let listed = Command::new("pgrep")
+            .args(["-f", out])
+            .output()
+            .expect("pgrep");
+        String::from_utf8_lossy(&listed.stdout)
+            .split_whitespace()
+            .filter_map(|p| p.parse().ok())
+            .filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "lbm")
+            })
+            .collect()
+    };
+    let start = Instant::now();
+    while ranks().len() < 2 || !std::path::Path::new(out).join(".lbm-lock").exists() {
+        assert!(start.elapsed() < TIMEOUT, "the ranks did not start");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Stepping by now (the output directory is prepared before the first step).
+    std::thread::sleep(Duration::from_secs(2));
+    let status = Command::new("kill")
+        .args(["-TERM", &ranks()[0].to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let stopped = Instant::now();
+    while child.try_wait().expect("waiting for mpiexec").is_none() {
+        if stopped.elapsed() > TIMEOUT {
+            child.kill().expect("kill the run");
+            panic!("the ranks did not stop within {TIMEOUT:?} of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = child.wait_with_output().expect("mpiexec ends");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(143), "{err}");
+    for rank in ["rank 0 of 2", "rank 1 of 2"] {
+        assert!(
+            err.contains(&format!("{rank}: error: stopped by SIGTERM at step")),
+            "{rank} did not stop as the signal's:\n{err}"
+        );
+    }
+    assert!(
+        std::path::Path::new(out)
+            .join("taylor-green_checkpoint.lbm")
+            .exists()
+    );
+}

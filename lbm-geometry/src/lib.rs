@@ -28,6 +28,7 @@ mod vec3;
 pub use body::Body;
 pub use links::{CutLink, Cuts};
 pub use mesh::TriMesh;
+pub use stl::STL_LIMIT;
 pub use vec3::V3;
 
 /// Why a body cannot be built.

@@ -9,8 +9,7 @@
 //! sphere written with sin and cos meets itself at its seam only to within round-off.
 
 use std::collections::HashMap;
-use std::io::{Read, Write};
-use std::path::Path;
+use std::io::Write;
 
 use crate::GeometryError;
 use crate::mesh::TriMesh;
@@ -20,40 +19,11 @@ use crate::vec3::{self, V3};
 /// largest coordinate when that is larger) are one vertex.
 pub const WELD: f64 = 1e-9;
 
-/// The largest STL file read: 2³¹ bytes, 43 million triangles in binary.
+/// The largest STL file an application should read: 2³¹ bytes, 43 million triangles in
+/// binary.
 pub const STL_LIMIT: u64 = 1 << 31;
 
 impl TriMesh {
-    /// The mesh of the STL file at `path` (binary or ASCII), checked as [`TriMesh::new`]
-    /// checks after vertices closer than [`WELD`] are joined.
-    pub fn read_stl(path: &Path) -> Result<Self, GeometryError> {
-        let name = path.display().to_string();
-        let stl_error = |message: String| GeometryError::Stl {
-            path: name.clone(),
-            message,
-        };
-        // The type is asked before the file is opened: opening a named pipe waits for a
-        // writer.
-        let meta = std::fs::metadata(path).map_err(|e| stl_error(e.to_string()))?;
-        if !meta.is_file() {
-            return Err(stl_error(
-                "it is not a regular file (a directory, a device or a pipe): give an STL file"
-                    .into(),
-            ));
-        }
-        if meta.len() > STL_LIMIT {
-            return Err(stl_error(format!(
-                "it is {} bytes long, more than the {STL_LIMIT} read: decimate the mesh",
-                meta.len()
-            )));
-        }
-        let mut bytes = Vec::with_capacity(meta.len() as usize);
-        std::fs::File::open(path)
-            .and_then(|f| f.take(STL_LIMIT).read_to_end(&mut bytes))
-            .map_err(|e| stl_error(e.to_string()))?;
-        Self::parse_stl(&bytes, &name)
-    }
-
     /// The mesh of the STL data `stl` (binary or ASCII; `name` says where it came from in
     /// errors), checked as [`TriMesh::new`] checks after vertices closer than [`WELD`] are
     /// joined.

@@ -210,8 +210,8 @@ fn binary_and_ascii_stl_files_give_the_same_body() {
     std::fs::write(&text, ascii).unwrap();
     let place = |m: TriMesh| Body::mesh(m).scaled(6.0).unwrap().moved([8.2, 8.1, 7.9]);
     let (a, b) = (
-        place(TriMesh::read_stl(&binary).unwrap()),
-        place(TriMesh::read_stl(&text).unwrap()),
+        place(TriMesh::parse_stl(&std::fs::read(&binary).unwrap(), "binary").unwrap()),
+        place(TriMesh::parse_stl(&std::fs::read(&text).unwrap(), "text").unwrap()),
     );
     let (va, vb) = (
         a.voxelize([17, 17, 17], 0..17),
@@ -239,15 +239,9 @@ fn meshes_that_are_not_closed_are_refused_with_where_they_leak() {
         e.contains("the mesh is not closed") && e.contains("repair it"),
         "{e}"
     );
-    // Files: a missing one, a directory, text that is no STL.
-    let dir = tempfile::tempdir().unwrap();
-    for path in [dir.path().join("missing.stl"), dir.path().to_path_buf()] {
-        let e = TriMesh::read_stl(&path).unwrap_err().to_string();
-        assert!(e.starts_with("STL file "), "{e}");
-    }
-    let junk = dir.path().join("junk.stl");
-    std::fs::write(&junk, "solid x\nfacet nonsense\n").unwrap();
-    assert!(TriMesh::read_stl(&junk).is_err());
+    // Text that is no STL.
+    let e = TriMesh::parse_stl(b"solid x\nfacet nonsense\n", "junk.stl").unwrap_err();
+    assert!(e.to_string().starts_with("STL file junk.stl"), "{e}");
 }
 
 /// The STL reader says what is wrong with a file: empty, shorter than a header, a header whose

@@ -32,10 +32,11 @@
 //! # Atomic as a set
 //! Every process writes its shard under a name no earlier checkpoint used (the run's token is
 //! new at every checkpoint) through a temporary file, synced and renamed; once every shard is
-//! on disk the root writes the manifest the same way, and only then removes the shards of the
-//! checkpoint it replaces. A crash at any point leaves the previous manifest and its shards, or
-//! the new ones: a checkpoint is read through its manifest, so shards without a complete,
-//! matching manifest are never resumed.
+//! on disk the root keeps the manifest it replaces as `<path>.previous`, writes the new one the
+//! same way, and only then removes the shards of the checkpoints before those two. A crash at
+//! any point leaves the previous manifest and its shards, or the new ones: a checkpoint is read
+//! through its manifest, so shards without a complete, matching manifest are never resumed.
+//! When the newest is found damaged later, [`fall_back`] resumes the previous one.
 //!
 //! # Reading on any number of processes
 //! [`read_checkpoint`] reads the manifest and every shard's header (not the values): a
@@ -55,8 +56,12 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+mod previous;
 mod set;
 
+pub use previous::{
+    damaged_checkpoint, fall_back, previous_checkpoint, verify_checkpoint, Fallback,
+};
 pub(crate) use set::{part_path, publish_set};
 pub use set::{read_set, CheckpointSet, SetPart};
 
@@ -601,18 +606,26 @@ pub(crate) const ORDER: &str = "per plane x of each shard's box, its sites (y fa
                                 (little-endian)";
 
 /// Writes the manifest `header` of the checkpoint `path`, whose shards are written and
-/// synced, atomically — the moment the checkpoint comes to exist — then removes the shards of
-/// the checkpoint it replaced.
+/// synced, atomically — the moment the checkpoint comes to exist — after keeping the one it
+/// replaces as the previous checkpoint ([`previous_checkpoint`]), then removes the shards of the older
+/// ones.
 pub(crate) fn publish(path: &Path, header: &CheckpointHeader) -> Result<(), CheckpointError> {
+    previous::keep_previous(path, |p| read_manifest(p).is_ok())?;
     let text = toml::to_string(header).expect("the manifest is plain data");
     write_atomically(path, &[framed(MAGICS[0], &text).as_bytes()]).map_err(io_err(path))?;
-    remove_stale_shards(path, header);
+    remove_stale_shards(path);
     Ok(())
 }
 
-/// Removes the shards of earlier checkpoints at `path` (those the manifest `kept` does not
-/// list). Best effort: a shard left behind is never read, since no manifest names it.
-fn remove_stale_shards(path: &Path, kept: &CheckpointHeader) {
+/// Removes the shards of older checkpoints at `path`: those that neither the newest manifest
+/// nor the previous one lists. Best effort: a shard left behind is never read, since no
+/// manifest names it.
+fn remove_stale_shards(path: &Path) {
+    let kept: Vec<String> = previous::kept_manifests(path)
+        .iter()
+        .filter_map(|m| read_manifest(m).ok())
+        .flat_map(|m| m.shards.into_iter().map(|s| s.file))
+        .collect();
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return;
     };
@@ -636,7 +649,7 @@ fn remove_stale_shards(path: &Path, kept: &CheckpointHeader) {
                     })
             })
         });
-        if is_shard && !kept.shards.iter().any(|s| s.file == file) {
+        if is_shard && !kept.contains(&file) {
             let _ = fs::remove_file(e.path());
         }
     }

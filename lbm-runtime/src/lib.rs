@@ -57,8 +57,9 @@ mod tuner;
 
 pub use boundary::{Boundaries, BoundarySpec, InflowProfile, Interpolation, Obstacles, Wall};
 pub use checkpoint::{
-    read_checkpoint, read_manifest, read_set, Checkpoint, CheckpointError, CheckpointHeader,
-    CheckpointSet, Columns, FdFacts, ParamValue, SetPart, Shard,
+    damaged_checkpoint, fall_back, previous_checkpoint, read_checkpoint, read_manifest, read_set,
+    verify_checkpoint, Checkpoint, CheckpointError, CheckpointHeader, CheckpointSet, Columns,
+    Fallback, FdFacts, ParamValue, SetPart, Shard,
 };
 pub use coupled::Coupled;
 pub use error::{Error, LbmError};

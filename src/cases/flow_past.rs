@@ -174,6 +174,18 @@ impl FlowPast {
         if largest <= 0.0 {
             return refuse("shape", format!("{name} is flat: it has no inside"));
         }
+        // A surface of no thickness along an axis (a plate, triangles along a line) encloses
+        // no site at any extent.
+        if let Some(a) = (0..3).find(|&a| hi[a] - lo[a] <= 1e-9 * largest) {
+            return refuse(
+                "shape",
+                format!(
+                    "{name} is flat along {} (its surface has no thickness there, so it \
+                     encloses no volume at any extent): give a closed surface around a solid",
+                    ["x", "y", "z"][a]
+                ),
+            );
+        }
         body = body
             .moved(std::array::from_fn(|a| -0.5 * (lo[a] + hi[a])))
             .scaled(d / largest)
@@ -224,7 +236,9 @@ impl FlowPast {
             return refuse(
                 "extent",
                 format!(
-                    "{name}, {} sites across, covers no site of the lattice: raise the extent",
+                    "{name}, {} sites across, covers no site of the lattice: raise the extent \
+                     (a surface that encloses no volume, such as two sheets face to face, \
+                     covers none at any extent: give a closed surface around a solid)",
                     setup.extent
                 ),
             );

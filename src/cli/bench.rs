@@ -381,8 +381,30 @@ impl<M: Model> GenericReal for GpuJob<'_, M> {
 
 /// Refuses, before the probes, a lattice of the selected models that a chosen layout cannot
 /// run (too small, not a multiple of the cluster width) or whose two-copy populations do not
-/// fit in the memory available.
+/// fit in the memory available, and bandwidth probes or a finite-difference grid that do not
+/// fit either.
 fn preflight(a: &BenchArgs) -> Result<(), CliError> {
+    let fits = |key: &str, what: &'static str, bytes: u64| {
+        let need = lbm::memory::Need::new().with(what, bytes);
+        lbm::memory::check(&need, 1, lbm::memory::available()).map_err(|e| {
+            bad(
+                key,
+                e.with_remedy(format!("give a smaller --{key}")).to_string(),
+            )
+        })
+    };
+    fits(
+        "bw-mib",
+        "bandwidth probe arrays",
+        2 * probe_bytes(a) as u64,
+    )?;
+    if a.model.includes(Which::FdCavity) {
+        let (nx, ny) = a.fd_size;
+        // Three unknowns in two copies, in the widest precision asked for.
+        let bytes = a.precision.iter().map(|p| p.bytes()).max().unwrap_or(8);
+        let grid = lbm::memory::product(&[nx, ny, 6 * bytes]);
+        fits("fd-size", "the grid's unknowns", grid)?;
+    }
     let one = |key, size| (key, size, &a.layout[..], &a.precision[..]);
     let plane = |(lx, ly): (usize, usize)| [lx, ly, 1];
     if a.model.includes(Which::D2q9) {
@@ -398,6 +420,12 @@ fn preflight(a: &BenchArgs) -> Result<(), CliError> {
         lattice_fits::<D3Q27Bgk>(one("d3q27-size", a.d3q27_size))?;
     }
     Ok(())
+}
+
+/// The bytes of each array of the bandwidth probes (`--bw-mib`), saturated rather than
+/// wrapped (the memory check then refuses it).
+fn probe_bytes(a: &BenchArgs) -> usize {
+    a.bw_mib.saturating_mul(1 << 20)
 }
 
 /// The CPU tables of one precision, each row also kept in `rows`.
@@ -422,7 +450,7 @@ impl Table<'_> {
             Precision::F32 => measure_peak_flops::<f32>(5),
             Precision::F16s => measure_peak_flops::<F16s>(5),
         };
-        let bw = &measure_bandwidth(a.bw_mib << 20, 5);
+        let bw = &measure_bandwidth(probe_bytes(a), 5);
         let shape = lbm::Extent::of_size(size);
         say!(
             "\n{} {:?}, {shape} sites, {} flops/site in collide; measured now: read-modify-write \
@@ -634,7 +662,7 @@ fn fd_table<T: Real>(
     let (times, bytes, bw, peak, backend) = match ctx {
         None => {
             let peak = measure_peak_flops::<T>(5);
-            let bw = measure_bandwidth(a.bw_mib << 20, 5).copy;
+            let bw = measure_bandwidth(probe_bytes(a), 5).copy;
             let mut times = Vec::new();
             let mut bytes = 0;
             for &layout in &a.layout {

@@ -378,9 +378,13 @@ pub fn flow_past(s: &Settings) -> Result<FlowPast, CliError> {
     let mut c = Checks::default();
     let mesh = match &s.stl {
         Some(path) => c.take(
-            TriMesh::read_stl(path)
+            lbm::io::read_bounded(path, lbm::geometry::STL_LIMIT)
+                .map_err(|e| format!("STL file {}: {e}", path.display()))
+                .and_then(|b| {
+                    TriMesh::parse_stl(&b, &path.display().to_string()).map_err(|e| e.to_string())
+                })
                 .map(Some)
-                .map_err(|e| bad("stl", e.to_string())),
+                .map_err(|e| bad("stl", e)),
         ),
         None => None,
     };

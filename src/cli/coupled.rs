@@ -296,8 +296,8 @@ where
         Ok(self.c.check()?)
     }
 
-    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
-        super::solver::Driven::agree(self.c.first(), chunk, stop)
+    fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
+        super::solver::Driven::agree(self.c.first(), chunk, request)
     }
 
     fn record(&mut self, at: Due) -> Result<(), CliError> {

@@ -538,8 +538,8 @@ impl<G: FdRun> Run for Marching<'_, G> {
         Ok(())
     }
 
-    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
-        self.world.agree(chunk, stop)
+    fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
+        self.world.agree(chunk, request)
     }
 
     fn steady(&mut self) -> Result<bool, CliError> {

@@ -173,8 +173,8 @@ impl<C: Case, T: Real> Run for CaseRun<'_, '_, C, T> {
         Ok(self.solver.check()?)
     }
 
-    fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
-        self.solver.agree(chunk, stop)
+    fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
+        self.solver.agree(chunk, request)
     }
 
     fn steady(&mut self) -> Result<bool, CliError> {

@@ -117,6 +117,13 @@ pub enum CliError {
         /// What differs.
         what: String,
     },
+    /// A result the run printed is not a finite number.
+    #[error(
+        "a result is not a finite number (\"{0}\"): the settings ask for more than the \
+         precision resolves (an amplitude, a rate or a ratio extremely small or large); choose \
+         values nearer the case's defaults, or --precision f64"
+    )]
+    NotFinite(String),
     /// Another rank failed (its message is printed by that rank).
     #[error("{0}")]
     OtherRank(String),
@@ -146,13 +153,13 @@ impl CliError {
         o: &lbm::driver::Outcome,
         checkpoint: Option<std::path::PathBuf>,
     ) -> Result<(), CliError> {
-        match o.ended {
-            lbm::driver::Ended::Signal(signal) => Err(CliError::Interrupted {
+        match o.ended.signal() {
+            Some(signal) => Err(CliError::Interrupted {
                 signal,
                 step: o.step,
                 checkpoint,
             }),
-            _ => Ok(()),
+            None => Ok(()),
         }
     }
 
@@ -215,7 +222,10 @@ pub fn run(cli: Cli, world: &World) -> Result<(), CliError> {
         }
     };
     out_dir::release_all();
-    result
+    result.and_then(|()| match say::not_finite() {
+        Some(line) => Err(CliError::NotFinite(line.trim().to_string())),
+        None => Ok(()),
+    })
 }
 
 /// Data layout, chosen at run time. The clustered layouts use `VL` = one 64-byte vector of the

@@ -163,13 +163,10 @@ pub(super) fn write_stamp(plan: &Plan, name: &str, settings: &str) -> Result<(),
 /// The token of the run whose outputs the directory holds, from its stamp (`None`: no stamp,
 /// or one that cannot be read).
 fn stamped_run(plan: &Plan, name: &str) -> Option<String> {
-    let mut text = String::new();
-    std::fs::File::open(stamp_path(plan, name))
-        .ok()?
-        .take(1 << 16)
-        .read_to_string(&mut text)
-        .ok()?;
-    toml::from_str::<Stamp>(&text).ok().map(|s| s.run)
+    let bytes = lbm::io::read_bounded(&stamp_path(plan, name), 1 << 16).ok()?;
+    toml::from_str::<Stamp>(std::str::from_utf8(&bytes).ok()?)
+        .ok()
+        .map(|s| s.run)
 }
 
 /// A new run's token: different for every start.

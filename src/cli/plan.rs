@@ -10,7 +10,9 @@ use lbm::hetero::SplitChoice;
 use lbm::memory::Need;
 use lbm::{Checkpoint, Scheme};
 
+use super::say::note;
 use super::settings::BackendArg;
+use super::world::World;
 use super::{CliError, LayoutArg, Precision};
 
 /// The resolved settings that every case shares.
@@ -95,6 +97,35 @@ pub(super) fn check_about(
             ),
         }),
         _ => Ok(()),
+    }
+}
+
+/// The checkpoint a run resumes when asked for `path`: `path`, or the previous complete
+/// checkpoint kept beside it when the one at `path` is not whole (damaged, truncated, a part
+/// missing), said on standard error with why ([`lbm::fall_back`]). The first process reads
+/// the checkpoints and decides for all (collective).
+pub(super) fn resume_path(world: &World, path: &Path) -> PathBuf {
+    let fallback = if world.rank() == 0 {
+        lbm::fall_back(path)
+    } else {
+        None
+    };
+    if let Some(f) = &fallback {
+        let aside = f.set_aside.as_ref().map_or_else(String::new, |to| {
+            format!("; the newest's manifest is moved to {}", to.display())
+        });
+        note(&format!(
+            "lbm: the newest checkpoint cannot be resumed: {}\nlbm: resuming from the previous \
+             complete one, {} (step {}){aside}\n",
+            f.why,
+            f.previous.display(),
+            f.step
+        ));
+    }
+    if world.any(fallback.is_some()) {
+        lbm::previous_checkpoint(path)
+    } else {
+        path.to_path_buf()
     }
 }
 

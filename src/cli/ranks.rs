@@ -17,11 +17,14 @@ use lbm::cases::{Poiseuille, RayleighTaylor, global_spec};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
+use lbm::models::{D2Q9Bgk, D2Q37, D3Q19Bgk};
 use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
-use super::bench_args::{Backend, BenchArgs, Which, d3q19_duct, open_options, require_one_of};
+use super::bench_args::{
+    Backend, BenchArgs, Which, d3q19_duct, lattice_fits, open_options, require_one_of,
+};
 use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{CliError, Generic, LayoutArg, Precision, dispatch};
@@ -60,6 +63,19 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
     };
     let layout = a.layout.first().copied().unwrap_or(LayoutArg::Caosoa);
     let precision = a.precision.first().copied().unwrap_or(Precision::F64);
+    // Each rank's slab, the widest, must fit in the memory available.
+    let slab = |[lx, ly, lz]: [usize; 3]| [lx.div_ceil(world.ranks()), ly, lz];
+    let (layouts, precisions) = ([layout], [precision]);
+    let fits = |key, size| (key, slab(size), &layouts[..], &precisions[..]);
+    if a.model.includes(Which::D2q9) {
+        lattice_fits::<D2Q9Bgk>(fits("d2q9-size", [a.d2q9_size.0, a.d2q9_size.1, 1]))?;
+    }
+    if a.model.includes(Which::D2q37) {
+        lattice_fits::<D2Q37>(fits("d2q37-size", [a.d2q37_size.0, a.d2q37_size.1, 1]))?;
+    }
+    if a.model.includes(Which::D3q19) {
+        lattice_fits::<D3Q19Bgk>(fits("d3q19-size", a.d3q19_size))?;
+    }
     if a.model.includes(Which::D2q9) {
         let (lx, ly) = a.d2q9_size;
         let case = Poiseuille {

@@ -19,7 +19,9 @@ use super::case_settings;
 use super::lattice_run::start_and_drive;
 use super::out_dir::{missing_dirs, prepare_out_dir, remove_if_empty};
 use super::plan::{Plan, Resume, check_about, gpu_options};
-use super::settings::{BackendArg, CaseName, Checks, Collision, Settings, bad, both, require};
+use super::settings::{
+    BackendArg, CaseName, Checks, Collision, Outflows, Settings, Walls, bad, both, require,
+};
 use super::{
     CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_width_built,
     dispatch_real, dispatch_vl, layout_kind,
@@ -46,7 +48,8 @@ Outputs in the output directory, all named after the case: <case>_<field>_<step>
 most 2048 pixels a side), <case>.pvd (the VTK series for ParaView: a <case>_<step>.pvti per output
 step joining the pieces each rank wrote in <case>_pieces/), <case>_diagnostics.csv (step, time,
 mass, momentum_x, momentum_y, energy, max_mach and the case's columns), <case>_checkpoint.lbm (a
-manifest; its shards, one per rank, beside it), <case>_run.toml (which run the outputs are of).
+manifest; its shards, one per rank, beside it; the one before it kept as .previous, which a resume
+takes when the newest is not whole), <case>_run.toml (which run the outputs are of).
 Existing outputs of the case are not overwritten without --force, which removes them first
 (checkpoints kept); a resume appends only to the outputs of the run that wrote its checkpoint.
 Ctrl-C, SIGTERM (a batch scheduler's stop) and SIGHUP stop after the current step, write the
@@ -206,6 +209,10 @@ fn taylor_green_3d_defaults(d: &mut Defaults, case: &TaylorGreen3d) {
 
 /// Runs `lbm run`.
 pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
+    let a = &RunArgs {
+        resume: (a.resume.as_deref()).map(|path| super::plan::resume_path(world, path)),
+        ..a.clone()
+    };
     let file = match &a.config {
         Some(path) => Settings::from_file(path)?,
         None => Settings::default(),
@@ -486,6 +493,22 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         (None, None, BackendArg::Cpu) => Scheme::InPlace,
         (None, None, _) => Scheme::TwoCopy,
     };
+    if scheme == Scheme::InPlace {
+        let reads_further = [
+            (s.outflow == Some(Outflows::Extrapolated)).then_some("--outflow extrapolated"),
+            (s.walls == Some(Walls::Quadratic)).then_some("--walls quadratic"),
+        ];
+        for what in reads_further.into_iter().flatten() {
+            c.keep(bad(
+                "scheme",
+                format!(
+                    "in-place cannot run {what}, whose links read populations one site further \
+                     than the in-place scheme keeps them: drop --scheme in-place (the \
+                     open-channel cases run two-copy) or drop {what}"
+                ),
+            ));
+        }
+    }
     let until_steady = s.until_steady.or(d.until_steady).and_then(|t| {
         c.option(require(
             "until-steady",

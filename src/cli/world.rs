@@ -81,19 +81,20 @@ impl World {
     }
 
     /// The next chunk's length and whether to stop, agreed by every process: the shortest
-    /// chunk, and stop if any process asks to (collective: one reduction).
-    pub fn agree(&self, chunk: u64, stop: bool) -> (u64, bool) {
+    /// chunk, and the largest request ([`lbm::driver::Ended::request`]; collective: one
+    /// reduction).
+    pub fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
         #[cfg(feature = "mpi")]
         {
             use lbm::mpi_ring::mpi::collective::{CommunicatorCollectives, SystemOperation};
-            let mine = [u64::MAX - chunk, u64::from(stop)];
+            let mine = [u64::MAX - chunk, request];
             let mut out = [0u64; 2];
             self.comm
                 .all_reduce_into(&mine[..], &mut out[..], SystemOperation::max());
-            (u64::MAX - out[0], out[1] == 1)
+            (u64::MAX - out[0], out[1])
         }
         #[cfg(not(feature = "mpi"))]
-        (chunk, stop)
+        (chunk, request)
     }
 
     /// MPI's world communicator.

@@ -140,18 +140,18 @@ impl DiagnosticsLog {
 
     /// The log of a resumed run: the rows of the file at `path` up to step `step` are kept
     /// (a missing file starts empty; rows after `step` belong to the interrupted run and are
-    /// dropped).
+    /// dropped). Anything but a regular file of at most [`super::READ_LIMIT`] bytes is refused.
     pub fn resume(path: &Path, step: u64) -> Result<Self, OutputError> {
         let mut log = Self::new(path);
-        let text = match std::fs::read_to_string(path) {
-            Ok(t) => t,
+        let io = |source| OutputError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let text = match crate::io::read_bounded(path, super::READ_LIMIT) {
+            Ok(bytes) => String::from_utf8(bytes)
+                .map_err(|e| io(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(log),
-            Err(source) => {
-                return Err(OutputError::Io {
-                    path: path.to_path_buf(),
-                    source,
-                });
-            }
+            Err(source) => return Err(io(source)),
         };
         let mut lines = text.lines();
         log.header = lines.next().map(str::to_string);

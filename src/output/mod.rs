@@ -14,6 +14,10 @@ pub use diagnostics::{Diagnostics, DiagnosticsLog};
 pub use fields::{DERIVED, Fields};
 pub use table::Table;
 
+/// The largest output a resumed run reads back to continue it (its diagnostics, its VTK
+/// series): 4 GiB, tens of millions of rows.
+pub const READ_LIMIT: u64 = 1 << 32;
+
 /// Why an output could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {

@@ -244,11 +244,15 @@ impl Series {
     }
 
     /// The series at `path` continued after step `step` (a resumed run): the steps it holds up
-    /// to `step` are kept, later ones (written after the checkpoint) dropped. A missing file
-    /// starts a new series.
+    /// to `step` are kept, later ones (written after the checkpoint) dropped. A missing file,
+    /// or one that is not a regular text file of at most [`super::READ_LIMIT`] bytes (which
+    /// the new series then refuses to replace), starts a new series.
     pub fn resume(path: &Path, step: u64) -> Self {
         let mut s = Self::new(path);
-        if let Ok(text) = std::fs::read_to_string(path) {
+        let text = crate::io::read_bounded(path, super::READ_LIMIT)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok());
+        if let Some(text) = text {
             s.steps = text
                 .lines()
                 .filter_map(|l| {

@@ -127,11 +127,11 @@ fn the_cylinders_bad_settings_are_refused_before_any_work() {
         (&["--spin", "10"], &["spin", "at most 0.2", "lower --spin"]),
         (
             &["--scheme", "in-place", "--walls", "quadratic"],
-            &["Interpolation::Quadratic", "two-copy"],
+            &["--walls quadratic", "drop --scheme in-place"],
         ),
         (
             &["--scheme", "in-place", "--outflow", "extrapolated"],
-            &["Wall::Outflow", "two-copy"],
+            &["--outflow extrapolated", "drop --scheme in-place"],
         ),
     ] {
         let d = tmp();

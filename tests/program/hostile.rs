@@ -297,7 +297,60 @@ fn careless_options_get_a_message_that_says_what_to_do() {
     std::fs::write(&file, "").unwrap();
     let binary = d.path().join("binary.toml");
     std::fs::write(&binary, [0xff, 0xfe, 0x00, 0x80]).unwrap();
+    // A closed surface of no thickness: a square and its back (cut along the other
+    // diagonal), face to face.
+    let flat = d.path().join("flat.stl");
+    let facet = |v: [[f64; 3]; 3]| {
+        let v = v.map(|p| format!("vertex {} {} {}\n", p[0], p[1], p[2]));
+        format!(
+            "facet normal 0 0 0\nouter loop\n{}endloop\nendfacet\n",
+            v.concat()
+        )
+    };
+    let [a, b, c, e] = [
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ];
+    let square = [[a, b, c], [a, c, e], [a, e, b], [b, e, c]]
+        .map(facet)
+        .concat();
+    std::fs::write(&flat, format!("solid flat\n{square}endsolid flat\n")).unwrap();
     for (args, needles) in [
+        (
+            vec!["run", "body", "--stl", s(&flat), "--out", out],
+            vec!["`stl`", "flat along z", "closed surface around a solid"],
+        ),
+        (
+            vec![
+                "run",
+                "cylinder",
+                "--scheme",
+                "in-place",
+                "--outflow",
+                "extrapolated",
+                "--walls",
+                "quadratic",
+                "--out",
+                out,
+            ],
+            vec!["`scheme`", "--outflow extrapolated", "--walls quadratic"],
+        ),
+        (
+            vec!["bench", "--bw-mib", "9223372036854775807"],
+            vec!["`bw-mib`", "smaller --bw-mib"],
+        ),
+        (
+            vec![
+                "bench",
+                "--model",
+                "fd-cavity",
+                "--fd-size",
+                "4000000x4000000",
+            ],
+            vec!["`fd-size`", "smaller --fd-size"],
+        ),
         (
             vec!["run", "taylor-green", "--adapter", "best", "--out", out],
             vec!["`adapter`", "--backend gpu"],
@@ -420,6 +473,24 @@ fn careless_options_get_a_message_that_says_what_to_do() {
             vec!["run", "--config", s(&binary)],
             vec!["not text", "TOML case file"],
         ),
+        // Finite settings whose result is not: an error, not exit 0 (the outputs are written).
+        (
+            vec![
+                "run",
+                "poiseuille",
+                "--acceleration",
+                "1e-300",
+                "--steps",
+                "20",
+                "--out",
+                out,
+            ],
+            vec![
+                "not a finite number",
+                "distance from the parabola NaN",
+                "nearer",
+            ],
+        ),
     ] {
         let t = refused_cleanly(&args);
         for n in &needles {
@@ -499,7 +570,7 @@ fn pipes_and_devices_are_refused_wherever_a_path_is_read() {
             let (t, code) = ends_within(60, &args);
             assert!(code.is_some_and(|c| c != 0), "{args:?}:\n{t}");
             assert!(
-                t.contains(what) || t.contains("not a regular file"),
+                t.contains(what) && t.contains("not a regular file"),
                 "{args:?} should say it is {what}:\n{t}"
             );
         }
@@ -552,6 +623,28 @@ fn pipes_and_devices_are_refused_wherever_a_path_is_read() {
         code.is_some_and(|c| c != 0) && t.contains("a named pipe"),
         "{t}"
     );
+    // Outputs a resume reads back (its diagnostics, its stamp) planted as pipes: never
+    // waited on.
+    for planted in ["taylor-green_diagnostics.csv", "taylor-green_run.toml"] {
+        let again = d.path().join(planted);
+        let args = |steps: &'static str| {
+            let mut v = vec!["run", "taylor-green", "--lx", "16", "--steps", steps];
+            v.extend(["--checkpoint-every", "4", "--images", "", "--vtk", "false"]);
+            v.extend(["--out", s(&again)]);
+            v
+        };
+        ok(&args("4"));
+        let file = again.join(planted);
+        std::fs::remove_file(&file).unwrap();
+        std::process::Command::new("mkfifo")
+            .arg(&file)
+            .status()
+            .unwrap();
+        let manifest = again.join("taylor-green_checkpoint.lbm");
+        let (t, code) = ends_within(60, &[&args("8")[..], &["--resume", s(&manifest)]].concat());
+        assert!(code.is_some_and(|c| c != 0), "{planted}: {t}");
+        assert!(!t.contains("panicked"), "{planted}: {t}");
+    }
 }
 
 /// Two runs into one output directory: the second is refused while the first holds it, with

@@ -9,6 +9,7 @@ mod body;
 mod cases_3d;
 mod cli_run;
 mod cylinder;
+mod fallback;
 mod fd_cavity;
 mod hostile;
 mod taylor_green_3d;

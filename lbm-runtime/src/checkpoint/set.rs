@@ -15,8 +15,10 @@
 //!
 //! Each part is written under a name no earlier set used (the token is new at every set);
 //! once every part is on disk the root writes the set's manifest through a temporary file,
-//! synced and renamed, and only then removes the parts of the sets it replaces. A crash at any
-//! point leaves the previous set whole, or the new one.
+//! synced and renamed (keeping the one it replaces as `<path>.previous`), and only then removes
+//! the parts of the sets before those two. A crash at any point leaves the previous set whole,
+//! or the new one; a set found damaged later falls back to the previous one
+//! ([`super::fall_back`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -108,9 +110,10 @@ pub(crate) fn publish_set(
         parts,
         about: about.clone(),
     };
+    super::previous::keep_previous(path, |p| read_set(p).is_ok())?;
     let text = toml::to_string(&set).expect("the manifest is plain data");
     write_atomically(path, &[framed(MAGICS[0], &text).as_bytes()]).map_err(io_err(path))?;
-    remove_earlier_parts(path, run);
+    remove_earlier_parts(path);
     Ok(())
 }
 
@@ -146,9 +149,14 @@ fn file_name(path: &Path) -> String {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
-/// Removes the parts (and their shards) of the sets at `path` other than `run`'s. Best
-/// effort: a part left behind is never read, since no set names it.
-fn remove_earlier_parts(path: &Path, run: &str) {
+/// Removes the parts (and their shards) of the sets at `path` other than the newest's and the
+/// previous one's. Best effort: a part left behind is never read, since no set names it.
+fn remove_earlier_parts(path: &Path) {
+    let kept: Vec<String> = super::previous::kept_manifests(path)
+        .iter()
+        .filter_map(|m| read_set(m).ok())
+        .map(|s| s.run)
+        .collect();
     let Some(dir) = path.parent() else {
         return;
     };
@@ -165,7 +173,9 @@ fn remove_earlier_parts(path: &Path, run: &str) {
         let file = e.file_name().to_string_lossy().into_owned();
         let earlier = file.strip_prefix(&prefix).is_some_and(|rest| {
             rest.split_once('.').is_some_and(|(token, _)| {
-                token.len() == 16 && token.chars().all(|c| c.is_ascii_hexdigit()) && token != run
+                token.len() == 16
+                    && token.chars().all(|c| c.is_ascii_hexdigit())
+                    && !kept.iter().any(|k| k == token)
             })
         });
         if earlier {

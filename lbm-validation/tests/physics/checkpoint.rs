@@ -115,7 +115,9 @@ fn shards(dir: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().contains(".ckpt."))
+        .filter(|p| {
+            p.to_string_lossy().contains(".ckpt.") && p.extension() != Some("previous".as_ref())
+        })
         .collect()
 }
 
@@ -144,17 +146,24 @@ fn a_checkpoint_is_a_manifest_and_its_shards() {
     // Columns 5..9 alone are those of the whole lattice.
     let all = c.columns(0..16).unwrap();
     assert_eq!(c.columns(5..9).unwrap(), all[5 * 16 * 9..9 * 16 * 9]);
-    // A second checkpoint at the same path replaces the first, shards included.
+    // A second checkpoint at the same path keeps the first as the previous one (its manifest
+    // copied to `.previous`, its shard kept); a third removes the first's shard.
+    let step = |p: &Path| read_checkpoint::<D2Q9Bgk, f64>(p).unwrap().header.step;
+    let previous = lbm::previous_checkpoint(&path);
     let mut lat = cavity();
     lat.run(3, 0).unwrap();
     lat.write_checkpoint(&path).unwrap();
     let now = shards(dir.path());
-    assert_eq!(now.len(), 1, "{now:?}");
-    assert_ne!(now[0], shard);
-    assert_eq!(
-        read_checkpoint::<D2Q9Bgk, f64>(&path).unwrap().header.step,
-        10
-    );
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(now.contains(&shard));
+    assert_eq!((step(&path), step(&previous)), (10, 7));
+    lat.run(1, 0).unwrap();
+    lat.write_checkpoint(&path).unwrap();
+    let now = shards(dir.path());
+    assert_eq!(now.len(), 2, "{now:?}");
+    assert!(!now.contains(&shard));
+    assert_eq!((step(&path), step(&previous)), (11, 10));
+    assert_eq!(lbm::verify_checkpoint(&previous).unwrap(), 10);
 }
 
 /// `file`'s header framed as format version `version` of `magic` (4, 3, 2: without the CRC-32

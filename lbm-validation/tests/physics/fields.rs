@@ -184,8 +184,8 @@ fn coupled_run<L: Layout>(scheme: Scheme, steps: u64) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// A coupled pair's checkpoint is one set: a run killed after writing the new set's parts but
-/// before its manifest resumes from the previous set, bitwise; the next set removes the
-/// parts no manifest names.
+/// before its manifest resumes from the previous set, bitwise; the next set keeps the one it
+/// replaced and removes the parts no manifest names.
 #[test]
 fn a_coupled_checkpoint_is_one_atomic_set() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -211,11 +211,14 @@ fn a_coupled_checkpoint_is_one_atomic_set() {
     c.advance(2).unwrap();
     c.write_checkpoint_about(&a.path().join(name), &Default::default())
         .unwrap();
+    // `a` keeps the set it replaced beside the new one: its manifest as `.previous`, its
+    // parts and their shards.
+    assert_eq!(files(a.path()).len(), 10, "{:?}", files(a.path()));
     // `b`: the crash between the new parts and the new manifest.
     for f in files(a.path()).into_iter().filter(|f| f != name) {
         std::fs::copy(a.path().join(&f), b.path().join(&f)).unwrap();
     }
-    assert_eq!(files(b.path()).len(), 9);
+    assert_eq!(files(b.path()).len(), 10);
     let mut d = coupled_pair::<CAoSoa<8>>(Scheme::InPlace);
     d.restore(&b.path().join(name)).unwrap();
     assert_eq!(d.steps_done(), 3);
@@ -224,7 +227,9 @@ fn a_coupled_checkpoint_is_one_atomic_set() {
     assert_eq!(pair_populations(&d), pair_populations(&c));
     d.write_checkpoint_about(&b.path().join(name), &Default::default())
         .unwrap();
-    assert_eq!(files(b.path()).len(), 5, "{:?}", files(b.path()));
+    // The new set and the one it replaced; the parts of the crashed one, which no manifest
+    // names, are gone.
+    assert_eq!(files(b.path()).len(), 10, "{:?}", files(b.path()));
     // A part of a set alone is one lattice's checkpoint, refused as a set by name.
     let part = files(b.path())
         .into_iter()
