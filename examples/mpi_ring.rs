@@ -466,7 +466,7 @@ fn compare<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
         a.lx,
         a.ly,
         a.steps,
-        dist.decomposition().ranks(),
+        dist.decomposition().count(),
         match a.backend {
             Backend::Cpu => "cpu".to_string(),
             Backend::Gpu => "gpu".to_string(),

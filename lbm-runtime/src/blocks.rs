@@ -236,6 +236,12 @@ impl Blocks {
         [0, 1, 2].map(|a| self.bounds[a][c[a]]..self.bounds[a][c[a] + 1])
     }
 
+    /// The nodes of block `rank` along `axis`, in the whole box's numbering.
+    pub fn range(&self, rank: usize, axis: usize) -> Range<usize> {
+        let c = self.coords(rank)[axis];
+        self.bounds[axis][c]..self.bounds[axis][c + 1]
+    }
+
     /// Block `rank`'s neighbours below and above along `axis`, the row closing on itself (a
     /// block alone along an axis is its own neighbour both ways).
     pub fn neighbours(&self, rank: usize, axis: usize) -> (usize, usize) {

@@ -35,6 +35,7 @@
 
 use std::ops::Range;
 
+use crate::blocks::{Blocks, Cut};
 use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
 use crate::error::check_values;
 use crate::lattice::check_size;
@@ -65,14 +66,6 @@ pub enum DomainError {
         /// The most ranks this lattice supports.
         max_ranks: usize,
     },
-    /// A rank outside the ring.
-    #[error("rank {rank} is outside the ring of {ranks} ranks")]
-    NoSuchRank {
-        /// The rank asked for.
-        rank: usize,
-        /// The ring's size.
-        ranks: usize,
-    },
     /// Another rank failed (building its slab, a check): every rank stops with its message.
     #[error("rank {rank} failed: {message}")]
     OtherRank {
@@ -89,72 +82,28 @@ pub enum DomainError {
     Lattice(#[from] LbmError),
 }
 
-/// The cut of `LX` columns into slabs over a ring of ranks: rank `r` owns the global columns
-/// [`Decomposition::slab`]`(r)`; widths differ by at most one column (the first `LX mod n`
-/// ranks take one more: [`crate::blocks::even_bounds`], the blocks' cut along x alone).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Decomposition {
-    lx: usize,
-    ranks: usize,
-}
-
-impl Decomposition {
-    /// Splits `lx` columns over `ranks` ranks for model `M`; fails when a slab would be
-    /// narrower than `max(M::HALO, 1)` columns (every rank computes the same answer, so a bad
-    /// rank count fails everywhere with the same message, without communication).
-    pub fn new<M: Model>(lx: usize, ranks: usize) -> Result<Self, DomainError> {
-        if ranks == 0 {
-            return Err(DomainError::NoRanks);
-        }
-        let min_width = M::HALO.max(1);
-        if lx / ranks < min_width {
-            return Err(DomainError::TooManyRanks {
-                lx,
-                ranks,
-                model: M::NAME,
-                min_width,
-                max_ranks: lx / min_width,
-            });
-        }
-        Ok(Self { lx, ranks })
+/// The cut of the global lattice of `nodes` into slabs over a ring of `ranks` ranks: the
+/// [`Blocks`] of [`Cut::along`] x, rank `r` owning the global columns
+/// `blocks.range(r, 0)`, widths differing by at most one column (the first `LX mod n` ranks
+/// take one more: [`crate::blocks::even_bounds`]); rank `r`'s neighbours in the ring are
+/// `blocks.neighbours(r, 0)`. Fails when a slab would be narrower than `max(M::HALO, 1)`
+/// columns (every rank computes the same answer, so a bad rank count fails everywhere with
+/// the same message, without communication).
+pub fn ring_blocks<M: Model>(nodes: [usize; 3], ranks: usize) -> Result<Blocks, DomainError> {
+    if ranks == 0 {
+        return Err(DomainError::NoRanks);
     }
-
-    /// The global lattice width.
-    pub fn lx(&self) -> usize {
-        self.lx
+    let (lx, min_width) = (nodes[0], M::HALO.max(1));
+    if lx / ranks < min_width {
+        return Err(DomainError::TooManyRanks {
+            lx,
+            ranks,
+            model: M::NAME,
+            min_width,
+            max_ranks: lx / min_width,
+        });
     }
-
-    /// Number of ranks in the ring.
-    pub fn ranks(&self) -> usize {
-        self.ranks
-    }
-
-    /// The global columns of rank `rank`'s slab.
-    pub fn slab(&self, rank: usize) -> Result<Range<usize>, DomainError> {
-        self.check(rank)?;
-        let bounds = crate::blocks::even_bounds(self.lx, self.ranks);
-        Ok(bounds[rank]..bounds[rank + 1])
-    }
-
-    /// The left neighbour in the ring (`rank − 1 mod n`).
-    pub fn left(&self, rank: usize) -> usize {
-        (rank + self.ranks - 1) % self.ranks
-    }
-
-    /// The right neighbour in the ring (`rank + 1 mod n`).
-    pub fn right(&self, rank: usize) -> usize {
-        (rank + 1) % self.ranks
-    }
-
-    fn check(&self, rank: usize) -> Result<(), DomainError> {
-        if rank >= self.ranks {
-            return Err(DomainError::NoSuchRank {
-                rank,
-                ranks: self.ranks,
-            });
-        }
-        Ok(())
-    }
+    Ok(Blocks::even(nodes, Cut::along(0, ranks)))
 }
 
 /// Side of a slab: index 0 is left (towards `x = 0`), 1 is right.
@@ -341,11 +290,11 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     /// global lattice first (size, parameters, boundaries), so every rank fails alike.
     pub fn new(
         g: &GlobalSpec<M>,
-        dec: &Decomposition,
+        dec: &Blocks,
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, DomainError> {
-        let xs = dec.slab(rank)?;
+        let xs = dec.range(rank, 0);
         g.validate(L::KIND)?;
         Ok(Self::cut(g, xs, scheme)?)
     }
@@ -550,7 +499,7 @@ pub(crate) fn write_storage_columns<M: Model, L: Layout, T: Real>(
 /// itself: its halos come from its own borders, as a periodic lattice's.
 pub struct SlabRing<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     spec: GlobalSpec<M>,
-    dec: Decomposition,
+    dec: Blocks,
     slabs: Vec<P>,
     _l: std::marker::PhantomData<(L, T)>,
 }
@@ -602,12 +551,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> SlabRing
     pub fn with_slabs<E>(
         spec: GlobalSpec<M>,
         ranks: usize,
-        make: impl Fn(&GlobalSpec<M>, &Decomposition, usize) -> Result<P, E>,
+        make: impl Fn(&GlobalSpec<M>, &Blocks, usize) -> Result<P, E>,
     ) -> Result<Self, E>
     where
         E: From<DomainError>,
     {
-        let dec = Decomposition::new::<M>(spec.lx, ranks)?;
+        let dec = ring_blocks::<M>(spec.size(), ranks)?;
         let slabs = (0..ranks)
             .map(|r| make(&spec, &dec, r))
             .collect::<Result<_, _>>()?;
@@ -638,9 +587,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> SlabRing
             .iter()
             .map(SlabBackend::borders)
             .collect::<Result<Vec<_>, _>>()?;
-        for r in 0..self.dec.ranks() {
-            let from_left = &borders[self.dec.left(r)][RIGHT];
-            let from_right = &borders[self.dec.right(r)][LEFT];
+        for r in 0..self.dec.count() {
+            let from_left = &borders[self.dec.neighbours(r, 0).0][RIGHT];
+            let from_right = &borders[self.dec.neighbours(r, 0).1][LEFT];
             self.slabs[r].set_halos([from_left, from_right])?;
         }
         Ok(())
@@ -654,9 +603,11 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> SlabRing
             .iter()
             .map(SlabBackend::pushed)
             .collect::<Result<Vec<_>, _>>()?;
-        for r in 0..self.dec.ranks() {
-            let (Some(left), Some(right)) = (&pushed[self.dec.left(r)], &pushed[self.dec.right(r)])
-            else {
+        for r in 0..self.dec.count() {
+            let (Some(left), Some(right)) = (
+                &pushed[self.dec.neighbours(r, 0).0],
+                &pushed[self.dec.neighbours(r, 0).1],
+            ) else {
                 continue;
             };
             self.slabs[r].fold([&left[RIGHT], &right[LEFT]])?;
@@ -681,7 +632,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> SlabRing
     pub fn gather(&self) -> Result<Lattice<M, L, T>, Error> {
         let mut global = self.spec.lattice::<L, T>()?;
         for (r, s) in self.slabs.iter().enumerate() {
-            import_slab(&mut global, self.dec.slab(r)?.start, &s.populations()?)?;
+            import_slab(&mut global, self.dec.range(r, 0).start, &s.populations()?)?;
         }
         global.set_steps_done(self.slabs[0].steps_done());
         Ok(global)

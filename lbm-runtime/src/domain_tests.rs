@@ -44,8 +44,8 @@ fn obstacle_cavity(lx: usize, ly: usize) -> BoundarySpec {
 
 #[test]
 fn slabs_cover_the_lattice_and_differ_by_at_most_one_column() {
-    let dec = Decomposition::new::<TestD2Q9>(23, 5).unwrap();
-    let slabs: Vec<_> = (0..5).map(|r| dec.slab(r).unwrap()).collect();
+    let dec = ring_blocks::<TestD2Q9>([23, 4, 1], 5).unwrap();
+    let slabs: Vec<_> = (0..5).map(|r| dec.range(r, 0)).collect();
     assert_eq!(slabs[0].start, 0);
     assert_eq!(slabs[4].end, 23);
     for w in slabs.windows(2) {
@@ -53,12 +53,13 @@ fn slabs_cover_the_lattice_and_differ_by_at_most_one_column() {
     }
     let widths: Vec<_> = slabs.iter().map(|s| s.len()).collect();
     assert_eq!(widths, [5, 5, 5, 4, 4]);
-    assert_eq!((dec.left(0), dec.right(4)), (4, 0));
+    assert_eq!((dec.neighbours(0, 0).0, dec.neighbours(4, 0).1), (4, 0));
+    assert_eq!(dec.block(2)[1..], [0..4, 0..1]);
 }
 
 #[test]
 fn too_many_ranks_is_a_clear_error() {
-    let e = Decomposition::new::<TestD2Q9>(3, 4).unwrap_err();
+    let e = ring_blocks::<TestD2Q9>([3, 4, 1], 4).unwrap_err();
     assert_eq!(
         e,
         DomainError::TooManyRanks {
@@ -71,11 +72,9 @@ fn too_many_ranks_is_a_clear_error() {
     );
     assert!(e.to_string().contains("at most 3 ranks"), "{e}");
     assert_eq!(
-        Decomposition::new::<TestD2Q9>(3, 0).unwrap_err(),
+        ring_blocks::<TestD2Q9>([3, 4, 1], 0).unwrap_err(),
         DomainError::NoRanks
     );
-    let dec = Decomposition::new::<TestD2Q9>(8, 2).unwrap();
-    assert!(matches!(dec.slab(2), Err(DomainError::NoSuchRank { .. })));
 }
 
 #[test]
@@ -170,7 +169,7 @@ fn moments_match<L: Layout, T: Real>(
             left.populations_of(lw - h..lw).unwrap(),
             right.populations_of(0..h).unwrap(),
         ];
-        let xs = ring.dec.slab(r).unwrap();
+        let xs = ring.dec.range(r, 0);
         let m = moments_by_window::<TestD2Q9, L, T>(&ring.spec, xs.clone(), around, None, |c| {
             s.populations_of(c)
         })

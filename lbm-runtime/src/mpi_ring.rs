@@ -1,7 +1,7 @@
 //! The lattice distributed over MPI ranks in a periodic ring (Calore et al. 2016 §4, 2019 §5;
 //! feature `mpi`, rsmpi over the system MPI).
 //!
-//! Each rank owns one slab of the [`Decomposition`], run on any rank-local backend
+//! Each rank owns one slab of the [`ring_blocks`], run on any rank-local backend
 //! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`, both at once
 //! `crate::hetero::SplitSlab`); a step reads the slab's border columns, posts the non-blocking
 //! halo exchange with both neighbours, updates the bulk, waits, stores the halos and updates
@@ -34,8 +34,9 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::{CommunicatorCollectives, Root};
 use mpi::Tag;
 
+use crate::blocks::Blocks;
 use crate::domain::{
-    export_columns, import_slab, moments_by_window, Decomposition, DomainError, GlobalSpec, Slab,
+    export_columns, import_slab, moments_by_window, ring_blocks, DomainError, GlobalSpec, Slab,
 };
 use crate::solver::{Extent, Placement};
 use crate::{Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
@@ -118,7 +119,7 @@ pub fn agree<R>(comm: &SimpleCommunicator, local: Result<R, Error>) -> Result<R,
 /// [`crate::gpu::GpuSlab`], a host/device split [`crate::hetero::SplitSlab`]), and the ring.
 pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     comm: SimpleCommunicator,
-    dec: Decomposition,
+    dec: Blocks,
     rank: usize,
     x0: usize,
     spec: GlobalSpec<M>,
@@ -152,15 +153,15 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     pub fn with_slab(
         comm: &SimpleCommunicator,
         spec: GlobalSpec<M>,
-        make: impl FnOnce(&GlobalSpec<M>, &Decomposition, usize) -> Result<P, Error>,
+        make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
     ) -> Result<Self, Error> {
         let comm = comm.duplicate();
         let built = (|| {
             let ranks =
                 usize::try_from(comm.size()).map_err(|e| DomainError::Mpi(e.to_string()))?;
             let rank = usize::try_from(comm.rank()).map_err(|e| DomainError::Mpi(e.to_string()))?;
-            let dec = Decomposition::new::<M>(spec.lx, ranks)?;
-            let x0 = dec.slab(rank)?.start;
+            let dec = ring_blocks::<M>(spec.size(), ranks)?;
+            let x0 = dec.range(rank, 0).start;
             let slab = make(&spec, &dec, rank)?;
             Ok((dec, rank, x0, slab))
         })();
@@ -200,13 +201,13 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         self.slab.set_steps_done(step);
         let mine = match global.filter(|_| self.rank == 0) {
             Some(g) => {
-                for r in 1..self.dec.ranks() {
-                    let values = export_columns(g, self.dec.slab(r)?)?;
+                for r in 1..self.dec.count() {
+                    let values = export_columns(g, self.dec.range(r, 0))?;
                     self.comm
                         .process_at_rank(peer(r))
                         .send_with_tag(&values[..], SCATTER);
                 }
-                export_columns(g, self.dec.slab(0)?)?
+                export_columns(g, self.dec.range(0, 0))?
             }
             None => {
                 self.comm
@@ -220,7 +221,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     }
 
     /// The decomposition.
-    pub fn decomposition(&self) -> &Decomposition {
+    pub fn decomposition(&self) -> &Blocks {
         &self.dec
     }
 
@@ -271,7 +272,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// (`[from_left, from_right]`), updating the bulk in `chunks` parts (none: `0`) while the
     /// four transfers travel.
     fn swap(&mut self, to: [Vec<T>; 2], chunks: usize) -> Result<[Vec<T>; 2], Error> {
-        let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
+        let (left, right) = self.dec.neighbours(self.rank, 0);
         let slab = &mut self.slab;
         ring_swap(&self.comm, (left, right), to, chunks, |k, n| {
             slab.update_bulk(k, n)
@@ -299,7 +300,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         Ok(gather_to_root(
             &self.comm,
             self.rank,
-            self.dec.ranks(),
+            self.dec.count(),
             local,
         ))
     }
@@ -462,13 +463,13 @@ pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real 
     comm: &SimpleCommunicator,
     spec: GlobalSpec<M>,
     steps: usize,
-    make: impl FnOnce(&GlobalSpec<M>, &Decomposition, usize) -> Result<P, Error>,
+    make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
 ) -> Result<RankTimes, Error> {
     let plane = spec.plane();
     let mut lat = DistLattice::<M, L, T, P>::with_slab(comm, spec, make)?;
     lat.time_per_step(steps.div_ceil(4), DistLattice::step)?;
     Ok(RankTimes {
-        ranks: lat.dec.ranks(),
+        ranks: lat.dec.count(),
         with_exchange: lat.time_per_step(steps, DistLattice::step)?,
         without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange)?,
         exchange_only: lat.time_per_step(steps, DistLattice::exchange)?,
@@ -578,7 +579,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
             &self.comm,
             (|| Ok(([read(0..h)?, read(w - h..w)?], self.slab.fields()?)))(),
         )?;
-        let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
+        let (left, right) = self.dec.neighbours(self.rank, 0);
         let swapped = ring_swap(&self.comm, (left, right), borders, 0, |_, _| Ok(()));
         let moments = swapped.and_then(|around| {
             let (xs, fields) = (self.local_planes(), fields.as_deref());
@@ -608,13 +609,11 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
 
     fn describe(&self) -> String {
         let d = &self.dec;
-        let widths: Vec<usize> = (0..d.ranks())
-            .filter_map(|r| d.slab(r).ok().map(|s| s.len()))
-            .collect();
+        let widths: Vec<usize> = (0..d.count()).map(|r| d.range(r, 0).len()).collect();
         format!(
             "{} MPI ranks in a ring (slab widths {widths:?}), each on its own backend; rank \
              0: {}",
-            d.ranks(),
+            d.count(),
             self.slab.describe()
         )
     }
@@ -624,7 +623,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     }
 
     fn ranks(&self) -> usize {
-        self.dec.ranks()
+        self.dec.count()
     }
 
     fn min_over_ranks(&self, value: u64) -> u64 {
@@ -662,12 +661,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     }
 
     fn neighbour_columns(&self, ends: [Vec<f64>; 2]) -> Result<[Vec<f64>; 2], Error> {
-        let (left, right) = (self.dec.left(self.rank), self.dec.right(self.rank));
+        let (left, right) = self.dec.neighbours(self.rank, 0);
         ring_swap(&self.comm, (left, right), ends, 0, |_, _| Ok(()))
     }
 
     fn each_rank(&self, value: u64) -> Vec<u64> {
-        let mut out = vec![0; self.dec.ranks()];
+        let mut out = vec![0; self.dec.count()];
         self.comm.all_gather_into(&value, &mut out[..]);
         out
     }

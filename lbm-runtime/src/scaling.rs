@@ -290,7 +290,7 @@ impl Coefficients {
 
 /// Strong scaling of an `lx × ly` lattice with the outputs `io`: `relative` is the speed-up
 /// `S_r(n) = (T + T_io)(1) / (T + T_io)(n)`. Rank counts that would leave a slab narrower than
-/// `halo` columns (which [`crate::domain::Decomposition`] refuses) are left out.
+/// `halo` columns (which [`crate::domain::ring_blocks`] refuses) are left out.
 pub fn strong_scaling(
     c: &Coefficients,
     (lx, ly): (usize, usize),

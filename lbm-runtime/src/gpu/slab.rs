@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::shader::Window;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
-use crate::domain::{Decomposition, GlobalSpec, LEFT, RIGHT};
+use crate::blocks::Blocks;
+use crate::domain::{GlobalSpec, LEFT, RIGHT};
 use crate::error::check_values;
 use crate::slab_backend::SlabBackend;
 use crate::solver::Placement;
@@ -48,12 +49,12 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
         ctx: &Arc<GpuContext>,
         layout: LayoutKind,
         spec: &GlobalSpec<M>,
-        dec: &Decomposition,
+        dec: &Blocks,
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, Error> {
         spec.validate(layout)?;
-        Self::cut(ctx, layout, spec, dec.slab(rank)?, scheme)
+        Self::cut(ctx, layout, spec, dec.range(rank, 0), scheme)
     }
 
     /// The slab of the global columns `xs` of `spec`, its boundaries compiled for those

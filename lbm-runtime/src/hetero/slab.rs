@@ -33,7 +33,8 @@ use std::time::Instant;
 
 use super::model::median;
 use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
-use crate::domain::{Decomposition, GlobalSpec, Slab, LEFT, RIGHT};
+use crate::blocks::Blocks;
+use crate::domain::{GlobalSpec, Slab, LEFT, RIGHT};
 use crate::error::check_values;
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::solver::Placement;
@@ -77,19 +78,19 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     pub fn new(
         ctx: &Arc<GpuContext>,
         spec: &GlobalSpec<M>,
-        dec: &Decomposition,
+        dec: &Blocks,
         rank: usize,
         scheme: Scheme,
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
         spec.validate(L::KIND)?;
         let local = GlobalSpec {
-            lx: dec.slab(rank)?.len(),
+            lx: dec.range(rank, 0).len(),
             boundaries: BoundarySpec::periodic(),
             ..spec.clone()
         };
         let (m, model) = choose_columns::<M, L, T>(ctx, &local, choice, t_c)?;
-        let mut slab = Self::cut(ctx, spec, dec.slab(rank)?, scheme, m)?;
+        let mut slab = Self::cut(ctx, spec, dec.range(rank, 0), scheme, m)?;
         slab.model = model;
         Ok(slab)
     }
@@ -101,13 +102,13 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     pub fn with_columns(
         ctx: &Arc<GpuContext>,
         spec: &GlobalSpec<M>,
-        dec: &Decomposition,
+        dec: &Blocks,
         rank: usize,
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
         spec.validate(L::KIND)?;
-        Self::cut(ctx, spec, dec.slab(rank)?, scheme, m)
+        Self::cut(ctx, spec, dec.range(rank, 0), scheme, m)
     }
 
     /// The slab of the global columns `xs` of `spec`, with `m` border columns a side on the
