@@ -1143,6 +1143,36 @@ fn the_body_case_is_bitwise_one_lattice_in_every_layout_and_across_the_cuts() {
     }
 }
 
+/// `lbm bench --ranks` checks each rank's slab (its share of the lattice's width) against the
+/// memory available before any probe or allocation, and refuses one that cannot fit with the
+/// option to change.
+#[test]
+fn lbm_bench_ranks_refuses_a_slab_past_memory_before_any_work() {
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    let args = ["bench", "--ranks", "2", "--model", "d2q9"];
+    let out = mpiexec_program(
+        2,
+        lbm,
+        &[&args[..], &["--d2q9-size", "400000x400000"]].concat(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    for rank in ["rank 0 of 2", "rank 1 of 2"] {
+        assert!(
+            err.contains(&format!(
+                "{rank}: error: setting `d2q9-size`: 200000×400000 in F64"
+            )) && err.contains("per rank")
+                && err.contains("give a smaller --d2q9-size"),
+            "{rank}:\n{err}"
+        );
+    }
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 /// SIGTERM to one rank alone (as a node's batch daemon may send it) stops every rank after the
 /// same step with the checkpoint written, and every rank exits as the signal's (143), not only
 /// the one that caught it.

@@ -16,7 +16,7 @@ use lbm::gpu::probe::{BATCH_SECONDS, BATCHES};
 use lbm::gpu::{self, GpuContext};
 use lbm::{BoundarySpec, F16s, Kernel, Lattice, Layout, LayoutKind, Model, Real, Scheme, Wall};
 
-use super::bench_args::{Backend, BenchArgs, Which, lattice_fits, open_context};
+use super::bench_args::{Backend, BenchArgs, Which, lattices_fit, open_context};
 use super::bench_csv::{Row, Rows, check_csv_path};
 use super::settings::bad;
 use super::{
@@ -405,20 +405,8 @@ fn preflight(a: &BenchArgs) -> Result<(), CliError> {
         let grid = lbm::memory::product(&[nx, ny, 6 * bytes]);
         fits("fd-size", "the grid's unknowns", grid)?;
     }
-    let one = |key, size| (key, size, &a.layout[..], &a.precision[..]);
-    let plane = |(lx, ly): (usize, usize)| [lx, ly, 1];
-    if a.model.includes(Which::D2q9) {
-        lattice_fits::<D2Q9Bgk>(one("d2q9-size", plane(a.d2q9_size)))?;
-    }
-    if a.model.includes(Which::D2q37) {
-        lattice_fits::<D2Q37>(one("d2q37-size", plane(a.d2q37_size)))?;
-    }
-    if a.model.includes(Which::D3q19) {
-        lattice_fits::<D3Q19Bgk>(one("d3q19-size", a.d3q19_size))?;
-    }
-    if a.model.includes(Which::D3q27) {
-        lattice_fits::<D3Q27Bgk>(one("d3q27-size", a.d3q27_size))?;
-    }
+    let all = [Which::D2q9, Which::D2q37, Which::D3q19, Which::D3q27];
+    lattices_fit(a, &all, (&a.layout, &a.precision), |size| size)?;
     Ok(())
 }
 

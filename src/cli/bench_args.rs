@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use lbm::domain::GlobalSpec;
 use lbm::gpu::{self, AdapterChoice, GpuContext, GpuOptions};
 use lbm::memory::populations;
-use lbm::models::{D3Q19Bgk, D3Q19BgkParams};
+use lbm::models::{D2Q9Bgk, D2Q37, D3Q19Bgk, D3Q19BgkParams, D3Q27Bgk};
 use lbm::{BoundarySpec, F16s, Model, Scheme};
 
 use super::settings::{bad, positive};
@@ -182,6 +182,30 @@ pub fn d3q19_duct([lx, ly, lz]: [usize; 3]) -> GlobalSpec<D3Q19Bgk> {
         },
         boundaries: BoundarySpec::duct(),
     }
+}
+
+/// Refuses, for each of `models` that `a` selects, a lattice of its `--<model>-size` (as
+/// `sized` maps it: the whole lattice, or one rank's slab of it) that a layout of `layouts`
+/// cannot run or whose two-copy populations in a precision of `precisions` do not fit in the
+/// memory available ([`lattice_fits`]).
+pub fn lattices_fit(
+    a: &BenchArgs,
+    models: &[Which],
+    (layouts, precisions): (&[LayoutArg], &[Precision]),
+    sized: impl Fn([usize; 3]) -> [usize; 3],
+) -> Result<(), CliError> {
+    let plane = |(lx, ly): (usize, usize)| [lx, ly, 1];
+    for &m in models.iter().filter(|&&m| a.model.includes(m)) {
+        let one = |key, size| (key, sized(size), layouts, precisions);
+        match m {
+            Which::D2q9 => lattice_fits::<D2Q9Bgk>(one("d2q9-size", plane(a.d2q9_size)))?,
+            Which::D2q37 => lattice_fits::<D2Q37>(one("d2q37-size", plane(a.d2q37_size)))?,
+            Which::D3q19 => lattice_fits::<D3Q19Bgk>(one("d3q19-size", a.d3q19_size))?,
+            Which::D3q27 => lattice_fits::<D3Q27Bgk>(one("d3q27-size", a.d3q27_size))?,
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Refuses (as the setting `key`) a lattice of `size` sites of model `M` that one of `layouts`

@@ -17,13 +17,12 @@ use lbm::cases::{Poiseuille, RayleighTaylor, global_spec};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
-use lbm::models::{D2Q9Bgk, D2Q37, D3Q19Bgk};
 use lbm::mpi_ring::{self, bench_ranks};
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
 use super::bench_args::{
-    Backend, BenchArgs, Which, d3q19_duct, lattice_fits, open_options, require_one_of,
+    Backend, BenchArgs, Which, d3q19_duct, lattices_fit, open_options, require_one_of,
 };
 use super::dist::EXCHANGE_PROBES;
 use super::world::World;
@@ -53,9 +52,12 @@ fn measure_disk() -> Result<FileSystem, CliError> {
     Ok(FileSystem::measured(DISK_PROBE_BYTES, secs))
 }
 
+/// The models `lbm bench --ranks` runs.
+const RANK_MODELS: [Which; 3] = [Which::D2q9, Which::D2q37, Which::D3q19];
+
 /// Runs the benchmark for the models of `a`, in its first layout and precision.
 pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError> {
-    require_one_of(a, &[Which::D2q9, Which::D2q37, Which::D3q19], "ranks")?;
+    require_one_of(a, &RANK_MODELS, "ranks")?;
     let ranks = if ranks.is_empty() {
         DEFAULT_RANKS.to_vec()
     } else {
@@ -65,17 +67,7 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
     let precision = a.precision.first().copied().unwrap_or(Precision::F64);
     // Each rank's slab, the widest, must fit in the memory available.
     let slab = |[lx, ly, lz]: [usize; 3]| [lx.div_ceil(world.ranks()), ly, lz];
-    let (layouts, precisions) = ([layout], [precision]);
-    let fits = |key, size| (key, slab(size), &layouts[..], &precisions[..]);
-    if a.model.includes(Which::D2q9) {
-        lattice_fits::<D2Q9Bgk>(fits("d2q9-size", [a.d2q9_size.0, a.d2q9_size.1, 1]))?;
-    }
-    if a.model.includes(Which::D2q37) {
-        lattice_fits::<D2Q37>(fits("d2q37-size", [a.d2q37_size.0, a.d2q37_size.1, 1]))?;
-    }
-    if a.model.includes(Which::D3q19) {
-        lattice_fits::<D3Q19Bgk>(fits("d3q19-size", a.d3q19_size))?;
-    }
+    lattices_fit(a, &RANK_MODELS, (&[layout], &[precision]), slab)?;
     if a.model.includes(Which::D2q9) {
         let (lx, ly) = a.d2q9_size;
         let case = Poiseuille {
