@@ -25,15 +25,17 @@ use std::process::ExitCode;
 
 use std::sync::Arc;
 
+use lbm::distributed::{DistLattice, exchange_seconds};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::geometry::{Body, MomentumExchange, V3, curved_obstacles};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
+use lbm::group::Ranks;
 use lbm::hetero::{SplitChoice, SplitSlab};
 use lbm::models::{
     D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q9Trt, D2Q9TrtParams, D2Q37, D2Q37Params,
 };
+use lbm::mpi_ring;
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
-use lbm::mpi_ring::{self, DistLattice};
 use lbm::{
     Aos, BoundarySpec, CAoSoa, CSoa, Error, Lattice, Layout, Model, Obstacles, Real, Scheme,
     SlabBackend, Soa, Solver, Wall,
@@ -288,8 +290,10 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
     };
     let outcome = match a.backend {
         Backend::Cpu => on_cpu::<M, L>(world, a),
-        Backend::Gpu => {
-            DistLattice::<M, L, f64, GpuSlab<M, f64>>::with_slab(world, spec, |s, d, r| {
+        Backend::Gpu => DistLattice::<M, L, f64, GpuSlab<M, f64>>::with_slab(
+            Box::new(Ranks::new(world)),
+            spec,
+            |s, d, r| {
                 GpuSlab::new(
                     &Arc::new(GpuContext::new(&opts)?),
                     L::KIND,
@@ -298,18 +302,20 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
                     r,
                     a.scheme,
                 )
-            })
-            .and_then(|d| run(d, a))
-        }
+            },
+        )
+        .and_then(|d| run(d, a)),
         Backend::Hetero(choice) => {
-            let t_c = mpi_ring::exchange_seconds::<f64>(world, M::HALO * a.ly * M::Q, 5)
-                .map(|t| t / a.ly as f64);
-            t_c.and_then(|t_c| {
-                DistLattice::<M, L, f64, SplitSlab<M, L, f64>>::with_slab(world, spec, |s, d, r| {
+            let t_c =
+                exchange_seconds::<f64>(&Ranks::new(world), M::HALO * a.ly * M::Q, 5) / a.ly as f64;
+            DistLattice::<M, L, f64, SplitSlab<M, L, f64>>::with_slab(
+                Box::new(Ranks::new(world)),
+                spec,
+                |s, d, r| {
                     let ctx = Arc::new(GpuContext::new(&opts)?);
                     SplitSlab::new(&ctx, s, d, r, a.scheme, (choice, t_c))
-                })
-            })
+                },
+            )
             .and_then(|d| run(d, a))
         }
     };
@@ -330,9 +336,11 @@ fn cpu_only<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome
 
 /// The run on CPU ranks.
 fn on_cpu<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Result<bool, Error> {
-    DistLattice::<M, L, f64>::with_slab(world, M::spec(a.lx, a.ly), |s, d, r| {
-        Ok(Slab::new(s, d, r, a.scheme)?)
-    })
+    DistLattice::<M, L, f64>::with_slab(
+        Box::new(Ranks::new(world)),
+        M::spec(a.lx, a.ly),
+        |s, d, r| Ok(Slab::new(s, d, r, a.scheme)?),
+    )
     .and_then(|d| run(d, a))
 }
 
@@ -348,7 +356,7 @@ fn run<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
         }
         "resume" => {
             let half = a.steps / 2;
-            let single = match dist.rank() {
+            let single = match dist.group().rank() {
                 0 => Some(single_run::<M, L, T>(a, half)?),
                 _ => None,
             };
@@ -372,7 +380,9 @@ fn run<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
             let mine =
                 MomentumExchange::on_planes::<M>(&body, &spec.boundaries, size, centre, planes)
                     .of(&mut dist)?;
-            let all = dist.sum_over_ranks(mine.force.into_iter().chain(mine.torque).collect());
+            let all = dist
+                .group()
+                .sum(mine.force.into_iter().chain(mine.torque).collect());
             Some(all)
         }
         None => None,

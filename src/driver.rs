@@ -24,6 +24,8 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::group::Group;
+
 /// Wall time a chunk of steps aims at.
 const CHUNK: Duration = Duration::from_millis(250);
 
@@ -100,9 +102,10 @@ pub trait Run {
     /// Refuses a state that has diverged.
     fn check(&mut self) -> Result<(), Self::Error>;
 
-    /// The next chunk's length and whether to stop, agreed by every process: the shortest
-    /// chunk, and the largest of the processes' requests ([`Ended::request`]: 0 to go on).
-    fn agree(&self, chunk: u64, request: u64) -> (u64, u64);
+    /// The processes of the run, which agree on the next chunk's length and whether to stop
+    /// ([`Group::agree_chunk`]: the shortest chunk, the largest of the requests,
+    /// [`Ended::request`]: 0 to go on).
+    fn group(&self) -> &dyn Group;
 
     /// Whether the state is steady (tested at the check interval and at the last step).
     fn steady(&mut self) -> Result<bool, Self::Error> {
@@ -251,7 +254,7 @@ pub fn drive<R: Run + ?Sized>(
         if let Some(signal) = signals.received() {
             reason = Some(Ended::Signal(signal));
         }
-        let (agreed, request) = run.agree(chunk, Ended::request(reason));
+        let (agreed, request) = run.group().agree_chunk(chunk, Ended::request(reason));
         chunk = agreed;
         let stop = request > 0;
         if stop {
@@ -399,6 +402,7 @@ impl Signals {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::group::OneProcess;
 
     /// A counter that diverges at a given step and stops itself when told.
     struct Counter {
@@ -423,8 +427,8 @@ mod tests {
             self.calls.push(('c', self.step));
             Ok(())
         }
-        fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
-            (chunk, request)
+        fn group(&self) -> &dyn Group {
+            &OneProcess
         }
         fn steady(&mut self) -> Result<bool, String> {
             Ok(self.steady_at.is_some_and(|s| self.step >= s))

@@ -12,7 +12,7 @@ use lbm_runtime::Real;
 use lbm_runtime::blocks::Blocks;
 use lbm_runtime::fd::{FdError, FdGrid, FdRun, Rule, Side};
 use lbm_runtime::gpu::{GpuContext, GpuFdGrid};
-use lbm_runtime::group::{Group, OneProcess};
+use lbm_runtime::group::{OneProcess, Transfers};
 use lbm_runtime::hetero::HeteroFdGrid;
 
 use crate::cavity::{Deviation, RefPoint, compare_node_lines};
@@ -90,7 +90,7 @@ impl FdCavity {
     /// block (collective).
     pub fn on_blocks<T: Real>(
         &self,
-        group: Box<dyn Group<T>>,
+        group: Box<dyn Transfers<T>>,
         blocks: Blocks,
     ) -> Result<FdGrid<Scheme, T>, FdError> {
         let (n, h, params) = (self.nodes(), self.h(), self.params());
@@ -112,7 +112,7 @@ impl FdCavity {
     pub fn gpu_on_blocks<T: Real>(
         &self,
         ctx: std::sync::Arc<GpuContext>,
-        group: Box<dyn Group<T>>,
+        group: Box<dyn Transfers<T>>,
         blocks: Blocks,
     ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
         let (n, h, params) = (self.nodes(), self.h(), self.params());

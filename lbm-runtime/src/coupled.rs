@@ -167,19 +167,19 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
         path: &Path,
         about: &BTreeMap<String, String>,
     ) -> Result<(), Error> {
-        let run = checkpoint::run_name(self.a.each_rank(checkpoint::new_run())[0]);
+        let run = checkpoint::run_name(self.a.group().each(checkpoint::new_run())[0]);
         self.a
             .write_checkpoint_about(&part_path(path, &run, PARTS[0]), about)?;
         self.b
             .write_checkpoint_about(&part_path(path, &run, PARTS[1]), about)?;
         let models = [(PARTS[0], A::Model::NAME), (PARTS[1], B::Model::NAME)];
-        let written = match self.a.is_root() {
+        let written = match self.a.group().is_root() {
             true => {
                 publish_set(path, (self.steps_done(), &run), &models, about).map_err(Error::from)
             }
             false => Ok(()),
         };
-        if self.a.root_says(written.is_ok()) {
+        if self.a.group().root_says(written.is_ok()) {
             written
         } else {
             Err(shape(format!(

@@ -135,7 +135,6 @@ pub fn split_columns(cols: Range<usize>, n: usize) -> impl Iterator<Item = Range
 
 /// Site columns a window of [`moments_by_window`] aims at: small beside a slab, wide beside
 /// the halo.
-#[cfg(any(test, feature = "mpi"))]
 const WINDOW_COLUMNS: usize = 64;
 
 /// The moment fields of the global columns `xs` (a rank's slab; order of
@@ -151,7 +150,6 @@ const WINDOW_COLUMNS: usize = 64;
 /// two-copy slab of those columns, its boundaries compiled for them alone and its halos
 /// filled from the columns beside it, so the moments are the single lattice's, bit for bit,
 /// and no more than a window is held beside the slab.
-#[cfg(any(test, feature = "mpi"))]
 pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
     g: &GlobalSpec<M>,
     xs: Range<usize>,

@@ -1,23 +1,8 @@
 //! Unit tests of the decomposition with the hand-written D2Q9 of [`crate::testing`].
 
 use super::*;
-use crate::testing::{TestD2Q9, TestParams};
+use crate::testing::{initial, TestD2Q9, P};
 use crate::{Aos, CAoSoa, CSoa, F16s, Soa, Wall};
-
-const P: TestParams = TestParams {
-    tau: 0.8,
-    ax: 1e-5,
-    ay: -2e-6,
-};
-
-fn initial(x: usize, y: usize) -> Vec<f64> {
-    let (xf, yf) = (x as f64, y as f64);
-    vec![
-        1.0 + 0.01 * (0.3 * xf + 0.2 * yf).sin(),
-        0.05 * (0.4 * yf).sin(),
-        0.03 * (0.5 * xf + 0.1 * yf).cos(),
-    ]
-}
 
 fn bits<L: Layout, T: Real>(lat: &Lattice<TestD2Q9, L, T>) -> Vec<u64> {
     let d = lat.dims();

@@ -5,57 +5,190 @@
 //! layers travel to itself, which is the periodic wrap. Over MPI ranks, [`Ranks`] (feature
 //! `mpi`); among the threads of one process, each holding a block on its own device (the
 //! host/device split), [`Threads`].
+//!
+//! [`Group`] holds what every run agrees on (reductions, the root's word, the first failure);
+//! [`Transfers`] adds the values of a precision that travel between processes: the ghost
+//! layers swapped between neighbours, the pieces gathered on the root.
 
 use std::any::Any;
+use std::fmt::Display;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use crate::Real;
+use crate::{Error, Real};
 
 /// How a process meets the others of its run. Every process calls each method in the same
-/// order (they are collective).
-pub trait Group<T: Real> {
+/// order (they are collective) and gets the same answer.
+pub trait Group {
     /// This process's place in the group, from 0: the block it holds.
     fn rank(&self) -> usize;
     /// The processes in the group.
     fn ranks(&self) -> usize;
+    /// The largest of each value over the processes.
+    fn max(&self, values: Vec<f64>) -> Vec<f64>;
+    /// The sum of each value over the processes.
+    fn sum(&self, values: Vec<f64>) -> Vec<f64>;
+    /// The largest of each count over the processes (exact, unlike [`Group::max`] past 2⁵³),
+    /// for counts below 2⁶³: MPI libraries may compare 64-bit integers as signed ones.
+    fn max_counts(&self, values: Vec<u64>) -> Vec<u64>;
+    /// The smallest of each count over the processes, as [`Group::max_counts`].
+    fn min_counts(&self, values: Vec<u64>) -> Vec<u64>;
+    /// Every process's `value`, in rank order.
+    fn each(&self, value: u64) -> Vec<u64>;
+    /// The first process's `ok`, told to every process: an outcome only it knows (a file
+    /// written) shared so that all stop or go on together.
+    fn root_says(&self, ok: bool) -> bool;
+    /// One outcome for all: `None` where no process failed, else the lowest process that
+    /// failed and its message (`failure` is this process's), so none goes on to wait for one
+    /// that stopped.
+    fn first_failure(&self, failure: Option<String>) -> Option<(usize, String)>;
+    /// Waits for every process (before a timing starts).
+    fn barrier(&self);
+    /// The processes in words: "2 MPI ranks", "3 threads", "one process".
+    fn describe(&self) -> String;
+
+    /// Whether this process is the group's first (it prints and writes the outputs).
+    fn is_root(&self) -> bool {
+        self.rank() == 0
+    }
+    /// Whether `flag` is set on any process.
+    fn any(&self, flag: bool) -> bool {
+        self.max_counts(vec![u64::from(flag)])[0] != 0
+    }
+    /// The smallest `value` over the processes (below 2⁶³, as [`Group::max_counts`]).
+    fn min(&self, value: u64) -> u64 {
+        self.min_counts(vec![value])[0]
+    }
+    /// The next chunk of a run's steps and whether to stop, agreed: the shortest `chunk` and
+    /// the largest `request` over the processes.
+    fn agree_chunk(&self, chunk: u64, request: u64) -> (u64, u64) {
+        (self.min(chunk), self.max_counts(vec![request])[0])
+    }
+}
+
+/// The values of precision `T` that travel between the processes of a [`Group`].
+pub trait Transfers<T: Real>: Group {
     /// Sends `to[0]` to the process `peers.0` (the neighbour below along an axis) and `to[1]`
     /// to `peers.1` (the one above), and returns what they sent this way: `[from below, from
     /// above]` (the neighbour below sent its `to[1]`, the one above its `to[0]`). A process
-    /// that is its own neighbour gets its own values back, crossed.
-    fn swap(&self, peers: (usize, usize), to: [Vec<T>; 2]) -> [Vec<T>; 2];
-    /// The largest of each value over the processes.
-    fn max(&self, values: Vec<f64>) -> Vec<f64>;
+    /// that is its own neighbour gets its own values back, crossed. Runs `work(k, chunks)` for
+    /// `k` in `0..chunks` while the values travel, letting them progress between the parts
+    /// (the interior updated under the messages); the first error of `work` is returned once
+    /// the transfers are done.
+    fn swap_during(
+        &self,
+        peers: (usize, usize),
+        to: [Vec<T>; 2],
+        chunks: usize,
+        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+    ) -> Result<[Vec<T>; 2], Error>;
     /// Every process's `local` concatenated in rank order: `Some` on the first process,
     /// `None` elsewhere.
-    fn gather(&self, local: Vec<f64>) -> Option<Vec<f64>>;
-    /// One outcome for all: `None` where no process failed, else on every process the message
-    /// of the lowest one that failed (`failure` is this process's), so none goes on to wait
-    /// for one that stopped.
-    fn first_failure(&self, failure: Option<String>) -> Option<String>;
+    fn gather(&self, local: Vec<T>) -> Option<Vec<T>>;
+    /// Each process's piece of what the first process holds: `piece(r)` for process `r`,
+    /// called on the first process only, one piece at a time.
+    fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T>;
+
+    /// [`Transfers::swap_during`] with nothing to do meanwhile.
+    fn swap(&self, peers: (usize, usize), to: [Vec<T>; 2]) -> [Vec<T>; 2] {
+        self.swap_during(peers, to, 0, &mut |_, _| Ok(()))
+            .unwrap_or_else(|_| unreachable!("no work that can fail runs beside this exchange"))
+    }
+}
+
+/// A group that carries a lattice's values: its populations, of precision `T`, and its
+/// moments and fields, of `f64` ([`Carrier::values`]).
+pub trait Carrier<T: Real>: Transfers<T> {
+    /// The same group, carrying values of `f64`.
+    fn values(&self) -> &dyn Transfers<f64>;
+}
+
+impl<T: Real, G: Transfers<T> + Transfers<f64>> Carrier<T> for G {
+    fn values(&self) -> &dyn Transfers<f64> {
+        self
+    }
+}
+
+/// An error that says another process failed, with that process's message.
+pub trait FromOtherRank {
+    /// The error of a process told that process `rank` failed with `message`.
+    fn from_other_rank(rank: usize, message: String) -> Self;
+}
+
+impl FromOtherRank for Error {
+    fn from_other_rank(rank: usize, message: String) -> Self {
+        crate::domain::DomainError::OtherRank { rank, message }.into()
+    }
+}
+
+/// `local` on every process of `group` made one outcome (collective): `Ok` where every
+/// process succeeded, else this process's own error where it failed, and elsewhere an error
+/// naming the lowest process that failed, with its message.
+pub fn agree<R, E: Display + FromOtherRank>(
+    group: &dyn Group,
+    local: Result<R, E>,
+) -> Result<R, E> {
+    let first = group.first_failure(local.as_ref().err().map(ToString::to_string));
+    match (local, first) {
+        (Err(e), _) => Err(e),
+        (Ok(_), Some((rank, message))) => Err(E::from_other_rank(rank, message)),
+        (Ok(r), None) => Ok(r),
+    }
 }
 
 /// A run in one process: its one block is its own neighbour along every axis.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OneProcess;
 
-impl<T: Real> Group<T> for OneProcess {
+impl Group for OneProcess {
     fn rank(&self) -> usize {
         0
     }
     fn ranks(&self) -> usize {
         1
     }
-    fn swap(&self, _: (usize, usize), [below, above]: [Vec<T>; 2]) -> [Vec<T>; 2] {
-        [above, below]
-    }
     fn max(&self, values: Vec<f64>) -> Vec<f64> {
         values
     }
-    fn gather(&self, local: Vec<f64>) -> Option<Vec<f64>> {
+    fn sum(&self, values: Vec<f64>) -> Vec<f64> {
+        values
+    }
+    fn max_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        values
+    }
+    fn min_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        values
+    }
+    fn each(&self, value: u64) -> Vec<u64> {
+        vec![value]
+    }
+    fn root_says(&self, ok: bool) -> bool {
+        ok
+    }
+    fn first_failure(&self, failure: Option<String>) -> Option<(usize, String)> {
+        failure.map(|message| (0, message))
+    }
+    fn barrier(&self) {}
+    fn describe(&self) -> String {
+        "one process".into()
+    }
+}
+
+impl<T: Real> Transfers<T> for OneProcess {
+    fn swap_during(
+        &self,
+        _: (usize, usize),
+        [below, above]: [Vec<T>; 2],
+        chunks: usize,
+        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+    ) -> Result<[Vec<T>; 2], Error> {
+        (0..chunks).try_for_each(|k| work(k, chunks))?;
+        Ok([above, below])
+    }
+    fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
         Some(local)
     }
-    fn first_failure(&self, failure: Option<String>) -> Option<String> {
-        failure
+    fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T> {
+        piece(0)
     }
 }
 
@@ -77,40 +210,194 @@ impl Ranks {
         let ranks = usize::try_from(comm.size()).expect("a size is not negative");
         Self { comm, rank, ranks }
     }
+
+    /// The communicator of the ranks (their own duplicate).
+    pub fn comm(&self) -> &mpi::topology::SimpleCommunicator {
+        &self.comm
+    }
+
+    /// The element-wise reduction `op` of `values` over the ranks.
+    fn reduce<V: mpi::traits::Equivalence + Default + Clone>(
+        &self,
+        values: &[V],
+        op: mpi::collective::SystemOperation,
+    ) -> Vec<V> {
+        use mpi::collective::CommunicatorCollectives;
+        let mut out = vec![V::default(); values.len()];
+        self.comm.all_reduce_into(values, &mut out[..], op);
+        out
+    }
 }
 
+/// The MPI rank of `rank` (it came from a communicator, so it fits).
 #[cfg(feature = "mpi")]
-impl<T: Real> Group<T> for Ranks {
+fn peer(rank: usize) -> i32 {
+    i32::try_from(rank).expect("rank came from an MPI communicator")
+}
+
+/// Tags of the messages: a halo travelling up (into the upper neighbour's lower halo), down,
+/// a piece gathered on the root, a piece sent from it.
+#[cfg(feature = "mpi")]
+const UPWARD: mpi::Tag = 1;
+#[cfg(feature = "mpi")]
+const DOWNWARD: mpi::Tag = 2;
+#[cfg(feature = "mpi")]
+const GATHER: mpi::Tag = 3;
+#[cfg(feature = "mpi")]
+const SCATTER: mpi::Tag = 4;
+
+#[cfg(feature = "mpi")]
+impl Group for Ranks {
     fn rank(&self) -> usize {
         self.rank
     }
     fn ranks(&self) -> usize {
         self.ranks
     }
-    fn swap(&self, peers: (usize, usize), to: [Vec<T>; 2]) -> [Vec<T>; 2] {
-        crate::mpi_ring::ring_swap(&self.comm, peers, to, 0, |_, _| Ok(()))
-            .unwrap_or_else(|_| unreachable!("no work that can fail runs beside this exchange"))
-    }
     fn max(&self, values: Vec<f64>) -> Vec<f64> {
-        use mpi::collective::{CommunicatorCollectives, SystemOperation};
-        let mut out = vec![0.0; values.len()];
-        self.comm
-            .all_reduce_into(&values[..], &mut out[..], SystemOperation::max());
+        self.reduce(&values, mpi::collective::SystemOperation::max())
+    }
+    fn sum(&self, values: Vec<f64>) -> Vec<f64> {
+        self.reduce(&values, mpi::collective::SystemOperation::sum())
+    }
+    fn max_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        self.reduce(&values, mpi::collective::SystemOperation::max())
+    }
+    fn min_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        self.reduce(&values, mpi::collective::SystemOperation::min())
+    }
+    fn each(&self, value: u64) -> Vec<u64> {
+        use mpi::collective::CommunicatorCollectives;
+        let mut out = vec![0; self.ranks];
+        self.comm.all_gather_into(&value, &mut out[..]);
         out
     }
-    fn gather(&self, local: Vec<f64>) -> Option<Vec<f64>> {
-        crate::mpi_ring::gather_to_root(&self.comm, self.rank, self.ranks, local)
+    fn root_says(&self, ok: bool) -> bool {
+        use mpi::topology::Communicator;
+        use mpi::traits::Root;
+        let mut v = u8::from(ok);
+        self.comm.process_at_rank(0).broadcast_into(&mut v);
+        v != 0
     }
-    fn first_failure(&self, failure: Option<String>) -> Option<String> {
-        let local = match &failure {
-            // Told to the others as it is (a bare message).
-            Some(message) => Err(crate::LbmError::Shape(message.clone()).into()),
-            None => Ok(()),
-        };
-        match crate::mpi_ring::agree(&self.comm, local) {
-            Ok(()) => None,
-            Err(e) => failure.or(Some(e.to_string())),
+    fn first_failure(&self, failure: Option<String>) -> Option<(usize, String)> {
+        use mpi::topology::Communicator;
+        use mpi::traits::Root;
+        // No process failed where the smallest is the count of processes.
+        let none = self.ranks as u64;
+        let first = Group::min(self, failure.as_ref().map_or(none, |_| self.rank as u64));
+        if first == none {
+            return None;
         }
+        let first = usize::try_from(first).expect("a failing rank is a rank");
+        let mut text = failure.unwrap_or_default().into_bytes();
+        let root = self.comm.process_at_rank(peer(first));
+        let mut len = text.len() as u64;
+        root.broadcast_into(&mut len);
+        text.resize(usize::try_from(len).expect("a message fits in memory"), 0);
+        root.broadcast_into(&mut text[..]);
+        Some((first, String::from_utf8_lossy(&text).into_owned()))
+    }
+    fn barrier(&self) {
+        use mpi::collective::CommunicatorCollectives;
+        self.comm.barrier();
+    }
+    fn describe(&self) -> String {
+        format!("{} MPI ranks", self.ranks)
+    }
+}
+
+/// Lets MPI progress a transfer still in flight (`MPI_Test`), keeping it while not done.
+#[cfg(feature = "mpi")]
+fn poke<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
+    slot: &mut Option<mpi::request::Request<'a, D, S>>,
+) {
+    if let Some(r) = slot.take() {
+        *slot = r.test().err();
+    }
+}
+
+/// MPICH (as most MPI libraries) progresses a large (rendezvous) message only inside MPI
+/// calls, so the work beside a swap runs in parts with an `MPI_Test` of the four transfers
+/// between them; small halos (eager protocol) travel entirely under the first part.
+#[cfg(feature = "mpi")]
+impl<T: Real> Transfers<T> for Ranks {
+    fn swap_during(
+        &self,
+        (below, above): (usize, usize),
+        [to_below, to_above]: [Vec<T>; 2],
+        chunks: usize,
+        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+    ) -> Result<[Vec<T>; 2], Error> {
+        use mpi::point_to_point::{Destination, Source};
+        use mpi::topology::Communicator;
+        let mut from_below = vec![T::default(); to_above.len()];
+        let mut from_above = vec![T::default(); to_below.len()];
+        let (below, above) = (
+            self.comm.process_at_rank(peer(below)),
+            self.comm.process_at_rank(peer(above)),
+        );
+        let done = mpi::request::scope(|scope| {
+            let mut done = Ok(());
+            let recv_b = below.immediate_receive_into_with_tag(scope, &mut from_below[..], UPWARD);
+            let recv_a =
+                above.immediate_receive_into_with_tag(scope, &mut from_above[..], DOWNWARD);
+            let send_a = above.immediate_send_with_tag(scope, &to_above[..], UPWARD);
+            let send_b = below.immediate_send_with_tag(scope, &to_below[..], DOWNWARD);
+            let mut recvs = [Some(recv_b), Some(recv_a)];
+            let mut sends = [Some(send_a), Some(send_b)];
+            for k in 0..chunks {
+                done = done.and_then(|()| work(k, chunks));
+                recvs.iter_mut().for_each(poke);
+                sends.iter_mut().for_each(poke);
+            }
+            recvs.into_iter().flatten().for_each(|r| {
+                r.wait();
+            });
+            sends.into_iter().flatten().for_each(|r| {
+                r.wait();
+            });
+            done
+        });
+        done?;
+        Ok([from_below, from_above])
+    }
+
+    fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
+        use mpi::point_to_point::{Destination, Source};
+        use mpi::topology::Communicator;
+        if self.rank != 0 {
+            self.comm
+                .process_at_rank(0)
+                .send_with_tag(&local[..], GATHER);
+            return None;
+        }
+        let mut all = local;
+        for r in 1..self.ranks {
+            let (values, _) = self
+                .comm
+                .process_at_rank(peer(r))
+                .receive_vec_with_tag::<T>(GATHER);
+            all.extend(values);
+        }
+        Some(all)
+    }
+
+    fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T> {
+        use mpi::point_to_point::{Destination, Source};
+        use mpi::topology::Communicator;
+        if self.rank != 0 {
+            return self
+                .comm
+                .process_at_rank(0)
+                .receive_vec_with_tag::<T>(SCATTER)
+                .0;
+        }
+        for r in 1..self.ranks {
+            self.comm
+                .process_at_rank(peer(r))
+                .send_with_tag(&piece(r)[..], SCATTER);
+        }
+        piece(0)
     }
 }
 
@@ -227,34 +514,84 @@ impl Threads {
     }
 }
 
-impl<T: Real> Group<T> for Threads {
+impl Threads {
+    /// Each value of every thread's `values`, folded over the threads in rank order by `f`.
+    fn fold<V: Copy + Send + 'static>(&self, values: Vec<V>, f: impl Fn(V, V) -> V) -> Vec<V> {
+        let all = self.all(values);
+        let mut out = all[0].clone();
+        for v in &all[1..] {
+            for (o, x) in out.iter_mut().zip(v) {
+                *o = f(*o, *x);
+            }
+        }
+        out
+    }
+}
+
+impl Group for Threads {
     fn rank(&self) -> usize {
         self.rank
     }
     fn ranks(&self) -> usize {
         self.ranks
     }
-    fn swap(&self, (below, above): (usize, usize), to: [Vec<T>; 2]) -> [Vec<T>; 2] {
-        let all = self.all(to);
-        [all[below][1].clone(), all[above][0].clone()]
-    }
     fn max(&self, values: Vec<f64>) -> Vec<f64> {
-        let all = self.all(values);
-        let mut out = all[0].clone();
-        for v in &all[1..] {
-            for (o, x) in out.iter_mut().zip(v) {
-                *o = o.max(*x);
-            }
-        }
-        out
+        self.fold(values, f64::max)
     }
-    fn gather(&self, local: Vec<f64>) -> Option<Vec<f64>> {
+    fn sum(&self, values: Vec<f64>) -> Vec<f64> {
+        self.fold(values, |a, b| a + b)
+    }
+    fn max_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        self.fold(values, u64::max)
+    }
+    fn min_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        self.fold(values, u64::min)
+    }
+    fn each(&self, value: u64) -> Vec<u64> {
+        self.all(value)
+    }
+    fn root_says(&self, ok: bool) -> bool {
+        self.all(ok)[0]
+    }
+    fn first_failure(&self, failure: Option<String>) -> Option<(usize, String)> {
+        let all = self.all(failure);
+        all.into_iter()
+            .enumerate()
+            .find_map(|(rank, f)| f.map(|message| (rank, message)))
+    }
+    fn barrier(&self) {
+        self.meeting.wait(self.ranks);
+    }
+    fn describe(&self) -> String {
+        format!("{} threads", self.ranks)
+    }
+}
+
+impl<T: Real> Transfers<T> for Threads {
+    fn swap_during(
+        &self,
+        (below, above): (usize, usize),
+        to: [Vec<T>; 2],
+        chunks: usize,
+        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+    ) -> Result<[Vec<T>; 2], Error> {
+        let done = (0..chunks).try_for_each(|k| work(k, chunks));
+        let all = self.all(to);
+        done?;
+        Ok([all[below][1].clone(), all[above][0].clone()])
+    }
+    fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
         let all = self.all(local);
         (self.rank == 0).then(|| all.concat())
     }
-    fn first_failure(&self, failure: Option<String>) -> Option<String> {
-        let all = self.all(failure.clone());
-        failure.or_else(|| all.into_iter().flatten().next())
+    fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T> {
+        let pieces: Vec<Vec<T>> = match self.rank {
+            0 => (0..self.ranks).map(piece).collect(),
+            _ => Vec::new(),
+        };
+        let mut all = self.all(Arc::new(pieces));
+        let root = all.swap_remove(0);
+        root[self.rank].clone()
     }
 }
 

@@ -1,5 +1,6 @@
 use super::*;
 use crate::blocks::{Blocks, Cut};
+use crate::LbmError;
 
 /// Runs `body` on each thread of a group of `parts` threads and returns what each gave, or
 /// `None` where it panicked.
@@ -24,11 +25,11 @@ fn the_threads_trade_with_their_neighbours_and_reduce() {
     // Blocks 2 × 2: along y rank 0's neighbours below and above are both rank 2.
     let got = on_threads(4, |t| {
         let blocks = Blocks::even([8, 6, 1], Cut([2, 2, 1]));
-        let me = Group::<f64>::rank(t) as f64;
+        let me = t.rank() as f64;
         let x = t.swap(blocks.neighbours(t.rank, 0), [vec![me], vec![10.0 + me]]);
         let y = t.swap(blocks.neighbours(t.rank, 1), [vec![me], vec![10.0 + me]]);
-        let max = Group::<f64>::max(t, vec![me, -me]);
-        let all = Group::<f64>::gather(t, vec![me; t.rank + 1]);
+        let max = t.max(vec![me, -me]);
+        let all = Transfers::<f64>::gather(t, vec![me; t.rank + 1]);
         (x, y, max, all)
     });
     let got: Vec<_> = got.into_iter().map(Option::unwrap).collect();
@@ -47,7 +48,7 @@ fn the_threads_trade_with_their_neighbours_and_reduce() {
 
 #[test]
 fn one_process_is_its_own_neighbour() {
-    let [below, above] = Group::<f64>::swap(&OneProcess, (0, 0), [vec![1.0], vec![2.0]]);
+    let [below, above] = Transfers::<f64>::swap(&OneProcess, (0, 0), [vec![1.0], vec![2.0]]);
     assert_eq!((below, above), (vec![2.0], vec![1.0]));
 }
 
@@ -55,7 +56,7 @@ fn one_process_is_its_own_neighbour() {
 fn a_thread_that_panics_stops_the_others_instead_of_hanging_them() {
     let got = on_threads(3, |t| {
         assert!(t.rank != 1, "part 1 fails");
-        Group::<f64>::max(t, vec![1.0])
+        t.max(vec![1.0])
     });
     assert!(got.iter().all(Option::is_none), "every part stopped");
 }
@@ -64,11 +65,82 @@ fn a_thread_that_panics_stops_the_others_instead_of_hanging_them() {
 fn a_failure_is_agreed_by_every_thread() {
     let got = on_threads(3, |t| {
         let mine = (t.rank >= 1).then(|| format!("part {}'s device", t.rank));
-        Group::<f64>::first_failure(t, mine)
+        let first = t.first_failure(mine.clone());
+        let agreed = agree::<(), Error>(t, mine.map_or(Ok(()), |m| Err(LbmError::Shape(m).into())));
+        (first, agreed.map_err(|e| e.to_string()))
     });
-    // Each failing part keeps its own message; the others hear the lowest one's.
-    assert_eq!(got[0].clone().flatten().as_deref(), Some("part 1's device"));
-    assert_eq!(got[2].clone().flatten().as_deref(), Some("part 2's device"));
-    let none = on_threads(2, |t| Group::<f64>::first_failure(t, None));
+    let got: Vec<_> = got.into_iter().map(Option::unwrap).collect();
+    // Every part hears of the lowest one that failed.
+    for (first, _) in &got {
+        assert_eq!(first, &Some((1, "part 1's device".to_string())));
+    }
+    // Each failing part keeps its own error; the others are told which part failed.
+    assert_eq!(got[0].1, Err("rank 1 failed: part 1's device".to_string()));
+    assert_eq!(got[2].1, Err("part 2's device".to_string()));
+    let none = on_threads(2, |t| t.first_failure(None));
     assert!(none.iter().all(|r| r == &Some(None)));
+}
+
+#[test]
+fn the_threads_agree_on_sums_counts_and_the_roots_word() {
+    let got = on_threads(3, |t| {
+        let r = t.rank() as u64;
+        (
+            t.sum(vec![r as f64, 1.0]),
+            t.each(10 + r),
+            t.min(5 + r),
+            t.any(r == 2),
+            t.any(false),
+            t.root_says(r == 0),
+            t.agree_chunk(100 - r, r),
+            t.max_counts(vec![(1 << 62) + r, 7]),
+            t.min_counts(vec![(1 << 62) + r, 7 - r]),
+        )
+    });
+    for g in got {
+        let g = g.unwrap();
+        assert_eq!(g.0, [3.0, 3.0]);
+        assert_eq!(g.1, [10, 11, 12]);
+        assert_eq!(g.2, 5);
+        assert!(g.3 && !g.4 && g.5);
+        // The shortest chunk, the largest request.
+        assert_eq!(g.6, (98, 2));
+        assert_eq!(g.7, [(1 << 62) + 2, 7]);
+        assert_eq!(g.8, [1 << 62, 5]);
+    }
+}
+
+#[test]
+fn work_beside_a_swap_runs_in_its_parts_and_its_error_comes_after_the_transfer() {
+    let mut parts = Vec::new();
+    let got = Transfers::<f64>::swap_during(
+        &OneProcess,
+        (0, 0),
+        [vec![1.0], vec![2.0]],
+        3,
+        &mut |k, n| {
+            parts.push((k, n));
+            Ok(())
+        },
+    );
+    assert_eq!(got.unwrap(), [vec![2.0], vec![1.0]]);
+    assert_eq!(parts, [(0, 3), (1, 3), (2, 3)]);
+    // A part that fails on one thread: both threads still trade, the failing one reports.
+    let got = on_threads(2, |t| {
+        let mut work = |_: usize, _: usize| -> Result<(), Error> {
+            match t.rank() {
+                1 => Err(LbmError::Shape("the bulk failed".into()).into()),
+                _ => Ok(()),
+            }
+        };
+        t.swap_during(
+            (1 - t.rank(), 1 - t.rank()),
+            [vec![t.rank() as f32], vec![9.0]],
+            2,
+            &mut work,
+        )
+        .map_err(|e| e.to_string())
+    });
+    assert_eq!(got[0].clone().unwrap(), Ok([vec![9.0], vec![1.0]]));
+    assert_eq!(got[1].clone().unwrap(), Err("the bulk failed".to_string()));
 }

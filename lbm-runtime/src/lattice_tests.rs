@@ -1,27 +1,11 @@
 //! Unit tests of the lattice and kernels with the hand-written D2Q9 of [`crate::testing`].
 
 use crate::layout::Dims;
-use crate::testing::{TestD2Q9, TestParams};
+use crate::testing::{initial, TestD2Q9, TestParams, P};
 use crate::{
     Aos, BoundarySpec, CAoSoa, CSoa, F16s, InflowProfile, Kernel, Lattice, Layout, LbmError, Real,
     Scheme, Soa, Wall,
 };
-
-const P: TestParams = TestParams {
-    tau: 0.8,
-    ax: 1e-5,
-    ay: -2e-6,
-};
-
-/// A flow with some structure everywhere: a sheared, perturbed state.
-fn initial(x: usize, y: usize) -> Vec<f64> {
-    let (xf, yf) = (x as f64, y as f64);
-    vec![
-        1.0 + 0.01 * (0.3 * xf + 0.2 * yf).sin(),
-        0.05 * (0.4 * yf).sin(),
-        0.03 * (0.5 * xf + 0.1 * yf).cos(),
-    ]
-}
 
 /// A spec with every kind of D2Q9 boundary: moving lid, side walls, an obstacle.
 fn boxed(lx: usize, ly: usize) -> BoundarySpec {

@@ -26,6 +26,7 @@ pub mod blocks;
 pub mod boundary;
 mod checkpoint;
 mod coupled;
+pub mod distributed;
 pub mod domain;
 mod error;
 pub mod fd;

@@ -1,6 +1,6 @@
 //! [`SlabBackend`]: what one rank of the ring runs its slab on — the host ([`Slab`]), a GPU
 //! (`crate::gpu::GpuSlab`), both (`crate::hetero::SplitSlab`) — so that the ring ([`crate::domain::SlabRing`] in one process,
-//! `crate::mpi_ring::DistLattice` over MPI) is written once for every rank-local backend.
+//! [`crate::distributed::DistLattice`] over a group of processes) is written once for every rank-local backend.
 //!
 //! # One step of a rank (Calore et al. 2016, Fig. 5; Calore et al. 2019, Fig. 7)
 //! ```text

@@ -1,7 +1,7 @@
 //! [`Solver`]: the one interface to a lattice, however it is run — on the host
 //! ([`crate::Lattice`]), on a GPU ([`crate::gpu::GpuLattice`]), split between the two
 //! ([`crate::hetero::HeteroLattice`]) or cut into slabs over MPI ranks
-//! (`crate::mpi_ring::DistLattice`). A program (the `lbm` binary, a user's own driver, the
+//! ([`crate::distributed::DistLattice`]). A program (the `lbm` binary, a user's own driver, the
 //! conformance tests) is written once against it and runs on every backend.
 //!
 //! The interface speaks in *logical* order, independent of the layout and of the streaming
@@ -22,6 +22,7 @@ use std::path::Path;
 
 use crate::checkpoint::{self, Shard};
 use crate::error::check_values;
+use crate::group::{OneProcess, Transfers};
 use crate::{Checkpoint, CheckpointError, Error, Lattice, LbmError, Model, Real, Scheme};
 
 /// The global lattice's extent: sites along each axis, x (the axis cut over ranks) first.
@@ -231,45 +232,10 @@ pub trait Solver {
     /// The backend in words: device, threads, ranks, split.
     fn describe(&self) -> String;
 
-    /// This process's rank in the lattice's group (0 on one process).
-    fn rank(&self) -> usize {
-        0
-    }
-
-    /// The size of the lattice's group (1 on one process).
-    fn ranks(&self) -> usize {
-        1
-    }
-
-    /// The smallest `value` over the group (collective).
-    fn min_over_ranks(&self, value: u64) -> u64 {
-        value
-    }
-
-    /// Whether `flag` is set on any process of the group (collective).
-    fn any_rank(&self, flag: bool) -> bool {
-        flag
-    }
-
-    /// The root's `ok`, told to every process (collective): an outcome only the root knows
-    /// (a file written) shared so that all stop or go on together.
-    fn root_says(&self, ok: bool) -> bool {
-        ok
-    }
-
-    /// Element-wise sums of `values` over the group (collective).
-    fn sum_over_ranks(&self, values: Vec<f64>) -> Vec<f64> {
-        values
-    }
-
-    /// Element-wise maxima of `values` over the group (collective).
-    fn max_over_ranks(&self, values: Vec<f64>) -> Vec<f64> {
-        values
-    }
-
-    /// Every process's `value`, in rank order, on every process (collective).
-    fn each_rank(&self, value: u64) -> Vec<u64> {
-        vec![value]
+    /// The processes of the lattice and how they meet (collective methods): one process
+    /// alone by default.
+    fn group(&self) -> &dyn Transfers<f64> {
+        &OneProcess
     }
 
     /// The columns (planes in 3-D) beside this process's, `[before its first, after its
@@ -277,31 +243,22 @@ pub trait Solver {
     /// values per column, e.g. its moments there — and receives its neighbours' (collective
     /// with the neighbours). On one process, `[last, first]`. What a stencil across a slab's
     /// edge needs, such as a derivative in x.
-    fn neighbour_columns(&self, [first, last]: [Vec<f64>; 2]) -> Result<[Vec<f64>; 2], Error> {
-        Ok([last, first])
+    fn neighbour_columns(&self, ends: [Vec<f64>; 2]) -> [Vec<f64>; 2] {
+        let g = self.group();
+        let (rank, ranks) = (g.rank(), g.ranks());
+        g.swap(((rank + ranks - 1) % ranks, (rank + 1) % ranks), ends)
     }
 
     /// Every process's [`Solver::local_planes`], in rank order, on every process (collective).
     fn planes_of_ranks(&self) -> Vec<Range<usize>> {
         let local = self.local_planes();
-        let starts = self.each_rank(local.start as u64);
-        let ends = self.each_rank(local.end as u64);
+        let starts = self.group().each(local.start as u64);
+        let ends = self.group().each(local.end as u64);
         starts
             .into_iter()
             .zip(ends)
             .map(|(a, b)| a as usize..b as usize)
             .collect()
-    }
-
-    /// Every process's `local` (its planes' values, in rank order) concatenated on the root:
-    /// `Some` there, `None` elsewhere (collective).
-    fn gather_planes(&self, local: Vec<f64>) -> Result<Option<Vec<f64>>, Error> {
-        Ok(Some(local))
-    }
-
-    /// Whether this process is the group's root (prints, writes the outputs).
-    fn is_root(&self) -> bool {
-        self.rank() == 0
     }
 
     /// The totals over the whole lattice (collective): [`totals`].
@@ -375,7 +332,7 @@ pub fn totals<M: Model, T: Real>(
 ) -> Result<Totals, Error> {
     let f = solver.local_populations()?;
     let local = Totals::of::<M, T>(&f, |s| !solver.local_solid(s));
-    Ok(Totals::from_slice(&solver.sum_over_ranks(local.to_vec())))
+    Ok(Totals::from_slice(&solver.group().sum(local.to_vec())))
 }
 
 /// Writes the whole state to the checkpoint `path` (collective): every process writes
@@ -398,11 +355,11 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
     path: &Path,
     about: &BTreeMap<String, String>,
 ) -> Result<(), Error> {
-    let run = checkpoint::run_name(solver.each_rank(checkpoint::new_run())[0]);
+    let run = checkpoint::run_name(solver.group().each(checkpoint::new_run())[0]);
     let e = solver.extent();
     let planes = solver.local_planes();
     let fields = solver.local_fields();
-    let with_fields = solver.any_rank(matches!(fields, Ok(Some(_))));
+    let with_fields = solver.group().any(matches!(fields, Ok(Some(_))));
     let shard = fields.and_then(|fields| {
         let fields = match fields {
             Some(v) => v,
@@ -415,7 +372,7 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
         let f = solver.local_populations()?;
         Ok(checkpoint::write_shard::<M, T>(
             path,
-            (&run, solver.rank(), solver.ranks()),
+            (&run, solver.group().rank(), solver.group().ranks()),
             (e.planes(), e.plane_sites()),
             planes.clone(),
             solver.steps_done(),
@@ -428,19 +385,19 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
             path.display()
         )))
     };
-    if solver.any_rank(shard.is_err()) {
+    if solver.group().any(shard.is_err()) {
         return Err(shard.err().unwrap_or_else(|| elsewhere("another rank")));
     }
     let shard = shard?;
-    let crcs = solver.each_rank(u64::from(shard.crc32));
-    let sizes = solver.each_rank(shard.payload_bytes);
+    let crcs = solver.group().each(u64::from(shard.crc32));
+    let sizes = solver.group().each(shard.payload_bytes);
     let planes = solver.planes_of_ranks();
-    let written = if solver.is_root() {
-        let shards = (0..solver.ranks())
+    let written = if solver.group().is_root() {
+        let shards = (0..solver.group().ranks())
             .map(|r| {
                 let (x0, x1) = (planes[r].start, planes[r].end);
                 Shard {
-                    file: checkpoint::shard_name(path, &run, r, solver.ranks()),
+                    file: checkpoint::shard_name(path, &run, r, solver.group().ranks()),
                     x0,
                     x1,
                     yz: None,
@@ -461,7 +418,7 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
     } else {
         Ok(())
     };
-    if solver.root_says(written.is_ok()) {
+    if solver.group().root_says(written.is_ok()) {
         written
     } else {
         written.and(Err(elsewhere("the root process")))
@@ -506,7 +463,7 @@ pub fn restore<M: Model, T: Real>(
             }
             Ok(c)
         });
-    if solver.any_rank(c.is_err()) {
+    if solver.group().any(c.is_err()) {
         return Err(match c {
             Err(e) => e,
             Ok(_) => LbmError::Shape(format!(

@@ -160,3 +160,21 @@ impl Model for TestD2Q9 {
         }
     }
 }
+
+/// Parameters the unit tests run [`TestD2Q9`] with: a body force in x and y.
+pub const P: TestParams = TestParams {
+    tau: 0.8,
+    ax: 1e-5,
+    ay: -2e-6,
+};
+
+/// A flow with some structure everywhere: a sheared, perturbed state (density and velocity at
+/// site `(x, y)`).
+pub fn initial(x: usize, y: usize) -> Vec<f64> {
+    let (xf, yf) = (x as f64, y as f64);
+    vec![
+        1.0 + 0.01 * (0.3 * xf + 0.2 * yf).sin(),
+        0.05 * (0.4 * yf).sin(),
+        0.03 * (0.5 * xf + 0.1 * yf).cos(),
+    ]
+}

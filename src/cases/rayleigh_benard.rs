@@ -274,13 +274,13 @@ impl RayleighBenard {
             })
             .collect();
         let mut sums = vec![0.0; 4];
-        if let Some(all) = c.first().gather_planes(columns)? {
+        if let Some(all) = c.first().group().gather(columns) {
             for column in all.chunks_exact(4) {
                 sums.iter_mut().zip(column).for_each(|(s, v)| *s += v);
             }
         }
         // The root's sums, shared (the others add zeros).
-        let [flux, energy, re, im] = c.first().sum_over_ranks(sums)[..] else {
+        let [flux, energy, re, im] = c.first().group().sum(sums)[..] else {
             unreachable!("four sums")
         };
         let n = (lx * ly) as f64;

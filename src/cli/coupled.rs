@@ -17,6 +17,7 @@ use std::sync::Arc;
 use lbm::cases::{CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, RayleighBenard};
 use lbm::driver::{Due, Run, Schedule};
 use lbm::gpu::{GpuContext, GpuLattice};
+use lbm::group::Group;
 use lbm::hetero::HeteroLattice;
 use lbm::memory::Need;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
@@ -194,7 +195,7 @@ where
         c.restore(path)?;
     }
     let (lx, ly) = case.size();
-    let root = c.first().is_root();
+    let root = c.first().group().is_root();
     let start = c.steps_done();
     // Caught from here on: the first line printed below says the run is under way.
     let signals = super::signals();
@@ -296,8 +297,8 @@ where
         Ok(self.c.check()?)
     }
 
-    fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
-        super::solver::Driven::agree(self.c.first(), chunk, request)
+    fn group(&self) -> &dyn Group {
+        self.c.first().group()
     }
 
     fn record(&mut self, at: Due) -> Result<(), CliError> {
@@ -352,7 +353,7 @@ where
         .rows
         .push(vec![step as f64, time, m.nusselt, m.reynolds, m.mode]);
     let t = c.second().local_moments()?.swap_remove(0);
-    let Some(t) = c.first().gather_planes(t)? else {
+    let Some(t) = c.first().group().gather(t) else {
         return together(c.first(), Ok(()));
     };
     let written: Result<(), CliError> = (|| {
@@ -389,8 +390,9 @@ fn summary<A: Solver, B: Solver>(
     // Every rank's peak memory, on every rank (collective), before the root reports.
     let peaks = c
         .first()
-        .each_rank(lbm::memory::peak_resident().unwrap_or(0));
-    if !c.first().is_root() {
+        .group()
+        .each(lbm::memory::peak_resident().unwrap_or(0));
+    if !c.first().group().is_root() {
         return Ok(());
     }
     let speed = || speed(plan, case, c, seconds, start, &peaks);

@@ -1,5 +1,5 @@
 //! `lbm run` under `mpiexec -n N` (feature `mpi`): the lattice cut into slabs over the ranks
-//! in a ring ([`lbm::mpi_ring::DistLattice`], Calore et al. 2016 §4–5), each rank running its slab on the
+//! in a ring ([`lbm::distributed::DistLattice`], Calore et al. 2016 §4–5), each rank running its slab on the
 //! rank-local backend asked for — the host (`cpu`), its GPU (`gpu`, the halo columns passing
 //! through the host) or both (`hetero`: the slab's borders on the host, its bulk on the GPU,
 //! the split tuned per rank with the ring's exchange in the balance) — and driven by the same
@@ -12,10 +12,10 @@
 use std::sync::Arc;
 
 use lbm::cases::{Case, global_spec};
+use lbm::distributed::{DistLattice, exchange_seconds};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
-use lbm::mpi_ring::{self, DistLattice};
 use lbm::{Layout, LayoutKind, Model, Real, Soa};
 
 use super::CliError;
@@ -48,7 +48,7 @@ pub fn host_ring<M: Model, L: Layout, T: Real>(
     plan: &Plan,
     spec: GlobalSpec<M>,
 ) -> Result<DistLattice<M, L, T>, CliError> {
-    Ok(DistLattice::with_slab(world.comm(), spec, |s, d, r| {
+    Ok(DistLattice::with_slab(world.carrier(), spec, |s, d, r| {
         Ok(Slab::new(s, d, r, plan.scheme)?)
     })?)
 }
@@ -69,12 +69,11 @@ pub fn split_ring<M: Model, L: Layout, T: Real>(
     let t_c = match plan.split {
         SplitChoice::Auto => {
             let len = M::HALO * spec.plane() * M::Q;
-            mpi_ring::exchange_seconds::<T>(world.comm(), len, EXCHANGE_PROBES)?
-                / spec.plane() as f64
+            exchange_seconds(&*world.carrier::<T>(), len, EXCHANGE_PROBES) / spec.plane() as f64
         }
         _ => 0.0,
     };
-    Ok(DistLattice::with_slab(world.comm(), spec, |s, d, r| {
+    Ok(DistLattice::with_slab(world.carrier(), spec, |s, d, r| {
         let ctx = opened(device, &opts)?;
         SplitSlab::new(&ctx, s, d, r, plan.scheme, (plan.split, t_c))
     })?)
@@ -106,7 +105,7 @@ pub fn gpu_ring<M: Model, T: Real>(
     let opts = node_options(world, &gpu_options(plan));
     // The ring's host-side windows (moments read back by windows) use SoA, whatever the
     // device's layout: one instantiation per model and precision.
-    Ok(DistLattice::with_slab(world.comm(), spec, |s, d, r| {
+    Ok(DistLattice::with_slab(world.carrier(), spec, |s, d, r| {
         let ctx = opened(device, &opts)?;
         GpuSlab::new(&ctx, layout, s, d, r, plan.scheme)
     })?)

@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use lbm::Real;
 use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
 use std::sync::Arc;
 
@@ -256,13 +255,13 @@ pub fn run(
             return match precision {
                 Precision::F32 => {
                     let g = cavity
-                        .on_blocks::<f32>(group(world), blocks)
+                        .on_blocks::<f32>(world.carrier(), blocks)
                         .map_err(lbm::Error::from)?;
                     drive(world, &cavity, &goal, g.with_layout(layout), &on, "f32")
                 }
                 _ => {
                     let g = cavity
-                        .on_blocks::<f64>(group(world), blocks)
+                        .on_blocks::<f64>(world.carrier(), blocks)
                         .map_err(lbm::Error::from)?;
                     drive(world, &cavity, &goal, g.with_layout(layout), &on, "f64")
                 }
@@ -295,11 +294,11 @@ pub fn run(
                 drive(world, &cavity, &goal, g, &on, "f64")
             }
             (_, Precision::F32) => {
-                let g = cavity.gpu_on_blocks::<f32>(ctx, group(world), blocks)?;
+                let g = cavity.gpu_on_blocks::<f32>(ctx, world.carrier(), blocks)?;
                 drive(world, &cavity, &goal, g, &on, "f32")
             }
             _ => {
-                let g = cavity.gpu_on_blocks::<f64>(ctx, group(world), blocks)?;
+                let g = cavity.gpu_on_blocks::<f64>(ctx, world.carrier(), blocks)?;
                 drive(world, &cavity, &goal, g, &on, "f64")
             }
         }
@@ -334,17 +333,6 @@ struct Goal<'a> {
     out: &'a std::path::Path,
     /// Compress the VTK file with zlib.
     zlib: bool,
-}
-
-/// The group of the run's processes.
-fn group<T: Real>(world: &World) -> Box<dyn Group<T>> {
-    #[cfg(feature = "mpi")]
-    return Box::new(lbm::group::Ranks::new(world.comm()));
-    #[cfg(not(feature = "mpi"))]
-    {
-        let _ = world;
-        Box::new(lbm::group::OneProcess)
-    }
 }
 
 /// Runs the cavity on `g` (`on` says where, `precision` in what).
@@ -538,8 +526,8 @@ impl<G: FdRun> Run for Marching<'_, G> {
         Ok(())
     }
 
-    fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
-        self.world.agree(chunk, request)
+    fn group(&self) -> &dyn Group {
+        &**self.world
     }
 
     fn steady(&mut self) -> Result<bool, CliError> {

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use lbm::cases::Case;
 use lbm::driver::{Due, Run, Schedule, due};
+use lbm::group::Group;
 use lbm::metrics::measure_peak_flops;
 use lbm::output::{Diagnostics, DiagnosticsLog, Fields, png, vtk};
 use lbm::{Model, Placement, Real, Solver};
@@ -24,7 +25,7 @@ pub(super) fn together<S: Solver + ?Sized>(
     solver: &S,
     result: Result<(), CliError>,
 ) -> Result<(), CliError> {
-    if solver.root_says(result.is_ok()) {
+    if solver.group().root_says(result.is_ok()) {
         result
     } else {
         result.and(Err(CliError::OtherRank(
@@ -39,7 +40,7 @@ fn everywhere<S: Solver + ?Sized>(
     solver: &S,
     result: Result<(), CliError>,
 ) -> Result<(), CliError> {
-    if solver.any_rank(result.is_err()) {
+    if solver.group().any(result.is_err()) {
         result.and(Err(CliError::OtherRank(
             "another rank could not write its piece of the outputs".into(),
         )))
@@ -73,7 +74,7 @@ pub fn drive<C: Case, T: Real>(
 ) -> Result<(), CliError> {
     // Caught from here on: the first line printed below says the run is under way.
     let signals = super::signals();
-    let root = solver.is_root();
+    let root = solver.group().is_root();
     let start = solver.steps_done();
     let mut out = Outputs::new(plan, case, start)?;
     let stamped = if root {
@@ -112,8 +113,10 @@ pub fn drive<C: Case, T: Real>(
     let o = lbm::driver::drive(&mut run, &plan.schedule(), &signals, root)?;
     let CaseRun { solver, out, .. } = run;
     // Read before the bandwidth probe of the summary, which is not the run's.
-    let peaks = solver.each_rank(lbm::memory::peak_resident().unwrap_or(0));
-    let estimates = solver.each_rank(plan.memory.total());
+    let peaks = solver
+        .group()
+        .each(lbm::memory::peak_resident().unwrap_or(0));
+    let estimates = solver.group().each(plan.memory.total());
     if root {
         if let Some(why) = o.reason() {
             say!("{why}");
@@ -173,8 +176,8 @@ impl<C: Case, T: Real> Run for CaseRun<'_, '_, C, T> {
         Ok(self.solver.check()?)
     }
 
-    fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
-        self.solver.agree(chunk, request)
+    fn group(&self) -> &dyn Group {
+        self.solver.group()
     }
 
     fn steady(&mut self) -> Result<bool, CliError> {
@@ -249,7 +252,7 @@ impl Steady {
                 .fold(0.0, f64::max)
         });
         self.previous = Some(u);
-        let change = change.map(|c| solver.max_over_ranks(vec![c])[0]);
+        let change = change.map(|c| solver.group().max(vec![c])[0]);
         Ok(change.is_some_and(|c| c < tol * self.scale))
     }
 }
@@ -333,7 +336,7 @@ impl<'a, C: Case> Outputs<'a, C> {
             piece = piece.with_field("solid", solid.clone())?;
         }
         if self.case.needs_neighbour_columns() {
-            let beside = solver.neighbour_columns(piece.end_columns())?;
+            let beside = solver.neighbour_columns(piece.end_columns());
             piece = piece.with_neighbours(beside)?;
         }
         let step = piece.step;
@@ -341,9 +344,9 @@ impl<'a, C: Case> Outputs<'a, C> {
         let mut sums = d.sums().to_vec();
         sums.extend(self.case.sums(&piece));
         sums.extend(loads);
-        let sums = solver.sum_over_ranks(sums);
+        let sums = solver.group().sum(sums);
         d.set_sums(&sums);
-        d.max_mach = solver.max_over_ranks(vec![d.max_mach])[0];
+        d.max_mach = solver.group().max(vec![d.max_mach])[0];
         let case_sums = sums[d.sums().len()..].to_vec();
         d.extra = self.case.extra_diagnostics(step, &case_sums);
         if self.history.last().is_none_or(|(s, _)| *s < step) {
@@ -367,7 +370,7 @@ impl<'a, C: Case> Outputs<'a, C> {
                     }
                 })?;
                 vtk::write_piece(
-                    &self.file(source(solver.rank())),
+                    &self.file(source(solver.group().rank())),
                     &piece,
                     self.plan.vtk_zlib,
                 )
@@ -381,7 +384,7 @@ impl<'a, C: Case> Outputs<'a, C> {
             Vec::new()
         };
         let root = (|| {
-            if !solver.is_root() {
+            if !solver.group().is_root() {
                 return Ok(());
             }
             self.log.push(&d)?;
@@ -471,7 +474,7 @@ impl<'a, C: Case> Outputs<'a, C> {
         let sampled = plane.sampled(k);
         let mut gathered = Vec::new();
         for d in sampled.data() {
-            gathered.push(solver.gather_planes(d.clone())?);
+            gathered.push(solver.group().gather(d.clone()));
         }
         let Some(data) = gathered.into_iter().collect::<Option<Vec<_>>>() else {
             return Ok(None);
@@ -553,7 +556,7 @@ impl Summary {
         let gbps = mlups * self.bytes_per_site as f64 / 1e3;
         let gflops = mlups * self.flops_per_site as f64 / 1e3;
         // The probes run in this process: over several ranks, each rank's share is compared.
-        let ranks = solver.ranks() as f64;
+        let ranks = solver.group().ranks() as f64;
         let per_rank = if ranks > 1.0 { " per rank" } else { "" };
         let (bw, what) = solver.reference_bandwidth()?;
         let peak = match solver.placement() {

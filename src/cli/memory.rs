@@ -51,7 +51,7 @@ fn fits(world: &World, plan: &Plan, need: Need) -> Result<Need, CliError> {
         .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan))));
     #[cfg(feature = "mpi")]
     let local = if world.ranks() > 1 {
-        lbm::mpi_ring::agree(world.comm(), local)
+        lbm::group::agree(&**world, local)
     } else {
         local
     };

@@ -14,10 +14,11 @@ use std::sync::Arc;
 
 use lbm::blocks::{Cut, halo_nodes};
 use lbm::cases::{Poiseuille, RayleighTaylor, global_spec};
+use lbm::distributed::{bench_ranks, exchange_seconds};
 use lbm::domain::{GlobalSpec, Slab};
 use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
 use lbm::hetero::{SplitChoice, SplitSlab};
-use lbm::mpi_ring::{self, bench_ranks};
+use lbm::mpi_ring;
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
 use lbm::{Layout, Model, Real, Scheme};
 
@@ -151,13 +152,13 @@ impl<M: Model> Generic for Job<'_, M> {
         let scheme = Scheme::TwoCopy;
         let t = match self.a.backend {
             Backend::Cpu | Backend::All => {
-                bench_ranks::<M, L, T, _>(comm, spec.clone(), steps, |s, d, r| {
+                bench_ranks::<M, L, T, _>(self.world.carrier(), spec.clone(), steps, |s, d, r| {
                     Ok(Slab::<M, L, T>::new(s, d, r, scheme)?)
                 })?
             }
             Backend::Gpu => {
                 let opts = node();
-                bench_ranks::<M, L, T, _>(comm, spec.clone(), steps, |s, d, r| {
+                bench_ranks::<M, L, T, _>(self.world.carrier(), spec.clone(), steps, |s, d, r| {
                     let ctx = Arc::new(GpuContext::new(&opts)?);
                     GpuSlab::<M, T>::new(&ctx, L::KIND, s, d, r, scheme)
                 })?
@@ -165,8 +166,9 @@ impl<M: Model> Generic for Job<'_, M> {
             Backend::Hetero => {
                 let opts = node();
                 let len = M::HALO * ly * M::Q;
-                let t_c = mpi_ring::exchange_seconds::<T>(comm, len, EXCHANGE_PROBES)? / ly as f64;
-                bench_ranks::<M, L, T, _>(comm, spec.clone(), steps, |s, d, r| {
+                let t_c =
+                    exchange_seconds(&*self.world.carrier::<T>(), len, EXCHANGE_PROBES) / ly as f64;
+                bench_ranks::<M, L, T, _>(self.world.carrier(), spec.clone(), steps, |s, d, r| {
                     let ctx = Arc::new(GpuContext::new(&opts)?);
                     SplitSlab::<M, L, T>::new(&ctx, s, d, r, scheme, (SplitChoice::Auto, t_c))
                 })?

@@ -32,13 +32,6 @@ pub trait Driven: Solver {
         )?)
     }
 
-    /// The next chunk's length and whether to stop, agreed by every process: the shortest
-    /// chunk, and the largest request ([`lbm::driver::Ended::request`]; collective).
-    fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
-        let chunk = self.min_over_ranks(chunk);
-        (chunk, u64::MAX - self.min_over_ranks(u64::MAX - request))
-    }
-
     /// Layout, precision and scheme, in words.
     fn storage(&self) -> String {
         let scheme = match self.scheme() {

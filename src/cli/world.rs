@@ -2,13 +2,18 @@
 //! under `mpiexec -n N` — the N ranks of MPI's world, which cut the lattice into slabs
 //! (Calore et al. 2016 §4). Only rank 0 prints and writes outputs.
 
-#[cfg(feature = "mpi")]
-use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
+use std::ops::Deref;
 
-/// The processes of the run.
+use lbm::Real;
+use lbm::group::{Carrier, Transfers};
+#[cfg(feature = "mpi")]
+use lbm::mpi_ring::mpi::topology::SimpleCommunicator;
+
+/// The processes of the run: a [`lbm::group::Group`] (through `Deref`), and under MPI the
+/// world's communicator the lattices' rings are built on.
 pub struct World {
     #[cfg(feature = "mpi")]
-    comm: SimpleCommunicator,
+    ranks: lbm::group::Ranks,
 }
 
 impl World {
@@ -16,7 +21,7 @@ impl World {
     #[cfg(feature = "mpi")]
     pub fn new(universe: &lbm::mpi_ring::mpi::environment::Universe) -> Self {
         Self {
-            comm: universe.world(),
+            ranks: lbm::group::Ranks::new(&universe.world()),
         }
     }
 
@@ -26,43 +31,13 @@ impl World {
         Self {}
     }
 
-    /// The number of processes.
-    pub fn ranks(&self) -> usize {
-        #[cfg(feature = "mpi")]
-        return usize::try_from(self.comm.size()).unwrap_or(1);
-        #[cfg(not(feature = "mpi"))]
-        1
-    }
-
-    /// This process's rank.
-    pub fn rank(&self) -> usize {
-        #[cfg(feature = "mpi")]
-        return usize::try_from(self.comm.rank()).unwrap_or(0);
-        #[cfg(not(feature = "mpi"))]
-        0
-    }
-
     /// This process's rank among those of its node (0 without MPI): which of the node's GPUs
     /// it takes.
     pub fn node_rank(&self) -> usize {
         #[cfg(feature = "mpi")]
-        return lbm::mpi_ring::node_rank(&self.comm);
+        return lbm::mpi_ring::node_rank(self.comm());
         #[cfg(not(feature = "mpi"))]
         0
-    }
-
-    /// Whether `flag` holds on any process (collective).
-    pub fn any(&self, flag: bool) -> bool {
-        #[cfg(feature = "mpi")]
-        {
-            use lbm::mpi_ring::mpi::collective::{CommunicatorCollectives, SystemOperation};
-            let mut out = 0u8;
-            self.comm
-                .all_reduce_into(&u8::from(flag), &mut out, SystemOperation::max());
-            out == 1
-        }
-        #[cfg(not(feature = "mpi"))]
-        flag
     }
 
     /// `result` on every process: this process's own where it failed, an error naming what
@@ -80,26 +55,29 @@ impl World {
         }
     }
 
-    /// The next chunk's length and whether to stop, agreed by every process: the shortest
-    /// chunk, and the largest request ([`lbm::driver::Ended::request`]; collective: one
-    /// reduction).
-    pub fn agree(&self, chunk: u64, request: u64) -> (u64, u64) {
+    /// The world's processes for one lattice or grid, on a communicator of their own (their
+    /// messages meet no other's; collective).
+    pub fn carrier<T: Real>(&self) -> Box<dyn Carrier<T>> {
         #[cfg(feature = "mpi")]
-        {
-            use lbm::mpi_ring::mpi::collective::{CommunicatorCollectives, SystemOperation};
-            let mine = [u64::MAX - chunk, request];
-            let mut out = [0u64; 2];
-            self.comm
-                .all_reduce_into(&mine[..], &mut out[..], SystemOperation::max());
-            (u64::MAX - out[0], out[1])
-        }
+        return Box::new(lbm::group::Ranks::new(self.comm()));
         #[cfg(not(feature = "mpi"))]
-        (chunk, request)
+        Box::new(lbm::group::OneProcess)
     }
 
-    /// MPI's world communicator.
+    /// MPI's world communicator (a duplicate of it, the run's own).
     #[cfg(feature = "mpi")]
     pub fn comm(&self) -> &SimpleCommunicator {
-        &self.comm
+        self.ranks.comm()
+    }
+}
+
+impl Deref for World {
+    type Target = dyn Transfers<f64>;
+
+    fn deref(&self) -> &Self::Target {
+        #[cfg(feature = "mpi")]
+        return &self.ranks;
+        #[cfg(not(feature = "mpi"))]
+        &lbm::group::OneProcess
     }
 }

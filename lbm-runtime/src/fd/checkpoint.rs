@@ -13,14 +13,13 @@
 use std::ops::Range;
 use std::path::Path;
 
-use super::grid::agree;
 use super::FdError;
 use crate::blocks::Blocks;
 use crate::checkpoint::{
     mismatch, new_run, open, publish, run_name, shard_name, write_shard_parts, CheckpointError,
     CheckpointHeader, ShardHeader,
 };
-use crate::group::Group;
+use crate::group::{agree, Transfers};
 use crate::Real;
 
 /// Why the checkpoint `there` cannot resume the run `here` describes (the manifest of a
@@ -84,15 +83,13 @@ fn differs(there: &CheckpointHeader, here: &CheckpointHeader) -> Option<String> 
 /// order, as its shard; then, on the first process, the manifest. Its outcome is every
 /// process's (collective).
 pub(crate) fn write<T: Real>(
-    group: &dyn Group<T>,
+    group: &dyn Transfers<T>,
     path: &Path,
     mut manifest: CheckpointHeader,
     (blocks, values): (&Blocks, &[T]),
 ) -> Result<(), FdError> {
-    // The first process's token, on every one (the others give 0, the maximum is its).
-    let token = if group.rank() == 0 { new_run() } else { 0 };
-    let halves = group.max(vec![(token >> 32) as f64, (token & 0xffff_ffff) as f64]);
-    manifest.run = run_name(((halves[0] as u64) << 32) | halves[1] as u64);
+    // The first process's token, on every one.
+    manifest.run = run_name(group.each(new_run())[0]);
     let (rank, ranks) = (group.rank(), group.ranks());
     let shard = write_shard_parts(
         path,
@@ -102,23 +99,26 @@ pub(crate) fn write<T: Real>(
     );
     let mine = match shard {
         Ok(shard) => {
-            agree(group, Ok(()))?;
+            agree::<_, FdError>(group, Ok(()))?;
             shard
         }
-        Err(e) => return Err(agree(group, Err(e.into())).unwrap_err()),
+        Err(e) => return Err(agree::<(), FdError>(group, Err(e.into())).unwrap_err()),
     };
-    let written = match group.gather(vec![f64::from(mine.crc32), mine.payload_bytes as f64]) {
-        Some(entries) => {
+    let crcs = group.each(u64::from(mine.crc32));
+    let sizes = group.each(mine.payload_bytes);
+    let written = match group.is_root() {
+        true => {
             manifest.shards = (0..ranks)
                 .map(|r| {
                     let mut s = ShardHeader::of(&manifest, blocks.block(r));
-                    (s.payload_bytes, s.crc32) = (entries[2 * r + 1] as u64, entries[2 * r] as u32);
+                    s.payload_bytes = sizes[r];
+                    s.crc32 = u32::try_from(crcs[r]).expect("a CRC-32 fits in 32 bits");
                     s.entry(shard_name(path, &manifest.run, r, ranks))
                 })
                 .collect();
             publish(path, &manifest).map_err(FdError::from)
         }
-        None => Ok(()),
+        false => Ok(()),
     };
     agree(group, written)
 }

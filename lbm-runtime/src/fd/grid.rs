@@ -13,7 +13,7 @@ use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
 use crate::blocks::Blocks;
 use crate::checkpoint::{CheckpointHeader, FdFacts, ParamValue, ORDER};
-use crate::group::{Group, OneProcess};
+use crate::group::{agree, OneProcess, Transfers};
 use crate::memory::{self, Need};
 use crate::parallel;
 use crate::Real;
@@ -30,7 +30,7 @@ pub struct FdGrid<S: FdScheme, T: Real> {
     block: [Range<usize>; 3],
     /// The cut of the whole grid into the group's blocks.
     blocks: Blocks,
-    group: Box<dyn Group<T>>,
+    group: Box<dyn Transfers<T>>,
     /// Ghost layers along each axis (0 along z in 2-D).
     pub(crate) g: [usize; 3],
     /// Padded extents (of the block) and strides.
@@ -51,20 +51,6 @@ pub struct FdGrid<S: FdScheme, T: Real> {
 
 fn setup(msg: String) -> FdError {
     FdError::Setup(msg)
-}
-
-/// `local` on every process of `group` made one outcome (collective): `Ok` where every
-/// process succeeded, else this process's error, or the lowest failing one's message.
-pub(crate) fn agree<T: Real>(
-    group: &dyn Group<T>,
-    local: Result<(), FdError>,
-) -> Result<(), FdError> {
-    let first = group.first_failure(local.as_ref().err().map(ToString::to_string));
-    match (local, first) {
-        (Err(e), _) => Err(e),
-        (Ok(()), Some(message)) => Err(FdError::OtherRank(message)),
-        (Ok(()), None) => Ok(()),
-    }
 }
 
 impl<S: FdScheme, T: Real> FdGrid<S, T> {
@@ -90,7 +76,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
-        group: Box<dyn Group<T>>,
+        group: Box<dyn Transfers<T>>,
         blocks: Blocks,
     ) -> Result<Self, FdError> {
         Self::on_blocks_with(n, h, params, sides, (group, blocks), Ok(()))
@@ -103,7 +89,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
-        (group, blocks): (Box<dyn Group<T>>, Blocks),
+        (group, blocks): (Box<dyn Transfers<T>>, Blocks),
         local: Result<(), FdError>,
     ) -> Result<Self, FdError> {
         let checked = local
@@ -155,7 +141,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         h: f64,
         params: &S::Params,
         sides: &[Side],
-        (group, blocks): (&dyn Group<T>, &Blocks),
+        (group, blocks): (&dyn Transfers<T>, &Blocks),
     ) -> Result<[Range<usize>; 3], FdError> {
         let dim = S::DIM;
         let name = S::NAME;
@@ -424,7 +410,14 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     /// Unknown `u` at every node of the whole grid, on the first process (`None` on the
     /// others; collective).
     pub fn gather(&self, u: usize) -> Option<Vec<f64>> {
-        let all = self.group.gather(self.field(u))?;
+        // Values of `T` travel as they are (what `field` gives back converts exactly).
+        let mine = self.field(u).into_iter().map(T::from_f64).collect();
+        let all: Vec<f64> = self
+            .group
+            .gather(mine)?
+            .into_iter()
+            .map(|v| v.to_f64())
+            .collect();
         if !self.blocks.is_cut(0) && !self.blocks.is_cut(1) {
             // Blocks of whole planes: rank order is node order.
             return Some(all);
@@ -446,7 +439,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     }
 
     /// The group this block's process is in.
-    pub(crate) fn group(&self) -> &dyn Group<T> {
+    pub(crate) fn group(&self) -> &dyn Transfers<T> {
         self.group.as_ref()
     }
 
@@ -890,10 +883,12 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         let read = checkpoint::read::<T>(path, &self.manifest(), self.block());
         let (header, values) = match read {
             Ok(state) => {
-                agree(self.group.as_ref(), Ok(()))?;
+                agree::<_, FdError>(self.group.as_ref(), Ok(()))?;
                 state
             }
-            Err(e) => return Err(agree(self.group.as_ref(), Err(e.into())).unwrap_err()),
+            Err(e) => {
+                return Err(agree::<(), FdError>(self.group.as_ref(), Err(e.into())).unwrap_err())
+            }
         };
         let nu = S::UNKNOWNS.len();
         for (at, node) in self

@@ -136,3 +136,10 @@ pub enum FdError {
     #[error("{0}")]
     OtherRank(String),
 }
+
+impl crate::group::FromOtherRank for FdError {
+    /// The failing process's message as it is: each process prints its own.
+    fn from_other_rank(_: usize, message: String) -> Self {
+        FdError::OtherRank(message)
+    }
+}

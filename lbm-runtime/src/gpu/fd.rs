@@ -29,7 +29,7 @@ use super::shader::arithmetic;
 use super::{GpuContext, GpuError};
 use crate::blocks::Blocks;
 use crate::fd::{FdError, FdGrid, FdRun, FdScheme, Integrator, Side};
-use crate::group::{Group, OneProcess};
+use crate::group::{OneProcess, Transfers};
 use crate::{Error, Real};
 
 /// Threads per workgroup of every kernel.
@@ -92,7 +92,7 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
-        group: Box<dyn Group<T>>,
+        group: Box<dyn Transfers<T>>,
         blocks: Blocks,
     ) -> Result<Self, Error> {
         let nu = S::UNKNOWNS.len();

@@ -21,7 +21,7 @@
 //!
 //! The paper writes `T_mpi = t_c` per step; here `t_c` is per row (the halo messages are `LY`
 //! high). It is 0 in one process; a rank of the MPI ring ([`super::SplitSlab`]) measures its
-//! ring's exchange before it builds its slab (`mpi_ring::exchange_seconds`) and tunes its own
+//! ring's exchange before it builds its slab (`distributed::exchange_seconds`) and tunes its own
 //! `M*` with it.
 //!
 //! # A device that shares the host's cores

@@ -11,7 +11,7 @@ use lbm::blocks::{Blocks, Cut, halo_nodes};
 use lbm::fd::{FdGrid, FdScheme, Rule, Side};
 use lbm::fd_cavity::FdCavity;
 use lbm::fd_scheme;
-use lbm::group::{Group, Threads};
+use lbm::group::{Threads, Transfers};
 
 use super::fd::{AdvectRk3, AdvectRk3Params};
 
@@ -37,7 +37,7 @@ type Fields = Vec<Vec<f64>>;
 /// gathered on the first (`build` makes a block's grid from its group handle and the cut).
 fn on_blocks<S: FdScheme>(
     blocks: &Blocks,
-    build: impl Fn(Box<dyn Group<f64>>, Blocks) -> FdGrid<S, f64> + Send + Sync + Copy + 'static,
+    build: impl Fn(Box<dyn Transfers<f64>>, Blocks) -> FdGrid<S, f64> + Send + Sync + Copy + 'static,
     run: impl Fn(&mut FdGrid<S, f64>) + Send + Sync + Copy + 'static,
 ) -> Fields {
     let threads: Vec<_> = Threads::group(blocks.count())
@@ -64,7 +64,7 @@ fn on_blocks<S: FdScheme>(
 }
 
 /// The 3-D grid of [`Corner3`]: periodic along x, walls of all three rules along y and z.
-fn corner_grid(group: Box<dyn Group<f64>>, blocks: Blocks) -> FdGrid<Corner3, f64> {
+fn corner_grid(group: Box<dyn Transfers<f64>>, blocks: Blocks) -> FdGrid<Corner3, f64> {
     let sides = vec![
         Side::Periodic,
         Side::Periodic,

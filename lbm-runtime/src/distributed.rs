@@ -1,0 +1,457 @@
+//! A lattice cut into slabs along x over the processes of a [`Group`] in a periodic ring
+//! (Calore et al. 2016 §4, 2019 §5): MPI ranks ([`crate::group::Ranks`], feature `mpi`), the
+//! threads of one process ([`crate::group::Threads`]), or one process alone
+//! ([`crate::group::OneProcess`], whose ring closes on itself).
+//!
+//! Each process owns one slab of the [`ring_blocks`], run on any process-local backend
+//! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`, both at once
+//! `crate::hetero::SplitSlab`); a step reads the slab's border columns, posts the non-blocking
+//! halo exchange with both neighbours, updates the bulk, waits, stores the halos and updates
+//! the borders (Calore et al. 2016, Fig. 5; see [`crate::slab_backend`]). In the in-place (AA)
+//! scheme the pull half-step is such a step followed by a second exchange of what it pushed
+//! across the cuts, and the local half-step exchanges nothing ([`crate::domain`]). Halos travel
+//! as packed buffers in logical order (`H·LY·Q` values a side, small beside the slab), so
+//! processes need not share a storage order.
+//!
+//! The bulk is updated in `BULK_CHUNKS` (8) parts beside the exchange
+//! ([`Transfers::swap_during`]), so that MPI progresses large messages between them.
+//!
+//! Every process must call the collective methods (construction, [`DistLattice::step`],
+//! [`DistLattice::gather`], the collective methods of [`Solver`]) in the same order; an error
+//! on one process is agreed on by all ([`agree`]), so none waits for one that stopped. Under
+//! MPI, drop a `DistLattice` before the `mpi::environment::Universe` (its group frees its
+//! communicator).
+
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::time::Instant;
+
+use crate::blocks::Blocks;
+use crate::domain::{
+    export_columns, import_slab, moments_by_window, ring_blocks, DomainError, GlobalSpec, Slab,
+};
+use crate::group::{agree, Carrier, Transfers};
+use crate::solver::{Extent, Placement};
+use crate::{Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
+
+/// Parts of the bulk update between which the halo transfers may progress: MPICH (as most MPI
+/// libraries) advances a large (rendezvous) message only inside MPI calls.
+const BULK_CHUNKS: usize = 8;
+
+/// A lattice distributed over the processes of a group: this process's slab, on the
+/// process-local backend `P` (the host's [`Slab`] by default, a GPU's
+/// [`crate::gpu::GpuSlab`], a host/device split [`crate::hetero::SplitSlab`]), and the ring.
+pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
+    group: Box<dyn Carrier<T>>,
+    dec: Blocks,
+    rank: usize,
+    x0: usize,
+    spec: GlobalSpec<M>,
+    slab: P,
+    _l: PhantomData<(L, T)>,
+}
+
+impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
+    /// This process's slab of the global lattice `spec` on the host, at rest (collective
+    /// over `group`).
+    ///
+    /// Every check (process count against `LX` and the halo, layout against `LY`,
+    /// parameters, boundaries, scheme) fails on every process with the same message and none
+    /// waits for another.
+    pub fn new(
+        group: Box<dyn Carrier<T>>,
+        spec: GlobalSpec<M>,
+        scheme: Scheme,
+    ) -> Result<Self, Error> {
+        Self::with_slab(group, spec, |spec, dec, rank| {
+            Ok(Slab::new(spec, dec, rank, scheme)?)
+        })
+    }
+}
+
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLattice<M, L, T, P> {
+    /// This process's slab of the global lattice `spec`, built by `make` (given the
+    /// specification, the decomposition and the rank) on a process-local backend, at rest
+    /// (collective over `group`). Whatever fails on one process — a process count the
+    /// lattice cannot hold, an adapter missing on one node — fails on every one, with the
+    /// failing one's message.
+    pub fn with_slab(
+        group: Box<dyn Carrier<T>>,
+        spec: GlobalSpec<M>,
+        make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
+    ) -> Result<Self, Error> {
+        let rank = group.rank();
+        let built = (|| -> Result<_, Error> {
+            let dec = ring_blocks::<M>(spec.size(), group.ranks())?;
+            let x0 = dec.range(rank, 0).start;
+            let slab = make(&spec, &dec, rank)?;
+            Ok((dec, x0, slab))
+        })();
+        let (dec, x0, slab) = agree(&*group, built)?;
+        Ok(Self {
+            group,
+            dec,
+            rank,
+            x0,
+            spec,
+            slab,
+            _l: PhantomData,
+        })
+    }
+
+    /// The global lattice `global`, held by the first process (`None` elsewhere), cut over
+    /// the processes of this lattice (collective): a run resumed on another number of
+    /// processes, from a lattice read on the first. It first tells every process whether
+    /// `global` fits the specification, so a missing or mismatched lattice is an error on
+    /// every process, not a hang. The slabs continue from the step count of `global`.
+    pub fn scatter(&mut self, global: Option<&Lattice<M, L, T>>) -> Result<(), Error> {
+        let fits = global.is_some_and(|g| {
+            let d = g.dims();
+            [d.lx, d.ly, d.lz] == self.spec.size()
+        });
+        let fits = if self.rank == 0 && !fits {
+            Err(Error::from(DomainError::Mpi(format!(
+                "scatter: rank 0 needs the global {} lattice to cut into slabs",
+                Extent::of_size(self.spec.size())
+            ))))
+        } else {
+            Ok(())
+        };
+        agree(&*self.group, fits)?;
+        let step = self.group.each(global.map_or(0, Lattice::steps_done))[0];
+        self.slab.set_steps_done(step);
+        // A piece the root cannot cut reaches its process empty (refused there) and fails the
+        // root too: the outcome is agreed below.
+        let (dec, mut failed) = (&self.dec, None);
+        let mine = self.group.scatter(&mut |r| match global
+            .map(|g| export_columns(g, dec.range(r, 0)))
+        {
+            Some(Ok(values)) => values,
+            Some(Err(e)) => {
+                failed.get_or_insert(e);
+                Vec::new()
+            }
+            None => Vec::new(),
+        });
+        let set = match failed {
+            Some(e) => Err(e.into()),
+            None => self.slab.set_populations(&mine),
+        };
+        agree(&*self.group, set)
+    }
+
+    /// The decomposition.
+    pub fn decomposition(&self) -> &Blocks {
+        &self.dec
+    }
+
+    /// This rank's slab.
+    pub fn slab(&self) -> &P {
+        &self.slab
+    }
+
+    /// One time step (collective with the two neighbours): post the halo exchange, update the bulk,
+    /// wait, update the borders (Calore et al. 2016, Fig. 5); after an AA pull half-step, hand what
+    /// it pushed across the cuts to the neighbours.
+    pub fn step(&mut self) -> Result<(), Error> {
+        if self.slab.needs_halos() {
+            self.exchange_around(BULK_CHUNKS)?;
+        } else {
+            self.slab.update_bulk(0, 1)?;
+        }
+        self.slab.update_borders_and_finish()?;
+        if let Some(pushed) = self.slab.pushed()? {
+            let [from_left, from_right] = self.swap(pushed, 0)?;
+            self.slab.fold([&from_left, &from_right])?;
+        }
+        Ok(())
+    }
+
+    /// One step without the halo exchange (the halos keep stale values: benchmarks only, the
+    /// compute part of the performance model).
+    pub fn step_without_exchange(&mut self) -> Result<(), Error> {
+        self.slab.update_bulk(0, 1)?;
+        self.slab.update_borders_and_finish()
+    }
+
+    /// The halo exchange alone, nothing computed under it (benchmarks: the `T_MPI` of the
+    /// performance model).
+    pub fn exchange(&mut self) -> Result<(), Error> {
+        self.exchange_around(0)
+    }
+
+    /// Reads the borders, swaps them with the neighbours while updating the bulk in `chunks`
+    /// parts (none: `0`), and stores the halos.
+    fn exchange_around(&mut self, chunks: usize) -> Result<(), Error> {
+        let borders = self.slab.borders()?;
+        let [from_left, from_right] = self.swap(borders, chunks)?;
+        self.slab.set_halos([&from_left, &from_right])
+    }
+
+    /// Sends `[to_left, to_right]` to the neighbours and receives what they send this way
+    /// (`[from_left, from_right]`), updating the bulk in `chunks` parts (none: `0`) while the
+    /// four transfers travel.
+    fn swap(&mut self, to: [Vec<T>; 2], chunks: usize) -> Result<[Vec<T>; 2], Error> {
+        let peers = self.dec.neighbours(self.rank, 0);
+        let slab = &mut self.slab;
+        self.group
+            .swap_during(peers, to, chunks, &mut |k, n| slab.update_bulk(k, n))
+    }
+
+    /// Checks every rank's slab for divergence (collective): every rank gets the same answer,
+    /// the error of the lowest rank whose slab diverged, with the site in global coordinates.
+    pub fn check(&self) -> Result<(), Error> {
+        let local = self.slab.check().map_err(|e| match e.as_lattice() {
+            Some(LbmError::Diverged { step, x, y, reason }) => Error::from(LbmError::Diverged {
+                step: *step,
+                x: x + self.x0,
+                y: *y,
+                reason: format!("{reason} (on rank {})", self.rank),
+            }),
+            _ => e,
+        });
+        agree(&*self.group, local)
+    }
+
+    /// The whole lattice, assembled on rank 0 from every slab's populations (collective):
+    /// `Some` on rank 0, `None` elsewhere. The assembled lattice is an ordinary two-copy
+    /// lattice, so its moment fields ([`Lattice::moment_field`]) are the single-process ones;
+    /// it has done the slabs' steps.
+    pub fn gather(&self) -> Result<Option<Lattice<M, L, T>>, Error> {
+        let mine = agree(&*self.group, self.slab.populations())?;
+        let Some(all) = self.group.gather(mine) else {
+            return Ok(None);
+        };
+        let mut global = self.spec.lattice::<L, T>()?;
+        global.set_steps_done(self.slab.steps_done());
+        import_slab(&mut global, 0, &all)?;
+        Ok(Some(global))
+    }
+
+    /// Seconds per step of `f` run `steps` times, the slowest rank's (collective: barriers
+    /// before and after, the device's work awaited, and a max over the ranks).
+    pub fn time_per_step(
+        &mut self,
+        steps: usize,
+        mut f: impl FnMut(&mut Self) -> Result<(), Error>,
+    ) -> Result<f64, Error> {
+        self.group.barrier();
+        let t0 = Instant::now();
+        let ran = (0..steps)
+            .try_for_each(|_| f(self))
+            .and_then(|()| self.slab.finish());
+        agree(&*self.group, ran)?;
+        let local = t0.elapsed().as_secs_f64() / steps.max(1) as f64;
+        Ok(self.group.max(vec![local])[0])
+    }
+}
+
+/// The median seconds of a halo exchange around the ring of `group` with messages of `len`
+/// values of `T` each way, over `reps` exchanges after one for warm-up, the slowest process's
+/// (collective): the `T_mpi` of Calore et al. 2019, eq. 7, measured before the slabs exist,
+/// to tune a process's host/device split.
+pub fn exchange_seconds<T: Real>(group: &dyn Transfers<T>, len: usize, reps: usize) -> f64 {
+    let (rank, ranks) = (group.rank(), group.ranks());
+    let around = ((rank + ranks - 1) % ranks, (rank + 1) % ranks);
+    let mut times = Vec::with_capacity(reps);
+    for k in 0..=reps {
+        let to = [vec![T::default(); len], vec![T::default(); len]];
+        group.barrier();
+        let t0 = Instant::now();
+        group.swap(around, to);
+        if k > 0 {
+            times.push(t0.elapsed().as_secs_f64());
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let local = times.get(times.len() / 2).copied().unwrap_or(0.0);
+    group.max(vec![local])[0]
+}
+
+/// Step times measured on the processes of a group, seconds (the slowest one's).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankTimes {
+    /// Processes that ran.
+    pub ranks: usize,
+    /// A full step: exchange overlapped with the bulk, then the borders.
+    pub with_exchange: f64,
+    /// The same step without the exchange (compute only).
+    pub without_exchange: f64,
+    /// The exchange alone.
+    pub exchange_only: f64,
+    /// Bytes of one halo message (`H` columns).
+    pub halo_bytes: usize,
+    /// The first process's backend in words ([`SlabBackend::describe`]).
+    pub backend: String,
+}
+
+/// Measures a step of the lattice `spec` on the processes of `group`, each one's slab built
+/// by `make` (as [`DistLattice::with_slab`]), with and without the halo exchange, and the
+/// exchange alone, `steps` steps each after a warm-up (collective; every process gets the
+/// same answer).
+pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
+    group: Box<dyn Carrier<T>>,
+    spec: GlobalSpec<M>,
+    steps: usize,
+    make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
+) -> Result<RankTimes, Error> {
+    let plane = spec.plane();
+    let mut lat = DistLattice::<M, L, T, P>::with_slab(group, spec, make)?;
+    lat.time_per_step(steps.div_ceil(4), DistLattice::step)?;
+    Ok(RankTimes {
+        ranks: lat.dec.count(),
+        with_exchange: lat.time_per_step(steps, DistLattice::step)?,
+        without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange)?,
+        exchange_only: lat.time_per_step(steps, DistLattice::exchange)?,
+        halo_bytes: M::HALO * plane * M::Q * std::mem::size_of::<T>(),
+        backend: lat.slab.describe(),
+    })
+}
+
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
+    for DistLattice<M, L, T, P>
+{
+    type Model = M;
+    type Real = T;
+
+    fn extent(&self) -> Extent {
+        Extent::of_size(self.spec.size())
+    }
+
+    fn params(&self) -> &M::Params {
+        &self.spec.params
+    }
+
+    fn scheme(&self) -> Scheme {
+        self.slab.scheme()
+    }
+
+    fn layout_name(&self) -> &'static str {
+        self.slab.layout().name()
+    }
+
+    fn schemes() -> &'static [Scheme] {
+        &[Scheme::TwoCopy, Scheme::InPlace]
+    }
+
+    fn steps_done(&self) -> u64 {
+        self.slab.steps_done()
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        self.slab.set_steps_done(step);
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        let ran = (0..n)
+            .try_for_each(|_| self.step())
+            .and_then(|()| self.slab.finish());
+        agree(&*self.group, ran)
+    }
+
+    fn local_planes(&self) -> Range<usize> {
+        self.x0..self.x0 + self.slab.width()
+    }
+
+    /// Each slab sets its own sites (in place on the host); a refusal on one rank is every
+    /// rank's.
+    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        let set = self
+            .slab
+            .set_equilibrium_at((self.x0, self.spec.plane()), &moments);
+        agree(&*self.group, set)
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        self.slab.populations()
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let set = self.slab.set_populations(values);
+        agree(&*self.group, set)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        self.slab.is_solid(s)
+    }
+
+    /// Each slab its own sites' values; a refusal on one rank is every rank's.
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        let set = self.slab.set_field(name, values);
+        agree(&*self.group, set)
+    }
+
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        self.slab.fields()
+    }
+
+    /// The moments of the slab, window by window ([`moments_by_window`]): the neighbours'
+    /// border planes swapped around the ring once, no rank holding more than its slab.
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        let w = self.slab.width();
+        let per_col = self.spec.plane() * M::Q;
+        // A host slab reads its columns where they lie; other backends read back once.
+        let whole = match self.slab.placement() {
+            Placement::Host => Ok(None),
+            _ => self.slab.populations().map(Some),
+        };
+        let read = |cols: Range<usize>| match &whole {
+            Ok(Some(all)) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
+            Ok(None) => self.slab.populations_of(cols),
+            Err(e) => Err(LbmError::Shape(format!("reading the slab back: {e}")).into()),
+        };
+        let h = M::HALO;
+        // A rank that cannot read its borders or fields stops every rank before the swap.
+        let (borders, fields) = agree(
+            &*self.group,
+            (|| -> Result<_, Error> { Ok(([read(0..h)?, read(w - h..w)?], self.slab.fields()?)) })(
+            ),
+        )?;
+        let around = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
+        let moments = {
+            let (xs, fields) = (self.local_planes(), fields.as_deref());
+            moments_by_window::<M, L, T>(&self.spec, xs, around, fields, read)
+        };
+        agree(&*self.group, moments)
+    }
+
+    /// The halos refreshed first where the next step pulls across the cuts (the same exchange
+    /// it starts with): the pre-collision populations of a border site are its neighbours'.
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        if self.slab.needs_halos() {
+            self.exchange()?;
+        }
+        let local: Vec<[usize; 3]> = sites.iter().map(|&[x, y, z]| [x - self.x0, y, z]).collect();
+        let read = self.slab.exchanged(&local);
+        agree(&*self.group, read)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        DistLattice::check(self)
+    }
+
+    fn placement(&self) -> Placement {
+        self.slab.placement()
+    }
+
+    fn describe(&self) -> String {
+        let d = &self.dec;
+        let widths: Vec<usize> = (0..d.count()).map(|r| d.range(r, 0).len()).collect();
+        format!(
+            "{} in a ring (slab widths {widths:?}), each on its own backend; the first: {}",
+            self.group.describe(),
+            self.slab.describe()
+        )
+    }
+
+    fn group(&self) -> &dyn Transfers<f64> {
+        self.group.values()
+    }
+}
+
+#[cfg(test)]
+#[path = "distributed_tests.rs"]
+mod tests;
