@@ -37,7 +37,7 @@ use lbm::models::{
 use lbm::mpi_ring;
 use lbm::mpi_ring::mpi::topology::{Communicator, SimpleCommunicator};
 use lbm::{
-    Aos, BoundarySpec, CAoSoa, CSoa, Error, Lattice, Layout, Model, Obstacles, Real, Scheme,
+    Aos, Block, BoundarySpec, CAoSoa, CSoa, Error, Lattice, Layout, Model, Obstacles, Real, Scheme,
     SlabBackend, Soa, Solver, Wall,
 };
 

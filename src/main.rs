@@ -40,8 +40,12 @@ fn main() -> ExitCode {
             ),
             1,
         ),
-        (Err(e), _) if world.ranks() > 1 => fail(
-            &format!("rank {} of {}: error: {e}\n", world.rank(), world.ranks()),
+        (Err(e), _) if world.group().ranks() > 1 => fail(
+            &format!(
+                "rank {} of {}: error: {e}\n",
+                world.group().rank(),
+                world.group().ranks()
+            ),
             e.exit_status(),
         ),
         (Err(e), _) => fail(&format!("error: {e}\n"), e.exit_status()),

@@ -23,7 +23,7 @@
 //!
 //! A shard's box is `[x0, x1) × [y0, y1) × [z0, z1)` (`yz` absent: whole planes, as a slab
 //! of lattice planes holds); the boxes tile the whole domain. The fields ([`Model::FIELDS`])
-//! are stored when the user gave them values per site ([`crate::Solver::set_local_field`]):
+//! are stored when the user gave them values per site ([`crate::Block::set_local_field`]):
 //! every field of the model then, so a restart continues with the same per-site parameters.
 //! `<crc>` is the CRC-32 of the TOML text, in hexadecimal: with the payloads' CRC-32, every byte
 //! a resume trusts is checked. Versions 2 (no fields), 3 (shards of whole planes alone) and 4

@@ -28,11 +28,11 @@ use std::time::Instant;
 
 use crate::blocks::Blocks;
 use crate::domain::{
-    export_columns, import_slab, moments_by_window, ring_blocks, DomainError, GlobalSpec, Slab,
+    export_columns, import_slab, moments_by_window, ring_blocks, GlobalSpec, Slab,
 };
 use crate::group::{agree, Carrier, Transfers};
 use crate::solver::{Extent, Placement};
-use crate::{Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
+use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
 
 /// Parts of the bulk update between which the halo transfers may progress: MPICH (as most MPI
 /// libraries) advances a large (rendezvous) message only inside MPI calls.
@@ -105,17 +105,13 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// `global` fits the specification, so a missing or mismatched lattice is an error on
     /// every process, not a hang. The slabs continue from the step count of `global`.
     pub fn scatter(&mut self, global: Option<&Lattice<M, L, T>>) -> Result<(), Error> {
-        let fits = global.is_some_and(|g| {
+        let size = global.map(|g| {
             let d = g.dims();
-            [d.lx, d.ly, d.lz] == self.spec.size()
+            [d.lx, d.ly, d.lz]
         });
-        let fits = if self.rank == 0 && !fits {
-            Err(Error::from(DomainError::Mpi(format!(
-                "scatter: rank 0 needs the global {} lattice to cut into slabs",
-                Extent::of_size(self.spec.size())
-            ))))
-        } else {
-            Ok(())
+        let fits = match self.rank {
+            0 => self.spec.holds(size).map_err(Error::from),
+            _ => Ok(()),
         };
         agree(&*self.group, fits)?;
         let step = self.group.each(global.map_or(0, Lattice::steps_done))[0];
@@ -135,7 +131,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         });
         let set = match failed {
             Some(e) => Err(e.into()),
-            None => self.slab.set_populations(&mine),
+            None => self.slab.set_local_populations(&mine),
         };
         agree(&*self.group, set)
     }
@@ -148,6 +144,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// This rank's slab.
     pub fn slab(&self) -> &P {
         &self.slab
+    }
+
+    /// This rank's slab, mutable (its phases timed: the host/device split's calibration).
+    #[cfg(feature = "gpu")]
+    pub(crate) fn slab_mut(&mut self) -> &mut P {
+        &mut self.slab
     }
 
     /// One time step (collective with the two neighbours): post the halo exchange, update the bulk,
@@ -218,7 +220,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// lattice, so its moment fields ([`Lattice::moment_field`]) are the single-process ones;
     /// it has done the slabs' steps.
     pub fn gather(&self) -> Result<Option<Lattice<M, L, T>>, Error> {
-        let mine = agree(&*self.group, self.slab.populations())?;
+        let mine = agree(&*self.group, self.slab.local_populations())?;
         let Some(all) = self.group.gather(mine) else {
             return Ok(None);
         };
@@ -251,8 +253,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
 /// (collective): the `T_mpi` of Calore et al. 2019, eq. 7, measured before the slabs exist,
 /// to tune a process's host/device split.
 pub fn exchange_seconds<T: Real>(group: &dyn Transfers<T>, len: usize, reps: usize) -> f64 {
-    let (rank, ranks) = (group.rank(), group.ranks());
-    let around = ((rank + ranks - 1) % ranks, (rank + 1) % ranks);
+    let around = group.ring_neighbours();
     let mut times = Vec::with_capacity(reps);
     for k in 0..=reps {
         let to = [vec![T::default(); len], vec![T::default(); len]];
@@ -281,7 +282,7 @@ pub struct RankTimes {
     pub exchange_only: f64,
     /// Bytes of one halo message (`H` columns).
     pub halo_bytes: usize,
-    /// The first process's backend in words ([`SlabBackend::describe`]).
+    /// The first process's backend in words ([`Block::describe`]).
     pub backend: String,
 }
 
@@ -308,15 +309,11 @@ pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real 
     })
 }
 
-impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Block
     for DistLattice<M, L, T, P>
 {
     type Model = M;
     type Real = T;
-
-    fn extent(&self) -> Extent {
-        Extent::of_size(self.spec.size())
-    }
 
     fn params(&self) -> &M::Params {
         &self.spec.params
@@ -327,11 +324,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     }
 
     fn layout_name(&self) -> &'static str {
-        self.slab.layout().name()
-    }
-
-    fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy, Scheme::InPlace]
+        self.slab.layout_name()
     }
 
     fn steps_done(&self) -> u64 {
@@ -340,6 +333,55 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
 
     fn set_steps_done(&mut self, step: u64) {
         self.slab.set_steps_done(step);
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        self.slab.local_populations()
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let set = self.slab.set_local_populations(values);
+        agree(&*self.group, set)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        self.slab.local_solid(s)
+    }
+
+    /// Each slab its own sites' values; a refusal on one rank is every rank's.
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        let set = self.slab.set_local_field(name, values);
+        agree(&*self.group, set)
+    }
+
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        self.slab.local_fields()
+    }
+
+    fn placement(&self) -> Placement {
+        self.slab.placement()
+    }
+
+    fn describe(&self) -> String {
+        let d = &self.dec;
+        let widths: Vec<usize> = (0..d.count()).map(|r| d.range(r, 0).len()).collect();
+        format!(
+            "{} in a ring (slab widths {widths:?}), each on its own backend; the first: {}",
+            self.group.describe(),
+            self.slab.describe()
+        )
+    }
+}
+
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
+    for DistLattice<M, L, T, P>
+{
+    fn extent(&self) -> Extent {
+        Extent::of_size(self.spec.size())
+    }
+
+    fn schemes() -> &'static [Scheme] {
+        &[Scheme::TwoCopy, Scheme::InPlace]
     }
 
     fn advance(&mut self, n: u64) -> Result<(), Error> {
@@ -365,29 +407,6 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&*self.group, set)
     }
 
-    fn local_populations(&self) -> Result<Vec<T>, Error> {
-        self.slab.populations()
-    }
-
-    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
-        let set = self.slab.set_populations(values);
-        agree(&*self.group, set)
-    }
-
-    fn local_solid(&self, s: usize) -> bool {
-        self.slab.is_solid(s)
-    }
-
-    /// Each slab its own sites' values; a refusal on one rank is every rank's.
-    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        let set = self.slab.set_field(name, values);
-        agree(&*self.group, set)
-    }
-
-    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        self.slab.fields()
-    }
-
     /// The moments of the slab, window by window ([`moments_by_window`]): the neighbours'
     /// border planes swapped around the ring once, no rank holding more than its slab.
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
@@ -396,7 +415,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         // A host slab reads its columns where they lie; other backends read back once.
         let whole = match self.slab.placement() {
             Placement::Host => Ok(None),
-            _ => self.slab.populations().map(Some),
+            _ => self.slab.local_populations().map(Some),
         };
         let read = |cols: Range<usize>| match &whole {
             Ok(Some(all)) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
@@ -407,8 +426,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         // A rank that cannot read its borders or fields stops every rank before the swap.
         let (borders, fields) = agree(
             &*self.group,
-            (|| -> Result<_, Error> { Ok(([read(0..h)?, read(w - h..w)?], self.slab.fields()?)) })(
-            ),
+            (|| -> Result<_, Error> {
+                Ok(([read(0..h)?, read(w - h..w)?], self.slab.local_fields()?))
+            })(),
         )?;
         let around = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
         let moments = {
@@ -431,20 +451,6 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
 
     fn check(&self) -> Result<(), Error> {
         DistLattice::check(self)
-    }
-
-    fn placement(&self) -> Placement {
-        self.slab.placement()
-    }
-
-    fn describe(&self) -> String {
-        let d = &self.dec;
-        let widths: Vec<usize> = (0..d.count()).map(|r| d.range(r, 0).len()).collect();
-        format!(
-            "{} in a ring (slab widths {widths:?}), each on its own backend; the first: {}",
-            self.group.describe(),
-            self.slab.describe()
-        )
     }
 
     fn group(&self) -> &dyn Transfers<f64> {

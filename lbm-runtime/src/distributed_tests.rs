@@ -1,58 +1,57 @@
 //! The ring on the threads of one process ([`Threads`]) and on one process alone
-//! ([`OneProcess`]): the same code path as over MPI ranks, bit for bit the single lattice.
+//! ([`OneProcess`]): the same code path as over MPI ranks, bit for bit the single lattice, in
+//! every layout, both schemes, binary16 storage, and with the boundaries that reach across the
+//! cuts (obstacles, curved walls, outflows).
 
 use super::*;
 use crate::boundary::BoundarySpec;
 use crate::group::{OneProcess, Threads};
 use crate::testing::{initial, TestD2Q9, P};
-use crate::CSoa;
+use crate::{Aos, CAoSoa, CSoa, F16s, Interpolation, Soa, Wall};
 
-fn spec() -> GlobalSpec<TestD2Q9> {
-    let mut boundaries = BoundarySpec::cavity(0.05);
-    // An obstacle across the cut between the first two of three slabs (13 columns: 5, 4, 4).
-    boundaries.solid = Some(crate::Obstacles::new(|x, y| {
-        (3..7).contains(&x) && (4..7).contains(&y)
-    }));
+fn spec_of(lx: usize, ly: usize, boundaries: BoundarySpec) -> GlobalSpec<TestD2Q9> {
     GlobalSpec {
-        lx: 13,
-        ly: 12,
+        lx,
+        ly,
         lz: 1,
         params: P,
         boundaries,
     }
 }
 
+/// 13 × 12 with an obstacle across the cut between the first two of three slabs (5, 4, 4
+/// columns).
+fn spec() -> GlobalSpec<TestD2Q9> {
+    let mut boundaries = BoundarySpec::cavity(0.05);
+    boundaries.solid = Some(crate::Obstacles::new(|x, y| {
+        (3..7).contains(&x) && (4..7).contains(&y)
+    }));
+    spec_of(13, 12, boundaries)
+}
+
+/// A cavity with an obstacle straddling the slab edges of every cut tried below.
+fn obstacle_cavity() -> BoundarySpec {
+    let mut spec = BoundarySpec::cavity(0.05);
+    spec.solid = Some(crate::Obstacles::new(|x, y| {
+        (4..9).contains(&x) && (5..8).contains(&y)
+    }));
+    spec
+}
+
+/// Wall distances spread over `[lo, hi]` from link to link, in ten steps.
+fn spread(lo: f64, hi: f64) -> impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Clone {
+    move |[x, y, _], c| {
+        let k = (x * 7 + y * 3) as i32 + c[0] * 5 + c[1] * 11;
+        Some(lo + (hi - lo) * f64::from(k.rem_euclid(10)) / 9.0)
+    }
+}
+
 type Ring = DistLattice<TestD2Q9, CSoa<4>, f64>;
 type Single = Lattice<TestD2Q9, CSoa<4>, f64>;
 
-/// `steps` steps of the ring in `scheme` on each of `parts` threads; the first thread's
-/// gathered lattice and the moments of every thread.
-fn on_threads(parts: usize, scheme: Scheme, steps: u64) -> (Single, Vec<Vec<Vec<f64>>>) {
-    let threads: Vec<_> = Threads::group(parts)
-        .into_iter()
-        .map(|t| {
-            std::thread::spawn(move || {
-                let _guard = t.guard();
-                let mut ring = Ring::new(Box::new(t), spec(), scheme).unwrap();
-                ring.set_equilibrium_at(initial).unwrap();
-                ring.advance(steps).unwrap();
-                ring.check().unwrap();
-                (ring.gather().unwrap(), ring.local_moments().unwrap())
-            })
-        })
-        .collect();
-    let mut gathered = None;
-    let mut moments = Vec::new();
-    for t in threads {
-        let (g, m) = t.join().unwrap();
-        gathered = gathered.or(g);
-        moments.push(m);
-    }
-    (gathered.unwrap(), moments)
-}
-
-fn single(steps: u64) -> Single {
-    let mut single = spec().lattice::<CSoa<4>, f64>().unwrap();
+/// The single two-copy lattice `g` after `steps` steps from [`initial`].
+fn single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, steps: u64) -> Lattice<TestD2Q9, L, T> {
+    let mut single = g.lattice::<L, T>().unwrap();
     single.set_equilibrium(initial).unwrap();
     for _ in 0..steps {
         single.step();
@@ -60,44 +59,132 @@ fn single(steps: u64) -> Single {
     single
 }
 
-fn bits(lat: &Single) -> Vec<u64> {
-    Solver::local_populations(lat)
-        .unwrap()
-        .iter()
-        .map(|v| v.to_bits())
+/// Every site's populations, in logical order, as bits.
+fn bits<L: Layout, T: Real>(lat: &Lattice<TestD2Q9, L, T>) -> Vec<u64> {
+    let d = lat.dims();
+    let mut f = [T::default(); 9];
+    let mut out = Vec::new();
+    for x in 0..d.lx {
+        for y in 0..d.ly {
+            lat.populations(x, y, &mut f).unwrap();
+            out.extend(f.iter().map(|v| v.to_f64().to_bits()));
+        }
+    }
+    out
+}
+
+fn moment_bits(m: &[Vec<f64>]) -> Vec<Vec<u64>> {
+    m.iter()
+        .map(|f| f.iter().map(|v| v.to_bits()).collect())
         .collect()
 }
 
+/// The ring of `ranks` threads in `scheme` equals the single two-copy lattice after 25 steps
+/// (an odd count: the in-place ring ends in its odd state) and after 26: the gathered
+/// populations, and each thread's moments (window by window from its own columns and its
+/// neighbours' borders, [`moments_by_window`]) on its columns.
+fn ring_matches_single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, ranks: usize, scheme: Scheme) {
+    let what = format!("{} {} {} on {ranks} slabs", L::NAME, T::NAME, scheme.name());
+    let want = single::<L, T>(g, 25);
+    let runs = Threads::run(ranks, |t| {
+        let mut ring = DistLattice::<TestD2Q9, L, T>::new(Box::new(t), g.clone(), scheme).unwrap();
+        ring.set_equilibrium_at(initial).unwrap();
+        ring.advance(25).unwrap();
+        ring.check().unwrap();
+        let moments = (ring.local_planes(), ring.local_moments().unwrap());
+        let at_25 = ring.gather().unwrap();
+        ring.advance(1).unwrap();
+        (moments, at_25, ring.gather().unwrap())
+    });
+    let whole = moment_bits(&Solver::local_moments(&want).unwrap());
+    let ly = g.ly;
+    let mut covered = 0;
+    for ((xs, moments), ..) in &runs {
+        let mine: Vec<Vec<u64>> = whole
+            .iter()
+            .map(|f| f[xs.start * ly..xs.end * ly].to_vec())
+            .collect();
+        assert_eq!(moment_bits(moments), mine, "moments of {xs:?}, {what}");
+        covered += xs.len();
+    }
+    assert_eq!(covered, g.lx, "{what}");
+    let (_, at_25, at_26) = runs.into_iter().next().unwrap();
+    let (at_25, at_26) = (at_25.unwrap(), at_26.unwrap());
+    assert_eq!(bits(&at_25), bits(&want), "{what}");
+    assert_eq!(at_25.steps_done(), 25);
+    assert_eq!(
+        at_25.moment_field("ux").unwrap(),
+        want.moment_field("ux").unwrap()
+    );
+    assert_eq!(
+        bits(&at_26),
+        bits(&single::<L, T>(g, 26)),
+        "{what}, step 26"
+    );
+}
+
+fn in_both_schemes<L: Layout>(g: &GlobalSpec<TestD2Q9>, ranks: usize) {
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        ring_matches_single::<L, f64>(g, ranks, scheme);
+    }
+}
+
+/// Periodic and walled lattices, widths divisible or not, 1 to 4 slabs, three layouts:
+/// bitwise identical.
 #[test]
 fn a_ring_of_threads_is_the_single_lattice_bit_for_bit() {
-    // 25 steps: the in-place ring ends in its odd state.
-    let want = single(25);
-    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
-        for parts in [1, 3] {
-            let (got, moments) = on_threads(parts, scheme, 25);
-            assert_eq!(
-                bits(&got),
-                bits(&want),
-                "{parts} threads, {}",
-                scheme.name()
-            );
-            assert_eq!(got.steps_done(), 25);
-            // Each thread's moments are the single lattice's on its columns.
-            let whole = Solver::local_moments(&want).unwrap();
-            let mut x0 = 0;
-            for m in &moments {
-                let len = m[0].len();
-                assert_eq!(m[0], whole[0][x0..x0 + len], "density, {parts} threads");
-                x0 += len;
-            }
-            assert_eq!(x0, whole[0].len());
+    for ranks in 1..=4 {
+        in_both_schemes::<Soa>(&spec_of(13, 12, BoundarySpec::channel()), ranks);
+        in_both_schemes::<CAoSoa<4>>(&spec_of(16, 16, BoundarySpec::periodic()), ranks);
+        in_both_schemes::<Aos>(&spec_of(14, 12, obstacle_cavity()), ranks);
+    }
+    in_both_schemes::<CSoa<4>>(&spec(), 1);
+    in_both_schemes::<CSoa<4>>(&spec(), 3);
+}
+
+/// Binary16 storage on slabs: the halos travel as the values of the stored elements and are
+/// stored back to the same elements, so the ring stays bitwise the single lattice.
+#[test]
+fn a_ring_in_f16s_is_the_single_lattice_bit_for_bit() {
+    for ranks in [2, 3] {
+        for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+            let channel = spec_of(13, 32, BoundarySpec::channel());
+            ring_matches_single::<CSoa<16>, F16s>(&channel, ranks, scheme);
+            let cavity = spec_of(32, 32, obstacle_cavity());
+            ring_matches_single::<CAoSoa<16>, F16s>(&cavity, ranks, scheme);
         }
     }
 }
 
+/// Slabs wider than a window (several windows each, obstacles across their seams and across
+/// the cuts), both schemes: the moments of every slab are the single lattice's.
 #[test]
-fn a_ring_of_one_process_resumes_from_a_scattered_lattice() {
-    let half = single(10);
+fn moments_by_window_are_the_single_lattices() {
+    let mut boundaries = BoundarySpec::cavity(0.05);
+    boundaries.solid = Some(crate::Obstacles::new(|x, y| {
+        (60..70).contains(&x) && (3..6).contains(&y) || (140..160).contains(&x) && y == 7
+    }));
+    let g = spec_of(300, 12, boundaries);
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        let want = moment_bits(&Solver::local_moments(&single::<CSoa<4>, f64>(&g, 7)).unwrap());
+        let got = Threads::run(2, |t| {
+            let mut ring = Ring::new(Box::new(t), g.clone(), scheme).unwrap();
+            ring.set_equilibrium_at(initial).unwrap();
+            ring.advance(7).unwrap();
+            moment_bits(&ring.local_moments().unwrap())
+        });
+        let joined: Vec<Vec<u64>> = (0..want.len())
+            .map(|j| got.iter().flat_map(|m| m[j].clone()).collect())
+            .collect();
+        assert_eq!(joined, want, "{}", scheme.name());
+    }
+}
+
+/// A run stopped on one lattice and resumed on one process and on 3 threads ends as if never
+/// cut; a lattice of another size is refused, not cut.
+#[test]
+fn a_ring_resumes_from_a_scattered_lattice() {
+    let (half, whole): (Single, Single) = (single(&spec(), 10), single(&spec(), 25));
     let mut ring = Ring::new(Box::new(OneProcess), spec(), Scheme::InPlace).unwrap();
     ring.scatter(Some(&half)).unwrap();
     assert!(
@@ -107,31 +194,128 @@ fn a_ring_of_one_process_resumes_from_a_scattered_lattice() {
     );
     assert_eq!(ring.steps_done(), 10);
     ring.advance(15).unwrap();
-    assert_eq!(bits(&ring.gather().unwrap().unwrap()), bits(&single(25)));
-    // A lattice of another size is refused, not cut.
-    let other = GlobalSpec { lx: 12, ..spec() }
+    assert_eq!(bits(&ring.gather().unwrap().unwrap()), bits(&whole));
+    let other = spec_of(12, 12, BoundarySpec::channel())
         .lattice::<CSoa<4>, f64>()
         .unwrap();
     let refused = ring.scatter(Some(&other)).unwrap_err().to_string();
-    assert!(refused.contains("13×12"), "{refused}");
+    assert!(
+        refused.contains("a 12×12 lattice") && refused.contains("the 13×12 lattice"),
+        "{refused}"
+    );
+    let gathered = Threads::run(3, |t| {
+        let mut ring = Ring::new(Box::new(t), spec(), Scheme::InPlace).unwrap();
+        ring.scatter(ring.group().is_root().then_some(&half))
+            .unwrap();
+        ring.advance(15).unwrap();
+        ring.gather().unwrap()
+    });
+    assert_eq!(bits(gathered[0].as_ref().unwrap()), bits(&whole));
+    let refused = Threads::run(3, |t| {
+        let mut ring = Ring::new(Box::new(t), spec(), Scheme::TwoCopy).unwrap();
+        ring.scatter(None).unwrap_err().to_string()
+    });
+    for message in refused {
+        assert!(message.contains("the 13×12 lattice"), "{message}");
+    }
 }
 
 #[test]
 fn a_thread_whose_slab_cannot_be_built_fails_every_thread_with_its_message() {
     // 13 columns cannot be cut into 14 slabs: every thread says so, none hangs.
-    let threads: Vec<_> = Threads::group(14)
-        .into_iter()
-        .map(|t| {
-            std::thread::spawn(move || {
-                let _guard = t.guard();
-                Ring::new(Box::new(t), spec(), Scheme::TwoCopy)
-                    .err()
-                    .map(|e| e.to_string())
-            })
-        })
-        .collect();
-    for t in threads {
-        let message = t.join().unwrap().expect("refused");
-        assert!(message.contains("14"), "{message}");
+    let refused = Threads::run(14, |t| {
+        Ring::new(Box::new(t), spec(), Scheme::TwoCopy)
+            .err()
+            .map(|e| e.to_string())
+    });
+    for message in refused {
+        let message = message.expect("refused");
+        assert!(
+            message.contains("14 ranks") && message.contains("at most 13 ranks"),
+            "{message}"
+        );
+    }
+}
+
+/// Quadratic curved walls (`Interpolation::Quadratic`) run on a ring of one slab as on the
+/// single lattice, bit for bit: the slab is the whole lattice, and a disc across the periodic
+/// edge x = 0 has links that read two sites along them, across it, from the slab's own
+/// columns. A ring of two slabs refuses them, every slab alike, saying what to do.
+#[test]
+fn quadratic_walls_run_on_one_slab_and_are_refused_on_two() {
+    let disc = |x: usize, y: usize| {
+        let dx = (x as f64 - 0.4).abs().min((x as f64 - 16.4).abs());
+        dx.hypot(y as f64 - 6.0) < 2.7
+    };
+    let g = spec_of(
+        16,
+        12,
+        BoundarySpec {
+            solid: Some(
+                crate::Obstacles::new(disc)
+                    .with_wall_distance(spread(0.1, 0.9))
+                    .with_interpolation(Interpolation::Quadratic),
+            ),
+            ..BoundarySpec::periodic()
+        },
+    );
+    ring_matches_single::<Soa, f64>(&g, 1, Scheme::TwoCopy);
+    let refused = Threads::run(2, |t| {
+        DistLattice::<TestD2Q9, Soa, f64>::new(Box::new(t), g.clone(), Scheme::TwoCopy)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    });
+    for message in refused {
+        assert!(
+            message.contains("Interpolation::Quadratic")
+                && message.contains("Interpolation::Linear"),
+            "{message}"
+        );
+    }
+}
+
+/// Outflow sides (`Wall::Outflow`) on rings of 1, 2 and 3 slabs give the single lattice's
+/// bits: the right side on the last slab, and a top side cut by the slabs, whose links read
+/// the neighbouring columns across the cuts.
+#[test]
+fn outflows_on_slabs_match_the_single_lattice() {
+    let g = spec_of(
+        18,
+        12,
+        BoundarySpec {
+            left: Some(Wall::ZouHeVelocity {
+                velocity: [0.03, 0.01, 0.0],
+            }),
+            right: Some(Wall::Outflow),
+            bottom: Some(Wall::NO_SLIP),
+            top: Some(Wall::Outflow),
+            ..BoundarySpec::periodic()
+        },
+    );
+    for ranks in [1, 2, 3] {
+        ring_matches_single::<Soa, f64>(&g, ranks, Scheme::TwoCopy);
+    }
+}
+
+/// Linear curved walls in place on rings of 1, 2 and 3 slabs give the single two-copy
+/// lattice's bits: a disc across the periodic edge and the slabs' cuts, whose links hold
+/// their own leaving populations where the pull half-step pushed them into a halo.
+#[test]
+fn curved_walls_in_place_on_slabs_match_the_single_lattice() {
+    let disc = |x: usize, y: usize| {
+        let dx = (x as f64 - 0.4).abs().min((x as f64 - 18.4).abs());
+        dx.hypot(y as f64 - 6.0) < 2.7 || (x as f64 - 9.5).hypot(y as f64 - 5.0) < 2.4
+    };
+    let g = spec_of(
+        18,
+        12,
+        BoundarySpec {
+            solid: Some(crate::Obstacles::new(disc).with_wall_distance(spread(0.05, 1.0))),
+            ..BoundarySpec::periodic()
+        },
+    );
+    for ranks in [1, 2, 3] {
+        ring_matches_single::<Soa, f64>(&g, ranks, Scheme::InPlace);
     }
 }

@@ -17,9 +17,8 @@
 //! exchange run under the bulk update.
 //!
 //! The halo columns travel between slabs in logical order ([`crate::slab_backend`]), whatever
-//! the backend that runs a slab. [`SlabRing`] runs the same decomposition in one process (the halos
-//! copied between slabs), which tests the decomposition without MPI and measures the
-//! bulk/border split for the performance model ([`crate::scaling`]).
+//! the backend that runs a slab. The ring itself is [`crate::distributed::DistLattice`], on MPI
+//! ranks, on the threads of one process, or on one process alone (its halos its own borders).
 //!
 //! Each slab compiles the global boundaries for its own columns (`GlobalSpec::slab_boundaries`),
 //! so walls (x walls included: the first and last slabs' outer halos are then never read) and
@@ -40,7 +39,7 @@ use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
 use crate::error::check_values;
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
-use crate::{Error, Lattice, LbmError, Model, Real, Scheme, SlabBackend};
+use crate::{Error, Lattice, LbmError, Model, Real, Scheme};
 
 /// Why a decomposed lattice cannot be built or run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -266,6 +265,23 @@ impl<M: Model> GlobalSpec<M> {
         Ok(bc)
     }
 
+    /// Refuses a lattice (of size `[LX, LY, LZ]`, `None`: none at hand) that is not of this
+    /// specification's size, before it is cut into slabs or parts.
+    pub(crate) fn holds(&self, size: Option<[usize; 3]>) -> Result<(), LbmError> {
+        let want = crate::solver::Extent::of_size(self.size());
+        match size {
+            Some(size) if size == self.size() => Ok(()),
+            Some(size) => Err(LbmError::Shape(format!(
+                "a {} lattice cannot be cut as the {want} lattice of the specification",
+                crate::solver::Extent::of_size(size)
+            ))),
+            None => Err(LbmError::Shape(format!(
+                "the first process holds no lattice to cut as the {want} lattice of the \
+                 specification"
+            ))),
+        }
+    }
+
     /// The global lattice at rest (two-copy scheme): where gathered slabs are assembled.
     pub fn lattice<L: Layout, T: Real>(&self) -> Result<Lattice<M, L, T>, LbmError> {
         Lattice::with_size(
@@ -487,153 +503,6 @@ pub(crate) fn write_storage_columns<M: Model, L: Layout, T: Real>(
     for (k, v) in vals.iter().enumerate() {
         let (c, y, i) = (first + k / (d.plane() * d.q), k / d.q % d.plane(), k % d.q);
         lat.set_stored_value(L::index(&d, i, c, y), i, *v);
-    }
-}
-
-/// The decomposition run in one process: `n` slabs on a rank-local backend `P` (the host's
-/// [`Slab`] by default) whose halos are copied from their neighbours, then bulk and borders
-/// updated, as each rank of the MPI ring does. Bitwise identical to the single lattice on the
-/// host; the loopback reference of the performance model. One slab is a ring closed on
-/// itself: its halos come from its own borders, as a periodic lattice's.
-pub struct SlabRing<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
-    spec: GlobalSpec<M>,
-    dec: Blocks,
-    slabs: Vec<P>,
-    _l: std::marker::PhantomData<(L, T)>,
-}
-
-impl<M: Model, L: Layout, T: Real> SlabRing<M, L, T> {
-    /// The global lattice `spec` cut into `ranks` host slabs, at rest.
-    pub fn new(spec: GlobalSpec<M>, ranks: usize, scheme: Scheme) -> Result<Self, DomainError> {
-        Self::with_slabs(spec, ranks, |g, dec, r| Slab::new(g, dec, r, scheme))
-    }
-
-    /// The global lattice `global` (of the same specification) cut into `ranks` slabs run in
-    /// `scheme`: a run resumed on another number of slabs.
-    pub fn scatter(
-        spec: GlobalSpec<M>,
-        ranks: usize,
-        scheme: Scheme,
-        global: &Lattice<M, L, T>,
-    ) -> Result<Self, DomainError> {
-        let mut ring = Self::new(spec, ranks, scheme)?;
-        for s in &mut ring.slabs {
-            let xs = s.x0()..s.x0() + s.lattice().dims().lx;
-            s.import(&export_columns(global, xs)?)?;
-        }
-        Ok(ring)
-    }
-
-    /// Sets every site to the equilibrium of `moments(x, y)` (global coordinates).
-    pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), LbmError>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-    {
-        self.slabs
-            .iter_mut()
-            .try_for_each(|s| s.set_equilibrium(&moments))
-    }
-
-    /// Updates the border columns of every slab and ends the step, nothing else (benchmarks:
-    /// the `T_border` of the performance model).
-    pub fn update_borders(&mut self) {
-        for s in &mut self.slabs {
-            s.update_borders_and_finish();
-        }
-    }
-}
-
-impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> SlabRing<M, L, T, P> {
-    /// The global lattice `spec` cut into `ranks` slabs, slab `r` built by `make(spec, dec,
-    /// r)` on its backend, at rest.
-    pub fn with_slabs<E>(
-        spec: GlobalSpec<M>,
-        ranks: usize,
-        make: impl Fn(&GlobalSpec<M>, &Blocks, usize) -> Result<P, E>,
-    ) -> Result<Self, E>
-    where
-        E: From<DomainError>,
-    {
-        let dec = ring_blocks::<M>(spec.size(), ranks)?;
-        let slabs = (0..ranks)
-            .map(|r| make(&spec, &dec, r))
-            .collect::<Result<_, _>>()?;
-        Ok(Self {
-            spec,
-            dec,
-            slabs,
-            _l: std::marker::PhantomData,
-        })
-    }
-
-    /// The slabs.
-    pub fn slabs(&self) -> &[P] {
-        &self.slabs
-    }
-
-    /// The slabs, mutable (their states set, their phases timed).
-    #[cfg(feature = "gpu")]
-    pub(crate) fn slabs_mut(&mut self) -> &mut [P] {
-        &mut self.slabs
-    }
-
-    /// Copies every slab's borders into its neighbours' halos (as the MPI ring sends them,
-    /// [`SlabBackend::borders`] and [`SlabBackend::set_halos`]).
-    pub fn exchange(&mut self) -> Result<(), Error> {
-        let borders = self
-            .slabs
-            .iter()
-            .map(SlabBackend::borders)
-            .collect::<Result<Vec<_>, _>>()?;
-        for r in 0..self.dec.count() {
-            let from_left = &borders[self.dec.neighbours(r, 0).0][RIGHT];
-            let from_right = &borders[self.dec.neighbours(r, 0).1][LEFT];
-            self.slabs[r].set_halos([from_left, from_right])?;
-        }
-        Ok(())
-    }
-
-    /// After an AA pull half-step, hands every slab's pushed halos to its neighbours
-    /// ([`SlabBackend::pushed`], [`SlabBackend::fold`]).
-    fn fold(&mut self) -> Result<(), Error> {
-        let pushed = self
-            .slabs
-            .iter()
-            .map(SlabBackend::pushed)
-            .collect::<Result<Vec<_>, _>>()?;
-        for r in 0..self.dec.count() {
-            let (Some(left), Some(right)) = (
-                &pushed[self.dec.neighbours(r, 0).0],
-                &pushed[self.dec.neighbours(r, 0).1],
-            ) else {
-                continue;
-            };
-            self.slabs[r].fold([&left[RIGHT], &right[LEFT]])?;
-        }
-        Ok(())
-    }
-
-    /// One time step: exchange (when the step pulls from the halos), bulk, borders, and the
-    /// fold of what an AA pull half-step pushed across the cuts.
-    pub fn step(&mut self) -> Result<(), Error> {
-        if self.slabs.iter().any(SlabBackend::needs_halos) {
-            self.exchange()?;
-        }
-        for s in &mut self.slabs {
-            s.update_bulk(0, 1)?;
-            s.update_borders_and_finish()?;
-        }
-        self.fold()
-    }
-
-    /// The whole lattice assembled from the slabs.
-    pub fn gather(&self) -> Result<Lattice<M, L, T>, Error> {
-        let mut global = self.spec.lattice::<L, T>()?;
-        for (r, s) in self.slabs.iter().enumerate() {
-            import_slab(&mut global, self.dec.range(r, 0).start, &s.populations()?)?;
-        }
-        global.set_steps_done(self.slabs[0].steps_done());
-        Ok(global)
     }
 }
 

@@ -50,6 +50,13 @@ pub trait Group {
     fn is_root(&self) -> bool {
         self.rank() == 0
     }
+    /// The processes before and after this one in the ring of the group in rank order
+    /// (wrapping around; on one process, itself twice): the neighbours of a cut along one
+    /// axis, as [`Blocks::neighbours`](crate::blocks::Blocks::neighbours) gives them.
+    fn ring_neighbours(&self) -> (usize, usize) {
+        let (rank, ranks) = (self.rank(), self.ranks());
+        ((rank + ranks - 1) % ranks, (rank + 1) % ranks)
+    }
     /// Whether `flag` is set on any process.
     fn any(&self, flag: bool) -> bool {
         self.max_counts(vec![u64::from(flag)])[0] != 0
@@ -483,6 +490,32 @@ impl Threads {
                 meeting: meeting.clone(),
             })
             .collect()
+    }
+
+    /// Runs `job` on each of `parts` threads of a new group (each thread given its handle and
+    /// guarded: a panic in one stops the others at their next meeting) and returns what each
+    /// returned, in rank order: a lattice cut into slabs or blocks run in one process, each
+    /// block on its thread, as MPI ranks run it.
+    ///
+    /// # Panics
+    /// Where a thread panicked (after every thread has ended).
+    pub fn run<R: Send>(parts: usize, job: impl Fn(Self) -> R + Sync) -> Vec<R> {
+        std::thread::scope(|s| {
+            let threads: Vec<_> = Self::group(parts)
+                .into_iter()
+                .map(|t| {
+                    let job = &job;
+                    s.spawn(move || {
+                        let _guard = t.guard();
+                        job(t)
+                    })
+                })
+                .collect();
+            threads
+                .into_iter()
+                .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
     }
 
     /// A guard for the thread that uses this handle: kept while it runs, it breaks the group

@@ -71,7 +71,7 @@ pub use model::{moment_index, ClusterAccess, Model, ParamError, Role};
 pub use prefetch::{Choice, CANDIDATES as PREFETCH_DISTANCES};
 pub use real::{F16s, Real, Transferable};
 pub use slab_backend::SlabBackend;
-pub use solver::{Extent, Placement, Solver, Totals};
+pub use solver::{Block, Extent, Placement, Solver, Totals};
 pub use storage::ALIGN;
 #[cfg(test)]
 mod lattice_tests;

@@ -43,7 +43,7 @@
 
 use std::time::Instant;
 
-use crate::domain::{export_columns, DomainError, GlobalSpec, SlabRing};
+use crate::domain::{export_columns, ring_blocks, DomainError, GlobalSpec, Slab};
 use crate::{Layout, Model, Real, Scheme};
 
 /// The network the communication term assumes.
@@ -446,8 +446,9 @@ fn border_time<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
     steps: usize,
 ) -> Result<f64, DomainError> {
-    let mut ring = SlabRing::<M, L, T>::new(spec.clone(), 1, Scheme::TwoCopy)?;
-    Ok(seconds_per(steps, || ring.update_borders()))
+    let whole = ring_blocks::<M>(spec.size(), 1)?;
+    let mut slab = Slab::<M, L, T>::new(spec, &whole, 0, Scheme::TwoCopy)?;
+    Ok(seconds_per(steps, || slab.update_borders_and_finish()))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! [`SlabBackend`]: what one rank of the ring runs its slab on — the host ([`Slab`]), a GPU
-//! (`crate::gpu::GpuSlab`), both (`crate::hetero::SplitSlab`) — so that the ring ([`crate::domain::SlabRing`] in one process,
-//! [`crate::distributed::DistLattice`] over a group of processes) is written once for every rank-local backend.
+//! (`crate::gpu::GpuSlab`), both (`crate::hetero::SplitSlab`) — so that the ring
+//! ([`crate::distributed::DistLattice`], over any group of processes) is written once for every
+//! rank-local backend.
 //!
 //! # One step of a rank (Calore et al. 2016, Fig. 5; Calore et al. 2019, Fig. 7)
 //! ```text
@@ -22,32 +23,13 @@ use crate::domain::{
     bulk_columns, export_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT,
 };
 use crate::solver::{equilibria, Placement};
-use crate::{Error, Layout, LayoutKind, Model, Real, Scheme};
+use crate::{Block, Error, Layout, Model, Real, Scheme};
 
-/// A rank's slab on some backend (see the module documentation).
-pub trait SlabBackend: Send {
-    /// The model.
-    type Model: Model;
-    /// The precision.
-    type Real: Real;
-
+/// A rank's slab on some backend (see the module documentation): a [`Block`] whose sites are
+/// the slab's (`x` local) and which updates them in the phases of a step of the ring.
+pub trait SlabBackend: Block + Send {
     /// The slab's width in site columns.
     fn width(&self) -> usize;
-
-    /// The model parameters.
-    fn params(&self) -> &<Self::Model as Model>::Params;
-
-    /// The streaming scheme.
-    fn scheme(&self) -> Scheme;
-
-    /// The layout of the populations.
-    fn layout(&self) -> LayoutKind;
-
-    /// Steps done.
-    fn steps_done(&self) -> u64;
-
-    /// Sets the step counter (a state restored from a checkpoint).
-    fn set_steps_done(&mut self, step: u64);
 
     /// The `H` border columns on the left and on the right, in logical order (waits for the
     /// step in flight).
@@ -81,21 +63,18 @@ pub trait SlabBackend: Send {
         Ok(())
     }
 
-    /// The post-collision populations of the slab's sites, `[(x·LY + y)·Q + i]`, `x` local.
-    fn populations(&self) -> Result<Vec<Self::Real>, Error>;
-
     /// The post-collision populations of the slab's columns `cols` alone, laid out as
-    /// [`SlabBackend::populations`]' (by default a slice of them; a backend that can read
-    /// part of its state in place does so).
+    /// [`Block::local_populations`]' (by default a slice of them; a backend that can read part
+    /// of its state in place does so).
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<Self::Real>, Error> {
-        let all = self.populations()?;
+        let all = self.local_populations()?;
         let per_col = all.len() / self.width().max(1);
         Ok(all[cols.start * per_col..cols.end * per_col].to_vec())
     }
 
     /// Sets every site of the slab — its first global column `x0`, `ly` sites per plane
     /// (`LY·LZ`) — to the equilibrium of `moments(x, s)` (`x` global, `s` the plane site); by
-    /// default built in one array and set with [`SlabBackend::set_populations`].
+    /// default built in one array and set with [`Block::set_local_populations`].
     fn set_equilibrium_at(
         &mut self,
         (x0, ly): (usize, usize),
@@ -107,21 +86,8 @@ pub trait SlabBackend: Send {
             self.params(),
             moments,
         )?;
-        self.set_populations(&f)
+        self.set_local_populations(&f)
     }
-
-    /// Sets the slab's populations from values laid out as [`SlabBackend::populations`]'.
-    fn set_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
-
-    /// Gives the model's field `name` ([`Model::FIELDS`]) a value per site of the slab,
-    /// `[x·LY·LZ + s]` with `x` local, as [`crate::Solver::set_local_field`] does for a whole
-    /// lattice; fails before changing anything on an unknown name, a wrong length or a
-    /// non-finite value.
-    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error>;
-
-    /// The per-site values of every field of the model on the slab, laid out as
-    /// [`SlabBackend::set_field`] takes them, once any was set; `None` while they are uniform.
-    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error>;
 
     /// [`crate::Solver::exchanged`] of the slab's sites `sites` (`[x, y, z]`, `x` local), its
     /// halos holding the neighbours' borders; backends that cannot read them refuse.
@@ -130,26 +96,13 @@ pub trait SlabBackend: Send {
         Err(crate::solver::cannot_exchange::<Self::Model>(&self.describe()).into())
     }
 
-    /// Whether the local site `s = x·LY·LZ + z·LY + y` is solid.
-    fn is_solid(&self, s: usize) -> bool;
-
     /// The divergence check of the slab's sites (site columns local: the ring adds `x0`).
     fn check(&self) -> Result<(), Error>;
-
-    /// Where the slab's sites are updated.
-    fn placement(&self) -> Placement;
-
-    /// The backend in words (threads, device, split).
-    fn describe(&self) -> String;
 }
 
-impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
+impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
     type Model = M;
     type Real = T;
-
-    fn width(&self) -> usize {
-        self.lattice().dims().lx
-    }
 
     fn params(&self) -> &M::Params {
         self.lattice().params()
@@ -159,8 +112,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         self.lattice().scheme()
     }
 
-    fn layout(&self) -> LayoutKind {
-        L::KIND
+    fn layout_name(&self) -> &'static str {
+        L::NAME
     }
 
     fn steps_done(&self) -> u64 {
@@ -169,6 +122,40 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn set_steps_done(&mut self, step: u64) {
         Slab::set_steps_done(self, step);
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        Ok(self.export())
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        Ok(self.import(values)?)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        self.lattice().local_solid(s)
+    }
+
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        self.lattice_mut().set_local_field(name, values)
+    }
+
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        self.lattice().local_fields()
+    }
+
+    fn placement(&self) -> Placement {
+        Placement::Host
+    }
+
+    fn describe(&self) -> String {
+        format!("cpu × {} threads", rayon::current_num_threads())
+    }
+}
+
+impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
+    fn width(&self) -> usize {
+        self.lattice().dims().lx
     }
 
     fn borders(&self) -> Result<[Vec<T>; 2], Error> {
@@ -227,10 +214,6 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(())
     }
 
-    fn populations(&self) -> Result<Vec<T>, Error> {
-        Ok(self.export())
-    }
-
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, Error> {
         Ok(export_columns(self.lattice(), cols)?)
     }
@@ -244,33 +227,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(self.set_equilibrium(moments)?)
     }
 
-    fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
-        Ok(self.import(values)?)
-    }
-
-    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        Ok(self.lattice_mut().set_field(name, values)?)
-    }
-
-    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        crate::Solver::local_fields(self.lattice())
-    }
-
-    fn is_solid(&self, s: usize) -> bool {
-        let lat = self.lattice();
-        let d = lat.dims();
-        lat.boundaries().is_solid(&d, s / d.plane(), s % d.plane())
-    }
-
     fn check(&self) -> Result<(), Error> {
         Ok(self.lattice().check()?)
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::Host
-    }
-
-    fn describe(&self) -> String {
-        format!("cpu × {} threads", rayon::current_num_threads())
     }
 }

@@ -144,18 +144,18 @@ pub enum Placement {
     Split(std::sync::Arc<crate::gpu::GpuContext>),
 }
 
-/// A lattice of a model, run by some backend (see the module documentation).
+/// The sites of a lattice that one process holds and the store they live in, however they are
+/// run: what a whole lattice ([`Solver`]) and a rank's slab on its backend
+/// ([`crate::SlabBackend`]) both are. Sites are counted from the first local plane, `s =
+/// (x − x0)·LY·LZ + z·LY + y`, and populations laid out `[s·Q + i]` in logical order.
 ///
-/// Methods marked *collective* must be called by every process of the lattice's group in the
-/// same order (one process: no constraint); they return the same answer on every process.
-pub trait Solver {
+/// On a lattice of several processes (a [`Solver`] over a group) the methods that change the
+/// state are collective: a refusal on one process is every process's.
+pub trait Block {
     /// The model.
     type Model: Model;
     /// The precision the populations are stored and computed in.
     type Real: Real;
-
-    /// The global lattice's extent.
-    fn extent(&self) -> Extent;
 
     /// The model parameters.
     fn params(&self) -> &<Self::Model as Model>::Params;
@@ -166,16 +166,51 @@ pub trait Solver {
     /// The name of the populations' layout (`AoS`, `CAoSoA<8>`, …).
     fn layout_name(&self) -> &'static str;
 
-    /// The schemes this backend runs.
-    fn schemes() -> &'static [Scheme]
-    where
-        Self: Sized;
-
     /// Steps done so far.
     fn steps_done(&self) -> u64;
 
     /// Sets the step counter (a state restored from a checkpoint).
     fn set_steps_done(&mut self, step: u64);
+
+    /// The post-collision populations of the local sites, `[s·Q + i]`.
+    fn local_populations(&self) -> Result<Vec<Self::Real>, Error>;
+
+    /// Sets the populations of the local sites from values laid out as
+    /// [`Block::local_populations`]'; refuses a wrong count and non-finite values.
+    fn set_local_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
+
+    /// Whether the local site `s` is solid.
+    fn local_solid(&self, s: usize) -> bool;
+
+    /// Gives the model's field `name` ([`Model::FIELDS`]) a value per local site, `[s]`; until
+    /// then a field is uniform, its value in the parameters. Fails before changing anything
+    /// on an unknown name, a wrong length or a non-finite value.
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error>;
+
+    /// The per-site values of every field of the model ([`Model::FIELDS`]) on the local sites,
+    /// laid out as [`Block::set_local_field`] takes them, once any was given values per site;
+    /// `None` while they are uniform (their values in the parameters).
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error>;
+
+    /// Where the sites are updated.
+    fn placement(&self) -> Placement;
+
+    /// The backend in words: device, threads, ranks, split.
+    fn describe(&self) -> String;
+}
+
+/// A lattice of a model, run by some backend (see the module documentation).
+///
+/// Methods marked *collective* must be called by every process of the lattice's group in the
+/// same order (one process: no constraint); they return the same answer on every process.
+pub trait Solver: Block {
+    /// The global lattice's extent.
+    fn extent(&self) -> Extent;
+
+    /// The schemes this backend runs.
+    fn schemes() -> &'static [Scheme]
+    where
+        Self: Sized;
 
     /// Runs `n` steps and waits for them (collective).
     fn advance(&mut self, n: u64) -> Result<(), Error>;
@@ -183,33 +218,11 @@ pub trait Solver {
     /// The global x-planes whose sites this process holds (all of them on one process).
     fn local_planes(&self) -> Range<usize>;
 
-    /// The post-collision populations of the local planes, `[s·Q + i]` with `s` counted from
-    /// the first local plane.
-    fn local_populations(&self) -> Result<Vec<Self::Real>, Error>;
-
-    /// Sets the populations of the local planes from values laid out as
-    /// [`Solver::local_populations`]'; refuses non-finite values.
-    fn set_local_populations(&mut self, values: &[Self::Real]) -> Result<(), Error>;
-
-    /// Whether the local site `s` (counted as in [`Solver::local_populations`]) is solid.
-    fn local_solid(&self, s: usize) -> bool;
-
     /// The moment fields of the local planes, in the order of [`Model::MOMENT_NAMES`], each
     /// indexed `[(x − x0)·LY + y]` with `x0 = local_planes().start` (solid sites hold 0): the
     /// moments of the populations streamed once more, as [`crate::Lattice::moment_field`]
     /// gives them (collective: the planes next to a cut need the neighbours' border planes).
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error>;
-
-    /// Gives the model's field `name` ([`Model::FIELDS`]) a value per local site, laid out as
-    /// one of [`Solver::local_moments`]' fields; until then a field is uniform, its value in
-    /// the parameters. Fails before changing anything on an unknown name, a wrong length or a
-    /// non-finite value (on every process of the group).
-    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error>;
-
-    /// The per-site values of every field of the model ([`Model::FIELDS`]) on the local
-    /// planes, laid out as [`Solver::set_local_field`] takes them, once any was given values
-    /// per site; `None` while they are uniform (their values in the parameters).
-    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error>;
 
     /// For each site of `sites` (global `[x, y, z]`, on this process's planes), its
     /// post-collision populations followed by its pre-collision ones at the next step, `2Q`
@@ -226,12 +239,6 @@ pub trait Solver {
     /// number beyond the model's range or `T ≤ 0` (collective).
     fn check(&self) -> Result<(), Error>;
 
-    /// Where the sites are updated.
-    fn placement(&self) -> Placement;
-
-    /// The backend in words: device, threads, ranks, split.
-    fn describe(&self) -> String;
-
     /// The processes of the lattice and how they meet (collective methods): one process
     /// alone by default.
     fn group(&self) -> &dyn Transfers<f64> {
@@ -245,8 +252,7 @@ pub trait Solver {
     /// edge needs, such as a derivative in x.
     fn neighbour_columns(&self, ends: [Vec<f64>; 2]) -> [Vec<f64>; 2] {
         let g = self.group();
-        let (rank, ranks) = (g.rank(), g.ranks());
-        g.swap(((rank + ranks - 1) % ranks, (rank + 1) % ranks), ends)
+        g.swap(g.ring_neighbours(), ends)
     }
 
     /// Every process's [`Solver::local_planes`], in rank order, on every process (collective).
@@ -275,7 +281,7 @@ pub trait Solver {
     /// velocity given is the bare one of the equilibrium.
     ///
     /// By default the equilibria of the local planes are built in one array and set with
-    /// [`Solver::set_local_populations`]; the host's lattices write them in place.
+    /// [`Block::set_local_populations`]; the host's lattices write them in place.
     fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
@@ -510,18 +516,14 @@ pub(crate) fn equilibria<M: Model, T: Real>(
     Ok(f)
 }
 
-/// The [`Solver`] items a whole lattice (CPU or GPU) answers from its own accessors (`dims`,
-/// `params`, `scheme`, `steps_done`, `set_steps_done`, the fields): written once for both, inside their
-/// `impl Solver` blocks (generic parameters `M` and `T`).
+/// The items a whole lattice (CPU or GPU) answers from its own accessors (`dims`, `params`,
+/// `scheme`, `steps_done`, `set_steps_done`, the fields, the solid sites): written once for
+/// both, inside their `impl Block` (`block`) and `impl Solver` (`solver`) blocks (generic
+/// parameters `M` and `T`).
 macro_rules! lattice_basics {
-    ($lattice:ident) => {
+    (block $lattice:ident) => {
         type Model = M;
         type Real = T;
-
-        fn extent(&self) -> $crate::solver::Extent {
-            let d = self.dims();
-            $crate::solver::Extent::of_size([d.lx, d.ly, d.lz])
-        }
 
         fn params(&self) -> &M::Params {
             $lattice::params(self)
@@ -535,16 +537,17 @@ macro_rules! lattice_basics {
             $lattice::layout(self).name()
         }
 
-        fn schemes() -> &'static [$crate::Scheme] {
-            &[$crate::Scheme::TwoCopy, $crate::Scheme::InPlace]
-        }
-
         fn steps_done(&self) -> u64 {
             $lattice::steps_done(self)
         }
 
         fn set_steps_done(&mut self, step: u64) {
             $lattice::set_steps_done(self, step);
+        }
+
+        fn local_solid(&self, s: usize) -> bool {
+            let d = self.dims();
+            self.boundaries().is_solid(&d, s / d.plane(), s % d.plane())
         }
 
         fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), $crate::Error> {
@@ -559,24 +562,30 @@ macro_rules! lattice_basics {
             Ok(Some(all.collect::<Result<_, _>>()?))
         }
     };
+    (solver) => {
+        fn extent(&self) -> $crate::solver::Extent {
+            let d = self.dims();
+            $crate::solver::Extent::of_size([d.lx, d.ly, d.lz])
+        }
+
+        fn schemes() -> &'static [$crate::Scheme] {
+            &[$crate::Scheme::TwoCopy, $crate::Scheme::InPlace]
+        }
+
+        fn local_planes(&self) -> std::ops::Range<usize> {
+            0..self.dims().lx
+        }
+    };
 }
 #[cfg(feature = "gpu")]
 pub(crate) use lattice_basics;
 
-impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
-    lattice_basics!(Lattice);
-
-    fn advance(&mut self, n: u64) -> Result<(), Error> {
-        self.steps(n);
-        Ok(())
-    }
-
-    fn local_planes(&self) -> Range<usize> {
-        0..self.dims().lx
-    }
+impl<M: Model, L: crate::Layout, T: Real> Block for Lattice<M, L, T> {
+    lattice_basics!(block Lattice);
 
     fn local_populations(&self) -> Result<Vec<T>, Error> {
-        Ok(crate::domain::export_columns(self, self.local_planes())?)
+        let d = self.dims();
+        Ok(crate::domain::export_columns(self, 0..d.lx)?)
     }
 
     fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
@@ -585,9 +594,21 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
         Ok(crate::domain::import_slab(self, 0, values)?)
     }
 
-    fn local_solid(&self, s: usize) -> bool {
-        let d = self.dims();
-        self.boundaries().is_solid(&d, s / d.plane(), s % d.plane())
+    fn placement(&self) -> Placement {
+        Placement::Host
+    }
+
+    fn describe(&self) -> String {
+        format!("cpu, {} threads", rayon::current_num_threads())
+    }
+}
+
+impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
+    lattice_basics!(solver);
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        self.steps(n);
+        Ok(())
     }
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
@@ -608,14 +629,6 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
 
     fn check(&self) -> Result<(), Error> {
         Ok(crate::Lattice::check(self)?)
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::Host
-    }
-
-    fn describe(&self) -> String {
-        format!("cpu, {} threads", rayon::current_num_threads())
     }
 }
 

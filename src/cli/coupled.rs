@@ -61,7 +61,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
     // A run refused before it writes anything leaves no directory behind.
     let created = missing_dirs(&plan.out);
     let result = (|| {
-        let root = world.rank() == 0;
+        let root = world.group().is_root();
         let run = prepare_out_dir(plan, NAME, about.as_ref(), root);
         let plan = &Plan {
             run: world.all_ok(run, "rank 0 refused the output directory")?,
@@ -122,7 +122,7 @@ impl Generic for Job<'_> {
     fn run<L: Layout, T: Real>(self) -> Self::Output {
         let (world, plan, case) = (self.world, self.plan, self.case);
         #[cfg(feature = "mpi")]
-        if world.ranks() > 1 {
+        if world.group().ranks() > 1 {
             use super::dist::{host_ring, split_ring};
             let (flow, heat) = case.specs();
             if plan.backend == BackendArg::Hetero {
@@ -153,7 +153,7 @@ impl GenericReal for Job<'_> {
         let (world, plan, case) = (self.world, self.plan, self.case);
         let layout = layout_kind(plan.layout, plan.vl);
         #[cfg(feature = "mpi")]
-        if world.ranks() > 1 {
+        if world.group().ranks() > 1 {
             let (flow, heat) = case.specs();
             let flow = super::dist::gpu_ring::<_, T>(world, plan, flow, layout, &self.device)?;
             let heat = super::dist::gpu_ring::<_, T>(world, plan, heat, layout, &self.device)?;

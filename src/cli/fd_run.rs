@@ -78,7 +78,7 @@ pub fn run(
     }
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
     let device = backend != BackendArg::Cpu;
-    if backend == BackendArg::Hetero && world.ranks() > 1 {
+    if backend == BackendArg::Hetero && world.group().ranks() > 1 {
         c.keep(bad(
             "backend",
             "fd-cavity's host/device split runs in one process: start it without mpiexec, or give the ranks --backend cpu or gpu",
@@ -110,8 +110,8 @@ pub fn run(
         ));
     }
     let cut = match &s.cut {
-        None if device => Cut::along(1, world.ranks()),
-        None => Cut::balanced(world.ranks(), 2, [n, n, 1]),
+        None if device => Cut::along(1, world.group().ranks()),
+        None => Cut::balanced(world.group().ranks(), 2, [n, n, 1]),
         Some(text) => match text.parse::<Cut>() {
             Ok(cut) if cut.0[2] > 1 => {
                 c.keep(bad(
@@ -120,14 +120,14 @@ pub fn run(
                 ));
                 Cut::WHOLE
             }
-            Ok(cut) if cut.blocks() != world.ranks() => {
+            Ok(cut) if cut.blocks() != world.group().ranks() => {
                 c.keep(bad(
                     "cut",
                     format!(
                         "{cut} makes {} blocks, but the run has {} ranks: give a cut of {} blocks (one a rank)",
                         cut.blocks(),
-                        world.ranks(),
-                        world.ranks()
+                        world.group().ranks(),
+                        world.group().ranks()
                     ),
                 ));
                 Cut::WHOLE
@@ -228,7 +228,7 @@ pub fn run(
     // A run refused before it writes anything leaves no directory behind.
     let created = missing_dirs(&out);
     let result = (|| {
-        let root = world.rank() == 0;
+        let root = world.group().is_root();
         let claimed = super::out_dir::claim(&out, "fd-cavity", root);
         world.all_ok(claimed, "rank 0 could not claim the output directory")?;
         if force && root {
@@ -245,7 +245,7 @@ pub fn run(
             out: &out,
             zlib: s.vtk_zlib.unwrap_or(false),
         };
-        let ranks = match world.ranks() {
+        let ranks = match world.group().ranks() {
             1 => String::new(),
             r => format!(", {r} ranks cut {}x{}", cut.0[0], cut.0[1]),
         };
@@ -355,7 +355,7 @@ fn drive(
         zlib,
     } = *goal;
     let n = cavity.n;
-    let root = world.rank() == 0;
+    let root = world.group().is_root();
     if let Some(path) = resume {
         g.resume(path)?;
         if g.steps() >= max_steps {
@@ -527,7 +527,7 @@ impl<G: FdRun> Run for Marching<'_, G> {
     }
 
     fn group(&self) -> &dyn Group {
-        &**self.world
+        self.world.group()
     }
 
     fn steady(&mut self) -> Result<bool, CliError> {

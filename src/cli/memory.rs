@@ -36,7 +36,7 @@ pub fn check<C: Case, T: Real>(
     device_in_host_memory: bool,
 ) -> Result<Need, CliError> {
     let need = need::<C, T>(
-        (world.ranks(), world.rank()),
+        (world.group().ranks(), world.group().rank()),
         plan,
         case,
         device_in_host_memory,
@@ -50,8 +50,8 @@ fn fits(world: &World, plan: &Plan, need: Need) -> Result<Need, CliError> {
     let local = memory::check(&need, ranks_on_node(world), memory::available())
         .map_err(|e| lbm::Error::from(e.with_remedy(remedy(plan))));
     #[cfg(feature = "mpi")]
-    let local = if world.ranks() > 1 {
-        lbm::group::agree(&**world, local)
+    let local = if world.group().ranks() > 1 {
+        lbm::group::agree(world.group(), local)
     } else {
         local
     };
@@ -68,7 +68,7 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
     (lx, ly): (usize, usize),
     device_in_host_memory: bool,
 ) -> Result<Need, CliError> {
-    let width = lx.div_ceil(world.ranks().max(1));
+    let width = lx.div_ceil(world.group().ranks().max(1));
     let one = |name| Lattice {
         name,
         width,
@@ -86,7 +86,7 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
     ])
     .parts::<B, T>(need, plan);
     let sites = memory::product(&[width, ly]);
-    let images = world.rank() == 0 && plan.images.as_ref().is_none_or(|i| !i.is_empty());
+    let images = world.group().is_root() && plan.images.as_ref().is_none_or(|i| !i.is_empty());
     let need = need
         .with(
             "outputs",
@@ -214,7 +214,7 @@ fn remedy(plan: &Plan) -> String {
 /// The ranks sharing this process's node (and its memory).
 fn ranks_on_node(world: &World) -> usize {
     #[cfg(feature = "mpi")]
-    if world.ranks() > 1 {
+    if world.group().ranks() > 1 {
         return lbm::mpi_ring::node_size(world.comm());
     }
     let _ = world;

@@ -105,7 +105,7 @@ pub(super) fn check_about(
 /// missing), said on standard error with why ([`lbm::fall_back`]). The first process reads
 /// the checkpoints and decides for all (collective).
 pub(super) fn resume_path(world: &World, path: &Path) -> PathBuf {
-    let fallback = if world.rank() == 0 {
+    let fallback = if world.group().is_root() {
         lbm::fall_back(path)
     } else {
         None
@@ -122,7 +122,7 @@ pub(super) fn resume_path(world: &World, path: &Path) -> PathBuf {
             f.step
         ));
     }
-    if world.any(fallback.is_some()) {
+    if world.group().any(fallback.is_some()) {
         lbm::previous_checkpoint(path)
     } else {
         path.to_path_buf()

@@ -67,7 +67,7 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
     let layout = a.layout.first().copied().unwrap_or(LayoutArg::Caosoa);
     let precision = a.precision.first().copied().unwrap_or(Precision::F64);
     // Each rank's slab, the widest, must fit in the memory available.
-    let slab = |[lx, ly, lz]: [usize; 3]| [lx.div_ceil(world.ranks()), ly, lz];
+    let slab = |[lx, ly, lz]: [usize; 3]| [lx.div_ceil(world.group().ranks()), ly, lz];
     lattices_fit(a, &RANK_MODELS, (&[layout], &[precision]), slab)?;
     if a.model.includes(Which::D2q9) {
         let (lx, ly) = a.d2q9_size;
@@ -174,7 +174,7 @@ impl<M: Model> Generic for Job<'_, M> {
                 })?
             }
         };
-        if self.world.rank() != 0 {
+        if !self.world.group().is_root() {
             return Ok(());
         }
         let mlups = |secs: f64| (lx * ly) as f64 / secs / 1e6;

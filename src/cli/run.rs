@@ -735,7 +735,7 @@ impl<'a, C: Case> Job<'a, C> {
             None => None,
         };
         let about = checkpoint.as_ref().map(|(_, c)| &c.header.about);
-        let run = prepare_out_dir(&plan, self.case.name(), about, self.world.rank() == 0);
+        let run = prepare_out_dir(&plan, self.case.name(), about, self.world.group().is_root());
         plan.run = (self.world).all_ok(run, "rank 0 refused the output directory")?;
         Ok((plan, checkpoint))
     }
@@ -747,7 +747,7 @@ impl<'a, C: Case> Job<'a, C> {
 /// ranks (the ring agrees on its errors).
 pub(super) fn device(world: &World, plan: &Plan) -> Result<Option<Arc<GpuContext>>, CliError> {
     #[cfg(feature = "mpi")]
-    if world.ranks() > 1 {
+    if world.group().ranks() > 1 {
         return Ok(super::dist::open_gpu(world, plan));
     }
     let _ = world;
@@ -773,7 +773,7 @@ impl<C: Case> Generic for Job<'_, C> {
         let (plan, checkpoint) = self.prepare::<T>(in_host_memory(&device))?;
         let (plan, case) = (&plan, self.case);
         #[cfg(feature = "mpi")]
-        if self.world.ranks() > 1 {
+        if self.world.group().ranks() > 1 {
             return super::dist::run_host::<C, L, T>(self.world, plan, case, device, checkpoint);
         }
         if let Some(ctx) = device {
@@ -806,7 +806,7 @@ impl<C: Case> GenericReal for Job<'_, C> {
         let (plan, checkpoint) = self.prepare::<T>(in_host_memory(&device))?;
         let (plan, case) = (&plan, self.case);
         #[cfg(feature = "mpi")]
-        if self.world.ranks() > 1 {
+        if self.world.group().ranks() > 1 {
             return super::dist::run_gpu::<C, T>(
                 self.world, plan, case, layout, device, checkpoint,
             );

@@ -2,14 +2,12 @@
 //! under `mpiexec -n N` — the N ranks of MPI's world, which cut the lattice into slabs
 //! (Calore et al. 2016 §4). Only rank 0 prints and writes outputs.
 
-use std::ops::Deref;
-
 use lbm::Real;
 use lbm::group::{Carrier, Transfers};
 #[cfg(feature = "mpi")]
 use lbm::mpi_ring::mpi::topology::SimpleCommunicator;
 
-/// The processes of the run: a [`lbm::group::Group`] (through `Deref`), and under MPI the
+/// The processes of the run: a [`lbm::group::Group`] ([`World::group`]), and under MPI the
 /// world's communicator the lattices' rings are built on.
 pub struct World {
     #[cfg(feature = "mpi")]
@@ -48,7 +46,7 @@ impl World {
         result: Result<T, super::CliError>,
         other: &str,
     ) -> Result<T, super::CliError> {
-        if self.any(result.is_err()) {
+        if self.group().any(result.is_err()) {
             result.and_then(|_| Err(super::CliError::OtherRank(other.into())))
         } else {
             result
@@ -64,20 +62,17 @@ impl World {
         Box::new(lbm::group::OneProcess)
     }
 
-    /// MPI's world communicator (a duplicate of it, the run's own).
-    #[cfg(feature = "mpi")]
-    pub fn comm(&self) -> &SimpleCommunicator {
-        self.ranks.comm()
-    }
-}
-
-impl Deref for World {
-    type Target = dyn Transfers<f64>;
-
-    fn deref(&self) -> &Self::Target {
+    /// The processes of the run and how they meet (their reductions and agreements).
+    pub fn group(&self) -> &dyn Transfers<f64> {
         #[cfg(feature = "mpi")]
         return &self.ranks;
         #[cfg(not(feature = "mpi"))]
         &lbm::group::OneProcess
+    }
+
+    /// MPI's world communicator (a duplicate of it, the run's own).
+    #[cfg(feature = "mpi")]
+    pub fn comm(&self) -> &SimpleCommunicator {
+        self.ranks.comm()
     }
 }

@@ -19,10 +19,9 @@ use super::shader::Window;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::blocks::Blocks;
 use crate::domain::{GlobalSpec, LEFT, RIGHT};
-use crate::error::check_values;
 use crate::slab_backend::SlabBackend;
 use crate::solver::Placement;
-use crate::{Error, LayoutKind, Model, Real, Scheme};
+use crate::{Block, Error, LayoutKind, Model, Real, Scheme};
 
 /// A rank's slab on a GPU (see the module documentation).
 pub struct GpuSlab<M: Model, T: Real> {
@@ -99,13 +98,9 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
     }
 }
 
-impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
+impl<M: Model, T: Real> Block for GpuSlab<M, T> {
     type Model = M;
     type Real = T;
-
-    fn width(&self) -> usize {
-        self.lattice.dims().lx
-    }
 
     fn params(&self) -> &M::Params {
         self.lattice.params()
@@ -115,8 +110,8 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         self.lattice.scheme()
     }
 
-    fn layout(&self) -> LayoutKind {
-        self.lattice.layout()
+    fn layout_name(&self) -> &'static str {
+        self.lattice.layout_name()
     }
 
     fn steps_done(&self) -> u64 {
@@ -125,6 +120,40 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
 
     fn set_steps_done(&mut self, step: u64) {
         self.lattice.set_steps_done(step);
+    }
+
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        self.lattice.local_populations()
+    }
+
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        self.lattice.set_local_populations(values)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        self.lattice.local_solid(s)
+    }
+
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        self.lattice.set_local_field(name, values)
+    }
+
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        self.lattice.local_fields()
+    }
+
+    fn placement(&self) -> Placement {
+        self.lattice.placement()
+    }
+
+    fn describe(&self) -> String {
+        format!("gpu {}", self.lattice.context().describe())
+    }
+}
+
+impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
+    fn width(&self) -> usize {
+        self.lattice.dims().lx
     }
 
     fn borders(&self) -> Result<[Vec<T>; 2], Error> {
@@ -191,16 +220,6 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         Ok(self.lattice.exchanged(sites)?)
     }
 
-    fn populations(&self) -> Result<Vec<T>, Error> {
-        Ok(self.lattice.read_populations()?)
-    }
-
-    fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
-        let d = self.lattice.dims();
-        check_values(values.len(), d.sites() * M::Q, "slab populations")?;
-        Ok(self.lattice.write_populations(values)?)
-    }
-
     /// With each site's own fields (the default builds the equilibria with the uniform ones).
     fn set_equilibrium_at(
         &mut self,
@@ -211,31 +230,8 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         set.map_err(|e| Error::from(e).shifted(x0))
     }
 
-    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        Ok(self.lattice.set_field(name, values)?)
-    }
-
-    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        crate::Solver::local_fields(&self.lattice)
-    }
-
-    fn is_solid(&self, s: usize) -> bool {
-        let d = self.lattice.dims();
-        self.lattice
-            .boundaries()
-            .is_solid(&d, s / d.plane(), s % d.plane())
-    }
-
     fn check(&self) -> Result<(), Error> {
         Ok(self.lattice.check()?)
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::Device(self.lattice.context().clone())
-    }
-
-    fn describe(&self) -> String {
-        format!("gpu {}", self.lattice.context().describe())
     }
 }
 

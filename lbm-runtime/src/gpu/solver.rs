@@ -1,25 +1,14 @@
-//! The [`Solver`] interface of a [`GpuLattice`]: populations in logical order (either
+//! The [`Block`] and [`Solver`] interfaces of a [`GpuLattice`]: populations in logical order (either
 //! scheme), moments computed on the device, and through them the one checkpoint format of
 //! every backend.
-
-use std::ops::Range;
 
 use super::GpuLattice;
 use crate::error::check_values;
 use crate::solver::{lattice_basics, Placement};
-use crate::{Error, Model, Real, Solver};
+use crate::{Block, Error, Model, Real, Solver};
 
-impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
-    lattice_basics!(GpuLattice);
-
-    fn advance(&mut self, n: u64) -> Result<(), Error> {
-        self.steps(n);
-        Ok(self.finish()?)
-    }
-
-    fn local_planes(&self) -> Range<usize> {
-        0..self.dims().lx
-    }
+impl<M: Model, T: Real> Block for GpuLattice<M, T> {
+    lattice_basics!(block GpuLattice);
 
     fn local_populations(&self) -> Result<Vec<T>, Error> {
         Ok(self.read_populations()?)
@@ -31,9 +20,27 @@ impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
         Ok(self.write_populations(values)?)
     }
 
-    fn local_solid(&self, s: usize) -> bool {
-        let d = self.dims();
-        self.boundaries().is_solid(&d, s / d.plane(), s % d.plane())
+    fn placement(&self) -> Placement {
+        Placement::Device(self.context().clone())
+    }
+
+    fn describe(&self) -> String {
+        let ctx = self.context();
+        let note = if ctx.is_cpu() {
+            " — a CPU adapter (software Vulkan): not GPU figures"
+        } else {
+            ""
+        };
+        format!("gpu, {}{note}", ctx.describe())
+    }
+}
+
+impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
+    lattice_basics!(solver);
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        self.steps(n);
+        Ok(self.finish()?)
     }
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
@@ -54,19 +61,5 @@ impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
 
     fn check(&self) -> Result<(), Error> {
         Ok(GpuLattice::check(self)?)
-    }
-
-    fn placement(&self) -> Placement {
-        Placement::Device(self.context().clone())
-    }
-
-    fn describe(&self) -> String {
-        let ctx = self.context();
-        let note = if ctx.is_cpu() {
-            " — a CPU adapter (software Vulkan): not GPU figures"
-        } else {
-            ""
-        };
-        format!("gpu, {}{note}", ctx.describe())
     }
 }

@@ -42,11 +42,13 @@ pub use fd::HeteroFdGrid;
 pub use model::{calibrate, SplitModel};
 pub use slab::SplitSlab;
 
-use crate::domain::{export_columns, import_slab, GlobalSpec, SlabRing};
+use crate::distributed::DistLattice;
+use crate::domain::{export_columns, import_slab, GlobalSpec};
 use crate::gpu::{GpuContext, GpuError, GpuLattice};
+use crate::group::OneProcess;
 use crate::layout::Layout;
 use crate::solver::{Extent, Placement};
-use crate::{Error, Lattice, LbmError, Model, Real, Scheme, SlabBackend, Solver};
+use crate::{Block, Error, Lattice, LbmError, Model, Real, Scheme, SlabBackend, Solver};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
 pub const CALIBRATION_STEPS: u64 = 9;
@@ -210,8 +212,8 @@ enum Parts<M: Model, L: Layout, T: Real> {
     /// `2M = LX`: the whole lattice on the host.
     Host(Lattice<M, L, T>),
     /// The borders on the host, the bulk on the device: one [`SplitSlab`] whose outer halos
-    /// come from its own opposite borders (a ring of one).
-    Split(SlabRing<M, L, T, SplitSlab<M, L, T>>),
+    /// come from its own opposite borders (a ring of one process).
+    Split(DistLattice<M, L, T, SplitSlab<M, L, T>>),
 }
 
 /// A lattice of model `M`, layout `L`, precision `T` whose border columns run on the host and
@@ -269,9 +271,11 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 &spec.boundaries,
             )?)
         } else {
-            Parts::Split(SlabRing::with_slabs(spec.clone(), 1, |g, dec, r| {
-                SplitSlab::with_columns(ctx, g, dec, r, scheme, m)
-            })?)
+            Parts::Split(DistLattice::with_slab(
+                Box::new(OneProcess),
+                spec.clone(),
+                |g, dec, r| SplitSlab::with_columns(ctx, g, dec, r, scheme, m),
+            )?)
         };
         Ok(Self {
             spec,
@@ -291,16 +295,9 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         choice: SplitChoice,
         global: &Lattice<M, L, T>,
     ) -> Result<Self, Error> {
-        let (lx, ly, lz) = (spec.lx, spec.ly, spec.lz);
         let d = global.dims();
-        if (d.lx, d.ly, d.lz) != (lx, ly, lz) {
-            return Err(LbmError::Shape(format!(
-                "a {}×{}×{} lattice cannot be scattered as the {lx}×{ly}×{lz} lattice of the \
-                 specification",
-                d.lx, d.ly, d.lz,
-            ))
-            .into());
-        }
+        spec.holds(Some([d.lx, d.ly, d.lz]))?;
+        let lx = spec.lx;
         let mut lat = Self::new(ctx, spec, global.scheme(), choice)?;
         lat.write_all(&export_columns(global, 0..lx)?)?;
         lat.step = global.steps_done();
@@ -314,7 +311,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         Ok(match &self.parts {
             Parts::Device(d) => d.read_populations()?,
             Parts::Host(h) => export_columns(h, 0..self.spec.lx)?,
-            Parts::Split(ring) => ring.slabs()[0].populations()?,
+            Parts::Split(ring) => ring.local_populations()?,
         })
     }
 
@@ -329,7 +326,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
                 host.set_even();
                 import_slab(host, 0, f)?;
             }
-            Parts::Split(ring) => ring.slabs_mut()[0].set_populations(f)?,
+            Parts::Split(ring) => ring.set_local_populations(f)?,
         }
         Ok(())
     }
@@ -481,7 +478,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
         match &self.parts {
             Parts::Device(d) => Ok(d.finish()?),
             Parts::Host(_) => Ok(()),
-            Parts::Split(ring) => ring.slabs()[0].finish(),
+            Parts::Split(ring) => ring.slab().finish(),
         }
     }
 
@@ -491,7 +488,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
             return Err(LbmError::Shape("only a split lattice times its parts".into()).into());
         };
         ring.exchange()?;
-        Ok(&mut ring.slabs_mut()[0])
+        Ok(ring.slab_mut())
     }
 
     /// One split step with its phases timed ([`SplitSlab::probe_step`]; two-copy).
@@ -508,13 +505,9 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     }
 }
 
-impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
+impl<M: Model, L: Layout, T: Real> Block for HeteroLattice<M, L, T> {
     type Model = M;
     type Real = T;
-
-    fn extent(&self) -> Extent {
-        Extent::of_size(self.spec.size())
-    }
 
     fn params(&self) -> &M::Params {
         &self.spec.params
@@ -528,25 +521,12 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         L::NAME
     }
 
-    fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy, Scheme::InPlace]
-    }
-
     fn steps_done(&self) -> u64 {
         self.step
     }
 
     fn set_steps_done(&mut self, step: u64) {
         self.step = step;
-    }
-
-    fn advance(&mut self, n: u64) -> Result<(), Error> {
-        self.steps(n)?;
-        self.finish()
-    }
-
-    fn local_planes(&self) -> Range<usize> {
-        0..self.spec.lx
     }
 
     fn local_populations(&self) -> Result<Vec<T>, Error> {
@@ -562,36 +542,15 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         match &self.parts {
             Parts::Host(h) => h.boundaries().is_solid(&h.dims(), s / plane, s % plane),
             Parts::Device(d) => d.boundaries().is_solid(&d.dims(), s / plane, s % plane),
-            Parts::Split(ring) => ring.slabs()[0].is_solid(s),
+            Parts::Split(ring) => ring.local_solid(s),
         }
-    }
-
-    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
-        self.to_lattice()?.local_moments()
-    }
-
-    /// Each part its own sites, with their own fields (the default would build the equilibria
-    /// with the uniform ones).
-    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-    {
-        match &mut self.parts {
-            Parts::Device(d) => d.set_equilibrium(moments)?,
-            Parts::Host(h) => h.set_equilibrium(moments)?,
-            Parts::Split(ring) => {
-                let plane = self.spec.plane();
-                ring.slabs_mut()[0].set_equilibrium_at((0, plane), &moments)?;
-            }
-        }
-        Ok(())
     }
 
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
         match &mut self.parts {
             Parts::Device(d) => d.set_field(name, values)?,
             Parts::Host(h) => h.set_field(name, values)?,
-            Parts::Split(ring) => ring.slabs_mut()[0].set_field(name, values)?,
+            Parts::Split(ring) => ring.set_local_field(name, values)?,
         }
         Ok(())
     }
@@ -600,34 +559,15 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         match &self.parts {
             Parts::Device(d) => d.local_fields(),
             Parts::Host(h) => h.local_fields(),
-            Parts::Split(ring) => ring.slabs()[0].fields(),
+            Parts::Split(ring) => ring.local_fields(),
         }
-    }
-
-    /// On the part that holds each site; a split lattice's halos refreshed first where the
-    /// next step pulls, as the MPI ring does.
-    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
-        match &mut self.parts {
-            Parts::Device(d) => Ok(d.exchanged(sites)?),
-            Parts::Host(h) => Ok(h.exchanged(sites)?),
-            Parts::Split(ring) => {
-                if ring.slabs()[0].needs_halos() {
-                    ring.exchange()?;
-                }
-                ring.slabs_mut()[0].exchanged(sites)
-            }
-        }
-    }
-
-    fn check(&self) -> Result<(), Error> {
-        HeteroLattice::check(self)
     }
 
     fn placement(&self) -> Placement {
         match &self.parts {
             Parts::Host(_) => Placement::Host,
             Parts::Device(d) => Placement::Device(d.context().clone()),
-            Parts::Split(ring) => ring.slabs()[0].placement(),
+            Parts::Split(ring) => ring.placement(),
         }
     }
 
@@ -647,5 +587,56 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
             self.m,
             100.0 * self.host_share(),
         )
+    }
+}
+
+impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
+    fn extent(&self) -> Extent {
+        Extent::of_size(self.spec.size())
+    }
+
+    fn schemes() -> &'static [Scheme] {
+        &[Scheme::TwoCopy, Scheme::InPlace]
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        self.steps(n)?;
+        self.finish()
+    }
+
+    fn local_planes(&self) -> Range<usize> {
+        0..self.spec.lx
+    }
+
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        self.to_lattice()?.local_moments()
+    }
+
+    /// Each part its own sites, with their own fields (the default would build the equilibria
+    /// with the uniform ones).
+    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
+    where
+        F: Fn(usize, usize) -> Vec<f64> + Sync,
+    {
+        match &mut self.parts {
+            Parts::Device(d) => d.set_equilibrium(moments)?,
+            Parts::Host(h) => h.set_equilibrium(moments)?,
+            Parts::Split(ring) => ring.set_equilibrium_at(moments)?,
+        }
+        Ok(())
+    }
+
+    /// On the part that holds each site; a split lattice's halos refreshed first where the
+    /// next step pulls, as the MPI ring does.
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
+        match &mut self.parts {
+            Parts::Device(d) => Ok(d.exchanged(sites)?),
+            Parts::Host(h) => Ok(h.exchanged(sites)?),
+            Parts::Split(ring) => ring.exchanged(sites),
+        }
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        HeteroLattice::check(self)
     }
 }

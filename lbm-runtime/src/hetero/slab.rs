@@ -12,7 +12,7 @@
 //!
 //! # One step (Calore et al. 2019, Fig. 7)
 //! ```text
-//! ring       borders of the outer parts → neighbours                 (DistLattice, SlabRing)
+//! ring       borders of the outer parts → neighbours                 (DistLattice)
 //! update_bulk, first call:
 //!   inner exchange      each part's edge columns → its siblings' inner halos
 //!   device              the whole bulk part submitted, not awaited (its halos are inner)
@@ -38,7 +38,7 @@ use crate::domain::{GlobalSpec, Slab, LEFT, RIGHT};
 use crate::error::check_values;
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::solver::Placement;
-use crate::{BoundarySpec, Error, Layout, LayoutKind, LbmError, Model, Real, Scheme, SlabBackend};
+use crate::{Block, BoundarySpec, Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
 
 /// Where the slab's columns run.
 #[allow(clippy::large_enum_variant)]
@@ -316,42 +316,113 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     }
 }
 
-impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
+impl<M: Model, L: Layout, T: Real> Block for SplitSlab<M, L, T> {
     type Model = M;
     type Real = T;
-
-    fn width(&self) -> usize {
-        self.parts().iter().map(|(p, _)| p.width()).sum()
-    }
 
     fn params(&self) -> &M::Params {
         self.first().params()
     }
-
     fn scheme(&self) -> Scheme {
         self.first().scheme()
     }
-
-    fn layout(&self) -> LayoutKind {
-        L::KIND
+    fn layout_name(&self) -> &'static str {
+        L::NAME
     }
-
     fn steps_done(&self) -> u64 {
         self.first().steps_done()
     }
-
     fn set_steps_done(&mut self, step: u64) {
         match &mut self.parts {
             Parts::Device(s) => s.set_steps_done(step),
-            Parts::Host(s) => SlabBackend::set_steps_done(s, step),
+            Parts::Host(s) => Block::set_steps_done(s, step),
             Parts::Split { left, bulk, right } => {
-                SlabBackend::set_steps_done(left, step);
+                Block::set_steps_done(left, step);
                 bulk.set_steps_done(step);
-                SlabBackend::set_steps_done(right, step);
+                Block::set_steps_done(right, step);
             }
         }
     }
+    fn local_populations(&self) -> Result<Vec<T>, Error> {
+        let mut all = Vec::new();
+        for (p, _) in self.parts() {
+            all.extend(p.local_populations()?);
+        }
+        Ok(all)
+    }
+    fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
+        let per_col = self.plane * M::Q;
+        check_values(values.len(), self.width() * per_col, "slab populations")?;
+        let Parts::Split { left, bulk, right } = &mut self.parts else {
+            return self
+                .whole_mut()
+                .map_or(Ok(()), |s| s.set_local_populations(values));
+        };
+        let (l, rest) = values.split_at(left.width() * per_col);
+        let (b, r) = rest.split_at(bulk.width() * per_col);
+        left.set_local_populations(l)?;
+        bulk.set_local_populations(b)?;
+        right.set_local_populations(r)
+    }
+    /// Each part its own columns' values, after the whole slab's are checked (so that a
+    /// refusal changes no part).
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        let plane = self.plane;
+        crate::lattice::checked_field::<M>(name, values, (self.width(), plane))?;
+        for (part, first) in self.parts_mut() {
+            let cols = first * plane..(first + part.width()) * plane;
+            part.set_local_field(name, &values[cols])?;
+        }
+        Ok(())
+    }
+    /// The parts' fields side by side (the parts take their fields together: all have them
+    /// per site, or none).
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        let mut out = vec![Vec::new(); M::FIELDS.len()];
+        for (part, _) in self.parts() {
+            let Some(fields) = part.local_fields()? else {
+                return Ok(None);
+            };
+            for (all, own) in out.iter_mut().zip(fields) {
+                all.extend(own);
+            }
+        }
+        Ok(Some(out))
+    }
+    fn local_solid(&self, s: usize) -> bool {
+        let (part, x0) = self.part_at(s / self.plane);
+        part.local_solid(s - x0 * self.plane)
+    }
+    fn describe(&self) -> String {
+        let how = if self.model.is_some() {
+            "tuned at start-up"
+        } else {
+            "fixed"
+        };
+        let bulk = match self.parts {
+            Parts::Host(_) => "no bulk on the device".to_string(),
+            _ => format!("the bulk on {}", self.ctx.describe()),
+        };
+        format!(
+            "hetero, M = {} border columns a side on the host ({:.0}% of the slab's, {how}), \
+             {bulk}",
+            self.m,
+            100.0 * (2 * self.m) as f64 / self.width() as f64,
+        )
+    }
+    fn placement(&self) -> Placement {
+        match &self.parts {
+            Parts::Host(_) => Placement::Host,
+            Parts::Device(_) => Placement::Device(self.ctx.clone()),
+            Parts::Split { .. } => Placement::Split(self.ctx.clone()),
+        }
+    }
+}
 
+impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
+    fn width(&self) -> usize {
+        self.parts().iter().map(|(p, _)| p.width()).sum()
+    }
     fn borders(&self) -> Result<[Vec<T>; 2], Error> {
         let Parts::Split { left, right, .. } = &self.parts else {
             return self.first().borders();
@@ -360,7 +431,6 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         let [_, outer_r] = right.borders()?;
         Ok([outer_l, outer_r])
     }
-
     fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
         if let Some(s) = self.whole_mut() {
             return s.set_halos(halos);
@@ -371,7 +441,6 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
         Ok(())
     }
-
     fn update_bulk(&mut self, k: usize, n: usize) -> Result<(), Error> {
         if let Some(s) = self.whole_mut() {
             return s.update_bulk(k, n);
@@ -383,7 +452,6 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
         Ok(())
     }
-
     fn update_borders_and_finish(&mut self) -> Result<(), Error> {
         if let Some(s) = self.whole_mut() {
             return s.update_borders_and_finish();
@@ -396,11 +464,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
         self.fold_inner()
     }
-
     fn needs_halos(&self) -> bool {
         self.first().needs_halos()
     }
-
     fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
         let Parts::Split { left, right, .. } = &self.parts else {
             return self.first().pushed();
@@ -410,7 +476,6 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         };
         Ok(Some([outer_l, outer_r]))
     }
-
     fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
         if let Some(s) = self.whole_mut() {
             return s.fold(from);
@@ -421,11 +486,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
         Ok(())
     }
-
     fn finish(&self) -> Result<(), Error> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
     }
-
     /// Each part's sites from that part, its inner halos first refreshed from its siblings
     /// (the swap the next step starts with, which reads them where the two-copy scheme pulls).
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
@@ -457,30 +520,6 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
         Ok(out)
     }
-
-    fn populations(&self) -> Result<Vec<T>, Error> {
-        let mut all = Vec::new();
-        for (p, _) in self.parts() {
-            all.extend(p.populations()?);
-        }
-        Ok(all)
-    }
-
-    fn set_populations(&mut self, values: &[T]) -> Result<(), Error> {
-        let per_col = self.plane * M::Q;
-        check_values(values.len(), self.width() * per_col, "slab populations")?;
-        let Parts::Split { left, bulk, right } = &mut self.parts else {
-            return self
-                .whole_mut()
-                .map_or(Ok(()), |s| s.set_populations(values));
-        };
-        let (l, rest) = values.split_at(left.width() * per_col);
-        let (b, r) = rest.split_at(bulk.width() * per_col);
-        SlabBackend::set_populations(left, l)?;
-        bulk.set_populations(b)?;
-        SlabBackend::set_populations(right, r)
-    }
-
     /// Each part its own sites, with their own fields.
     fn set_equilibrium_at(
         &mut self,
@@ -492,69 +531,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
         Ok(())
     }
-
-    /// Each part its own columns' values, after the whole slab's are checked (so that a
-    /// refusal changes no part).
-    fn set_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        let plane = self.plane;
-        crate::lattice::checked_field::<M>(name, values, (self.width(), plane))?;
-        for (part, first) in self.parts_mut() {
-            let cols = first * plane..(first + part.width()) * plane;
-            part.set_field(name, &values[cols])?;
-        }
-        Ok(())
-    }
-
-    /// The parts' fields side by side (the parts take their fields together: all have them
-    /// per site, or none).
-    fn fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        let mut out = vec![Vec::new(); M::FIELDS.len()];
-        for (part, _) in self.parts() {
-            let Some(fields) = part.fields()? else {
-                return Ok(None);
-            };
-            for (all, own) in out.iter_mut().zip(fields) {
-                all.extend(own);
-            }
-        }
-        Ok(Some(out))
-    }
-
-    fn is_solid(&self, s: usize) -> bool {
-        let (part, x0) = self.part_at(s / self.plane);
-        part.is_solid(s - x0 * self.plane)
-    }
-
     fn check(&self) -> Result<(), Error> {
         for (p, x0) in self.parts() {
             p.check().map_err(|e| e.shifted(x0))?;
         }
         Ok(())
-    }
-
-    fn describe(&self) -> String {
-        let how = if self.model.is_some() {
-            "tuned at start-up"
-        } else {
-            "fixed"
-        };
-        let bulk = match self.parts {
-            Parts::Host(_) => "no bulk on the device".to_string(),
-            _ => format!("the bulk on {}", self.ctx.describe()),
-        };
-        format!(
-            "hetero, M = {} border columns a side on the host ({:.0}% of the slab's, {how}), \
-             {bulk}",
-            self.m,
-            100.0 * (2 * self.m) as f64 / self.width() as f64,
-        )
-    }
-
-    fn placement(&self) -> Placement {
-        match &self.parts {
-            Parts::Host(_) => Placement::Host,
-            Parts::Device(_) => Placement::Device(self.ctx.clone()),
-            Parts::Split { .. } => Placement::Split(self.ctx.clone()),
-        }
     }
 }

@@ -17,7 +17,8 @@ use lbm::gpu::GpuContext;
 use lbm::hetero::{HeteroError, HeteroLattice, SplitChoice};
 use lbm::models::*;
 use lbm::{
-    Aos, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Scheme, Soa, Solver, Wall,
+    Aos, Block, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Scheme, Soa,
+    Solver, Wall,
 };
 
 const STEPS: u64 = 200;

@@ -673,12 +673,15 @@ fn a_flat_3d_cavity_is_the_2d_cavity() {
     }
 }
 
-/// A 3-D lattice cut along x into 2 and 3 slabs (the halo planes copied between them, as MPI
-/// ranks exchange them) runs bitwise as the whole lattice, in both schemes: periodic, and a
-/// closed box with a moving lid and a sphere straddling a cut.
+/// A 3-D lattice cut along x into 2 and 3 slabs on as many threads (the ring that MPI ranks
+/// run, its halo planes swapped between the threads) runs bitwise as the whole lattice, in
+/// both schemes: periodic, and a closed box with a moving lid and a sphere straddling a cut.
 #[test]
 fn slabs_of_a_3d_lattice_are_bitwise_the_whole_lattice() {
-    use lbm::domain::{GlobalSpec, SlabRing};
+    use lbm::Solver;
+    use lbm::distributed::DistLattice;
+    use lbm::domain::GlobalSpec;
+    use lbm::group::Threads;
     let size = [9, 16, 5];
     let boxed = BoundarySpec {
         left: Some(Wall::NO_SLIP),
@@ -703,15 +706,18 @@ fn slabs_of_a_3d_lattice_are_bitwise_the_whole_lattice() {
             (3, Scheme::TwoCopy),
             (3, Scheme::InPlace),
         ] {
-            let mut ring =
-                SlabRing::<D3Q19Trt, CAoSoa<8>, f64>::new(g.clone(), ranks, scheme).unwrap();
-            ring.set_equilibrium(structured(size)).unwrap();
-            for _ in 0..7 {
-                ring.step().unwrap();
-            }
+            let gathered = Threads::run(ranks, |t| {
+                let mut ring =
+                    DistLattice::<D3Q19Trt, CAoSoa<8>, f64>::new(Box::new(t), g.clone(), scheme)
+                        .unwrap();
+                ring.set_equilibrium_at(structured(size)).unwrap();
+                ring.advance(7).unwrap();
+                ring.gather().unwrap()
+            });
+            let gathered = gathered[0].as_ref().expect("the first thread gathers");
             assert_eq!(
                 state_bits(&single),
-                state_bits(&ring.gather().unwrap()),
+                state_bits(gathered),
                 "{ranks} slabs, {}",
                 scheme.name()
             );
