@@ -538,21 +538,19 @@ impl<M: Model, L: Layout, T: Real> Block for HeteroLattice<M, L, T> {
     }
 
     fn local_solid(&self, s: usize) -> bool {
-        let plane = self.spec.plane();
         match &self.parts {
-            Parts::Host(h) => h.boundaries().is_solid(&h.dims(), s / plane, s % plane),
-            Parts::Device(d) => d.boundaries().is_solid(&d.dims(), s / plane, s % plane),
+            Parts::Host(h) => h.local_solid(s),
+            Parts::Device(d) => d.local_solid(s),
             Parts::Split(ring) => ring.local_solid(s),
         }
     }
 
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
         match &mut self.parts {
-            Parts::Device(d) => d.set_field(name, values)?,
-            Parts::Host(h) => h.set_field(name, values)?,
-            Parts::Split(ring) => ring.set_local_field(name, values)?,
+            Parts::Device(d) => d.set_local_field(name, values),
+            Parts::Host(h) => h.set_local_field(name, values),
+            Parts::Split(ring) => ring.set_local_field(name, values),
         }
-        Ok(())
     }
 
     fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
@@ -565,8 +563,8 @@ impl<M: Model, L: Layout, T: Real> Block for HeteroLattice<M, L, T> {
 
     fn placement(&self) -> Placement {
         match &self.parts {
-            Parts::Host(_) => Placement::Host,
-            Parts::Device(d) => Placement::Device(d.context().clone()),
+            Parts::Host(h) => h.placement(),
+            Parts::Device(d) => d.placement(),
             Parts::Split(ring) => ring.placement(),
         }
     }
