@@ -23,14 +23,13 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use std::sync::Arc;
-
-use lbm::distributed::{DistLattice, exchange_seconds};
-use lbm::domain::{GlobalSpec, Slab};
+use lbm::backend::{Gpu, RingJob, on_ring};
+use lbm::distributed::DistLattice;
+use lbm::domain::GlobalSpec;
 use lbm::geometry::{Body, MomentumExchange, V3, curved_obstacles};
-use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
+use lbm::gpu::GpuOptions;
 use lbm::group::Ranks;
-use lbm::hetero::{SplitChoice, SplitSlab};
+use lbm::hetero::SplitChoice;
 use lbm::models::{
     D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q9Trt, D2Q9TrtParams, D2Q37, D2Q37Params,
 };
@@ -283,43 +282,37 @@ fn by_model<L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
 }
 
 fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
-    let spec = M::spec(a.lx, a.ly);
-    let opts = GpuOptions {
-        node_rank: mpi_ring::node_rank(world),
-        ..GpuOptions::default()
+    let gpu = || {
+        Gpu::open(GpuOptions {
+            node_rank: mpi_ring::node_rank(world),
+            ..GpuOptions::default()
+        })
     };
-    let outcome = match a.backend {
-        Backend::Cpu => on_cpu::<M, L>(world, a),
-        Backend::Gpu => DistLattice::<M, L, f64, GpuSlab<M, f64>>::with_slab(
-            Box::new(Ranks::new(world)),
-            spec,
-            |s, d, r| {
-                GpuSlab::new(
-                    &Arc::new(GpuContext::new(&opts)?),
-                    L::KIND,
-                    s,
-                    d,
-                    r,
-                    a.scheme,
-                )
-            },
-        )
-        .and_then(|d| run(d, a)),
-        Backend::Hetero(choice) => {
-            let t_c =
-                exchange_seconds::<f64>(&Ranks::new(world), M::HALO * a.ly * M::Q, 5) / a.ly as f64;
-            DistLattice::<M, L, f64, SplitSlab<M, L, f64>>::with_slab(
-                Box::new(Ranks::new(world)),
-                spec,
-                |s, d, r| {
-                    let ctx = Arc::new(GpuContext::new(&opts)?);
-                    SplitSlab::new(&ctx, s, d, r, a.scheme, (choice, t_c))
-                },
-            )
-            .and_then(|d| run(d, a))
-        }
+    let backend = match a.backend {
+        Backend::Cpu => lbm::backend::Backend::Host,
+        Backend::Gpu => lbm::backend::Backend::Device {
+            gpu: gpu(),
+            layout: L::KIND,
+        },
+        Backend::Hetero(choice) => lbm::backend::Backend::Split { gpu: gpu(), choice },
     };
-    outcome.map_err(|e| e.to_string())
+    let group = Box::new(Ranks::new(world));
+    on_ring::<M, L, f64, _>(group, M::spec(a.lx, a.ly), a.scheme, &backend, Check(a))
+        .map_err(|e| e.to_string())
+}
+
+/// The run of [`run`] on a ring of any backend.
+struct Check<'a>(&'a Args);
+
+impl<M: Case> RingJob<M, f64> for Check<'_> {
+    type Output = bool;
+
+    fn run<L: Layout, P: SlabBackend<Model = M, Real = f64> + 'static>(
+        self,
+        ring: DistLattice<M, L, f64, P>,
+    ) -> Result<bool, Error> {
+        run(ring, self.0)
+    }
 }
 
 /// As [`by_command`] for a case this example runs on CPU ranks only (curved walls): its GPU
@@ -336,12 +329,8 @@ fn cpu_only<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome
 
 /// The run on CPU ranks.
 fn on_cpu<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Result<bool, Error> {
-    DistLattice::<M, L, f64>::with_slab(
-        Box::new(Ranks::new(world)),
-        M::spec(a.lx, a.ly),
-        |s, d, r| Ok(Slab::new(s, d, r, a.scheme)?),
-    )
-    .and_then(|d| run(d, a))
+    DistLattice::<M, L, f64>::new(Box::new(Ranks::new(world)), M::spec(a.lx, a.ly), a.scheme)
+        .and_then(|d| run(d, a))
 }
 
 /// Runs `a.command` on the distributed lattice `dist` and compares it with one process.
@@ -351,7 +340,7 @@ fn run<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
 ) -> Result<bool, Error> {
     let first = match a.command.as_str() {
         "check" => {
-            dist.set_equilibrium_at(M::initial)?;
+            dist.set_equilibrium_at(&M::initial)?;
             0
         }
         "resume" => {

@@ -9,10 +9,11 @@
 
 use lbm_models::{ArtificialCompressibility2, ArtificialCompressibility2Params};
 use lbm_runtime::Real;
+use lbm_runtime::backend::{Backend, build_fd};
 use lbm_runtime::blocks::Blocks;
-use lbm_runtime::fd::{FdError, FdGrid, FdRun, Rule, Side};
+use lbm_runtime::fd::{FdError, FdGrid, FdLayout, FdRun, FdSpec, Rule, Side};
 use lbm_runtime::gpu::{GpuContext, GpuFdGrid};
-use lbm_runtime::group::{OneProcess, Transfers};
+use lbm_runtime::group::Transfers;
 use lbm_runtime::hetero::HeteroFdGrid;
 
 use crate::cavity::{Deviation, RefPoint, compare_node_lines};
@@ -78,7 +79,9 @@ impl FdCavity {
 
     /// The grid at rest, its walls set: the lid at `U = 1`, the pressure extrapolated.
     pub fn grid<T: Real>(&self) -> Result<FdGrid<Scheme, T>, FdError> {
-        self.on_blocks(Box::new(OneProcess), Blocks::whole(self.nodes()))
+        let mut g = FdGrid::new(self.nodes(), self.h(), self.params(), self.sides()?)?;
+        g.set(0, |_| 0.0);
+        Ok(g)
     }
 
     /// The grid's nodes per axis.
@@ -86,16 +89,27 @@ impl FdCavity {
         [self.n, self.n, 1]
     }
 
+    /// What defines the grid ([`FdCavity::grid`]'s).
+    pub fn spec(&self) -> Result<FdSpec<Scheme>, FdError> {
+        Ok(FdSpec {
+            nodes: self.nodes(),
+            h: self.h(),
+            params: self.params(),
+            sides: self.sides()?,
+        })
+    }
+
     /// [`FdCavity::grid`] cut into `blocks` among the processes of `group`: this process's
-    /// block (collective).
-    pub fn on_blocks<T: Real>(
+    /// block on `backend`, stored in `layout` on the host (collective; [`build_fd`]).
+    pub fn build<T: Real>(
         &self,
         group: Box<dyn Transfers<T>>,
         blocks: Blocks,
-    ) -> Result<FdGrid<Scheme, T>, FdError> {
-        let (n, h, params) = (self.nodes(), self.h(), self.params());
-        let mut g = FdGrid::on_blocks(n, h, params, self.sides()?, group, blocks)?;
-        g.set(0, |_| 0.0);
+        layout: FdLayout,
+        backend: &Backend,
+    ) -> Result<Box<dyn FdRun>, lbm_runtime::Error> {
+        let mut g = build_fd::<Scheme, T>(group, self.spec()?, blocks, layout, backend)?;
+        g.set_unknown(0, &|_| 0.0)?;
         Ok(g)
     }
 
@@ -104,19 +118,7 @@ impl FdCavity {
         &self,
         ctx: std::sync::Arc<GpuContext>,
     ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
-        let blocks = Blocks::whole(self.nodes());
-        self.gpu_on_blocks(ctx, Box::new(OneProcess), blocks)
-    }
-
-    /// [`FdCavity::on_blocks`]'s block on the device of `ctx` (collective).
-    pub fn gpu_on_blocks<T: Real>(
-        &self,
-        ctx: std::sync::Arc<GpuContext>,
-        group: Box<dyn Transfers<T>>,
-        blocks: Blocks,
-    ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
-        let (n, h, params) = (self.nodes(), self.h(), self.params());
-        let mut g = GpuFdGrid::on_blocks(ctx, n, h, params, self.sides()?, group, blocks)?;
+        let mut g = GpuFdGrid::new(ctx, self.nodes(), self.h(), self.params(), self.sides()?)?;
         g.set(0, |_| 0.0)?;
         Ok(g)
     }
@@ -128,7 +130,7 @@ impl FdCavity {
         ctx: std::sync::Arc<GpuContext>,
         host_rows: usize,
     ) -> Result<HeteroFdGrid<Scheme, T>, lbm_runtime::Error> {
-        let n = [self.n, self.n, 1];
+        let n = self.nodes();
         let mut g = HeteroFdGrid::new(ctx, n, self.h(), self.params(), self.sides()?, host_rows)?;
         g.set(0, |_| 0.0)?;
         Ok(g)
@@ -153,7 +155,7 @@ impl FdCavity {
     /// walls' extrapolation leaves, without changing the velocity.)
     pub fn run_to_steady(
         &self,
-        g: &mut impl FdRun,
+        g: &mut dyn FdRun,
         tol: f64,
         interval: u64,
         max_steps: u64,
@@ -168,7 +170,7 @@ impl FdCavity {
     /// whether the velocity's rates are below `tol`; returns whether it stopped there, steady.
     fn march(
         &self,
-        g: &mut impl FdRun,
+        g: &mut dyn FdRun,
         tol: f64,
         interval: u64,
         until: u64,
@@ -191,7 +193,7 @@ impl FdCavity {
     /// (the mean of the two middle lines for even `N`), on the first process (collective).
     pub fn centre_lines(
         &self,
-        g: &mut impl FdRun,
+        g: &mut dyn FdRun,
     ) -> Result<Option<CentreLines>, lbm_runtime::Error> {
         let (ux, uy) = (g.gather(1)?, g.gather(2)?);
         Ok(ux.zip(uy).map(|(ux, uy)| self.centre_lines_of(&ux, &uy)))
@@ -215,7 +217,7 @@ impl FdCavity {
     /// Deviation of the centre lines from Ghia's points, on the first process (collective).
     pub fn deviation(
         &self,
-        g: &mut impl FdRun,
+        g: &mut dyn FdRun,
         reference: &[RefPoint],
     ) -> Result<Option<Deviation>, lbm_runtime::Error> {
         let lines = self.centre_lines(g)?;

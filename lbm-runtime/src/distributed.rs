@@ -38,6 +38,10 @@ use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBa
 /// libraries) advances a large (rendezvous) message only inside MPI calls.
 const BULK_CHUNKS: usize = 8;
 
+/// Halo exchanges timed to tune the processes' host/device splits (`T_mpi`, Calore et al. 2019,
+/// eq. 7).
+pub const EXCHANGE_PROBES: usize = 9;
+
 /// A lattice distributed over the processes of a group: this process's slab, on the
 /// process-local backend `P` (the host's [`Slab`] by default, a GPU's
 /// [`crate::gpu::GpuSlab`], a host/device split [`crate::hetero::SplitSlab`]), and the ring.
@@ -171,7 +175,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
 
     /// One step without the halo exchange (the halos keep stale values: benchmarks only, the
     /// compute part of the performance model).
-    pub fn step_without_exchange(&mut self) -> Result<(), Error> {
+    fn step_without_exchange(&mut self) -> Result<(), Error> {
         self.slab.update_bulk(0, 1)?;
         self.slab.update_borders_and_finish()
     }
@@ -230,9 +234,24 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         Ok(Some(global))
     }
 
+    /// Measures a step with and without the halo exchange, and the exchange alone, `steps`
+    /// steps each after a warm-up (collective; every process gets the same answer; built for
+    /// any backend by [`crate::backend::on_ring`]).
+    pub fn bench(&mut self, steps: usize) -> Result<RankTimes, Error> {
+        self.time_per_step(steps.div_ceil(4), Self::step)?;
+        Ok(RankTimes {
+            ranks: self.dec.count(),
+            with_exchange: self.time_per_step(steps, Self::step)?,
+            without_exchange: self.time_per_step(steps, Self::step_without_exchange)?,
+            exchange_only: self.time_per_step(steps, Self::exchange)?,
+            halo_bytes: M::HALO * self.spec.plane() * M::Q * std::mem::size_of::<T>(),
+            backend: self.slab.describe(),
+        })
+    }
+
     /// Seconds per step of `f` run `steps` times, the slowest rank's (collective: barriers
     /// before and after, the device's work awaited, and a max over the ranks).
-    pub fn time_per_step(
+    fn time_per_step(
         &mut self,
         steps: usize,
         mut f: impl FnMut(&mut Self) -> Result<(), Error>,
@@ -284,29 +303,6 @@ pub struct RankTimes {
     pub halo_bytes: usize,
     /// The first process's backend in words ([`Block::describe`]).
     pub backend: String,
-}
-
-/// Measures a step of the lattice `spec` on the processes of `group`, each one's slab built
-/// by `make` (as [`DistLattice::with_slab`]), with and without the halo exchange, and the
-/// exchange alone, `steps` steps each after a warm-up (collective; every process gets the
-/// same answer).
-pub fn bench_ranks<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
-    group: Box<dyn Carrier<T>>,
-    spec: GlobalSpec<M>,
-    steps: usize,
-    make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
-) -> Result<RankTimes, Error> {
-    let plane = spec.plane();
-    let mut lat = DistLattice::<M, L, T, P>::with_slab(group, spec, make)?;
-    lat.time_per_step(steps.div_ceil(4), DistLattice::step)?;
-    Ok(RankTimes {
-        ranks: lat.dec.count(),
-        with_exchange: lat.time_per_step(steps, DistLattice::step)?,
-        without_exchange: lat.time_per_step(steps, DistLattice::step_without_exchange)?,
-        exchange_only: lat.time_per_step(steps, DistLattice::exchange)?,
-        halo_bytes: M::HALO * plane * M::Q * std::mem::size_of::<T>(),
-        backend: lat.slab.describe(),
-    })
 }
 
 impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Block
@@ -380,10 +376,6 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         Extent::of_size(self.spec.size())
     }
 
-    fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy, Scheme::InPlace]
-    }
-
     fn advance(&mut self, n: u64) -> Result<(), Error> {
         let ran = (0..n)
             .try_for_each(|_| self.step())
@@ -397,13 +389,13 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
 
     /// Each slab sets its own sites (in place on the host); a refusal on one rank is every
     /// rank's.
-    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-    {
+    fn set_equilibrium_at(
+        &mut self,
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
         let set = self
             .slab
-            .set_equilibrium_at((self.x0, self.spec.plane()), &moments);
+            .set_equilibrium_at((self.x0, self.spec.plane()), moments);
         agree(&*self.group, set)
     }
 

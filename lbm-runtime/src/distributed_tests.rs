@@ -88,7 +88,7 @@ fn ring_matches_single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, ranks: usiz
     let want = single::<L, T>(g, 25);
     let runs = Threads::run(ranks, |t| {
         let mut ring = DistLattice::<TestD2Q9, L, T>::new(Box::new(t), g.clone(), scheme).unwrap();
-        ring.set_equilibrium_at(initial).unwrap();
+        ring.set_equilibrium_at(&initial).unwrap();
         ring.advance(25).unwrap();
         ring.check().unwrap();
         let moments = (ring.local_planes(), ring.local_moments().unwrap());
@@ -169,7 +169,7 @@ fn moments_by_window_are_the_single_lattices() {
         let want = moment_bits(&Solver::local_moments(&single::<CSoa<4>, f64>(&g, 7)).unwrap());
         let got = Threads::run(2, |t| {
             let mut ring = Ring::new(Box::new(t), g.clone(), scheme).unwrap();
-            ring.set_equilibrium_at(initial).unwrap();
+            ring.set_equilibrium_at(&initial).unwrap();
             ring.advance(7).unwrap();
             moment_bits(&ring.local_moments().unwrap())
         });

@@ -22,6 +22,7 @@
 //! Measured performance, dated and with the commands that reproduce it, is in the repository's
 //! `docs/performance.md`.
 
+pub mod backend;
 pub mod blocks;
 pub mod boundary;
 mod checkpoint;

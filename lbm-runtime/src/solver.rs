@@ -207,11 +207,6 @@ pub trait Solver: Block {
     /// The global lattice's extent.
     fn extent(&self) -> Extent;
 
-    /// The schemes this backend runs.
-    fn schemes() -> &'static [Scheme]
-    where
-        Self: Sized;
-
     /// Runs `n` steps and waits for them (collective).
     fn advance(&mut self, n: u64) -> Result<(), Error>;
 
@@ -282,14 +277,13 @@ pub trait Solver: Block {
     ///
     /// By default the equilibria of the local planes are built in one array and set with
     /// [`Block::set_local_populations`]; the host's lattices write them in place.
-    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-        Self: Sized,
-    {
+    fn set_equilibrium_at(
+        &mut self,
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
         let planes = self.local_planes();
         let ly = self.extent().plane_sites();
-        let f = equilibria::<Self::Model, Self::Real>(planes, ly, self.params(), &moments)?;
+        let f = equilibria::<Self::Model, Self::Real>(planes, ly, self.params(), moments)?;
         self.set_local_populations(&f)
     }
 
@@ -568,10 +562,6 @@ macro_rules! lattice_basics {
             $crate::solver::Extent::of_size([d.lx, d.ly, d.lz])
         }
 
-        fn schemes() -> &'static [$crate::Scheme] {
-            &[$crate::Scheme::TwoCopy, $crate::Scheme::InPlace]
-        }
-
         fn local_planes(&self) -> std::ops::Range<usize> {
             0..self.dims().lx
         }
@@ -616,10 +606,10 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     }
 
     /// In place, site by site: no array of the lattice's size beside it.
-    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-    {
+    fn set_equilibrium_at(
+        &mut self,
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
         Ok(self.set_equilibrium(moments)?)
     }
 
@@ -629,6 +619,105 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
 
     fn check(&self) -> Result<(), Error> {
         Ok(crate::Lattice::check(self)?)
+    }
+}
+
+/// A lattice behind a box ([`crate::backend::build`]'s) is a lattice: every method forwarded.
+impl<S: Block + ?Sized> Block for Box<S> {
+    type Model = S::Model;
+    type Real = S::Real;
+
+    fn params(&self) -> &<S::Model as Model>::Params {
+        (**self).params()
+    }
+
+    fn scheme(&self) -> Scheme {
+        (**self).scheme()
+    }
+
+    fn layout_name(&self) -> &'static str {
+        (**self).layout_name()
+    }
+
+    fn steps_done(&self) -> u64 {
+        (**self).steps_done()
+    }
+
+    fn set_steps_done(&mut self, step: u64) {
+        (**self).set_steps_done(step)
+    }
+
+    fn local_populations(&self) -> Result<Vec<S::Real>, Error> {
+        (**self).local_populations()
+    }
+
+    fn set_local_populations(&mut self, values: &[S::Real]) -> Result<(), Error> {
+        (**self).set_local_populations(values)
+    }
+
+    fn local_solid(&self, s: usize) -> bool {
+        (**self).local_solid(s)
+    }
+
+    fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
+        (**self).set_local_field(name, values)
+    }
+
+    fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        (**self).local_fields()
+    }
+
+    fn placement(&self) -> Placement {
+        (**self).placement()
+    }
+
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+impl<S: Solver + ?Sized> Solver for Box<S> {
+    fn extent(&self) -> Extent {
+        (**self).extent()
+    }
+
+    fn advance(&mut self, n: u64) -> Result<(), Error> {
+        (**self).advance(n)
+    }
+
+    fn local_planes(&self) -> Range<usize> {
+        (**self).local_planes()
+    }
+
+    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        (**self).local_moments()
+    }
+
+    fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<S::Real>, Error> {
+        (**self).exchanged(sites)
+    }
+
+    fn check(&self) -> Result<(), Error> {
+        (**self).check()
+    }
+
+    fn group(&self) -> &dyn Transfers<f64> {
+        (**self).group()
+    }
+
+    fn neighbour_columns(&self, ends: [Vec<f64>; 2]) -> [Vec<f64>; 2] {
+        (**self).neighbour_columns(ends)
+    }
+
+    fn planes_of_ranks(&self) -> Vec<Range<usize>> {
+        (**self).planes_of_ranks()
+    }
+
+    fn set_equilibrium_at(
+        &mut self,
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
+        (**self).set_equilibrium_at(moments)
     }
 }
 

@@ -221,7 +221,7 @@ impl RayleighBenard {
         B: Solver<Model = D2Q5AdvectionDiffusion>,
     {
         let ly = self.size().1;
-        heat.set_equilibrium_at(|x, y| vec![self.initial_temperature(x, y)])?;
+        heat.set_equilibrium_at(&|x, y| vec![self.initial_temperature(x, y)])?;
         let planes = flow.local_planes();
         let x0 = planes.start;
         let temperature: Vec<f64> = planes
@@ -232,7 +232,7 @@ impl RayleighBenard {
         // At rest: the bare velocity is −a/2, a = gβ(T − T_ref) ŷ.
         let g_beta = self.flow_params().g_beta;
         let t = |x: usize, y: usize| temperature[(x - x0) * ly + y];
-        flow.set_equilibrium_at(|x, y| vec![1.0, 0.0, -0.5 * g_beta * t(x, y)])?;
+        flow.set_equilibrium_at(&|x, y| vec![1.0, 0.0, -0.5 * g_beta * t(x, y)])?;
         let mut c = Coupled::new(flow, heat)?
             .first_reads("T", "phi")?
             .second_reads("ux", "ux")?

@@ -12,23 +12,21 @@
 //! `--resume <out>/rayleigh-benard_checkpoint.lbm`).
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
+use lbm::backend::{Backend, build};
 use lbm::cases::{CLEVER_BUSSE_NUSSELT, CRITICAL_RAYLEIGH, RayleighBenard};
 use lbm::driver::{Due, Run, Schedule};
-use lbm::gpu::{GpuContext, GpuLattice};
 use lbm::group::Group;
-use lbm::hetero::HeteroLattice;
 use lbm::memory::Need;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Boussinesq};
 use lbm::output::{Table, png};
-use lbm::{Coupled, Layout, Real, Solver};
+use lbm::{Coupled, Layout, Real, Soa, Solver};
 
 use super::lattice_run::together;
 use super::out_dir::{missing_dirs, prepare_out_dir, remove_if_empty, write_stamp};
-use super::plan::{Plan, check_about};
+use super::plan::{Plan, backend, check_about};
 use super::settings::BackendArg;
-use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl, layout_kind};
+use super::{CliError, Generic, GenericReal, World, dispatch_real, dispatch_vl};
 
 /// The case's name, in file names.
 const NAME: &str = "rayleigh-benard";
@@ -36,10 +34,7 @@ const NAME: &str = "rayleigh-benard";
 /// Runs the Rayleigh–Bénard case as `plan` says: on one process or over MPI ranks, each
 /// process's lattices (or slabs of them) on its host, its GPU or split between the two.
 pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Result<(), CliError> {
-    let device = match plan.backend {
-        BackendArg::Cpu => None,
-        BackendArg::Gpu | BackendArg::Hetero => super::run::device(world, plan)?,
-    };
+    let backend = backend(world, plan)?;
     let about = match &plan.resume {
         Some(path) => {
             let about = lbm::read_set(path)?.about;
@@ -55,7 +50,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
             world,
             plan,
             size: case.size(),
-            device_in_host_memory: super::run::in_host_memory(&device),
+            device_in_host_memory: backend.in_host_memory(),
         },
     )?;
     // A run refused before it writes anything leaves no directory behind.
@@ -72,7 +67,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
             world,
             plan,
             case: &case,
-            device,
+            backend,
         };
         match plan.backend {
             BackendArg::Gpu => dispatch_real(plan.precision, job),
@@ -111,8 +106,18 @@ struct Job<'a> {
     world: &'a World,
     plan: &'a Plan,
     case: &'a RayleighBenard,
-    /// The GPU of the gpu and hetero backends.
-    device: Option<Arc<GpuContext>>,
+    backend: Backend,
+}
+
+impl Job<'_> {
+    /// Builds both lattices on the backend and runs them.
+    fn build_and_run<L: Layout, T: Real>(self) -> Result<(), CliError> {
+        let (world, plan, case) = (self.world, self.plan, self.case);
+        let (flow, heat) = case.specs();
+        let flow = build::<_, L, T>(world.carrier(), flow, plan.scheme, &self.backend)?;
+        let heat = build::<_, L, T>(world.carrier(), heat, plan.scheme, &self.backend)?;
+        drive(plan, case, case.couple(flow, heat)?)
+    }
 }
 
 impl Generic for Job<'_> {
@@ -120,28 +125,7 @@ impl Generic for Job<'_> {
 
     /// The host backends: the CPU alone (`cpu`), or split with a GPU (`hetero`).
     fn run<L: Layout, T: Real>(self) -> Self::Output {
-        let (world, plan, case) = (self.world, self.plan, self.case);
-        #[cfg(feature = "mpi")]
-        if world.group().ranks() > 1 {
-            use super::dist::{host_ring, split_ring};
-            let (flow, heat) = case.specs();
-            if plan.backend == BackendArg::Hetero {
-                let flow = split_ring::<_, L, T>(world, plan, flow, &self.device)?;
-                let heat = split_ring::<_, L, T>(world, plan, heat, &self.device)?;
-                return drive(plan, case, case.couple(flow, heat)?);
-            }
-            let flow = host_ring::<_, L, T>(world, plan, flow)?;
-            let heat = host_ring::<_, L, T>(world, plan, heat)?;
-            return drive(plan, case, case.couple(flow, heat)?);
-        }
-        let _ = world;
-        let Some(ctx) = &self.device else {
-            return drive(plan, case, case.lattices::<L, T>(plan.scheme)?);
-        };
-        let (flow, heat) = case.specs();
-        let flow = HeteroLattice::<_, L, T>::new(ctx, flow, plan.scheme, plan.split)?;
-        let heat = HeteroLattice::<_, L, T>::new(ctx, heat, plan.scheme, plan.split)?;
-        drive(plan, case, case.couple(flow, heat)?)
+        self.build_and_run::<L, T>()
     }
 }
 
@@ -150,38 +134,7 @@ impl GenericReal for Job<'_> {
 
     /// The GPU backend (the layout is data there).
     fn run<T: Real>(self) -> Self::Output {
-        let (world, plan, case) = (self.world, self.plan, self.case);
-        let layout = layout_kind(plan.layout, plan.vl);
-        #[cfg(feature = "mpi")]
-        if world.group().ranks() > 1 {
-            let (flow, heat) = case.specs();
-            let flow = super::dist::gpu_ring::<_, T>(world, plan, flow, layout, &self.device)?;
-            let heat = super::dist::gpu_ring::<_, T>(world, plan, heat, layout, &self.device)?;
-            return drive(plan, case, case.couple(flow, heat)?);
-        }
-        let _ = world;
-        let Some(ctx) = &self.device else {
-            unreachable!("a single process opens its GPU or fails in device()")
-        };
-        let (flow, heat) = case.specs();
-        let (scheme, size) = (plan.scheme, flow.size());
-        let flow = GpuLattice::<_, T>::with_size(
-            ctx,
-            layout,
-            size,
-            flow.params,
-            scheme,
-            &flow.boundaries,
-        )?;
-        let heat = GpuLattice::<_, T>::with_size(
-            ctx,
-            layout,
-            size,
-            heat.params,
-            scheme,
-            &heat.boundaries,
-        )?;
-        drive(plan, case, case.couple(flow, heat)?)
+        self.build_and_run::<Soa, T>()
     }
 }
 

@@ -8,20 +8,20 @@
 
 use std::path::{Path, PathBuf};
 
-use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
-use std::sync::Arc;
-
+use lbm::LayoutKind;
 use lbm::blocks::{Blocks, Cut};
+use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
 use lbm::driver::{Due, Ended, Run, Schedule};
 use lbm::fd::{FdLayout, FdRun};
 use lbm::fd_cavity::{FdCavity, Scheme};
-use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
+use lbm::gpu::AdapterChoice;
 use lbm::group::Group;
-use lbm::hetero::HeteroFdGrid;
+use lbm::hetero::SplitChoice;
 use lbm::output::png::{range, write_field};
 use lbm::output::{Fields, Table, vtk};
 
 use super::out_dir::{missing_dirs, remove_if_empty};
+use super::plan::open_backend;
 use super::settings::{BackendArg, Checks, Settings, bad};
 use super::{CliError, LayoutArg, Precision, World};
 
@@ -250,58 +250,26 @@ pub fn run(
             r => format!(", {r} ranks cut {}x{}", cut.0[0], cut.0[1]),
         };
         let blocks = Blocks::even([n, n, 1], cut);
-        if !device {
-            let on = format!(", {}{ranks}", layout.name());
-            return match precision {
-                Precision::F32 => {
-                    let g = cavity
-                        .on_blocks::<f32>(world.carrier(), blocks)
-                        .map_err(lbm::Error::from)?;
-                    drive(world, &cavity, &goal, g.with_layout(layout), &on, "f32")
-                }
-                _ => {
-                    let g = cavity
-                        .on_blocks::<f64>(world.carrier(), blocks)
-                        .map_err(lbm::Error::from)?;
-                    drive(world, &cavity, &goal, g.with_layout(layout), &on, "f64")
-                }
-            };
-        }
-        let opts = GpuOptions {
-            adapter: s
-                .adapter
-                .as_deref()
-                .map_or_else(AdapterChoice::from_env, AdapterChoice::parse),
-            node_rank: world.node_rank(),
-            ..GpuOptions::default()
-        };
-        // Every rank opens its GPU, or none goes on.
-        let opened = GpuContext::new(&opts).map_err(|e| CliError::from(lbm::Error::from(e)));
-        let ctx = Arc::new(world.all_ok(opened, "another rank could not open its GPU")?);
-        let on = format!("{ranks}, on {}", ctx.describe());
-        let rows = s
+        let adapter = s
+            .adapter
+            .as_deref()
+            .map_or_else(AdapterChoice::from_env, AdapterChoice::parse);
+        let split = s
             .host_columns
-            .unwrap_or(HeteroFdGrid::<Scheme, f64>::least_planes());
-        match (backend, precision) {
-            (BackendArg::Hetero, Precision::F32) => {
-                let g = cavity.hetero_grid::<f32>(ctx, rows)?;
-                let on = format!(", on {}", g.describe());
-                drive(world, &cavity, &goal, g, &on, "f32")
-            }
-            (BackendArg::Hetero, _) => {
-                let g = cavity.hetero_grid::<f64>(ctx, rows)?;
-                let on = format!(", on {}", g.describe());
-                drive(world, &cavity, &goal, g, &on, "f64")
-            }
-            (_, Precision::F32) => {
-                let g = cavity.gpu_on_blocks::<f32>(ctx, world.carrier(), blocks)?;
-                drive(world, &cavity, &goal, g, &on, "f32")
-            }
-            _ => {
-                let g = cavity.gpu_on_blocks::<f64>(ctx, world.carrier(), blocks)?;
-                drive(world, &cavity, &goal, g, &on, "f64")
-            }
-        }
+            .map_or(SplitChoice::Auto, SplitChoice::Columns);
+        let backend = open_backend(world, backend, adapter, LayoutKind::Soa, split)?;
+        let (g, precision) = match precision {
+            Precision::F32 => (
+                cavity.build::<f32>(world.carrier(), blocks, layout, &backend)?,
+                "f32",
+            ),
+            _ => (
+                cavity.build::<f64>(world.carrier(), blocks, layout, &backend)?,
+                "f64",
+            ),
+        };
+        let on = format!(", {}{ranks}", g.describe());
+        drive(world, &cavity, &goal, g, &on, precision)
     })();
     if result.is_err() {
         remove_if_empty(&created);
@@ -340,7 +308,7 @@ fn drive(
     world: &World,
     cavity: &FdCavity,
     goal: &Goal,
-    mut g: impl FdRun,
+    mut g: Box<dyn FdRun>,
     on: &str,
     precision: &str,
 ) -> Result<(), CliError> {
@@ -498,16 +466,16 @@ fn drive(
 /// The grid marching to its steady state, as the library's loop drives it: tested at every
 /// check (counted from step 0, so that a resumed run tests where an uninterrupted one does)
 /// for rates of the velocity below `tol`. The grid refuses a diverged state as it steps.
-struct Marching<'a, G> {
+struct Marching<'a> {
     world: &'a World,
-    g: G,
+    g: Box<dyn FdRun>,
     dt: f64,
     tol: f64,
     nodes: usize,
     checkpoint: PathBuf,
 }
 
-impl<G: FdRun> Run for Marching<'_, G> {
+impl Run for Marching<'_> {
     type Error = CliError;
 
     fn nodes(&self) -> usize {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use lbm::backend::BoxedSolver;
 use lbm::cases::Case;
 use lbm::driver::{Due, Run, Schedule, due};
 use lbm::group::Group;
@@ -50,20 +51,21 @@ fn everywhere<S: Solver + ?Sized>(
 }
 
 /// Sets `solver`'s initial state — the checkpoint's when resuming, else the case's — and runs
-/// the case on it: the same for every backend. The driver sees the solver through `dyn
-/// Solver`, so its loop, outputs and summary are compiled once per case and precision, not
-/// once per backend and layout (they call the solver a few times per chunk of steps).
-pub(super) fn start_and_drive<C: Case, S: Solver<Model = C::Model>>(
+/// the case on it: the same for every backend. The solver comes boxed from the library's
+/// builder ([`lbm::backend::build`]), so the loop, outputs and summary are compiled once per
+/// case and precision, not once per backend and layout (they call the solver a few times per
+/// chunk of steps).
+pub(super) fn start_and_drive<C: Case, T: Real>(
     plan: &Plan,
     case: &C,
-    mut solver: S,
-    checkpoint: Resume<'_, C::Model, S::Real>,
+    mut solver: BoxedSolver<C::Model, T>,
+    checkpoint: Resume<'_, C::Model, T>,
 ) -> Result<(), CliError> {
     match checkpoint {
-        Some((path, c)) => solver.restore(&c, path)?,
-        None => solver.set_equilibrium_at(case.initial())?,
+        Some((path, c)) => lbm::solver::restore(&mut *solver, &c, path)?,
+        None => solver.set_equilibrium_at(&case.initial())?,
     }
-    drive::<C, S::Real>(plan, case, &mut solver)
+    drive::<C, T>(plan, case, &mut *solver)
 }
 
 /// Runs `case` on `solver` to the end of the plan.

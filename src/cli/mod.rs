@@ -8,8 +8,6 @@ mod bench_args;
 mod bench_csv;
 mod case_settings;
 mod coupled;
-#[cfg(feature = "mpi")]
-mod dist;
 mod fd_run;
 mod lattice_run;
 mod loads;

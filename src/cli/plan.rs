@@ -5,15 +5,16 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use lbm::backend::{Backend, Gpu};
 use lbm::gpu::{AdapterChoice, GpuOptions};
 use lbm::hetero::SplitChoice;
 use lbm::memory::Need;
-use lbm::{Checkpoint, Scheme};
+use lbm::{Checkpoint, LayoutKind, Scheme};
 
 use super::say::note;
 use super::settings::BackendArg;
 use super::world::World;
-use super::{CliError, LayoutArg, Precision};
+use super::{CliError, LayoutArg, Precision, layout_kind};
 
 /// The resolved settings that every case shares.
 #[derive(Debug, Clone)]
@@ -129,12 +130,52 @@ pub(super) fn resume_path(world: &World, path: &Path) -> PathBuf {
     }
 }
 
-/// The GPU options of the plan.
-pub(super) fn gpu_options(plan: &Plan) -> GpuOptions {
-    GpuOptions {
-        adapter: plan.adapter.clone(),
-        ..GpuOptions::default()
-    }
+/// The backend the plan asks for ([`open_backend`]).
+pub(super) fn backend(world: &World, plan: &Plan) -> Result<Backend, CliError> {
+    let layout = layout_kind(plan.layout, plan.vl);
+    open_backend(
+        world,
+        plan.backend,
+        plan.adapter.clone(),
+        layout,
+        plan.split,
+    )
+}
+
+/// The backend `arg`: a GPU's populations in `layout`, a split as `split` says. Its GPU (the
+/// node's adapters taken in turn by its processes, unless `adapter` names one) is opened
+/// before the memory check, which counts a CPU adapter's copies as the host's memory; one
+/// process fails here when it does not open, a process of several reports why when its
+/// block is built, with the others (their construction agrees on errors).
+pub(super) fn open_backend(
+    world: &World,
+    arg: BackendArg,
+    adapter: AdapterChoice,
+    layout: LayoutKind,
+    split: SplitChoice,
+) -> Result<Backend, CliError> {
+    let gpu = || -> Result<Gpu, CliError> {
+        let gpu = Gpu::open(GpuOptions {
+            adapter: adapter.clone(),
+            node_rank: world.node_rank(),
+            ..GpuOptions::default()
+        });
+        if world.group().ranks() == 1 {
+            gpu.context()?;
+        }
+        Ok(gpu)
+    };
+    Ok(match arg {
+        BackendArg::Cpu => Backend::Host,
+        BackendArg::Gpu => Backend::Device {
+            gpu: gpu()?,
+            layout,
+        },
+        BackendArg::Hetero => Backend::Split {
+            gpu: gpu()?,
+            choice: split,
+        },
+    })
 }
 
 /// A checkpoint to resume from, with its path.

@@ -10,22 +10,19 @@
 //! VTK piece and its shard) on a parallel file system (100 GB/s aggregate, 2 GB/s per process,
 //! [`FileSystem::PARALLEL`]) and on this machine's disk, measured.
 
-use std::sync::Arc;
-
+use lbm::backend::{Gpu, RingJob, on_ring};
 use lbm::blocks::{Cut, halo_nodes};
 use lbm::cases::{Poiseuille, RayleighTaylor, global_spec};
-use lbm::distributed::{bench_ranks, exchange_seconds};
-use lbm::domain::{GlobalSpec, Slab};
-use lbm::gpu::{GpuContext, GpuOptions, GpuSlab};
-use lbm::hetero::{SplitChoice, SplitSlab};
-use lbm::mpi_ring;
+use lbm::distributed::{DistLattice, RankTimes};
+use lbm::domain::GlobalSpec;
+use lbm::gpu::GpuOptions;
+use lbm::hetero::SplitChoice;
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
-use lbm::{Layout, Model, Real, Scheme};
+use lbm::{Error, Layout, Model, Real, Scheme, SlabBackend};
 
 use super::bench_args::{
     Backend, BenchArgs, Which, d3q19_duct, lattices_fit, open_options, require_one_of,
 };
-use super::dist::EXCHANGE_PROBES;
 use super::world::World;
 use super::{CliError, Generic, LayoutArg, Precision, dispatch};
 
@@ -133,6 +130,20 @@ struct Job<'a, M: Model> {
     spec: GlobalSpec<M>,
 }
 
+/// The ring's step timed, `steps` steps a timing ([`DistLattice::bench`]).
+struct Timed(usize);
+
+impl<M: Model, T: Real> RingJob<M, T> for Timed {
+    type Output = RankTimes;
+
+    fn run<L: Layout, P: SlabBackend<Model = M, Real = T> + 'static>(
+        self,
+        mut ring: DistLattice<M, L, T, P>,
+    ) -> Result<RankTimes, Error> {
+        ring.bench(self.0)
+    }
+}
+
 impl<M: Model> Generic for Job<'_, M> {
     type Output = Result<(), CliError>;
 
@@ -144,36 +155,26 @@ impl<M: Model> Generic for Job<'_, M> {
             1 => format!("{}", spec.ly),
             lz => format!("{}×{lz}", spec.ly),
         };
-        let comm = self.world.comm();
-        let node = || GpuOptions {
-            node_rank: mpi_ring::node_rank(comm),
-            ..open_options(self.a)
+        let gpu = || {
+            Gpu::open(GpuOptions {
+                node_rank: self.world.node_rank(),
+                ..open_options(self.a)
+            })
         };
-        let scheme = Scheme::TwoCopy;
-        let t = match self.a.backend {
-            Backend::Cpu | Backend::All => {
-                bench_ranks::<M, L, T, _>(self.world.carrier(), spec.clone(), steps, |s, d, r| {
-                    Ok(Slab::<M, L, T>::new(s, d, r, scheme)?)
-                })?
-            }
-            Backend::Gpu => {
-                let opts = node();
-                bench_ranks::<M, L, T, _>(self.world.carrier(), spec.clone(), steps, |s, d, r| {
-                    let ctx = Arc::new(GpuContext::new(&opts)?);
-                    GpuSlab::<M, T>::new(&ctx, L::KIND, s, d, r, scheme)
-                })?
-            }
-            Backend::Hetero => {
-                let opts = node();
-                let len = M::HALO * ly * M::Q;
-                let t_c =
-                    exchange_seconds(&*self.world.carrier::<T>(), len, EXCHANGE_PROBES) / ly as f64;
-                bench_ranks::<M, L, T, _>(self.world.carrier(), spec.clone(), steps, |s, d, r| {
-                    let ctx = Arc::new(GpuContext::new(&opts)?);
-                    SplitSlab::<M, L, T>::new(&ctx, s, d, r, scheme, (SplitChoice::Auto, t_c))
-                })?
-            }
+        let backend = match self.a.backend {
+            Backend::Cpu | Backend::All => lbm::backend::Backend::Host,
+            Backend::Gpu => lbm::backend::Backend::Device {
+                gpu: gpu(),
+                layout: L::KIND,
+            },
+            Backend::Hetero => lbm::backend::Backend::Split {
+                gpu: gpu(),
+                choice: SplitChoice::Auto,
+            },
         };
+        let group = self.world.carrier();
+        let t =
+            on_ring::<M, L, T, _>(group, spec.clone(), Scheme::TwoCopy, &backend, Timed(steps))?;
         if !self.world.group().is_root() {
             return Ok(());
         }

@@ -3,28 +3,28 @@
 //! clean stop on a signal that keeps the state, and a performance summary.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
+use lbm::backend::build;
 use lbm::cases::{
     Case, Cavity, Cylinder, CylinderModel, FlowPast, RayleighBenard, TaylorGreen3d, global_spec,
 };
-use lbm::gpu::{AdapterChoice, GpuContext};
-use lbm::hetero::{HeteroLattice, SplitChoice};
+use lbm::gpu::AdapterChoice;
+use lbm::hetero::SplitChoice;
 use lbm::memory::Need;
 use lbm::models::{D2Q9Mrt, D3Q19Trt};
-use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, read_checkpoint};
+use lbm::{Checkpoint, Extent, Layout, Model, Real, Scheme, Soa, read_checkpoint};
 
 use super::case_settings;
 use super::lattice_run::start_and_drive;
 use super::out_dir::{missing_dirs, prepare_out_dir, remove_if_empty};
-use super::plan::{Plan, Resume, check_about, gpu_options};
+use super::plan::{Plan, Resume, backend, check_about};
 use super::settings::{
     BackendArg, CaseName, Checks, Collision, Outflows, Settings, Walls, bad, both, require,
 };
 use super::{
     CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_width_built,
-    dispatch_real, dispatch_vl, layout_kind,
+    dispatch_real, dispatch_vl,
 };
 
 /// Every key of a case file, as printed after `lbm run --help`.
@@ -739,91 +739,35 @@ impl<'a, C: Case> Job<'a, C> {
         plan.run = (self.world).all_ok(run, "rank 0 refused the output directory")?;
         Ok((plan, checkpoint))
     }
-}
 
-/// The GPU of this process for the gpu and hetero backends, opened before the memory check: a
-/// CPU adapter's device memory is the host's, and is counted so. A rank of several whose
-/// adapter does not open has none here and reports why when its slab is built, with the other
-/// ranks (the ring agrees on its errors).
-pub(super) fn device(world: &World, plan: &Plan) -> Result<Option<Arc<GpuContext>>, CliError> {
-    #[cfg(feature = "mpi")]
-    if world.group().ranks() > 1 {
-        return Ok(super::dist::open_gpu(world, plan));
+    /// Builds the lattice on the backend the plan asks for and runs the case on it.
+    fn build_and_run<L: Layout, T: Real>(self) -> Result<(), CliError> {
+        let backend = backend(self.world, self.plan)?;
+        // The split is tuned after the lattice is built: the device's copies are counted as
+        // if it held the whole lattice.
+        let (plan, checkpoint) = self.prepare::<T>(backend.in_host_memory())?;
+        let spec = global_spec(self.case);
+        let lat = build::<C::Model, L, T>(self.world.carrier(), spec, plan.scheme, &backend)?;
+        start_and_drive(&plan, self.case, lat, checkpoint)
     }
-    let _ = world;
-    Ok(Some(Arc::new(GpuContext::new(&gpu_options(plan))?)))
-}
-
-/// Whether `device` is a CPU adapter, whose copies are in the host's memory.
-pub(super) fn in_host_memory(device: &Option<Arc<GpuContext>>) -> bool {
-    device.as_ref().is_some_and(|ctx| ctx.is_cpu())
 }
 
 impl<C: Case> Generic for Job<'_, C> {
     type Output = Result<(), CliError>;
 
-    /// The host backends: the CPU alone, or split with a GPU.
+    /// The host backends (cpu, hetero), whose kernels are compiled per layout.
     fn run<L: Layout, T: Real>(self) -> Self::Output {
-        let device = match self.plan.backend {
-            BackendArg::Hetero => device(self.world, self.plan)?,
-            _ => None,
-        };
-        // The split is tuned after the lattice is built: the device's copies are counted as
-        // if it held the whole lattice.
-        let (plan, checkpoint) = self.prepare::<T>(in_host_memory(&device))?;
-        let (plan, case) = (&plan, self.case);
-        #[cfg(feature = "mpi")]
-        if self.world.group().ranks() > 1 {
-            return super::dist::run_host::<C, L, T>(self.world, plan, case, device, checkpoint);
-        }
-        if let Some(ctx) = device {
-            let lat = HeteroLattice::<C::Model, L, T>::new(
-                &ctx,
-                global_spec(case),
-                plan.scheme,
-                plan.split,
-            )?;
-            return start_and_drive(plan, case, lat, checkpoint);
-        }
-        let (lx, ly) = case.size();
-        let lat = lbm::Lattice::<C::Model, L, T>::with_size(
-            [lx, ly, case.depth()],
-            case.params(),
-            plan.scheme,
-            &case.boundaries(),
-        )?;
-        start_and_drive(plan, case, lat, checkpoint)
+        self.build_and_run::<L, T>()
     }
 }
 
 impl<C: Case> GenericReal for Job<'_, C> {
     type Output = Result<(), CliError>;
 
-    /// The GPU backend.
+    /// The GPU backend, which takes the layout as data (the host's side of a lattice over
+    /// processes in SoA).
     fn run<T: Real>(self) -> Self::Output {
-        let layout = layout_kind(self.plan.layout, self.plan.vl);
-        let device = device(self.world, self.plan)?;
-        let (plan, checkpoint) = self.prepare::<T>(in_host_memory(&device))?;
-        let (plan, case) = (&plan, self.case);
-        #[cfg(feature = "mpi")]
-        if self.world.group().ranks() > 1 {
-            return super::dist::run_gpu::<C, T>(
-                self.world, plan, case, layout, device, checkpoint,
-            );
-        }
-        let Some(ctx) = device else {
-            unreachable!("a single process opens its GPU or fails in device()")
-        };
-        let (lx, ly) = case.size();
-        let lat = lbm::gpu::GpuLattice::<C::Model, T>::with_size(
-            &ctx,
-            layout,
-            [lx, ly, case.depth()],
-            case.params(),
-            plan.scheme,
-            &case.boundaries(),
-        )?;
-        start_and_drive(plan, case, lat, checkpoint)
+        self.build_and_run::<Soa, T>()
     }
 }
 

@@ -1,6 +1,9 @@
 //! The processes of a run: this process alone, or — built with the `mpi` feature and started
 //! under `mpiexec -n N` — the N ranks of MPI's world, which cut the lattice into slabs
-//! (Calore et al. 2016 §4). Only rank 0 prints and writes outputs.
+//! (Calore et al. 2016 §4), each rank's slab on the backend asked for
+//! ([`lbm::backend::build`]). Only rank 0 prints and writes outputs; every decision that
+//! changes the sequence of collective calls (chunk length, stop, a failed write) is agreed by
+//! all ranks, so no rank waits for another that has left.
 
 use lbm::Real;
 use lbm::group::{Carrier, Transfers};

@@ -295,7 +295,7 @@ fn every_layout_writes_the_same_centre_lines() {
             "--out",
             s(dir.path()),
         ]);
-        assert!(out.contains(&format!("f64, {layout}")), "{out}");
+        assert!(out.contains(&format!("f64, cpu, {layout}")), "{out}");
         std::fs::read(dir.path().join("fd-cavity_centrelines.csv")).unwrap()
     };
     let soa = run("soa");

@@ -946,4 +946,11 @@ impl<S: FdScheme, T: Real> FdRun for FdGrid<S, T> {
     fn resume(&mut self, path: &Path) -> Result<(), crate::Error> {
         Ok(FdGrid::resume(self, path)?)
     }
+    fn set_unknown(&mut self, u: usize, f: &dyn Fn([f64; 3]) -> f64) -> Result<(), crate::Error> {
+        self.set(u, f);
+        Ok(())
+    }
+    fn describe(&self) -> String {
+        format!("cpu, {}", self.layout().name())
+    }
 }

@@ -114,6 +114,24 @@ pub trait FdRun {
     /// Continues from the checkpoint `path`, written by a run of the same scheme, grid and
     /// setup on any processes and backend ([`FdGrid::resume`]).
     fn resume(&mut self, path: &std::path::Path) -> Result<(), crate::Error>;
+    /// Sets unknown `u` at every node to `f(x)`, `x = (i h, j h, k h)`, then applies the
+    /// walls ([`FdGrid::set`]).
+    fn set_unknown(&mut self, u: usize, f: &dyn Fn([f64; 3]) -> f64) -> Result<(), crate::Error>;
+    /// The backend in words: the host's layout, the device, the split.
+    fn describe(&self) -> String;
+}
+
+/// What defines a grid of the scheme `S`: its nodes per axis, spacing, parameters and sides
+/// (every process holds the same, so every process checks it alike).
+pub struct FdSpec<S: FdScheme> {
+    /// Nodes per axis.
+    pub nodes: [usize; 3],
+    /// The spacing `h`.
+    pub h: f64,
+    /// The scheme's parameters.
+    pub params: S::Params,
+    /// The sides' walls.
+    pub sides: Vec<Side>,
 }
 
 /// What is wrong with a grid, its walls or its parameters, or that the run diverged.

@@ -298,11 +298,6 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         Ok(())
     }
 
-    /// The device's description.
-    pub fn describe(&self) -> String {
-        self.ctx.describe()
-    }
-
     /// Sets unknown `u` at every node to `f(x)` and applies the walls (on the host copy, then
     /// sent to the device).
     pub fn set(&mut self, u: usize, f: impl Fn([f64; 3]) -> f64) -> Result<(), Error> {
@@ -690,5 +685,11 @@ impl<S: FdScheme, T: Real> FdRun for GpuFdGrid<S, T> {
         self.host.resume(path)?;
         self.upload();
         Ok(self.ctx.wait()?)
+    }
+    fn set_unknown(&mut self, u: usize, f: &dyn Fn([f64; 3]) -> f64) -> Result<(), Error> {
+        self.set(u, f)
+    }
+    fn describe(&self) -> String {
+        format!("on {}", self.ctx.describe())
     }
 }

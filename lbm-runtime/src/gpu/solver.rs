@@ -48,10 +48,10 @@ impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
     }
 
     /// With each site's own fields (the default builds the equilibria with the uniform ones).
-    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-    {
+    fn set_equilibrium_at(
+        &mut self,
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
         Ok(self.set_equilibrium(moments)?)
     }
 

@@ -162,17 +162,6 @@ impl<S: FdScheme, T: Real> HeteroFdGrid<S, T> {
         FdGrid::<S, T>::least_planes()
     }
 
-    /// The device's description and the split.
-    pub fn describe(&self) -> String {
-        let outer = ["x", "y", "z"][S::DIM - 1];
-        format!(
-            "{} (planes {outer} < {m} and ≥ {} on the host)",
-            self.device,
-            self.n[S::DIM - 1] - self.host_planes,
-            m = self.host_planes
-        )
-    }
-
     /// The planes at each end on the host.
     pub fn host_planes(&self) -> usize {
         self.host_planes
@@ -305,5 +294,18 @@ impl<S: FdScheme, T: Real> FdRun for HeteroFdGrid<S, T> {
         let done = self.collective(move |g| g.resume(&path));
         self.update();
         done
+    }
+    fn set_unknown(&mut self, u: usize, f: &dyn Fn([f64; 3]) -> f64) -> Result<(), Error> {
+        self.set(u, f)
+    }
+    /// The device's description and the split.
+    fn describe(&self) -> String {
+        let outer = ["x", "y", "z"][S::DIM - 1];
+        format!(
+            "on {} (planes {outer} < {m} and ≥ {} on the host)",
+            self.device,
+            self.n[S::DIM - 1] - self.host_planes,
+            m = self.host_planes
+        )
     }
 }

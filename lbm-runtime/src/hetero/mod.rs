@@ -362,7 +362,7 @@ impl<M: Model, L: Layout, T: Real> HeteroLattice<M, L, T> {
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
     {
-        self.set_equilibrium_at(moments)
+        self.set_equilibrium_at(&moments)
     }
 
     /// The post-collision populations of site `(x, y)` (`y` the plane site `z·LY + y` in
@@ -593,10 +593,6 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
         Extent::of_size(self.spec.size())
     }
 
-    fn schemes() -> &'static [Scheme] {
-        &[Scheme::TwoCopy, Scheme::InPlace]
-    }
-
     fn advance(&mut self, n: u64) -> Result<(), Error> {
         self.steps(n)?;
         self.finish()
@@ -612,10 +608,10 @@ impl<M: Model, L: Layout, T: Real> Solver for HeteroLattice<M, L, T> {
 
     /// Each part its own sites, with their own fields (the default would build the equilibria
     /// with the uniform ones).
-    fn set_equilibrium_at<F>(&mut self, moments: F) -> Result<(), Error>
-    where
-        F: Fn(usize, usize) -> Vec<f64> + Sync,
-    {
+    fn set_equilibrium_at(
+        &mut self,
+        moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    ) -> Result<(), Error> {
         match &mut self.parts {
             Parts::Device(d) => d.set_equilibrium(moments)?,
             Parts::Host(h) => h.set_equilibrium(moments)?,

@@ -7,12 +7,16 @@
 
 use std::sync::Arc;
 
-use lbm::Real;
-use lbm::fd::{FdGrid, FdRun, FdScheme, Rule, Side};
+use lbm::backend::{Backend, Gpu};
+use lbm::blocks::{Blocks, Cut};
+use lbm::fd::{FdGrid, FdLayout, FdRun, FdScheme, Rule, Side};
 use lbm::fd_cavity::FdCavity;
 use lbm::fd_scheme;
 use lbm::gpu::{GpuContext, GpuFdGrid};
+use lbm::group::{OneProcess, Threads};
 use lbm::hetero::HeteroFdGrid;
+use lbm::hetero::SplitChoice;
+use lbm::{LayoutKind, Real};
 
 use super::gpu_support::context;
 
@@ -45,7 +49,7 @@ fd_scheme! {
 
 /// The largest difference between the host grid's values of every unknown and `run`'s
 /// (gathered), relative to the largest host value.
-fn worst<S: FdScheme, T: Real>(cpu: &FdGrid<S, T>, run: &mut impl FdRun) -> f64 {
+fn worst<S: FdScheme, T: Real>(cpu: &FdGrid<S, T>, run: &mut dyn FdRun) -> f64 {
     let mut worst: f64 = 0.0;
     for u in 0..S::UNKNOWNS.len() {
         let (a, b) = (cpu.field(u), run.gather(u).unwrap().unwrap());
@@ -154,6 +158,56 @@ fn cavity<T: Real>(bound: f64) {
         (a[1] - b[1]).abs() <= bound.max(1e-9) * a[1].max(1.0),
         "{a:?} {b:?}"
     );
+}
+
+/// The library's builder makes the cavity on the device and split, each within 1e-12 of the
+/// host grid and saying where it runs; it refuses a host layout on the device and the split
+/// of a group of several processes, before any work.
+#[test]
+fn the_builder_makes_every_backend_of_the_cavity() {
+    let Some(ctx) = context() else { return };
+    let c = FdCavity::new(41, 100.0);
+    let dt = c.time_step();
+    let mut cpu = c.grid::<f64>().unwrap();
+    cpu.advance(200, dt).unwrap();
+    let gpu = Gpu::from(ctx);
+    let whole = || Blocks::whole(c.nodes());
+    let device = Backend::Device {
+        gpu: gpu.clone(),
+        layout: LayoutKind::Soa,
+    };
+    let split = Backend::Split {
+        gpu,
+        choice: SplitChoice::Columns(4),
+    };
+    for (backend, says) in [(&device, "on "), (&split, "≥ 37 on the host")] {
+        let mut g = c
+            .build::<f64>(Box::new(OneProcess), whole(), FdLayout::Soa, backend)
+            .unwrap();
+        assert!(g.describe().contains(says), "{}", g.describe());
+        g.advance(200, dt).unwrap();
+        let w = worst(&cpu, &mut *g);
+        assert!(w <= 1e-12, "{}: {w:e}", g.describe());
+    }
+    let refusal = c
+        .build::<f64>(Box::new(OneProcess), whole(), FdLayout::Aos, &device)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        refusal.contains("the GPU stores the unknowns in soa, not aos"),
+        "{refusal}"
+    );
+    let refusals = Threads::run(2, |t| {
+        let blocks = Blocks::even(c.nodes(), Cut([1, 2, 1]));
+        c.build::<f64>(Box::new(t), blocks, FdLayout::Soa, &split)
+            .err()
+            .map(|e| e.to_string())
+    });
+    for why in refusals {
+        let why = why.expect("a split of two processes is refused");
+        assert!(why.contains("runs in one process, not 2"), "{why}");
+    }
 }
 
 #[test]

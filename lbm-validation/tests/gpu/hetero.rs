@@ -12,13 +12,15 @@ use crate::gpu_support;
 
 use std::sync::Arc;
 
+use lbm::backend::{Backend, Gpu, build};
 use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
+use lbm::group::OneProcess;
 use lbm::hetero::{HeteroError, HeteroLattice, SplitChoice};
 use lbm::models::*;
 use lbm::{
-    Aos, Block, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Scheme, Soa,
-    Solver, Wall,
+    Aos, Block, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Placement, Scheme,
+    Soa, Solver, Wall,
 };
 
 const STEPS: u64 = 200;
@@ -168,6 +170,54 @@ fn d2q9_split_matches_cpu() {
     ] {
         compare::<D2Q9Bgk, Aos>(&spec, &[0, 4, 12]);
         compare::<D2Q9Bgk, CAoSoa<8>>(&spec, &[0, 1, 7, 12]);
+    }
+}
+
+/// The library's builder on one process: the GPU in two layouts and the split, each against
+/// the host's lattice it builds, both schemes, and what each says it is.
+#[test]
+fn every_backend_the_builder_makes_matches_the_host() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = d2q9(24, 16, obstacle(24, 16));
+    let gpu = Gpu::from(ctx);
+    let run = |backend: &Backend, scheme| {
+        let mut lat =
+            build::<D2Q9Bgk, CAoSoa<8>, f64>(Box::new(OneProcess), spec.clone(), scheme, backend)
+                .unwrap();
+        lat.set_equilibrium_at(&gpu_support::initial::<D2Q9Bgk>(spec.size()))
+            .unwrap();
+        lat.advance(STEPS).unwrap();
+        let what = format!("{}, {}", lat.describe(), scheme.name());
+        (what, lat.placement(), lat.local_populations().unwrap())
+    };
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        let (_, placement, host) = run(&Backend::Host, scheme);
+        assert!(matches!(placement, Placement::Host));
+        for backend in [
+            Backend::Device {
+                gpu: gpu.clone(),
+                layout: LayoutKind::Soa,
+            },
+            Backend::Device {
+                gpu: gpu.clone(),
+                layout: LayoutKind::Aos,
+            },
+            Backend::Split {
+                gpu: gpu.clone(),
+                choice: SplitChoice::Columns(4),
+            },
+        ] {
+            let (what, placement, got) = run(&backend, scheme);
+            match (&backend, placement) {
+                (Backend::Device { .. }, Placement::Device(_)) => {}
+                (Backend::Split { .. }, Placement::Split(_)) => {}
+                _ => panic!("{what}: not the backend asked for"),
+            }
+            let diff = population_diff(D2Q9Bgk::Q, &got, &host);
+            assert!(diff < TOL, "{what}: {diff:e}");
+        }
     }
 }
 
@@ -449,7 +499,7 @@ fn fields_in_a_checkpoint_move_to_the_cpu_and_to_the_split() {
     .unwrap();
     let ux: Vec<f64> = (0..lx * ly).map(|s| 0.01 * (s % 7) as f64).collect();
     gpu.set_field("ux", &ux).unwrap();
-    gpu.set_equilibrium_at(|x, y| vec![1.0 + 0.1 * ((x + 2 * y) % 5) as f64])
+    gpu.set_equilibrium_at(&|x, y| vec![1.0 + 0.1 * ((x + 2 * y) % 5) as f64])
         .unwrap();
     gpu.advance(5).unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -710,7 +710,7 @@ fn slabs_of_a_3d_lattice_are_bitwise_the_whole_lattice() {
                 let mut ring =
                     DistLattice::<D3Q19Trt, CAoSoa<8>, f64>::new(Box::new(t), g.clone(), scheme)
                         .unwrap();
-                ring.set_equilibrium_at(structured(size)).unwrap();
+                ring.set_equilibrium_at(&structured(size)).unwrap();
                 ring.advance(7).unwrap();
                 ring.gather().unwrap()
             });

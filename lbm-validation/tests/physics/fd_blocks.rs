@@ -7,9 +7,10 @@
 use std::f64::consts::PI;
 use std::path::PathBuf;
 
+use lbm::backend::Backend;
 use lbm::blocks::{Blocks, Cut, halo_nodes};
-use lbm::fd::{FdGrid, FdScheme, Rule, Side};
-use lbm::fd_cavity::FdCavity;
+use lbm::fd::{FdGrid, FdLayout, FdScheme, Rule, Side};
+use lbm::fd_cavity::{FdCavity, Scheme};
 use lbm::fd_scheme;
 use lbm::group::{Threads, Transfers};
 
@@ -121,7 +122,15 @@ fn every_cut_gives_the_single_grids_bits() {
     let cavity = |cut: [usize; 3]| {
         on_blocks(
             &Blocks::even(c.nodes(), Cut(cut)),
-            move |group, blocks| c.on_blocks(group, blocks).unwrap(),
+            move |group, blocks| {
+                let s = c.spec().unwrap();
+                let g = FdGrid::<Scheme, f64>::on_blocks(
+                    s.nodes, s.h, s.params, s.sides, group, blocks,
+                );
+                let mut g = g.unwrap();
+                g.set(0, |_| 0.0);
+                g
+            },
             move |g| g.advance(200, c.time_step()).unwrap(),
         )
     };
@@ -193,7 +202,7 @@ fn bad_cuts_are_refused_by_every_block() {
                 std::thread::spawn(move || {
                     let _guard = t.guard();
                     let blocks = Blocks::even(c.nodes(), Cut(cut));
-                    c.on_blocks::<f64>(Box::new(t), blocks)
+                    c.build::<f64>(Box::new(t), blocks, FdLayout::Soa, &Backend::Host)
                         .err()
                         .map(|e| e.to_string())
                 })

@@ -1,0 +1,327 @@
+//! One way to build a lattice, whatever runs it: a [`GlobalSpec`] (size, parameters,
+//! boundaries), a streaming [`Scheme`], the processes of a group and a [`Backend`] — the host,
+//! a GPU, or the host/device split of Calore et al. (2019, §5–6) — make the [`Solver`] that
+//! runs it ([`build`]). One process gets the single-block types ([`Lattice`],
+//! [`crate::gpu::GpuLattice`], [`crate::hetero::HeteroLattice`]); several get a
+//! [`crate::distributed::DistLattice`] whose slabs run on that backend, each process on its own
+//! device (the GPUs of a node taken in turn by its processes, [`GpuOptions::node_rank`]).
+//!
+//! The finite-difference grids are built the same way ([`build_fd`]): a [`FdSpec`], the blocks
+//! of the processes and a backend make the `Box<dyn FdRun>` that marches it.
+//!
+//! The lattice comes as a `Box<dyn Solver>`: what drives it (the time loop, outputs,
+//! checkpoints) is compiled once per model and precision, not once per backend and layout.
+
+use crate::blocks::Blocks;
+use crate::distributed::DistLattice;
+use crate::domain::GlobalSpec;
+use crate::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec};
+use crate::group::{Carrier, Transfers};
+use crate::{Error, Lattice, Layout, Model, Real, Scheme, SlabBackend, Solver};
+#[cfg(feature = "gpu")]
+use {
+    crate::distributed::{exchange_seconds, EXCHANGE_PROBES},
+    crate::fd::FdError,
+    crate::gpu::{GpuContext, GpuOptions},
+    crate::hetero::SplitChoice,
+    crate::LayoutKind,
+    std::sync::Arc,
+};
+
+/// A lattice run by some backend, as [`build`] makes it.
+pub type BoxedSolver<M, T> = Box<dyn Solver<Model = M, Real = T>>;
+
+/// This process's GPU: opened once, before anything is allocated, so that what it is (a CPU
+/// adapter shares the host's memory) is known to the memory check; where it did not open,
+/// opened again when a lattice is built, so that the error reaches every process of the
+/// group together (their construction agrees on errors).
+#[cfg(feature = "gpu")]
+#[derive(Clone)]
+pub struct Gpu(Result<Arc<GpuContext>, GpuOptions>);
+
+#[cfg(feature = "gpu")]
+impl Gpu {
+    /// The adapter `options` choose, opened if it can be.
+    pub fn open(options: GpuOptions) -> Self {
+        match GpuContext::new(&options) {
+            Ok(ctx) => Self(Ok(Arc::new(ctx))),
+            Err(_) => Self(Err(options)),
+        }
+    }
+
+    /// The device, or the error of opening it.
+    pub fn context(&self) -> Result<Arc<GpuContext>, Error> {
+        match &self.0 {
+            Ok(ctx) => Ok(ctx.clone()),
+            Err(options) => Ok(Arc::new(GpuContext::new(options)?)),
+        }
+    }
+
+    /// Whether its copies live in the host's memory (a CPU adapter such as lavapipe).
+    pub fn in_host_memory(&self) -> bool {
+        self.0.as_ref().is_ok_and(|ctx| ctx.is_cpu())
+    }
+}
+
+/// A device opened before.
+#[cfg(feature = "gpu")]
+impl From<Arc<GpuContext>> for Gpu {
+    fn from(ctx: Arc<GpuContext>) -> Self {
+        Self(Ok(ctx))
+    }
+}
+
+/// What updates the sites of each process.
+#[derive(Clone)]
+pub enum Backend {
+    /// The host's cores, in the layout of [`build`]'s `L`.
+    Host,
+    /// The GPU, its populations in `layout`.
+    #[cfg(feature = "gpu")]
+    Device {
+        /// The device.
+        gpu: Gpu,
+        /// The populations' layout on the device.
+        layout: LayoutKind,
+    },
+    /// The border columns on the host (layout `L`), the bulk on the GPU, split as `choice`
+    /// says; [`SplitChoice::Auto`] puts the group's halo exchange in the balance.
+    #[cfg(feature = "gpu")]
+    Split {
+        /// The device.
+        gpu: Gpu,
+        /// How many columns the host takes.
+        choice: SplitChoice,
+    },
+}
+
+impl Backend {
+    /// Whether the device's copies live in the host's memory (a CPU adapter), where the
+    /// memory a run needs counts them as the host's.
+    pub fn in_host_memory(&self) -> bool {
+        match self {
+            Self::Host => false,
+            #[cfg(feature = "gpu")]
+            Self::Device { gpu, .. } | Self::Split { gpu, .. } => gpu.in_host_memory(),
+        }
+    }
+}
+
+/// The lattice `spec` over the processes of `group`, at rest, run in `scheme` by `backend`
+/// (collective over `group`: every check fails on every process alike). The host's
+/// populations, and the host part of a split, are laid out in `L`; a GPU's layout is data
+/// ([`Backend::Device`]).
+///
+/// A group of several processes needs the `mpi` feature: a build without it runs one process
+/// (and keeps the distributed lattices out of its compile).
+pub fn build<M: Model, L: Layout, T: Real>(
+    group: Box<dyn Carrier<T>>,
+    spec: GlobalSpec<M>,
+    scheme: Scheme,
+    backend: &Backend,
+) -> Result<BoxedSolver<M, T>, Error> {
+    if group.ranks() > 1 {
+        #[cfg(feature = "mpi")]
+        return distributed::<M, L, T>(group, spec, scheme, backend);
+        #[cfg(not(feature = "mpi"))]
+        return Err(without_mpi(group.ranks()));
+    }
+    Ok(match backend {
+        Backend::Host => Box::new(Lattice::<M, L, T>::with_size(
+            spec.size(),
+            spec.params,
+            scheme,
+            &spec.boundaries,
+        )?),
+        #[cfg(feature = "gpu")]
+        Backend::Device { gpu, layout } => Box::new(crate::gpu::GpuLattice::<M, T>::with_size(
+            &gpu.context()?,
+            *layout,
+            spec.size(),
+            spec.params,
+            scheme,
+            &spec.boundaries,
+        )?),
+        #[cfg(feature = "gpu")]
+        Backend::Split { gpu, choice } => Box::new(crate::hetero::HeteroLattice::<M, L, T>::new(
+            &gpu.context()?,
+            spec,
+            scheme,
+            *choice,
+        )?),
+    })
+}
+
+/// [`build`] over several processes: the ring of [`on_ring`], boxed.
+#[cfg(feature = "mpi")]
+fn distributed<M: Model, L: Layout, T: Real>(
+    group: Box<dyn Carrier<T>>,
+    spec: GlobalSpec<M>,
+    scheme: Scheme,
+    backend: &Backend,
+) -> Result<BoxedSolver<M, T>, Error> {
+    /// The job that boxes the ring.
+    struct Boxed;
+    impl<M: Model, T: Real> RingJob<M, T> for Boxed {
+        type Output = BoxedSolver<M, T>;
+        fn run<L: Layout, P: SlabBackend<Model = M, Real = T> + 'static>(
+            self,
+            ring: DistLattice<M, L, T, P>,
+        ) -> Result<Self::Output, Error> {
+            Ok(Box::new(ring))
+        }
+    }
+    on_ring::<M, L, T, _>(group, spec, scheme, backend, Boxed)
+}
+
+/// What is done with a lattice over processes, whatever its slabs run on ([`on_ring`]): the
+/// builder boxes it, a benchmark times its step with and without the exchange
+/// ([`DistLattice::bench`]), a test checks it.
+pub trait RingJob<M: Model, T: Real> {
+    /// What the job gives.
+    type Output;
+    /// Does the job on `ring`, its slabs on `P` (the host's sites in `L`).
+    fn run<L: Layout, P: SlabBackend<Model = M, Real = T> + 'static>(
+        self,
+        ring: DistLattice<M, L, T, P>,
+    ) -> Result<Self::Output, Error>;
+}
+
+/// The lattice `spec` over the processes of `group` in a ring ([`DistLattice`]), at rest, run
+/// in `scheme`, this process's slab on `backend` (collective over `group`), handed to `job`:
+/// the one place that makes each kind of slab. A GPU's slab keeps the ring's host-side
+/// windows (moments read back by windows) in SoA, whatever the device's layout: one
+/// instantiation per model and precision. A split's balance ([`SplitChoice::Auto`]) takes the
+/// ring's exchange per row, `T_mpi` of Calore et al. (2019, eq. 7), timed here.
+pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
+    group: Box<dyn Carrier<T>>,
+    spec: GlobalSpec<M>,
+    scheme: Scheme,
+    backend: &Backend,
+    job: J,
+) -> Result<J::Output, Error> {
+    match backend {
+        Backend::Host => job.run(DistLattice::<M, L, T>::new(group, spec, scheme)?),
+        #[cfg(feature = "gpu")]
+        Backend::Device { gpu, layout } => job.run(DistLattice::<M, crate::Soa, T, _>::with_slab(
+            group,
+            spec,
+            |s, d, r| crate::gpu::GpuSlab::new(&gpu.context()?, *layout, s, d, r, scheme),
+        )?),
+        #[cfg(feature = "gpu")]
+        Backend::Split { gpu, choice } => {
+            let t_c = match choice {
+                SplitChoice::Auto => {
+                    let len = M::HALO * spec.plane() * M::Q;
+                    exchange_seconds(&*group, len, EXCHANGE_PROBES) / spec.plane() as f64
+                }
+                _ => 0.0,
+            };
+            job.run(DistLattice::<M, L, T, _>::with_slab(
+                group,
+                spec,
+                |s, d, r| {
+                    crate::hetero::SplitSlab::<M, L, T>::new(
+                        &gpu.context()?,
+                        s,
+                        d,
+                        r,
+                        scheme,
+                        (*choice, t_c),
+                    )
+                },
+            )?)
+        }
+    }
+}
+
+/// Without the `mpi` feature a process is alone: the refusal of a group of `ranks`.
+#[cfg(not(feature = "mpi"))]
+fn without_mpi(ranks: usize) -> Error {
+    crate::LbmError::Shape(format!(
+        "a lattice over {ranks} processes needs the runtime's `mpi` feature; this build runs \
+         one process (build with `--features mpi` and run under mpiexec)"
+    ))
+    .into()
+}
+
+/// The grid `spec` of the finite-difference scheme `S` cut into `blocks` among the processes
+/// of `group`: this process's block on `backend`, its unknowns zero (collective over `group`:
+/// every check fails on every process alike). The host stores the unknowns in `layout`, a GPU
+/// in [`FdLayout::Soa`] (another is refused). The split ([`crate::hetero::HeteroFdGrid`])
+/// runs in one process, the planes of the outermost axis at each end on the host —
+/// [`SplitChoice::Columns`] of them, a [`SplitChoice::HostShare`] of the axis, or under
+/// [`SplitChoice::Auto`] the fewest its stencils allow.
+pub fn build_fd<S: FdScheme, T: Real>(
+    group: Box<dyn Transfers<T>>,
+    spec: FdSpec<S>,
+    blocks: Blocks,
+    layout: FdLayout,
+    backend: &Backend,
+) -> Result<Box<dyn FdRun>, Error> {
+    let FdSpec {
+        nodes,
+        h,
+        params,
+        sides,
+    } = spec;
+    Ok(match backend {
+        Backend::Host => Box::new(
+            FdGrid::<S, T>::on_blocks(nodes, h, params, sides, group, blocks)?.with_layout(layout),
+        ),
+        #[cfg(feature = "gpu")]
+        Backend::Device { gpu, .. } => {
+            if layout != FdLayout::Soa {
+                return Err(refused::<S>(format!(
+                    "the GPU stores the unknowns in soa, not {}",
+                    layout.name()
+                )));
+            }
+            // Every process opens its device, or none goes on.
+            let ctx = crate::group::agree(&*group, gpu.context())?;
+            Box::new(crate::gpu::GpuFdGrid::<S, T>::on_blocks(
+                ctx, nodes, h, params, sides, group, blocks,
+            )?)
+        }
+        #[cfg(feature = "gpu")]
+        Backend::Split { gpu, choice } => {
+            if group.ranks() > 1 {
+                return Err(refused::<S>(format!(
+                    "the host/device split runs in one process, not {}: run the processes on \
+                     the host or on their GPUs",
+                    group.ranks()
+                )));
+            }
+            if layout != FdLayout::Soa {
+                return Err(refused::<S>(format!(
+                    "the host/device split stores the unknowns in soa, not {}",
+                    layout.name()
+                )));
+            }
+            let planes = nodes[S::DIM - 1];
+            let host_planes = match *choice {
+                SplitChoice::Columns(m) => m,
+                SplitChoice::HostShare(share) => (share * planes as f64 / 2.0).round() as usize,
+                SplitChoice::Auto => crate::hetero::HeteroFdGrid::<S, T>::least_planes(),
+            };
+            Box::new(crate::hetero::HeteroFdGrid::<S, T>::new(
+                gpu.context()?,
+                nodes,
+                h,
+                params,
+                sides,
+                host_planes,
+            )?)
+        }
+    })
+}
+
+/// A backend's refusal of a grid of `S`.
+#[cfg(feature = "gpu")]
+fn refused<S: FdScheme>(why: String) -> Error {
+    FdError::Setup(format!("{}: {why}", S::NAME)).into()
+}
+
+#[cfg(test)]
+#[path = "backend_tests.rs"]
+mod tests;
