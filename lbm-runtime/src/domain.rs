@@ -380,12 +380,12 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.lattice.finish_step();
     }
 
-    /// Writes the neighbour's border columns, laid out as [`read_storage_columns`]' values, into
+    /// Writes the neighbour's border columns, laid out as [`Lattice::read_columns`]' values, into
     /// the halo on `side` ([`LEFT`] or [`RIGHT`]).
     pub(crate) fn set_halo(&mut self, side: usize, values: &[T]) {
         let (w, h) = (self.lattice.dims().lx, M::HALO);
         let first = if side == LEFT { 0 } else { w + h };
-        write_storage_columns(&mut self.lattice, first, values);
+        self.lattice.write_columns(first, values);
     }
 
     /// The slab's lattice, mutable (halos written by the ring).
@@ -474,36 +474,6 @@ pub fn import_slab<M: Model, L: Layout, T: Real>(
         lattice.set_populations(x0 + s / ly, s % ly, f)?;
     }
     Ok(())
-}
-
-/// The current values of the storage columns `cols` of `lat` (halo columns included: storage
-/// column `x + HALO` holds site column `x`), indexed `[(col − cols.start)·LY·Q + y·Q + i]`:
-/// the order in which border and halo columns travel between the parts of a slab and between
-/// ranks, whatever the layout (as [`crate::gpu::GpuLattice::read_columns`]).
-pub(crate) fn read_storage_columns<M: Model, L: Layout, T: Real>(
-    lat: &Lattice<M, L, T>,
-    cols: Range<usize>,
-) -> Vec<T> {
-    let d = lat.dims();
-    cols.flat_map(|c| {
-        (0..d.plane())
-            .flat_map(move |y| (0..d.q).map(move |i| lat.stored_value(L::index(&d, i, c, y), i)))
-    })
-    .collect()
-}
-
-/// Writes values laid out as [`read_storage_columns`]' into the storage columns from `first`
-/// on.
-pub(crate) fn write_storage_columns<M: Model, L: Layout, T: Real>(
-    lat: &mut Lattice<M, L, T>,
-    first: usize,
-    vals: &[T],
-) {
-    let d = lat.dims();
-    for (k, v) in vals.iter().enumerate() {
-        let (c, y, i) = (first + k / (d.plane() * d.q), k / d.q % d.plane(), k % d.q);
-        lat.set_stored_value(L::index(&d, i, c, y), i, *v);
-    }
 }
 
 #[cfg(test)]

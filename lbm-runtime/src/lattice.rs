@@ -10,6 +10,7 @@
 //! ([`Dims::plane_site`]); in 2-D it is the row `y`.
 
 use std::marker::PhantomData;
+use std::ops::Range;
 use std::time::Instant;
 
 use crate::parallel;
@@ -1024,10 +1025,51 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.held_at = None;
     }
 
-    /// The value in element `e` of population `i`'s slots of the current copy (storage
-    /// order, halos included: halo exchange).
-    pub(crate) fn stored_value(&self, e: usize, i: usize) -> T {
-        self.value_at((e, i))
+    /// The current copy's storage columns `cols` (halo columns included: storage column
+    /// `x + HALO` holds site column `x`) in logical order, `[((c − cols.start)·LY·LZ + s)·Q +
+    /// i]` for the plane site `s = z·LY + y`: the order in which border and halo columns travel
+    /// between ranks and between the parts of a slab, whatever the layout (as
+    /// [`crate::gpu::GpuLattice::read_columns`]). Read a line of sites at a time on every
+    /// thread, each cluster's lanes in a run.
+    pub(crate) fn read_columns(&self, cols: Range<usize>) -> Vec<T> {
+        let (d, q) = (self.d, self.d.q);
+        let mut out = vec![T::default(); cols.len() * d.plane() * q];
+        let lines: Vec<&mut [T]> = out.chunks_mut(d.ly * q).collect();
+        parallel::for_each_owned(lines, &|n, sites| {
+            let line = d.line(cols.start + n / d.lz, n % d.lz);
+            for k in 0..L::clusters(&d) {
+                for i in 0..q {
+                    let base = L::cluster_base(&d, i, line, k);
+                    for l in 0..L::VL {
+                        let y = L::site_y(&d, k, l);
+                        sites[y * q + i] = value(self.f[base + l], &self.rest, i);
+                    }
+                }
+            }
+        });
+        out
+    }
+
+    /// Writes values laid out as [`Lattice::read_columns`]' into the current copy's storage
+    /// columns from `first` on (the neighbours' borders into a slab's halos), a line of sites
+    /// at a time on every thread.
+    pub(crate) fn write_columns(&mut self, first: usize, values: &[T]) {
+        let (d, q) = (self.d, self.d.q);
+        let (rest, f) = (&self.rest, self.f.raw());
+        parallel::for_each(0..values.len() / (d.ly * q), &|n| {
+            let line = d.line(first + n / d.lz, n % d.lz);
+            let sites = &values[n * d.ly * q..(n + 1) * d.ly * q];
+            for k in 0..L::clusters(&d) {
+                for i in 0..q {
+                    let base = L::cluster_base(&d, i, line, k);
+                    for l in 0..L::VL {
+                        let y = L::site_y(&d, k, l);
+                        // Each worker writes its own line's elements only (RawBuf's contract 2).
+                        f.set(base + l, stored(sites[y * q + i], rest, i));
+                    }
+                }
+            }
+        });
     }
 
     /// Writes `v` to element `e` of population `i`'s slots of the current copy.

@@ -19,9 +19,7 @@
 //! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
 
-use crate::domain::{
-    bulk_columns, export_columns, folded, read_storage_columns, split_columns, Slab, LEFT, RIGHT,
-};
+use crate::domain::{bulk_columns, export_columns, folded, split_columns, Slab, LEFT, RIGHT};
 use crate::solver::{equilibria, Placement};
 use crate::{Block, Error, Layout, Model, Real, Scheme};
 
@@ -160,10 +158,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn borders(&self) -> Result<[Vec<T>; 2], Error> {
         let (lat, w, h) = (self.lattice(), self.width(), M::HALO);
-        Ok([
-            read_storage_columns(lat, h..2 * h),
-            read_storage_columns(lat, w..w + h),
-        ])
+        Ok([lat.read_columns(h..2 * h), lat.read_columns(w..w + h)])
     }
 
     fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
@@ -195,12 +190,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
 
     fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
         let (lat, w, h) = (self.lattice(), self.width(), M::HALO);
-        Ok(lat.scheme().pushed(lat.is_odd()).then(|| {
-            [
-                read_storage_columns(lat, 0..h),
-                read_storage_columns(lat, w + h..w + 2 * h),
-            ]
-        }))
+        Ok(lat
+            .scheme()
+            .pushed(lat.is_odd())
+            .then(|| [lat.read_columns(0..h), lat.read_columns(w + h..w + 2 * h)]))
     }
 
     fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
