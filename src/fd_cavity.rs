@@ -12,9 +12,7 @@ use lbm_runtime::Real;
 use lbm_runtime::backend::{Backend, build_fd};
 use lbm_runtime::blocks::Blocks;
 use lbm_runtime::fd::{FdError, FdGrid, FdLayout, FdRun, FdSpec, Rule, Side};
-use lbm_runtime::gpu::{GpuContext, GpuFdGrid};
 use lbm_runtime::group::Transfers;
-use lbm_runtime::hetero::HeteroFdGrid;
 
 use crate::cavity::{Deviation, RefPoint, compare_node_lines};
 
@@ -110,29 +108,6 @@ impl FdCavity {
     ) -> Result<Box<dyn FdRun>, lbm_runtime::Error> {
         let mut g = build_fd::<Scheme, T>(group, self.spec()?, blocks, layout, backend)?;
         g.set_unknown(0, &|_| 0.0)?;
-        Ok(g)
-    }
-
-    /// [`FdCavity::grid`] on the device of `ctx`.
-    pub fn gpu_grid<T: Real>(
-        &self,
-        ctx: std::sync::Arc<GpuContext>,
-    ) -> Result<GpuFdGrid<Scheme, T>, lbm_runtime::Error> {
-        let mut g = GpuFdGrid::new(ctx, self.nodes(), self.h(), self.params(), self.sides()?)?;
-        g.set(0, |_| 0.0)?;
-        Ok(g)
-    }
-
-    /// [`FdCavity::grid`] split between the host (the first and last `host_rows` rows) and
-    /// the device of `ctx` (the others).
-    pub fn hetero_grid<T: Real>(
-        &self,
-        ctx: std::sync::Arc<GpuContext>,
-        host_rows: usize,
-    ) -> Result<HeteroFdGrid<Scheme, T>, lbm_runtime::Error> {
-        let n = self.nodes();
-        let mut g = HeteroFdGrid::new(ctx, n, self.h(), self.params(), self.sides()?, host_rows)?;
-        g.set(0, |_| 0.0)?;
         Ok(g)
     }
 

@@ -678,7 +678,11 @@ fn fd_table<T: Real>(
             (times, bytes, bw, peak, "cpu")
         }
         Some(ctx) => {
-            let mut g = cavity.gpu_grid::<T>(ctx.clone())?;
+            // The device's own grid (the unknowns zero, as the cavity starts), for its batched
+            // timing.
+            let s = cavity.spec().map_err(lbm::Error::from)?;
+            let mut g =
+                gpu::GpuFdGrid::<Scheme, T>::new(ctx.clone(), s.nodes, s.h, s.params, s.sides)?;
             g.advance(1, dt)?;
             let (rate, _) = gpu::probe::batched(1, |k| {
                 g.time_steps(k, dt)

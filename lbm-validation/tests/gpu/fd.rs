@@ -61,6 +61,33 @@ fn worst<S: FdScheme, T: Real>(cpu: &FdGrid<S, T>, run: &mut dyn FdRun) -> f64 {
     worst
 }
 
+/// The device of `ctx`, storing the unknowns in SoA.
+fn device(ctx: Arc<GpuContext>) -> Backend {
+    Backend::Device {
+        gpu: Gpu::from(ctx),
+        layout: LayoutKind::Soa,
+    }
+}
+
+/// The host/device split of `ctx` with `rows` host planes at each end of the cut axis.
+fn split_rows(ctx: &Arc<GpuContext>, rows: usize) -> Backend {
+    Backend::Split {
+        gpu: Gpu::from(ctx.clone()),
+        choice: SplitChoice::Columns(rows),
+    }
+}
+
+/// One process alone.
+fn one<T: Real>() -> Box<dyn lbm::group::Transfers<T>> {
+    Box::new(OneProcess)
+}
+
+/// The cavity `c` in one process on `backend`, built by the library ([`FdCavity::build`]).
+fn cavity_on<T: Real>(c: &FdCavity, backend: Backend) -> Box<dyn FdRun> {
+    let whole = Blocks::whole(c.nodes());
+    c.build::<T>(one(), whole, FdLayout::Soa, &backend).unwrap()
+}
+
 /// A grid of scheme `S` to run on the host and elsewhere from the same start.
 struct Setup<S: FdScheme> {
     n: [usize; 3],
@@ -143,16 +170,16 @@ fn cavity<T: Real>(bound: f64) {
     let Some(ctx) = context() else { return };
     let c = FdCavity::new(41, 100.0);
     let mut cpu = c.grid::<T>().unwrap();
-    let mut gpu = c.gpu_grid::<T>(ctx).unwrap();
+    let mut gpu = cavity_on::<T>(&c, device(ctx));
     let dt = c.time_step();
     for _ in 0..3 {
         cpu.advance(200, dt).unwrap();
         gpu.advance(200, dt).unwrap();
-        let w = worst(&cpu, &mut gpu);
+        let w = worst(&cpu, &mut *gpu);
         assert!(w <= bound, "{}: {w:e} after {} steps", T::NAME, cpu.steps());
     }
     assert_eq!(gpu.steps(), 600);
-    let (a, b) = (cpu.max_rates(), GpuFdGrid::max_rates(&mut gpu).unwrap());
+    let (a, b) = (cpu.max_rates(), gpu.max_rates().unwrap());
     assert!(a[1] > 1e-3, "the flow is still developing: {a:?}");
     assert!(
         (a[1] - b[1]).abs() <= bound.max(1e-9) * a[1].max(1.0),
@@ -249,14 +276,14 @@ fn checkpoints_move_between_the_host_and_the_device() {
     let mut cpu = c.grid::<f64>().unwrap();
     cpu.advance(250, dt).unwrap();
     cpu.checkpoint(&host_ckpt).unwrap();
-    let mut gpu = c.gpu_grid::<f64>(ctx).unwrap();
-    FdRun::resume(&mut gpu, &host_ckpt).unwrap();
+    let mut gpu = cavity_on::<f64>(&c, device(ctx));
+    gpu.resume(&host_ckpt).unwrap();
     assert_eq!((gpu.steps(), gpu.time()), (cpu.steps(), cpu.time()));
     cpu.advance(250, dt).unwrap();
     gpu.advance(250, dt).unwrap();
-    let w = worst(&cpu, &mut gpu);
+    let w = worst(&cpu, &mut *gpu);
     assert!(w <= 1e-12, "{w:e} after the host's checkpoint");
-    FdRun::checkpoint(&mut gpu, &device_ckpt).unwrap();
+    gpu.checkpoint(&device_ckpt).unwrap();
     let mut back = c.grid::<f64>().unwrap();
     back.resume(&device_ckpt).unwrap();
     assert_eq!(back.steps(), 500);
@@ -288,7 +315,7 @@ fn the_host_device_split_is_the_host_grid() {
     let c = FdCavity::new(41, 100.0);
     let dt = c.time_step();
     let mut cpu = c.grid::<f64>().unwrap();
-    let mut split = c.hetero_grid::<f64>(ctx.clone(), 4).unwrap();
+    let mut split = cavity_on::<f64>(&c, split_rows(&ctx, 4));
     assert!(
         split
             .describe()
@@ -297,7 +324,7 @@ fn the_host_device_split_is_the_host_grid() {
     cpu.advance(300, dt).unwrap();
     split.advance(300, dt).unwrap();
     assert_eq!((split.steps(), split.time()), (cpu.steps(), cpu.time()));
-    let w = worst(&cpu, &mut split);
+    let w = worst(&cpu, &mut *split);
     assert!(w <= 1e-12, "cavity: {w:e}");
     let (a, b) = (cpu.max_rates(), split.max_rates().unwrap());
     assert!((a[1] - b[1]).abs() <= 1e-9 * a[1], "{a:?} {b:?}");
@@ -319,7 +346,14 @@ fn the_host_device_split_is_the_host_grid() {
     assert!(w <= 1e-12, "3-D heat: {w:e}");
 
     for rows in [2, 20] {
-        let e = c.hetero_grid::<f64>(ctx.clone(), rows).err().unwrap();
+        let e = (c.build::<f64>(
+            one(),
+            Blocks::whole(c.nodes()),
+            FdLayout::Soa,
+            &split_rows(&ctx, rows),
+        ))
+        .err()
+        .unwrap();
         assert!(
             e.to_string().contains("give between 3 and 19 host planes"),
             "{rows}: {e}"
