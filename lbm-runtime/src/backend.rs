@@ -2,7 +2,8 @@
 //! boundaries), a streaming [`Scheme`], the processes of a group and a [`Backend`] — the host,
 //! a GPU, or the host/device split of Calore et al. (2019, §5–6) — make the [`Solver`] that
 //! runs it ([`build`]). One process gets the single-block types ([`Lattice`],
-//! [`crate::gpu::GpuLattice`], [`crate::hetero::HeteroLattice`]); several get a
+//! [`crate::gpu::GpuLattice`]; the split, [`crate::hetero::split_lattice`], one of them or a
+//! ring of one process whose slab is split); several get a
 //! [`crate::distributed::DistLattice`] whose slabs run on that backend, each process on its own
 //! device (the GPUs of a node taken in turn by its processes, [`GpuOptions::node_rank`]).
 //!
@@ -143,12 +144,9 @@ pub fn build<M: Model, L: Layout, T: Real>(
             &spec.boundaries,
         )?),
         #[cfg(feature = "gpu")]
-        Backend::Split { gpu, choice } => Box::new(crate::hetero::HeteroLattice::<M, L, T>::new(
-            &gpu.context()?,
-            spec,
-            scheme,
-            *choice,
-        )?),
+        Backend::Split { gpu, choice } => {
+            crate::hetero::split_lattice::<M, L, T>(&gpu.context()?, spec, scheme, *choice)?
+        }
     })
 }
 

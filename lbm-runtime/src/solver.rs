@@ -1,6 +1,6 @@
 //! [`Solver`]: the one interface to a lattice, however it is run — on the host
 //! ([`crate::Lattice`]), on a GPU ([`crate::gpu::GpuLattice`]), split between the two
-//! ([`crate::hetero::HeteroLattice`]) or cut into slabs over MPI ranks
+//! ([`crate::hetero::SplitSlab`] in a ring of one process) or cut into slabs over MPI ranks
 //! ([`crate::distributed::DistLattice`]). A program (the `lbm` binary, a user's own driver, the
 //! conformance tests) is written once against it and runs on every backend.
 //!

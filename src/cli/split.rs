@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
+use lbm::gpu::workgroup::TUNING_STEPS;
 use lbm::hetero::{
-    CALIBRATION_STEPS, HeteroLattice, SplitChoice, SplitModel, calibrate, nearest_admissible,
+    CALIBRATION_STEPS, SplitChoice, SplitModel, calibrate, nearest_admissible, split_lattice,
 };
 use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params, D3Q19Bgk};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
@@ -227,12 +228,10 @@ fn measure<M: Model, L: Layout, T: Real>(
     steps: u64,
 ) -> Result<f64, CliError> {
     let mut lat =
-        HeteroLattice::<M, L, T>::new(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
-    lat.tune_workgroup();
-    lat.steps(2)?;
-    lat.finish()?;
+        split_lattice::<M, L, T>(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
+    let tuning = if m == 0 { TUNING_STEPS } else { 0 };
+    lat.advance(tuning + 2)?;
     let t0 = Instant::now();
-    lat.steps(steps)?;
-    lat.finish()?;
+    lat.advance(steps)?;
     Ok((spec.lx * spec.plane()) as f64 * steps as f64 / t0.elapsed().as_secs_f64() / 1e6)
 }

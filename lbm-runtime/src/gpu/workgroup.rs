@@ -33,6 +33,10 @@ pub const SIZES: [u32; 4] = [64, 32, 128, 256];
 /// local ones).
 pub const ROUND_STEPS: u64 = 16;
 
+/// The most steps the tuning takes before it has chosen: every candidate's rounds. A
+/// benchmark steps this many before it times a lattice on the device alone.
+pub const TUNING_STEPS: u64 = (crate::tuner::ROUNDS * SIZES.len()) as u64 * ROUND_STEPS;
+
 /// Threads per workgroup of the kernels that are not tuned (halo, fold, bc, moments, and the
 /// split kernels): few, or run once per output.
 pub const FIXED: u32 = SIZES[0];

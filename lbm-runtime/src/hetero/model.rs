@@ -45,7 +45,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{admissible, HeteroLattice};
+use super::{admissible, ring_of_one, split_lattice, SplitChoice};
 use crate::domain::GlobalSpec;
 use crate::gpu::GpuContext;
 use crate::{Error, Layout, Model, Real, Scheme};
@@ -218,19 +218,22 @@ fn probe<M: Model, L: Layout, T: Real>(
     steps: u64,
 ) -> Result<SplitModel, Error> {
     let (lx, ly) = (spec.lx, spec.plane());
-    let mut lat = HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m, Scheme::TwoCopy)?;
-    lat.steps(WARMUP_STEPS)?;
+    let mut ring = ring_of_one::<M, L, T>(ctx, spec.clone(), (m, None), Scheme::TwoCopy)?;
+    (0..WARMUP_STEPS).try_for_each(|_| ring.step())?;
     let mut dev = Vec::new();
     let mut host = Vec::new();
     let mut swap = Vec::new();
     for _ in 0..steps.max(1) {
-        let t = lat.probe_step()?;
+        // The outer halos from the slab's own borders, then a step with its phases timed.
+        ring.exchange()?;
+        let t = ring.slab_mut().probe_step()?;
         dev.push(t.device);
         host.push(t.host);
         swap.push(t.swap);
     }
     let (bulk, border) = (((lx - 2 * m) * ly) as f64, (2 * m * ly) as f64);
-    let (d_alone, h_alone) = lat.probe_alone(steps.max(1))?;
+    ring.exchange()?;
+    let (d_alone, h_alone) = ring.slab_mut().probe_alone(steps.max(1))?;
     Ok(SplitModel {
         lx,
         ly,
@@ -254,12 +257,10 @@ fn calibrate_ends<M: Model, L: Layout, T: Real>(
     let mut per_site = [0.0; 2];
     for (k, m) in [0, spec.lx / 2].into_iter().enumerate() {
         let mut lat =
-            HeteroLattice::<M, L, T>::with_columns(ctx, spec.clone(), m, Scheme::TwoCopy)?;
-        lat.steps(WARMUP_STEPS)?;
-        lat.finish()?;
+            split_lattice::<M, L, T>(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
+        lat.advance(WARMUP_STEPS)?;
         let t0 = Instant::now();
-        lat.steps(steps.max(1))?;
-        lat.finish()?;
+        lat.advance(steps.max(1))?;
         per_site[k] = t0.elapsed().as_secs_f64() / steps.max(1) as f64 / sites;
     }
     Ok((per_site[0], per_site[1]))

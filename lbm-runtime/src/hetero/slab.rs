@@ -97,18 +97,21 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
 
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, with `m` border columns
     /// on each side on the host and the bulk on the device of `ctx`, at rest, run in
-    /// `scheme`. Validates the global lattice first (size, parameters, boundaries), so every
-    /// rank fails alike; an inadmissible `m` is refused with the admissible values.
+    /// `scheme`; `model` is the calibration that chose `m`, if one did. Validates the global
+    /// lattice first (size, parameters, boundaries), so every rank fails alike; an
+    /// inadmissible `m` is refused with the admissible values.
     pub fn with_columns(
         ctx: &Arc<GpuContext>,
         spec: &GlobalSpec<M>,
         dec: &Blocks,
         rank: usize,
         scheme: Scheme,
-        m: usize,
+        (m, model): (usize, Option<SplitModel>),
     ) -> Result<Self, Error> {
         spec.validate(L::KIND)?;
-        Self::cut(ctx, spec, dec.range(rank, 0), scheme, m)
+        let mut slab = Self::cut(ctx, spec, dec.range(rank, 0), scheme, m)?;
+        slab.model = model;
+        Ok(slab)
     }
 
     /// The slab of the global columns `xs` of `spec`, with `m` border columns a side on the

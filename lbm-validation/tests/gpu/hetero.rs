@@ -16,7 +16,7 @@ use lbm::backend::{Backend, Gpu, build};
 use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
 use lbm::group::OneProcess;
-use lbm::hetero::{HeteroError, HeteroLattice, SplitChoice};
+use lbm::hetero::{HeteroError, SplitChoice, choose_columns, split_lattice};
 use lbm::models::*;
 use lbm::{
     Aos, Block, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Placement, Scheme,
@@ -67,7 +67,7 @@ fn compare_on<M: Model, L: Layout>(
     ms: &[usize],
     schemes: &[Scheme],
 ) {
-    let (lx, plane) = (spec.lx, spec.plane());
+    let lx = spec.lx;
     let initial = || gpu_support::initial::<M>(spec.size());
     let mut cpu = spec.lattice::<L, f64>().unwrap();
     cpu.set_equilibrium(initial()).unwrap();
@@ -82,23 +82,32 @@ fn compare_on<M: Model, L: Layout>(
             spec.boundaries
         );
         let mut het =
-            HeteroLattice::<M, L, f64>::new(ctx, spec.clone(), scheme, SplitChoice::Columns(m))
+            split_lattice::<M, L, f64>(ctx, spec.clone(), scheme, SplitChoice::Columns(m))
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert_eq!(het.border_columns(), m);
-        het.set_equilibrium(initial()).unwrap();
-        het.run(STEPS, 100)
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-        let got = het.to_lattice().unwrap();
-        assert_eq!(got.steps_done(), STEPS);
-        let d = population_diff(M::Q, &populations(&got), &want);
+        // The device alone, the host alone, or the split between them.
+        match (m, het.placement()) {
+            (0, Placement::Device(_)) => {}
+            (m, Placement::Host) if 2 * m == lx => {}
+            (m, Placement::Split(_)) if m > 0 && 2 * m < lx => {}
+            (_, p) => panic!("{what}: runs on {p:?}"),
+        }
+        het.set_equilibrium_at(&initial()).unwrap();
+        for _ in 0..2 {
+            het.advance(STEPS / 2)
+                .and_then(|()| het.check())
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        }
+        assert_eq!(het.steps_done(), STEPS);
+        let d = population_diff(M::Q, &het.local_populations().unwrap(), &want);
         assert!(d <= TOL, "{what}: populations differ by {d:e} (relative)");
+        let rho = M::MOMENT_NAMES.iter().position(|&n| n == "rho").unwrap();
         let (g, c) = (
-            het.moment_field("rho").unwrap(),
+            het.local_moments().unwrap().swap_remove(rho),
             cpu.moment_field("rho").unwrap(),
         );
         let d = gpu_support::max_rel_diff(&g, &c, 1.0);
         assert!(d <= TOL, "{what}: rho differs by {d:e}");
-        let (gm, cm) = (het.mass().unwrap(), cpu.mass());
+        let (gm, cm) = (het.totals().unwrap().mass, cpu.mass());
         assert!(
             (gm - cm).abs() <= TOL * cm,
             "{what}: mass {gm} against {cm}"
@@ -112,12 +121,6 @@ fn compare_on<M: Model, L: Layout>(
         let scale = ce.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let d = gpu_support::max_rel_diff(&ge, &ce, scale);
         assert!(d <= TOL, "{what}: exchanged populations differ by {d:e}");
-        let (mut f, mut g) = (vec![0.0; M::Q], vec![0.0; M::Q]);
-        for x in [0, lx / 2, lx - 1] {
-            het.populations(x, plane - 1, &mut f).unwrap();
-            got.populations(x, plane - 1, &mut g).unwrap();
-            assert_eq!(f, g, "{what}: site ({x}, plane site {})", plane - 1);
-        }
     }
 }
 
@@ -313,10 +316,11 @@ fn split_matches_cpu_across_bindings() {
     compare_on::<D2Q9Bgk, Soa>(&ctx, &d2q9(24, 16, obstacle(24, 16)), &[0, 4], &schemes);
 }
 
-/// Scattering a CPU lattice and gathering it back is exact, whatever the split, and resumes
-/// the step count.
+/// A CPU lattice's populations set on the split and read back are the same, whatever the
+/// split, with the step count. (What the device alone does when it tunes its workgroup size:
+/// `limits::workgroup_tuning_changes_no_result`.)
 #[test]
-fn scatter_and_gather_round_trip() {
+fn populations_round_trip_through_every_split() {
     let Some(ctx) = gpu_support::context() else {
         return;
     };
@@ -331,49 +335,13 @@ fn scatter_and_gather_round_trip() {
         SplitChoice::HostShare(0.5),
         SplitChoice::HostShare(1.0),
     ] {
-        let het = HeteroLattice::scatter(&ctx, spec.clone(), choice, &cpu).unwrap();
-        let back = het.to_lattice().unwrap();
-        assert_eq!(populations(&back), want, "{choice:?}");
-        assert_eq!(back.steps_done(), 3);
-    }
-}
-
-/// A device-only lattice tunes its workgroup size with real steps, counted and conserving mass
-/// as any; a split lattice (its bulk stepped a step at a time) and a host one do not tune.
-#[test]
-fn only_the_device_alone_tunes_its_workgroup() {
-    let Some(ctx) = gpu_support::context() else {
-        return;
-    };
-    let spec = d2q9(24, 16, BoundarySpec::periodic());
-    let lattice = |m| {
-        let mut het = HeteroLattice::<D2Q9Bgk, Soa, f64>::new(
-            &ctx,
-            spec.clone(),
-            Scheme::InPlace,
-            SplitChoice::Columns(m),
-        )
-        .unwrap();
-        het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>(spec.size()))
-            .unwrap();
-        het
-    };
-    let mut device = lattice(0);
-    let mass = device.mass().unwrap();
-    let size = device.tune_workgroup().expect("the device alone tunes");
-    assert!([32, 64, 128, 256].contains(&size), "workgroup {size}");
-    let steps = device.steps_done();
-    assert!(steps > 0 && steps % 2 == 0, "{steps} tuning steps");
-    assert_eq!(device.to_lattice().unwrap().steps_done(), steps);
-    let after = device.mass().unwrap();
-    assert!(
-        (after - mass).abs() <= 1e-12 * mass,
-        "mass {after} against {mass}"
-    );
-    for m in [4, 12] {
-        let mut other = lattice(m);
-        assert_eq!(other.tune_workgroup(), None, "M = {m}");
-        assert_eq!(other.steps_done(), 0, "M = {m}");
+        let mut het =
+            split_lattice::<D2Q9Bgk, Soa, f64>(&ctx, spec.clone(), Scheme::TwoCopy, choice)
+                .unwrap();
+        het.set_local_populations(&want).unwrap();
+        het.set_steps_done(cpu.steps_done());
+        assert_eq!(het.local_populations().unwrap(), want, "{choice:?}");
+        assert_eq!(het.steps_done(), 3);
     }
 }
 
@@ -389,9 +357,8 @@ fn bad_splits_are_clear_errors() {
         params: D2Q37Params { tau: 0.8, g: 1e-5 },
         boundaries: BoundarySpec::periodic(),
     };
-    let new = |choice, scheme| {
-        HeteroLattice::<D2Q37, Aos, f64>::new(&ctx, spec.clone(), scheme, choice).err()
-    };
+    let new =
+        |choice, scheme| split_lattice::<D2Q37, Aos, f64>(&ctx, spec.clone(), scheme, choice).err();
     // M = 1 < H = 3: a host border cannot fill the bulk's halo.
     let e = new(SplitChoice::Columns(1), Scheme::TwoCopy).expect("M = 1 is refused");
     assert!(
@@ -407,15 +374,11 @@ fn bad_splits_are_clear_errors() {
         matches!(e, Error::Hetero(HeteroError::BadShare(s)) if s == 1.5),
         "{e}"
     );
-    // A share rounds to the nearest admissible M: 0.05·24/2 = 0.6 → 0 (1 is inadmissible).
-    let het = HeteroLattice::<D2Q37, Aos, f64>::new(
-        &ctx,
-        spec.clone(),
-        Scheme::TwoCopy,
-        SplitChoice::HostShare(0.05),
-    )
-    .unwrap();
-    assert_eq!(het.border_columns(), 0);
+    // A share rounds to the nearest admissible M: 0.05·24/2 = 0.6 → 0 (1 is inadmissible),
+    // the device alone.
+    let share = SplitChoice::HostShare(0.05);
+    let het = split_lattice::<D2Q37, Aos, f64>(&ctx, spec.clone(), Scheme::TwoCopy, share).unwrap();
+    assert!(matches!(het.placement(), Placement::Device(_)));
 }
 
 /// The start-up calibration picks an admissible split and the run it gives matches the CPU.
@@ -425,29 +388,24 @@ fn auto_split_is_admissible_and_correct() {
         return;
     };
     let spec = d2q9(32, 16, BoundarySpec::channel());
-    let mut het = HeteroLattice::<D2Q9Bgk, Aos, f64>::new(
-        &ctx,
-        spec.clone(),
-        Scheme::TwoCopy,
-        SplitChoice::Auto,
-    )
-    .unwrap();
-    let model = *het.split_model().expect("Auto keeps its model");
+    let (m, model) =
+        choose_columns::<D2Q9Bgk, Aos, f64>(&ctx, &spec, SplitChoice::Auto, 0.0).unwrap();
+    let model = model.expect("Auto keeps its model");
     assert!(model.t_d > 0.0 && model.t_h > 0.0, "{model:?}");
-    assert_eq!(het.border_columns(), model.optimal_m());
-    het.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
-        .unwrap();
-    het.run(20, 0).unwrap();
+    assert_eq!(m, model.optimal_m());
     let mut cpu = spec.lattice::<Aos, f64>().unwrap();
     cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
         .unwrap();
     cpu.run(20, 0).unwrap();
-    let d = population_diff(
-        9,
-        &populations(&het.to_lattice().unwrap()),
-        &populations(&cpu),
-    );
-    assert!(d <= TOL, "M = {}: {d:e}", het.border_columns());
+    // The builder's split, tuned at start-up (its own calibration), runs as the CPU.
+    let mut het =
+        split_lattice::<D2Q9Bgk, Aos, f64>(&ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Auto)
+            .unwrap();
+    het.set_equilibrium_at(&gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
+        .unwrap();
+    het.advance(20).and_then(|()| het.check()).unwrap();
+    let d = population_diff(9, &het.local_populations().unwrap(), &populations(&cpu));
+    assert!(d <= TOL, "{}: {d:e}", het.describe());
 }
 
 /// A lattice too narrow to split (D2Q37, LX = 6: no M leaves both parts 3 wide) is calibrated
@@ -464,9 +422,11 @@ fn auto_split_of_a_narrow_lattice_is_an_end() {
         params: D2Q37Params { tau: 0.8, g: 1e-5 },
         boundaries: BoundarySpec::periodic(),
     };
-    let het = HeteroLattice::<D2Q37, Aos, f64>::new(&ctx, spec, Scheme::TwoCopy, SplitChoice::Auto)
-        .unwrap();
-    assert!([0, 3].contains(&het.border_columns()));
+    let (m, _) = choose_columns::<D2Q37, Aos, f64>(&ctx, &spec, SplitChoice::Auto, 0.0).unwrap();
+    assert!([0, 3].contains(&m), "M = {m}");
+    let het =
+        split_lattice::<D2Q37, Aos, f64>(&ctx, spec, Scheme::TwoCopy, SplitChoice::Auto).unwrap();
+    assert!(!matches!(het.placement(), Placement::Split(_)));
 }
 
 /// A GPU lattice's per-site fields go into its checkpoint and come back with its populations
@@ -519,7 +479,7 @@ fn fields_in_a_checkpoint_move_to_the_cpu_and_to_the_split() {
         params,
         boundaries: periodic,
     };
-    let mut split = HeteroLattice::<D2Q5AdvectionDiffusion, Soa, f64>::new(
+    let mut split = split_lattice::<D2Q5AdvectionDiffusion, Soa, f64>(
         &ctx,
         spec,
         Scheme::TwoCopy,
