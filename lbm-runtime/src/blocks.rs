@@ -265,6 +265,69 @@ impl Blocks {
     }
 }
 
+/// The global lattice's extent: sites along each axis, x (the axis cut over ranks) first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Extent {
+    axes: [usize; 3],
+    dim: usize,
+}
+
+impl Extent {
+    /// The extent of a lattice of `axes.len()` (1 to 3) dimensions.
+    ///
+    /// # Panics
+    /// If `axes` is empty or has more than three entries (a programming error).
+    pub fn new(axes: &[usize]) -> Self {
+        assert!((1..=3).contains(&axes.len()), "1 to 3 axes, got {axes:?}");
+        let mut a = [1; 3];
+        a[..axes.len()].copy_from_slice(axes);
+        Self {
+            axes: a,
+            dim: axes.len(),
+        }
+    }
+
+    /// Sites along each axis, x first.
+    pub fn axes(&self) -> &[usize] {
+        &self.axes[..self.dim]
+    }
+
+    /// The extent of a lattice of `[LX, LY, LZ]` sites: two-dimensional when `LZ = 1`.
+    pub fn of_size(size: [usize; 3]) -> Self {
+        match size {
+            [lx, ly, 1] => Self::new(&[lx, ly]),
+            _ => Self::new(&size),
+        }
+    }
+
+    /// Sites along each axis, x first, three of them (`LZ = 1` in 2-D).
+    pub fn size(&self) -> [usize; 3] {
+        self.axes
+    }
+
+    /// The number of x-planes (the global width `LX`).
+    pub fn planes(&self) -> usize {
+        self.axes[0]
+    }
+
+    /// Sites in one x-plane (`LY` in 2-D, `LY·LZ` in 3-D).
+    pub fn plane_sites(&self) -> usize {
+        self.axes[1..self.dim].iter().product()
+    }
+
+    /// Sites in the whole lattice.
+    pub fn sites(&self) -> usize {
+        self.planes() * self.plane_sites()
+    }
+}
+
+impl std::fmt::Display for Extent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = self.axes().iter().map(|a| a.to_string()).collect();
+        f.write_str(&parts.join("×"))
+    }
+}
+
 #[cfg(test)]
 #[path = "blocks_tests.rs"]
 mod tests;

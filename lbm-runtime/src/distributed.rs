@@ -1,4 +1,4 @@
-//! A lattice cut into slabs along x over the processes of a [`Group`] in a periodic ring
+//! A lattice cut into slabs along x over the processes of a [`Group`](crate::group::Group) in a periodic ring
 //! (Calore et al. 2016 §4, 2019 §5): MPI ranks ([`crate::group::Ranks`], feature `mpi`), the
 //! threads of one process ([`crate::group::Threads`]), or one process alone
 //! ([`crate::group::OneProcess`], whose ring closes on itself).
@@ -399,7 +399,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&*self.group, set)
     }
 
-    /// The moments of the slab, window by window ([`moments_by_window`]): the neighbours'
+    /// The moments of the slab, window by window (`domain::moments_by_window`): the neighbours'
     /// border planes swapped around the ring once, no rank holding more than its slab.
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
         let w = self.slab.width();

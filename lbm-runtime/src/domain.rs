@@ -28,58 +28,21 @@
 //! # The in-place (AA) scheme on slabs
 //! The pull half-step reads the halos like a two-copy step (the same exchange before it) and
 //! pushes the populations that leave the slab into them; a second exchange sends those back
-//! ([`SlabBackend::pushed`]) and the neighbour writes them into its border columns
+//! ([`crate::SlabBackend::pushed`]) and the neighbour writes them into its border columns
 //! (`folded`), as the fold of a periodic lattice does with its own halos. The local
 //! half-step reads only its own sites: no exchange. Two exchanges per two steps, as two-copy.
 
 use std::ops::Range;
 
-use crate::blocks::{Blocks, Cut};
+use crate::blocks::{Blocks, Cut, Extent};
 use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
 use crate::error::check_values;
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
 use crate::{Error, Lattice, LbmError, Model, Real, Scheme};
 
-/// Why a decomposed lattice cannot be built or run.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum DomainError {
-    /// No ranks to split over.
-    #[error("cannot split a lattice over 0 ranks")]
-    NoRanks,
-    /// A slab would be narrower than the halo it must fill on its neighbours.
-    #[error(
-        "a lattice of width LX = {lx} cannot be split over {ranks} ranks with model {model}: \
-         each slab needs at least {min_width} columns (the halo width), so run on at most \
-         {max_ranks} ranks or widen the lattice"
-    )]
-    TooManyRanks {
-        /// The global lattice width.
-        lx: usize,
-        /// The requested number of ranks.
-        ranks: usize,
-        /// The model's name.
-        model: &'static str,
-        /// The narrowest admissible slab.
-        min_width: usize,
-        /// The most ranks this lattice supports.
-        max_ranks: usize,
-    },
-    /// Another rank failed (building its slab, a check): every rank stops with its message.
-    #[error("rank {rank} failed: {message}")]
-    OtherRank {
-        /// The lowest rank that failed.
-        rank: usize,
-        /// Its error.
-        message: String,
-    },
-    /// An MPI call failed or MPI could not be initialised.
-    #[error("MPI: {0}")]
-    Mpi(String),
-    /// The slab or the global lattice could not be built.
-    #[error(transparent)]
-    Lattice(#[from] LbmError),
-}
+pub use crate::lattice::{export_columns, import_slab};
+pub use crate::runtime_error::DomainError;
 
 /// The cut of the global lattice of `nodes` into slabs over a ring of `ranks` ranks: the
 /// [`Blocks`] of [`Cut::along`] x, rank `r` owning the global columns
@@ -268,12 +231,12 @@ impl<M: Model> GlobalSpec<M> {
     /// Refuses a lattice (of size `[LX, LY, LZ]`, `None`: none at hand) that is not of this
     /// specification's size, before it is cut into slabs or parts.
     pub(crate) fn holds(&self, size: Option<[usize; 3]>) -> Result<(), LbmError> {
-        let want = crate::solver::Extent::of_size(self.size());
+        let want = Extent::of_size(self.size());
         match size {
             Some(size) if size == self.size() => Ok(()),
             Some(size) => Err(LbmError::Shape(format!(
                 "a {} lattice cannot be cut as the {want} lattice of the specification",
-                crate::solver::Extent::of_size(size)
+                Extent::of_size(size)
             ))),
             None => Err(LbmError::Shape(format!(
                 "the first process holds no lattice to cut as the {want} lattice of the \
@@ -447,33 +410,6 @@ pub(crate) fn folded<'a, M: Model, L: Layout, T: Real>(
             (crossed(side, c, p) && !redirected(x, y, p)).then_some((x, y, p, v))
         })
     })
-}
-
-/// The post-collision populations of the columns `xs` of `lattice`, `[((x − x0)·P + s)·Q + i]`
-/// (`P` sites per plane, `s` the plane site: `P = LY`, `s = y` in 2-D).
-pub fn export_columns<M: Model, L: Layout, T: Real>(
-    lattice: &Lattice<M, L, T>,
-    xs: Range<usize>,
-) -> Result<Vec<T>, LbmError> {
-    let ly = lattice.dims().plane();
-    let mut out = vec![T::default(); xs.len() * ly * M::Q];
-    for (s, chunk) in out.chunks_mut(M::Q).enumerate() {
-        lattice.populations(xs.start + s / ly, s % ly, chunk)?;
-    }
-    Ok(out)
-}
-
-/// Writes populations laid out as [`export_columns`]'s into the columns from `x0` on.
-pub fn import_slab<M: Model, L: Layout, T: Real>(
-    lattice: &mut Lattice<M, L, T>,
-    x0: usize,
-    values: &[T],
-) -> Result<(), LbmError> {
-    let ly = lattice.dims().plane();
-    for (s, f) in values.chunks(M::Q).enumerate() {
-        lattice.set_populations(x0 + s / ly, s % ly, f)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -1,7 +1,21 @@
-//! Errors of the runtime: bad input is reported before any work is done, and a run that
-//! diverges stops with the step and the site where it happened.
+//! The errors of a lattice: bad input is reported before any work is done, and a run that
+//! diverges stops with the step and the site where it happened. Every module may return
+//! them; the runtime's one error type, which also carries each backend's, is
+//! [`crate::runtime_error::Error`].
 
-use crate::ParamError;
+/// A parameter value the collision cannot run with (for example τ ≤ ½).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("invalid parameter `{name}` = {value} of model {model}: {reason}")]
+pub struct ParamError {
+    /// The model the parameters were given to.
+    pub model: &'static str,
+    /// The parameter (or derived rate) that is out of range.
+    pub name: String,
+    /// Its value.
+    pub value: f64,
+    /// What is wrong and what to do instead.
+    pub reason: String,
+}
 
 /// Everything that can go wrong when building or running a lattice.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -92,60 +106,6 @@ impl LbmError {
                 reason,
             },
             e => e,
-        }
-    }
-}
-
-/// The runtime's one error type, returned by every [`crate::Solver`]: a lattice-level error,
-/// or one of a backend's, kept as its source.
-#[derive(Debug, thiserror::Error)]
-pub enum Error {
-    /// Size, parameters, boundaries, initial state or divergence.
-    #[error(transparent)]
-    Lattice(#[from] LbmError),
-    /// The GPU backend: adapter, shaders, device.
-    #[cfg(feature = "gpu")]
-    #[error(transparent)]
-    Gpu(#[from] crate::gpu::GpuError),
-    /// The host/device split.
-    #[cfg(feature = "gpu")]
-    #[error(transparent)]
-    Hetero(#[from] crate::hetero::HeteroError),
-    /// The decomposition over ranks, or MPI.
-    #[error(transparent)]
-    Domain(#[from] crate::domain::DomainError),
-    /// Writing or reading a checkpoint.
-    #[error(transparent)]
-    Checkpoint(#[from] crate::CheckpointError),
-    /// More memory than the machine grants.
-    #[error(transparent)]
-    Memory(#[from] crate::memory::MemoryError),
-    /// A finite-difference grid: its size, walls, parameters or divergence.
-    #[error(transparent)]
-    Fd(#[from] crate::fd::FdError),
-}
-
-impl Error {
-    /// The lattice-level error inside, wherever it came from (a divergence reported by the
-    /// device, say).
-    pub fn as_lattice(&self) -> Option<&LbmError> {
-        match self {
-            Error::Lattice(e) => Some(e),
-            #[cfg(feature = "gpu")]
-            Error::Gpu(crate::gpu::GpuError::Lbm(e)) => Some(e),
-            #[cfg(feature = "gpu")]
-            Error::Hetero(crate::hetero::HeteroError::Gpu(crate::gpu::GpuError::Lbm(e))) => Some(e),
-            Error::Domain(crate::domain::DomainError::Lattice(e)) => Some(e),
-            Error::Checkpoint(crate::CheckpointError::Lattice(e)) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// [`LbmError::shifted`] of the lattice-level error inside; any other error as it is.
-    pub(crate) fn shifted(self, x0: usize) -> Self {
-        match self.as_lattice() {
-            Some(e) if x0 > 0 => Error::from(e.clone().shifted(x0)),
-            _ => self,
         }
     }
 }

@@ -123,7 +123,7 @@ pub trait FromOtherRank {
 
 impl FromOtherRank for Error {
     fn from_other_rank(rank: usize, message: String) -> Self {
-        crate::domain::DomainError::OtherRank { rank, message }.into()
+        crate::runtime_error::DomainError::OtherRank { rank, message }.into()
     }
 }
 

@@ -154,6 +154,28 @@ pub(crate) enum Pass {
     AaLocal,
 }
 
+/// The memory access pattern of a kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pattern {
+    /// Reads and writes the same array.
+    InPlace,
+    /// Reads one array and writes another with ordinary stores.
+    Copy,
+    /// Reads one array and writes another with non-temporal stores.
+    StreamedCopy,
+}
+
+impl Pattern {
+    /// How reports name the pattern's bandwidth.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::InPlace => "read-modify-write",
+            Pattern::Copy => "copy",
+            Pattern::StreamedCopy => "non-temporal copy",
+        }
+    }
+}
+
 /// A kernel launch: the pass, its arrays and what it needs.
 pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     pub pass: Pass,

@@ -16,35 +16,13 @@ use std::time::Instant;
 use crate::parallel;
 
 use crate::boundary::{Boundaries, BoundarySpec, Term, TERMS};
-use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Stores};
+use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Pattern, Stores};
 use crate::layout::{Dims, Layout, LayoutKind};
-use crate::metrics::Pattern;
 use crate::model::{divergence, moment_named};
 use crate::prefetch::{Choice, Prefetch};
 use crate::storage::{rest_values, stored, value, AlignedBuf, Pops};
 use crate::tuner::Tuner;
-use crate::{LbmError, Model, Real};
-
-/// How the populations are streamed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Scheme {
-    /// Two copies read and written alternately (A-B pattern, Calore et al. 2019 §4): pull
-    /// streaming.
-    TwoCopy,
-    /// One copy updated in place (AA pattern): half the memory; same bytes moved per step
-    /// without the write-allocate reads of the second array.
-    InPlace,
-}
-
-impl Scheme {
-    /// Name as printed in tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Scheme::TwoCopy => "two-copy",
-            Scheme::InPlace => "in-place",
-        }
-    }
-}
+use crate::{LbmError, Model, Real, Scheme};
 
 /// One of the separate kernels of Calore et al.'s pipeline (two-copy scheme), for benchmarks and
 /// for [`Lattice::step_split`].
@@ -58,21 +36,6 @@ pub enum Kernel {
     Collide,
     /// Fused propagate + bc + collide: one full step.
     Fused,
-}
-
-impl Scheme {
-    /// Whether the step taken from this state pulls from the x-halos: every two-copy step
-    /// and the AA pull half-step (even state); the AA local half-step (odd state) reads only
-    /// its own sites.
-    pub(crate) fn pulls(self, odd: bool) -> bool {
-        self == Scheme::TwoCopy || !odd
-    }
-
-    /// Whether the state was reached by pushing into the x-halos (the odd AA state: the pull
-    /// half-step wrote the populations that crossed an edge of the columns into the halos).
-    pub(crate) fn pushed(self, odd: bool) -> bool {
-        self == Scheme::InPlace && odd
-    }
 }
 
 /// Storage slot of the post-collision population `f*_i(x, y)`, as (element index, population
@@ -1207,4 +1170,30 @@ fn non_finite<T: Real>(x: usize, y: usize, what: String, v: T) -> LbmError {
         what,
         value: v.to_f64(),
     }
+}
+/// The post-collision populations of the columns `xs` of `lattice`, `[((x − x0)·P + s)·Q + i]`
+/// (`P` sites per plane, `s` the plane site: `P = LY`, `s = y` in 2-D).
+pub fn export_columns<M: Model, L: Layout, T: Real>(
+    lattice: &Lattice<M, L, T>,
+    xs: Range<usize>,
+) -> Result<Vec<T>, LbmError> {
+    let ly = lattice.dims().plane();
+    let mut out = vec![T::default(); xs.len() * ly * M::Q];
+    for (s, chunk) in out.chunks_mut(M::Q).enumerate() {
+        lattice.populations(xs.start + s / ly, s % ly, chunk)?;
+    }
+    Ok(out)
+}
+
+/// Writes populations laid out as [`export_columns`]'s into the columns from `x0` on.
+pub fn import_slab<M: Model, L: Layout, T: Real>(
+    lattice: &mut Lattice<M, L, T>,
+    x0: usize,
+    values: &[T],
+) -> Result<(), LbmError> {
+    let ly = lattice.dims().plane();
+    for (s, f) in values.chunks(M::Q).enumerate() {
+        lattice.set_populations(x0 + s / ly, s % ly, f)?;
+    }
+    Ok(())
 }

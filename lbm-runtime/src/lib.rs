@@ -27,6 +27,8 @@ pub mod blocks;
 pub mod boundary;
 mod checkpoint;
 mod coupled;
+#[cfg(feature = "gpu")]
+mod device;
 pub mod distributed;
 pub mod domain;
 mod error;
@@ -49,7 +51,9 @@ pub mod mpi_ring;
 mod parallel;
 mod prefetch;
 mod real;
+mod runtime_error;
 pub mod scaling;
+mod scheme;
 pub mod slab_backend;
 pub mod solver;
 mod storage;
@@ -57,6 +61,7 @@ mod storage;
 mod testing;
 mod tuner;
 
+pub use blocks::Extent;
 pub use boundary::{Boundaries, BoundarySpec, InflowProfile, Interpolation, Obstacles, Wall};
 pub use checkpoint::{
     damaged_checkpoint, fall_back, previous_checkpoint, read_checkpoint, read_manifest, read_set,
@@ -64,15 +69,19 @@ pub use checkpoint::{
     Fallback, FdFacts, ParamValue, SetPart, Shard,
 };
 pub use coupled::Coupled;
-pub use error::{Error, LbmError};
-pub use kernels::Stores;
-pub use lattice::{check_size, default_max_mach, Kernel, Lattice, Scheme};
+pub use error::{LbmError, ParamError};
+pub use kernels::{Pattern, Stores};
+pub use lattice::{check_size, default_max_mach, Kernel, Lattice};
 pub use layout::{Aos, CAoSoa, CSoa, Dims, Layout, LayoutKind, Soa, WithLayout, WithVl};
-pub use model::{moment_index, ClusterAccess, Model, ParamError, Role};
+pub use model::{moment_index, ClusterAccess, Model, Role};
 pub use prefetch::{Choice, CANDIDATES as PREFETCH_DISTANCES};
 pub use real::{F16s, Real, Transferable};
+pub use runtime_error::Error;
+pub use scheme::Scheme;
 pub use slab_backend::SlabBackend;
-pub use solver::{Block, Extent, Placement, Solver, Totals};
+pub use solver::{Block, Placement, Solver, Totals};
 pub use storage::ALIGN;
 #[cfg(test)]
 mod lattice_tests;
+#[cfg(test)]
+mod module_graph_tests;

@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::kernels::Pattern;
 use crate::storage::{store_fence, AlignedBuf};
 use crate::{Kernel, Lattice, Layout, LbmError, Model, Real, Scheme};
 
@@ -160,28 +161,6 @@ fn fma_chains<T: Real, const N: usize>(iters: usize) -> T {
         }
     }
     a.into_iter().fold(T::from_f64(0.0), |s, v| s + v)
-}
-
-/// The memory access pattern of a kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pattern {
-    /// Reads and writes the same array.
-    InPlace,
-    /// Reads one array and writes another with ordinary stores.
-    Copy,
-    /// Reads one array and writes another with non-temporal stores.
-    StreamedCopy,
-}
-
-impl Pattern {
-    /// How reports name the pattern's bandwidth.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pattern::InPlace => "read-modify-write",
-            Pattern::Copy => "copy",
-            Pattern::StreamedCopy => "non-temporal copy",
-        }
-    }
 }
 
 /// The pattern whose bandwidth bounds the fused step of `scheme` on a lattice whose

@@ -11,7 +11,7 @@
 //! axes ([`crate::blocks`]), one a process of a [`crate::group::Group`], with the single
 //! process's results bit for bit; the host/device split is such a group of threads, its
 //! blocks cut along the outermost axis. A run stops and continues
-//! through checkpoints ([`crate::checkpoint`], a shard per block), on any processes, cut and
+//! through checkpoints (in the format of every run, a shard per block), on any processes, cut and
 //! backend.
 
 mod checkpoint;
@@ -134,26 +134,7 @@ pub struct FdSpec<S: FdScheme> {
     pub sides: Vec<Side>,
 }
 
-/// What is wrong with a grid, its walls or its parameters, or that the run diverged.
-#[derive(Debug, thiserror::Error)]
-pub enum FdError {
-    #[error("{0}")]
-    Setup(String),
-    #[error("the {scheme} scheme diverged before step {step}: {unknown} is not finite at node {node:?}; reduce the time step (it is {dt})")]
-    Diverged {
-        scheme: &'static str,
-        step: u64,
-        unknown: &'static str,
-        node: [usize; 3],
-        dt: f64,
-    },
-    /// A checkpoint could not be written, or cannot be resumed.
-    #[error(transparent)]
-    Checkpoint(#[from] crate::CheckpointError),
-    /// Another process of the run failed (its message), or the exchange between them did.
-    #[error("{0}")]
-    OtherRank(String),
-}
+pub use crate::runtime_error::FdError;
 
 impl crate::group::FromOtherRank for FdError {
     /// The failing process's message as it is: each process prints its own.

@@ -109,7 +109,7 @@ impl fmt::Display for GpuBench {
             self.layout,
             self.precision,
             self.scheme.name(),
-            super::error::sides(self.size),
+            crate::runtime_error::sides(self.size),
             self.ms_per_step(),
             self.mlups,
             self.steps,

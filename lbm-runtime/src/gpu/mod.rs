@@ -26,8 +26,6 @@
 mod bc;
 pub mod bench;
 pub mod bounds;
-mod context;
-mod error;
 mod fd;
 mod lattice;
 pub mod layout;
@@ -38,9 +36,9 @@ mod slab;
 mod solver;
 pub mod workgroup;
 
+pub use crate::device::{AdapterChoice, GpuContext, GpuOptions};
+pub use crate::runtime_error::GpuError;
 pub use bc::BcShape;
-pub use context::{AdapterChoice, GpuContext, GpuOptions};
-pub use error::GpuError;
 pub use fd::GpuFdGrid;
 pub use lattice::{ColumnBlocks, GpuLattice};
 pub use slab::GpuSlab;

@@ -43,10 +43,10 @@ pub use slab::SplitSlab;
 
 use crate::distributed::DistLattice;
 use crate::domain::GlobalSpec;
-use crate::gpu::{GpuContext, GpuError, GpuLattice};
+use crate::gpu::{GpuContext, GpuLattice};
 use crate::group::OneProcess;
 use crate::layout::Layout;
-use crate::{Error, Lattice, LbmError, Model, Real, Scheme, Solver};
+use crate::{Error, Lattice, Model, Real, Scheme, Solver};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
 pub const CALIBRATION_STEPS: u64 = 9;
@@ -63,41 +63,7 @@ pub enum SplitChoice {
     HostShare(f64),
 }
 
-/// Why a split lattice cannot be built or run.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum HeteroError {
-    /// `M` leaves a part narrower than the halo, or exceeds half the lattice.
-    #[error(
-        "M = {m} host border columns cannot split a lattice (or a rank's slab) of width \
-         LX = {lx} with model \
-         {model} (halo H = {halo}): M must be 0 (device only), LX/2 (host only, LX even), or \
-         leave both parts at least H wide (2M ≥ H and LX − 2M ≥ H); admissible M: {admissible}"
-    )]
-    BadColumns {
-        /// The requested border width.
-        m: usize,
-        /// The lattice width.
-        lx: usize,
-        /// The model's name.
-        model: &'static str,
-        /// The model's halo width.
-        halo: usize,
-        /// The admissible values, as ranges.
-        admissible: String,
-    },
-    /// A host share outside `[0, 1]`.
-    #[error("host share {0} is not a fraction in [0, 1]: give 2M/LX, e.g. 0.25")]
-    BadShare(f64),
-    /// The device, the lattice, or a divergence.
-    #[error(transparent)]
-    Gpu(#[from] GpuError),
-}
-
-impl From<LbmError> for HeteroError {
-    fn from(e: LbmError) -> Self {
-        Self::Gpu(e.into())
-    }
-}
+pub use crate::runtime_error::HeteroError;
 
 /// Whether `M` border columns per side split a lattice (or a rank's slab) `lx` wide with halo
 /// `halo`: `M = 0`, `2M = LX`, or every part at least `max(H, 1)` wide — each host border

@@ -1,10 +1,10 @@
-//! The device a [`super::GpuLattice`] runs on: adapter choice, device creation with the
+//! The device a [`crate::gpu::GpuLattice`] runs on: adapter choice, device creation with the
 //! adapter's full limits (and `SHADER_F64` where offered), error capture, and the one-line
 //! description printed in performance summaries.
 
 use std::sync::{Arc, Mutex};
 
-use super::GpuError;
+use crate::runtime_error::GpuError;
 
 /// Which adapter to use.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -63,7 +63,7 @@ pub struct GpuOptions {
     /// adapters in turn, so ranks on a node with several GPUs run on different ones; an
     /// adapter chosen by name is the one every rank takes.
     pub node_rank: usize,
-    /// Keep the shaders' runtime bounds checks even where [`super::bounds`] proves every index
+    /// Keep the shaders' runtime bounds checks even where [`crate::gpu::bounds`] proves every index
     /// in range (to measure what they cost, or to look for a fault in a new model's shader).
     pub bounds_checks: bool,
 }
