@@ -421,7 +421,7 @@ fn single_run<M: Case, L: Layout, T: Real>(
     a: &Args,
     steps: usize,
 ) -> Result<Lattice<M, L, T>, Error> {
-    let mut single = M::spec(a.lx, a.ly).lattice::<L, T>()?;
+    let mut single = M::spec(a.lx, a.ly).lattice::<L, T>(Scheme::TwoCopy)?;
     single.set_equilibrium(M::initial)?;
     for _ in 0..steps {
         single.step();

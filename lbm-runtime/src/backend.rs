@@ -1,7 +1,7 @@
 //! One way to build a lattice, whatever runs it: a [`GlobalSpec`] (size, parameters,
 //! boundaries), a streaming [`Scheme`], the processes of a group and a [`Backend`] — the host,
 //! a GPU, or the host/device split of Calore et al. (2019, §5–6) — make the [`Solver`] that
-//! runs it ([`build`]). One process gets the single-block types ([`Lattice`],
+//! runs it ([`build`]). One process gets the single-block types ([`crate::Lattice`],
 //! [`crate::gpu::GpuLattice`]; the split, [`crate::hetero::split_lattice`], one of them or a
 //! ring of one process whose slab is split); several get a
 //! [`crate::distributed::DistLattice`] whose slabs run on that backend, each process on its own
@@ -18,7 +18,7 @@ use crate::distributed::DistLattice;
 use crate::domain::GlobalSpec;
 use crate::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec};
 use crate::group::{Carrier, Transfers};
-use crate::{Error, Lattice, Layout, Model, Real, Scheme, SlabBackend, Solver};
+use crate::{Error, Layout, Model, Real, Scheme, SlabBackend, Solver};
 #[cfg(feature = "gpu")]
 use {
     crate::distributed::{exchange_seconds, EXCHANGE_PROBES},
@@ -128,20 +128,13 @@ pub fn build<M: Model, L: Layout, T: Real>(
         return Err(without_mpi(group.ranks()));
     }
     Ok(match backend {
-        Backend::Host => Box::new(Lattice::<M, L, T>::with_size(
-            spec.size(),
-            spec.params,
-            scheme,
-            &spec.boundaries,
-        )?),
+        Backend::Host => Box::new(spec.lattice::<L, T>(scheme)?),
         #[cfg(feature = "gpu")]
-        Backend::Device { gpu, layout } => Box::new(crate::gpu::GpuLattice::<M, T>::with_size(
+        Backend::Device { gpu, layout } => Box::new(crate::gpu::GpuLattice::<M, T>::of_spec(
             &gpu.context()?,
             *layout,
-            spec.size(),
-            spec.params,
+            &spec,
             scheme,
-            &spec.boundaries,
         )?),
         #[cfg(feature = "gpu")]
         Backend::Split { gpu, choice } => {

@@ -5,7 +5,7 @@
 use super::*;
 use crate::group::{OneProcess, Threads};
 use crate::testing::{initial, TestD2Q9, P};
-use crate::{BoundarySpec, Obstacles, Placement, Soa};
+use crate::{BoundarySpec, Lattice, Obstacles, Placement, Soa};
 
 /// 13 × 12, a cavity with an obstacle across the cuts of two and three slabs.
 fn spec() -> GlobalSpec<TestD2Q9> {

@@ -228,7 +228,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         let Some(all) = self.group.gather(mine) else {
             return Ok(None);
         };
-        let mut global = self.spec.lattice::<L, T>()?;
+        let mut global = self.spec.lattice::<L, T>(Scheme::TwoCopy)?;
         global.set_steps_done(self.slab.steps_done());
         import_slab(&mut global, 0, &all)?;
         Ok(Some(global))

@@ -51,7 +51,7 @@ type Single = Lattice<TestD2Q9, CSoa<4>, f64>;
 
 /// The single two-copy lattice `g` after `steps` steps from [`initial`].
 fn single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, steps: u64) -> Lattice<TestD2Q9, L, T> {
-    let mut single = g.lattice::<L, T>().unwrap();
+    let mut single = g.lattice::<L, T>(Scheme::TwoCopy).unwrap();
     single.set_equilibrium(initial).unwrap();
     for _ in 0..steps {
         single.step();
@@ -196,7 +196,7 @@ fn a_ring_resumes_from_a_scattered_lattice() {
     ring.advance(15).unwrap();
     assert_eq!(bits(&ring.gather().unwrap().unwrap()), bits(&whole));
     let other = spec_of(12, 12, BoundarySpec::channel())
-        .lattice::<CSoa<4>, f64>()
+        .lattice::<CSoa<4>, f64>(Scheme::TwoCopy)
         .unwrap();
     let refused = ring.scatter(Some(&other)).unwrap_err().to_string();
     assert!(

@@ -245,14 +245,13 @@ impl<M: Model> GlobalSpec<M> {
         }
     }
 
-    /// The global lattice at rest (two-copy scheme): where gathered slabs are assembled.
-    pub fn lattice<L: Layout, T: Real>(&self) -> Result<Lattice<M, L, T>, LbmError> {
-        Lattice::with_size(
-            self.size(),
-            self.params.clone(),
-            Scheme::TwoCopy,
-            &self.boundaries,
-        )
+    /// The global lattice at rest on the host, run in `scheme` (gathered slabs are assembled
+    /// in a two-copy one).
+    pub fn lattice<L: Layout, T: Real>(
+        &self,
+        scheme: Scheme,
+    ) -> Result<Lattice<M, L, T>, LbmError> {
+        Lattice::with_size(self.size(), self.params.clone(), scheme, &self.boundaries)
     }
 }
 

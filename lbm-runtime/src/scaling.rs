@@ -421,7 +421,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
 fn output_costs<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
 ) -> Result<(f64, f64), DomainError> {
-    let lattice = spec.lattice::<L, T>()?;
+    let lattice = spec.lattice::<L, T>(Scheme::TwoCopy)?;
     let sites = (spec.lx * spec.plane()) as f64;
     let mu = seconds_per(1, || {
         std::hint::black_box(lattice.moment_fields());
@@ -437,7 +437,7 @@ fn full_step_time<M: Model, L: Layout, T: Real>(
     spec: &GlobalSpec<M>,
     steps: usize,
 ) -> Result<f64, DomainError> {
-    let mut lattice = spec.lattice::<L, T>()?;
+    let mut lattice = spec.lattice::<L, T>(Scheme::TwoCopy)?;
     Ok(seconds_per(steps, || lattice.step()))
 }
 

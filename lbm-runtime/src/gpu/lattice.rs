@@ -24,6 +24,7 @@ use super::shader::{self, Entry, ShaderSpec, Window};
 use super::workgroup::{Grid, Workgroups, FIXED, ROUND_STEPS};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
+use crate::domain::GlobalSpec;
 use crate::lattice::{check_size, stored_slot};
 use crate::layout::{Dims, LayoutKind};
 use crate::model::{divergence, moment_named};
@@ -137,6 +138,18 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             .into());
         }
         Self::with_size(ctx, layout, [lx, ly, 1], params, scheme, boundaries)
+    }
+
+    /// The global lattice of `spec` at rest on the device of `ctx`, in `layout`, run in
+    /// `scheme`; fails as [`GpuLattice::new`].
+    pub fn of_spec(
+        ctx: &Arc<GpuContext>,
+        layout: LayoutKind,
+        spec: &GlobalSpec<M>,
+        scheme: Scheme,
+    ) -> Result<Self, GpuError> {
+        let params = spec.params.clone();
+        Self::with_size(ctx, layout, spec.size(), params, scheme, &spec.boundaries)
     }
 
     /// A lattice of `size = [LX, LY, LZ]` sites at rest on the device of `ctx` (`LZ = 1` for

@@ -46,7 +46,7 @@ use crate::domain::GlobalSpec;
 use crate::gpu::{GpuContext, GpuLattice};
 use crate::group::OneProcess;
 use crate::layout::Layout;
-use crate::{Error, Lattice, Model, Real, Scheme, Solver};
+use crate::{Error, Model, Real, Scheme, Solver};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
 pub const CALIBRATION_STEPS: u64 = 9;
@@ -170,11 +170,11 @@ pub struct StepTimes {
 /// The lattice `spec` in one process, split between the host and the device of `ctx` as
 /// `choice` says, at rest, run in `scheme` ([`SplitChoice::Auto`] first calibrates the model,
 /// [`calibrate`], on a few steps of scratch lattices): with `M = 0` the device alone (a
-/// [`GpuLattice`] in the layout `L`), with `2M = LX` the host alone (a [`Lattice`]), between
+/// [`GpuLattice`] in the layout `L`), with `2M = LX` the host alone (a [`crate::Lattice`]), between
 /// them the ring of one process whose slab is a [`SplitSlab`] (its outer halos its own opposite
 /// borders: neighbours across `x = LX` when x is periodic; with x walls never read across, as
 /// the outer halos of the first and last slabs of [`crate::domain`]). Fails on an inadmissible
-/// `M`, a share outside `[0, 1]`, or whatever [`Lattice::new`] and [`GpuLattice::new`] refuse.
+/// `M`, a share outside `[0, 1]`, or whatever [`crate::Lattice::new`] and [`GpuLattice::new`] refuse.
 pub fn split_lattice<M: Model, L: Layout, T: Real>(
     ctx: &Arc<GpuContext>,
     spec: GlobalSpec<M>,
@@ -185,21 +185,9 @@ pub fn split_lattice<M: Model, L: Layout, T: Real>(
     let (m, model) = choose_columns::<M, L, T>(ctx, &spec, choice, 0.0)?;
     check_columns::<M>(spec.lx, m)?;
     Ok(if m == 0 {
-        Box::new(GpuLattice::<M, T>::with_size(
-            ctx,
-            L::KIND,
-            spec.size(),
-            spec.params,
-            scheme,
-            &spec.boundaries,
-        )?)
+        Box::new(GpuLattice::<M, T>::of_spec(ctx, L::KIND, &spec, scheme)?)
     } else if 2 * m == spec.lx {
-        Box::new(Lattice::<M, L, T>::with_size(
-            spec.size(),
-            spec.params,
-            scheme,
-            &spec.boundaries,
-        )?)
+        Box::new(spec.lattice::<L, T>(scheme)?)
     } else {
         Box::new(ring_of_one::<M, L, T>(ctx, spec, (m, model), scheme)?)
     })

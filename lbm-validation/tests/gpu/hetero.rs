@@ -69,7 +69,7 @@ fn compare_on<M: Model, L: Layout>(
 ) {
     let lx = spec.lx;
     let initial = || gpu_support::initial::<M>(spec.size());
-    let mut cpu = spec.lattice::<L, f64>().unwrap();
+    let mut cpu = spec.lattice::<L, f64>(Scheme::TwoCopy).unwrap();
     cpu.set_equilibrium(initial()).unwrap();
     cpu.run(STEPS, 0).unwrap();
     let want = populations(&cpu);
@@ -325,7 +325,7 @@ fn populations_round_trip_through_every_split() {
         return;
     };
     let spec = d2q9(24, 16, obstacle(24, 16));
-    let mut cpu = spec.lattice::<Soa, f64>().unwrap();
+    let mut cpu = spec.lattice::<Soa, f64>(Scheme::TwoCopy).unwrap();
     cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([24, 16, 1]))
         .unwrap();
     cpu.run(3, 0).unwrap();
@@ -393,7 +393,7 @@ fn auto_split_is_admissible_and_correct() {
     let model = model.expect("Auto keeps its model");
     assert!(model.t_d > 0.0 && model.t_h > 0.0, "{model:?}");
     assert_eq!(m, model.optimal_m());
-    let mut cpu = spec.lattice::<Aos, f64>().unwrap();
+    let mut cpu = spec.lattice::<Aos, f64>(Scheme::TwoCopy).unwrap();
     cpu.set_equilibrium(gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
         .unwrap();
     cpu.run(20, 0).unwrap();

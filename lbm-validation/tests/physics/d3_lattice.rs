@@ -696,7 +696,7 @@ fn slabs_of_a_3d_lattice_are_bitwise_the_whole_lattice() {
             params: trt(),
             boundaries: spec,
         };
-        let mut single = g.lattice::<CAoSoa<8>, f64>().unwrap();
+        let mut single = g.lattice::<CAoSoa<8>, f64>(Scheme::TwoCopy).unwrap();
         single.set_equilibrium(structured(size)).unwrap();
         for _ in 0..7 {
             single.step();
