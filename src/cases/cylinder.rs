@@ -420,7 +420,7 @@ impl<M: CylinderModel> Case for Cylinder<M> {
         self.peak
     }
 
-    /// The mean densities of the probe groups ([`Cylinder::probes`]: each site's share of its
+    /// The mean densities of the probe groups (`Cylinder::probes`: each site's share of its
     /// group's mean, for the sites this piece holds), and the mass flux `Σ ρ u_x` through the
     /// inflow column or plane if it holds it.
     fn sums(&self, f: &Fields) -> Vec<f64> {
