@@ -37,7 +37,9 @@ use std::ops::Range;
 use std::sync::Arc;
 
 pub use link::Interpolation;
-pub(crate) use link::{Interp, Term, OWN_LEAVING, TERMS, TERMS_LEN};
+#[cfg(feature = "gpu")]
+pub(crate) use link::TERMS_LEN;
+pub(crate) use link::{Interp, Term, OWN_LEAVING, TERMS};
 pub(crate) use zou_he::{Closure, Target as ZouHeTarget};
 
 use program::{Kind, Program, NORMALS};
@@ -683,6 +685,7 @@ impl<T: Real> Boundaries<T> {
     /// Refuses the links that do not run in `scheme` on the GPU: every interpolated link in
     /// the in-place scheme (its half-steps run curved walls on the CPU only yet), and what
     /// [`Boundaries::runs_on`] refuses.
+    #[cfg(feature = "gpu")]
     pub(crate) fn runs_on_gpu(&self, scheme: crate::Scheme) -> Result<(), LbmError> {
         self.runs_on(scheme)?;
         if self.interp.is_empty() || scheme == crate::Scheme::TwoCopy {

@@ -405,8 +405,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         let w = self.slab.width();
         let per_col = self.spec.plane() * M::Q;
         // A host slab reads its columns where they lie; other backends read back once.
-        let whole = match self.slab.placement() {
+        let whole: Result<Option<Vec<T>>, Error> = match self.slab.placement() {
             Placement::Host => Ok(None),
+            #[cfg(feature = "gpu")]
             _ => self.slab.local_populations().map(Some),
         };
         let read = |cols: Range<usize>| match &whole {

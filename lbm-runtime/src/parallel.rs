@@ -51,6 +51,7 @@ pub(crate) fn find_first<R: Send>(
 }
 
 /// `[body(k) for k in items]`, computed in parallel.
+#[cfg(any(feature = "gpu", test))]
 pub(crate) fn map<R: Send>(items: Range<usize>, body: &(dyn Fn(usize) -> R + Sync)) -> Vec<R> {
     items.into_par_iter().map(body).collect()
 }

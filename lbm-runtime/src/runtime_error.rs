@@ -52,6 +52,7 @@ impl Error {
     }
 
     /// [`LbmError::shifted`] of the lattice-level error inside; any other error as it is.
+    #[cfg(feature = "gpu")]
     pub(crate) fn shifted(self, x0: usize) -> Self {
         match self.as_lattice() {
             Some(e) if x0 > 0 => Error::from(e.clone().shifted(x0)),

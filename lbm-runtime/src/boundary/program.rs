@@ -88,6 +88,7 @@ impl Kind {
     pub const CODES: usize = 22;
 
     /// Every kind, by code.
+    #[cfg(any(feature = "gpu", test))]
     pub fn all() -> impl Iterator<Item = Kind> {
         (1..Self::CODES as u32).filter_map(Self::from_code)
     }
@@ -105,6 +106,7 @@ impl Kind {
     }
 
     /// The kind of a code.
+    #[cfg(any(feature = "gpu", test))]
     pub fn from_code(code: u32) -> Option<Kind> {
         Some(match code {
             1 => Kind::Solid,
@@ -118,6 +120,7 @@ impl Kind {
     }
 
     /// How many values a site of this kind carries.
+    #[cfg(feature = "gpu")]
     pub fn values(self) -> usize {
         match self {
             Kind::Solid | Kind::FreeSlip(_) => 0,
@@ -377,6 +380,7 @@ impl Program {
 
     /// Whether each instruction's result reaches an output (directly, through later
     /// instructions, or as a moment of the equilibrium): what a target needs to write out.
+    #[cfg(any(feature = "gpu", test))]
     pub fn live(&self) -> Vec<bool> {
         let mut live = vec![false; self.ops.len()];
         for &(_, r) in &self.out {

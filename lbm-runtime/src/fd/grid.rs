@@ -439,6 +439,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
     }
 
     /// The group this block's process is in.
+    #[cfg(feature = "gpu")]
     pub(crate) fn group(&self) -> &dyn Transfers<T> {
         self.group.as_ref()
     }
