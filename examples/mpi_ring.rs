@@ -2,11 +2,13 @@
 //! `cargo run --release --features mpi --example mpi_ring -- …` under `mpiexec -n N`:
 //!
 //! ```text
-//! mpi_ring check MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME]]   distributed run vs the
-//!                            single-process CPU run on rank 0: populations and moment fields
-//! mpi_ring resume MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME]]  the same, the first half of the
-//!                            steps run on one lattice on rank 0 and scattered over the ranks
+//! mpi_ring check MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME [CUT]]]  distributed run vs
+//!                            the single-process CPU run on rank 0: populations and moment fields
+//! mpi_ring resume MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME [CUT]]]  the same, the first half
+//!                            of the steps run on one lattice on rank 0 and scattered over the ranks
 //! ```
+//! CUT: the blocks per axis, `AxB` (one a rank; default: the ring of slabs along x, `Nx1`);
+//! cuts along y run on CPU ranks.
 //! BACKEND: what each rank runs its slab on, `cpu` (the default: the comparison is bitwise),
 //! `gpu` (each rank's GPU, the halo columns passing through the host) or `hetero` /
 //! `hetero:M` (the slab's borders on the host, its bulk on the GPU, `M` columns a side or
@@ -24,11 +26,12 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use lbm::backend::{Gpu, RingJob, on_ring};
+use lbm::blocks::Cut;
 use lbm::distributed::DistLattice;
 use lbm::domain::GlobalSpec;
 use lbm::geometry::{Body, MomentumExchange, V3, curved_obstacles};
 use lbm::gpu::GpuOptions;
-use lbm::group::Ranks;
+use lbm::group::{Group, Ranks};
 use lbm::hetero::SplitChoice;
 use lbm::models::{
     D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q9Trt, D2Q9TrtParams, D2Q37, D2Q37Params,
@@ -177,6 +180,15 @@ struct Args {
     steps: usize,
     backend: Backend,
     scheme: Scheme,
+    /// The blocks per axis (`None`: the ring of slabs along x).
+    cut: Option<Cut>,
+}
+
+impl Args {
+    /// The cut over `ranks` processes.
+    fn cut(&self, ranks: usize) -> Cut {
+        self.cut.unwrap_or(Cut::along(0, ranks))
+    }
 }
 
 /// What each rank runs its slab on.
@@ -192,7 +204,7 @@ fn parse() -> Result<Args, String> {
     if a.len() < 6 {
         return Err(
             "usage: mpi_ring check|resume MODEL LAYOUT LX LY STEPS [cpu|gpu|hetero[:M] \
-             [two-copy|in-place]]"
+             [two-copy|in-place [AxB]]]"
                 .into(),
         );
     }
@@ -222,6 +234,7 @@ fn parse() -> Result<Args, String> {
             Some("in-place") => Scheme::InPlace,
             Some(other) => return Err(format!("unknown scheme `{other}` (two-copy, in-place)")),
         },
+        cut: a.get(8).map(|c| c.parse::<Cut>()).transpose()?,
     })
 }
 
@@ -297,8 +310,16 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
         Backend::Hetero(choice) => lbm::backend::Backend::Split { gpu: gpu(), choice },
     };
     let group = Box::new(Ranks::new(world));
-    on_ring::<M, L, f64, _>(group, M::spec(a.lx, a.ly), a.scheme, &backend, Check(a))
-        .map_err(|e| e.to_string())
+    let cut = a.cut(group.ranks());
+    on_ring::<M, L, f64, _>(
+        group,
+        M::spec(a.lx, a.ly),
+        cut,
+        a.scheme,
+        &backend,
+        Check(a),
+    )
+    .map_err(|e| e.to_string())
 }
 
 /// The run of [`run`] on a ring of any backend.
@@ -329,8 +350,9 @@ fn cpu_only<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome
 
 /// The run on CPU ranks.
 fn on_cpu<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Result<bool, Error> {
-    DistLattice::<M, L, f64>::new(Box::new(Ranks::new(world)), M::spec(a.lx, a.ly), a.scheme)
-        .and_then(|d| run(d, a))
+    let group = Box::new(Ranks::new(world));
+    let cut = a.cut(group.ranks());
+    DistLattice::<M, L, f64>::new(group, M::spec(a.lx, a.ly), cut, a.scheme).and_then(|d| run(d, a))
 }
 
 /// Runs `a.command` on the distributed lattice `dist` and compares it with one process.
@@ -365,10 +387,9 @@ fn run<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
         Some((body, centre)) => {
             let spec = M::spec(a.lx, a.ly);
             let size = [a.lx, a.ly, 1];
-            let planes = dist.local_planes();
-            let mine =
-                MomentumExchange::on_planes::<M>(&body, &spec.boundaries, size, centre, planes)
-                    .of(&mut dist)?;
+            let nodes = dist.local_box();
+            let mine = MomentumExchange::on_box::<M>(&body, &spec.boundaries, size, centre, &nodes)
+                .of(&mut dist)?;
             let all = dist
                 .group()
                 .sum(mine.force.into_iter().chain(mine.torque).collect());

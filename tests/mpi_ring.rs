@@ -96,18 +96,21 @@ fn mpiexec_argv(argv: &[String]) -> Output {
 
 /// The distributed run of `model` in `layout` on `lx × ly`, in both schemes, is bitwise the
 /// single-process one (in place after an odd number of steps too: the ring's odd AA state
-/// keeps the populations that crossed a cut on the neighbour).
+/// keeps the populations that crossed a cut on the neighbour), on rings of 2 and 3 slabs and
+/// on blocks cut along y too.
 fn identical(model: &str, layout: &str, lx: usize, ly: usize) {
-    for (ranks, scheme, steps) in [
-        (2, "two-copy", "200"),
-        (3, "two-copy", "200"),
-        (2, "in-place", "201"),
-        (3, "in-place", "200"),
+    for (ranks, scheme, steps, cut) in [
+        (2, "two-copy", "200", "2x1"),
+        (3, "two-copy", "200", "3x1"),
+        (2, "in-place", "201", "2x1"),
+        (3, "in-place", "200", "3x1"),
+        (4, "two-copy", "200", "2x2"),
+        (3, "in-place", "201", "1x3"),
     ] {
         let (lx, ly) = (lx.to_string(), ly.to_string());
         let out = mpiexec(
             ranks,
-            &["check", model, layout, &lx, &ly, steps, "cpu", scheme],
+            &["check", model, layout, &lx, &ly, steps, "cpu", scheme, cut],
         );
         let stdout = String::from_utf8_lossy(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -122,7 +125,7 @@ fn identical(model: &str, layout: &str, lx: usize, ly: usize) {
 
 /// D2Q9 BGK: the forced channel around a block that straddles the cuts; MRT: the cavity.
 #[test]
-fn d2q9_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
+fn d2q9_on_2_3_and_4_ranks_is_bitwise_the_single_process_run() {
     identical("d2q9", "soa", 24, 32);
     identical("d2q9", "caosoa8", 25, 32);
     identical("d2q9mrt", "aos", 24, 32);
@@ -164,7 +167,7 @@ fn curved_walls_across_the_cuts_are_bitwise_the_single_process_run() {
 }
 
 #[test]
-fn d2q37_on_2_and_3_ranks_is_bitwise_the_single_process_run() {
+fn d2q37_on_2_3_and_4_ranks_is_bitwise_the_single_process_run() {
     identical("d2q37", "soa", 26, 16);
     identical("d2q37", "caosoa4", 24, 16);
 }
@@ -640,12 +643,16 @@ fn checkpoint_state<M: lbm::Model>(path: &str) -> (u64, Vec<u64>) {
     (c.header.step, f.iter().map(|v| v.to_bits()).collect())
 }
 
-/// `lbm run` of `case` (model `M`) under `mpiexec`: run on 2 ranks and checkpointed (a shard
-/// per rank and a manifest), resumed on 3 ranks and on one process, ends bitwise identical to
-/// the uninterrupted single-process run — the checkpoint's populations and the VTK datasets
-/// (the `.pvti` joining the ranks' pieces) — and a run continued in its directory continues
-/// its `.pvd` series.
-fn resumes_on_any_rank_count<M: lbm::Model>(case: &str, size: [&str; 2]) {
+/// `lbm run` of `case` (model `M`) under `mpiexec`: run on `first` ranks and checkpointed (a
+/// shard per rank and a manifest), resumed on `then` ranks and on one process (each with its
+/// options, a cut), ends bitwise identical to the uninterrupted single-process run — the
+/// checkpoint's populations and the VTK datasets (the `.pvti` joining the ranks' pieces) — and
+/// a run continued in its directory continues its `.pvd` series.
+fn resumes_on_any_rank_count<M: lbm::Model>(
+    case: &str,
+    size: [&str; 2],
+    [first, then]: [(usize, &[&str]); 2],
+) {
     let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
     let d: Vec<&str> = dirs.iter().map(|d| d.path().to_str().unwrap()).collect();
     let common = [
@@ -664,26 +671,28 @@ fn resumes_on_any_rank_count<M: lbm::Model>(case: &str, size: [&str; 2]) {
         "200",
     ];
     run(1, &[&single[..], &["--out", d[0]]].concat());
-    let first = run(
-        2,
-        &["--steps", "100", "--checkpoint-every", "100", "--out", d[1]],
+    let said = run(
+        first.0,
+        &[
+            first.1,
+            &["--steps", "100", "--checkpoint-every", "100", "--out", d[1]],
+        ]
+        .concat(),
     );
-    assert!(first.contains("2 MPI ranks"), "{first}");
+    assert!(said.contains(&format!("{} MPI ranks", first.0)), "{said}");
     let checkpoint = format!("{}/{case}_checkpoint.lbm", d[1]);
-    let resume = |ranks: usize, out: &str| {
-        run(
-            ranks,
-            &[
-                "--steps",
-                "200",
-                "--checkpoint-every",
-                "200",
-                "--out",
-                out,
-                "--resume",
-                &checkpoint,
-            ],
-        )
+    let resume = |(ranks, options): (usize, &[&str]), out: &str| {
+        let how = [
+            "--steps",
+            "200",
+            "--checkpoint-every",
+            "200",
+            "--out",
+            out,
+            "--resume",
+            &checkpoint,
+        ];
+        run(ranks, &[options, &how[..]].concat())
     };
     let state = |dir: &str| checkpoint_state::<M>(&format!("{dir}/{case}_checkpoint.lbm"));
     let vtk = |dir: &str, step: u64| {
@@ -695,13 +704,14 @@ fn resumes_on_any_rank_count<M: lbm::Model>(case: &str, size: [&str; 2]) {
         vtk(d[1], 100) == vtk(d[0], 100),
         "{case}: the 2-rank VTK dataset differs"
     );
-    let resumed = resume(3, d[2]);
+    let resumed = resume(then, d[2]);
     assert!(
-        resumed.contains("resumed at step 100") && resumed.contains("3 MPI ranks"),
+        resumed.contains("resumed at step 100")
+            && resumed.contains(&format!("{} MPI ranks", then.0)),
         "{resumed}"
     );
-    // One process continues the 2-rank run in its own directory: the series goes on.
-    assert!(resume(1, d[1]).contains("resumed at step 100"));
+    // One process continues the first run in its own directory: the series goes on.
+    assert!(resume((1, &[]), d[1]).contains("resumed at step 100"));
     for dir in [d[2], d[1]] {
         assert!(
             state(dir) == want.0,
@@ -718,17 +728,28 @@ fn resumes_on_any_rank_count<M: lbm::Model>(case: &str, size: [&str; 2]) {
     }
 }
 
+/// 2 ranks, then 3, each cut as the program chooses (rings of slabs along x, or y for the
+/// taller D2Q37 lattice).
+const TWO_THEN_THREE: [(usize, &[&str]); 2] = [(2, &[]), (3, &[])];
+
 #[test]
 fn lbm_run_on_ranks_resumes_on_another_rank_count_bitwise() {
-    resumes_on_any_rank_count::<lbm::models::D2Q9Bgk>("taylor-green", ["--ly", "48"]);
-    resumes_on_any_rank_count::<lbm::models::D2Q37>("rayleigh-taylor", ["--ly", "64"]);
+    let size = ["--ly", "48"];
+    resumes_on_any_rank_count::<lbm::models::D2Q9Bgk>("taylor-green", size, TWO_THEN_THREE);
+    let size = ["--ly", "64"];
+    resumes_on_any_rank_count::<lbm::models::D2Q37>("rayleigh-taylor", size, TWO_THEN_THREE);
 }
 
-/// The same for a 3-D case: slabs of planes, walls on all six sides (the x walls at the ends
-/// of the first and last slabs), 3-D checkpoint shards and VTK pieces.
+/// The same for a 3-D case: walls on all six sides (the x walls at the ends of the first and
+/// last slabs), 3-D checkpoint shards and VTK pieces; on 2 then 3 ranks, and on 8 ranks cut
+/// 2 × 2 × 2 (a shard per block, the moments moved to each rank's planes for the VTK pieces)
+/// resumed on 3 cut 1 × 1 × 3.
 #[test]
 fn a_3d_run_on_ranks_resumes_on_another_rank_count_bitwise() {
-    resumes_on_any_rank_count::<lbm::models::D3Q19Trt>("cavity-3d", ["--ly", "48"]);
+    let size = ["--ly", "48"];
+    resumes_on_any_rank_count::<lbm::models::D3Q19Trt>("cavity-3d", size, TWO_THEN_THREE);
+    let cubes = [(8, &["--cut", "2x2x2"][..]), (3, &["--cut", "1x1x3"][..])];
+    resumes_on_any_rank_count::<lbm::models::D3Q19Trt>("cavity-3d", size, cubes);
 }
 
 /// The pictures of a cube cut along each axis — a plane of constant x held by the last of 3
@@ -919,31 +940,54 @@ fn lbm_run_too_large_for_the_node_fails_on_every_rank() {
     }
 }
 
-/// A lattice the ranks cannot share fails on every rank of `lbm run`, without hanging.
+/// A lattice the ranks cannot share as asked fails on every rank of `lbm run`, without
+/// hanging, saying why: slabs thinner than the halo, blocks too thin along y, a cut of
+/// another block count, a cut along y of GPU slabs.
 #[test]
 fn lbm_run_with_too_many_ranks_fails_on_every_rank() {
     let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
     let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "run",
-        "rayleigh-taylor",
-        "--lx",
-        "6",
-        "--ly",
-        "64",
-        "--out",
-        dir.path().to_str().unwrap(),
-    ];
-    let out = mpiexec_program(3, lbm, &args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    for rank in 0..3 {
-        assert!(
-            stderr.contains(&format!(
-                "rank {rank} of 3: error: a lattice of width LX = 6 cannot be split over 3 ranks"
-            )),
-            "{stderr}"
-        );
+    let out_dir = dir.path().to_str().unwrap();
+    let common = ["run", "rayleigh-taylor", "--lx", "6", "--out", out_dir];
+    for (options, why) in [
+        (
+            &["--ly", "64", "--cut", "3x1"][..],
+            "a lattice of width LX = 6 cannot be split over 3 ranks",
+        ),
+        (
+            &[
+                "--ly",
+                "8",
+                "--amplitude",
+                "1",
+                "--width",
+                "1",
+                "--cut",
+                "1x3",
+                "--layout",
+                "soa",
+            ][..],
+            "its blocks along y would hold fewer than 3 sites (the halo)",
+        ),
+        (
+            &["--ly", "64", "--cut", "2x2"][..],
+            "it has 4 blocks: give one per process",
+        ),
+        (
+            &["--ly", "64", "--cut", "1x3", "--backend", "gpu"][..],
+            "is cut along x alone (a ring, 3x1x1 on 3 processes), not 1x3x1",
+        ),
+    ] {
+        let out = mpiexec_program(3, lbm, &[&common[..], options].concat());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{options:?}");
+        for rank in 0..3 {
+            assert!(
+                stderr.contains(&format!("rank {rank} of 3: error: "))
+                    && stderr.matches(why).count() == 3,
+                "{options:?}: {stderr}"
+            );
+        }
     }
 }
 

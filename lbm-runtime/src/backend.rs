@@ -13,9 +13,9 @@
 //! The lattice comes as a `Box<dyn Solver>`: what drives it (the time loop, outputs,
 //! checkpoints) is compiled once per model and precision, not once per backend and layout.
 
-use crate::blocks::Blocks;
+use crate::blocks::{Blocks, Cut};
 use crate::distributed::DistLattice;
-use crate::domain::GlobalSpec;
+use crate::domain::{cut_blocks, GlobalSpec};
 use crate::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec};
 use crate::group::{Carrier, Transfers};
 use crate::{Error, Layout, Model, Real, Scheme, SlabBackend, Solver};
@@ -108,25 +108,28 @@ impl Backend {
     }
 }
 
-/// The lattice `spec` over the processes of `group`, at rest, run in `scheme` by `backend`
-/// (collective over `group`: every check fails on every process alike). The host's
-/// populations, and the host part of a split, are laid out in `L`; a GPU's layout is data
-/// ([`Backend::Device`]).
+/// The lattice `spec` over the processes of `group` cut `cut` (one block per process:
+/// `Cut::along(0, n)` the ring of slabs, [`Cut::balanced`] blocks along every axis), at rest,
+/// run in `scheme` by `backend` (collective over `group`: every check fails on every process
+/// alike). The host's populations, and the host part of a split, are laid out in `L`; a GPU's
+/// layout is data ([`Backend::Device`]).
 ///
 /// A group of several processes needs the `mpi` feature: a build without it runs one process
 /// (and keeps the distributed lattices out of its compile).
 pub fn build<M: Model, L: Layout, T: Real>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
+    cut: Cut,
     scheme: Scheme,
     backend: &Backend,
 ) -> Result<BoxedSolver<M, T>, Error> {
     if group.ranks() > 1 {
         #[cfg(feature = "mpi")]
-        return distributed::<M, L, T>(group, spec, scheme, backend);
+        return distributed::<M, L, T>(group, spec, cut, scheme, backend);
         #[cfg(not(feature = "mpi"))]
         return Err(without_mpi(group.ranks()));
     }
+    cut_blocks::<M>(spec.size(), cut, 1)?;
     Ok(match backend {
         Backend::Host => Box::new(spec.lattice::<L, T>(scheme)?),
         #[cfg(feature = "gpu")]
@@ -148,6 +151,7 @@ pub fn build<M: Model, L: Layout, T: Real>(
 fn distributed<M: Model, L: Layout, T: Real>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
+    cut: Cut,
     scheme: Scheme,
     backend: &Backend,
 ) -> Result<BoxedSolver<M, T>, Error> {
@@ -162,7 +166,7 @@ fn distributed<M: Model, L: Layout, T: Real>(
             Ok(Box::new(ring))
         }
     }
-    on_ring::<M, L, T, _>(group, spec, scheme, backend, Boxed)
+    on_ring::<M, L, T, _>(group, spec, cut, scheme, backend, Boxed)
 }
 
 /// What is done with a lattice over processes, whatever its slabs run on ([`on_ring`]): the
@@ -178,21 +182,34 @@ pub trait RingJob<M: Model, T: Real> {
     ) -> Result<Self::Output, Error>;
 }
 
-/// The lattice `spec` over the processes of `group` in a ring ([`DistLattice`]), at rest, run
-/// in `scheme`, this process's slab on `backend` (collective over `group`), handed to `job`:
-/// the one place that makes each kind of slab. A GPU's slab keeps the ring's host-side
+/// The lattice `spec` over the processes of `group` cut `cut` ([`DistLattice`]), at rest, run
+/// in `scheme`, this process's block on `backend` (collective over `group`), handed to `job`:
+/// the one place that makes each kind of slab. The host's blocks may be cut along any axis;
+/// a GPU's and a split's are slabs of a ring (cut along x alone), other cuts refused. A GPU's slab keeps the ring's host-side
 /// windows (moments read back by windows) in SoA, whatever the device's layout: one
 /// instantiation per model and precision. A split's balance ([`SplitChoice::Auto`]) takes the
 /// ring's exchange per row, `T_mpi` of Calore et al. (2019, eq. 7), timed here.
 pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
+    cut: Cut,
     scheme: Scheme,
     backend: &Backend,
     job: J,
 ) -> Result<J::Output, Error> {
+    #[cfg(feature = "gpu")]
+    if !matches!(backend, Backend::Host) && cut != Cut::along(0, group.ranks()) {
+        let refused = crate::LbmError::Shape(format!(
+            "a lattice on GPU or split slabs is cut along x alone (a ring, {}x1x1 on {} \
+             processes), not {cut}: cut along x, or run the blocks on the host (--backend cpu)",
+            group.ranks(),
+            group.ranks()
+        ));
+        // Every process refuses alike: no one waits.
+        return Err(refused.into());
+    }
     match backend {
-        Backend::Host => job.run(DistLattice::<M, L, T>::new(group, spec, scheme)?),
+        Backend::Host => job.run(DistLattice::<M, L, T>::new(group, spec, cut, scheme)?),
         #[cfg(feature = "gpu")]
         Backend::Device { gpu, layout } => job.run(DistLattice::<M, crate::Soa, T, _>::with_slab(
             group,

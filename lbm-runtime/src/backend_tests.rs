@@ -41,13 +41,17 @@ fn bits(f: &[f64]) -> Vec<u64> {
 /// What [`build`] gives on `group` after `steps` steps: the planes it holds and their
 /// populations as bits.
 fn built(group: Box<dyn Carrier<f64>>, scheme: Scheme, steps: u64) -> (Range, Vec<u64>) {
-    let mut lat = build::<TestD2Q9, Soa, f64>(group, spec(), scheme, &Backend::Host).unwrap();
+    let ring = Cut::along(0, group.ranks());
+    let mut lat = build::<TestD2Q9, Soa, f64>(group, spec(), ring, scheme, &Backend::Host).unwrap();
     assert!(matches!(lat.placement(), Placement::Host));
     assert_eq!(lat.scheme(), scheme);
     lat.set_equilibrium_at(&initial).unwrap();
     lat.advance(steps).unwrap();
     assert_eq!(lat.steps_done(), steps);
-    (lat.local_planes(), bits(&lat.local_populations().unwrap()))
+    (
+        lat.local_box()[0].clone(),
+        bits(&lat.local_populations().unwrap()),
+    )
 }
 
 type Range = std::ops::Range<usize>;
@@ -89,9 +93,15 @@ fn several_processes_on_the_host_are_the_ring() {
 #[test]
 fn several_processes_without_mpi_are_refused() {
     let refusals = Threads::run(2, |t| {
-        build::<TestD2Q9, Soa, f64>(Box::new(t), spec(), Scheme::TwoCopy, &Backend::Host)
-            .err()
-            .map(|e| e.to_string())
+        build::<TestD2Q9, Soa, f64>(
+            Box::new(t),
+            spec(),
+            Cut::along(0, 2),
+            Scheme::TwoCopy,
+            &Backend::Host,
+        )
+        .err()
+        .map(|e| e.to_string())
     });
     for why in refusals {
         let why = why.expect("a group of two refused");

@@ -47,8 +47,9 @@ impl Cut {
     /// `MPI_Dims_create` does (the factors of `ranks` as close to each other as the prime
     /// factors allow: each prime, largest first, multiplies the axis whose count is the
     /// smallest so far), the largest count on the axis with the most nodes (ties: the
-    /// outermost axis, whose faces are contiguous).
-    pub fn balanced(ranks: usize, dim: usize, nodes: [usize; 3]) -> Self {
+    /// `outermost` axis of the storage, whose faces are contiguous — x for a lattice's planes,
+    /// the last axis for a finite-difference grid —, then the others from the last).
+    pub fn balanced(ranks: usize, dim: usize, nodes: [usize; 3], outermost: usize) -> Self {
         let dim = dim.clamp(1, 3);
         let mut counts = vec![1usize; dim];
         for p in prime_factors(ranks.max(1)).into_iter().rev() {
@@ -57,7 +58,10 @@ impl Cut {
         }
         counts.sort_unstable_by(|a, b| b.cmp(a));
         let mut axes: Vec<usize> = (0..dim).collect();
-        axes.sort_by(|&a, &b| nodes[b].cmp(&nodes[a]).then(b.cmp(&a)));
+        axes.sort_by(|&a, &b| {
+            let key = |x: usize| (nodes[x], x == outermost, x);
+            key(b).cmp(&key(a))
+        });
         let mut c = [1; 3];
         for (&axis, &count) in axes.iter().zip(&counts) {
             c[axis] = count;

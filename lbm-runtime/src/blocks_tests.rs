@@ -18,13 +18,17 @@ fn cuts_are_balanced_as_mpi_dims_create_does() {
         (3, 1, [3, 1, 1]),
     ];
     for (ranks, dim, want) in cases {
-        let c = Cut::balanced(ranks, dim, cube);
+        let c = Cut::balanced(ranks, dim, cube, dim - 1);
         assert_eq!(c, Cut(want), "{ranks} ranks in {dim}-D");
         assert_eq!(c.blocks(), ranks);
     }
     // The largest count goes to the longest axis.
-    assert_eq!(Cut::balanced(6, 3, [96, 32, 64]), Cut([3, 1, 2]));
-    assert_eq!(Cut::balanced(2, 2, [144, 96, 1]), Cut([2, 1, 1]));
+    assert_eq!(Cut::balanced(6, 3, [96, 32, 64], 2), Cut([3, 1, 2]));
+    assert_eq!(Cut::balanced(2, 2, [144, 96, 1], 1), Cut([2, 1, 1]));
+    // Ties go to the outermost axis first (a lattice's x), then from the last.
+    assert_eq!(Cut::balanced(2, 3, [32; 3], 0), Cut([2, 1, 1]));
+    assert_eq!(Cut::balanced(4, 3, [32; 3], 0), Cut([2, 1, 2]));
+    assert_eq!(Cut::balanced(12, 3, [32; 3], 0), Cut([3, 2, 2]));
 }
 
 #[test]

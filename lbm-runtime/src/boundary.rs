@@ -739,46 +739,57 @@ impl<T: Real> Boundaries<T> {
         lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
     ) -> Result<Self, LbmError> {
         check_spec::<M>(spec, d)?;
-        Ok(Self::compile_columns::<M>(
+        Ok(Self::compile_block::<M>(
             spec,
             d,
-            0..d.lx,
+            (0..d.lx, d, [0, 0]),
             spec.left.is_none(),
             lanes,
         ))
     }
 
-    /// Compiles `spec` (checked for the global lattice of shape `global`) for its global
-    /// columns `xs` only, renumbered from 0: a slab's boundaries, or a part of one. The cost
-    /// is in proportion to the boundary (the rows and columns within reach of a wall, and the
-    /// columns' sites when there are obstacles), with no allocation per site.
-    pub(crate) fn compile_columns<M: Model>(
+    /// Compiles `spec` (checked for the global lattice of shape `global`) for a block of it:
+    /// the global columns `xs`, renumbered from 0, each of the lines of `window` (whose `LY`
+    /// and `LZ` may differ from the global ones) — local line `(y, z)` being the global line
+    /// `((y0 + y) mod LY, (z0 + z) mod LZ)` for `origin = [y0, z0]`. A slab's boundaries
+    /// (`window` the global lines, `origin` 0), a block cut along y or z too (its ghost lines
+    /// wrapped onto the global lines they copy), or a part of either. The cost is in
+    /// proportion to the boundary (the lines within reach of a wall, and the sites when there
+    /// are obstacles), with no allocation per site.
+    pub(crate) fn compile_block<M: Model>(
         spec: &BoundarySpec,
         global: &Dims,
-        xs: Range<usize>,
+        (xs, window, origin): (Range<usize>, &Dims, [usize; 2]),
         x_periodic: bool,
         lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
     ) -> Self {
         let local = Dims {
             lx: xs.len(),
-            ..*global
+            ..*window
+        };
+        let gy = move |y: usize| (origin[0] + y) % global.ly;
+        let gz = move |z: usize| (origin[1] + z) % global.lz;
+        // The global plane site of local plane site `s`.
+        let gs = move |s: usize| {
+            let (y, z) = local.yz(s);
+            global.plane_site(gy(y), gz(z))
         };
         let mut out = Self {
             sites: Vec::new(),
-            col_start: Vec::with_capacity(xs.len() * global.lz + 1),
+            col_start: Vec::with_capacity(xs.len() * local.lz + 1),
             corr: Vec::new(),
             interp: Vec::new(),
             link_reach: 0,
             outflow: false,
             x_periodic,
-            lz: global.lz,
+            lz: local.lz,
             solid: Vec::new(),
             programs: vec![None; Kind::CODES],
         };
         if let Some(o) = &spec.solid {
             out.solid = xs
                 .clone()
-                .flat_map(|x| (0..global.plane()).map(move |s| o.at(global, x, s)))
+                .flat_map(|x| (0..local.plane()).map(move |s| o.at(global, x, gs(s))))
                 .collect();
         }
         // Links reach `max |c|` sites; the thermal wall's rule, `HALO` rows.
@@ -792,22 +803,17 @@ impl<T: Real> Boundaries<T> {
         let y_walls = spec.bottom.is_some();
         let x_walls = spec.left.is_some();
         let z_walls = spec.back.is_some();
-        for (x, z) in xs.clone().flat_map(|x| (0..global.lz).map(move |z| (x, z))) {
+        for (x, z) in xs.clone().flat_map(|x| (0..local.lz).map(move |z| (x, z))) {
             out.col_start.push(out.sites.len());
             let first = out.sites.len();
             let every_row = spec.solid.is_some()
                 || (x_walls && near(x, global.lx))
-                || (z_walls && near(z, global.lz));
-            let mut visit = |y: usize| {
-                let s = global.plane_site(y, z);
-                out.add_site::<M>(spec, global, &local, (x, xs.start), s, lanes)
-            };
-            if every_row {
-                (0..global.ly).for_each(&mut visit);
-            } else if y_walls {
-                let low = reach.min(global.ly);
-                (0..low).for_each(&mut visit);
-                (global.ly.saturating_sub(reach).max(low)..global.ly).for_each(&mut visit);
+                || (z_walls && near(gz(z), global.lz));
+            for y in (0..local.ly).filter(|_| every_row || y_walls) {
+                if every_row || near(gy(y), global.ly) {
+                    let s = local.plane_site(y, z);
+                    out.add_site::<M>(spec, (global, &local), (x, xs.start), (gs(s), s), lanes);
+                }
             }
             out.sites[first..].sort_by_key(|s| (s.k, s.lane));
         }
@@ -836,22 +842,20 @@ impl<T: Real> Boundaries<T> {
         }
     }
 
-    /// Adds global site `(x, s)` (plane site `s`, local column `x − x0`) if it has a bounced
-    /// link or a rule.
+    /// Adds global site `(x, s)` (plane site `s`; local column `x − x0`, local plane site
+    /// `local_s`) if it has a bounced link or a rule.
     fn add_site<M: Model>(
         &mut self,
         spec: &BoundarySpec,
-        global: &Dims,
-        local: &Dims,
+        (global, local): (&Dims, &Dims),
         (x, x0): (usize, usize),
-        s: usize,
+        (s, local_s): (usize, usize),
         lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
     ) {
-        let (y, _) = global.yz(s);
-        let (k, lane) = lanes(local, y);
+        let (k, lane) = lanes(local, local.yz(local_s).0);
         let mut site = Site {
             x: x - x0,
-            y: s,
+            y: local_s,
             k,
             lane,
             mask: 0,

@@ -300,12 +300,13 @@ impl ShardHeader {
     }
 }
 
-/// The state of some planes, as a checkpoint holds it.
+/// The state of a box of sites, as a checkpoint holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Columns<T> {
-    /// The populations, `[((x − x0)·LY·LZ + s)·Q + i]` with the plane's site `s = y + LY·z`.
+    /// The populations, `[((x − x0)·P + s)·Q + i]` (`P` sites per plane of the box,
+    /// `s = (z − z0)·ny + y − y0`: for whole planes the plane's site `y + LY·z`).
     pub populations: Vec<T>,
-    /// Each stored field's name and values, `[(x − x0)·LY·LZ + s]` (none when the fields
+    /// Each stored field's name and values, `[(x − x0)·P + s]` (none when the fields
     /// were uniform, their values in the parameters).
     pub fields: Vec<(String, Vec<f64>)>,
 }
@@ -463,23 +464,25 @@ pub(crate) fn open_regular(path: &Path) -> Result<File, CheckpointError> {
 }
 
 /// Writes this process's shard of the checkpoint `path` (token `run`, process `rank` of
-/// `ranks`): the populations `payload` of the columns `planes` of an `lx × ly` lattice of
-/// model `M` after `step` steps, in the layout-independent order `[((x − x0)·LY + y)·Q + i]`,
-/// and the per-site `fields` (none, or one per [`Model::FIELDS`], each `[(x − x0)·LY + y]`),
+/// `ranks`): the populations `payload` of the sites `nodes` (`[xs, ys, zs]`) of a lattice of
+/// `size` sites of model `M` after `step` steps, in the layout-independent order
+/// `[((x − x0)·P + s)·Q + i]` (`P` sites per plane of the box, `s = (z − z0)·ny + y − y0`),
+/// and the per-site `fields` (none, or one per [`Model::FIELDS`], each `[(x − x0)·P + s]`),
 /// atomically. Returns the manifest's entry for it.
 pub(crate) fn write_shard<M: Model, T: Real>(
     path: &Path,
     (run, rank, ranks): (&str, usize, usize),
-    (lx, ly): (usize, usize),
-    planes: Range<usize>,
+    (size, nodes): ([usize; 3], &[Range<usize>; 3]),
     step: u64,
     (payload, fields): (&[T], &[Vec<f64>]),
 ) -> Result<Shard, CheckpointError> {
-    let sites = planes.len() * ly;
+    let [xs, ys, zs] = nodes.clone();
+    let plane = ys.len() * zs.len();
+    let sites = xs.len() * plane;
     let shape_error = |what: String| {
         Err(LbmError::Shape(format!(
-            "a shard of {} columns of {ly} sites needs {what}",
-            planes.len()
+            "a shard of {} planes of {plane} sites needs {what}",
+            xs.len()
         ))
         .into())
     };
@@ -499,10 +502,10 @@ pub(crate) fn write_shard<M: Model, T: Real>(
             M::FIELDS
         ));
     }
-    // Per column: its populations, then each field's values.
+    // Per plane: its populations, then each field's values.
     let pops: &[u8] = bytemuck::cast_slice(payload);
-    let (pc, fc) = (ly * M::Q * std::mem::size_of::<T>(), ly * 8);
-    let parts: Vec<&[u8]> = (0..planes.len())
+    let (pc, fc) = (plane * M::Q * std::mem::size_of::<T>(), plane * 8);
+    let parts: Vec<&[u8]> = (0..xs.len())
         .flat_map(|x| {
             std::iter::once(&pops[x * pc..(x + 1) * pc]).chain(
                 fields
@@ -511,18 +514,19 @@ pub(crate) fn write_shard<M: Model, T: Real>(
             )
         })
         .collect();
+    let whole = ys == (0..size[1]) && zs == (0..size[2]);
     let header = ShardHeader {
         model: M::NAME.into(),
         q: M::Q,
-        lx,
-        ly,
+        lx: size[0],
+        ly: size[1] * size[2],
         precision: T::NAME.into(),
         step,
         fields: field_names::<M>(!fields.is_empty()),
         run: run.into(),
-        x0: planes.start,
-        x1: planes.end,
-        yz: None,
+        x0: xs.start,
+        x1: xs.end,
+        yz: (!whole).then_some([[ys.start, ys.end], [zs.start, zs.end]]),
         payload_bytes: 0,
         crc32: 0,
     };
@@ -947,23 +951,25 @@ fn check_fits<M: Model, T: Real>(h: &CheckpointHeader, path: &Path) -> Result<()
 
 impl<M: Model, T: Real> Checkpoint<M, T> {
     /// The populations of the columns `xs`, in the order `[((x − xs.start)·LY + y)·Q + i]`,
-    /// read from the shards that hold them (see [`Checkpoint::read_columns`]).
+    /// read from the shards that hold them (see [`Checkpoint::read_box`]).
     pub fn columns(&self, xs: Range<usize>) -> Result<Vec<T>, CheckpointError> {
-        Ok(self.read_columns(xs)?.populations)
+        let h = &self.header;
+        Ok(self.read_box(&[xs, 0..h.ly, 0..h.lz])?.populations)
     }
 
-    /// The populations and the per-site fields of the columns `xs`, read from the shards that
-    /// hold them. Each of those shards is read through once and checked whole against its
-    /// CRC-32 (a damaged one is refused, whichever columns were asked for); no more than the
-    /// columns asked for is kept.
-    pub fn read_columns(&self, xs: Range<usize>) -> Result<Columns<T>, CheckpointError> {
+    /// The populations and the per-site fields of the sites `nodes` (`[xs, ys, zs]`, in the
+    /// order of a shard's payload), read from the shards that hold them, whatever
+    /// their boxes. Each of those shards is read through once and checked whole against its
+    /// CRC-32 (a damaged one is refused, whichever sites were asked for); no more than the
+    /// sites asked for is kept.
+    pub fn read_box(&self, nodes: &[Range<usize>; 3]) -> Result<Columns<T>, CheckpointError> {
         let h = &self.header;
-        let sites = xs.len() * h.plane();
+        let sites = nodes.iter().map(Range::len).product::<usize>();
         let mut populations = vec![T::default(); sites * M::Q];
         let mut fields = vec![vec![0.0; sites]; h.fields.len()];
         self.shards.read_box(
             h,
-            ([xs, 0..h.ly, 0..h.lz], std::mem::size_of::<T>()),
+            (nodes.clone(), std::mem::size_of::<T>()),
             bytemuck::cast_slice_mut(&mut populations),
             &mut fields,
         )?;
@@ -980,8 +986,8 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
         scheme: Scheme,
         boundaries: &BoundarySpec,
     ) -> Result<Lattice<M, L, T>, CheckpointError> {
-        let c = self.read_columns(0..self.header.lx)?;
         let h = &self.header;
+        let c = self.read_box(&[0..h.lx, 0..h.ly, 0..h.lz])?;
         let size = [h.lx, h.ly, h.lz];
         let mut lat = Lattice::<M, L, T>::with_size(size, self.params, scheme, boundaries)?;
         for (name, values) in &c.fields {

@@ -52,13 +52,13 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
     /// done the same number of steps; no link yet.
     pub fn new(a: A, b: B) -> Result<Self, Error> {
         let (ea, eb) = (a.extent(), b.extent());
-        if ea != eb || a.local_planes() != b.local_planes() {
+        if ea != eb || a.local_box() != b.local_box() {
             return Err(shape(format!(
-                "coupled lattices must cover the same grid: {} ({ea}, planes {:?}) and {} ({eb}, planes {:?})",
+                "coupled lattices must cover the same grid: {} ({ea}, sites {:?}) and {} ({eb}, sites {:?})",
                 A::Model::NAME,
-                a.local_planes(),
+                a.local_box(),
                 B::Model::NAME,
-                b.local_planes()
+                b.local_box()
             )));
         }
         if a.steps_done() != b.steps_done() {

@@ -1,17 +1,20 @@
-//! A lattice cut into slabs along x over the processes of a [`Group`](crate::group::Group) in a periodic ring
-//! (Calore et al. 2016 §4, 2019 §5): MPI ranks ([`crate::group::Ranks`], feature `mpi`), the
-//! threads of one process ([`crate::group::Threads`]), or one process alone
-//! ([`crate::group::OneProcess`], whose ring closes on itself).
+//! A lattice cut into blocks over the processes of a [`Group`](crate::group::Group)
+//! ([`crate::blocks`]): MPI ranks ([`crate::group::Ranks`], feature `mpi`), the threads of one
+//! process ([`crate::group::Threads`]), or one process alone ([`crate::group::OneProcess`],
+//! whose blocks' neighbours are themselves). Cut along x alone, the blocks are slabs in a
+//! periodic ring (Calore et al. 2016 §4, 2019 §5); cut along y or z too, they are blocks with
+//! ghost lines ([`crate::domain::Frame`]).
 //!
-//! Each process owns one slab of the [`ring_blocks`], run on any process-local backend
+//! Each process owns one block of [`cut_blocks`], run on any process-local backend
 //! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`, both at once
-//! `crate::hetero::SplitSlab`); a step reads the slab's border columns, posts the non-blocking
-//! halo exchange with both neighbours, updates the bulk, waits, stores the halos and updates
-//! the borders (Calore et al. 2016, Fig. 5; see [`crate::slab_backend`]). In the in-place (AA)
-//! scheme the pull half-step is such a step followed by a second exchange of what it pushed
-//! across the cuts, and the local half-step exchanges nothing ([`crate::domain`]). Halos travel
-//! as packed buffers in logical order (`H·LY·Q` values a side, small beside the slab), so
-//! processes need not share a storage order.
+//! `crate::hetero::SplitSlab`; the last two hold whole planes, slabs of a ring). A step first
+//! swaps the ghost lines along z, then y, where the lattice is cut there, then reads the block's
+//! border planes, posts the non-blocking halo exchange along x with both neighbours, updates
+//! the bulk, waits, stores the halos and updates the borders (Calore et al. 2016, Fig. 5; see
+//! [`crate::slab_backend`]). In the in-place (AA) scheme the pull half-step is such a step
+//! followed by a second exchange of what it pushed across the cuts, along x, then y, then z,
+//! and the local half-step exchanges nothing ([`crate::domain`]). Ghost layers travel as packed
+//! buffers in logical order, so processes need not share a storage order.
 //!
 //! The bulk is updated in `BULK_CHUNKS` (8) parts beside the exchange
 //! ([`Transfers::swap_during`]), so that MPI progresses large messages between them.
@@ -26,9 +29,9 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::time::Instant;
 
-use crate::blocks::Blocks;
+use crate::blocks::{Blocks, Cut};
 use crate::domain::{
-    export_columns, import_slab, moments_by_window, ring_blocks, GlobalSpec, Slab,
+    cut_blocks, export_block, import_block, moments_by_window, GlobalSpec, Slab, LEFT, RIGHT,
 };
 use crate::group::{agree, Carrier, Transfers};
 use crate::solver::{Extent, Placement};
@@ -49,25 +52,31 @@ pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     group: Box<dyn Carrier<T>>,
     dec: Blocks,
     rank: usize,
+    /// This process's block of global sites.
+    block: [Range<usize>; 3],
     x0: usize,
+    /// Messages and values sent to other processes by the exchanges so far.
+    sent: [usize; 2],
     spec: GlobalSpec<M>,
     slab: P,
     _l: PhantomData<(L, T)>,
 }
 
 impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
-    /// This process's slab of the global lattice `spec` on the host, at rest (collective
-    /// over `group`).
+    /// This process's block of the global lattice `spec` cut `cut` on the host, at rest
+    /// (collective over `group`): `Cut::along(0, n)` is the ring of slabs, a cut along y or z
+    /// gives blocks with ghost lines ([`crate::domain::Frame`], two-copy scheme).
     ///
-    /// Every check (process count against `LX` and the halo, layout against `LY`,
-    /// parameters, boundaries, scheme) fails on every process with the same message and none
-    /// waits for another.
+    /// Every check (the cut against the process count, `LX` and the halo, layout against
+    /// `LY`, parameters, boundaries, scheme) fails on every process with the same message and
+    /// none waits for another.
     pub fn new(
         group: Box<dyn Carrier<T>>,
         spec: GlobalSpec<M>,
+        cut: Cut,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        Self::with_slab(group, spec, |spec, dec, rank| {
+        Self::on_blocks(group, spec, cut, |spec, dec, rank| {
             Ok(Slab::new(spec, dec, rank, scheme)?)
         })
     }
@@ -84,19 +93,32 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         spec: GlobalSpec<M>,
         make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
     ) -> Result<Self, Error> {
+        let ring = Cut::along(0, group.ranks());
+        Self::on_blocks(group, spec, ring, make)
+    }
+
+    /// [`DistLattice::with_slab`] on the blocks of `cut`.
+    fn on_blocks(
+        group: Box<dyn Carrier<T>>,
+        spec: GlobalSpec<M>,
+        cut: Cut,
+        make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
+    ) -> Result<Self, Error> {
         let rank = group.rank();
         let built = (|| -> Result<_, Error> {
-            let dec = ring_blocks::<M>(spec.size(), group.ranks())?;
-            let x0 = dec.range(rank, 0).start;
+            let dec = cut_blocks::<M>(spec.size(), cut, group.ranks())?;
             let slab = make(&spec, &dec, rank)?;
-            Ok((dec, x0, slab))
+            Ok((dec, slab))
         })();
-        let (dec, x0, slab) = agree(&*group, built)?;
+        let (dec, slab) = agree(&*group, built)?;
+        let block = dec.block(rank);
         Ok(Self {
             group,
-            dec,
             rank,
-            x0,
+            x0: block[0].start,
+            sent: [0, 0],
+            block,
+            dec,
             spec,
             slab,
             _l: PhantomData,
@@ -123,16 +145,16 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         // A piece the root cannot cut reaches its process empty (refused there) and fails the
         // root too: the outcome is agreed below.
         let (dec, mut failed) = (&self.dec, None);
-        let mine = self.group.scatter(&mut |r| match global
-            .map(|g| export_columns(g, dec.range(r, 0)))
-        {
-            Some(Ok(values)) => values,
-            Some(Err(e)) => {
-                failed.get_or_insert(e);
-                Vec::new()
-            }
-            None => Vec::new(),
-        });
+        let mine = self.group.scatter(
+            &mut |r| match global.map(|g| export_block(g, &dec.block(r))) {
+                Some(Ok(values)) => values,
+                Some(Err(e)) => {
+                    failed.get_or_insert(e);
+                    Vec::new()
+                }
+                None => Vec::new(),
+            },
+        );
         let set = match failed {
             Some(e) => Err(e.into()),
             None => self.slab.set_local_populations(&mine),
@@ -156,11 +178,13 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         &mut self.slab
     }
 
-    /// One time step (collective with the two neighbours): post the halo exchange, update the bulk,
-    /// wait, update the borders (Calore et al. 2016, Fig. 5); after an AA pull half-step, hand what
-    /// it pushed across the cuts to the neighbours.
+    /// One time step (collective with the neighbours): the ghost lines along z and y first
+    /// where the lattice is cut there, then post the halo exchange along x, update the bulk,
+    /// wait, update the borders (Calore et al. 2016, Fig. 5); after an AA pull half-step, hand
+    /// what it pushed across the cuts to the neighbours, along x, then y, then z.
     pub fn step(&mut self) -> Result<(), Error> {
         if self.slab.needs_halos() {
+            self.exchange_lines()?;
             self.exchange_around(BULK_CHUNKS)?;
         } else {
             self.slab.update_bulk(0, 1)?;
@@ -169,6 +193,11 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         if let Some(pushed) = self.slab.pushed()? {
             let [from_left, from_right] = self.swap(pushed, 0)?;
             self.slab.fold([&from_left, &from_right])?;
+            for axis in self.cut_axes([1, 2]) {
+                let pushed = self.slab.pushed_lines(axis)?;
+                let [below, above] = self.swap_along(axis, pushed);
+                self.slab.fold_lines(axis, [&below, &above])?;
+            }
         }
         Ok(())
     }
@@ -183,7 +212,45 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// The halo exchange alone, nothing computed under it (benchmarks: the `T_MPI` of the
     /// performance model).
     pub fn exchange(&mut self) -> Result<(), Error> {
+        self.exchange_lines()?;
         self.exchange_around(0)
+    }
+
+    /// Along z, then y, where the lattice is cut there: the block's border lines to the
+    /// neighbours below and above, theirs into its ghost lines, over the block's columns and
+    /// every stored line across (the exchange along y carries what came along z: the edges).
+    /// The exchange along x that follows carries whole planes, ghost lines included: the
+    /// corners ([`crate::blocks`]).
+    fn exchange_lines(&mut self) -> Result<(), Error> {
+        for axis in self.cut_axes([2, 1]) {
+            let lines = self.slab.border_lines(axis)?;
+            let [below, above] = self.swap_along(axis, lines);
+            self.slab.set_ghost_lines(axis, [&below, &above])?;
+        }
+        Ok(())
+    }
+
+    /// Those of `axes` the lattice is cut along, in that order.
+    fn cut_axes(&self, axes: [usize; 2]) -> Vec<usize> {
+        axes.into_iter().filter(|&a| self.dec.is_cut(a)).collect()
+    }
+
+    /// Sends `to` to the neighbours along `axis` and returns what they sent this way,
+    /// counting what leaves this process.
+    fn swap_along(&mut self, axis: usize, to: [Vec<T>; 2]) -> [Vec<T>; 2] {
+        let peers = self.dec.neighbours(self.rank, axis);
+        self.count(peers, &to);
+        self.group.swap(peers, to)
+    }
+
+    /// Counts the values of `to` bound for other processes than this one.
+    fn count(&mut self, (below, above): (usize, usize), to: &[Vec<T>; 2]) {
+        for (peer, values) in [below, above].into_iter().zip(to) {
+            if peer != self.rank {
+                self.sent[0] += 1;
+                self.sent[1] += values.len();
+            }
+        }
     }
 
     /// Reads the borders, swaps them with the neighbours while updating the bulk in `chunks`
@@ -199,6 +266,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// four transfers travel.
     fn swap(&mut self, to: [Vec<T>; 2], chunks: usize) -> Result<[Vec<T>; 2], Error> {
         let peers = self.dec.neighbours(self.rank, 0);
+        self.count(peers, &to);
         let slab = &mut self.slab;
         self.group
             .swap_during(peers, to, chunks, &mut |k, n| slab.update_bulk(k, n))
@@ -208,6 +276,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// the error of the lowest rank whose slab diverged, with the site in global coordinates.
     pub fn check(&self) -> Result<(), Error> {
         let local = self.slab.check().map_err(|e| match e.as_lattice() {
+            // The block's check names the global plane site already.
             Some(LbmError::Diverged { step, x, y, reason }) => Error::from(LbmError::Diverged {
                 step: *step,
                 x: x + self.x0,
@@ -230,7 +299,14 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         };
         let mut global = self.spec.lattice::<L, T>(Scheme::TwoCopy)?;
         global.set_steps_done(self.slab.steps_done());
-        import_slab(&mut global, 0, &all)?;
+        let mut rest = &all[..];
+        for r in 0..self.dec.count() {
+            let block = self.dec.block(r);
+            let (mine, others) =
+                rest.split_at(block.iter().map(Range::len).product::<usize>() * M::Q);
+            import_block(&mut global, &block, mine)?;
+            rest = others;
+        }
         Ok(Some(global))
     }
 
@@ -239,12 +315,22 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// any backend by [`crate::backend::on_ring`]).
     pub fn bench(&mut self, steps: usize) -> Result<RankTimes, Error> {
         self.time_per_step(steps.div_ceil(4), Self::step)?;
+        let before = self.sent;
+        let with_exchange = self.time_per_step(steps, Self::step)?;
+        let [messages, values] = [0, 1].map(|k| self.sent[k] - before[k]);
+        let bytes = values * std::mem::size_of::<T>();
         Ok(RankTimes {
             ranks: self.dec.count(),
-            with_exchange: self.time_per_step(steps, Self::step)?,
+            cut: self.dec.cut(),
+            with_exchange,
             without_exchange: self.time_per_step(steps, Self::step_without_exchange)?,
             exchange_only: self.time_per_step(steps, Self::exchange)?,
-            halo_bytes: M::HALO * self.spec.plane() * M::Q * std::mem::size_of::<T>(),
+            // One process alone sends nothing: the message a ring's slab would send.
+            halo_bytes: match messages {
+                0 => M::HALO * self.spec.plane() * M::Q * std::mem::size_of::<T>(),
+                m => bytes / m,
+            },
+            sent_bytes: bytes / steps.max(1),
             backend: self.slab.describe(),
         })
     }
@@ -264,6 +350,45 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         agree(&*self.group, ran)?;
         let local = t0.elapsed().as_secs_f64() / steps.max(1) as f64;
         Ok(self.group.max(vec![local])[0])
+    }
+}
+
+impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLattice<M, L, T, P> {
+    /// The moments of a block cut along y or z: its own sites in a copy of the block on the
+    /// host whose ghost lines and halos the neighbours fill as a step's exchange does
+    /// (collective), streamed once more there. The copy is the block's size, held while
+    /// the moments are taken.
+    fn block_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        let copy = (|| -> Result<_, Error> {
+            let mut copy = Slab::<M, L, T>::block(&self.spec, &self.block, Scheme::TwoCopy)?;
+            copy.import(&self.slab.local_populations()?)?;
+            if let Some(fields) = self.slab.local_fields()? {
+                for (name, values) in M::FIELDS.iter().zip(&fields) {
+                    copy.set_local_field(name, values)?;
+                }
+            }
+            Ok(copy)
+        })();
+        let mut copy = agree(&*self.group, copy)?;
+        for axis in self.cut_axes([2, 1]) {
+            let peers = self.dec.neighbours(self.rank, axis);
+            let [below, above] = self.group.swap(peers, copy.border_lines(axis));
+            copy.set_ghost_lines(axis, [&below, &above]);
+        }
+        let (w, h) = (self.block[0].len(), M::HALO);
+        let borders = [h..2 * h, w..w + h].map(|cols| copy.lattice().read_columns(cols));
+        let [left, right] = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
+        copy.set_halo(LEFT, &left);
+        copy.set_halo(RIGHT, &right);
+        let f = *copy.frame();
+        let stored = f.stored[1] * f.stored[2];
+        Ok((copy.lattice().moment_fields().into_iter())
+            .map(|field| {
+                (0..f.owned[0] * f.plane())
+                    .map(|k| field[k / f.plane() * stored + f.stored_site(k % f.plane())])
+                    .collect()
+            })
+            .collect())
     }
 }
 
@@ -293,14 +418,19 @@ pub fn exchange_seconds<T: Real>(group: &dyn Transfers<T>, len: usize, reps: usi
 pub struct RankTimes {
     /// Processes that ran.
     pub ranks: usize,
+    /// Their cut.
+    pub cut: Cut,
     /// A full step: exchange overlapped with the bulk, then the borders.
     pub with_exchange: f64,
     /// The same step without the exchange (compute only).
     pub without_exchange: f64,
     /// The exchange alone.
     pub exchange_only: f64,
-    /// Bytes of one halo message (`H` columns).
+    /// Bytes of one halo message, on average over those the first process sent.
     pub halo_bytes: usize,
+    /// Bytes the first process sent the others per step (every message of its exchange,
+    /// counted as it ran).
+    pub sent_bytes: usize,
     /// The first process's backend in words ([`Block::describe`]).
     pub backend: String,
 }
@@ -360,6 +490,16 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Block
 
     fn describe(&self) -> String {
         let d = &self.dec;
+        if d.cut() != Cut::along(0, d.count()) {
+            let thinnest = [0, 1, 2].map(|a| d.thinnest(a));
+            return format!(
+                "{} in blocks cut {} (the smallest {thinnest:?} sites), each on its own \
+                 backend; the first: {}",
+                self.group.describe(),
+                d.cut(),
+                self.slab.describe()
+            );
+        }
         let widths: Vec<usize> = (0..d.count()).map(|r| d.range(r, 0).len()).collect();
         format!(
             "{} in a ring (slab widths {widths:?}), each on its own backend; the first: {}",
@@ -383,8 +523,8 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&*self.group, ran)
     }
 
-    fn local_planes(&self) -> Range<usize> {
-        self.x0..self.x0 + self.slab.width()
+    fn local_box(&self) -> [Range<usize>; 3] {
+        self.block.clone()
     }
 
     /// Each slab sets its own sites (in place on the host); a refusal on one rank is every
@@ -393,15 +533,16 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         &mut self,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
-        let set = self
-            .slab
-            .set_equilibrium_at((self.x0, self.spec.plane()), moments);
+        let set = self.slab.set_equilibrium_at(self.x0, moments);
         agree(&*self.group, set)
     }
 
     /// The moments of the slab, window by window (`domain::moments_by_window`): the neighbours'
     /// border planes swapped around the ring once, no rank holding more than its slab.
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        if self.dec.is_cut(1) || self.dec.is_cut(2) {
+            return self.block_moments();
+        }
         let w = self.slab.width();
         let per_col = self.spec.plane() * M::Q;
         // A host slab reads its columns where they lie; other backends read back once.
@@ -425,7 +566,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         )?;
         let around = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
         let moments = {
-            let (xs, fields) = (self.local_planes(), fields.as_deref());
+            let (xs, fields) = (self.block[0].clone(), fields.as_deref());
             moments_by_window::<M, L, T>(&self.spec, xs, around, fields, read)
         };
         agree(&*self.group, moments)

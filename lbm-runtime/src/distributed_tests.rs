@@ -1,7 +1,7 @@
 //! The ring on the threads of one process ([`Threads`]) and on one process alone
 //! ([`OneProcess`]): the same code path as over MPI ranks, bit for bit the single lattice, in
 //! every layout, both schemes, binary16 storage, and with the boundaries that reach across the
-//! cuts (obstacles, curved walls, outflows).
+//! cuts (obstacles, curved walls, outflows); and blocks cut along y as well.
 
 use super::*;
 use crate::boundary::BoundarySpec;
@@ -79,36 +79,65 @@ fn moment_bits(m: &[Vec<f64>]) -> Vec<Vec<u64>> {
         .collect()
 }
 
-/// The ring of `ranks` threads in `scheme` equals the single two-copy lattice after 25 steps
-/// (an odd count: the in-place ring ends in its odd state) and after 26: the gathered
-/// populations, and each thread's moments (window by window from its own columns and its
-/// neighbours' borders, [`moments_by_window`]) on its columns.
+/// The ring of `ranks` threads in `scheme` equals the single two-copy lattice: see
+/// [`cut_matches_single`].
 fn ring_matches_single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, ranks: usize, scheme: Scheme) {
-    let what = format!("{} {} {} on {ranks} slabs", L::NAME, T::NAME, scheme.name());
+    cut_matches_single::<L, T>(g, Cut::along(0, ranks), scheme);
+}
+
+/// The lattice cut `cut` over as many threads, in `scheme`, equals the single two-copy
+/// lattice after 25 steps (an odd count: the in-place ring ends in its odd state) and after
+/// 26: the gathered populations, and each thread's moments on its sites (a slab's window by
+/// window from its own columns and its neighbours' borders, [`moments_by_window`]; a block's
+/// in a copy whose ghosts the neighbours fill).
+fn cut_matches_single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, cut: Cut, scheme: Scheme) {
+    let what = format!("{} {} {} cut {cut}", L::NAME, T::NAME, scheme.name());
     let want = single::<L, T>(g, 25);
-    let runs = Threads::run(ranks, |t| {
-        let mut ring = DistLattice::<TestD2Q9, L, T>::new(Box::new(t), g.clone(), scheme).unwrap();
+    let runs = Threads::run(cut.blocks(), |t| {
+        let mut ring =
+            DistLattice::<TestD2Q9, L, T>::new(Box::new(t), g.clone(), cut, scheme).unwrap();
         ring.set_equilibrium_at(&initial).unwrap();
         ring.advance(25).unwrap();
         ring.check().unwrap();
-        let moments = (ring.local_planes(), ring.local_moments().unwrap());
+        let moments = (ring.local_box(), ring.local_moments().unwrap());
+        let output = (ring.output_planes(), ring.output_moments().unwrap());
         let at_25 = ring.gather().unwrap();
         ring.advance(1).unwrap();
-        (moments, at_25, ring.gather().unwrap())
+        (moments, at_25, ring.gather().unwrap(), output)
     });
     let whole = moment_bits(&Solver::local_moments(&want).unwrap());
-    let ly = g.ly;
-    let mut covered = 0;
-    for ((xs, moments), ..) in &runs {
-        let mine: Vec<Vec<u64>> = whole
-            .iter()
-            .map(|f| f[xs.start * ly..xs.end * ly].to_vec())
+    // The outputs' planes: an even share along x, each with the single lattice's moments.
+    let mut next = 0;
+    for (.., (xs, moments)) in &runs {
+        assert_eq!(xs.start, next, "{what}");
+        next = xs.end;
+        let mine: Vec<Vec<u64>> = (whole.iter())
+            .map(|f| f[xs.start * g.ly..xs.end * g.ly].to_vec())
             .collect();
-        assert_eq!(moment_bits(moments), mine, "moments of {xs:?}, {what}");
-        covered += xs.len();
+        assert_eq!(
+            moment_bits(moments),
+            mine,
+            "output moments of {xs:?}, {what}"
+        );
     }
-    assert_eq!(covered, g.lx, "{what}");
-    let (_, at_25, at_26) = runs.into_iter().next().unwrap();
+    assert_eq!(next, g.lx, "{what}");
+    let mut covered = 0;
+    for (([xs, ys, _], moments), ..) in &runs {
+        let sites: Vec<usize> = (xs.clone())
+            .flat_map(|x| ys.clone().map(move |y| x * g.ly + y))
+            .collect();
+        let mine: Vec<Vec<u64>> = (whole.iter())
+            .map(|f| sites.iter().map(|&k| f[k]).collect())
+            .collect();
+        assert_eq!(
+            moment_bits(moments),
+            mine,
+            "moments of {xs:?} × {ys:?}, {what}"
+        );
+        covered += sites.len();
+    }
+    assert_eq!(covered, g.lx * g.ly, "{what}");
+    let (_, at_25, at_26, _) = runs.into_iter().next().unwrap();
     let (at_25, at_26) = (at_25.unwrap(), at_26.unwrap());
     assert_eq!(bits(&at_25), bits(&want), "{what}");
     assert_eq!(at_25.steps_done(), 25);
@@ -142,6 +171,55 @@ fn a_ring_of_threads_is_the_single_lattice_bit_for_bit() {
     in_both_schemes::<CSoa<4>>(&spec(), 3);
 }
 
+/// Blocks cut along y, and along x and y, on 2 to 6 threads, both schemes: the lattice
+/// gathered after 25 and 26 steps and the blocks' moments are the single lattice's, bit for
+/// bit, in the layouts whose clusters pad the ghost lines (CSoA⟨4⟩, CAoSoA⟨4⟩) and those that
+/// need none, with walls along y cut by the blocks and an obstacle across a block corner.
+#[test]
+fn blocks_cut_along_y_are_the_single_lattice_bit_for_bit() {
+    for cut in [
+        Cut([1, 2, 1]),
+        Cut([2, 2, 1]),
+        Cut([1, 3, 1]),
+        Cut([3, 2, 1]),
+    ] {
+        for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+            cut_matches_single::<Soa, f64>(&spec_of(14, 12, obstacle_cavity()), cut, scheme);
+            cut_matches_single::<CSoa<4>, f64>(&spec(), cut, scheme);
+            let periodic = spec_of(16, 16, BoundarySpec::periodic());
+            cut_matches_single::<CAoSoa<4>, f64>(&periodic, cut, scheme);
+            let channel = spec_of(13, 12, BoundarySpec::channel());
+            cut_matches_single::<Aos, f64>(&channel, cut, scheme);
+        }
+    }
+}
+
+/// What cannot be cut is refused on every thread alike, saying what to do: blocks thinner
+/// than the halo, a block count that is not the process count, z of a 2-D lattice.
+#[test]
+fn cuts_along_y_refuse_what_they_cannot_run() {
+    let refusals = |cut: Cut, ranks: usize, scheme: Scheme| {
+        Threads::run(ranks, |t| {
+            Ring::new(Box::new(t), spec(), cut, scheme)
+                .err()
+                .map(|e| e.to_string())
+                .expect("refused")
+        })
+    };
+    for why in refusals(Cut([1, 13, 1]), 13, Scheme::TwoCopy) {
+        assert!(
+            why.contains("along y") && why.contains("at most 12 blocks"),
+            "{why}"
+        );
+    }
+    for why in refusals(Cut([2, 2, 1]), 3, Scheme::TwoCopy) {
+        assert!(why.contains("4 blocks: give one per process"), "{why}");
+    }
+    for why in refusals(Cut([1, 1, 2]), 2, Scheme::TwoCopy) {
+        assert!(why.contains("two-dimensional"), "{why}");
+    }
+}
+
 /// Binary16 storage on slabs: the halos travel as the values of the stored elements and are
 /// stored back to the same elements, so the ring stays bitwise the single lattice.
 #[test]
@@ -168,7 +246,7 @@ fn moments_by_window_are_the_single_lattices() {
     for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
         let want = moment_bits(&Solver::local_moments(&single::<CSoa<4>, f64>(&g, 7)).unwrap());
         let got = Threads::run(2, |t| {
-            let mut ring = Ring::new(Box::new(t), g.clone(), scheme).unwrap();
+            let mut ring = Ring::new(Box::new(t), g.clone(), Cut::along(0, 2), scheme).unwrap();
             ring.set_equilibrium_at(&initial).unwrap();
             ring.advance(7).unwrap();
             moment_bits(&ring.local_moments().unwrap())
@@ -185,7 +263,7 @@ fn moments_by_window_are_the_single_lattices() {
 #[test]
 fn a_ring_resumes_from_a_scattered_lattice() {
     let (half, whole): (Single, Single) = (single(&spec(), 10), single(&spec(), 25));
-    let mut ring = Ring::new(Box::new(OneProcess), spec(), Scheme::InPlace).unwrap();
+    let mut ring = Ring::new(Box::new(OneProcess), spec(), Cut::WHOLE, Scheme::InPlace).unwrap();
     ring.scatter(Some(&half)).unwrap();
     assert!(
         ring.describe().starts_with("one process in a ring"),
@@ -204,7 +282,7 @@ fn a_ring_resumes_from_a_scattered_lattice() {
         "{refused}"
     );
     let gathered = Threads::run(3, |t| {
-        let mut ring = Ring::new(Box::new(t), spec(), Scheme::InPlace).unwrap();
+        let mut ring = Ring::new(Box::new(t), spec(), Cut::along(0, 3), Scheme::InPlace).unwrap();
         ring.scatter(ring.group().is_root().then_some(&half))
             .unwrap();
         ring.advance(15).unwrap();
@@ -212,7 +290,7 @@ fn a_ring_resumes_from_a_scattered_lattice() {
     });
     assert_eq!(bits(gathered[0].as_ref().unwrap()), bits(&whole));
     let refused = Threads::run(3, |t| {
-        let mut ring = Ring::new(Box::new(t), spec(), Scheme::TwoCopy).unwrap();
+        let mut ring = Ring::new(Box::new(t), spec(), Cut::along(0, 3), Scheme::TwoCopy).unwrap();
         ring.scatter(None).unwrap_err().to_string()
     });
     for message in refused {
@@ -224,7 +302,7 @@ fn a_ring_resumes_from_a_scattered_lattice() {
 fn a_thread_whose_slab_cannot_be_built_fails_every_thread_with_its_message() {
     // 13 columns cannot be cut into 14 slabs: every thread says so, none hangs.
     let refused = Threads::run(14, |t| {
-        Ring::new(Box::new(t), spec(), Scheme::TwoCopy)
+        Ring::new(Box::new(t), spec(), Cut::along(0, 14), Scheme::TwoCopy)
             .err()
             .map(|e| e.to_string())
     });
@@ -261,10 +339,15 @@ fn quadratic_walls_run_on_one_slab_and_are_refused_on_two() {
     );
     ring_matches_single::<Soa, f64>(&g, 1, Scheme::TwoCopy);
     let refused = Threads::run(2, |t| {
-        DistLattice::<TestD2Q9, Soa, f64>::new(Box::new(t), g.clone(), Scheme::TwoCopy)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default()
+        DistLattice::<TestD2Q9, Soa, f64>::new(
+            Box::new(t),
+            g.clone(),
+            Cut::along(0, 2),
+            Scheme::TwoCopy,
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
     });
     for message in refused {
         assert!(
@@ -275,9 +358,9 @@ fn quadratic_walls_run_on_one_slab_and_are_refused_on_two() {
     }
 }
 
-/// Outflow sides (`Wall::Outflow`) on rings of 1, 2 and 3 slabs give the single lattice's
-/// bits: the right side on the last slab, and a top side cut by the slabs, whose links read
-/// the neighbouring columns across the cuts.
+/// Outflow sides (`Wall::Outflow`) on rings of 1, 2 and 3 slabs, and on blocks cut along y,
+/// give the single lattice's bits: the right side on the last slab, and a top side cut by
+/// the slabs, whose links read the neighbouring columns across the cuts.
 #[test]
 fn outflows_on_slabs_match_the_single_lattice() {
     let g = spec_of(
@@ -296,10 +379,13 @@ fn outflows_on_slabs_match_the_single_lattice() {
     for ranks in [1, 2, 3] {
         ring_matches_single::<Soa, f64>(&g, ranks, Scheme::TwoCopy);
     }
+    for cut in [Cut([1, 2, 1]), Cut([2, 3, 1])] {
+        cut_matches_single::<Soa, f64>(&g, cut, Scheme::TwoCopy);
+    }
 }
 
-/// Linear curved walls in place on rings of 1, 2 and 3 slabs give the single two-copy
-/// lattice's bits: a disc across the periodic edge and the slabs' cuts, whose links hold
+/// Linear curved walls in place on rings of 1, 2 and 3 slabs (and in both schemes on blocks
+/// cut along y) give the single two-copy lattice's bits: a disc across the periodic edge and the slabs' cuts, whose links hold
 /// their own leaving populations where the pull half-step pushed them into a halo.
 #[test]
 fn curved_walls_in_place_on_slabs_match_the_single_lattice() {
@@ -317,5 +403,10 @@ fn curved_walls_in_place_on_slabs_match_the_single_lattice() {
     );
     for ranks in [1, 2, 3] {
         ring_matches_single::<Soa, f64>(&g, ranks, Scheme::InPlace);
+    }
+    // On blocks cut along y too, both schemes: the discs across their corners.
+    for cut in [Cut([2, 2, 1]), Cut([3, 2, 1])] {
+        cut_matches_single::<Soa, f64>(&g, cut, Scheme::TwoCopy);
+        cut_matches_single::<Soa, f64>(&g, cut, Scheme::InPlace);
     }
 }

@@ -1,7 +1,10 @@
 //! Domain decomposition (Calore et al. 2016 §4, 2019 §5): the global `LX × LY` (`× LZ`)
-//! lattice is cut along x into one slab per rank, the ranks forming a periodic ring; each slab
-//! is an ordinary two-copy [`Lattice`] whose `H = M::HALO` halo columns on each side hold
-//! copies of the first (last) `H` columns of its right (left) neighbour.
+//! lattice is cut into one block per rank ([`cut_blocks`]); along x into slabs, the ranks
+//! forming a periodic ring, each slab an ordinary [`Lattice`] whose `H = M::HALO` halo columns
+//! on each side hold copies of the first (last) `H` columns of its right (left) neighbour;
+//! along y and z too into blocks whose lattices store `H` ghost lines on each side of a cut
+//! axis as ordinary lines ([`Frame`]), refilled by the exchange along that axis before the
+//! one along x (see [`crate::distributed`]).
 //!
 //! # One step of a slab (Calore et al. 2016, Fig. 5)
 //! ```text
@@ -20,28 +23,28 @@
 //! the backend that runs a slab. The ring itself is [`crate::distributed::DistLattice`], on MPI
 //! ranks, on the threads of one process, or on one process alone (its halos its own borders).
 //!
-//! Each slab compiles the global boundaries for its own columns (`GlobalSpec::slab_boundaries`),
-//! so walls (x walls included: the first and last slabs' outer halos are then never read) and
-//! obstacles act exactly as in a single lattice, and no rank builds anything of the global
-//! lattice's size.
+//! Each block compiles the global boundaries for its own columns and its stored lines, a ghost
+//! line as the global line it copies (`GlobalSpec::slab_boundaries`), so walls (x walls
+//! included: the first and last slabs' outer halos are then never read) and obstacles act
+//! exactly as in a single lattice, and no rank builds anything of the global lattice's size.
 //!
 //! # The in-place (AA) scheme on slabs
 //! The pull half-step reads the halos like a two-copy step (the same exchange before it) and
 //! pushes the populations that leave the slab into them; a second exchange sends those back
 //! ([`crate::SlabBackend::pushed`]) and the neighbour writes them into its border columns
-//! (`folded`), as the fold of a periodic lattice does with its own halos. The local
-//! half-step reads only its own sites: no exchange. Two exchanges per two steps, as two-copy.
+//! (`folded`), as the fold of a periodic lattice does with its own halos; a block cut along y
+//! or z then folds its ghost lines along y, then z, the same way. The local half-step reads
+//! only its own sites: no exchange. Two exchanges per two steps, as two-copy.
 
 use std::ops::Range;
 
 use crate::blocks::{Blocks, Cut, Extent};
 use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
-use crate::error::check_values;
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
 use crate::{Error, Lattice, LbmError, Model, Real, Scheme};
 
-pub use crate::lattice::{export_columns, import_slab};
+pub use crate::lattice::{export_block, import_block};
 pub use crate::runtime_error::DomainError;
 
 /// The cut of the global lattice of `nodes` into slabs over a ring of `ranks` ranks: the
@@ -67,6 +70,67 @@ pub fn ring_blocks<M: Model>(nodes: [usize; 3], ranks: usize) -> Result<Blocks, 
     }
     Ok(Blocks::even(nodes, Cut::along(0, ranks)))
 }
+
+/// The global lattice of `nodes` cut `cut` over `ranks` processes (rank `r` owning
+/// `blocks.block(r)`, x fastest): the ring of [`ring_blocks`] when `cut` is along x alone,
+/// otherwise blocks along y and z too (the host's blocks, [`Frame`]). Fails when the
+/// cut's block count is not `ranks`, when it cuts z of a 2-D lattice, or when a block would
+/// be thinner than `max(M::HALO, 1)` sites along a cut axis (its neighbours' ghosts come
+/// from it alone); every rank computes the same answer.
+pub fn cut_blocks<M: Model>(
+    nodes: [usize; 3],
+    cut: Cut,
+    ranks: usize,
+) -> Result<Blocks, DomainError> {
+    if cut == Cut::along(0, cut.0[0]) {
+        return ring_blocks::<M>(nodes, ranks).and_then(|b| {
+            (cut.blocks() == ranks).then_some(b).ok_or(bad_cut::<M>(
+                nodes,
+                cut,
+                ranks,
+                format!("it has {} blocks: give one per process", cut.blocks()),
+            ))
+        });
+    }
+    let least = M::HALO.max(1);
+    let reason = if cut.blocks() != ranks {
+        Some(format!(
+            "it has {} blocks: give one per process",
+            cut.blocks()
+        ))
+    } else if M::D == 2 && cut.0[2] > 1 {
+        Some("the model is two-dimensional: cut along x and y (AxB)".to_string())
+    } else {
+        cut.cut_axes()
+            .find(|&a| nodes[a] / cut.0[a] < least)
+            .map(|a| {
+                format!(
+                    "its blocks along {} would hold fewer than {least} sites (the halo): cut that \
+                 axis into at most {} blocks, or give a larger lattice",
+                    ["x", "y", "z"][a],
+                    nodes[a] / least
+                )
+            })
+    };
+    match reason {
+        Some(reason) => Err(bad_cut::<M>(nodes, cut, ranks, reason)),
+        None => Ok(Blocks::even(nodes, cut)),
+    }
+}
+
+fn bad_cut<M: Model>(nodes: [usize; 3], cut: Cut, ranks: usize, reason: String) -> DomainError {
+    DomainError::BadCut {
+        nodes,
+        cut: cut.to_string(),
+        ranks,
+        model: M::NAME,
+        reason,
+    }
+}
+
+/// Which lines of a block [`Slab`]'s boxes are: its own next to a cut, or its halo beyond it.
+const BORDERS: usize = 0;
+const HALOS: usize = 1;
 
 /// Side of a slab: index 0 is left (towards `x = 0`), 1 is right.
 pub const LEFT: usize = 0;
@@ -203,18 +267,20 @@ impl<M: Model> GlobalSpec<M> {
 
     /// The boundaries of the global columns `xs` alone, renumbered from 0 and not periodic in x
     /// (a slab's halos come from its neighbours, never from its own periodic image; walls in
-    /// x bounce the links that would read the outer halos of the first and last slabs).
-    /// Refuses quadratic curved walls on a slab that is not the whole lattice: their links
-    /// read two sites along them, beyond a halo at a cut. Every slab of a cut lattice refuses
+    /// x bounce the links that would read the outer halos of the first and last slabs), on
+    /// the lines of `frame` (a block's, its ghost lines included: [`Frame`]).
+    /// Refuses quadratic curved walls on a block that is not the whole lattice: their links
+    /// read two sites along them, beyond a halo at a cut. Every block of a cut lattice refuses
     /// alike, so no rank waits for another that failed.
     pub(crate) fn slab_boundaries<T: Real>(
         &self,
         xs: Range<usize>,
+        frame: &Frame,
         lanes: &dyn Fn(&Dims, usize) -> (usize, usize),
     ) -> Result<Boundaries<T>, LbmError> {
         let quadratic = (self.boundaries.solid.as_ref())
             .is_some_and(|o| o.is_curved() && o.interpolation() == Interpolation::Quadratic);
-        if quadratic && xs.len() < self.lx {
+        if quadratic && (xs.len() < self.lx || frame.has_ghosts()) {
             return Err(LbmError::Boundary(
                 "the obstacles' curved walls are interpolated quadratically \
                  (Interpolation::Quadratic), whose links read two sites along them, beyond the \
@@ -224,7 +290,14 @@ impl<M: Model> GlobalSpec<M> {
                     .into(),
             ));
         }
-        let bc = Boundaries::compile_columns::<M>(&self.boundaries, &self.dims(), xs, false, lanes);
+        let window = Dims::of::<M>([xs.len(), frame.stored[1], frame.stored[2]]);
+        let bc = Boundaries::compile_block::<M>(
+            &self.boundaries,
+            &self.dims(),
+            (xs, &window, frame.lattice_origin()),
+            false,
+            lanes,
+        );
         Ok(bc)
     }
 
@@ -255,14 +328,125 @@ impl<M: Model> GlobalSpec<M> {
     }
 }
 
-/// One rank's slab on the host: its lattice and where it sits.
+/// Where a block's lattice lies in the global one ([`crate::blocks`]): the block's first
+/// global site and its own sites per axis, and the lines it stores along y and z — its own,
+/// `H = M::HALO` ghost lines on each side along an axis that is cut (copies of the
+/// neighbours' border lines, refilled by the exchange), and along y as many more as the
+/// layout's cluster width asks (stored, updated, never read by an own site). Along x the
+/// lattice's own halo columns are the ghosts. A slab of whole planes has no ghost line.
+///
+/// The kernels update ghost lines with everything else, periodically within the block's
+/// lattice: what they compute there is never read, the exchange overwriting it before the
+/// next step reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Frame {
+    /// The global lattice's sites per axis.
+    pub size: [usize; 3],
+    /// The global coordinates of the block's first own site.
+    pub origin: [usize; 3],
+    /// Own sites per axis.
+    pub owned: [usize; 3],
+    /// Ghost lines on each side per axis (0 along x and along an axis that is not cut).
+    pub ghosts: [usize; 3],
+    /// Stored sites per axis: `owned + 2·ghosts`, y rounded up to the layout's clusters.
+    pub stored: [usize; 3],
+}
+
+impl Frame {
+    /// The frame of the block `block` of a global lattice of `size` sites, for model `M` in
+    /// a layout of `vl` lanes per cluster.
+    pub fn of<M: Model>(size: [usize; 3], block: &[Range<usize>; 3], vl: usize) -> Self {
+        let owned = block.clone().map(|r| r.len());
+        let ghosts = std::array::from_fn(|a| {
+            if a > 0 && owned[a] < size[a] {
+                M::HALO.max(1)
+            } else {
+                0
+            }
+        });
+        let mut stored: [usize; 3] = std::array::from_fn(|a| owned[a] + 2 * ghosts[a]);
+        if ghosts[1] > 0 {
+            stored[1] = stored[1].next_multiple_of(vl).max(vl * M::HALO.max(1));
+        }
+        Self {
+            size,
+            origin: block.clone().map(|r| r.start),
+            owned,
+            ghosts,
+            stored,
+        }
+    }
+
+    /// Whether the block stores ghost lines along y or z (it is cut along one of them).
+    pub fn has_ghosts(&self) -> bool {
+        self.ghosts[1] + self.ghosts[2] > 0
+    }
+
+    /// The global `[y, z]` of the block's stored line `(0, 0)`.
+    pub fn lattice_origin(&self) -> [usize; 2] {
+        [1, 2].map(|a| (self.origin[a] + self.size[a] - self.ghosts[a]) % self.size[a])
+    }
+
+    /// The block's own sites in its lattice: `[0..lx, g_y..g_y + ly, g_z..g_z + lz]`.
+    pub fn own_box(&self) -> [Range<usize>; 3] {
+        std::array::from_fn(|a| self.ghosts[a]..self.ghosts[a] + self.owned[a])
+    }
+
+    /// Own sites per plane of constant x.
+    pub fn plane(&self) -> usize {
+        self.owned[1] * self.owned[2]
+    }
+
+    /// The stored plane site of own plane site `s = z·ly + y` (`ly` own lines).
+    pub fn stored_site(&self, s: usize) -> usize {
+        let (y, z) = (s % self.owned[1], s / self.owned[1]);
+        (z + self.ghosts[2]) * self.stored[1] + y + self.ghosts[1]
+    }
+
+    /// The own plane site of stored plane site `s`, if it is one of the block's own.
+    pub fn own_site(&self, s: usize) -> Option<usize> {
+        let (y, z) = (s % self.stored[1], s / self.stored[1]);
+        let y = y
+            .checked_sub(self.ghosts[1])
+            .filter(|&y| y < self.owned[1])?;
+        let z = z
+            .checked_sub(self.ghosts[2])
+            .filter(|&z| z < self.owned[2])?;
+        Some(z * self.owned[1] + y)
+    }
+
+    /// The global plane site of stored plane site `s` (a ghost's: the global site it copies).
+    pub fn global_site(&self, s: usize) -> usize {
+        let [y0, z0] = self.lattice_origin();
+        let (y, z) = (s % self.stored[1], s / self.stored[1]);
+        (z0 + z) % self.size[2] * self.size[1] + (y0 + y) % self.size[1]
+    }
+
+    /// The own plane site nearest to stored plane site `s` (itself where it is one).
+    pub fn nearest_own(&self, s: usize) -> usize {
+        let (y, z) = (s % self.stored[1], s / self.stored[1]);
+        let near = |v: usize, a: usize| v.saturating_sub(self.ghosts[a]).min(self.owned[a] - 1);
+        near(z, 2) * self.owned[1] + near(y, 1)
+    }
+
+    /// The stored `[y, z]` of the global line `[y, z]`, one of the block's own.
+    pub fn stored_line(&self, [y, z]: [usize; 2]) -> [usize; 2] {
+        [
+            y - self.origin[1] + self.ghosts[1],
+            z - self.origin[2] + self.ghosts[2],
+        ]
+    }
+}
+
+/// One rank's block on the host: its lattice and where it sits ([`Frame`]); a slab of whole
+/// planes, or a block cut along y and z too.
 pub struct Slab<M: Model, L: Layout, T: Real> {
     lattice: Lattice<M, L, T>,
-    x0: usize,
+    frame: Frame,
 }
 
 impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
-    /// Rank `rank`'s slab of the global lattice `g` cut by `dec`, at rest. Validates the
+    /// Rank `rank`'s block of the global lattice `g` cut by `dec`, at rest. Validates the
     /// global lattice first (size, parameters, boundaries), so every rank fails alike.
     pub fn new(
         g: &GlobalSpec<M>,
@@ -270,55 +454,68 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         rank: usize,
         scheme: Scheme,
     ) -> Result<Self, DomainError> {
-        let xs = dec.range(rank, 0);
         g.validate(L::KIND)?;
-        Ok(Self::cut(g, xs, scheme)?)
+        Ok(Self::block(g, &dec.block(rank), scheme)?)
     }
 
-    /// The slab of the global columns `xs` of `g`, at rest, its boundaries compiled for those
-    /// columns alone (a rank's slab, or a part of it: [`crate::hetero::SplitSlab`]).
+    /// The slab of the global columns `xs` of `g` (whole planes), at rest, its boundaries
+    /// compiled for those columns alone (a rank's slab, or a part of it:
+    /// [`crate::hetero::SplitSlab`]).
     pub(crate) fn cut(
         g: &GlobalSpec<M>,
         xs: Range<usize>,
         scheme: Scheme,
     ) -> Result<Self, LbmError> {
+        Self::block(g, &[xs, 0..g.ly, 0..g.lz], scheme)
+    }
+
+    /// The block `block` of `g`, at rest, its boundaries compiled for its sites and ghost
+    /// lines alone.
+    pub(crate) fn block(
+        g: &GlobalSpec<M>,
+        block: &[Range<usize>; 3],
+        scheme: Scheme,
+    ) -> Result<Self, LbmError> {
+        let frame = Frame::of::<M>(g.size(), block, L::VL);
         let mut lattice = Lattice::with_size(
-            [xs.len(), g.ly, g.lz],
+            [frame.owned[0], frame.stored[1], frame.stored[2]],
             g.params.clone(),
             scheme,
             &BoundarySpec::periodic(),
         )?;
-        let bc = g.slab_boundaries(xs.clone(), &L::cluster_lane)?;
+        let bc = g.slab_boundaries(block[0].clone(), &frame, &L::cluster_lane)?;
         bc.runs_on(scheme)?;
         lattice.replace_boundaries(bc);
-        Ok(Self {
-            lattice,
-            x0: xs.start,
-        })
+        Ok(Self { lattice, frame })
     }
 
-    /// The slab's lattice (its sites are the global columns `x0 ..`; halos and the
-    /// pre-collision accessors near the slab's edges are not meaningful on their own: gather
-    /// the global lattice to read moments).
+    /// The slab's lattice (its sites are the global columns `x0 ..`; halos, ghost lines and
+    /// the pre-collision accessors near the block's edges are not meaningful on their own:
+    /// gather the global lattice to read moments).
     pub fn lattice(&self) -> &Lattice<M, L, T> {
         &self.lattice
     }
 
-    /// The first global column of the slab.
-    pub fn x0(&self) -> usize {
-        self.x0
+    /// Where the block lies in the global lattice.
+    pub fn frame(&self) -> &Frame {
+        &self.frame
     }
 
-    /// Sets every site to the equilibrium of `moments(x, y)`, `x` a *global* column (as is
-    /// the column of a refusal).
+    /// The first global column of the slab.
+    pub fn x0(&self) -> usize {
+        self.frame.origin[0]
+    }
+
+    /// Sets every site to the equilibrium of `moments(x, s)`, `x` a *global* column and `s` a
+    /// global plane site (as are those of a refusal; a ghost takes the global site's).
     pub fn set_equilibrium<F>(&mut self, moments: F) -> Result<(), LbmError>
     where
         F: Fn(usize, usize) -> Vec<f64> + Sync,
     {
-        let x0 = self.x0;
+        let (x0, frame) = (self.x0(), self.frame);
         self.lattice
-            .set_equilibrium(|x, y| moments(x + x0, y))
-            .map_err(|e| e.shifted(x0))
+            .set_equilibrium(|x, s| moments(x + x0, frame.global_site(s)))
+            .map_err(|e| e.shifted(x0, |s| frame.global_site(s)))
     }
 
     /// Updates the bulk columns (those that read and write no halo).
@@ -350,6 +547,63 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.lattice.write_columns(first, values);
     }
 
+    /// The block's border lines along `axis` (1: y, 2: z) below and above, `[to the
+    /// neighbour below, to the one above]`, over its own columns and every stored line
+    /// across (the ghost lines of the axes exchanged before included), in the order of
+    /// [`Lattice::read_lines`].
+    pub(crate) fn border_lines(&self, axis: usize) -> [Vec<T>; 2] {
+        self.boxes(axis, BORDERS)
+            .map(|b| self.lattice.read_lines(b))
+    }
+
+    /// Writes the neighbours' border lines along `axis` ([`Slab::border_lines`]: the one
+    /// below's upper, the one above's lower) into the ghost lines below and above.
+    pub(crate) fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) {
+        for (b, values) in self.boxes(axis, HALOS).into_iter().zip(from) {
+            self.lattice.write_lines(b, values);
+        }
+    }
+
+    /// After an AA pull half-step, the halos along `axis` (0: the halo columns; 1, 2: the
+    /// ghost lines), below and above, in the order of [`Lattice::read_lines`]: they hold the
+    /// populations pushed across the cuts, for the neighbours.
+    pub(crate) fn pushed_along(&self, axis: usize) -> [Vec<T>; 2] {
+        self.boxes(axis, HALOS).map(|b| self.lattice.read_lines(b))
+    }
+
+    /// Writes what the neighbours along `axis` pushed across the cuts ([`Slab::pushed_along`]:
+    /// the one below's upper halo, the one above's lower) into the border (`folded`).
+    pub(crate) fn fold_along(&mut self, axis: usize, from: [&[T]; 2]) {
+        let d = self.lattice.dims();
+        let into = self.boxes(axis, BORDERS);
+        let writes = folded::<M, L, T>((&d, self.lattice.boundaries()), axis, into, from);
+        for (col, s, p, v) in writes {
+            self.lattice.set_stored_value(L::index(&d, p, col, s), p, v);
+        }
+    }
+
+    /// The storage boxes of the border (`BORDERS`) or of the halos (`HALOS`) along `axis`,
+    /// below and above: the whole planes of the columns along x; along y and z the lines
+    /// over the block's own columns and every stored line across.
+    fn boxes(&self, axis: usize, which: usize) -> [[Range<usize>; 3]; 2] {
+        let (h, f) = (M::HALO, &self.frame);
+        let (g, n) = if axis == 0 {
+            (h, f.owned[0])
+        } else {
+            (f.ghosts[axis], f.owned[axis])
+        };
+        let lines = if which == BORDERS {
+            [g..2 * g, n..n + g]
+        } else {
+            [0..g, n + g..n + 2 * g]
+        };
+        lines.map(|lines| {
+            let mut b = [h..h + f.owned[0], 0..f.stored[1], 0..f.stored[2]];
+            b[axis] = lines;
+            b
+        })
+    }
+
     /// The slab's lattice, mutable (halos written by the ring).
     pub(crate) fn lattice_mut(&mut self) -> &mut Lattice<M, L, T> {
         &mut self.lattice
@@ -360,55 +614,70 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.lattice.set_steps_done(step);
     }
 
-    /// The post-collision populations of every site of the slab, `[(x·LY + y)·Q + i]`.
+    /// The post-collision populations of the block's own sites, `[(x·P + s)·Q + i]` (`P`
+    /// own sites per plane, `s = z·ly + y` over its own lines).
     pub fn export(&self) -> Vec<T> {
-        export_columns(&self.lattice, 0..self.lattice.dims().lx).expect("the slab's own columns")
+        export_block(&self.lattice, &self.frame.own_box()).expect("the block's own sites")
     }
 
-    /// Sets the slab's populations from values laid out as [`Slab::export`]'s (a slab cut
-    /// from a global lattice with [`export_columns`]: resuming on another number of ranks).
-    /// The slab is left in the even AA state, which holds every population on the slab.
+    /// Sets the block's own populations from values laid out as [`Slab::export`]'s (a block
+    /// cut from a global lattice: resuming on another number of ranks). The block is left in
+    /// the even AA state, which holds every population on the slab.
     pub fn import(&mut self, values: &[T]) -> Result<(), LbmError> {
-        let d = self.lattice.dims();
-        check_values(values.len(), d.sites() * M::Q, "slab populations")?;
         self.lattice.set_even();
-        import_slab(&mut self.lattice, 0, values)
+        import_block(&mut self.lattice, &self.frame.own_box(), values)
     }
 }
 
-/// The populations the neighbours pushed across the cuts in an AA pull half-step, as
-/// `(site column, row, population, value)` of a slab of shape `d` with boundaries `bc`:
-/// `from[LEFT]` is the left neighbour's right halo (this slab's columns `c < H`, where the
-/// populations with `c_x < −c` arrived), `from[RIGHT]` the right neighbour's left halo
-/// (columns `w − H + c`, populations with `c_x > H − 1 − c`); both in logical order
-/// `[(c·LY + y)·Q + i]`. The other values of those halos are stale copies and are skipped, as
-/// is population `p` of a site whose link `p̄` is bounced: the wall sent nothing across, the
-/// site redirected its own population there (the masks are symmetric, [`crate::boundary`]).
-pub(crate) fn folded<'a, M: Model, L: Layout, T: Real>(
-    d: &'a Dims,
-    bc: &'a Boundaries<T>,
-    from: [&'a [T]; 2],
-) -> impl Iterator<Item = (usize, usize, usize, T)> + 'a {
-    let (h, ly) = (M::HALO, d.plane());
-    let crossed = move |side: usize, c: usize, p: usize| {
-        let cx = M::VELOCITIES[p][0] as isize;
-        if side == LEFT {
-            cx < -(c as isize)
-        } else {
-            cx > (h - 1 - c) as isize
+/// The populations the neighbours along `axis` pushed across the cuts in an AA pull
+/// half-step, as `(storage column, plane site, population, value)` of a block of shape `d`
+/// with boundaries `bc`: `from[LEFT]` is the neighbour below's upper halo (along y and z: its
+/// upper ghost lines), which lands in this block's lower border, the storage box
+/// `into[LEFT]` — at its line `c` along `axis` the populations with `c_axis < −c` arrived —;
+/// `from[RIGHT]` the neighbour above's lower halo, into `into[RIGHT]` (populations with
+/// `c_axis > H − 1 − c`); both in the order of [`Lattice::read_lines`] over those boxes. The
+/// other values of those halos are stale copies and are skipped, as is population `p` of a
+/// site whose link `p̄` is bounced: the wall sent nothing across, the site redirected its own
+/// population there (the masks are symmetric, [`crate::boundary`]). Folded along x, then y,
+/// then z, each fold carrying the halos of the one before, the populations pushed across an
+/// edge or a corner reach the block that owns their site.
+pub(crate) fn folded<M: Model, L: Layout, T: Real>(
+    (d, bc): (&Dims, &Boundaries<T>),
+    axis: usize,
+    into: [[Range<usize>; 3]; 2],
+    from: [&[T]; 2],
+) -> Vec<(usize, usize, usize, T)> {
+    let mut out = Vec::new();
+    // An empty side (a part of a split slab with no neighbour there) brings nothing.
+    for side in [LEFT, RIGHT]
+        .into_iter()
+        .filter(|&side| !from[side].is_empty())
+    {
+        let [cols, ys, zs] = into[side].clone();
+        let (first, h) = (into[side][axis].start, into[side][axis].len());
+        let mut values = from[side].chunks_exact(M::Q);
+        for col in cols {
+            for z in zs.clone() {
+                for y in ys.clone() {
+                    let (site, s) = (values.next().expect("a halo site"), d.plane_site(y, z));
+                    let c = ([col, y, z][axis] - first) as isize;
+                    let at = bc.site::<L>(d, col - d.halo, s);
+                    for (p, &v) in site.iter().enumerate() {
+                        let ca = M::VELOCITIES[p][axis] as isize;
+                        let crossed = if side == LEFT {
+                            ca < -c
+                        } else {
+                            ca > h as isize - 1 - c
+                        };
+                        if crossed && !at.is_some_and(|a| a.bounced(M::OPPOSITE[p])) {
+                            out.push((col, s, p, v));
+                        }
+                    }
+                }
+            }
         }
-    };
-    let redirected = move |x: usize, y: usize, p: usize| {
-        bc.site::<L>(d, x, y)
-            .is_some_and(|s| s.bounced(M::OPPOSITE[p]))
-    };
-    [LEFT, RIGHT].into_iter().flat_map(move |side| {
-        from[side].iter().enumerate().filter_map(move |(k, &v)| {
-            let (c, y, p) = (k / (ly * M::Q), k / M::Q % ly, k % M::Q);
-            let x = if side == LEFT { c } else { d.lx - h + c };
-            (crossed(side, c, p) && !redirected(x, y, p)).then_some((x, y, p, v))
-        })
-    })
+    }
+    out
 }
 
 #[cfg(test)]

@@ -89,20 +89,21 @@ pub enum LbmError {
 }
 
 impl LbmError {
-    /// The error with the column of its site moved by `x0`: a slab's local column made the
-    /// lattice's (the sites of [`LbmError::NonFinite`] and [`LbmError::Diverged`]).
-    pub(crate) fn shifted(self, x0: usize) -> Self {
+    /// The error with the column of its site moved by `x0` and its plane site mapped by
+    /// `site`: a block's local site made the lattice's (the sites of [`LbmError::NonFinite`]
+    /// and [`LbmError::Diverged`]).
+    pub(crate) fn shifted(self, x0: usize, site: impl Fn(usize) -> usize) -> Self {
         match self {
             LbmError::NonFinite { x, y, what, value } => LbmError::NonFinite {
                 x: x + x0,
-                y,
+                y: site(y),
                 what,
                 value,
             },
             LbmError::Diverged { step, x, y, reason } => LbmError::Diverged {
                 step,
                 x: x + x0,
-                y,
+                y: site(y),
                 reason,
             },
             e => e,

@@ -924,8 +924,14 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// Checks every fluid site for NaN and for a Mach number `|u| / (cs √T)` beyond
     /// [`Lattice::set_max_mach`] (default: 0.5 for second-order equilibria, 1 otherwise).
     pub fn check(&self) -> Result<(), LbmError> {
+        self.check_where(&|_| true)
+    }
+
+    /// [`Lattice::check`] of the sites whose plane site `s` has `own(s)` (a block's own, not
+    /// its ghost lines).
+    pub(crate) fn check_where(&self, own: &(dyn Fn(usize) -> bool + Sync)) -> Result<(), LbmError> {
         let d = self.d;
-        let found = parallel::find_first(0..d.lx, &|x| self.check_column(x));
+        let found = parallel::find_first(0..d.lx, &|x| self.check_column(x, own));
         match found {
             Some((x, y, reason)) => Err(LbmError::Diverged {
                 step: self.step,
@@ -937,11 +943,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    fn check_column(&self, x: usize) -> Option<(usize, usize, String)> {
+    fn check_column(
+        &self,
+        x: usize,
+        own: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Option<(usize, usize, String)> {
         let d = self.d;
         let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
         (0..d.plane())
-            .filter(|&y| !self.bc.is_solid(&d, x, y))
+            .filter(|&y| own(y) && !self.bc.is_solid(&d, x, y))
             .find_map(|y| {
                 self.moments(x, y, &mut m).ok()?;
                 divergence::<M, T>(&m, self.max_mach).map(|r| (x, y, r))
@@ -1033,6 +1043,43 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 }
             }
         });
+    }
+
+    /// The current copy's values in the storage box `[cols, ys, zs]` (storage columns, halos
+    /// included; stored lines) in logical order `[((c·nz + z)·ny + y)·Q + i]` from the box's
+    /// corner: the lines a block's neighbours along y and z take into their ghost lines
+    /// ([`crate::domain::Slab::border_lines`]).
+    pub(crate) fn read_lines(&self, [cols, ys, zs]: [Range<usize>; 3]) -> Vec<T> {
+        let (d, q) = (self.d, self.d.q);
+        let mut out = Vec::with_capacity(cols.len() * ys.len() * zs.len() * q);
+        for c in cols {
+            for z in zs.clone() {
+                for y in ys.clone() {
+                    let s = d.plane_site(y, z);
+                    for i in 0..q {
+                        out.push(value(self.f[L::index(&d, i, c, s)], &self.rest, i));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Writes values laid out as [`Lattice::read_lines`]' into the current copy's storage box
+    /// `[cols, ys, zs]` (a neighbour's border lines into a block's ghost lines).
+    pub(crate) fn write_lines(&mut self, [cols, ys, zs]: [Range<usize>; 3], values: &[T]) {
+        let (d, q) = (self.d, self.d.q);
+        let mut v = values.chunks_exact(q);
+        for c in cols {
+            for z in zs.clone() {
+                for y in ys.clone() {
+                    let (s, f) = (d.plane_site(y, z), v.next().expect("a value per site"));
+                    for (i, &f) in f.iter().enumerate() {
+                        self.f[L::index(&d, i, c, s)] = stored(f, &self.rest, i);
+                    }
+                }
+            }
+        }
     }
 
     /// Writes `v` to element `e` of population `i`'s slots of the current copy.
@@ -1171,29 +1218,37 @@ fn non_finite<T: Real>(x: usize, y: usize, what: String, v: T) -> LbmError {
         value: v.to_f64(),
     }
 }
-/// The post-collision populations of the columns `xs` of `lattice`, `[((x − x0)·P + s)·Q + i]`
-/// (`P` sites per plane, `s` the plane site: `P = LY`, `s = y` in 2-D).
-pub fn export_columns<M: Model, L: Layout, T: Real>(
+/// The post-collision populations of the sites of `block` (`[xs, ys, zs]` of `lattice`),
+/// `[((x − x0)·P + s)·Q + i]` (`P` sites per plane of the block, `s = (z − z0)·ny + y − y0`:
+/// for whole planes, the plane site).
+pub fn export_block<M: Model, L: Layout, T: Real>(
     lattice: &Lattice<M, L, T>,
-    xs: Range<usize>,
+    block: &[Range<usize>; 3],
 ) -> Result<Vec<T>, LbmError> {
-    let ly = lattice.dims().plane();
-    let mut out = vec![T::default(); xs.len() * ly * M::Q];
-    for (s, chunk) in out.chunks_mut(M::Q).enumerate() {
-        lattice.populations(xs.start + s / ly, s % ly, chunk)?;
+    let (d, [xs, ys, zs]) = (lattice.dims(), block.clone());
+    let (ny, plane) = (ys.len(), ys.len() * zs.len());
+    let mut out = vec![T::default(); xs.len() * plane * M::Q];
+    for (k, chunk) in out.chunks_mut(M::Q).enumerate() {
+        let (x, s) = (xs.start + k / plane, k % plane);
+        let s = d.plane_site(ys.start + s % ny, zs.start + s / ny);
+        lattice.populations(x, s, chunk)?;
     }
     Ok(out)
 }
 
-/// Writes populations laid out as [`export_columns`]'s into the columns from `x0` on.
-pub fn import_slab<M: Model, L: Layout, T: Real>(
+/// Writes populations laid out as [`export_block`]'s into the sites of `block`.
+pub fn import_block<M: Model, L: Layout, T: Real>(
     lattice: &mut Lattice<M, L, T>,
-    x0: usize,
+    block: &[Range<usize>; 3],
     values: &[T],
 ) -> Result<(), LbmError> {
-    let ly = lattice.dims().plane();
-    for (s, f) in values.chunks(M::Q).enumerate() {
-        lattice.set_populations(x0 + s / ly, s % ly, f)?;
+    let (d, [xs, ys, zs]) = (lattice.dims(), block.clone());
+    let (ny, plane) = (ys.len(), ys.len() * zs.len());
+    check_len(values.len(), xs.len() * plane * M::Q, "block populations")?;
+    for (k, f) in values.chunks(M::Q).enumerate() {
+        let (x, s) = (xs.start + k / plane, k % plane);
+        let s = d.plane_site(ys.start + s % ny, zs.start + s / ny);
+        lattice.set_populations(x, s, f)?;
     }
     Ok(())
 }

@@ -106,6 +106,11 @@ impl Dims {
         self.ly * self.lz
     }
 
+    /// The sites of the site columns `xs`, whole planes: `[xs, 0..LY, 0..LZ]`.
+    pub fn planes(&self, xs: std::ops::Range<usize>) -> [std::ops::Range<usize>; 3] {
+        [xs, 0..self.ly, 0..self.lz]
+    }
+
     /// Number of sites (without halos).
     pub fn sites(&self) -> usize {
         self.lx * self.plane()

@@ -49,6 +49,7 @@ mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi_ring;
 mod parallel;
+pub mod planes;
 mod prefetch;
 mod real;
 mod runtime_error;

@@ -55,7 +55,7 @@ impl Error {
     #[cfg(feature = "gpu")]
     pub(crate) fn shifted(self, x0: usize) -> Self {
         match self.as_lattice() {
-            Some(e) if x0 > 0 => Error::from(e.clone().shifted(x0)),
+            Some(e) if x0 > 0 => Error::from(e.clone().shifted(x0, |s| s)),
             _ => self,
         }
     }
@@ -84,6 +84,24 @@ pub enum DomainError {
         min_width: usize,
         /// The most ranks this lattice supports.
         max_ranks: usize,
+    },
+    /// A cut whose block count is not the process count, or whose blocks would be thinner
+    /// than the halo along a cut axis (or that cuts an axis a 2-D lattice does not have).
+    #[error(
+        "a lattice of {nodes:?} sites cannot be cut {cut} over {ranks} processes with model \
+         {model}: {reason}"
+    )]
+    BadCut {
+        /// The global lattice's sites per axis.
+        nodes: [usize; 3],
+        /// The cut asked for (`AxBxC`).
+        cut: String,
+        /// The processes.
+        ranks: usize,
+        /// The model's name.
+        model: &'static str,
+        /// What is wrong, and what to do.
+        reason: String,
     },
     /// Another rank failed (building its slab, a check): every rank stops with its message.
     #[error("rank {rank} failed: {message}")]

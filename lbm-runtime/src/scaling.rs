@@ -43,7 +43,7 @@
 
 use std::time::Instant;
 
-use crate::domain::{export_columns, ring_blocks, DomainError, GlobalSpec, Slab};
+use crate::domain::{export_block, ring_blocks, DomainError, GlobalSpec, Slab};
 use crate::{Layout, Model, Real, Scheme};
 
 /// The network the communication term assumes.
@@ -427,7 +427,7 @@ fn output_costs<M: Model, L: Layout, T: Real>(
         std::hint::black_box(lattice.moment_fields());
     });
     let kappa = seconds_per(1, || {
-        std::hint::black_box(export_columns(&lattice, 0..spec.lx).ok());
+        std::hint::black_box(export_block(&lattice, &lattice.dims().planes(0..spec.lx)).ok());
     });
     Ok((mu / sites, kappa / sites))
 }

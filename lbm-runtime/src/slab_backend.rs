@@ -19,8 +19,8 @@
 //! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
 
-use crate::domain::{bulk_columns, export_columns, folded, split_columns, Slab, LEFT, RIGHT};
-use crate::solver::{equilibria, Placement};
+use crate::domain::{bulk_columns, export_block, split_columns, Slab, LEFT, RIGHT};
+use crate::solver::Placement;
 use crate::{Block, Error, Layout, Model, Real, Scheme};
 
 /// A rank's slab on some backend (see the module documentation): a [`Block`] whose sites are
@@ -56,6 +56,36 @@ pub trait SlabBackend: Block + Send {
     /// left one) into the border columns (`folded`); an empty side writes nothing there.
     fn fold(&mut self, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
+    /// A block cut along `axis` (1: y, 2: z): its border lines below and above, for the
+    /// neighbours' ghost lines (`Slab::border_lines`). Only the host's blocks are cut along
+    /// y and z; the others are whole planes and refuse.
+    fn border_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error> {
+        let _ = axis;
+        Err(whole_planes(&self.describe()))
+    }
+
+    /// A block cut along `axis`: stores the neighbours' border lines into its ghost lines
+    /// (`Slab::set_ghost_lines`); see [`SlabBackend::border_lines`].
+    fn set_ghost_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error> {
+        let _ = (axis, from);
+        Err(whole_planes(&self.describe()))
+    }
+
+    /// A block cut along `axis`, after an AA pull half-step: its ghost lines below and above,
+    /// which hold the populations pushed across the cuts, for the neighbours
+    /// (`Slab::pushed_along`); see [`SlabBackend::border_lines`].
+    fn pushed_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error> {
+        let _ = axis;
+        Err(whole_planes(&self.describe()))
+    }
+
+    /// A block cut along `axis`: writes what the neighbours pushed across the cuts into its
+    /// border lines (`Slab::fold_along`); see [`SlabBackend::border_lines`].
+    fn fold_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error> {
+        let _ = (axis, from);
+        Err(whole_planes(&self.describe()))
+    }
+
     /// Waits for the work in flight (a device's step).
     fn finish(&self) -> Result<(), Error> {
         Ok(())
@@ -70,22 +100,13 @@ pub trait SlabBackend: Block + Send {
         Ok(all[cols.start * per_col..cols.end * per_col].to_vec())
     }
 
-    /// Sets every site of the slab — its first global column `x0`, `ly` sites per plane
-    /// (`LY·LZ`) — to the equilibrium of `moments(x, s)` (`x` global, `s` the plane site); by
-    /// default built in one array and set with [`Block::set_local_populations`].
+    /// Sets every site of the slab — its first global column `x0` — to the equilibrium of
+    /// `moments(x, s)` (`x` global, `s` the global plane site), with each site's own fields.
     fn set_equilibrium_at(
         &mut self,
-        (x0, ly): (usize, usize),
+        x0: usize,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
-    ) -> Result<(), Error> {
-        let f = equilibria::<Self::Model, Self::Real>(
-            x0..x0 + self.width(),
-            ly,
-            self.params(),
-            moments,
-        )?;
-        self.set_local_populations(&f)
-    }
+    ) -> Result<(), Error>;
 
     /// [`crate::Solver::exchanged`] of the slab's sites `sites` (`[x, y, z]`, `x` local), its
     /// halos holding the neighbours' borders; backends that cannot read them refuse.
@@ -96,6 +117,15 @@ pub trait SlabBackend: Block + Send {
 
     /// The divergence check of the slab's sites (site columns local: the ring adds `x0`).
     fn check(&self) -> Result<(), Error>;
+}
+
+/// Why a backend's slab has no lines to exchange along y or z.
+fn whole_planes(backend: &str) -> Error {
+    crate::LbmError::Shape(format!(
+        "a slab on {backend} holds whole planes of the lattice and is cut along x alone: cut \
+         along x, or run the blocks cut along y or z on the host"
+    ))
+    .into()
 }
 
 impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
@@ -131,15 +161,39 @@ impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
     }
 
     fn local_solid(&self, s: usize) -> bool {
-        self.lattice().local_solid(s)
+        let f = self.frame();
+        let (x, s) = (s / f.plane(), f.stored_site(s % f.plane()));
+        self.lattice()
+            .local_solid(x * f.stored[1] * f.stored[2] + s)
     }
 
+    /// A ghost line takes the values of the nearest own line (what it computes is never read).
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        self.lattice_mut().set_local_field(name, values)
+        let f = *self.frame();
+        if !f.has_ghosts() {
+            return self.lattice_mut().set_local_field(name, values);
+        }
+        crate::lattice::checked_field::<M>(name, values, (f.owned[0], f.plane()))?;
+        let stored = f.stored[1] * f.stored[2];
+        let all: Vec<f64> = (0..f.owned[0] * stored)
+            .map(|k| values[k / stored * f.plane() + f.nearest_own(k % stored)])
+            .collect();
+        self.lattice_mut().set_local_field(name, &all)
     }
 
     fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        self.lattice().local_fields()
+        let f = *self.frame();
+        let all = self.lattice().local_fields()?;
+        if !f.has_ghosts() {
+            return Ok(all);
+        }
+        let stored = f.stored[1] * f.stored[2];
+        let own = |v: Vec<f64>| -> Vec<f64> {
+            (0..f.owned[0] * f.plane())
+                .map(|k| v[k / f.plane() * stored + f.stored_site(k % f.plane())])
+                .collect()
+        };
+        Ok(all.map(|fields| fields.into_iter().map(own).collect()))
     }
 
     fn placement(&self) -> Placement {
@@ -179,8 +233,25 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(())
     }
 
+    /// The sites' `y` and `z` are global: they are mapped onto the block's stored lines.
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
-        Ok(self.lattice().exchanged(sites)?)
+        let f = self.frame();
+        let local: Vec<[usize; 3]> = (sites.iter())
+            .map(|&[x, y, z]| {
+                let [y, z] = f.stored_line([y, z]);
+                [x, y, z]
+            })
+            .collect();
+        Ok(self.lattice().exchanged(&local)?)
+    }
+
+    fn border_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        Ok(Slab::border_lines(self, axis))
+    }
+
+    fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        Slab::set_ghost_lines(self, axis, from);
+        Ok(())
     }
 
     fn needs_halos(&self) -> bool {
@@ -189,38 +260,42 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
     }
 
     fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
-        let (lat, w, h) = (self.lattice(), self.width(), M::HALO);
-        Ok(lat
-            .scheme()
-            .pushed(lat.is_odd())
-            .then(|| [lat.read_columns(0..h), lat.read_columns(w + h..w + 2 * h)]))
+        let lat = self.lattice();
+        Ok((lat.scheme().pushed(lat.is_odd())).then(|| self.pushed_along(0)))
     }
 
     fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
-        let lat = self.lattice();
-        let d = lat.dims();
-        let writes: Vec<_> = folded::<M, L, T>(&d, lat.boundaries(), from).collect();
-        let lat = self.lattice_mut();
-        for (x, y, p, v) in writes {
-            lat.set_stored_value(L::index(&d, p, d.col(x as isize), y), p, v);
-        }
+        self.fold_along(0, from);
+        Ok(())
+    }
+
+    fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        Ok(self.pushed_along(axis))
+    }
+
+    fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        self.fold_along(axis, from);
         Ok(())
     }
 
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, Error> {
-        Ok(export_columns(self.lattice(), cols)?)
+        let [_, ys, zs] = self.frame().own_box();
+        Ok(export_block(self.lattice(), &[cols, ys, zs])?)
     }
 
     /// In place, site by site.
     fn set_equilibrium_at(
         &mut self,
-        _: (usize, usize),
+        _: usize,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
         Ok(self.set_equilibrium(moments)?)
     }
 
+    /// The block's own sites; a site of a refusal has its global plane site.
     fn check(&self) -> Result<(), Error> {
-        Ok(self.lattice().check()?)
+        let f = *self.frame();
+        let own = |s: usize| f.own_site(s).is_some();
+        Ok((self.lattice().check_where(&own)).map_err(|e| e.shifted(0, |s| f.global_site(s)))?)
     }
 }

@@ -1,15 +1,16 @@
 //! [`Solver`]: the one interface to a lattice, however it is run — on the host
 //! ([`crate::Lattice`]), on a GPU ([`crate::gpu::GpuLattice`]), split between the two
-//! ([`crate::hetero::SplitSlab`] in a ring of one process) or cut into slabs over MPI ranks
+//! ([`crate::hetero::SplitSlab`] in a ring of one process) or cut into blocks over MPI ranks
 //! ([`crate::distributed::DistLattice`]). A program (the `lbm` binary, a user's own driver, the
 //! conformance tests) is written once against it and runs on every backend.
 //!
 //! The interface speaks in *logical* order, independent of the layout and of the streaming
 //! scheme: the post-collision populations `f*_i(x)` of the sites, `[(s·Q + i]` with `s` the
 //! site's index in x-major order (`s = x·LY + y` in 2-D), and the moments in the order of
-//! [`Model::MOMENT_NAMES`]. The slowest axis, x, is the one cut over ranks, so what one process
-//! holds is a range of x-planes ([`Solver::local_planes`]); nothing in the signatures assumes
-//! two dimensions ([`Extent`]).
+//! [`Model::MOMENT_NAMES`]. What one process holds is a box of sites ([`Solver::local_box`]:
+//! whole x-planes on a slab of a ring, a block where the lattice is cut along y or z too); its
+//! outputs are written by planes ([`Solver::output_planes`], [`crate::planes`]); nothing in the
+//! signatures assumes two dimensions ([`Extent`]).
 //!
 //! What every backend shares is written here once, on top of the few things each backend
 //! provides: the totals (mass, momentum, energy), the checkpoint — a shard per process and a
@@ -148,13 +149,17 @@ pub trait Solver: Block {
     /// Runs `n` steps and waits for them (collective).
     fn advance(&mut self, n: u64) -> Result<(), Error>;
 
-    /// The global x-planes whose sites this process holds (all of them on one process).
-    fn local_planes(&self) -> Range<usize>;
+    /// The global sites this process holds, `[xs, ys, zs]`: the whole lattice on one
+    /// process, whole planes `[xs, 0..LY, 0..LZ]` on a slab of a ring, a block of a lattice
+    /// cut along y or z too. The local sites of [`Block`]'s methods are these, in the order
+    /// `[(x − x0)·P + s]` with `P` the box's sites per plane and `s = (z − z0)·ny + y − y0`
+    /// (for whole planes, the plane site).
+    fn local_box(&self) -> [Range<usize>; 3];
 
-    /// The moment fields of the local planes, in the order of [`Model::MOMENT_NAMES`], each
-    /// indexed `[(x − x0)·LY + y]` with `x0 = local_planes().start` (solid sites hold 0): the
-    /// moments of the populations streamed once more, as [`crate::Lattice::moment_field`]
-    /// gives them (collective: the planes next to a cut need the neighbours' border planes).
+    /// The moment fields of the local sites, in the order of [`Model::MOMENT_NAMES`], each
+    /// indexed as the local sites (solid sites hold 0): the moments of the populations
+    /// streamed once more, as [`crate::Lattice::moment_field`] gives them (collective: the
+    /// sites next to a cut need the neighbours' border sites).
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error>;
 
     /// For each site of `sites` (global `[x, y, z]`, on this process's planes), its
@@ -178,25 +183,70 @@ pub trait Solver: Block {
         &OneProcess
     }
 
-    /// The columns (planes in 3-D) beside this process's, `[before its first, after its
-    /// last]`, wrapping around the lattice: each process gives its own `[first, last]` — any
-    /// values per column, e.g. its moments there — and receives its neighbours' (collective
-    /// with the neighbours). On one process, `[last, first]`. What a stencil across a slab's
-    /// edge needs, such as a derivative in x.
+    /// The x-planes whose outputs this process writes ([`crate::planes`]): its own where it
+    /// holds whole planes, an even share of them where the lattice is cut along y or z.
+    fn output_planes(&self) -> Range<usize> {
+        let g = self.group();
+        crate::planes::output_planes(
+            &self.local_box(),
+            self.extent().size(),
+            (g.rank(), g.ranks()),
+        )
+    }
+
+    /// The moment fields of [`Solver::output_planes`] (collective), in the order of
+    /// [`Model::MOMENT_NAMES`], each indexed `[(x − x0)·LY·LZ + z·LY + y]` (solid sites hold
+    /// 0): [`Solver::local_moments`] where this process holds whole planes, otherwise moved
+    /// there from the processes whose blocks hold them ([`crate::planes::to_planes`]).
+    fn output_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+        let moments = self.local_moments()?;
+        if crate::planes::whole_planes(&self.local_box(), self.extent().size()) {
+            return Ok(moments);
+        }
+        let (boxes, planes) = (self.boxes_of_ranks(), self.planes_of_ranks());
+        let size = self.extent().size();
+        Ok(crate::planes::to_planes(
+            self.group(),
+            (&boxes, &planes),
+            size,
+            &moments,
+        ))
+    }
+
+    /// The columns (planes in 3-D) beside this process's output planes, `[before its first,
+    /// after its last]`, wrapping around the lattice: each process gives its own `[first,
+    /// last]` — any values per column, e.g. its moments there — and receives its neighbours'
+    /// (collective with the neighbours). On one process, `[last, first]`. What a stencil
+    /// across a slab's edge needs, such as a derivative in x.
     fn neighbour_columns(&self, ends: [Vec<f64>; 2]) -> [Vec<f64>; 2] {
         let g = self.group();
         g.swap(g.ring_neighbours(), ends)
     }
 
-    /// Every process's [`Solver::local_planes`], in rank order, on every process (collective).
+    /// Every process's [`Solver::output_planes`], in rank order, on every process
+    /// (collective).
     fn planes_of_ranks(&self) -> Vec<Range<usize>> {
-        let local = self.local_planes();
+        let local = self.output_planes();
         let starts = self.group().each(local.start as u64);
         let ends = self.group().each(local.end as u64);
         starts
             .into_iter()
             .zip(ends)
             .map(|(a, b)| a as usize..b as usize)
+            .collect()
+    }
+
+    /// Every process's [`Solver::local_box`], in rank order, on every process (collective).
+    fn boxes_of_ranks(&self) -> Vec<[Range<usize>; 3]> {
+        let local = self.local_box();
+        let [starts, ends] = [0, 1].map(|end| {
+            let ends = local
+                .clone()
+                .map(|r| if end == 0 { r.start } else { r.end } as u64);
+            ends.map(|e| self.group().each(e))
+        });
+        (0..self.group().ranks())
+            .map(|r| std::array::from_fn(|a| starts[a][r] as usize..ends[a][r] as usize))
             .collect()
     }
 
@@ -219,9 +269,8 @@ pub trait Solver: Block {
         &mut self,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
-        let planes = self.local_planes();
-        let ly = self.extent().plane_sites();
-        let f = equilibria::<Self::Model, Self::Real>(planes, ly, self.params(), moments)?;
+        let (local, ly) = (self.local_box(), self.extent().size()[1]);
+        let f = equilibria::<Self::Model, Self::Real>(&local, ly, self.params(), moments)?;
         self.set_local_populations(&f)
     }
 
@@ -295,7 +344,8 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
 ) -> Result<(), Error> {
     let run = checkpoint::run_name(solver.group().each(checkpoint::new_run())[0]);
     let e = solver.extent();
-    let planes = solver.local_planes();
+    let nodes = solver.local_box();
+    let sites = nodes.iter().map(Range::len).product::<usize>();
     let fields = solver.local_fields();
     let with_fields = solver.group().any(matches!(fields, Ok(Some(_))));
     let shard = fields.and_then(|fields| {
@@ -303,7 +353,7 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
             Some(v) => v,
             None if with_fields => crate::lattice::uniform_fields::<M>(solver.params())
                 .into_iter()
-                .map(|v| vec![v; planes.len() * e.plane_sites()])
+                .map(|v| vec![v; sites])
                 .collect(),
             None => Vec::new(),
         };
@@ -311,8 +361,7 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
         Ok(checkpoint::write_shard::<M, T>(
             path,
             (&run, solver.group().rank(), solver.group().ranks()),
-            (e.planes(), e.plane_sites()),
-            planes.clone(),
+            (e.size(), &nodes),
             solver.steps_done(),
             (&f, &fields),
         )?)
@@ -329,16 +378,18 @@ pub fn write_checkpoint_about<M: Model, T: Real>(
     let shard = shard?;
     let crcs = solver.group().each(u64::from(shard.crc32));
     let sizes = solver.group().each(shard.payload_bytes);
-    let planes = solver.planes_of_ranks();
+    let boxes = solver.boxes_of_ranks();
     let written = if solver.group().is_root() {
+        let [_, ly, lz] = e.size();
         let shards = (0..solver.group().ranks())
             .map(|r| {
-                let (x0, x1) = (planes[r].start, planes[r].end);
+                let [xs, ys, zs] = boxes[r].clone();
+                let whole = ys == (0..ly) && zs == (0..lz);
                 Shard {
                     file: checkpoint::shard_name(path, &run, r, solver.group().ranks()),
-                    x0,
-                    x1,
-                    yz: None,
+                    x0: xs.start,
+                    x1: xs.end,
+                    yz: (!whole).then_some([[ys.start, ys.end], [zs.start, zs.end]]),
                     payload_bytes: sizes[r],
                     crc32: crcs[r] as u32,
                 }
@@ -393,7 +444,7 @@ pub fn restore<M: Model, T: Real>(
         .into());
     }
     let c = checkpoint
-        .read_columns(solver.local_planes())
+        .read_box(&solver.local_box())
         .map_err(Error::from)
         .and_then(|c| {
             for (name, values) in &c.fields {
@@ -416,20 +467,26 @@ pub fn restore<M: Model, T: Real>(
     Ok(())
 }
 
-/// The equilibria of the moments `moments(x, y)` over the sites of the global columns `planes`
-/// of a lattice `ly` high, in logical order `[((x − planes.start)·LY + y)·Q + i]`; refuses a
-/// wrong count or non-finite moments, naming the site.
+/// The equilibria of the moments `moments(x, s)` (`s` the global plane site of a lattice `ly`
+/// high) over the sites of the global box `[xs, ys, zs]`, in the local order of
+/// [`Solver::local_box`], `Q` values a site; refuses a wrong count or non-finite moments,
+/// naming the site.
 pub(crate) fn equilibria<M: Model, T: Real>(
-    planes: Range<usize>,
+    [xs, ys, zs]: &[Range<usize>; 3],
     ly: usize,
     params: &M::Params,
     moments: &dyn Fn(usize, usize) -> Vec<f64>,
 ) -> Result<Vec<T>, LbmError> {
     let names = M::MOMENT_NAMES;
-    let mut f = vec![T::default(); planes.len() * ly * M::Q];
+    let plane = ys.len() * zs.len();
+    let mut f = vec![T::default(); xs.len() * plane * M::Q];
     let mut mt = vec![T::default(); names.len()];
-    for (s, feq) in f.chunks_exact_mut(M::Q).enumerate() {
-        let (x, y) = (planes.start + s / ly, s % ly);
+    for (k, feq) in f.chunks_exact_mut(M::Q).enumerate() {
+        let s = k % plane;
+        let (x, y) = (
+            xs.start + k / plane,
+            (zs.start + s / ys.len()) * ly + ys.start + s % ys.len(),
+        );
         let m = moments(x, y);
         check_values(m.len(), names.len(), "moments")?;
         if let Some((j, v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
@@ -500,8 +557,9 @@ macro_rules! lattice_basics {
             $crate::solver::Extent::of_size([d.lx, d.ly, d.lz])
         }
 
-        fn local_planes(&self) -> std::ops::Range<usize> {
-            0..self.dims().lx
+        fn local_box(&self) -> [std::ops::Range<usize>; 3] {
+            let d = self.dims();
+            d.planes(0..d.lx)
         }
     };
 }
@@ -513,13 +571,17 @@ impl<M: Model, L: crate::Layout, T: Real> Block for Lattice<M, L, T> {
 
     fn local_populations(&self) -> Result<Vec<T>, Error> {
         let d = self.dims();
-        Ok(crate::lattice::export_columns(self, 0..d.lx)?)
+        Ok(crate::lattice::export_block(self, &d.planes(0..d.lx))?)
     }
 
     fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
         let d = self.dims();
         check_values(values.len(), d.sites() * M::Q, "populations")?;
-        Ok(crate::lattice::import_slab(self, 0, values)?)
+        Ok(crate::lattice::import_block(
+            self,
+            &d.planes(0..d.lx),
+            values,
+        )?)
     }
 
     fn placement(&self) -> Placement {
@@ -623,8 +685,8 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
         (**self).advance(n)
     }
 
-    fn local_planes(&self) -> Range<usize> {
-        (**self).local_planes()
+    fn local_box(&self) -> [Range<usize>; 3] {
+        (**self).local_box()
     }
 
     fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
@@ -645,6 +707,10 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
 
     fn neighbour_columns(&self, ends: [Vec<f64>; 2]) -> [Vec<f64>; 2] {
         (**self).neighbour_columns(ends)
+    }
+
+    fn boxes_of_ranks(&self) -> Vec<[Range<usize>; 3]> {
+        (**self).boxes_of_ranks()
     }
 
     fn planes_of_ranks(&self) -> Vec<Range<usize>> {

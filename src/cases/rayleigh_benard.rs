@@ -220,18 +220,16 @@ impl RayleighBenard {
         A: Solver<Model = D2Q9Boussinesq>,
         B: Solver<Model = D2Q5AdvectionDiffusion>,
     {
-        let ly = self.size().1;
         heat.set_equilibrium_at(&|x, y| vec![self.initial_temperature(x, y)])?;
-        let planes = flow.local_planes();
-        let x0 = planes.start;
-        let temperature: Vec<f64> = planes
-            .flat_map(|x| (0..ly).map(move |y| (x, y)))
+        let [xs, ys, _] = flow.local_box();
+        let temperature: Vec<f64> = xs
+            .flat_map(|x| ys.clone().map(move |y| (x, y)))
             .map(|(x, y)| self.initial_temperature(x, y))
             .collect();
         flow.set_local_field("T", &temperature)?;
         // At rest: the bare velocity is −a/2, a = gβ(T − T_ref) ŷ.
         let g_beta = self.flow_params().g_beta;
-        let t = |x: usize, y: usize| temperature[(x - x0) * ly + y];
+        let t = |x: usize, y: usize| self.initial_temperature(x, y);
         flow.set_equilibrium_at(&|x, y| vec![1.0, 0.0, -0.5 * g_beta * t(x, y)])?;
         let mut c = Coupled::new(flow, heat)?
             .first_reads("T", "phi")?
@@ -250,15 +248,15 @@ impl RayleighBenard {
         A: Solver<Model = D2Q9Boussinesq>,
         B: Solver<Model = D2Q5AdvectionDiffusion>,
     {
-        let flow = c.first().local_moments()?;
-        let heat = c.second().local_moments()?;
+        let flow = c.first().output_moments()?;
+        let heat = c.second().output_moments()?;
         let at = |r: Role| moment_index::<D2Q9Boussinesq>(r).expect("a velocity moment");
         let (ux, uy) = (&flow[at(Role::Velocity(0))], &flow[at(Role::Velocity(1))]);
         let t = &heat[0];
         let (lx, ly) = self.size();
         let k = self.wavenumber();
         // Per column: Σ u_y T, Σ |u|², Σ u_y cos kx, Σ u_y sin kx.
-        let x0 = c.first().local_planes().start;
+        let x0 = c.first().output_planes().start;
         let columns: Vec<f64> = (0..t.len() / ly)
             .flat_map(|c| {
                 let s = c * ly..(c + 1) * ly;

@@ -81,6 +81,11 @@ pub struct BenchArgs {
     /// layout and precision given.
     #[arg(long, num_args = 0.., value_name = "RANKS", value_parser = positive::<usize>)]
     pub ranks: Option<Vec<usize>>,
+    /// `--ranks`: the blocks per axis the lattice is cut into, one a rank, as AxB or AxBxC
+    /// [default: on the cpu backend the ranks balanced over the model's axes, as
+    /// MPI_Dims_create does; on gpu and hetero along x].
+    #[arg(long, value_name = "AxBxC", value_parser = parse_cut)]
+    pub cut: Option<lbm::blocks::Cut>,
     /// Steps per timing of `--ranks`.
     #[arg(long, default_value_t = 20, value_parser = positive::<usize>)]
     pub rank_steps: usize,
@@ -279,4 +284,9 @@ pub fn open_options(a: &BenchArgs) -> GpuOptions {
         bounds_checks: a.gpu_bounds_checks,
         ..GpuOptions::default()
     }
+}
+
+/// A cut, `AxB` or `AxBxC` ([`lbm::blocks::Cut`]'s form).
+fn parse_cut(s: &str) -> Result<lbm::blocks::Cut, String> {
+    s.parse()
 }

@@ -114,8 +114,9 @@ impl Job<'_> {
     fn build_and_run<L: Layout, T: Real>(self) -> Result<(), CliError> {
         let (world, plan, case) = (self.world, self.plan, self.case);
         let (flow, heat) = case.specs();
-        let flow = build::<_, L, T>(world.carrier(), flow, plan.scheme, &self.backend)?;
-        let heat = build::<_, L, T>(world.carrier(), heat, plan.scheme, &self.backend)?;
+        let cut = plan.cut(world.group().ranks(), flow.size(), 2);
+        let flow = build::<_, L, T>(world.carrier(), flow, cut, plan.scheme, &self.backend)?;
+        let heat = build::<_, L, T>(world.carrier(), heat, cut, plan.scheme, &self.backend)?;
         drive(plan, case, case.couple(flow, heat)?)
     }
 }
@@ -305,7 +306,7 @@ where
     table
         .rows
         .push(vec![step as f64, time, m.nusselt, m.reynolds, m.mode]);
-    let t = c.second().local_moments()?.swap_remove(0);
+    let t = c.second().output_moments()?.swap_remove(0);
     let Some(t) = c.first().group().gather(t) else {
         return together(c.first(), Ok(()));
     };

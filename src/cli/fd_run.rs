@@ -111,7 +111,7 @@ pub fn run(
     }
     let cut = match &s.cut {
         None if device => Cut::along(1, world.group().ranks()),
-        None => Cut::balanced(world.group().ranks(), 2, [n, n, 1]),
+        None => Cut::balanced(world.group().ranks(), 2, [n, n, 1], 1),
         Some(text) => match text.parse::<Cut>() {
             Ok(cut) if cut.0[2] > 1 => {
                 c.keep(bad(

@@ -329,7 +329,7 @@ impl<'a, C: Case> Outputs<'a, C> {
                 let (lx, ly) = self.case.size();
                 let size = [lx, ly, self.case.depth()];
                 let masks: Vec<Vec<bool>> = (self.case.bodies().iter())
-                    .map(|(body, _)| body.voxelize(size, solver.local_planes()))
+                    .map(|(body, _)| body.voxelize(size, solver.output_planes()))
                     .collect();
                 (0..piece.len())
                     .map(|s| f64::from(u8::from(masks.iter().any(|m| m[s]))))

@@ -20,7 +20,7 @@ pub(super) struct Loads {
 }
 
 impl Loads {
-    /// The links of `case`'s bodies on the planes `solver` holds.
+    /// The links of `case`'s bodies from the sites `solver` holds.
     pub fn new<C: Case>(case: &C, solver: &dyn Solver<Model = C::Model, Real = impl Real>) -> Self {
         let (lx, ly) = case.size();
         let spec = case.boundaries();
@@ -28,12 +28,12 @@ impl Loads {
             .bodies()
             .iter()
             .map(|(body, centre)| {
-                MomentumExchange::on_planes::<C::Model>(
+                MomentumExchange::on_box::<C::Model>(
                     body,
                     &spec,
                     [lx, ly, case.depth()],
                     *centre,
-                    solver.local_planes(),
+                    &solver.local_box(),
                 )
             })
             .collect();

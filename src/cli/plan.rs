@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lbm::backend::{Backend, Gpu};
+use lbm::blocks::Cut;
 use lbm::gpu::{AdapterChoice, GpuOptions};
 use lbm::hetero::SplitChoice;
 use lbm::memory::Need;
@@ -35,6 +36,8 @@ pub struct Plan {
     pub adapter: AdapterChoice,
     /// The host/device split of backend hetero.
     pub split: SplitChoice,
+    /// The blocks per axis under mpiexec (`None`: [`Plan::cut`]'s default).
+    pub cut: Option<Cut>,
     /// Divergence checks every this many steps.
     pub check_every: u64,
     /// Steady-state tolerance.
@@ -68,6 +71,16 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The cut of a lattice of `size` sites in `dim` dimensions over `ranks` processes: the
+    /// one asked for, else on the CPU the ranks balanced over the axes (as `MPI_Dims_create`
+    /// does), on GPU and split ranks along x (their slabs are whole planes).
+    pub fn cut(&self, ranks: usize, size: [usize; 3], dim: usize) -> Cut {
+        self.cut.unwrap_or_else(|| match self.backend {
+            BackendArg::Cpu => Cut::balanced(ranks, dim, size, 0),
+            _ => Cut::along(0, ranks),
+        })
+    }
+
     /// When the run does what: its last step and its intervals.
     pub fn schedule(&self) -> lbm::driver::Schedule {
         lbm::driver::Schedule {

@@ -11,10 +11,10 @@
 //! [`FileSystem::PARALLEL`]) and on this machine's disk, measured.
 
 use lbm::backend::{Gpu, RingJob, on_ring};
-use lbm::blocks::{Cut, halo_nodes};
+use lbm::blocks::{Blocks, Cut, halo_nodes};
 use lbm::cases::{Poiseuille, RayleighTaylor, global_spec};
 use lbm::distributed::{DistLattice, RankTimes};
-use lbm::domain::GlobalSpec;
+use lbm::domain::{Frame, GlobalSpec};
 use lbm::gpu::GpuOptions;
 use lbm::hetero::SplitChoice;
 use lbm::scaling::{self, FileSystem, Network, Outputs, Prediction};
@@ -173,8 +173,12 @@ impl<M: Model> Generic for Job<'_, M> {
             },
         };
         let group = self.world.carrier();
-        let t =
-            on_ring::<M, L, T, _>(group, spec.clone(), Scheme::TwoCopy, &backend, Timed(steps))?;
+        let cut = self.a.cut.unwrap_or_else(|| match backend {
+            lbm::backend::Backend::Host => Cut::balanced(group.ranks(), M::D, spec.size(), 0),
+            _ => Cut::along(0, group.ranks()),
+        });
+        let timed = Timed(steps);
+        let t = on_ring::<M, L, T, _>(group, spec.clone(), cut, Scheme::TwoCopy, &backend, timed)?;
         if !self.world.group().is_root() {
             return Ok(());
         }
@@ -207,15 +211,27 @@ impl<M: Model> Generic for Job<'_, M> {
                  predicts CPU ranks)"
             );
         }
-        // Rank 0's slab: the engine's formula for the cut the ring runs (along x).
-        let slab = [lx.div_ceil(t.ranks), spec.ly, spec.lz];
-        let formula = halo_nodes(slab, Cut::along(0, t.ranks), M::HALO, [true, false, false])
-            * M::Q
-            * T::BYTES;
+        // Rank 0's block, its lines along y as many as its layout stores: the engine's
+        // formula for the cut the lattice ran.
+        let first = Blocks::even(spec.size(), t.cut).block(0);
+        let frame = Frame::of::<M>(spec.size(), &first, L::VL);
+        let block = first.map(|r| r.len());
+        let l = [block[0], frame.stored[1] - 2 * frame.ghosts[1], block[2]];
+        let ghosts = [false, frame.ghosts[1] > 0, frame.ghosts[2] > 0];
+        let formula = halo_nodes(l, t.cut, M::HALO, ghosts) * M::Q * T::BYTES;
         say!(
-            "  halo per step on rank 0 (cut {}): {} bytes sent, the formula 2·H·Ly·Lz·Q·b of              the cut gives {formula}",
-            Cut::along(0, t.ranks),
-            if t.ranks > 1 { 2 * t.halo_bytes } else { 0 },
+            "  halo per step on rank 0 (cut {}, block {}×{}×{}{}): {} bytes sent; the formula \
+             Σ_(a cut) 2·H·Π_(b≠a)(l_b + 2H·[ghosts along b])·Q·b gives {formula}",
+            t.cut,
+            block[0],
+            block[1],
+            block[2],
+            if l[1] > block[1] {
+                format!(", y padded to {} lines for the layout's clusters", l[1])
+            } else {
+                String::new()
+            },
+            t.sent_bytes,
         );
         let cal = scaling::calibrate::<M, L, T>(&spec, steps)?;
         let c = cal.coefficients;
@@ -308,7 +324,7 @@ fn cuts<M: Model, T: Real>(c: &scaling::Coefficients) {
         "T ms",
         "MLUPS"
     );
-    for cut in [Cut::along(0, ranks), Cut::balanced(ranks, 3, n)] {
+    for cut in [Cut::along(0, ranks), Cut::balanced(ranks, 3, n, 0)] {
         let l = [0, 1, 2].map(|a| n[a] / cut.0[a]);
         let ghosts = [0, 1, 2].map(|a| cut.0[a] > 1);
         let halo = halo_nodes(l, cut, M::HALO, ghosts) * M::Q * T::BYTES;

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use lbm::backend::build;
+use lbm::blocks::Cut;
 use lbm::cases::{
     Case, Cavity, Cylinder, CylinderModel, FlowPast, RayleighBenard, TaylorGreen3d, global_spec,
 };
@@ -530,8 +531,11 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         "at least 1",
     ));
     let slice = c.take(slice(s));
+    let cut =
+        (s.cut.as_deref()).and_then(|t| c.option(t.parse::<Cut>().map_err(|e| bad("cut", e))));
     c.done()?;
     Ok(Plan {
+        cut,
         steps,
         precision,
         layout,
@@ -747,7 +751,8 @@ impl<'a, C: Case> Job<'a, C> {
         // if it held the whole lattice.
         let (plan, checkpoint) = self.prepare::<T>(backend.in_host_memory())?;
         let spec = global_spec(self.case);
-        let lat = build::<C::Model, L, T>(self.world.carrier(), spec, plan.scheme, &backend)?;
+        let cut = plan.cut(self.world.group().ranks(), spec.size(), C::Model::D);
+        let lat = build::<C::Model, L, T>(self.world.carrier(), spec, cut, plan.scheme, &backend)?;
         start_and_drive(&plan, self.case, lat, checkpoint)
     }
 }

@@ -214,9 +214,10 @@ pub struct Settings {
     #[arg(long, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_share: Option<f64>,
-    /// Under mpiexec: the blocks per axis the grid is cut into, one a rank, as AxB (2-D) or
-    /// AxBxC (3-D) [default: the ranks balanced over the axes, as MPI_Dims_create does; on
-    /// GPU ranks, along the outermost axis, whose faces are whole planes].
+    /// Under mpiexec: the blocks per axis the lattice or grid is cut into, one a rank, as AxB
+    /// (2-D) or AxBxC (3-D) [default: the ranks balanced over the axes, as MPI_Dims_create
+    /// does; on GPU and hetero ranks, along the outermost axis, whose faces are whole planes:
+    /// x for the lattices, y for fd-cavity].
     #[arg(long, value_name = "AxB", help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,
@@ -405,7 +406,6 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::AdvectionDiffusion,
         ],
     ),
-    ("cut", &[CaseName::FdCavity]),
     ("atwood", &[CaseName::RayleighTaylor]),
     ("gravity", &[CaseName::RayleighTaylor]),
     ("amplitude", &[CaseName::RayleighTaylor]),

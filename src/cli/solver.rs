@@ -21,14 +21,15 @@ const DEVICE_PROBE_BYTES: u64 = 1 << 30;
 
 /// What the driver needs of a lattice beyond [`lbm::Solver`]; every solver has it.
 pub trait Driven: Solver {
-    /// The moment fields of the columns this process holds (collective).
+    /// The moment fields of the planes whose outputs this process writes (collective:
+    /// [`Solver::output_moments`]).
     fn fields(&self) -> Result<Fields, CliError> {
         let e = self.extent();
         Ok(Fields::piece::<Self::Model>(
             e.size(),
-            self.local_planes(),
+            self.output_planes(),
             self.steps_done(),
-            self.local_moments()?,
+            self.output_moments()?,
         )?)
     }
 
@@ -57,9 +58,8 @@ pub trait Driven: Solver {
                 Ok((p.best, format!("device copy bandwidth ({})", p.how())))
             }
             _ => {
-                // This process's slab: what its kernels sweep, and whether they stream.
-                let [_, ly, lz] = self.extent().size();
-                let sites = self.local_planes().len() * ly * lz;
+                // This process's sites: what its kernels sweep, and whether they stream.
+                let sites: usize = self.local_box().iter().map(|r| r.len()).product();
                 let slab = sites * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES;
                 cpu_bandwidth(self.scheme(), slab)
             }

@@ -54,25 +54,32 @@ impl MomentumExchange {
     /// lies where the lattice puts it: at the obstacles' wall distance
     /// ([`crate::Obstacles::wall_distance`]) where they have one, else half-way.
     pub fn new<M: Model>(body: &Body, spec: &BoundarySpec, size: [usize; 3], centre: V3) -> Self {
-        Self::on_planes::<M>(body, spec, size, centre, 0..size[0])
+        Self::on_box::<M>(
+            body,
+            spec,
+            size,
+            centre,
+            &[0..size[0], 0..size[1], 0..size[2]],
+        )
     }
 
-    /// As [`MomentumExchange::new`], for the links from the sites of the x-planes `planes`
-    /// alone: what one process of a distributed run holds ([`Solver::local_planes`]); the
-    /// loads of the processes add up to the body's.
-    pub fn on_planes<M: Model>(
+    /// As [`MomentumExchange::new`], for the links from the sites of the box `nodes`
+    /// (`[xs, ys, zs]`) alone: what one process of a distributed run holds
+    /// ([`Solver::local_box`]); the loads of the processes add up to the body's.
+    pub fn on_box<M: Model>(
         body: &Body,
         spec: &BoundarySpec,
         size: [usize; 3],
         centre: V3,
-        planes: Range<usize>,
+        nodes: &[Range<usize>; 3],
     ) -> Self {
         let periodic = [
             spec.left.is_none() && spec.right.is_none(),
             spec.bottom.is_none() && spec.top.is_none(),
             spec.back.is_none() && spec.front.is_none(),
         ];
-        let mut links = body.cut_links(M::VELOCITIES, size, periodic, planes).links;
+        let mut links = (body.cut_links(M::VELOCITIES, size, periodic, nodes[0].clone())).links;
+        links.retain(|l| nodes[1].contains(&l.site[1]) && nodes[2].contains(&l.site[2]));
         let mut wall = Vec::new();
         if let Some(solid) = &spec.solid {
             links.retain(|l| !solid.is_solid(l.site[0], l.site[1], l.site[2]));

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::shader::Window;
 use super::{ColumnBlocks, GpuContext, GpuLattice};
 use crate::blocks::Blocks;
-use crate::domain::{GlobalSpec, LEFT, RIGHT};
+use crate::domain::{Frame, GlobalSpec, LEFT, RIGHT};
 use crate::slab_backend::SlabBackend;
 use crate::solver::Placement;
 use crate::{Block, Error, LayoutKind, Model, Real, Scheme};
@@ -74,7 +74,10 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
             spec.params.clone(),
             scheme,
             true,
-            |_, lay| spec.slab_boundaries(xs.clone(), &|d, y| lay.cluster_lane(d, y)),
+            |_, lay| {
+                let planes = Frame::of::<M>(spec.size(), &spec.dims().planes(xs.clone()), 1);
+                spec.slab_boundaries(xs.clone(), &planes, &|d, y| lay.cluster_lane(d, y))
+            },
         )?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
         let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
@@ -220,10 +223,9 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         Ok(self.lattice.exchanged(sites)?)
     }
 
-    /// With each site's own fields (the default builds the equilibria with the uniform ones).
     fn set_equilibrium_at(
         &mut self,
-        (x0, _): (usize, usize),
+        x0: usize,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
         let set = self.lattice.set_equilibrium(|x, s| moments(x0 + x, s));

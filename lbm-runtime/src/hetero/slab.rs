@@ -526,11 +526,11 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     /// Each part its own sites, with their own fields.
     fn set_equilibrium_at(
         &mut self,
-        (x0, ly): (usize, usize),
+        x0: usize,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
         for (part, first) in self.parts_mut() {
-            part.set_equilibrium_at((x0 + first, ly), moments)?;
+            part.set_equilibrium_at(x0 + first, moments)?;
         }
         Ok(())
     }

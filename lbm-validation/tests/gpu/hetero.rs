@@ -13,6 +13,7 @@ use crate::gpu_support;
 use std::sync::Arc;
 
 use lbm::backend::{Backend, Gpu, build};
+use lbm::blocks::Cut;
 use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
 use lbm::group::OneProcess;
@@ -186,9 +187,14 @@ fn every_backend_the_builder_makes_matches_the_host() {
     let spec = d2q9(24, 16, obstacle(24, 16));
     let gpu = Gpu::from(ctx);
     let run = |backend: &Backend, scheme| {
-        let mut lat =
-            build::<D2Q9Bgk, CAoSoa<8>, f64>(Box::new(OneProcess), spec.clone(), scheme, backend)
-                .unwrap();
+        let mut lat = build::<D2Q9Bgk, CAoSoa<8>, f64>(
+            Box::new(OneProcess),
+            spec.clone(),
+            Cut::WHOLE,
+            scheme,
+            backend,
+        )
+        .unwrap();
         lat.set_equilibrium_at(&gpu_support::initial::<D2Q9Bgk>(spec.size()))
             .unwrap();
         lat.advance(STEPS).unwrap();

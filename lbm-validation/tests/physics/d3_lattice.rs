@@ -707,9 +707,13 @@ fn slabs_of_a_3d_lattice_are_bitwise_the_whole_lattice() {
             (3, Scheme::InPlace),
         ] {
             let gathered = Threads::run(ranks, |t| {
-                let mut ring =
-                    DistLattice::<D3Q19Trt, CAoSoa<8>, f64>::new(Box::new(t), g.clone(), scheme)
-                        .unwrap();
+                let mut ring = DistLattice::<D3Q19Trt, CAoSoa<8>, f64>::new(
+                    Box::new(t),
+                    g.clone(),
+                    lbm::blocks::Cut::along(0, ranks),
+                    scheme,
+                )
+                .unwrap();
                 ring.set_equilibrium_at(&structured(size)).unwrap();
                 ring.advance(7).unwrap();
                 ring.gather().unwrap()

@@ -20,6 +20,7 @@ mod f16s;
 mod fd;
 mod fd_blocks;
 mod fields;
+mod lattice_blocks;
 mod model_reference;
 mod moment_space;
 mod rayleigh_benard;
