@@ -1050,7 +1050,49 @@ fn lbm_bench_ranks_measures_and_predicts() {
         ] {
             assert!(stdout.contains(needle), "`{needle}` missing:\n{stdout}");
         }
+        let (sent, formula) = halo_bytes(&stdout);
+        assert!(sent > 0 && sent == formula, "{stdout}");
     }
+    // Blocks along y and z too, the lines along y padded to CAoSoA's clusters: the bytes sent
+    // are the cut's formula's.
+    for (ranks, cut) in [(4, "1x2x2"), (2, "1x2x1")] {
+        let args = [
+            "bench",
+            "--ranks",
+            "1",
+            "--model",
+            "d3q19",
+            "--d3q19-size",
+            "16x32x12",
+            "--layout",
+            "caosoa",
+            "--rank-steps",
+            "2",
+            "--cut",
+            cut,
+        ];
+        let out = mpiexec_program(ranks, lbm, &args);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{cut}: {stdout}");
+        assert!(stdout.contains(&format!("(cut {cut}, block ")), "{stdout}");
+        let (sent, formula) = halo_bytes(&stdout);
+        assert!(sent > 0 && sent == formula, "{cut}: {stdout}");
+    }
+}
+
+/// The bytes rank 0 sent per step and the cut's formula, from `lbm bench --ranks`' line.
+fn halo_bytes(stdout: &str) -> (usize, usize) {
+    let line = (stdout.lines())
+        .find(|l| l.contains("halo per step on rank 0"))
+        .expect("the halo line");
+    let number = |after: &str, upto: &str| -> usize {
+        let rest = &line[line.find(after).expect("its numbers") + after.len()..];
+        rest[..rest.find(upto).unwrap_or(rest.len())]
+            .trim()
+            .parse()
+            .expect("a count")
+    };
+    (number("): ", " bytes sent"), number(" gives ", "\n"))
 }
 
 /// `lbm run cylinder` on 2 and 3 CPU ranks gives the single process's diagnostics — the drag,

@@ -227,7 +227,10 @@ impl<M: Model> Generic for Job<'_, M> {
             block[1],
             block[2],
             if l[1] > block[1] {
-                format!(", y padded to {} lines for the layout's clusters", l[1])
+                format!(
+                    ", {} lines stored along y for the layout's clusters: l_y = {}",
+                    frame.stored[1], l[1]
+                )
             } else {
                 String::new()
             },

@@ -20,7 +20,7 @@ use lbm::{Aos, BoundarySpec, CAoSoa, CSoa, Lattice, Layout, Model, Obstacles, Sc
 
 /// A state with structure along every axis: density bumps and a velocity field that varies
 /// in x, y and z.
-fn structured(size: [usize; 3]) -> impl Fn(usize, usize) -> Vec<f64> + Sync {
+pub(super) fn structured(size: [usize; 3]) -> impl Fn(usize, usize) -> Vec<f64> + Sync {
     move |x, s| {
         let (y, z) = (s % size[1], s / size[1]);
         let (xf, yf, zf) = (x as f64, y as f64, z as f64);
@@ -35,7 +35,7 @@ fn structured(size: [usize; 3]) -> impl Fn(usize, usize) -> Vec<f64> + Sync {
 
 const SIZE: [usize; 3] = [6, 16, 5];
 
-fn trt() -> D3Q19TrtParams {
+pub(super) fn trt() -> D3Q19TrtParams {
     D3Q19TrtParams {
         tau: 0.7,
         magic: 0.25,

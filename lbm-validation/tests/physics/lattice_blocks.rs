@@ -9,23 +9,15 @@ use lbm::blocks::Cut;
 use lbm::distributed::DistLattice;
 use lbm::domain::GlobalSpec;
 use lbm::group::Threads;
-use lbm::models::{D3Q19Trt, D3Q19TrtParams};
+use lbm::models::D3Q19Trt;
+
+use super::d3_lattice::{structured, trt};
 use lbm::{
     Block, BoundarySpec, CAoSoa, Layout, Obstacles, Scheme, Soa, Solver, Wall, read_checkpoint,
 };
 
 /// 12 × 16 × 10 sites: room for three blocks along every axis.
 const SIZE: [usize; 3] = [12, 16, 10];
-
-fn params() -> D3Q19TrtParams {
-    D3Q19TrtParams {
-        tau: 0.7,
-        magic: 0.25,
-        ax: 1e-5,
-        ay: -2e-5,
-        az: 3e-5,
-    }
-}
 
 /// Walls below and above in y and z, a lid moving in x and z, x periodic; a sphere whose
 /// centre is the corner of the blocks of a 2 × 2 × 2 cut.
@@ -35,7 +27,7 @@ fn spec() -> GlobalSpec<D3Q19Trt> {
         lx: SIZE[0],
         ly: SIZE[1],
         lz: SIZE[2],
-        params: params(),
+        params: trt(),
         boundaries: BoundarySpec {
             top: Some(Wall::BounceBack {
                 velocity: [0.02, 0.0, 0.01],
@@ -54,14 +46,7 @@ fn spec() -> GlobalSpec<D3Q19Trt> {
 
 /// A state with structure along every axis.
 fn initial(x: usize, s: usize) -> Vec<f64> {
-    let (y, z) = (s % SIZE[1], s / SIZE[1]);
-    let (xf, yf, zf) = (x as f64, y as f64, z as f64);
-    vec![
-        1.0 + 0.02 * (0.7 * xf).sin() * (0.5 * yf).cos() + 0.01 * (0.9 * zf).sin(),
-        0.03 * (0.4 * yf + 0.3 * zf).sin(),
-        0.02 * (0.6 * zf).cos() * (0.2 * xf).sin(),
-        0.025 * (0.5 * xf + 0.8 * yf).cos(),
-    ]
+    structured(SIZE)(x, s)
 }
 
 /// Every site's post-collision populations as bits, gathered from the lattice cut `cut`
