@@ -54,7 +54,6 @@ pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     rank: usize,
     /// This process's block of global sites.
     block: [Range<usize>; 3],
-    x0: usize,
     /// Messages and values sent to other processes by the exchanges so far.
     sent: [usize; 2],
     spec: GlobalSpec<M>,
@@ -115,7 +114,6 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         Ok(Self {
             group,
             rank,
-            x0: block[0].start,
             sent: [0, 0],
             block,
             dec,
@@ -279,7 +277,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
             // The block's check names the global plane site already.
             Some(LbmError::Diverged { step, x, y, reason }) => Error::from(LbmError::Diverged {
                 step: *step,
-                x: x + self.x0,
+                x: x + self.block[0].start,
                 y: *y,
                 reason: format!("{reason} (on rank {})", self.rank),
             }),
@@ -533,7 +531,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         &mut self,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
-        let set = self.slab.set_equilibrium_at(self.x0, moments);
+        let set = self.slab.set_equilibrium_at(self.block[0].start, moments);
         agree(&*self.group, set)
     }
 
@@ -578,7 +576,10 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         if self.slab.needs_halos() {
             self.exchange()?;
         }
-        let local: Vec<[usize; 3]> = sites.iter().map(|&[x, y, z]| [x - self.x0, y, z]).collect();
+        let local: Vec<[usize; 3]> = sites
+            .iter()
+            .map(|&[x, y, z]| [x - self.block[0].start, y, z])
+            .collect();
         let read = self.slab.exchanged(&local);
         agree(&*self.group, read)
     }
