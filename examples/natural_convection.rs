@@ -14,7 +14,7 @@
 use std::process::ExitCode;
 
 use lbm::cases::{CLEVER_BUSSE_NUSSELT, DELTA_T, RayleighBenard};
-use lbm::{CAoSoa, Coupled, Error, Lattice, Scheme, Solver, lbm_model};
+use lbm::{CAoSoa, Coupled, Error, Lattice, Scheme, lbm_model};
 
 lbm_model! {
     /// D2Q9 BGK flow with the buoyancy `(0, gβ s)` of the concentration field `s`.
@@ -95,10 +95,7 @@ fn run() -> Result<bool, Error> {
     pair.advance((1.25 * case.diffusion_time()) as u64)?;
     pair.check()?;
 
-    let (u, s) = (
-        pair.first().local_moments()?,
-        pair.second().local_moments()?,
-    );
+    let [u, s] = pair.output_moments()?;
     let flux = u[2].iter().zip(&s[0]).map(|(v, s)| v * s).sum::<f64>() / (lx * ly) as f64;
     let nusselt = 1.0 + flux * h / (case.diffusivity() * DELTA_T);
     let (_, published) = CLEVER_BUSSE_NUSSELT[2];

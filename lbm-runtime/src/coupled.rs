@@ -105,6 +105,12 @@ impl<A: Solver, B: Solver> Coupled<A, B> {
         &self.b
     }
 
+    /// The output moments of both lattices ([`Solver::output_moments`], collective): the
+    /// state does not change.
+    pub fn output_moments(&mut self) -> Result<[Vec<Vec<f64>>; 2], Error> {
+        Ok([self.a.output_moments()?, self.b.output_moments()?])
+    }
+
     /// Both lattices, to change or inspect them (their links stay).
     pub fn lattices_mut(&mut self) -> (&mut A, &mut B) {
         self.stale = true;

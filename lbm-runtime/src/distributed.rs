@@ -30,9 +30,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use crate::blocks::{Blocks, Cut};
-use crate::domain::{
-    cut_blocks, export_block, import_block, moments_by_window, GlobalSpec, Slab, LEFT, RIGHT,
-};
+use crate::domain::{cut_blocks, export_block, import_block, moments_by_window, GlobalSpec, Slab};
 use crate::group::{agree, Carrier, Transfers};
 use crate::solver::{Extent, Placement};
 use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
@@ -352,41 +350,37 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
 }
 
 impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLattice<M, L, T, P> {
-    /// The moments of a block cut along y or z: its own sites in a copy of the block on the
-    /// host whose ghost lines and halos the neighbours fill as a step's exchange does
-    /// (collective), streamed once more there. The copy is the block's size, held while
-    /// the moments are taken.
-    fn block_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
-        let copy = (|| -> Result<_, Error> {
-            let mut copy = Slab::<M, L, T>::block(&self.spec, &self.block, Scheme::TwoCopy)?;
-            copy.import(&self.slab.local_populations()?)?;
-            if let Some(fields) = self.slab.local_fields()? {
-                for (name, values) in M::FIELDS.iter().zip(&fields) {
-                    copy.set_local_field(name, values)?;
-                }
-            }
-            Ok(copy)
-        })();
-        let mut copy = agree(&*self.group, copy)?;
-        for axis in self.cut_axes([2, 1]) {
-            let peers = self.dec.neighbours(self.rank, axis);
-            let [below, above] = self.group.swap(peers, copy.border_lines(axis));
-            copy.set_ghost_lines(axis, [&below, &above]);
-        }
-        let (w, h) = (self.block[0].len(), M::HALO);
-        let borders = [h..2 * h, w..w + h].map(|cols| copy.lattice().read_columns(cols));
-        let [left, right] = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
-        copy.set_halo(LEFT, &left);
-        copy.set_halo(RIGHT, &right);
-        let f = *copy.frame();
-        let stored = f.stored[1] * f.stored[2];
-        Ok((copy.lattice().moment_fields().into_iter())
-            .map(|field| {
-                (0..f.owned[0] * f.plane())
-                    .map(|k| field[k / f.plane() * stored + f.stored_site(k % f.plane())])
-                    .collect()
-            })
-            .collect())
+    /// The moments of a slab of whole planes that are not read in place (a device's), window
+    /// by window (`domain::moments_by_window`): the neighbours' border planes swapped around
+    /// the ring once, the slab read back once.
+    fn moments_by_window(&self) -> Result<Vec<Vec<f64>>, Error> {
+        let w = self.slab.width();
+        let per_col = self.spec.plane() * M::Q;
+        // A host slab reads its columns where they lie; other backends read back once.
+        let whole: Result<Option<Vec<T>>, Error> = match self.slab.placement() {
+            Placement::Host => Ok(None),
+            #[cfg(feature = "gpu")]
+            _ => self.slab.local_populations().map(Some),
+        };
+        let read = |cols: Range<usize>| match &whole {
+            Ok(Some(all)) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
+            Ok(None) => self.slab.populations_of(cols),
+            Err(e) => Err(LbmError::Shape(format!("reading the slab back: {e}")).into()),
+        };
+        let h = M::HALO;
+        // A rank that cannot read its borders or fields stops every rank before the swap.
+        let (borders, fields) = agree(
+            &*self.group,
+            (|| -> Result<_, Error> {
+                Ok(([read(0..h)?, read(w - h..w)?], self.slab.local_fields()?))
+            })(),
+        )?;
+        let around = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
+        let moments = {
+            let (xs, fields) = (self.block[0].clone(), fields.as_deref());
+            moments_by_window::<M, L, T>(&self.spec, xs, around, fields, read)
+        };
+        agree(&*self.group, moments)
     }
 }
 
@@ -535,39 +529,18 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&*self.group, set)
     }
 
-    /// The moments of the slab, window by window (`domain::moments_by_window`): the neighbours'
-    /// border planes swapped around the ring once, no rank holding more than its slab.
-    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
-        if self.dec.is_cut(1) || self.dec.is_cut(2) {
-            return self.block_moments();
+    /// On the host, the block's moments read in place after the exchange the next step
+    /// starts with (which it then repeats unchanged); elsewhere the slab's, window by window
+    /// ([`DistLattice::moments_by_window`]). No rank holds more than its block beside the
+    /// moments.
+    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
+        if matches!(self.slab.placement(), Placement::Host) && self.slab.needs_halos() {
+            self.exchange()?;
         }
-        let w = self.slab.width();
-        let per_col = self.spec.plane() * M::Q;
-        // A host slab reads its columns where they lie; other backends read back once.
-        let whole: Result<Option<Vec<T>>, Error> = match self.slab.placement() {
-            Placement::Host => Ok(None),
-            #[cfg(feature = "gpu")]
-            _ => self.slab.local_populations().map(Some),
-        };
-        let read = |cols: Range<usize>| match &whole {
-            Ok(Some(all)) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
-            Ok(None) => self.slab.populations_of(cols),
-            Err(e) => Err(LbmError::Shape(format!("reading the slab back: {e}")).into()),
-        };
-        let h = M::HALO;
-        // A rank that cannot read its borders or fields stops every rank before the swap.
-        let (borders, fields) = agree(
-            &*self.group,
-            (|| -> Result<_, Error> {
-                Ok(([read(0..h)?, read(w - h..w)?], self.slab.local_fields()?))
-            })(),
-        )?;
-        let around = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
-        let moments = {
-            let (xs, fields) = (self.block[0].clone(), fields.as_deref());
-            moments_by_window::<M, L, T>(&self.spec, xs, around, fields, read)
-        };
-        agree(&*self.group, moments)
+        match self.slab.own_moments() {
+            Some(moments) => Ok(moments),
+            None => self.moments_by_window(),
+        }
     }
 
     /// The halos refreshed first where the next step pulls across the cuts (the same exchange

@@ -87,12 +87,11 @@ fn ring_matches_single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, ranks: usiz
 
 /// The lattice cut `cut` over as many threads, in `scheme`, equals the single two-copy
 /// lattice after 25 steps (an odd count: the in-place ring ends in its odd state) and after
-/// 26: the gathered populations, and each thread's moments on its sites (a slab's window by
-/// window from its own columns and its neighbours' borders, [`moments_by_window`]; a block's
-/// in a copy whose ghosts the neighbours fill).
+/// 26: the gathered populations, and each thread's moments on its sites (read in place, its
+/// halos and ghost lines filled by the neighbours), and those it writes.
 fn cut_matches_single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, cut: Cut, scheme: Scheme) {
     let what = format!("{} {} {} cut {cut}", L::NAME, T::NAME, scheme.name());
-    let want = single::<L, T>(g, 25);
+    let mut want = single::<L, T>(g, 25);
     let runs = Threads::run(cut.blocks(), |t| {
         let mut ring =
             DistLattice::<TestD2Q9, L, T>::new(Box::new(t), g.clone(), cut, scheme).unwrap();
@@ -105,7 +104,7 @@ fn cut_matches_single<L: Layout, T: Real>(g: &GlobalSpec<TestD2Q9>, cut: Cut, sc
         ring.advance(1).unwrap();
         (moments, at_25, ring.gather().unwrap(), output)
     });
-    let whole = moment_bits(&Solver::local_moments(&want).unwrap());
+    let whole = moment_bits(&Solver::local_moments(&mut want).unwrap());
     // The outputs' planes: an even share along x, each with the single lattice's moments.
     let mut next = 0;
     for (.., (xs, moments)) in &runs {
@@ -235,26 +234,30 @@ fn a_ring_in_f16s_is_the_single_lattice_bit_for_bit() {
 }
 
 /// Slabs wider than a window (several windows each, obstacles across their seams and across
-/// the cuts), both schemes: the moments of every slab are the single lattice's.
+/// the cuts), both schemes: the moments of every slab, read in place and window by window
+/// (as a device's slab is read), are the single lattice's.
 #[test]
-fn moments_by_window_are_the_single_lattices() {
+fn moments_in_place_and_by_window_are_the_single_lattices() {
     let mut boundaries = BoundarySpec::cavity(0.05);
     boundaries.solid = Some(crate::Obstacles::new(|x, y| {
         (60..70).contains(&x) && (3..6).contains(&y) || (140..160).contains(&x) && y == 7
     }));
     let g = spec_of(300, 12, boundaries);
     for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
-        let want = moment_bits(&Solver::local_moments(&single::<CSoa<4>, f64>(&g, 7)).unwrap());
+        let want = moment_bits(&Solver::local_moments(&mut single::<CSoa<4>, f64>(&g, 7)).unwrap());
         let got = Threads::run(2, |t| {
             let mut ring = Ring::new(Box::new(t), g.clone(), Cut::along(0, 2), scheme).unwrap();
             ring.set_equilibrium_at(&initial).unwrap();
             ring.advance(7).unwrap();
-            moment_bits(&ring.local_moments().unwrap())
+            let by_window = moment_bits(&ring.moments_by_window().unwrap());
+            [moment_bits(&ring.local_moments().unwrap()), by_window]
         });
-        let joined: Vec<Vec<u64>> = (0..want.len())
-            .map(|j| got.iter().flat_map(|m| m[j].clone()).collect())
-            .collect();
-        assert_eq!(joined, want, "{}", scheme.name());
+        for (k, how) in ["in place", "by window"].iter().enumerate() {
+            let joined: Vec<Vec<u64>> = (0..want.len())
+                .map(|j| got.iter().flat_map(|m| m[k][j].clone()).collect())
+                .collect();
+            assert_eq!(joined, want, "{} {how}", scheme.name());
+        }
     }
 }
 

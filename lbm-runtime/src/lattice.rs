@@ -583,30 +583,39 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
 
     /// The field of moment `j` (order of `M::MOMENT_NAMES`), as [`Lattice::moment_field`].
     pub(crate) fn moment_field_at(&self, j: usize) -> Vec<f64> {
-        self.moment_fields_of(&[j]).swap_remove(0)
+        let plane: Vec<usize> = (0..self.d.plane()).collect();
+        self.moment_fields_of(&[j], &plane).swap_remove(0)
     }
 
     /// Every moment field (order of `M::MOMENT_NAMES`), as [`Lattice::moment_field`], in one
     /// pass over the sites.
     pub(crate) fn moment_fields(&self) -> Vec<Vec<f64>> {
-        self.moment_fields_of(&(0..M::MOMENT_NAMES.len()).collect::<Vec<_>>())
+        let plane: Vec<usize> = (0..self.d.plane()).collect();
+        self.moment_fields_at(&plane)
     }
 
-    /// The fields of the moments `js`, each site's populations pulled once for all of them,
-    /// the columns in parallel.
-    fn moment_fields_of(&self, js: &[usize]) -> Vec<Vec<f64>> {
+    /// Every moment field of the plane sites `plane` of every column (a block's own sites
+    /// among its stored lines), indexed `[x·plane.len() + k]` for `plane[k]`.
+    pub(crate) fn moment_fields_at(&self, plane: &[usize]) -> Vec<Vec<f64>> {
+        self.moment_fields_of(&(0..M::MOMENT_NAMES.len()).collect::<Vec<_>>(), plane)
+    }
+
+    /// The fields of the moments `js` at the plane sites `plane`, each site's populations
+    /// pulled once for all of them, the columns in parallel.
+    fn moment_fields_of(&self, js: &[usize], plane: &[usize]) -> Vec<Vec<f64>> {
         let d = self.d;
-        let mut out = vec![vec![0.0; d.sites()]; js.len()];
+        let n = plane.len();
+        let mut out = vec![vec![0.0; d.lx * n]; js.len()];
         let mut columns: Vec<Vec<&mut [f64]>> = (0..d.lx).map(|_| Vec::new()).collect();
         for field in &mut out {
-            for (col, c) in columns.iter_mut().zip(field.chunks_mut(d.plane())) {
+            for (col, c) in columns.iter_mut().zip(field.chunks_mut(n.max(1))) {
                 col.push(c);
             }
         }
         parallel::for_each_owned(columns, &|x, mut fields| {
             let mut g = vec![T::default(); M::Q];
             let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
-            for y in 0..d.plane() {
+            for (k, &y) in plane.iter().enumerate() {
                 if self.bc.is_solid(&d, x, y) {
                     continue;
                 }
@@ -614,7 +623,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     .expect("site inside the lattice");
                 M::moments(&g, &self.site_params(x, y), &mut m);
                 for (f, &j) in fields.iter_mut().zip(js) {
-                    f[y] = m[j].to_f64();
+                    f[k] = m[j].to_f64();
                 }
             }
         });

@@ -86,6 +86,14 @@ pub trait SlabBackend: Block + Send {
         Err(whole_planes(&self.describe()))
     }
 
+    /// The moments of the slab's own sites ([`crate::Solver::local_moments`]) read where they
+    /// lie, its halos and ghost lines holding the neighbours' values (the ring exchanges them
+    /// first); `None` where the sites are not read in place on the host, and the ring reads
+    /// them back window by window.
+    fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
+        None
+    }
+
     /// Waits for the work in flight (a device's step).
     fn finish(&self) -> Result<(), Error> {
         Ok(())
@@ -276,6 +284,10 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
     fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         self.fold_along(axis, from);
         Ok(())
+    }
+
+    fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
+        Some(Slab::own_moments(self))
     }
 
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, Error> {

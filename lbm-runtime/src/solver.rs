@@ -159,8 +159,9 @@ pub trait Solver: Block {
     /// The moment fields of the local sites, in the order of [`Model::MOMENT_NAMES`], each
     /// indexed as the local sites (solid sites hold 0): the moments of the populations
     /// streamed once more, as [`crate::Lattice::moment_field`] gives them (collective: the
-    /// sites next to a cut need the neighbours' border sites).
-    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error>;
+    /// sites next to a cut need the neighbours' border sites, which a process exchanges into
+    /// its halos as the next step would; the state does not change).
+    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error>;
 
     /// For each site of `sites` (global `[x, y, z]`, on this process's planes), its
     /// post-collision populations followed by its pre-collision ones at the next step, `2Q`
@@ -198,7 +199,7 @@ pub trait Solver: Block {
     /// [`Model::MOMENT_NAMES`], each indexed `[(x − x0)·LY·LZ + z·LY + y]` (solid sites hold
     /// 0): [`Solver::local_moments`] where this process holds whole planes, otherwise moved
     /// there from the processes whose blocks hold them ([`crate::planes::to_planes`]).
-    fn output_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+    fn output_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
         let moments = self.local_moments()?;
         if crate::planes::whole_planes(&self.local_box(), self.extent().size()) {
             return Ok(moments);
@@ -601,7 +602,7 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
         Ok(())
     }
 
-    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
         Ok(self.moment_fields())
     }
 
@@ -689,7 +690,7 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
         (**self).local_box()
     }
 
-    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
         (**self).local_moments()
     }
 

@@ -243,13 +243,26 @@ impl RayleighBenard {
     ///
     /// Each column's sums are taken where it lies, and the columns' sums added on the root in
     /// the order of x, then shared: the same bits on any number of ranks.
-    pub fn measure<A, B>(&self, c: &Coupled<A, B>) -> Result<Convection, Error>
+    pub fn measure<A, B>(&self, c: &mut Coupled<A, B>) -> Result<Convection, Error>
     where
         A: Solver<Model = D2Q9Boussinesq>,
         B: Solver<Model = D2Q5AdvectionDiffusion>,
     {
-        let flow = c.first().output_moments()?;
-        let heat = c.second().output_moments()?;
+        let moments = c.output_moments()?;
+        self.convection(c, &moments)
+    }
+
+    /// [`RayleighBenard::measure`] from the lattices' output moments
+    /// ([`Coupled::output_moments`]), taken already (collective on MPI ranks).
+    pub fn convection<A, B>(
+        &self,
+        c: &Coupled<A, B>,
+        [flow, heat]: &[Vec<Vec<f64>>; 2],
+    ) -> Result<Convection, Error>
+    where
+        A: Solver<Model = D2Q9Boussinesq>,
+        B: Solver<Model = D2Q5AdvectionDiffusion>,
+    {
         let at = |r: Role| moment_index::<D2Q9Boussinesq>(r).expect("a velocity moment");
         let (ux, uy) = (&flow[at(Role::Velocity(0))], &flow[at(Role::Velocity(1))]);
         let t = &heat[0];

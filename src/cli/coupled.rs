@@ -222,7 +222,7 @@ where
     B: Solver<Model = D2Q5AdvectionDiffusion>,
 {
     fn write(&mut self) -> Result<(), CliError> {
-        write(self.plan, self.case, &self.c, &mut self.table)
+        write(self.plan, self.case, &mut self.c, &mut self.table)
     }
 }
 
@@ -293,20 +293,21 @@ fn earlier_rows(csv: &Path, start: u64) -> Vec<Vec<f64>> {
 fn write<A, B>(
     plan: &Plan,
     case: &RayleighBenard,
-    c: &Coupled<A, B>,
+    c: &mut Coupled<A, B>,
     table: &mut Table,
 ) -> Result<(), CliError>
 where
     A: Solver<Model = D2Q9Boussinesq>,
     B: Solver<Model = D2Q5AdvectionDiffusion>,
 {
-    let m = case.measure(c)?;
+    let [flow, mut heat] = c.output_moments()?;
+    let m = case.convection(c, &[flow, heat.clone()])?;
     let step = c.steps_done();
     let time = step as f64 / case.diffusion_time();
     table
         .rows
         .push(vec![step as f64, time, m.nusselt, m.reynolds, m.mode]);
-    let t = c.second().output_moments()?.swap_remove(0);
+    let t = heat.swap_remove(0);
     let Some(t) = c.first().group().gather(t) else {
         return together(c.first(), Ok(()));
     };

@@ -18,7 +18,7 @@ use lbm::{Model, Placement, Real, Solver};
 use super::CliError;
 use super::loads::Loads;
 use super::plan::{Plan, Resume};
-use super::solver::Driven;
+use super::solver::{Driven, Probes};
 
 /// `result` of an output written by the root, shared by every process: all go on, or all
 /// stop with an error.
@@ -65,14 +65,14 @@ pub(super) fn start_and_drive<C: Case, T: Real>(
         Some((path, c)) => lbm::solver::restore(&mut *solver, &c, path)?,
         None => solver.set_equilibrium_at(&case.initial())?,
     }
-    drive::<C, T>(plan, case, &mut *solver)
+    drive::<C, T>(plan, case, solver)
 }
 
 /// Runs `case` on `solver` to the end of the plan.
 pub fn drive<C: Case, T: Real>(
     plan: &Plan,
     case: &C,
-    solver: &mut dyn Solver<Model = C::Model, Real = T>,
+    mut solver: BoxedSolver<C::Model, T>,
 ) -> Result<(), CliError> {
     // Caught from here on: the first line printed below says the run is under way.
     let signals = super::signals();
@@ -84,7 +84,7 @@ pub fn drive<C: Case, T: Real>(
     } else {
         Ok(())
     };
-    together(solver, stamped)?;
+    together(&*solver, stamped)?;
     let (lx, ly) = case.size();
     let lz = case.depth();
     let shape = lbm::Extent::of_size([lx, ly, lz]);
@@ -100,25 +100,28 @@ pub fn drive<C: Case, T: Real>(
             say!("resumed at step {start}");
         }
     }
-    let mut loads = Loads::new(case, solver);
+    let mut loads = Loads::new(case, &*solver);
     if start == 0 {
-        loads.measure(solver)?;
-        out.write(solver, true, loads.values())?;
+        loads.measure(&mut *solver)?;
+        out.write(&mut *solver, true, loads.values())?;
     }
     let mut run = CaseRun {
-        solver,
+        solver: &mut *solver,
         out,
         loads,
         steady: Steady::new(plan.until_steady, case.velocity_scale()),
         nodes: lx * ly * lz,
     };
     let o = lbm::driver::drive(&mut run, &plan.schedule(), &signals, root)?;
-    let CaseRun { solver, out, .. } = run;
-    // Read before the bandwidth probe of the summary, which is not the run's.
+    let CaseRun { out, .. } = run;
+    // Read before the probes of the summary, which are not the run's, and which run once the
+    // lattice is gone.
     let peaks = solver
         .group()
         .each(lbm::memory::peak_resident().unwrap_or(0));
     let estimates = solver.group().each(plan.memory.total());
+    let probes = solver.probes();
+    drop(solver);
     if root {
         if let Some(why) = o.reason() {
             say!("{why}");
@@ -142,7 +145,7 @@ pub fn drive<C: Case, T: Real>(
             flops_per_site: C::Model::collide_flops(&case.params()),
             memory: peaks.into_iter().zip(estimates).collect(),
         };
-        summary.print(&*solver)?;
+        summary.print::<T>(&probes)?;
     }
     CliError::unless_stopped(
         &o,
@@ -183,7 +186,7 @@ impl<C: Case, T: Real> Run for CaseRun<'_, '_, C, T> {
     }
 
     fn steady(&mut self) -> Result<bool, CliError> {
-        self.steady.reached(&*self.solver)
+        self.steady.reached(&mut *self.solver)
     }
 
     /// With bodies, the step before each row (their loads are the mean of two steps) and
@@ -207,7 +210,7 @@ impl<C: Case, T: Real> Run for CaseRun<'_, '_, C, T> {
         }
         if row {
             self.out
-                .write(&*self.solver, at.output, self.loads.values())?;
+                .write(&mut *self.solver, at.output, self.loads.values())?;
         }
         Ok(())
     }
@@ -236,7 +239,7 @@ impl Steady {
 
     /// Whether the velocity of every rank's piece changed by less than the tolerance since
     /// the last check (collective).
-    fn reached<S: Solver + ?Sized>(&mut self, solver: &S) -> Result<bool, CliError> {
+    fn reached<S: Solver + ?Sized>(&mut self, solver: &mut S) -> Result<bool, CliError> {
         let Some(tol) = self.tol else {
             return Ok(false);
         };
@@ -317,7 +320,7 @@ impl<'a, C: Case> Outputs<'a, C> {
     /// (this process's share of the bodies' loads) follow the case's sums.
     fn write<S: Solver + ?Sized>(
         &mut self,
-        solver: &S,
+        solver: &mut S,
         files: bool,
         loads: &[f64],
     ) -> Result<(), CliError> {
@@ -525,7 +528,7 @@ struct Summary {
 }
 
 impl Summary {
-    fn print<S: Solver + ?Sized>(&self, solver: &S) -> Result<(), CliError> {
+    fn print<T: Real>(&self, probes: &Probes) -> Result<(), CliError> {
         let secs = self.stepping.as_secs_f64();
         say!("summary: {}", self.title);
         say!(
@@ -558,28 +561,28 @@ impl Summary {
         let gbps = mlups * self.bytes_per_site as f64 / 1e3;
         let gflops = mlups * self.flops_per_site as f64 / 1e3;
         // The probes run in this process: over several ranks, each rank's share is compared.
-        let ranks = solver.group().ranks() as f64;
+        let ranks = probes.ranks as f64;
         let per_rank = if ranks > 1.0 { " per rank" } else { "" };
-        let (bw, what) = solver.reference_bandwidth()?;
-        let peak = match solver.placement() {
+        let (bw, what) = probes.bandwidth()?;
+        let peak = match &probes.placement {
             Placement::Host => {
-                let p = measure_peak_flops::<S::Real>(5);
+                let p = measure_peak_flops::<T>(5);
                 format!(
                     " = {:.0}% of the {:.1} GFLOP/s {} FMA peak measured now ({})",
                     100.0 * gflops / ranks / p.best,
                     p.best,
-                    <S::Real as Real>::NAME,
+                    T::NAME,
                     p.how()
                 )
             }
             Placement::Device(ctx) => {
-                let p = lbm::gpu::probe::fma_gflops::<S::Real>(&ctx)?;
+                let p = lbm::gpu::probe::fma_gflops::<T>(ctx)?;
                 format!(
                     " = {:.0}% of the device's {:.1} GFLOP/s FMA peak measured now ({} \
                      arithmetic, {})",
                     100.0 * gflops / ranks / p.best,
                     p.best,
-                    lbm::gpu::shader::arithmetic::<S::Real>(),
+                    lbm::gpu::shader::arithmetic::<T>(),
                     p.how()
                 )
             }

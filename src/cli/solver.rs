@@ -11,8 +11,8 @@ use super::CliError;
 /// The largest array of the bandwidth probe after a run.
 const PROBE_BYTES: usize = 256 << 20;
 
-/// The smallest: four last-level caches, or this where the cache size cannot be read.
-const PROBE_FLOOR_BYTES: usize = 64 << 20;
+/// The smallest (a timing of fewer bytes says little).
+const PROBE_FLOOR_BYTES: usize = 1 << 20;
 
 /// The largest buffer of the device's copy probe after a run (two are allocated beside the
 /// lattice): one population copy up to this (a probe much smaller than the lattice under-reads
@@ -23,7 +23,7 @@ const DEVICE_PROBE_BYTES: u64 = 1 << 30;
 pub trait Driven: Solver {
     /// The moment fields of the planes whose outputs this process writes (collective:
     /// [`Solver::output_moments`]).
-    fn fields(&self) -> Result<Fields, CliError> {
+    fn fields(&mut self) -> Result<Fields, CliError> {
         let e = self.extent();
         Ok(Fields::piece::<Self::Model>(
             e.size(),
@@ -46,23 +46,46 @@ pub trait Driven: Solver {
         )
     }
 
+    /// What the summary's probes need of the lattice, taken before it is dropped: they run
+    /// after it, so that they never raise the run's peak memory.
+    fn probes(&self) -> Probes {
+        let per_site = <Self::Model as Model>::Q * <Self::Real as Real>::BYTES;
+        let local: usize = self.local_box().iter().map(|r| r.len()).product();
+        Probes {
+            placement: self.placement(),
+            scheme: self.scheme(),
+            local_bytes: local * per_site,
+            global_bytes: self.extent().sites() * per_site,
+            ranks: self.group().ranks(),
+        }
+    }
+}
+
+/// What the probes of the run's summary measure against (see [`Driven::probes`]).
+pub struct Probes {
+    /// Where the sites were updated.
+    pub placement: Placement,
+    scheme: Scheme,
+    /// One copy of this process's populations, bytes.
+    local_bytes: usize,
+    /// One copy of the whole lattice's populations, bytes.
+    global_bytes: usize,
+    /// Processes of the run.
+    pub ranks: usize,
+}
+
+impl Probes {
     /// The bandwidth the step's memory traffic is compared with, GB/s, and what it is,
-    /// measured now where the sites are updated.
-    fn reference_bandwidth(&self) -> Result<(f64, String), CliError> {
-        match self.placement() {
+    /// measured now where the sites were updated.
+    pub fn bandwidth(&self) -> Result<(f64, String), CliError> {
+        match &self.placement {
             Placement::Device(ctx) => {
-                let e = self.extent();
-                let bytes =
-                    (e.sites() * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES) as u64;
-                let p = lbm::gpu::probe::copy_gbps(&ctx, bytes.min(DEVICE_PROBE_BYTES))?;
+                let bytes = (self.global_bytes as u64).min(DEVICE_PROBE_BYTES);
+                let p = lbm::gpu::probe::copy_gbps(ctx, bytes)?;
                 Ok((p.best, format!("device copy bandwidth ({})", p.how())))
             }
-            _ => {
-                // This process's sites: what its kernels sweep, and whether they stream.
-                let sites: usize = self.local_box().iter().map(|r| r.len()).product();
-                let slab = sites * <Self::Model as Model>::Q * <Self::Real as Real>::BYTES;
-                cpu_bandwidth(self.scheme(), slab)
-            }
+            // This process's sites: what its kernels sweep, and whether they stream.
+            _ => cpu_bandwidth(self.scheme, self.local_bytes),
         }
     }
 }
@@ -72,12 +95,13 @@ impl<S: Solver + ?Sized> Driven for S {}
 /// The host's bandwidth for the memory pattern of the step of `scheme` on `lattice` bytes of
 /// populations per copy ([`step_pattern`]), measured now: read-modify-write for the in-place
 /// scheme, a copy for two-copy (with non-temporal stores where the step makes them). Each of
-/// the probe's two arrays is half a copy of the populations, so the probe holds no more than
-/// the lattice did and does not raise the run's peak memory, within [four last-level caches,
-/// 256 MiB].
+/// the probe's two arrays is half a copy of the populations (within [1, 256] MiB): the probe
+/// sweeps as many bytes as the step, so it meets the caches the step meets (a lattice that
+/// fits in the last-level cache is compared with the cache's bandwidth), and, run after the
+/// lattice is dropped, it holds no more than the lattice did and does not raise the peak
+/// memory of any process.
 pub fn cpu_bandwidth(scheme: Scheme, lattice: usize) -> Result<(f64, String), CliError> {
-    let floor = lbm::machine::last_level_cache().map_or(PROBE_FLOOR_BYTES, |c| 4 * c);
-    let bw = measure_bandwidth((lattice / 2).clamp(floor.min(PROBE_BYTES), PROBE_BYTES), 5);
+    let bw = measure_bandwidth((lattice / 2).clamp(PROBE_FLOOR_BYTES, PROBE_BYTES), 5);
     let pattern = step_pattern(scheme, lattice);
     let p = bw.for_pattern(pattern);
     Ok((

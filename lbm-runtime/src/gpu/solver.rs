@@ -43,7 +43,7 @@ impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
         Ok(self.finish()?)
     }
 
-    fn local_moments(&self) -> Result<Vec<Vec<f64>>, Error> {
+    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
         Ok(self.moment_fields()?)
     }
 

@@ -13,7 +13,8 @@ use lbm::models::D3Q19Trt;
 
 use super::d3_lattice::{structured, trt};
 use lbm::{
-    Block, BoundarySpec, CAoSoa, Layout, Obstacles, Scheme, Soa, Solver, Wall, read_checkpoint,
+    Block, BoundarySpec, CAoSoa, Layout, Model, Obstacles, Scheme, Soa, Solver, Wall,
+    read_checkpoint,
 };
 
 /// 12 × 16 × 10 sites: room for three blocks along every axis.
@@ -50,36 +51,59 @@ fn initial(x: usize, s: usize) -> Vec<f64> {
 }
 
 /// Every site's post-collision populations as bits, gathered from the lattice cut `cut`
-/// after `steps` steps in `scheme` (the first thread's).
-fn cut_run<L: Layout>(cut: Cut, scheme: Scheme, steps: u64) -> Vec<u64> {
-    let mut runs = Threads::run(cut.blocks(), |t| {
+/// after `steps` steps in `scheme` (the first thread's), and the moment fields every thread
+/// writes ([`Solver::output_moments`]: a block's read in place, moved to an even share of
+/// the planes), joined in the order of the planes.
+fn cut_run<L: Layout>(cut: Cut, scheme: Scheme, steps: u64) -> (Vec<u64>, Vec<u64>) {
+    let runs = Threads::run(cut.blocks(), |t| {
         let mut lat =
             DistLattice::<D3Q19Trt, L, f64>::new(Box::new(t), spec(), cut, scheme).unwrap();
         lat.set_equilibrium_at(&initial).unwrap();
         lat.advance(steps).unwrap();
         lat.check().unwrap();
-        lat.gather()
-            .unwrap()
-            .map(|g| bits(&g.local_populations().unwrap()))
+        let moments = (lat.output_planes(), lat.output_moments().unwrap());
+        let all = lat.gather().unwrap();
+        (all.map(|g| bits(&g.local_populations().unwrap())), moments)
     });
-    runs.swap_remove(0).expect("the first thread gathers")
+    let mut planes = 0;
+    let moments = (0..D3Q19Trt::MOMENT_NAMES.len())
+        .flat_map(|j| {
+            runs.iter()
+                .flat_map(move |(_, (_, m))| bits(&m[j]))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for (_, (xs, _)) in &runs {
+        assert_eq!(xs.start, planes, "cut {cut}: the planes written in order");
+        planes = xs.end;
+    }
+    let populations = runs.into_iter().next().and_then(|r| r.0);
+    (populations.expect("the first thread gathers"), moments)
 }
 
 fn bits(f: &[f64]) -> Vec<u64> {
     f.iter().map(|v| v.to_bits()).collect()
 }
 
-/// The single two-copy lattice after `steps` steps.
-fn single<L: Layout>(steps: u64) -> Vec<u64> {
+/// The single two-copy lattice after `steps` steps: its populations and moments, as
+/// [`cut_run`] gives them.
+fn single<L: Layout>(steps: u64) -> (Vec<u64>, Vec<u64>) {
     let mut lat = spec().lattice::<L, f64>(Scheme::TwoCopy).unwrap();
     lat.set_equilibrium(initial).unwrap();
     lat.advance(steps).unwrap();
-    bits(&lat.local_populations().unwrap())
+    let moments = lat
+        .local_moments()
+        .unwrap()
+        .iter()
+        .flat_map(|m| bits(m))
+        .collect();
+    (bits(&lat.local_populations().unwrap()), moments)
 }
 
 /// Cuts along one, two and three axes on 1, 2, 3, 4, 6 and 8 processes, in SoA and in
 /// CAoSoA⟨4⟩ (whose blocks pad their ghost lines along y to its clusters), both schemes
-/// (an odd step count: the in-place blocks end in their odd state): the single lattice.
+/// (an odd step count: the in-place blocks end in their odd state): the single lattice's
+/// populations and moments.
 #[test]
 fn blocks_along_one_two_and_three_axes_are_the_single_lattice_bit_for_bit() {
     let cuts = [
@@ -123,7 +147,7 @@ fn a_checkpoint_of_eight_blocks_resumes_on_three_bitwise() {
         lat.advance(5).unwrap();
         lat.write_checkpoint(&path).unwrap();
     });
-    let want = single::<Soa>(12);
+    let want = single::<Soa>(12).0;
     let checkpoint = read_checkpoint::<D3Q19Trt, f64>(&path).unwrap();
     let mut runs = Threads::run(3, |t| {
         let cut = Cut([1, 1, 3]);

@@ -11,9 +11,9 @@ fn growth(height: usize, ra: f64) -> f64 {
     let mut c = case.lattices::<Soa, f64>(Scheme::TwoCopy).unwrap();
     let t = case.diffusion_time();
     c.advance(t as u64).unwrap();
-    let a = case.measure(&c).unwrap();
+    let a = case.measure(&mut c).unwrap();
     c.advance((1.5 * t) as u64).unwrap();
-    let b = case.measure(&c).unwrap();
+    let b = case.measure(&mut c).unwrap();
     growth_rate(&case, &a, &b, (1.5 * t) as u64 as f64)
 }
 
@@ -52,10 +52,10 @@ fn nusselt_number_at_ra_1e4_matches_clever_and_busse() {
     let mut c = case.lattices::<CAoSoa<8>, f64>(Scheme::InPlace).unwrap();
     let t = case.diffusion_time();
     c.advance(t as u64).unwrap();
-    let settled = case.measure(&c).unwrap();
+    let settled = case.measure(&mut c).unwrap();
     c.advance((t / 4.0) as u64).unwrap();
     c.check().unwrap();
-    let last = case.measure(&c).unwrap();
+    let last = case.measure(&mut c).unwrap();
     let (ra, want) = CLEVER_BUSSE_NUSSELT[2];
     assert_eq!(ra, 1e4);
     println!(
