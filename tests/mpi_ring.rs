@@ -752,6 +752,87 @@ fn a_3d_run_on_ranks_resumes_on_another_rank_count_bitwise() {
     resumes_on_any_rank_count::<lbm::models::D3Q19Trt>("cavity-3d", size, cubes);
 }
 
+/// Every 3-D case of the program on 2, 3, 4, 6 and 8 ranks, cut along one axis (x by default
+/// on 2, z on 3), two (y and z on 4, x and y on 6) and three (2 × 2 × 2 on 8), ends with the
+/// single process's populations, bit for bit (the checkpoint written at the last step), in
+/// place or not, and with its diagnostics (sums over the blocks, taken in another order:
+/// within round-off). The body case's sphere is centred on the corner of the 2 × 2 × 2 cut's
+/// blocks (its loads summed over them).
+#[test]
+fn every_3d_case_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_process_run() {
+    let cases: [(&str, &[&str]); 5] = [
+        ("taylor-green-3d", &["--lx", "16"]),
+        ("duct", &["--lx", "16", "--ly", "16"]),
+        ("cavity-3d", &["--lx", "16"]),
+        ("cylinder-3d", &["--diameter", "10"]),
+        (
+            "body",
+            &[
+                "--diameter",
+                "4",
+                "--lx",
+                "24",
+                "--ly",
+                "16",
+                "--at",
+                "12,8,8",
+            ],
+        ),
+    ];
+    let cuts: [(usize, &[&str]); 6] = [
+        (1, &["--scheme", "two-copy"]),
+        (2, &[]),
+        (3, &["--cut", "1x1x3", "--scheme", "two-copy"]),
+        (4, &["--cut", "1x2x2"]),
+        (6, &["--cut", "3x2x1", "--scheme", "two-copy"]),
+        (8, &["--cut", "2x2x2"]),
+    ];
+    for (case, size) in cases {
+        let mut want = None;
+        for (ranks, cut) in cuts {
+            let dir = tempfile::tempdir().unwrap();
+            let out = dir.path().to_str().unwrap();
+            let common = ["--steps", "7", "--checkpoint-every", "7", "--images", ""];
+            let run = [&["run", case][..], size, &common[..], cut, &["--out", out]].concat();
+            let said = lbm_ok(ranks, &run);
+            if ranks > 1 {
+                assert!(said.contains(&format!("{ranks} MPI ranks")), "{said}");
+            }
+            let path = format!("{out}/{case}_checkpoint.lbm");
+            let state = if case == "taylor-green-3d" {
+                checkpoint_state::<lbm::models::D3Q19Mrt>(&path)
+            } else {
+                checkpoint_state::<lbm::models::D3Q19Trt>(&path)
+            };
+            let table = std::fs::read_to_string(format!("{out}/{case}_diagnostics.csv"))
+                .unwrap_or_else(|e| panic!("{case} on {ranks} ranks: diagnostics: {e}"));
+            let Some((state0, table0)) = &want else {
+                want = Some((state, table));
+                continue;
+            };
+            let what = format!("{case} on {ranks} ranks {cut:?}");
+            assert_eq!(state.0, 7, "{what}");
+            assert!(&state == state0, "{what}: the populations differ");
+            same_within_round_off(&table, table0, &what);
+        }
+    }
+}
+
+/// Two CSV tables with the same header and the same numbers within `1e-9` (relative, or
+/// absolute near zero): sums taken in another order, some columns printed to 10 digits.
+fn same_within_round_off(a: &str, b: &str, what: &str) {
+    let (la, lb): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    assert_eq!(la.len(), lb.len(), "{what}: rows\n{a}\n{b}");
+    assert_eq!(la.first(), lb.first(), "{what}: header");
+    for (ra, rb) in la.iter().zip(&lb).skip(1) {
+        for (x, y) in ra.split(',').zip(rb.split(',')) {
+            let (x, y): (f64, f64) = (x.trim().parse().unwrap(), y.trim().parse().unwrap());
+            let close = (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1e-3);
+            assert!(close, "{what}: {x} against {y}\n{ra}\n{rb}");
+        }
+    }
+}
+
 /// The pictures of a cube cut along each axis — a plane of constant x held by the last of 3
 /// ranks, planes of constant y and z across all of them — are the single process's, byte for
 /// byte.
