@@ -529,18 +529,26 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&*self.group, set)
     }
 
-    /// On the host, the block's moments read in place after the exchange the next step
-    /// starts with (which it then repeats unchanged); elsewhere the slab's, window by window
-    /// ([`DistLattice::moments_by_window`]). No rank holds more than its block beside the
-    /// moments.
+    /// Where every block lies on the host, its moments read in place after the exchange the
+    /// next step starts with (which it then repeats unchanged); otherwise (a device's slab on
+    /// some process) every slab's window by window ([`DistLattice::moments_by_window`]). Both
+    /// ways are collective, so the processes agree on one first. No process holds more than
+    /// its block beside the moments.
     fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
-        if matches!(self.slab.placement(), Placement::Host) && self.slab.needs_halos() {
+        let on_host = matches!(self.slab.placement(), Placement::Host);
+        if self.group.any(!on_host) {
+            return self.moments_by_window();
+        }
+        if self.slab.needs_halos() {
             self.exchange()?;
         }
-        match self.slab.own_moments() {
-            Some(moments) => Ok(moments),
-            None => self.moments_by_window(),
-        }
+        let moments = self.slab.own_moments().ok_or_else(|| {
+            LbmError::Shape(format!(
+                "{} reads no moments in place",
+                self.slab.describe()
+            ))
+        });
+        agree(&*self.group, moments.map_err(Error::from))
     }
 
     /// The halos refreshed first where the next step pulls across the cuts (the same exchange

@@ -88,8 +88,8 @@ pub trait SlabBackend: Block + Send {
 
     /// The moments of the slab's own sites ([`crate::Solver::local_moments`]) read where they
     /// lie, its halos and ghost lines holding the neighbours' values (the ring exchanges them
-    /// first); `None` where the sites are not read in place on the host, and the ring reads
-    /// them back window by window.
+    /// first): every slab placed on the host ([`Placement::Host`]) reads them; `None`
+    /// elsewhere, where the ring reads them back window by window.
     fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
         None
     }

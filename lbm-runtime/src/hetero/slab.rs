@@ -494,6 +494,14 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     }
     /// Each part's sites from that part, its inner halos first refreshed from its siblings
     /// (the swap the next step starts with, which reads them where the two-copy scheme pulls).
+    /// Those of a slab whose columns all run on the host.
+    fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
+        match &self.parts {
+            Parts::Host(s) => SlabBackend::own_moments(s),
+            _ => None,
+        }
+    }
+
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
         if let Some(s) = self.whole_mut() {
             return s.exchanged(sites);
