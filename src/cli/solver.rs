@@ -14,8 +14,8 @@ const PROBE_BYTES: usize = 256 << 20;
 /// The smallest (a timing of fewer bytes says little).
 const PROBE_FLOOR_BYTES: usize = 1 << 20;
 
-/// The largest buffer of the device's copy probe after a run (two are allocated beside the
-/// lattice): one population copy up to this (a probe much smaller than the lattice under-reads
+/// The largest buffer of the device's copy probe after a run (two are allocated once the
+/// lattice is dropped): one population copy up to this (a probe much smaller than the lattice under-reads
 /// what a large GPU streams).
 const DEVICE_PROBE_BYTES: u64 = 1 << 30;
 

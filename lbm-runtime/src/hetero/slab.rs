@@ -492,8 +492,6 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     fn finish(&self) -> Result<(), Error> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
     }
-    /// Each part's sites from that part, its inner halos first refreshed from its siblings
-    /// (the swap the next step starts with, which reads them where the two-copy scheme pulls).
     /// Those of a slab whose columns all run on the host.
     fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
         match &self.parts {
@@ -502,6 +500,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
     }
 
+    /// Each part's sites from that part, its inner halos first refreshed from its siblings
+    /// (the swap the next step starts with, which reads them where the two-copy scheme pulls).
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
         if let Some(s) = self.whole_mut() {
             return s.exchanged(sites);
