@@ -32,7 +32,7 @@ use std::time::Instant;
 use crate::blocks::{Blocks, Cut};
 use crate::domain::{cut_blocks, export_block, import_block, moments_by_window, GlobalSpec, Slab};
 use crate::group::{agree, Carrier, Transfers};
-use crate::solver::{Extent, Placement};
+use crate::solver::{Extent, Placement, ReadMoments};
 use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
 
 /// Parts of the bulk update between which the halo transfers may progress: MPICH (as most MPI
@@ -529,26 +529,35 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&*self.group, set)
     }
 
-    /// Where every block lies on the host, its moments read in place after the exchange the
-    /// next step starts with (which it then repeats unchanged); otherwise (a device's slab on
-    /// some process) every slab's window by window ([`DistLattice::moments_by_window`]). Both
-    /// ways are collective, so the processes agree on one first. No process holds more than
-    /// its block beside the moments.
-    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
+    /// Where every block lies on the host, its columns' moments read in place as `read` asks
+    /// for them, after the exchange the next step starts with (which it then repeats
+    /// unchanged); otherwise (a device's slab on some process) every slab's read window by
+    /// window ([`DistLattice::moments_by_window`]) first. Both ways are collective, so the
+    /// processes agree on one first.
+    fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
         let on_host = matches!(self.slab.placement(), Placement::Host);
         if self.group.any(!on_host) {
-            return self.moments_by_window();
+            let all = self.moments_by_window()?;
+            let per_col = self.block[1].len() * self.block[2].len();
+            return Ok(read(self.group.values(), &|cols| {
+                crate::planes::columns(&all, cols, per_col)
+            }));
         }
         if self.slab.needs_halos() {
             self.exchange()?;
         }
-        let moments = self.slab.own_moments().ok_or_else(|| {
+        let in_place = self.slab.own_moments(0..0).ok_or_else(|| {
             LbmError::Shape(format!(
                 "{} reads no moments in place",
                 self.slab.describe()
             ))
         });
-        agree(&*self.group, moments.map_err(Error::from))
+        agree(&*self.group, in_place.map_err(Error::from))?;
+        let slab = &self.slab;
+        Ok(read(self.group.values(), &|cols| {
+            slab.own_moments(cols)
+                .expect("a slab on the host reads its moments in place")
+        }))
     }
 
     /// The halos refreshed first where the next step pulls across the cuts (the same exchange

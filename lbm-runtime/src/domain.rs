@@ -620,13 +620,14 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         export_block(&self.lattice, &self.frame.own_box()).expect("the block's own sites")
     }
 
-    /// The moment fields of the block's own sites, laid out as [`Slab::export`]'s sites, read
-    /// in place: the sites next to a cut pull from the halos and ghost lines, which must hold
-    /// the neighbours' values (the exchange the next step starts with).
-    pub(crate) fn own_moments(&self) -> Vec<Vec<f64>> {
+    /// The moment fields of the block's own sites in its columns `cols`, laid out as
+    /// [`Slab::export`]'s sites, read in place: the sites next to a cut pull from the halos
+    /// and ghost lines, which must hold the neighbours' values (the exchange the next step
+    /// starts with).
+    pub(crate) fn own_moments(&self, cols: Range<usize>) -> Vec<Vec<f64>> {
         let f = &self.frame;
         let plane: Vec<usize> = (0..f.plane()).map(|s| f.stored_site(s)).collect();
-        self.lattice.moment_fields_at(&plane)
+        self.lattice.moment_fields_at(cols, &plane)
     }
 
     /// Sets the block's own populations from values laid out as [`Slab::export`]'s (a block

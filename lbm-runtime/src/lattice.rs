@@ -584,35 +584,38 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// The field of moment `j` (order of `M::MOMENT_NAMES`), as [`Lattice::moment_field`].
     pub(crate) fn moment_field_at(&self, j: usize) -> Vec<f64> {
         let plane: Vec<usize> = (0..self.d.plane()).collect();
-        self.moment_fields_of(&[j], &plane).swap_remove(0)
+        self.moment_fields_of(&[j], 0..self.d.lx, &plane)
+            .swap_remove(0)
     }
 
     /// Every moment field (order of `M::MOMENT_NAMES`), as [`Lattice::moment_field`], in one
     /// pass over the sites.
     pub(crate) fn moment_fields(&self) -> Vec<Vec<f64>> {
         let plane: Vec<usize> = (0..self.d.plane()).collect();
-        self.moment_fields_at(&plane)
+        self.moment_fields_at(0..self.d.lx, &plane)
     }
 
-    /// Every moment field of the plane sites `plane` of every column (a block's own sites
-    /// among its stored lines), indexed `[x·plane.len() + k]` for `plane[k]`.
-    pub(crate) fn moment_fields_at(&self, plane: &[usize]) -> Vec<Vec<f64>> {
-        self.moment_fields_of(&(0..M::MOMENT_NAMES.len()).collect::<Vec<_>>(), plane)
+    /// Every moment field of the plane sites `plane` of the columns `cols` (a block's own
+    /// sites among its stored lines, a few columns at a time), indexed
+    /// `[(x − cols.start)·plane.len() + k]` for `plane[k]`.
+    pub(crate) fn moment_fields_at(&self, cols: Range<usize>, plane: &[usize]) -> Vec<Vec<f64>> {
+        self.moment_fields_of(&(0..M::MOMENT_NAMES.len()).collect::<Vec<_>>(), cols, plane)
     }
 
-    /// The fields of the moments `js` at the plane sites `plane`, each site's populations
-    /// pulled once for all of them, the columns in parallel.
-    fn moment_fields_of(&self, js: &[usize], plane: &[usize]) -> Vec<Vec<f64>> {
+    /// The fields of the moments `js` at the plane sites `plane` of the columns `cols`, each
+    /// site's populations pulled once for all of them, the columns in parallel.
+    fn moment_fields_of(&self, js: &[usize], cols: Range<usize>, plane: &[usize]) -> Vec<Vec<f64>> {
         let d = self.d;
         let n = plane.len();
-        let mut out = vec![vec![0.0; d.lx * n]; js.len()];
-        let mut columns: Vec<Vec<&mut [f64]>> = (0..d.lx).map(|_| Vec::new()).collect();
+        let mut out = vec![vec![0.0; cols.len() * n]; js.len()];
+        let mut columns: Vec<Vec<&mut [f64]>> = cols.clone().map(|_| Vec::new()).collect();
         for field in &mut out {
             for (col, c) in columns.iter_mut().zip(field.chunks_mut(n.max(1))) {
                 col.push(c);
             }
         }
-        parallel::for_each_owned(columns, &|x, mut fields| {
+        parallel::for_each_owned(columns, &|i, mut fields| {
+            let x = cols.start + i;
             let mut g = vec![T::default(); M::Q];
             let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
             for (k, &y) in plane.iter().enumerate() {

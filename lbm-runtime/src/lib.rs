@@ -80,7 +80,7 @@ pub use real::{F16s, Real, Transferable};
 pub use runtime_error::Error;
 pub use scheme::Scheme;
 pub use slab_backend::SlabBackend;
-pub use solver::{Block, Placement, Solver, Totals};
+pub use solver::{Block, Placement, ReadMoments, Solver, Totals};
 pub use storage::ALIGN;
 #[cfg(test)]
 mod lattice_tests;

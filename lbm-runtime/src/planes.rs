@@ -29,16 +29,43 @@ pub fn whole_planes(local: &[Range<usize>; 3], size: [usize; 3]) -> bool {
     local[1] == (0..size[1]) && local[2] == (0..size[2])
 }
 
-/// Per-site `fields` of this process's sites `boxes[rank]` (each indexed
-/// `[(x − x0)·P + s]`, `P` the box's sites per plane, `s = (z − z0)·ny + y − y0`) moved to the
-/// processes' planes `planes` (each field then indexed `[(x − x0)·LY·LZ + z·LY + y]` over
-/// `planes[rank]`), in a lattice of `size` sites (collective: each process sends every
-/// other the part of its box on their planes, one pair of processes after another).
+/// The columns `cols` of per-site `fields`, each indexed `[x·per_col + s]`.
+pub(crate) fn columns(fields: &[Vec<f64>], cols: Range<usize>, per_col: usize) -> Vec<Vec<f64>> {
+    (fields.iter())
+        .map(|f| f[cols.start * per_col..cols.end * per_col].to_vec())
+        .collect()
+}
+
+/// A reader of the moment fields of a process's columns `cols` ([`crate::Solver::with_moments`]).
+pub type Columns<'a> = &'a dyn Fn(Range<usize>) -> Vec<Vec<f64>>;
+
+/// The most bytes [`to_planes`] moves in one message (at least one plane): a few planes at a
+/// time, so that a process holds its share of the planes and little beside its block.
+const MESSAGE_BYTES: usize = 1 << 20;
+
+/// `count` per-site fields of this process's sites `boxes[rank]`, read a few columns at a
+/// time by `fields(cols)` (the box's columns `cols`, `x − x0`; each field indexed
+/// `[(x − x0 − cols.start)·P + s]`, `P` the box's sites per plane, `s = (z − z0)·ny + y − y0`),
+/// moved to the processes' planes `planes` (each field then indexed `[(x − x0)·LY·LZ + z·LY +
+/// y]` over `planes[rank]`), in a lattice of `size` sites (collective: each process sends
+/// every other the part of its box on their planes, one pair of processes after another, a
+/// few planes a message).
 pub fn to_planes(
     group: &dyn Transfers<f64>,
     (boxes, planes): (&[[Range<usize>; 3]], &[Range<usize>]),
     size: [usize; 3],
-    fields: &[Vec<f64>],
+    (count, fields): (usize, Columns<'_>),
+) -> Vec<Vec<f64>> {
+    moved(group, (boxes, planes), size, (count, fields), MESSAGE_BYTES)
+}
+
+/// [`to_planes`] in messages of at most `message_bytes` (at least one plane each).
+fn moved(
+    group: &dyn Transfers<f64>,
+    (boxes, planes): (&[[Range<usize>; 3]], &[Range<usize>]),
+    size: [usize; 3],
+    (count, fields): (usize, Columns<'_>),
+    message_bytes: usize,
 ) -> Vec<Vec<f64>> {
     let (me, n) = (group.rank(), group.ranks());
     let (ly, plane) = (size[1], size[1] * size[2]);
@@ -53,41 +80,62 @@ pub fn to_planes(
         }
     };
     let per_plane = |b: &[Range<usize>; 3]| b[1].len() * b[2].len();
-    // What `from` sends `to`: each field's values on the planes they share.
-    let pack = |to: usize| -> Vec<f64> {
-        let (xs, b) = (on(me, to), &boxes[me]);
-        let (x0, per) = (b[0].start, per_plane(b));
-        (fields.iter())
-            .flat_map(|f| &f[(xs.start - x0) * per..(xs.end - x0) * per])
-            .copied()
-            .collect()
+    // Planes per message, the same on every process.
+    let widest = boxes.iter().map(per_plane).max().unwrap_or(0);
+    let chunk = (message_bytes / (widest * count * 8).max(1)).max(1);
+    // The `i`-th message's planes of those `from` sends `to`.
+    let part = |from: usize, to: usize, i: usize| {
+        let xs = on(from, to);
+        let a = (xs.start + i * chunk).min(xs.end);
+        a..(a + chunk).min(xs.end)
     };
-    let mut out = vec![vec![0.0; planes[me].len() * plane]; fields.len()];
-    let mut unpack = |from: usize, values: &[f64]| {
-        let (xs, b) = (on(from, me), &boxes[from]);
+    // Each field's values on the planes `xs` of this process's box.
+    let pack = |xs: Range<usize>| -> Vec<f64> {
+        if xs.is_empty() {
+            return Vec::new();
+        }
+        let x0 = boxes[me][0].start;
+        fields(xs.start - x0..xs.end - x0).concat()
+    };
+    let mut out = vec![vec![0.0; planes[me].len() * plane]; count];
+    let mut unpack = |from: usize, xs: Range<usize>, values: &[f64]| {
+        let b = &boxes[from];
         let (ny, per) = (b[1].len(), per_plane(b));
-        let count = xs.len() * per;
-        for (f, values) in out.iter_mut().zip(values.chunks(count.max(1))) {
-            for (k, &v) in values.iter().take(count).enumerate() {
+        let len = xs.len() * per;
+        for (f, values) in out.iter_mut().zip(values.chunks(len.max(1))) {
+            for (k, &v) in values.iter().take(len).enumerate() {
                 let (x, s) = (xs.start + k / per, k % per);
                 let (y, z) = (b[1].start + s % ny, b[2].start + s / ny);
                 f[(x - planes[me].start) * plane + z * ly + y] = v;
             }
         }
     };
-    unpack(me, &pack(me));
+    for i in 0..on(me, me).len().div_ceil(chunk) {
+        let xs = part(me, me, i);
+        unpack(me, xs.clone(), &pack(xs));
+    }
     for k in 1..n {
         let (to, from) = ((me + k) % n, (me + n - k) % n);
-        // Every message of this round padded to the longest, which every process knows: a
-        // receive is sized by what goes the other way.
-        let longest = (0..n)
-            .map(|r| on(r, (r + k) % n).len() * per_plane(&boxes[r]) * fields.len())
+        let messages = (0..n)
+            .map(|r| on(r, (r + k) % n).len().div_ceil(chunk))
             .max()
             .unwrap_or(0);
-        let mut mine = pack(to);
-        mine.resize(longest, 0.0);
-        let [got, _] = group.swap((from, to), [Vec::new(), mine]);
-        unpack(from, &got);
+        for i in 0..messages {
+            // Every message padded to the longest of its round, which every process knows:
+            // a receive is sized by what goes the other way.
+            let longest = (0..n)
+                .map(|r| part(r, (r + k) % n, i).len() * per_plane(&boxes[r]) * count)
+                .max()
+                .unwrap_or(0);
+            let mut mine = pack(part(me, to, i));
+            mine.resize(longest, 0.0);
+            let [got, _] = group.swap((from, to), [Vec::new(), mine]);
+            unpack(from, part(from, me, i), &got);
+        }
     }
     out
 }
+
+#[cfg(test)]
+#[path = "planes_tests.rs"]
+mod tests;

@@ -86,11 +86,12 @@ pub trait SlabBackend: Block + Send {
         Err(whole_planes(&self.describe()))
     }
 
-    /// The moments of the slab's own sites ([`crate::Solver::local_moments`]) read where they
-    /// lie, its halos and ghost lines holding the neighbours' values (the ring exchanges them
-    /// first): every slab placed on the host ([`Placement::Host`]) reads them; `None`
-    /// elsewhere, where the ring reads them back window by window.
-    fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
+    /// The moments of the slab's own sites in its columns `cols` ([`crate::Solver::with_moments`])
+    /// read where they lie, its halos and ghost lines holding the neighbours' values (the ring
+    /// exchanges them first): every slab placed on the host ([`Placement::Host`]) reads them;
+    /// `None` elsewhere, where the ring reads them back window by window.
+    fn own_moments(&self, cols: std::ops::Range<usize>) -> Option<Vec<Vec<f64>>> {
+        let _ = cols;
         None
     }
 
@@ -286,8 +287,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(())
     }
 
-    fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
-        Some(Slab::own_moments(self))
+    fn own_moments(&self, cols: std::ops::Range<usize>) -> Option<Vec<Vec<f64>>> {
+        Some(Slab::own_moments(self, cols))
     }
 
     fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, Error> {

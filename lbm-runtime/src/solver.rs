@@ -138,6 +138,12 @@ pub trait Block {
     fn describe(&self) -> String;
 }
 
+/// What [`Solver::with_moments`] runs: given the processes of the lattice and a reader of the
+/// moment fields of any local columns, it returns fields of its own (the output planes'
+/// moments, say).
+pub type ReadMoments<'a> =
+    &'a mut dyn FnMut(&dyn Transfers<f64>, crate::planes::Columns<'_>) -> Vec<Vec<f64>>;
+
 /// A lattice of a model, run by some backend (see the module documentation).
 ///
 /// Methods marked *collective* must be called by every process of the lattice's group in the
@@ -156,12 +162,22 @@ pub trait Solver: Block {
     /// (for whole planes, the plane site).
     fn local_box(&self) -> [Range<usize>; 3];
 
-    /// The moment fields of the local sites, in the order of [`Model::MOMENT_NAMES`], each
-    /// indexed as the local sites (solid sites hold 0): the moments of the populations
-    /// streamed once more, as [`crate::Lattice::moment_field`] gives them (collective: the
-    /// sites next to a cut need the neighbours' border sites, which a process exchanges into
-    /// its halos as the next step would; the state does not change).
-    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error>;
+    /// Runs `read` with the processes of the lattice and the moments of its local sites, and
+    /// gives what it returns (collective: the sites next to a cut need the neighbours' border
+    /// sites, which a process exchanges into its halos as the next step would; the state does
+    /// not change). `read` calls its reader for any local columns `cols` (`x − x0` over
+    /// [`Solver::local_box`]) and gets their moment fields, in the order of
+    /// [`Model::MOMENT_NAMES`], each indexed `[(x − x0 − cols.start)·P + s]` as the local sites
+    /// (solid sites hold 0): the moments of the populations streamed once more, as
+    /// [`crate::Lattice::moment_field`] gives them. A host's block computes the columns asked
+    /// for where they lie, so that a few at a time need no array of the block's size.
+    fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error>;
+
+    /// The moment fields of all the local sites ([`Solver::with_moments`], collective).
+    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
+        let columns = self.local_box()[0].len();
+        self.with_moments(&mut |_, moments| moments(0..columns))
+    }
 
     /// For each site of `sites` (global `[x, y, z]`, on this process's planes), its
     /// post-collision populations followed by its pre-collision ones at the next step, `2Q`
@@ -198,20 +214,18 @@ pub trait Solver: Block {
     /// The moment fields of [`Solver::output_planes`] (collective), in the order of
     /// [`Model::MOMENT_NAMES`], each indexed `[(x − x0)·LY·LZ + z·LY + y]` (solid sites hold
     /// 0): [`Solver::local_moments`] where this process holds whole planes, otherwise moved
-    /// there from the processes whose blocks hold them ([`crate::planes::to_planes`]).
+    /// there, a few planes at a time, from the processes whose blocks hold them
+    /// ([`crate::planes::to_planes`]).
     fn output_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
-        let moments = self.local_moments()?;
-        if crate::planes::whole_planes(&self.local_box(), self.extent().size()) {
-            return Ok(moments);
+        let size = self.extent().size();
+        if crate::planes::whole_planes(&self.local_box(), size) {
+            return self.local_moments();
         }
         let (boxes, planes) = (self.boxes_of_ranks(), self.planes_of_ranks());
-        let size = self.extent().size();
-        Ok(crate::planes::to_planes(
-            self.group(),
-            (&boxes, &planes),
-            size,
-            &moments,
-        ))
+        let fields = <Self::Model as Model>::MOMENT_NAMES.len();
+        self.with_moments(&mut |group, moments| {
+            crate::planes::to_planes(group, (&boxes, &planes), size, (fields, moments))
+        })
     }
 
     /// The columns (planes in 3-D) beside this process's output planes, `[before its first,
@@ -602,8 +616,12 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
         Ok(())
     }
 
-    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
-        Ok(self.moment_fields())
+    fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
+        let [_, ly, lz] = self.extent().size();
+        let plane: Vec<usize> = (0..ly * lz).collect();
+        Ok(read(&OneProcess, &|cols| {
+            self.moment_fields_at(cols, &plane)
+        }))
     }
 
     /// In place, site by site: no array of the lattice's size beside it.
@@ -690,8 +708,8 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
         (**self).local_box()
     }
 
-    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
-        (**self).local_moments()
+    fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
+        (**self).with_moments(read)
     }
 
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<S::Real>, Error> {

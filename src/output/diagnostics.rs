@@ -42,12 +42,18 @@ impl Diagnostics {
     /// `extra` columns.
     pub fn of(f: &Fields, time_unit: f64, extra: Vec<(&'static str, f64)>) -> Self {
         let n = f.len();
-        let zero = vec![0.0; n];
-        let rho = f.moment("rho").unwrap_or(&zero);
-        let ux = f.moment("ux").unwrap_or(&zero);
-        let uy = f.moment("uy").unwrap_or(&zero);
-        let uz = f.moment("uz").unwrap_or(&zero);
-        let t = f.temperature();
+        // A moment the model lacks reads as `or` (no array of the piece's size for it).
+        let at = |name: &str, or: f64| {
+            let field = f.moment(name);
+            move |s: usize| field.map_or(or, |v| v[s])
+        };
+        let (rho, ux, uy, uz, t) = (
+            at("rho", 0.0),
+            at("ux", 0.0),
+            at("uy", 0.0),
+            at("uz", 0.0),
+            at("T", 1.0),
+        );
         let dim = if f.moment("uz").is_some() { 3 } else { 2 };
         let mut d = Self {
             step: f.step,
@@ -60,14 +66,15 @@ impl Diagnostics {
             extra,
         };
         for s in 0..n {
-            let u2 = ux[s] * ux[s] + uy[s] * uy[s] + uz[s] * uz[s];
-            d.mass += rho[s];
-            d.momentum[0] += rho[s] * ux[s];
-            d.momentum[1] += rho[s] * uy[s];
-            d.momentum[2] += rho[s] * uz[s];
-            d.energy += 0.5 * rho[s] * (u2 + dim as f64 * f.cs2 * t[s]);
-            if rho[s] != 0.0 {
-                d.max_mach = d.max_mach.max((u2 / (f.cs2 * t[s])).sqrt());
+            let (rho, u, t) = (rho(s), [ux(s), uy(s), uz(s)], t(s));
+            let u2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+            d.mass += rho;
+            d.momentum[0] += rho * u[0];
+            d.momentum[1] += rho * u[1];
+            d.momentum[2] += rho * u[2];
+            d.energy += 0.5 * rho * (u2 + dim as f64 * f.cs2 * t);
+            if rho != 0.0 {
+                d.max_mach = d.max_mach.max((u2 / (f.cs2 * t)).sqrt());
             }
         }
         d

@@ -4,7 +4,8 @@
 
 use super::GpuLattice;
 use crate::error::check_values;
-use crate::solver::{lattice_basics, Placement};
+use crate::group::OneProcess;
+use crate::solver::{lattice_basics, Placement, ReadMoments};
 use crate::{Block, Error, Model, Real, Solver};
 
 impl<M: Model, T: Real> Block for GpuLattice<M, T> {
@@ -43,8 +44,13 @@ impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
         Ok(self.finish()?)
     }
 
-    fn local_moments(&mut self) -> Result<Vec<Vec<f64>>, Error> {
-        Ok(self.moment_fields()?)
+    /// Read back once.
+    fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
+        let all = self.moment_fields()?;
+        let [_, ly, lz] = self.extent().size();
+        Ok(read(&OneProcess, &|cols| {
+            crate::planes::columns(&all, cols, ly * lz)
+        }))
     }
 
     /// With each site's own fields (the default builds the equilibria with the uniform ones).

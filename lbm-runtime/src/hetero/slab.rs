@@ -493,9 +493,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
     }
     /// Those of a slab whose columns all run on the host.
-    fn own_moments(&self) -> Option<Vec<Vec<f64>>> {
+    fn own_moments(&self, cols: Range<usize>) -> Option<Vec<Vec<f64>>> {
         match &self.parts {
-            Parts::Host(s) => SlabBackend::own_moments(s),
+            Parts::Host(s) => SlabBackend::own_moments(s, cols),
             _ => None,
         }
     }
