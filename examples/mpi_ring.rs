@@ -8,7 +8,8 @@
 //!                            of the steps run on one lattice on rank 0 and scattered over the ranks
 //! mpi_ring heat3 CUT STEPS [checkpoint PATH AT | resume PATH]  the 3-D finite-difference
 //!                            heat grid cut `AxBxC` (one block a rank): every node's value after
-//!                            STEPS steps printed by rank 0, bit for bit; `checkpoint` writes one at
+//!                            STEPS steps printed by rank 0, bit for bit (each rank checks the halo
+//!                            nodes it traded against the cut's formula); `checkpoint` writes one at
 //!                            step AT and goes on, `resume` continues from one
 //! ```
 //! CUT: the blocks per axis, `AxB` (one a rank; default: the ring of slabs along x, `Nx1`);
@@ -30,11 +31,11 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use lbm::backend::{Gpu, RingJob, on_ring};
-use lbm::blocks::Blocks;
 use lbm::blocks::Cut;
+use lbm::blocks::{Blocks, halo_nodes};
 use lbm::distributed::DistLattice;
 use lbm::domain::GlobalSpec;
-use lbm::fd::{FdGrid, Rule, Side};
+use lbm::fd::{FdGrid, FdScheme, Rule, Side};
 use lbm::fd_scheme;
 use lbm::geometry::{Body, MomentumExchange, V3, curved_obstacles};
 use lbm::gpu::GpuOptions;
@@ -308,6 +309,17 @@ fn heat3(world: &SimpleCommunicator, a: &[String]) -> Outcome {
     }
     g.advance(steps.saturating_sub(g.steps()), dt)
         .map_err(fail)?;
+    // What each block traded is the engine's count for its cut.
+    let l = g.block().map(|r| r.len());
+    let want = halo_nodes(l, cut, Heat3::REACH, [true; 3]);
+    if g.halo_nodes() != want {
+        println!(
+            "DIFFERENT: block {:?} traded {} halo nodes, the cut's formula says {want}",
+            g.block(),
+            g.halo_nodes()
+        );
+        return Ok(false);
+    }
     if let Some(values) = g.gather(0) {
         let bits: Vec<String> = values
             .iter()

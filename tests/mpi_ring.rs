@@ -821,8 +821,9 @@ fn every_3d_case_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_process
 /// The 3-D finite-difference heat grid of `examples/mpi_ring.rs` (a mixed derivative whose
 /// stencil reaches the corners of the cube around a node; periodic along x, walls of every
 /// rule along y and z) on 2, 3, 4, 6 and 8 ranks cut along one, two and three axes ends with
-/// the single process's values bit for bit; a checkpoint written on 8 ranks cut 2 × 2 × 2
-/// resumes on 3 ranks cut 1 × 1 × 3 to the same bits.
+/// the single process's values bit for bit, each rank trading the engine's count of halo nodes
+/// for its cut; a checkpoint written on 8 ranks cut 2 × 2 × 2 resumes on 3 ranks cut 1 × 1 ×
+/// 3, and on one process, to the same bits.
 #[test]
 fn the_3d_heat_grid_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_process_grid() {
     let run = |ranks: usize, cut: &str, extra: &[&str]| -> String {
@@ -855,8 +856,10 @@ fn the_3d_heat_grid_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_proc
     let path = path.to_str().unwrap();
     let written = run(8, "2x2x2", &["checkpoint", path, "25"]);
     assert!(written == one, "8 ranks checkpointing at step 25");
-    let resumed = run(3, "1x1x3", &["resume", path]);
-    assert!(resumed == one, "resumed on 3 ranks cut 1x1x3");
+    for (ranks, cut) in [(3, "1x1x3"), (1, "1x1x1")] {
+        let resumed = run(ranks, cut, &["resume", path]);
+        assert!(resumed == one, "resumed on {ranks} ranks cut {cut}");
+    }
 }
 
 /// Two CSV tables with the same header and the same numbers within `1e-9` (relative, or
