@@ -1014,84 +1014,92 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// `x + HALO` holds site column `x`) in logical order, `[((c − cols.start)·LY·LZ + s)·Q +
     /// i]` for the plane site `s = z·LY + y`: the order in which border and halo columns travel
     /// between ranks and between the parts of a slab, whatever the layout (as
-    /// [`crate::gpu::GpuLattice::read_columns`]). Read a line of sites at a time on every
-    /// thread, each cluster's lanes in a run.
+    /// [`crate::gpu::GpuLattice::read_columns`]): [`Lattice::read_lines`] of whole planes.
     pub(crate) fn read_columns(&self, cols: Range<usize>) -> Vec<T> {
-        let (d, q) = (self.d, self.d.q);
-        let mut out = vec![T::default(); cols.len() * d.plane() * q];
-        let lines: Vec<&mut [T]> = out.chunks_mut(d.ly * q).collect();
-        parallel::for_each_owned(lines, &|n, sites| {
-            let line = d.line(cols.start + n / d.lz, n % d.lz);
-            for k in 0..L::clusters(&d) {
-                for i in 0..q {
-                    let base = L::cluster_base(&d, i, line, k);
-                    for l in 0..L::VL {
-                        let y = L::site_y(&d, k, l);
-                        sites[y * q + i] = value(self.f[base + l], &self.rest, i);
-                    }
-                }
-            }
-        });
-        out
+        let d = self.d;
+        self.read_lines([cols, 0..d.ly, 0..d.lz])
     }
 
     /// Writes values laid out as [`Lattice::read_columns`]' into the current copy's storage
-    /// columns from `first` on (the neighbours' borders into a slab's halos), a line of sites
-    /// at a time on every thread.
+    /// columns from `first` on (the neighbours' borders into a slab's halos).
     pub(crate) fn write_columns(&mut self, first: usize, values: &[T]) {
-        let (d, q) = (self.d, self.d.q);
-        let (rest, f) = (&self.rest, self.f.raw());
-        parallel::for_each(0..values.len() / (d.ly * q), &|n| {
-            let line = d.line(first + n / d.lz, n % d.lz);
-            let sites = &values[n * d.ly * q..(n + 1) * d.ly * q];
-            for k in 0..L::clusters(&d) {
-                for i in 0..q {
-                    let base = L::cluster_base(&d, i, line, k);
-                    for l in 0..L::VL {
-                        let y = L::site_y(&d, k, l);
-                        // Each worker writes its own line's elements only (RawBuf's contract 2).
-                        f.set(base + l, stored(sites[y * q + i], rest, i));
-                    }
-                }
-            }
-        });
+        let d = self.d;
+        let cols = first..first + values.len() / (d.plane() * d.q).max(1);
+        self.write_lines([cols, 0..d.ly, 0..d.lz], values);
     }
 
     /// The current copy's values in the storage box `[cols, ys, zs]` (storage columns, halos
     /// included; stored lines) in logical order `[((c·nz + z)·ny + y)·Q + i]` from the box's
     /// corner: the lines a block's neighbours along y and z take into their ghost lines
-    /// ([`crate::domain::Slab::border_lines`]).
+    /// ([`crate::domain::Slab::border_lines`]), whole planes for the columns along x. A line
+    /// `(c, z)` of the box at a time on every thread; a whole line cluster by cluster, each
+    /// cluster's lanes in a run.
     pub(crate) fn read_lines(&self, [cols, ys, zs]: [Range<usize>; 3]) -> Vec<T> {
         let (d, q) = (self.d, self.d.q);
-        let mut out = Vec::with_capacity(cols.len() * ys.len() * zs.len() * q);
-        for c in cols {
-            for z in zs.clone() {
-                for y in ys.clone() {
-                    let s = d.plane_site(y, z);
+        let whole = ys == (0..d.ly);
+        let mut out = vec![T::default(); cols.len() * ys.len() * zs.len() * q];
+        let lines: Vec<&mut [T]> = out.chunks_mut((ys.len() * q).max(1)).collect();
+        parallel::for_each_owned(lines, &|n, sites| {
+            let (c, z) = (cols.start + n / zs.len(), zs.start + n % zs.len());
+            if whole {
+                let line = d.line(c, z);
+                for k in 0..L::clusters(&d) {
                     for i in 0..q {
-                        out.push(value(self.f[L::index(&d, i, c, s)], &self.rest, i));
+                        let base = L::cluster_base(&d, i, line, k);
+                        for l in 0..L::VL {
+                            let y = L::site_y(&d, k, l);
+                            sites[y * q + i] = value(self.f[base + l], &self.rest, i);
+                        }
                     }
                 }
+                return;
             }
-        }
+            for (y, site) in ys.clone().zip(sites.chunks_exact_mut(q)) {
+                let s = d.plane_site(y, z);
+                for (i, v) in site.iter_mut().enumerate() {
+                    *v = value(self.f[L::index(&d, i, c, s)], &self.rest, i);
+                }
+            }
+        });
         out
     }
 
     /// Writes values laid out as [`Lattice::read_lines`]' into the current copy's storage box
-    /// `[cols, ys, zs]` (a neighbour's border lines into a block's ghost lines).
+    /// `[cols, ys, zs]` (a neighbour's border lines into a block's ghost lines, its border
+    /// planes into a slab's halos), as it reads them.
     pub(crate) fn write_lines(&mut self, [cols, ys, zs]: [Range<usize>; 3], values: &[T]) {
         let (d, q) = (self.d, self.d.q);
-        let mut v = values.chunks_exact(q);
-        for c in cols {
-            for z in zs.clone() {
-                for y in ys.clone() {
-                    let (s, f) = (d.plane_site(y, z), v.next().expect("a value per site"));
-                    for (i, &f) in f.iter().enumerate() {
-                        self.f[L::index(&d, i, c, s)] = stored(f, &self.rest, i);
+        let whole = ys == (0..d.ly);
+        let (rest, f) = (&self.rest, self.f.raw());
+        let per_line = ys.len() * q;
+        assert!(
+            values.len() >= cols.len() * zs.len() * per_line,
+            "a value per site"
+        );
+        // Each worker writes its own line's sites only (RawBuf's contract 2).
+        parallel::for_each(0..cols.len() * zs.len(), &|n| {
+            let (c, z) = (cols.start + n / zs.len(), zs.start + n % zs.len());
+            let sites = &values[n * per_line..(n + 1) * per_line];
+            if whole {
+                let line = d.line(c, z);
+                for k in 0..L::clusters(&d) {
+                    for i in 0..q {
+                        let base = L::cluster_base(&d, i, line, k);
+                        for l in 0..L::VL {
+                            let y = L::site_y(&d, k, l);
+                            f.set(base + l, stored(sites[y * q + i], rest, i));
+                        }
                     }
                 }
+                return;
             }
-        }
+            for (y, site) in ys.clone().zip(sites.chunks_exact(q)) {
+                let s = d.plane_site(y, z);
+                for (i, &v) in site.iter().enumerate() {
+                    f.set(L::index(&d, i, c, s), stored(v, rest, i));
+                }
+            }
+        });
     }
 
     /// Writes `v` to element `e` of population `i`'s slots of the current copy.
