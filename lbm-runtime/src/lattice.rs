@@ -1036,30 +1036,13 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// cluster's lanes in a run.
     pub(crate) fn read_lines(&self, [cols, ys, zs]: [Range<usize>; 3]) -> Vec<T> {
         let (d, q) = (self.d, self.d.q);
-        let whole = ys == (0..d.ly);
         let mut out = vec![T::default(); cols.len() * ys.len() * zs.len() * q];
         let lines: Vec<&mut [T]> = out.chunks_mut((ys.len() * q).max(1)).collect();
         parallel::for_each_owned(lines, &|n, sites| {
-            let (c, z) = (cols.start + n / zs.len(), zs.start + n % zs.len());
-            if whole {
-                let line = d.line(c, z);
-                for k in 0..L::clusters(&d) {
-                    for i in 0..q {
-                        let base = L::cluster_base(&d, i, line, k);
-                        for l in 0..L::VL {
-                            let y = L::site_y(&d, k, l);
-                            sites[y * q + i] = value(self.f[base + l], &self.rest, i);
-                        }
-                    }
-                }
-                return;
-            }
-            for (y, site) in ys.clone().zip(sites.chunks_exact_mut(q)) {
-                let s = d.plane_site(y, z);
-                for (i, v) in site.iter_mut().enumerate() {
-                    *v = value(self.f[L::index(&d, i, c, s)], &self.rest, i);
-                }
-            }
+            let at = (cols.start + n / zs.len(), zs.start + n % zs.len());
+            line_elements::<L>(&d, at, &ys, &mut |e, j, i| {
+                sites[j] = value(self.f[e], &self.rest, i);
+            });
         });
         out
     }
@@ -1069,7 +1052,6 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// planes into a slab's halos), as it reads them.
     pub(crate) fn write_lines(&mut self, [cols, ys, zs]: [Range<usize>; 3], values: &[T]) {
         let (d, q) = (self.d, self.d.q);
-        let whole = ys == (0..d.ly);
         let (rest, f) = (&self.rest, self.f.raw());
         let per_line = ys.len() * q;
         assert!(
@@ -1078,27 +1060,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         );
         // Each worker writes its own line's sites only (RawBuf's contract 2).
         parallel::for_each(0..cols.len() * zs.len(), &|n| {
-            let (c, z) = (cols.start + n / zs.len(), zs.start + n % zs.len());
+            let at = (cols.start + n / zs.len(), zs.start + n % zs.len());
             let sites = &values[n * per_line..(n + 1) * per_line];
-            if whole {
-                let line = d.line(c, z);
-                for k in 0..L::clusters(&d) {
-                    for i in 0..q {
-                        let base = L::cluster_base(&d, i, line, k);
-                        for l in 0..L::VL {
-                            let y = L::site_y(&d, k, l);
-                            f.set(base + l, stored(sites[y * q + i], rest, i));
-                        }
-                    }
-                }
-                return;
-            }
-            for (y, site) in ys.clone().zip(sites.chunks_exact(q)) {
-                let s = d.plane_site(y, z);
-                for (i, &v) in site.iter().enumerate() {
-                    f.set(L::index(&d, i, c, s), stored(v, rest, i));
-                }
-            }
+            line_elements::<L>(&d, at, &ys, &mut |e, j, i| {
+                f.set(e, stored(sites[j], rest, i));
+            });
         });
     }
 
@@ -1106,6 +1072,37 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     pub(crate) fn set_stored_value(&mut self, e: usize, i: usize, v: T) {
         // Halos and folds, within a step: the held values stay those of the step's start.
         self.f[e] = stored(v, &self.rest, i);
+    }
+}
+
+/// Visits the stored elements of the sites `ys` of line `(c, z)` (storage column, z) of a
+/// lattice of dimensions `d` in layout `L`: `visit(e, j, i)` for element `e` of population `i`
+/// of the site at `j = (y − ys.start)·Q + i` in the line's logical order. A whole line goes
+/// cluster by cluster, each cluster's lanes in a run; part of one site by site.
+fn line_elements<L: Layout>(
+    d: &Dims,
+    (c, z): (usize, usize),
+    ys: &Range<usize>,
+    visit: &mut impl FnMut(usize, usize, usize),
+) {
+    let q = d.q;
+    if *ys == (0..d.ly) {
+        let line = d.line(c, z);
+        for k in 0..L::clusters(d) {
+            for i in 0..q {
+                let base = L::cluster_base(d, i, line, k);
+                for l in 0..L::VL {
+                    visit(base + l, L::site_y(d, k, l) * q + i, i);
+                }
+            }
+        }
+        return;
+    }
+    for (n, y) in ys.clone().enumerate() {
+        let s = d.plane_site(y, z);
+        for i in 0..q {
+            visit(L::index(d, i, c, s), n * q + i, i);
+        }
     }
 }
 
