@@ -537,11 +537,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
         let on_host = matches!(self.slab.placement(), Placement::Host);
         if self.group.any(!on_host) {
-            let all = self.moments_by_window()?;
             let per_col = self.block[1].len() * self.block[2].len();
-            return Ok(read(self.group.values(), &|cols| {
-                crate::planes::columns(&all, cols, per_col)
-            }));
+            let mut all = crate::planes::read_back(self.moments_by_window()?, per_col);
+            return Ok(read(self.group.values(), &mut all));
         }
         if self.slab.needs_halos() {
             self.exchange()?;
@@ -554,7 +552,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         });
         agree(&*self.group, in_place.map_err(Error::from))?;
         let slab = &self.slab;
-        Ok(read(self.group.values(), &|cols| {
+        Ok(read(self.group.values(), &mut |cols| {
             slab.own_moments(cols)
                 .expect("a slab on the host reads its moments in place")
         }))

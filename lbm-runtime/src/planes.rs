@@ -29,15 +29,28 @@ pub fn whole_planes(local: &[Range<usize>; 3], size: [usize; 3]) -> bool {
     local[1] == (0..size[1]) && local[2] == (0..size[2])
 }
 
-/// The columns `cols` of per-site `fields`, each indexed `[x·per_col + s]`.
-pub(crate) fn columns(fields: &[Vec<f64>], cols: Range<usize>, per_col: usize) -> Vec<Vec<f64>> {
-    (fields.iter())
-        .map(|f| f[cols.start * per_col..cols.end * per_col].to_vec())
-        .collect()
+/// A reader of per-site `fields` read back whole (from a device), each indexed `[x·per_col +
+/// s]`: asked for every column, it hands them over (no copy); asked for some, it copies those.
+pub(crate) fn read_back(
+    fields: Vec<Vec<f64>>,
+    per_col: usize,
+) -> impl FnMut(Range<usize>) -> Vec<Vec<f64>> {
+    let mut fields = Some(fields);
+    move |cols: Range<usize>| {
+        let all = fields
+            .as_ref()
+            .expect("read-back moments handed over, then asked for again");
+        if cols.start == 0 && all.iter().all(|f| f.len() == cols.end * per_col) {
+            return fields.take().unwrap_or_default();
+        }
+        (all.iter())
+            .map(|f| f[cols.start * per_col..cols.end * per_col].to_vec())
+            .collect()
+    }
 }
 
 /// A reader of the moment fields of a process's columns `cols` ([`crate::Solver::with_moments`]).
-pub type Columns<'a> = &'a dyn Fn(Range<usize>) -> Vec<Vec<f64>>;
+pub type Columns<'a> = &'a mut dyn FnMut(Range<usize>) -> Vec<Vec<f64>>;
 
 /// The most bytes [`to_planes`] moves in one message (at least one plane): a few planes at a
 /// time, so that a process holds its share of the planes and little beside its block.
@@ -90,7 +103,7 @@ fn moved(
         a..(a + chunk).min(xs.end)
     };
     // Each field's values on the planes `xs` of this process's box.
-    let pack = |xs: Range<usize>| -> Vec<f64> {
+    let mut pack = |xs: Range<usize>| -> Vec<f64> {
         if xs.is_empty() {
             return Vec::new();
         }

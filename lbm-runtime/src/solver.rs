@@ -619,7 +619,7 @@ impl<M: Model, L: crate::Layout, T: Real> Solver for Lattice<M, L, T> {
     fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
         let [_, ly, lz] = self.extent().size();
         let plane: Vec<usize> = (0..ly * lz).collect();
-        Ok(read(&OneProcess, &|cols| {
+        Ok(read(&OneProcess, &mut |cols| {
             self.moment_fields_at(cols, &plane)
         }))
     }

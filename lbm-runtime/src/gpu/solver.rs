@@ -46,11 +46,9 @@ impl<M: Model, T: Real> Solver for GpuLattice<M, T> {
 
     /// Read back once.
     fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
-        let all = self.moment_fields()?;
         let [_, ly, lz] = self.extent().size();
-        Ok(read(&OneProcess, &|cols| {
-            crate::planes::columns(&all, cols, ly * lz)
-        }))
+        let mut all = crate::planes::read_back(self.moment_fields()?, ly * lz);
+        Ok(read(&OneProcess, &mut all))
     }
 
     /// With each site's own fields (the default builds the equilibria with the uniform ones).
