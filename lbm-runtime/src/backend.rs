@@ -141,7 +141,8 @@ pub fn build<M: Model, L: Layout, T: Real>(
         )?),
         #[cfg(feature = "gpu")]
         Backend::Split { gpu, choice } => {
-            crate::hetero::split_lattice::<M, L, T>(&gpu.context()?, spec, scheme, *choice)?
+            let host = crate::hetero::HostLayout::of::<L>();
+            crate::hetero::split_lattice(&gpu.context()?, (spec, host), scheme, *choice)?
         }
     })
 }
@@ -185,10 +186,12 @@ pub trait RingJob<M: Model, T: Real> {
 /// The lattice `spec` over the processes of `group` cut `cut` ([`DistLattice`]), at rest, run
 /// in `scheme`, this process's block on `backend` (collective over `group`), handed to `job`:
 /// the one place that makes each kind of slab. The host's blocks may be cut along any axis;
-/// a GPU's and a split's are slabs of a ring (cut along x alone), other cuts refused. A GPU's slab keeps the ring's host-side
-/// windows (moments read back by windows) in SoA, whatever the device's layout: one
-/// instantiation per model and precision. A split's balance ([`SplitChoice::Auto`]) takes the
-/// ring's exchange per row, `T_mpi` of Calore et al. (2019, eq. 7), timed here.
+/// a GPU's and a split's are slabs of a ring (cut along x alone), other cuts refused. A GPU's
+/// and a split's rings keep their host-side windows (moments read back by windows) in SoA,
+/// whatever the device's layout, and a split's host parts are made by [`crate::hetero::HostLayout::of`] in
+/// `L`: the ring and the split are compiled once per model and precision. A split's balance
+/// ([`SplitChoice::Auto`]) takes the ring's exchange per row, `T_mpi` of Calore et al. (2019,
+/// eq. 7), timed here.
 pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
@@ -225,18 +228,13 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
                 }
                 _ => 0.0,
             };
-            job.run(DistLattice::<M, L, T, _>::with_slab(
+            let host = crate::hetero::HostLayout::of::<L>();
+            job.run(DistLattice::<M, crate::Soa, T, _>::with_slab(
                 group,
                 spec,
                 |s, d, r| {
-                    crate::hetero::SplitSlab::<M, L, T>::new(
-                        &gpu.context()?,
-                        s,
-                        d,
-                        r,
-                        scheme,
-                        (*choice, t_c),
-                    )
+                    let ctx = gpu.context()?;
+                    crate::hetero::SplitSlab::new(&ctx, (s, host), (d, r), scheme, (*choice, t_c))
                 },
             )?)
         }

@@ -9,7 +9,8 @@ use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
 use lbm::gpu::workgroup::TUNING_STEPS;
 use lbm::hetero::{
-    CALIBRATION_STEPS, SplitChoice, SplitModel, calibrate, nearest_admissible, split_lattice,
+    CALIBRATION_STEPS, HostLayout, SplitChoice, SplitModel, calibrate, nearest_admissible,
+    split_lattice,
 };
 use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params, D3Q19Bgk};
 use lbm::{BoundarySpec, Layout, Model, Real, Scheme, Wall};
@@ -141,7 +142,8 @@ impl<M: Model> Generic for Sweep<'_, M> {
             self.what,
             a.split_steps
         );
-        let model = calibrate::<M, L, T>(self.ctx, spec, CALIBRATION_STEPS)?;
+        let host = HostLayout::<M, T>::of::<L>();
+        let model = calibrate(self.ctx, (spec, host), CALIBRATION_STEPS)?;
         print_model(&model);
         let tuned = model.optimal_m();
         let n = a.split_points.max(2);
@@ -153,7 +155,7 @@ impl<M: Model> Generic for Sweep<'_, M> {
         ms.dedup();
         let measured = ms
             .iter()
-            .map(|&m| measure::<M, L, T>(self.ctx, spec, m, a.split_steps))
+            .map(|&m| measure(self.ctx, (spec, host), m, a.split_steps))
             .collect::<Result<Vec<f64>, CliError>>()?;
         let best = (0..ms.len())
             .max_by(|&i, &j| measured[i].total_cmp(&measured[j]))
@@ -221,14 +223,14 @@ fn print_model(m: &SplitModel) {
 /// Measured MLUPS of `steps` steps with split `m`, after two warm-up steps and, on the device
 /// alone, the tuning of its workgroup size (which a run does in its first steps; timed within
 /// the point, its rounds and the building of their pipelines would count as stepping).
-fn measure<M: Model, L: Layout, T: Real>(
+fn measure<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
-    spec: &GlobalSpec<M>,
+    (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
     m: usize,
     steps: u64,
 ) -> Result<f64, CliError> {
-    let mut lat =
-        split_lattice::<M, L, T>(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
+    let columns = SplitChoice::Columns(m);
+    let mut lat = split_lattice(ctx, (spec.clone(), host), Scheme::TwoCopy, columns)?;
     let tuning = if m == 0 { TUNING_STEPS } else { 0 };
     lat.advance(tuning + 2)?;
     let t0 = Instant::now();

@@ -39,14 +39,13 @@ use std::sync::Arc;
 
 pub use fd::HeteroFdGrid;
 pub use model::{calibrate, SplitModel};
-pub use slab::SplitSlab;
+pub use slab::{HostLayout, SplitSlab};
 
 use crate::distributed::DistLattice;
 use crate::domain::GlobalSpec;
 use crate::gpu::{GpuContext, GpuLattice};
 use crate::group::OneProcess;
-use crate::layout::Layout;
-use crate::{Error, Model, Real, Scheme, Solver};
+use crate::{Error, Model, Real, Scheme, Soa, Solver};
 
 /// Steps of the start-up calibration of [`SplitChoice::Auto`].
 pub const CALIBRATION_STEPS: u64 = 9;
@@ -84,12 +83,12 @@ pub fn nearest_admissible(lx: usize, halo: usize, want: f64) -> usize {
         .unwrap_or(0)
 }
 
-/// `M` as `choice` says for a lattice (or a rank's slab) `spec`, with the model it was tuned by
-/// ([`SplitChoice::Auto`]: [`calibrate`] on `spec`, then the balance of eq. 8 with `t_c`, the
-/// ring's halo exchange per row, 0 in one process).
-pub fn choose_columns<M: Model, L: Layout, T: Real>(
+/// `M` as `choice` says for a lattice (or a rank's slab) `spec` whose host part is laid out
+/// as `host`, with the model it was tuned by ([`SplitChoice::Auto`]: [`calibrate`] on `spec`,
+/// then the balance of eq. 8 with `t_c`, the ring's halo exchange per row, 0 in one process).
+pub fn choose_columns<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
-    spec: &GlobalSpec<M>,
+    (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
     choice: SplitChoice,
     t_c: f64,
 ) -> Result<(usize, Option<SplitModel>), Error> {
@@ -99,7 +98,7 @@ pub fn choose_columns<M: Model, L: Layout, T: Real>(
         SplitChoice::Auto => {
             let model = SplitModel {
                 t_c,
-                ..calibrate::<M, L, T>(ctx, spec, CALIBRATION_STEPS)?
+                ..calibrate(ctx, (spec, host), CALIBRATION_STEPS)?
             };
             (model.optimal_m(), Some(model))
         }
@@ -167,44 +166,47 @@ pub struct StepTimes {
     pub swap: f64,
 }
 
-/// The lattice `spec` in one process, split between the host and the device of `ctx` as
-/// `choice` says, at rest, run in `scheme` ([`SplitChoice::Auto`] first calibrates the model,
-/// [`calibrate`], on a few steps of scratch lattices): with `M = 0` the device alone (a
-/// [`GpuLattice`] in the layout `L`), with `2M = LX` the host alone (a [`crate::Lattice`]), between
-/// them the ring of one process whose slab is a [`SplitSlab`] (its outer halos its own opposite
-/// borders: neighbours across `x = LX` when x is periodic; with x walls never read across, as
-/// the outer halos of the first and last slabs of [`crate::domain`]). Fails on an inadmissible
-/// `M`, a share outside `[0, 1]`, or whatever [`crate::Lattice::new`] and [`GpuLattice::new`] refuse.
-pub fn split_lattice<M: Model, L: Layout, T: Real>(
+/// The lattice `spec` in one process, split between the host (in the layout `host`) and the
+/// device of `ctx` as `choice` says, at rest, run in `scheme` ([`SplitChoice::Auto`] first
+/// calibrates the model, [`calibrate`], on a few steps of scratch lattices): with `M = 0` the
+/// device alone (a [`GpuLattice`] in the host's layout), with `2M = LX` the host alone (a
+/// [`crate::Lattice`]), between them the ring of one process whose slab is a [`SplitSlab`]
+/// (its outer halos its own opposite borders: neighbours across `x = LX` when x is periodic;
+/// with x walls never read across, as the outer halos of the first and last slabs of
+/// [`crate::domain`]). Fails on an inadmissible `M`, a share outside `[0, 1]`, or whatever
+/// [`crate::Lattice::new`] and [`GpuLattice::new`] refuse.
+pub fn split_lattice<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
-    spec: GlobalSpec<M>,
+    (spec, host): (GlobalSpec<M>, HostLayout<M, T>),
     scheme: Scheme,
     choice: SplitChoice,
 ) -> Result<Box<dyn Solver<Model = M, Real = T>>, Error> {
-    spec.validate(L::KIND)?;
-    let (m, model) = choose_columns::<M, L, T>(ctx, &spec, choice, 0.0)?;
+    spec.validate(host.kind)?;
+    let (m, model) = choose_columns(ctx, (&spec, host), choice, 0.0)?;
     check_columns::<M>(spec.lx, m)?;
     Ok(if m == 0 {
-        Box::new(GpuLattice::<M, T>::of_spec(ctx, L::KIND, &spec, scheme)?)
+        Box::new(GpuLattice::<M, T>::of_spec(ctx, host.kind, &spec, scheme)?)
     } else if 2 * m == spec.lx {
-        Box::new(spec.lattice::<L, T>(scheme)?)
+        host.lattice(&spec, scheme)?
     } else {
-        Box::new(ring_of_one::<M, L, T>(ctx, spec, (m, model), scheme)?)
+        Box::new(ring_of_one(ctx, (spec, host), (m, model), scheme)?)
     })
 }
 
-/// A lattice over a group of processes whose slabs are each split between host and device.
-pub type SplitRing<M, L, T> = DistLattice<M, L, T, SplitSlab<M, L, T>>;
+/// A lattice over a group of processes whose slabs are each split between host and device
+/// (the ring's own windows, which read the moments of device slabs, in SoA whatever the
+/// host's layout: one instantiation per model and precision).
+pub type SplitRing<M, T> = DistLattice<M, Soa, T, SplitSlab<M, T>>;
 
-/// The lattice `spec` as one [`SplitSlab`] with `m` border columns a side on the host (`model`:
-/// the calibration that chose `m`, if any), in a ring of one process.
-pub(crate) fn ring_of_one<M: Model, L: Layout, T: Real>(
+/// The lattice `spec` as one [`SplitSlab`] with `m` border columns a side on the host (in the
+/// layout `host`; `model`: the calibration that chose `m`, if any), in a ring of one process.
+pub(crate) fn ring_of_one<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
-    spec: GlobalSpec<M>,
+    (spec, host): (GlobalSpec<M>, HostLayout<M, T>),
     (m, model): (usize, Option<SplitModel>),
     scheme: Scheme,
-) -> Result<SplitRing<M, L, T>, Error> {
+) -> Result<SplitRing<M, T>, Error> {
     DistLattice::with_slab(Box::new(OneProcess), spec, |g, dec, r| {
-        SplitSlab::with_columns(ctx, g, dec, r, scheme, (m, model))
+        SplitSlab::with_columns(ctx, (g, host), (dec, r), scheme, (m, model))
     })
 }

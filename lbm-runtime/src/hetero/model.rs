@@ -45,10 +45,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{admissible, ring_of_one, split_lattice, SplitChoice};
+use super::{admissible, ring_of_one, split_lattice, HostLayout, SplitChoice};
 use crate::domain::GlobalSpec;
 use crate::gpu::GpuContext;
-use crate::{Error, Layout, Model, Real, Scheme};
+use crate::{Error, Model, Real, Scheme};
 
 /// The coefficients of Calore et al. 2019, eq. 4–8, for one lattice, in seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -183,17 +183,17 @@ fn nearest_interior(lx: usize, halo: usize, want: f64) -> Option<usize> {
 /// on the split (a discrete GPU), every probe gives the same `M*`. The rates alone are those
 /// of the first probe, where both parts are large. A lattice too narrow to split gets a model
 /// of the two sides alone, timed on the whole lattice.
-pub fn calibrate<M: Model, L: Layout, T: Real>(
+pub fn calibrate<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
-    spec: &GlobalSpec<M>,
+    (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
     steps: u64,
 ) -> Result<SplitModel, Error> {
     let (lx, ly, halo) = (spec.lx, spec.plane(), M::HALO);
     let Some(mut m) = nearest_interior(lx, halo, lx as f64 / 4.0) else {
-        let t = calibrate_ends::<M, L, T>(ctx, spec, steps)?;
+        let t = calibrate_ends(ctx, (spec, host), steps)?;
         return Ok(SplitModel::concurrent(lx, ly, halo, t.0, t.1, 0.0));
     };
-    let first = probe::<M, L, T>(ctx, spec, m, steps)?;
+    let first = probe(ctx, (spec, host), m, steps)?;
     let mut model = first;
     for _ in 1..MAX_PROBES {
         let halfway = (m as f64 + model.balance_point()) / 2.0;
@@ -201,7 +201,7 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
             Some(next) if next.abs_diff(m) > (lx / 64).max(1) => m = next,
             _ => break,
         }
-        model = probe::<M, L, T>(ctx, spec, m, steps)?;
+        model = probe(ctx, (spec, host), m, steps)?;
     }
     Ok(SplitModel {
         t_d_alone: first.t_d_alone,
@@ -211,14 +211,14 @@ pub fn calibrate<M: Model, L: Layout, T: Real>(
 }
 
 /// The model measured at the split `m` (see [`calibrate`]).
-fn probe<M: Model, L: Layout, T: Real>(
+fn probe<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
-    spec: &GlobalSpec<M>,
+    (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
     m: usize,
     steps: u64,
 ) -> Result<SplitModel, Error> {
     let (lx, ly) = (spec.lx, spec.plane());
-    let mut ring = ring_of_one::<M, L, T>(ctx, spec.clone(), (m, None), Scheme::TwoCopy)?;
+    let mut ring = ring_of_one(ctx, (spec.clone(), host), (m, None), Scheme::TwoCopy)?;
     (0..WARMUP_STEPS).try_for_each(|_| ring.step())?;
     let mut dev = Vec::new();
     let mut host = Vec::new();
@@ -248,16 +248,16 @@ fn probe<M: Model, L: Layout, T: Real>(
 }
 
 /// Per-site times of the device and the host alone on the whole lattice (no split fits).
-fn calibrate_ends<M: Model, L: Layout, T: Real>(
+fn calibrate_ends<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
-    spec: &GlobalSpec<M>,
+    (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
     steps: u64,
 ) -> Result<(f64, f64), Error> {
     let sites = (spec.lx * spec.plane()) as f64;
     let mut per_site = [0.0; 2];
     for (k, m) in [0, spec.lx / 2].into_iter().enumerate() {
-        let mut lat =
-            split_lattice::<M, L, T>(ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Columns(m))?;
+        let columns = SplitChoice::Columns(m);
+        let mut lat = split_lattice(ctx, (spec.clone(), host), Scheme::TwoCopy, columns)?;
         lat.advance(WARMUP_STEPS)?;
         let t0 = Instant::now();
         lat.advance(steps.max(1))?;

@@ -38,78 +38,148 @@ use crate::domain::{GlobalSpec, Slab, LEFT, RIGHT};
 use crate::error::check_values;
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::solver::Placement;
-use crate::{Block, BoundarySpec, Error, Layout, LbmError, Model, Real, Scheme, SlabBackend};
+use crate::{
+    Block, BoundarySpec, Error, Layout, LayoutKind, LbmError, Model, Real, Scheme, SlabBackend,
+    Solver,
+};
+
+/// A host part of a split: a host slab ([`Slab`]) in the layout of its [`HostLayout`], the
+/// layout erased so that the split's own code is compiled once per model and precision.
+pub(crate) trait HostPart: SlabBackend {
+    /// Writes the sibling's edge columns into the halo on `side` ([`LEFT`] or [`RIGHT`]).
+    fn set_halo(&mut self, side: usize, values: &[Self::Real]);
+}
+
+impl<M: Model, L: Layout, T: Real> HostPart for Slab<M, L, T> {
+    fn set_halo(&mut self, side: usize, values: &[T]) {
+        Slab::set_halo(self, side, values);
+    }
+}
+
+/// A host part, its layout erased.
+type Host<M, T> = Box<dyn HostPart<Model = M, Real = T>>;
+
+/// What makes a host part of the global columns `xs` of a lattice, at rest.
+type MakePart<M, T> = fn(&GlobalSpec<M>, Range<usize>, Scheme) -> Result<Host<M, T>, Error>;
+
+/// What makes the whole lattice on the host, at rest.
+type MakeLattice<M, T> = fn(&GlobalSpec<M>, Scheme) -> Result<HostLattice<M, T>, Error>;
+
+/// A lattice on the host, its layout erased.
+type HostLattice<M, T> = Box<dyn Solver<Model = M, Real = T>>;
+
+/// The host's layout in a split, as a value: the layout's kind, and how the host's parts and
+/// its whole lattice are made in it. The split, its calibration and its ring take this value,
+/// so that they are compiled once per model and precision; only these two makers are compiled
+/// per layout ([`HostLayout::of`]).
+pub struct HostLayout<M: Model, T: Real> {
+    /// The layout.
+    pub kind: LayoutKind,
+    /// A host part.
+    part: MakePart<M, T>,
+    /// The whole lattice on the host (`2M = LX`).
+    lattice: MakeLattice<M, T>,
+}
+
+impl<M: Model, T: Real> Clone for HostLayout<M, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<M: Model, T: Real> Copy for HostLayout<M, T> {}
+
+impl<M: Model, T: Real> HostLayout<M, T> {
+    /// The host's sites in layout `L`.
+    pub fn of<L: Layout>() -> Self {
+        Self {
+            kind: L::KIND,
+            part: |spec, xs, scheme| Ok(Box::new(Slab::<M, L, T>::cut(spec, xs, scheme)?)),
+            lattice: |spec, scheme| Ok(Box::new(spec.lattice::<L, T>(scheme)?)),
+        }
+    }
+
+    /// The whole lattice `spec` on the host in this layout, at rest, run in `scheme`.
+    pub(crate) fn lattice(
+        &self,
+        spec: &GlobalSpec<M>,
+        scheme: Scheme,
+    ) -> Result<HostLattice<M, T>, Error> {
+        (self.lattice)(spec, scheme)
+    }
+}
 
 /// Where the slab's columns run.
 #[allow(clippy::large_enum_variant)]
-enum Parts<M: Model, L: Layout, T: Real> {
+enum Parts<M: Model, T: Real> {
     /// `M = 0`.
     Device(GpuSlab<M, T>),
     /// `2M = W`.
-    Host(Slab<M, L, T>),
+    Host(Host<M, T>),
     /// The borders on the host, the bulk on the device.
     Split {
-        left: Slab<M, L, T>,
+        left: Host<M, T>,
         bulk: GpuSlab<M, T>,
-        right: Slab<M, L, T>,
+        right: Host<M, T>,
     },
 }
 
 /// A rank's slab split between host and device (see the module documentation).
-pub struct SplitSlab<M: Model, L: Layout, T: Real> {
-    parts: Parts<M, L, T>,
+pub struct SplitSlab<M: Model, T: Real> {
+    parts: Parts<M, T>,
     /// Host border columns per side.
     m: usize,
     /// The model `M` was tuned by ([`SplitChoice::Auto`]).
     model: Option<SplitModel>,
     /// Sites per column (`LY·LZ`).
     plane: usize,
+    /// The host's layout.
+    layout: LayoutKind,
     ctx: Arc<GpuContext>,
     /// Whether this step's inner exchange and device submission are done.
     started: bool,
 }
 
-impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
+impl<M: Model, T: Real> SplitSlab<M, T> {
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, split between the host
-    /// and the device of `ctx` as `choice` says, at rest, run in `scheme`.
-    /// [`SplitChoice::Auto`] tunes `M` for this rank: [`super::calibrate`] on a lattice of the
-    /// slab's size, with `t_c`, the ring's halo exchange per row (Calore et al. 2019, eq. 7), in the
-    /// balance (eq. 8). Validates the global lattice first, so every rank fails alike.
+    /// (in the layout `host`) and the device of `ctx` as `choice` says, at rest, run in
+    /// `scheme`. [`SplitChoice::Auto`] tunes `M` for this rank: [`super::calibrate`] on a
+    /// lattice of the slab's size, with `t_c`, the ring's halo exchange per row (Calore et al.
+    /// 2019, eq. 7), in the balance (eq. 8). Validates the global lattice first, so every rank
+    /// fails alike.
     pub fn new(
         ctx: &Arc<GpuContext>,
-        spec: &GlobalSpec<M>,
-        dec: &Blocks,
-        rank: usize,
+        (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
+        (dec, rank): (&Blocks, usize),
         scheme: Scheme,
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
-        spec.validate(L::KIND)?;
+        spec.validate(host.kind)?;
         let local = GlobalSpec {
             lx: dec.range(rank, 0).len(),
             boundaries: BoundarySpec::periodic(),
             ..spec.clone()
         };
-        let (m, model) = choose_columns::<M, L, T>(ctx, &local, choice, t_c)?;
-        let mut slab = Self::cut(ctx, spec, dec.range(rank, 0), scheme, m)?;
+        let (m, model) = choose_columns(ctx, (&local, host), choice, t_c)?;
+        let mut slab = Self::cut(ctx, (spec, host), dec.range(rank, 0), scheme, m)?;
         slab.model = model;
         Ok(slab)
     }
 
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, with `m` border columns
-    /// on each side on the host and the bulk on the device of `ctx`, at rest, run in
-    /// `scheme`; `model` is the calibration that chose `m`, if one did. Validates the global
-    /// lattice first (size, parameters, boundaries), so every rank fails alike; an
-    /// inadmissible `m` is refused with the admissible values.
+    /// on each side on the host (in the layout `host`) and the bulk on the device of `ctx`,
+    /// at rest, run in `scheme`; `model` is the calibration that chose `m`, if one did.
+    /// Validates the global lattice first (size, parameters, boundaries), so every rank fails
+    /// alike; an inadmissible `m` is refused with the admissible values.
     pub fn with_columns(
         ctx: &Arc<GpuContext>,
-        spec: &GlobalSpec<M>,
-        dec: &Blocks,
-        rank: usize,
+        (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
+        (dec, rank): (&Blocks, usize),
         scheme: Scheme,
         (m, model): (usize, Option<SplitModel>),
     ) -> Result<Self, Error> {
-        spec.validate(L::KIND)?;
-        let mut slab = Self::cut(ctx, spec, dec.range(rank, 0), scheme, m)?;
+        spec.validate(host.kind)?;
+        let mut slab = Self::cut(ctx, (spec, host), dec.range(rank, 0), scheme, m)?;
         slab.model = model;
         Ok(slab)
     }
@@ -118,25 +188,25 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     /// host (each part compiles the boundaries of its own columns).
     fn cut(
         ctx: &Arc<GpuContext>,
-        spec: &GlobalSpec<M>,
+        (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
         xs: Range<usize>,
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
         let w = xs.len();
         check_columns::<M>(w, m)?;
-        let host = |cols: Range<usize>| Slab::cut(spec, cols, scheme);
-        let device = |cols: Range<usize>| GpuSlab::cut(ctx, L::KIND, spec, cols, scheme);
+        let host_part = |cols: Range<usize>| (host.part)(spec, cols, scheme);
+        let device = |cols: Range<usize>| GpuSlab::cut(ctx, host.kind, spec, cols, scheme);
         let (a, b) = (xs.start + m, xs.end - m);
         let parts = if m == 0 {
             Parts::Device(device(xs)?)
         } else if 2 * m == w {
-            Parts::Host(host(xs)?)
+            Parts::Host(host_part(xs)?)
         } else {
             Parts::Split {
-                left: host(xs.start..a)?,
+                left: host_part(xs.start..a)?,
                 bulk: device(a..b)?,
-                right: host(b..xs.end)?,
+                right: host_part(b..xs.end)?,
             }
         };
         Ok(Self {
@@ -144,6 +214,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
             m,
             model: None,
             plane: spec.plane(),
+            layout: host.kind,
             ctx: ctx.clone(),
             started: false,
         })
@@ -163,7 +234,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     fn whole_mut(&mut self) -> Option<&mut dyn SlabBackend<Model = M, Real = T>> {
         match &mut self.parts {
             Parts::Device(s) => Some(s),
-            Parts::Host(s) => Some(s),
+            Parts::Host(s) => Some(&mut **s),
             Parts::Split { .. } => None,
         }
     }
@@ -173,10 +244,10 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     fn part_at(&self, x: usize) -> (&dyn SlabBackend<Model = M, Real = T>, usize) {
         match &self.parts {
             Parts::Device(s) => (s, 0),
-            Parts::Host(s) => (s, 0),
-            Parts::Split { left, .. } if x < self.m => (left, 0),
+            Parts::Host(s) => (&**s, 0),
+            Parts::Split { left, .. } if x < self.m => (&**left, 0),
             Parts::Split { bulk, .. } if x < self.m + bulk.width() => (bulk, self.m),
-            Parts::Split { bulk, right, .. } => (right, self.m + bulk.width()),
+            Parts::Split { bulk, right, .. } => (&**right, self.m + bulk.width()),
         }
     }
 
@@ -189,11 +260,11 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     fn parts(&self) -> Vec<(&dyn SlabBackend<Model = M, Real = T>, usize)> {
         match &self.parts {
             Parts::Device(s) => vec![(s as &dyn SlabBackend<Model = M, Real = T>, 0)],
-            Parts::Host(s) => vec![(s as &dyn SlabBackend<Model = M, Real = T>, 0)],
+            Parts::Host(s) => vec![(&**s as &dyn SlabBackend<Model = M, Real = T>, 0)],
             Parts::Split { left, bulk, right } => vec![
-                (left as &dyn SlabBackend<Model = M, Real = T>, 0),
+                (&**left as &dyn SlabBackend<Model = M, Real = T>, 0),
                 (bulk, self.m),
-                (right, self.m + bulk.width()),
+                (&**right, self.m + bulk.width()),
             ],
         }
     }
@@ -202,13 +273,13 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     fn parts_mut(&mut self) -> Vec<(&mut dyn SlabBackend<Model = M, Real = T>, usize)> {
         match &mut self.parts {
             Parts::Device(s) => vec![(s as &mut dyn SlabBackend<Model = M, Real = T>, 0)],
-            Parts::Host(s) => vec![(s as &mut dyn SlabBackend<Model = M, Real = T>, 0)],
+            Parts::Host(s) => vec![(&mut **s as &mut dyn SlabBackend<Model = M, Real = T>, 0)],
             Parts::Split { left, bulk, right } => {
                 let mid = self.m + bulk.width();
                 vec![
-                    (left as &mut dyn SlabBackend<Model = M, Real = T>, 0),
+                    (&mut **left as &mut dyn SlabBackend<Model = M, Real = T>, 0),
                     (bulk, self.m),
-                    (right, mid),
+                    (&mut **right, mid),
                 ]
             }
         }
@@ -295,8 +366,8 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
             dev.push(t0.elapsed().as_secs_f64());
             let t1 = Instant::now();
             for s in [&mut *left, &mut *right] {
-                s.update_bulk();
-                s.update_borders_and_finish();
+                s.update_bulk(0, 1)?;
+                s.update_borders_and_finish()?;
             }
             host.push(t1.elapsed().as_secs_f64());
         }
@@ -319,7 +390,7 @@ impl<M: Model, L: Layout, T: Real> SplitSlab<M, L, T> {
     }
 }
 
-impl<M: Model, L: Layout, T: Real> Block for SplitSlab<M, L, T> {
+impl<M: Model, T: Real> Block for SplitSlab<M, T> {
     type Model = M;
     type Real = T;
 
@@ -330,7 +401,7 @@ impl<M: Model, L: Layout, T: Real> Block for SplitSlab<M, L, T> {
         self.first().scheme()
     }
     fn layout_name(&self) -> &'static str {
-        L::NAME
+        self.layout.name()
     }
     fn steps_done(&self) -> u64 {
         self.first().steps_done()
@@ -338,11 +409,11 @@ impl<M: Model, L: Layout, T: Real> Block for SplitSlab<M, L, T> {
     fn set_steps_done(&mut self, step: u64) {
         match &mut self.parts {
             Parts::Device(s) => s.set_steps_done(step),
-            Parts::Host(s) => Block::set_steps_done(s, step),
+            Parts::Host(s) => s.set_steps_done(step),
             Parts::Split { left, bulk, right } => {
-                Block::set_steps_done(left, step);
+                left.set_steps_done(step);
                 bulk.set_steps_done(step);
-                Block::set_steps_done(right, step);
+                right.set_steps_done(step);
             }
         }
     }
@@ -422,7 +493,7 @@ impl<M: Model, L: Layout, T: Real> Block for SplitSlab<M, L, T> {
     }
 }
 
-impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
+impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
     fn width(&self) -> usize {
         self.parts().iter().map(|(p, _)| p.width()).sum()
     }
@@ -450,8 +521,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         }
         self.start()?;
         if let Parts::Split { left, right, .. } = &mut self.parts {
-            SlabBackend::update_bulk(left, k, n)?;
-            SlabBackend::update_bulk(right, k, n)?;
+            left.update_bulk(k, n)?;
+            right.update_bulk(k, n)?;
         }
         Ok(())
     }
@@ -462,8 +533,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
         self.start()?;
         self.started = false;
         if let Parts::Split { left, right, .. } = &mut self.parts {
-            SlabBackend::update_borders_and_finish(left)?;
-            SlabBackend::update_borders_and_finish(right)?;
+            left.update_borders_and_finish()?;
+            right.update_borders_and_finish()?;
         }
         self.fold_inner()
     }
@@ -495,7 +566,7 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
     /// Those of a slab whose columns all run on the host.
     fn own_moments(&self, cols: Range<usize>) -> Option<Vec<Vec<f64>>> {
         match &self.parts {
-            Parts::Host(s) => SlabBackend::own_moments(s, cols),
+            Parts::Host(s) => s.own_moments(cols),
             _ => None,
         }
     }
@@ -519,7 +590,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for SplitSlab<M, L, T> {
                 x => at[2].push((j, [x - mid, y, z])),
             }
         }
-        let parts: [&mut dyn SlabBackend<Model = M, Real = T>; 3] = [left, bulk, right];
+        let parts: [&mut dyn SlabBackend<Model = M, Real = T>; 3] =
+            [&mut **left, bulk, &mut **right];
         let per = 2 * M::Q;
         let mut out = vec![T::default(); per * sites.len()];
         for (part, at) in parts.into_iter().zip(&at) {

@@ -17,7 +17,7 @@ use lbm::blocks::Cut;
 use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
 use lbm::group::OneProcess;
-use lbm::hetero::{HeteroError, SplitChoice, choose_columns, split_lattice};
+use lbm::hetero::{HeteroError, HostLayout, SplitChoice, choose_columns, split_lattice};
 use lbm::models::*;
 use lbm::{
     Aos, Block, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Placement, Scheme,
@@ -82,9 +82,13 @@ fn compare_on<M: Model, L: Layout>(
             scheme.name(),
             spec.boundaries
         );
-        let mut het =
-            split_lattice::<M, L, f64>(ctx, spec.clone(), scheme, SplitChoice::Columns(m))
-                .unwrap_or_else(|e| panic!("{what}: {e}"));
+        let mut het = split_lattice::<M, f64>(
+            ctx,
+            (spec.clone(), HostLayout::of::<L>()),
+            scheme,
+            SplitChoice::Columns(m),
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
         // The device alone, the host alone, or the split between them.
         match (m, het.placement()) {
             (0, Placement::Device(_)) => {}
@@ -341,9 +345,13 @@ fn populations_round_trip_through_every_split() {
         SplitChoice::HostShare(0.5),
         SplitChoice::HostShare(1.0),
     ] {
-        let mut het =
-            split_lattice::<D2Q9Bgk, Soa, f64>(&ctx, spec.clone(), Scheme::TwoCopy, choice)
-                .unwrap();
+        let mut het = split_lattice::<D2Q9Bgk, f64>(
+            &ctx,
+            (spec.clone(), HostLayout::of::<Soa>()),
+            Scheme::TwoCopy,
+            choice,
+        )
+        .unwrap();
         het.set_local_populations(&want).unwrap();
         het.set_steps_done(cpu.steps_done());
         assert_eq!(het.local_populations().unwrap(), want, "{choice:?}");
@@ -363,8 +371,15 @@ fn bad_splits_are_clear_errors() {
         params: D2Q37Params { tau: 0.8, g: 1e-5 },
         boundaries: BoundarySpec::periodic(),
     };
-    let new =
-        |choice, scheme| split_lattice::<D2Q37, Aos, f64>(&ctx, spec.clone(), scheme, choice).err();
+    let new = |choice, scheme| {
+        split_lattice::<D2Q37, f64>(
+            &ctx,
+            (spec.clone(), HostLayout::of::<Aos>()),
+            scheme,
+            choice,
+        )
+        .err()
+    };
     // M = 1 < H = 3: a host border cannot fill the bulk's halo.
     let e = new(SplitChoice::Columns(1), Scheme::TwoCopy).expect("M = 1 is refused");
     assert!(
@@ -383,7 +398,13 @@ fn bad_splits_are_clear_errors() {
     // A share rounds to the nearest admissible M: 0.05·24/2 = 0.6 → 0 (1 is inadmissible),
     // the device alone.
     let share = SplitChoice::HostShare(0.05);
-    let het = split_lattice::<D2Q37, Aos, f64>(&ctx, spec.clone(), Scheme::TwoCopy, share).unwrap();
+    let het = split_lattice::<D2Q37, f64>(
+        &ctx,
+        (spec.clone(), HostLayout::of::<Aos>()),
+        Scheme::TwoCopy,
+        share,
+    )
+    .unwrap();
     assert!(matches!(het.placement(), Placement::Device(_)));
 }
 
@@ -394,8 +415,13 @@ fn auto_split_is_admissible_and_correct() {
         return;
     };
     let spec = d2q9(32, 16, BoundarySpec::channel());
-    let (m, model) =
-        choose_columns::<D2Q9Bgk, Aos, f64>(&ctx, &spec, SplitChoice::Auto, 0.0).unwrap();
+    let (m, model) = choose_columns::<D2Q9Bgk, f64>(
+        &ctx,
+        (&spec, HostLayout::of::<Aos>()),
+        SplitChoice::Auto,
+        0.0,
+    )
+    .unwrap();
     let model = model.expect("Auto keeps its model");
     assert!(model.t_d > 0.0 && model.t_h > 0.0, "{model:?}");
     assert_eq!(m, model.optimal_m());
@@ -404,9 +430,13 @@ fn auto_split_is_admissible_and_correct() {
         .unwrap();
     cpu.run(20, 0).unwrap();
     // The builder's split, tuned at start-up (its own calibration), runs as the CPU.
-    let mut het =
-        split_lattice::<D2Q9Bgk, Aos, f64>(&ctx, spec.clone(), Scheme::TwoCopy, SplitChoice::Auto)
-            .unwrap();
+    let mut het = split_lattice::<D2Q9Bgk, f64>(
+        &ctx,
+        (spec.clone(), HostLayout::of::<Aos>()),
+        Scheme::TwoCopy,
+        SplitChoice::Auto,
+    )
+    .unwrap();
     het.set_equilibrium_at(&gpu_support::initial::<D2Q9Bgk>([32, 16, 1]))
         .unwrap();
     het.advance(20).and_then(|()| het.check()).unwrap();
@@ -428,10 +458,21 @@ fn auto_split_of_a_narrow_lattice_is_an_end() {
         params: D2Q37Params { tau: 0.8, g: 1e-5 },
         boundaries: BoundarySpec::periodic(),
     };
-    let (m, _) = choose_columns::<D2Q37, Aos, f64>(&ctx, &spec, SplitChoice::Auto, 0.0).unwrap();
+    let (m, _) = choose_columns::<D2Q37, f64>(
+        &ctx,
+        (&spec, HostLayout::of::<Aos>()),
+        SplitChoice::Auto,
+        0.0,
+    )
+    .unwrap();
     assert!([0, 3].contains(&m), "M = {m}");
-    let het =
-        split_lattice::<D2Q37, Aos, f64>(&ctx, spec, Scheme::TwoCopy, SplitChoice::Auto).unwrap();
+    let het = split_lattice::<D2Q37, f64>(
+        &ctx,
+        (spec, HostLayout::of::<Aos>()),
+        Scheme::TwoCopy,
+        SplitChoice::Auto,
+    )
+    .unwrap();
     assert!(!matches!(het.placement(), Placement::Split(_)));
 }
 
@@ -485,9 +526,9 @@ fn fields_in_a_checkpoint_move_to_the_cpu_and_to_the_split() {
         params,
         boundaries: periodic,
     };
-    let mut split = split_lattice::<D2Q5AdvectionDiffusion, Soa, f64>(
+    let mut split = split_lattice::<D2Q5AdvectionDiffusion, f64>(
         &ctx,
-        spec,
+        (spec, HostLayout::of::<Soa>()),
         Scheme::TwoCopy,
         SplitChoice::Columns(4),
     )
