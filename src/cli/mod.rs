@@ -301,22 +301,26 @@ impl Precision {
     }
 }
 
+/// `$job.run` in precision `$p`, with the layout type `$l64` in f64 and `$l32` in f32 and
+/// f16s (a clustered layout's one 64-byte vector holds 8 lanes of f64, 16 of the others).
+macro_rules! by_precision {
+    ($job:ident, $p:expr, $l64:ty, $l32:ty) => {
+        match $p {
+            Precision::F64 => $job.run::<$l64, f64>(),
+            Precision::F32 => $job.run::<$l32, f32>(),
+            Precision::F16s => $job.run::<$l32, F16s>(),
+        }
+    };
+}
+
 /// Runs `job` with the layout and precision chosen at run time, the clustered layouts with
-/// one 64-byte vector per cluster.
+/// one 64-byte vector per cluster: every layout (`lbm bench`'s kernels).
 pub fn dispatch<G: Generic>(layout: LayoutArg, precision: Precision, job: G) -> G::Output {
-    match (layout, precision) {
-        (LayoutArg::Aos, Precision::F64) => job.run::<Aos, f64>(),
-        (LayoutArg::Soa, Precision::F64) => job.run::<Soa, f64>(),
-        (LayoutArg::Csoa, Precision::F64) => job.run::<CSoa<8>, f64>(),
-        (LayoutArg::Caosoa, Precision::F64) => job.run::<CAoSoa<8>, f64>(),
-        (LayoutArg::Aos, Precision::F32) => job.run::<Aos, f32>(),
-        (LayoutArg::Soa, Precision::F32) => job.run::<Soa, f32>(),
-        (LayoutArg::Csoa, Precision::F32) => job.run::<CSoa<16>, f32>(),
-        (LayoutArg::Caosoa, Precision::F32) => job.run::<CAoSoa<16>, f32>(),
-        (LayoutArg::Aos, Precision::F16s) => job.run::<Aos, F16s>(),
-        (LayoutArg::Soa, Precision::F16s) => job.run::<Soa, F16s>(),
-        (LayoutArg::Csoa, Precision::F16s) => job.run::<CSoa<16>, F16s>(),
-        (LayoutArg::Caosoa, Precision::F16s) => job.run::<CAoSoa<16>, F16s>(),
+    match layout {
+        LayoutArg::Aos => by_precision!(job, precision, Aos, Aos),
+        LayoutArg::Soa => by_precision!(job, precision, Soa, Soa),
+        LayoutArg::Csoa => by_precision!(job, precision, CSoa<8>, CSoa<16>),
+        LayoutArg::Caosoa => by_precision!(job, precision, CAoSoa<8>, CAoSoa<16>),
     }
 }
 
@@ -356,12 +360,21 @@ pub fn cpu_width_built(precision: Precision, vl: usize) -> bool {
     vl == precision.default_vl() || (cfg!(feature = "widths") && VL_CHOICES.contains(&vl))
 }
 
+/// Whether this build runs the cases (`lbm run`) on the CPU in `layout`: SoA and CAoSoA
+/// always (the host's side of a GPU run, and the CPU's fastest), AoS and CSoA in a build with
+/// the `layouts` feature (each compiles every case's kernels once more; `lbm bench` times
+/// every layout in any build).
+pub fn cpu_layout_built(layout: LayoutArg) -> bool {
+    matches!(layout, LayoutArg::Soa | LayoutArg::Caosoa) || cfg!(feature = "layouts")
+}
+
 /// The cluster widths `--vl` offers (the GPU runs each; the CPU, one 64-byte vector unless
 /// built with the `widths` feature).
 pub const VL_CHOICES: [usize; 3] = [4, 8, 16];
 
-/// Runs `job` with the layout, cluster width and precision chosen at run time: the width
-/// must be one the build has ([`cpu_width_built`]; the plan refuses others before any work).
+/// Runs a case's `job` with the layout, cluster width and precision chosen at run time: the
+/// layout and width must be ones the build has ([`cpu_layout_built`], [`cpu_width_built`];
+/// the plan refuses others before any work).
 pub fn dispatch_vl<G: Generic>(
     layout: LayoutArg,
     vl: usize,
@@ -373,7 +386,14 @@ pub fn dispatch_vl<G: Generic>(
         return widths::dispatch(layout, vl, precision, job);
     }
     debug_assert!(cpu_width_built(precision, vl), "refused by the plan");
-    dispatch(layout, precision, job)
+    debug_assert!(cpu_layout_built(layout), "refused by the plan");
+    #[cfg(feature = "layouts")]
+    return dispatch(layout, precision, job);
+    #[cfg(not(feature = "layouts"))]
+    match layout {
+        LayoutArg::Soa => by_precision!(job, precision, Soa, Soa),
+        _ => by_precision!(job, precision, CAoSoa<8>, CAoSoa<16>),
+    }
 }
 
 /// The clustered layouts at the widths other than one 64-byte vector (feature `widths`).

@@ -24,8 +24,8 @@ use super::settings::{
     BackendArg, CaseName, Checks, Collision, Outflows, Settings, Walls, bad, both, require,
 };
 use super::{
-    CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_width_built,
-    dispatch_real, dispatch_vl,
+    CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_layout_built,
+    cpu_width_built, dispatch_real, dispatch_vl,
 };
 
 /// Every key of a case file, as printed after `lbm run --help`.
@@ -480,6 +480,21 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
     let layout = s.layout.unwrap_or(d.layout);
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
     let vl = c.take(vl(s, precision, layout, backend));
+    // The finite-difference grid takes its layout as data, as the GPU does.
+    if backend != BackendArg::Gpu && case != CaseName::FdCavity && !cpu_layout_built(layout) {
+        c.keep(bad(
+            "layout",
+            format!(
+                "{}: this build runs the cases on the CPU in soa and caosoa (the fastest); aos \
+                 and csoa need the program built with `--features layouts` (cargo run \
+                 --release --features layouts -- …), or take --backend gpu, which runs every \
+                 layout",
+                layout
+                    .to_possible_value()
+                    .map_or_else(String::new, |v| v.get_name().to_string())
+            ),
+        ));
+    }
     let split = c.option(split(s, backend)).unwrap_or(SplitChoice::Auto);
     if s.adapter.is_some() && backend == BackendArg::Cpu {
         c.keep(bad(

@@ -483,6 +483,20 @@ fn bad_settings_are_reported_by_key() {
             &["`vl`", "--features widths", "--backend gpu"],
         );
     }
+    // AoS and CSoA on the CPU need the `layouts` feature (not in the suite's build); the GPU
+    // and the finite-difference grid take the layout as data.
+    if !cfg!(feature = "layouts") {
+        for layout in ["aos", "csoa"] {
+            fails(
+                &["run", "cavity", "--layout", layout, "--out", o],
+                &["`layout`", layout, "--features layouts", "--backend gpu"],
+            );
+        }
+        fails(
+            &["run", "rayleigh-benard", "--layout", "aos", "--out", o],
+            &["`layout`", "--features layouts"],
+        );
+    }
     std::fs::write(&file, "case = \"cavity\"\nsteps = -4\n").unwrap();
     fails(&["run", "--config", s(&file)], &["case.toml", "steps"]);
     std::fs::write(&file, "case = \"rayleigh-taylor\"\nre = 400\n").unwrap();
