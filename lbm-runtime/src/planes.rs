@@ -31,6 +31,8 @@ pub fn whole_planes(local: &[Range<usize>; 3], size: [usize; 3]) -> bool {
 
 /// A reader of per-site `fields` read back whole (from a device), each indexed `[x·per_col +
 /// s]`: asked for every column, it hands them over (no copy); asked for some, it copies those.
+/// Its callers ask for each column once ([`crate::Solver::local_moments`] all at once,
+/// [`to_planes`] each plane for one process), so nothing is asked for after the hand-over.
 pub(crate) fn read_back(
     fields: Vec<Vec<f64>>,
     per_col: usize,
