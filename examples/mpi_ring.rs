@@ -11,6 +11,10 @@
 //!                            STEPS steps printed by rank 0, bit for bit (each rank checks the halo
 //!                            nodes it traded against the cut's formula); `checkpoint` writes one at
 //!                            step AT and goes on, `resume` continues from one
+//! mpi_ring sparse STEPS [SCHEME]  a cross of two channels (D2Q9 BGK, forced along x and y)
+//!                            in a 32 × 32 box in blocks of 8 × 8, only the 7 that hold fluid
+//!                            allocated, one a rank (a sparse domain): the fluid's populations
+//!                            and every site's moments on rank 0 bit for bit the single process's
 //! ```
 //! CUT: the blocks per axis, `AxB` (one a rank; default: the ring of slabs along x, `Nx1`);
 //! cuts along y run on CPU ranks.
@@ -335,6 +339,71 @@ fn heat3(world: &SimpleCommunicator, a: &[String]) -> Outcome {
     Ok(true)
 }
 
+/// `sparse STEPS [SCHEME]` (the arguments after `sparse`): the cross of two channels 6 sites
+/// wide (y in 9..15 and x in 9..15) in a periodic 32 × 32 box, the rest solid, in blocks of
+/// 8 × 8 of which the 7 within a site of the fluid exist, one a rank; rank 0 compares the
+/// gathered fluid populations and moments with one process's, bit for bit.
+fn cross(world: &SimpleCommunicator, a: &[String]) -> Outcome {
+    let usage = "usage: mpi_ring sparse STEPS [two-copy|in-place]";
+    let steps: u64 = a.first().and_then(|s| s.parse().ok()).ok_or(usage)?;
+    let scheme = match a.get(1).map(String::as_str) {
+        None | Some("two-copy") => Scheme::TwoCopy,
+        Some("in-place") => Scheme::InPlace,
+        Some(_) => return Err(usage.into()),
+    };
+    let arm = 9..15;
+    let solid = move |x: usize, y: usize| !arm.contains(&x) && !arm.contains(&y);
+    let spec = GlobalSpec::<D2Q9Bgk> {
+        lx: 32,
+        ly: 32,
+        lz: 1,
+        params: D2Q9BgkParams {
+            tau: 0.8,
+            ax: 1e-5,
+            ay: 2e-5,
+        },
+        boundaries: BoundarySpec {
+            solid: Some(Obstacles::new(solid.clone())),
+            ..BoundarySpec::periodic()
+        },
+    };
+    let blocks = lbm::blocks::Decomposition::Sparse([8, 8, 1]);
+    let ranks = world.size();
+    let run = || -> Result<bool, Error> {
+        let group = Box::new(Ranks::new(world));
+        let mut dist = DistLattice::<D2Q9Bgk, Soa, f64>::new(group, spec.clone(), blocks, scheme)?;
+        dist.set_equilibrium_at(&d2q9_initial)?;
+        dist.advance(steps)?;
+        let Some(mut gathered) = dist.gather()? else {
+            return Ok(true);
+        };
+        let mut single = spec.lattice::<Soa, f64>(Scheme::TwoCopy)?;
+        single.set_equilibrium(d2q9_initial)?;
+        single.advance(steps)?;
+        // The fluid's populations, then every site's moments (solid: 0).
+        let bits = |lat: &mut Lattice<D2Q9Bgk, Soa, f64>| -> Result<Vec<u64>, Error> {
+            let f = lat.local_populations()?;
+            let fluid = (f.chunks_exact(D2Q9Bgk::Q).enumerate())
+                .filter(|&(s, _)| !solid(s / 32, s % 32))
+                .flat_map(|(_, f)| f.iter().map(|v| v.to_bits()));
+            let moments = lat.local_moments()?.into_iter().flatten().map(f64::to_bits);
+            Ok(fluid.chain(moments).collect())
+        };
+        let same = bits(&mut gathered)? == bits(&mut single)?;
+        println!(
+            "sparse cross on {ranks} ranks ({}): {}",
+            dist.describe(),
+            if same {
+                "bitwise identical"
+            } else {
+                "DIFFERENT"
+            }
+        );
+        Ok(same)
+    };
+    run().map_err(|e| e.to_string())
+}
+
 fn main() -> ExitCode {
     let code = match mpi_ring::init() {
         Ok(universe) => {
@@ -342,6 +411,7 @@ fn main() -> ExitCode {
             let args: Vec<String> = std::env::args().skip(1).collect();
             let outcome = match args.split_first() {
                 Some((heat, rest)) if heat == "heat3" => heat3(&world, rest),
+                Some((sparse, rest)) if sparse == "sparse" => cross(&world, rest),
                 _ => parse().and_then(|a| by_layout(&world, &a)),
             };
             let code = report(&world, outcome);
@@ -414,7 +484,7 @@ fn by_command<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outco
     on_ring::<M, L, f64, _>(
         group,
         M::spec(a.lx, a.ly),
-        cut,
+        cut.into(),
         a.scheme,
         &backend,
         Check(a),

@@ -2,7 +2,8 @@
 //! `mpiexec -n 2` and `-n 3` must give, after 200 steps, the very bits of the single-process
 //! run (populations and moment fields, compared on rank 0), for D2Q9 and D2Q37 in two layouts
 //! each, on widths that the rank counts divide and widths they do not; a rank count the lattice
-//! cannot hold must fail on every rank with a clear message, without hanging.
+//! cannot hold must fail on every rank with a clear message, without hanging; a sparse domain's
+//! blocks, one a rank, give the single-process run's fluid bit for bit.
 #![cfg(feature = "mpi")]
 
 use std::path::PathBuf;
@@ -120,6 +121,35 @@ fn identical(model: &str, layout: &str, lx: usize, ly: usize) {
             out.status
         );
         assert!(stdout.contains(&format!("{ranks} ranks")), "{stdout}");
+    }
+}
+
+/// A sparse domain over MPI ranks: the cross of two channels in blocks of 8 × 8, the 7 that
+/// hold fluid one a rank (the others left out, their exchanges skipped), in both schemes,
+/// bitwise the single process; on 2 ranks, refused on both, saying it needs 7.
+#[test]
+fn a_sparse_domain_on_ranks_is_bitwise_the_single_process_run() {
+    for scheme in ["two-copy", "in-place"] {
+        let out = mpiexec(7, &["sparse", "41", scheme]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success()
+                && stdout.contains("on 7 ranks")
+                && stdout.contains("bitwise identical"),
+            "{scheme}: {}\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = mpiexec(2, &["sparse", "41"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    for rank in 0..2 {
+        assert!(
+            stderr.contains(&format!("rank {rank} of 2: error:"))
+                && stderr.contains("7 hold fluid: run it on 7 processes"),
+            "{stderr}"
+        );
     }
 }
 

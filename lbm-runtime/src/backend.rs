@@ -13,9 +13,9 @@
 //! The lattice comes as a `Box<dyn Solver>`: what drives it (the time loop, outputs,
 //! checkpoints) is compiled once per model and precision, not once per backend and layout.
 
-use crate::blocks::{Blocks, Cut};
+use crate::blocks::{Blocks, Cut, Decomposition};
 use crate::distributed::DistLattice;
-use crate::domain::{cut_blocks, GlobalSpec};
+use crate::domain::{cut_blocks, sparse_blocks, GlobalSpec};
 use crate::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec};
 use crate::group::{Carrier, Transfers};
 use crate::{Error, Layout, Model, Real, Scheme, SlabBackend, Solver};
@@ -108,8 +108,9 @@ impl Backend {
     }
 }
 
-/// The lattice `spec` over the processes of `group` cut `cut` (one block per process:
-/// `Cut::along(0, n)` the ring of slabs, [`Cut::balanced`] blocks along every axis), at rest,
+/// The lattice `spec` over the processes of `group` cut as `blocks` says (one block per
+/// process: `Cut::along(0, n)` the ring of slabs, [`Cut::balanced`] blocks along every axis,
+/// [`Decomposition::Sparse`] the blocks that hold fluid), at rest,
 /// run in `scheme` by `backend` (collective over `group`: every check fails on every process
 /// alike). The host's populations, and the host part of a split, are laid out in `L`; a GPU's
 /// layout is data ([`Backend::Device`]).
@@ -119,17 +120,19 @@ impl Backend {
 pub fn build<M: Model, L: Layout, T: Real>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
-    cut: Cut,
+    blocks: Decomposition,
     scheme: Scheme,
     backend: &Backend,
 ) -> Result<BoxedSolver<M, T>, Error> {
-    if group.ranks() > 1 {
+    if group.ranks() > 1 || blocks_left_out(&spec, blocks)? {
         #[cfg(feature = "mpi")]
-        return distributed::<M, L, T>(group, spec, cut, scheme, backend);
+        return distributed::<M, L, T>(group, spec, blocks, scheme, backend);
         #[cfg(not(feature = "mpi"))]
-        return Err(without_mpi(group.ranks()));
+        return Err(without_mpi(match group.ranks() {
+            1 => "a sparse domain's block".into(),
+            n => format!("a lattice over {n} processes"),
+        }));
     }
-    cut_blocks::<M>(spec.size(), cut, 1)?;
     Ok(match backend {
         Backend::Host => Box::new(spec.lattice::<L, T>(scheme)?),
         #[cfg(feature = "gpu")]
@@ -147,12 +150,22 @@ pub fn build<M: Model, L: Layout, T: Real>(
     })
 }
 
+/// Whether the one process of a run holds less than the whole box: its one block kept of a
+/// sparse domain of several (checked as every process does: a cut of more than one block, or
+/// a sparse domain of more than one block that holds fluid, is refused here).
+fn blocks_left_out<M: Model>(spec: &GlobalSpec<M>, blocks: Decomposition) -> Result<bool, Error> {
+    Ok(match blocks {
+        Decomposition::Cut(cut) => cut_blocks::<M>(spec.size(), cut, 1).map(|_| false)?,
+        Decomposition::Sparse(size) => sparse_blocks(spec, size, Some(1))?.is_sparse(),
+    })
+}
+
 /// [`build`] over several processes: the ring of [`on_ring`], boxed.
 #[cfg(feature = "mpi")]
 fn distributed<M: Model, L: Layout, T: Real>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
-    cut: Cut,
+    blocks: Decomposition,
     scheme: Scheme,
     backend: &Backend,
 ) -> Result<BoxedSolver<M, T>, Error> {
@@ -167,7 +180,7 @@ fn distributed<M: Model, L: Layout, T: Real>(
             Ok(Box::new(ring))
         }
     }
-    on_ring::<M, L, T, _>(group, spec, cut, scheme, backend, Boxed)
+    on_ring::<M, L, T, _>(group, spec, blocks, scheme, backend, Boxed)
 }
 
 /// What is done with a lattice over processes, whatever its slabs run on ([`on_ring`]): the
@@ -195,16 +208,17 @@ pub trait RingJob<M: Model, T: Real> {
 pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
-    cut: Cut,
+    blocks: Decomposition,
     scheme: Scheme,
     backend: &Backend,
     job: J,
 ) -> Result<J::Output, Error> {
     #[cfg(feature = "gpu")]
-    if !matches!(backend, Backend::Host) && cut != Cut::along(0, group.ranks()) {
+    if !matches!(backend, Backend::Host) && blocks != Cut::along(0, group.ranks()).into() {
         let refused = crate::LbmError::Shape(format!(
             "a lattice on GPU or split slabs is cut along x alone (a ring, {}x1x1 on {} \
-             processes), not {cut}: cut along x, or run the blocks on the host (--backend cpu)",
+             processes), not {blocks}: cut along x, or run the blocks on the host (--backend \
+             cpu)",
             group.ranks(),
             group.ranks()
         ));
@@ -212,7 +226,7 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
         return Err(refused.into());
     }
     match backend {
-        Backend::Host => job.run(DistLattice::<M, L, T>::new(group, spec, cut, scheme)?),
+        Backend::Host => job.run(DistLattice::<M, L, T>::new(group, spec, blocks, scheme)?),
         #[cfg(feature = "gpu")]
         Backend::Device { gpu, layout } => job.run(DistLattice::<M, crate::Soa, T, _>::with_slab(
             group,
@@ -243,10 +257,10 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
 
 /// Without the `mpi` feature a process is alone: the refusal of a group of `ranks`.
 #[cfg(not(feature = "mpi"))]
-fn without_mpi(ranks: usize) -> Error {
+fn without_mpi(what: String) -> Error {
     crate::LbmError::Shape(format!(
-        "a lattice over {ranks} processes needs the runtime's `mpi` feature; this build runs \
-         one process (build with `--features mpi` and run under mpiexec)"
+        "{what} needs the runtime's `mpi` feature; this build runs one process, whole (build \
+         with `--features mpi` and run under mpiexec)"
     ))
     .into()
 }

@@ -42,7 +42,8 @@ fn bits(f: &[f64]) -> Vec<u64> {
 /// populations as bits.
 fn built(group: Box<dyn Carrier<f64>>, scheme: Scheme, steps: u64) -> (Range, Vec<u64>) {
     let ring = Cut::along(0, group.ranks());
-    let mut lat = build::<TestD2Q9, Soa, f64>(group, spec(), ring, scheme, &Backend::Host).unwrap();
+    let mut lat =
+        build::<TestD2Q9, Soa, f64>(group, spec(), ring.into(), scheme, &Backend::Host).unwrap();
     assert!(matches!(lat.placement(), Placement::Host));
     assert_eq!(lat.scheme(), scheme);
     lat.set_equilibrium_at(&initial).unwrap();
@@ -96,7 +97,7 @@ fn several_processes_without_mpi_are_refused() {
         build::<TestD2Q9, Soa, f64>(
             Box::new(t),
             spec(),
-            Cut::along(0, 2),
+            Cut::along(0, 2).into(),
             Scheme::TwoCopy,
             &Backend::Host,
         )

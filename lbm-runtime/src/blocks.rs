@@ -28,6 +28,33 @@ use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
 
+/// How a run's box is cut into blocks, one per process: every block of a grid
+/// ([`Decomposition::Cut`]), or the blocks of a given size that hold fluid
+/// ([`Decomposition::Sparse`], [`Blocks::sparse`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decomposition {
+    /// Every block of the cut.
+    Cut(Cut),
+    /// Blocks of about these sites per axis, those that hold no fluid left out: a sparse
+    /// domain (`crate::domain::sparse_blocks`).
+    Sparse([usize; 3]),
+}
+
+impl From<Cut> for Decomposition {
+    fn from(cut: Cut) -> Self {
+        Self::Cut(cut)
+    }
+}
+
+impl fmt::Display for Decomposition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Cut(cut) => write!(f, "cut {cut}"),
+            Self::Sparse(block) => write!(f, "in blocks of {} that hold fluid", Cut(*block)),
+        }
+    }
+}
+
 /// Blocks per axis, x first (`[bx, by, bz]`; `bz = 1` in 2-D): written `AxBxC` (`AxB` in 2-D).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Cut(pub [usize; 3]);
@@ -165,11 +192,19 @@ pub fn halo_nodes(l: [usize; 3], cut: Cut, g: usize, ghosts: [bool; 3]) -> usize
 
 /// A box of nodes cut into blocks: along each axis the bounds of the blocks' ranges (the same
 /// for every block of a row, a tensor grid), block `rank` at coordinates
-/// [`Blocks::coords`]`(rank)`, x fastest.
+/// [`Blocks::coords`]`(rank)`, x fastest. A sparse box ([`Blocks::sparse`]) keeps only the
+/// blocks of the grid that hold fluid: `rank` then numbers those, in the grid's order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Blocks {
     bounds: [Vec<usize>; 3],
+    /// The grid indices of the blocks kept, increasing; `None`: every block of the grid.
+    kept: Option<Vec<usize>>,
 }
+
+/// The processes a block exchanges ghost layers with along an axis, `[below, above]`: `None`
+/// where the neighbour is a block of a sparse box that is not kept (it holds no fluid, and
+/// no fluid node reads its nodes: [`Blocks::sparse`]).
+pub type Peers = [Option<usize>; 2];
 
 impl Blocks {
     /// The box of `nodes` in one block.
@@ -181,7 +216,46 @@ impl Blocks {
     pub fn even(nodes: [usize; 3], cut: Cut) -> Self {
         Self {
             bounds: [0, 1, 2].map(|a| even_bounds(nodes[a], cut.0[a])),
+            kept: None,
         }
+    }
+
+    /// The box of `nodes` cut into blocks of about `size` nodes per axis (`⌈n / size⌉` blocks
+    /// along an axis of `n`, [`even_bounds`]), keeping those whose nodes, widened by `reach`
+    /// on every side (around the box's periodic wrap), include one where `fluid([x, y, z])`
+    /// holds: waLBerla's and lbmpy's sparse domains, the blocks of solid alone never
+    /// allocated. With `reach` the kernels' (the halo), no fluid node reads a node of a block
+    /// that is not kept, nor any node its exchange would relay: the edges and corners
+    /// between two kept blocks travel through kept blocks only, so the fluid of a sparse box
+    /// computes what the whole box's does. `None` where no block holds fluid.
+    pub fn sparse(
+        nodes: [usize; 3],
+        size: [usize; 3],
+        reach: usize,
+        fluid: &(dyn Fn([usize; 3]) -> bool + Sync),
+    ) -> Option<Self> {
+        let cut = Cut([0, 1, 2].map(|a| nodes[a].div_ceil(size[a].max(1)).max(1)));
+        let grid = Self::even(nodes, cut);
+        let widened = |g: usize| -> [Vec<usize>; 3] {
+            let c = grid.grid_coords(g);
+            [0, 1, 2].map(|a| {
+                let (lo, hi, n) = (grid.bounds[a][c[a]], grid.bounds[a][c[a] + 1], nodes[a]);
+                if hi - lo + 2 * reach >= n {
+                    return (0..n).collect();
+                }
+                (lo + n - reach..hi + n + reach).map(|v| v % n).collect()
+            })
+        };
+        let holds_fluid = |g: usize| {
+            let [xs, ys, zs] = widened(g);
+            xs.iter()
+                .any(|&x| zs.iter().any(|&z| ys.iter().any(|&y| fluid([x, y, z]))))
+        };
+        let kept: Vec<usize> = crate::parallel::filter(0..cut.blocks(), &holds_fluid);
+        (!kept.is_empty()).then_some(Self {
+            kept: Some(kept),
+            ..grid
+        })
     }
 
     /// The box of `nodes` cut along `axis` at the given `bounds` (from 0 to `nodes[axis]`,
@@ -202,14 +276,19 @@ impl Blocks {
         b
     }
 
-    /// Blocks per axis.
+    /// Blocks per axis of the grid (a sparse box keeps some of them).
     pub fn cut(&self) -> Cut {
         Cut(self.bounds.clone().map(|b| b.len() - 1))
     }
 
-    /// The number of blocks.
+    /// The number of blocks (those kept, in a sparse box).
     pub fn count(&self) -> usize {
-        self.cut().blocks()
+        self.kept.as_ref().map_or(self.cut().blocks(), Vec::len)
+    }
+
+    /// Whether blocks of the grid are left out (they hold no fluid: [`Blocks::sparse`]).
+    pub fn is_sparse(&self) -> bool {
+        self.count() < self.cut().blocks()
     }
 
     /// The whole box's nodes per axis.
@@ -224,14 +303,23 @@ impl Blocks {
 
     /// The block coordinates of block `rank` (x fastest).
     pub fn coords(&self, rank: usize) -> [usize; 3] {
-        let [bx, by, _] = self.cut().0;
-        [rank % bx, (rank / bx) % by, rank / (bx * by)]
+        self.grid_coords(self.kept.as_ref().map_or(rank, |k| k[rank]))
     }
 
-    /// The block at block coordinates `c`.
-    pub fn rank_at(&self, c: [usize; 3]) -> usize {
+    /// The coordinates of the grid's block `g` (x fastest), kept or not.
+    fn grid_coords(&self, g: usize) -> [usize; 3] {
         let [bx, by, _] = self.cut().0;
-        c[0] + bx * (c[1] + by * c[2])
+        [g % bx, (g / bx) % by, g / (bx * by)]
+    }
+
+    /// The block at block coordinates `c`: `None` where a sparse box does not keep it.
+    pub fn rank_at(&self, c: [usize; 3]) -> Option<usize> {
+        let [bx, by, _] = self.cut().0;
+        let g = c[0] + bx * (c[1] + by * c[2]);
+        match &self.kept {
+            None => Some(g),
+            Some(kept) => kept.binary_search(&g).ok(),
+        }
     }
 
     /// The nodes of block `rank` along each axis, in the whole box's numbering.
@@ -247,8 +335,9 @@ impl Blocks {
     }
 
     /// Block `rank`'s neighbours below and above along `axis`, the row closing on itself (a
-    /// block alone along an axis is its own neighbour both ways).
-    pub fn neighbours(&self, rank: usize, axis: usize) -> (usize, usize) {
+    /// block alone along an axis is its own neighbour both ways); `None` for a block a sparse
+    /// box does not keep.
+    pub fn neighbours(&self, rank: usize, axis: usize) -> Peers {
         let n = self.bounds[axis].len() - 1;
         let c = self.coords(rank);
         let at = |k: usize| {
@@ -256,7 +345,7 @@ impl Blocks {
             c[axis] = k;
             self.rank_at(c)
         };
-        (at((c[axis] + n - 1) % n), at((c[axis] + 1) % n))
+        [at((c[axis] + n - 1) % n), at((c[axis] + 1) % n)]
     }
 
     /// The thinnest block along `axis`.

@@ -49,7 +49,7 @@ fn blocks_tile_the_box_and_know_their_neighbours() {
     assert_eq!(b.nodes(), [10, 7, 5]);
     let mut seen = vec![0u8; 10 * 7 * 5];
     for r in 0..b.count() {
-        assert_eq!(b.rank_at(b.coords(r)), r);
+        assert_eq!(b.rank_at(b.coords(r)), Some(r));
         let [xs, ys, zs] = b.block(r);
         for k in zs {
             for j in ys.clone() {
@@ -62,10 +62,10 @@ fn blocks_tile_the_box_and_know_their_neighbours() {
     assert!(seen.iter().all(|&n| n == 1), "every node in one block");
     // Rank 4 sits at (1, 1, 0): x neighbours 3 and 5, y neighbours 1 and 1, z 10 and 10.
     assert_eq!(b.coords(4), [1, 1, 0]);
-    assert_eq!(b.neighbours(4, 0), (3, 5));
-    assert_eq!(b.neighbours(4, 1), (1, 1));
-    assert_eq!(b.neighbours(4, 2), (10, 10));
-    assert_eq!(b.neighbours(0, 0), (2, 1), "the row closes");
+    assert_eq!(b.neighbours(4, 0), [Some(3), Some(5)]);
+    assert_eq!(b.neighbours(4, 1), [Some(1), Some(1)]);
+    assert_eq!(b.neighbours(4, 2), [Some(10), Some(10)]);
+    assert_eq!(b.neighbours(0, 0), [Some(2), Some(1)], "the row closes");
     assert_eq!(b.block(0), [0..4, 0..4, 0..3]);
     assert_eq!(b.thinnest(0), 3);
     assert!(b.is_cut(2) && !Blocks::whole([4, 4, 1]).is_cut(0));
@@ -92,4 +92,50 @@ fn the_halo_is_the_faces_of_the_cut_axes() {
         2 * 2 * 14
     );
     assert_eq!(halo_nodes([10, 7, 1], Cut::WHOLE, 2, [true; 3]), 0);
+}
+
+#[test]
+fn a_sparse_box_keeps_the_blocks_within_reach_of_fluid() {
+    // A 12 × 8 box in blocks of 4 × 4 (3 × 2 of them); fluid at (5, 1) alone, in block 1.
+    let fluid = |[x, y, _]: [usize; 3]| [x, y] == [5, 1];
+    let b = Blocks::sparse([12, 8, 1], [4, 4, 1], 1, &fluid).unwrap();
+    assert_eq!(b.cut(), Cut([3, 2, 1]));
+    // Only block 1 (x 4..8, y 0..4) comes within a site of it: block 0 widened reaches x 4,
+    // block 4 above (y 4..8) widened reaches y 3 (and 0 around the wrap).
+    assert_eq!(b.count(), 1);
+    assert!(b.is_sparse());
+    assert_eq!(b.block(0), [4..8, 0..4, 0..1]);
+    assert_eq!(b.neighbours(0, 0), [None, None]);
+    assert_eq!(b.neighbours(0, 1), [None, None]);
+    // Fluid on a block's face: its neighbour across the face reads it, so is kept too.
+    let fluid = |[x, y, _]: [usize; 3]| [x, y] == [4, 1];
+    let b = Blocks::sparse([12, 8, 1], [4, 4, 1], 1, &fluid).unwrap();
+    assert_eq!(b.count(), 2);
+    assert_eq!(
+        (b.block(0), b.block(1)),
+        ([0..4, 0..4, 0..1], [4..8, 0..4, 0..1])
+    );
+    assert_eq!(b.rank_at([1, 0, 0]), Some(1));
+    assert_eq!(b.rank_at([2, 0, 0]), None);
+    assert_eq!(b.neighbours(1, 0), [Some(0), None]);
+    assert_eq!(b.neighbours(0, 0), [None, Some(1)]);
+    // Across the periodic wrap: fluid at x = 0 keeps the last block of the row.
+    let fluid = |[x, y, _]: [usize; 3]| [x, y] == [0, 6];
+    let b = Blocks::sparse([12, 8, 1], [4, 4, 1], 1, &fluid).unwrap();
+    assert_eq!(b.count(), 2);
+    assert_eq!(b.coords(0), [0, 1, 0]);
+    assert_eq!(b.coords(1), [2, 1, 0]);
+    assert_eq!(b.neighbours(0, 0), [Some(1), None]);
+    // Two fluid sites that meet across a block corner: the blocks beside the corner are kept
+    // too, as the exchange relays the corner through them (axis after axis).
+    let fluid = |[x, y, _]: [usize; 3]| [x, y] == [3, 3] || [x, y] == [4, 4];
+    let b = Blocks::sparse([12, 8, 1], [4, 4, 1], 1, &fluid).unwrap();
+    assert_eq!(b.count(), 4);
+    assert!((0..4).all(|r| b.coords(r)[0] < 2));
+    // Fluid everywhere keeps the whole grid; none keeps nothing.
+    let all = Blocks::sparse([12, 8, 1], [4, 4, 1], 1, &|_| true).unwrap();
+    let grid = Blocks::even([12, 8, 1], Cut([3, 2, 1]));
+    assert!(!all.is_sparse() && all.count() == 6);
+    assert!((0..6).all(|r| all.block(r) == grid.block(r)));
+    assert!(Blocks::sparse([12, 8, 1], [4, 4, 1], 1, &|_| false).is_none());
 }

@@ -160,8 +160,12 @@ pub struct CheckpointHeader {
     pub order: String,
     /// The token of this checkpoint, in every shard's name and header.
     pub run: String,
-    /// The shards, whose boxes tile the domain.
+    /// The shards, whose boxes tile the domain (but for the blocks a sparse one leaves out).
     pub shards: Vec<Shard>,
+    /// Whether the shards leave out blocks of solid nodes alone (a sparse domain,
+    /// [`crate::blocks::Blocks::sparse`]): the nodes no shard holds read as solid, at rest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sparse: bool,
     /// What a finite-difference run says beyond a lattice (absent from a lattice's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fd: Option<FdFacts>,
@@ -597,6 +601,15 @@ pub(crate) fn write_manifest<M: Model, T: Real>(
         fields: field_names::<M>(with_fields),
         order: ORDER.into(),
         run: run.into(),
+        sparse: (shards.iter())
+            .map(|s| {
+                s.nodes([lx, ly, lz])
+                    .iter()
+                    .map(Range::len)
+                    .product::<usize>()
+            })
+            .sum::<usize>()
+            < lx * ly * lz,
         shards,
         fd: None,
         about: about.clone(),
@@ -706,7 +719,8 @@ pub(crate) fn open(
     Ok((header, Shards { dir, payload_at }))
 }
 
-/// Refuses shards whose boxes leave the domain, overlap, or leave part of it uncovered.
+/// Refuses shards whose boxes leave the domain, overlap, or leave part of it uncovered
+/// (where the manifest does not say it is sparse).
 fn check_tiling(h: &CheckpointHeader, path: &Path) -> Result<(), CheckpointError> {
     let size = h.size();
     let boxes: Vec<[Range<usize>; 3]> = h.shards.iter().map(|s| s.nodes(size)).collect();
@@ -740,7 +754,7 @@ fn check_tiling(h: &CheckpointHeader, path: &Path) -> Result<(), CheckpointError
         }
     }
     let total = size.iter().map(|&n| n as u128).product::<u128>();
-    if covered != total {
+    if covered != total && !(h.sparse && covered < total) {
         return Err(corrupt(
             path,
             format!("its shards cover {covered} of the {total} nodes"),
@@ -965,7 +979,9 @@ impl<M: Model, T: Real> Checkpoint<M, T> {
     pub fn read_box(&self, nodes: &[Range<usize>; 3]) -> Result<Columns<T>, CheckpointError> {
         let h = &self.header;
         let sites = nodes.iter().map(Range::len).product::<usize>();
-        let mut populations = vec![T::default(); sites * M::Q];
+        // At rest where no shard holds a node (the solid blocks a sparse domain left out).
+        let rest: Vec<T> = M::WEIGHTS.iter().map(|&w| T::from_f64(w)).collect();
+        let mut populations = rest.repeat(sites);
         let mut fields = vec![vec![0.0; sites]; h.fields.len()];
         self.shards.read_box(
             h,

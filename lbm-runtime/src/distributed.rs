@@ -29,8 +29,10 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::time::Instant;
 
-use crate::blocks::{Blocks, Cut};
-use crate::domain::{cut_blocks, export_block, import_block, moments_by_window, GlobalSpec, Slab};
+use crate::blocks::{Blocks, Cut, Decomposition, Peers};
+use crate::domain::{
+    cut_blocks, export_block, import_block, moments_by_window, sparse_blocks, GlobalSpec, Slab,
+};
 use crate::group::{agree, Carrier, Transfers};
 use crate::solver::{Extent, Placement, ReadMoments};
 use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
@@ -60,20 +62,25 @@ pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
 }
 
 impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
-    /// This process's block of the global lattice `spec` cut `cut` on the host, at rest
-    /// (collective over `group`): `Cut::along(0, n)` is the ring of slabs, a cut along y or z
-    /// gives blocks with ghost lines ([`crate::domain::Frame`], two-copy scheme).
+    /// This process's block of the global lattice `spec` cut as `blocks` says on the host, at
+    /// rest (collective over `group`): a [`Cut`] (`Cut::along(0, n)` is the ring of slabs, a
+    /// cut along y or z gives blocks with ghost lines, [`crate::domain::Frame`]), or
+    /// [`Decomposition::Sparse`] blocks, only those holding fluid allocated
+    /// ([`crate::domain::sparse_blocks`]): their fluid sites compute what the whole lattice's
+    /// do, bit for bit; the blocks left out hold solid sites alone, which read as at rest
+    /// (populations `w_i`, moments 0) in the gathered lattice, the outputs and a checkpoint.
     ///
-    /// Every check (the cut against the process count, `LX` and the halo, layout against
-    /// `LY`, parameters, boundaries, scheme) fails on every process with the same message and
-    /// none waits for another.
+    /// Every check (the blocks against the process count, the sizes against the halo, layout
+    /// against `LY`, parameters, boundaries, scheme) fails on every process with the same
+    /// message and none waits for another.
     pub fn new(
         group: Box<dyn Carrier<T>>,
         spec: GlobalSpec<M>,
-        cut: Cut,
+        blocks: impl Into<Decomposition>,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        Self::on_blocks(group, spec, cut, |spec, dec, rank| {
+        let blocks = blocks.into();
+        Self::on_blocks(group, spec, blocks, |spec, dec, rank| {
             Ok(Slab::new(spec, dec, rank, scheme)?)
         })
     }
@@ -90,20 +97,23 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         spec: GlobalSpec<M>,
         make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
     ) -> Result<Self, Error> {
-        let ring = Cut::along(0, group.ranks());
+        let ring = Cut::along(0, group.ranks()).into();
         Self::on_blocks(group, spec, ring, make)
     }
 
-    /// [`DistLattice::with_slab`] on the blocks of `cut`.
+    /// [`DistLattice::with_slab`] on the blocks of `blocks`.
     fn on_blocks(
         group: Box<dyn Carrier<T>>,
         spec: GlobalSpec<M>,
-        cut: Cut,
+        blocks: Decomposition,
         make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
     ) -> Result<Self, Error> {
         let rank = group.rank();
         let built = (|| -> Result<_, Error> {
-            let dec = cut_blocks::<M>(spec.size(), cut, group.ranks())?;
+            let dec = match blocks {
+                Decomposition::Cut(cut) => cut_blocks::<M>(spec.size(), cut, group.ranks())?,
+                Decomposition::Sparse(size) => sparse_blocks(&spec, size, Some(group.ranks()))?,
+            };
             let slab = make(&spec, &dec, rank)?;
             Ok((dec, slab))
         })();
@@ -240,9 +250,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     }
 
     /// Counts the values of `to` bound for other processes than this one.
-    fn count(&mut self, (below, above): (usize, usize), to: &[Vec<T>; 2]) {
-        for (peer, values) in [below, above].into_iter().zip(to) {
-            if peer != self.rank {
+    fn count(&mut self, peers: Peers, to: &[Vec<T>; 2]) {
+        for (peer, values) in peers.into_iter().zip(to) {
+            if peer.is_some_and(|p| p != self.rank) {
                 self.sent[0] += 1;
                 self.sent[1] += values.len();
             }
@@ -482,6 +492,17 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Block
 
     fn describe(&self) -> String {
         let d = &self.dec;
+        if d.is_sparse() {
+            return format!(
+                "{} in a sparse domain: the {} of its {} blocks that hold fluid (the smallest \
+                 {:?} sites), each on its own backend; the first: {}",
+                self.group.describe(),
+                d.count(),
+                d.cut(),
+                [0, 1, 2].map(|a| d.thinnest(a)),
+                self.slab.describe()
+            );
+        }
         if d.cut() != Cut::along(0, d.count()) {
             let thinnest = [0, 1, 2].map(|a| d.thinnest(a));
             return format!(

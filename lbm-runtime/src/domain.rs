@@ -118,6 +118,47 @@ pub fn cut_blocks<M: Model>(
     }
 }
 
+/// The global lattice `g` cut into blocks of about `block` sites per axis, those that hold
+/// no fluid site left out ([`Blocks::sparse`] within the model's reach: a sparse domain),
+/// block `r` for process `r`. A 2-D lattice's blocks span its one plane. Fails when a block
+/// would be thinner than `max(M::HALO, 1)` sites along an axis cut, or when no block holds
+/// fluid; with `ranks`, when the blocks kept are not one per process (the message says how
+/// many processes to run on). Every rank computes the same answer.
+pub fn sparse_blocks<M: Model>(
+    g: &GlobalSpec<M>,
+    block: [usize; 3],
+    ranks: Option<usize>,
+) -> Result<Blocks, DomainError> {
+    let nodes = g.size();
+    let block = [0, 1, 2].map(|a| block[a].clamp(1, nodes[a]));
+    let grid = Cut([0, 1, 2].map(|a| nodes[a].div_ceil(block[a])));
+    let least = M::HALO.max(1);
+    let fail = |reason: String| DomainError::BadCut {
+        nodes,
+        cut: format!("in blocks of {}", Cut(block)),
+        ranks: ranks.unwrap_or(1),
+        model: M::NAME,
+        reason,
+    };
+    if let Some(a) = grid.cut_axes().find(|&a| nodes[a] / grid.0[a] < least) {
+        return Err(fail(format!(
+            "its blocks along {} would hold fewer than {least} sites (the halo): give blocks \
+             of at least {least} sites",
+            ["x", "y", "z"][a]
+        )));
+    }
+    let solid = g.boundaries.solid.as_ref();
+    let fluid = |[x, y, z]: [usize; 3]| solid.is_none_or(|o| !o.is_solid(x, y, z));
+    let blocks = Blocks::sparse(nodes, block, least, &fluid)
+        .ok_or_else(|| fail("no block holds a fluid site".into()))?;
+    match (blocks.count(), ranks) {
+        (n, Some(r)) if n != r => Err(fail(format!(
+            "of its {grid} blocks, {n} hold fluid: run it on {n} processes"
+        ))),
+        _ => Ok(blocks),
+    }
+}
+
 fn bad_cut<M: Model>(nodes: [usize; 3], cut: Cut, ranks: usize, reason: String) -> DomainError {
     DomainError::BadCut {
         nodes,

@@ -14,6 +14,7 @@ use std::any::Any;
 use std::fmt::Display;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+use crate::blocks::Peers;
 use crate::{Error, Real};
 
 /// How a process meets the others of its run. Every process calls each method in the same
@@ -53,9 +54,9 @@ pub trait Group {
     /// The processes before and after this one in the ring of the group in rank order
     /// (wrapping around; on one process, itself twice): the neighbours of a cut along one
     /// axis, as [`Blocks::neighbours`](crate::blocks::Blocks::neighbours) gives them.
-    fn ring_neighbours(&self) -> (usize, usize) {
+    fn ring_neighbours(&self) -> Peers {
         let (rank, ranks) = (self.rank(), self.ranks());
-        ((rank + ranks - 1) % ranks, (rank + 1) % ranks)
+        [Some((rank + ranks - 1) % ranks), Some((rank + 1) % ranks)]
     }
     /// Whether `flag` is set on any process.
     fn any(&self, flag: bool) -> bool {
@@ -74,16 +75,18 @@ pub trait Group {
 
 /// The values of precision `T` that travel between the processes of a [`Group`].
 pub trait Transfers<T: Real>: Group {
-    /// Sends `to[0]` to the process `peers.0` (the neighbour below along an axis) and `to[1]`
-    /// to `peers.1` (the one above), and returns what they sent this way: `[from below, from
+    /// Sends `to[0]` to the process `peers[0]` (the neighbour below along an axis) and `to[1]`
+    /// to `peers[1]` (the one above), and returns what they sent this way: `[from below, from
     /// above]` (the neighbour below sent its `to[1]`, the one above its `to[0]`). A process
-    /// that is its own neighbour gets its own values back, crossed. Runs `work(k, chunks)` for
+    /// that is its own neighbour gets its own values back, crossed; a side with no process (a
+    /// block a sparse box leaves out, whose nodes no fluid node reads) sends nothing and gets
+    /// back what it would have sent, uncrossed. Runs `work(k, chunks)` for
     /// `k` in `0..chunks` while the values travel, letting them progress between the parts
     /// (the interior updated under the messages); the first error of `work` is returned once
     /// the transfers are done.
     fn swap_during(
         &self,
-        peers: (usize, usize),
+        peers: Peers,
         to: [Vec<T>; 2],
         chunks: usize,
         work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
@@ -96,7 +99,7 @@ pub trait Transfers<T: Real>: Group {
     fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T>;
 
     /// [`Transfers::swap_during`] with nothing to do meanwhile.
-    fn swap(&self, peers: (usize, usize), to: [Vec<T>; 2]) -> [Vec<T>; 2] {
+    fn swap(&self, peers: Peers, to: [Vec<T>; 2]) -> [Vec<T>; 2] {
         self.swap_during(peers, to, 0, &mut |_, _| Ok(()))
             .unwrap_or_else(|_| unreachable!("no work that can fail runs beside this exchange"))
     }
@@ -183,13 +186,17 @@ impl Group for OneProcess {
 impl<T: Real> Transfers<T> for OneProcess {
     fn swap_during(
         &self,
-        _: (usize, usize),
-        [below, above]: [Vec<T>; 2],
+        peers: Peers,
+        to: [Vec<T>; 2],
         chunks: usize,
         work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
         (0..chunks).try_for_each(|k| work(k, chunks))?;
-        Ok([above, below])
+        // Its own neighbour sends it the other side's values; no neighbour, its own.
+        Ok([0, 1].map(|side| match peers[side] {
+            Some(_) => to[1 - side].clone(),
+            None => to[side].clone(),
+        }))
     }
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
         Some(local)
@@ -330,28 +337,36 @@ fn poke<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
 impl<T: Real> Transfers<T> for Ranks {
     fn swap_during(
         &self,
-        (below, above): (usize, usize),
+        [below, above]: Peers,
         [to_below, to_above]: [Vec<T>; 2],
         chunks: usize,
         work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
         use mpi::point_to_point::{Destination, Source};
         use mpi::topology::Communicator;
-        let mut from_below = vec![T::default(); to_above.len()];
-        let mut from_above = vec![T::default(); to_below.len()];
+        // A side with no process gets back what it would have sent.
+        let mut from_below = match below {
+            Some(_) => vec![T::default(); to_above.len()],
+            None => to_below.clone(),
+        };
+        let mut from_above = match above {
+            Some(_) => vec![T::default(); to_below.len()],
+            None => to_above.clone(),
+        };
         let (below, above) = (
-            self.comm.process_at_rank(peer(below)),
-            self.comm.process_at_rank(peer(above)),
+            below.map(|r| self.comm.process_at_rank(peer(r))),
+            above.map(|r| self.comm.process_at_rank(peer(r))),
         );
         let done = mpi::request::scope(|scope| {
             let mut done = Ok(());
-            let recv_b = below.immediate_receive_into_with_tag(scope, &mut from_below[..], UPWARD);
-            let recv_a =
-                above.immediate_receive_into_with_tag(scope, &mut from_above[..], DOWNWARD);
-            let send_a = above.immediate_send_with_tag(scope, &to_above[..], UPWARD);
-            let send_b = below.immediate_send_with_tag(scope, &to_below[..], DOWNWARD);
-            let mut recvs = [Some(recv_b), Some(recv_a)];
-            let mut sends = [Some(send_a), Some(send_b)];
+            let recv_b = below
+                .map(|b| b.immediate_receive_into_with_tag(scope, &mut from_below[..], UPWARD));
+            let recv_a = above
+                .map(|a| a.immediate_receive_into_with_tag(scope, &mut from_above[..], DOWNWARD));
+            let send_a = above.map(|a| a.immediate_send_with_tag(scope, &to_above[..], UPWARD));
+            let send_b = below.map(|b| b.immediate_send_with_tag(scope, &to_below[..], DOWNWARD));
+            let mut recvs = [recv_b, recv_a];
+            let mut sends = [send_a, send_b];
             for k in 0..chunks {
                 done = done.and_then(|()| work(k, chunks));
                 recvs.iter_mut().for_each(poke);
@@ -603,7 +618,7 @@ impl Group for Threads {
 impl<T: Real> Transfers<T> for Threads {
     fn swap_during(
         &self,
-        (below, above): (usize, usize),
+        peers: Peers,
         to: [Vec<T>; 2],
         chunks: usize,
         work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
@@ -611,7 +626,11 @@ impl<T: Real> Transfers<T> for Threads {
         let done = (0..chunks).try_for_each(|k| work(k, chunks));
         let all = self.all(to);
         done?;
-        Ok([all[below][1].clone(), all[above][0].clone()])
+        let mine = &all[self.rank];
+        Ok([0, 1].map(|side| match peers[side] {
+            Some(p) => all[p][1 - side].clone(),
+            None => mine[side].clone(),
+        }))
     }
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
         let all = self.all(local);

@@ -48,7 +48,7 @@ fn the_threads_trade_with_their_neighbours_and_reduce() {
 
 #[test]
 fn one_process_is_its_own_neighbour() {
-    let [below, above] = Transfers::<f64>::swap(&OneProcess, (0, 0), [vec![1.0], vec![2.0]]);
+    let [below, above] = Transfers::<f64>::swap(&OneProcess, [Some(0); 2], [vec![1.0], vec![2.0]]);
     assert_eq!((below, above), (vec![2.0], vec![1.0]));
 }
 
@@ -111,11 +111,29 @@ fn the_threads_agree_on_sums_counts_and_the_roots_word() {
 }
 
 #[test]
+fn a_side_with_no_process_gets_back_what_it_would_have_sent() {
+    // Three threads in a row 0 - 1 - 2 (not closing): the ends have no process beyond.
+    let got = on_threads(3, |t| {
+        let r = t.rank();
+        let peers = [r.checked_sub(1), (r < 2).then_some(r + 1)];
+        t.swap(peers, [vec![10.0 * r as f64], vec![10.0 * r as f64 + 1.0]])
+    });
+    assert_eq!(got[0], Some([vec![0.0], vec![10.0]]));
+    assert_eq!(got[1], Some([vec![1.0], vec![20.0]]));
+    assert_eq!(got[2], Some([vec![11.0], vec![21.0]]));
+    // Its own neighbour above, none below.
+    assert_eq!(
+        Transfers::<f64>::swap(&OneProcess, [None, Some(0)], [vec![1.0], vec![2.0]]),
+        [vec![1.0], vec![1.0]]
+    );
+}
+
+#[test]
 fn work_beside_a_swap_runs_in_its_parts_and_its_error_comes_after_the_transfer() {
     let mut parts = Vec::new();
     let got = Transfers::<f64>::swap_during(
         &OneProcess,
-        (0, 0),
+        [Some(0); 2],
         [vec![1.0], vec![2.0]],
         3,
         &mut |k, n| {
@@ -134,7 +152,7 @@ fn work_beside_a_swap_runs_in_its_parts_and_its_error_comes_after_the_transfer()
             }
         };
         t.swap_during(
-            (1 - t.rank(), 1 - t.rank()),
+            [Some(1 - t.rank()); 2],
             [vec![t.rank() as f32], vec![9.0]],
             2,
             &mut work,

@@ -41,6 +41,11 @@ pub(crate) fn sum(items: Range<usize>, body: &(dyn Fn(usize) -> f64 + Sync)) -> 
     items.into_par_iter().map(body).sum()
 }
 
+/// The `k` of `items` where `keep(k)` holds, in order, tested in parallel.
+pub(crate) fn filter(items: Range<usize>, keep: &(dyn Fn(usize) -> bool + Sync)) -> Vec<usize> {
+    items.into_par_iter().filter(|&k| keep(k)).collect()
+}
+
 /// `body(k)` for the first `k` of `items` (in their order) where it is `Some`, searched in
 /// parallel.
 pub(crate) fn find_first<R: Send>(

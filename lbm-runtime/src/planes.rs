@@ -144,7 +144,7 @@ fn moved(
                 .unwrap_or(0);
             let mut mine = pack(part(me, to, i));
             mine.resize(longest, 0.0);
-            let [got, _] = group.swap((from, to), [Vec::new(), mine]);
+            let [got, _] = group.swap([Some(from), Some(to)], [Vec::new(), mine]);
             unpack(from, part(from, me, i), &got);
         }
     }

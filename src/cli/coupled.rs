@@ -115,8 +115,20 @@ impl Job<'_> {
         let (world, plan, case) = (self.world, self.plan, self.case);
         let (flow, heat) = case.specs();
         let cut = plan.cut(world.group().ranks(), flow.size(), 2);
-        let flow = build::<_, L, T>(world.carrier(), flow, cut, plan.scheme, &self.backend)?;
-        let heat = build::<_, L, T>(world.carrier(), heat, cut, plan.scheme, &self.backend)?;
+        let flow = build::<_, L, T>(
+            world.carrier(),
+            flow,
+            cut.into(),
+            plan.scheme,
+            &self.backend,
+        )?;
+        let heat = build::<_, L, T>(
+            world.carrier(),
+            heat,
+            cut.into(),
+            plan.scheme,
+            &self.backend,
+        )?;
         drive(plan, case, case.couple(flow, heat)?)
     }
 }

@@ -178,7 +178,14 @@ impl<M: Model> Generic for Job<'_, M> {
             _ => Cut::along(0, group.ranks()),
         });
         let timed = Timed(steps);
-        let t = on_ring::<M, L, T, _>(group, spec.clone(), cut, Scheme::TwoCopy, &backend, timed)?;
+        let t = on_ring::<M, L, T, _>(
+            group,
+            spec.clone(),
+            cut.into(),
+            Scheme::TwoCopy,
+            &backend,
+            timed,
+        )?;
         if !self.world.group().is_root() {
             return Ok(());
         }

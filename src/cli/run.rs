@@ -767,7 +767,13 @@ impl<'a, C: Case> Job<'a, C> {
         let (plan, checkpoint) = self.prepare::<T>(backend.in_host_memory())?;
         let spec = global_spec(self.case);
         let cut = plan.cut(self.world.group().ranks(), spec.size(), C::Model::D);
-        let lat = build::<C::Model, L, T>(self.world.carrier(), spec, cut, plan.scheme, &backend)?;
+        let lat = build::<C::Model, L, T>(
+            self.world.carrier(),
+            spec,
+            cut.into(),
+            plan.scheme,
+            &backend,
+        )?;
         start_and_drive(&plan, self.case, lat, checkpoint)
     }
 }

@@ -835,6 +835,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             order: ORDER.into(),
             run: String::new(),
             shards: Vec::new(),
+            sparse: false,
             fd: Some(FdFacts {
                 h: self.h,
                 sides: self.sides.iter().map(|s| format!("{s:?}")).collect(),

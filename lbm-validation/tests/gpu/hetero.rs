@@ -194,7 +194,7 @@ fn every_backend_the_builder_makes_matches_the_host() {
         let mut lat = build::<D2Q9Bgk, CAoSoa<8>, f64>(
             Box::new(OneProcess),
             spec.clone(),
-            Cut::WHOLE,
+            Cut::WHOLE.into(),
             scheme,
             backend,
         )

@@ -81,14 +81,25 @@ fn cut_run<L: Layout>(cut: Cut, scheme: Scheme, steps: u64) -> (Vec<u64>, Vec<u6
     (populations.expect("the first thread gathers"), moments)
 }
 
-fn bits(f: &[f64]) -> Vec<u64> {
+pub(super) fn bits(f: &[f64]) -> Vec<u64> {
     f.iter().map(|v| v.to_bits()).collect()
 }
 
 /// The single two-copy lattice after `steps` steps: its populations and moments, as
 /// [`cut_run`] gives them.
 fn single<L: Layout>(steps: u64) -> (Vec<u64>, Vec<u64>) {
-    let mut lat = spec().lattice::<L, f64>(Scheme::TwoCopy).unwrap();
+    let (populations, moments) = single_run::<L>(spec(), &initial, steps);
+    (bits(&populations), moments)
+}
+
+/// The single two-copy lattice of `spec` from the moments `initial` after `steps` steps: its
+/// populations, and its moments as bits.
+pub(super) fn single_run<L: Layout>(
+    spec: GlobalSpec<D3Q19Trt>,
+    initial: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
+    steps: u64,
+) -> (Vec<f64>, Vec<u64>) {
+    let mut lat = spec.lattice::<L, f64>(Scheme::TwoCopy).unwrap();
     lat.set_equilibrium(initial).unwrap();
     lat.advance(steps).unwrap();
     let moments = lat
@@ -97,7 +108,7 @@ fn single<L: Layout>(steps: u64) -> (Vec<u64>, Vec<u64>) {
         .iter()
         .flat_map(|m| bits(m))
         .collect();
-    (bits(&lat.local_populations().unwrap()), moments)
+    (lat.local_populations().unwrap(), moments)
 }
 
 /// Cuts along one, two and three axes on 1, 2, 3, 4, 6 and 8 processes, in SoA and in

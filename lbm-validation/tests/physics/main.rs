@@ -27,4 +27,5 @@ mod rayleigh_benard;
 mod runtime_invariants;
 mod scalar_transport;
 mod smagorinsky;
+mod sparse;
 mod user_model;
