@@ -49,7 +49,7 @@ impl From<Cut> for Decomposition {
 impl fmt::Display for Decomposition {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Cut(cut) => write!(f, "cut {cut}"),
+            Self::Cut(cut) => write!(f, "{cut}"),
             Self::Sparse(block) => write!(f, "in blocks of {} that hold fluid", Cut(*block)),
         }
     }

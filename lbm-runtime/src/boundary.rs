@@ -241,9 +241,9 @@ impl Obstacles {
     /// exact for a linear velocity profile that vanishes on the wall, so the wall is
     /// second-order accurate wherever it lies (half-way bounce-back is the case `q = ½`). A
     /// link with `q < ½` whose second fluid site `x + c_i` is solid or beyond a wall falls
-    /// back to half-way bounce-back. Runs in the two-copy scheme on the CPU, the GPU, MPI
-    /// ranks and the host/device split (each slab compiles them for its columns); the
-    /// in-place scheme refuses them.
+    /// back to half-way bounce-back. Runs on the CPU (a whole lattice, or blocks on MPI ranks,
+    /// each compiling them for its sites) in both schemes, and on the GPU and the host/device
+    /// split in the two-copy scheme (their in-place scheme refuses them).
     pub fn with_wall_distance(
         self,
         q: impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static,
