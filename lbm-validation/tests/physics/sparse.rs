@@ -14,7 +14,9 @@ use lbm::models::{D3Q19Trt, D3Q19TrtParams};
 
 use super::d3_lattice::structured;
 use super::lattice_blocks::{bits, single_run};
-use lbm::{Block, BoundarySpec, Layout, Model, Obstacles, Scheme, Soa, Solver, read_checkpoint};
+use lbm::{
+    Block, BoundarySpec, CAoSoa, Layout, Model, Obstacles, Scheme, Soa, Solver, read_checkpoint,
+};
 
 /// The torus's box, 48 × 48 × 16 sites, in blocks of 12 × 12 × 8 (4 × 4 × 2 of them).
 const TORUS: [usize; 3] = [48, 48, 16];
@@ -96,8 +98,9 @@ fn dense_run<L: Layout>(steps: u64) -> (Vec<u64>, Vec<u64>) {
 }
 
 /// 24 of the 32 blocks hold fluid (the four corner columns of blocks are solid): in both
-/// schemes the fluid's populations and every site's moments are the whole box's, bit for
-/// bit; so are they from a checkpoint the blocks wrote, resumed on one process.
+/// schemes and in SoA and CAoSoA⟨4⟩ the fluid's populations and every site's moments are the
+/// whole box's, bit for bit; so are they from a checkpoint the blocks wrote, resumed on one
+/// process.
 #[test]
 fn a_sparse_domain_is_the_whole_box_bit_for_bit_and_resumes_dense() {
     assert_eq!(torus_blocks(), 24);
@@ -111,6 +114,10 @@ fn a_sparse_domain_is_the_whole_box_bit_for_bit_and_resumes_dense() {
         );
         assert!(got.1 == want.1, "{}: the moments", scheme.name());
     }
+    // In CAoSoA⟨4⟩, whose blocks pad their ghost lines along y to its clusters.
+    let want = dense_run::<CAoSoa<4>>(9);
+    let got = sparse_run::<CAoSoa<4>>(Scheme::InPlace, 9);
+    assert!(got == want, "CAoSoA⟨4⟩ in place");
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("sparse.lbm");
