@@ -112,3 +112,66 @@ fn several_processes_without_mpi_are_refused() {
         );
     }
 }
+
+/// One process asked for a sparse domain whose one block holding fluid is less than the box
+/// (a channel y ∈ [2, 5) of a periodic 13 × 12 box in blocks of 13 × 6: the upper one holds
+/// no fluid within a site): under `mpi` that block alone, its exchanges along y skipped, its
+/// fluid the whole box's bit for bit in both schemes; without `mpi`, refused. A channel that
+/// reaches both blocks is refused on one process, saying it needs two.
+#[test]
+fn one_process_takes_a_sparse_domain_of_one_block() {
+    let spec = |channel: std::ops::Range<usize>| GlobalSpec::<TestD2Q9> {
+        lx: 13,
+        ly: 12,
+        lz: 1,
+        params: P,
+        boundaries: BoundarySpec {
+            solid: Some(Obstacles::new(move |_, y| !channel.contains(&y))),
+            ..BoundarySpec::periodic()
+        },
+    };
+    let block = Decomposition::Sparse([13, 6, 1]);
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        let built = build::<TestD2Q9, Soa, f64>(
+            Box::new(OneProcess),
+            spec(2..5),
+            block,
+            scheme,
+            &Backend::Host,
+        );
+        #[cfg(not(feature = "mpi"))]
+        assert!(built.err().unwrap().to_string().contains("`mpi` feature"));
+        #[cfg(feature = "mpi")]
+        {
+            let mut lat = built.unwrap();
+            assert_eq!(lat.local_box(), [0..13, 0..6, 0..1]);
+            lat.set_equilibrium_at(&initial).unwrap();
+            lat.advance(9).unwrap();
+            let g = spec(2..5);
+            let mut whole =
+                Lattice::<TestD2Q9, Soa, f64>::with_size(g.size(), P, scheme, &g.boundaries)
+                    .unwrap();
+            whole.set_equilibrium(initial).unwrap();
+            whole.steps(9);
+            let want = crate::Block::local_populations(&whole).unwrap();
+            let got = lat.local_populations().unwrap();
+            // The populations of the channel's sites, of columns `ly` sites high.
+            let channel = |f: &[f64], ly: usize| -> Vec<u64> {
+                (f.chunks_exact(TestD2Q9::Q).enumerate())
+                    .filter(|&(s, _)| (2..5).contains(&(s % ly)))
+                    .flat_map(|(_, f)| bits(f))
+                    .collect()
+            };
+            assert!(channel(&got, 6) == channel(&want, 12), "{}", scheme.name());
+        }
+    }
+    let refused = build::<TestD2Q9, Soa, f64>(
+        Box::new(OneProcess),
+        spec(2..8),
+        block,
+        Scheme::TwoCopy,
+        &Backend::Host,
+    );
+    let e = refused.err().unwrap().to_string();
+    assert!(e.contains("2 hold fluid: run it on 2 processes"), "{e}");
+}
