@@ -15,7 +15,7 @@
 
 use crate::blocks::{Blocks, Cut, Decomposition};
 use crate::distributed::DistLattice;
-use crate::domain::{cut_blocks, sparse_blocks, GlobalSpec};
+use crate::domain::{cut_blocks, GlobalSpec};
 use crate::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec};
 use crate::group::{Carrier, Transfers};
 use crate::{Error, Layout, Model, Real, Scheme, SlabBackend, Solver};
@@ -124,14 +124,15 @@ pub fn build<M: Model, L: Layout, T: Real>(
     scheme: Scheme,
     backend: &Backend,
 ) -> Result<BoxedSolver<M, T>, Error> {
-    if group.ranks() > 1 || blocks_left_out(&spec, blocks)? {
+    // A sparse domain is blocks, even its one block on one process.
+    if group.ranks() > 1 || matches!(blocks, Decomposition::Sparse(_)) {
         #[cfg(feature = "mpi")]
         return distributed::<M, L, T>(group, spec, blocks, scheme, backend);
         #[cfg(not(feature = "mpi"))]
-        return Err(without_mpi(match group.ranks() {
-            1 => "a sparse domain's block".into(),
-            n => format!("a lattice over {n} processes"),
-        }));
+        return Err(without_mpi(&spec, group.ranks(), blocks));
+    }
+    if let Decomposition::Cut(cut) = blocks {
+        cut_blocks::<M>(spec.size(), cut, 1)?;
     }
     Ok(match backend {
         Backend::Host => Box::new(spec.lattice::<L, T>(scheme)?),
@@ -147,16 +148,6 @@ pub fn build<M: Model, L: Layout, T: Real>(
             let host = crate::hetero::HostLayout::of::<L>();
             crate::hetero::split_lattice(&gpu.context()?, (spec, host), scheme, *choice)?
         }
-    })
-}
-
-/// Whether the one process of a run holds less than the whole box: its one block kept of a
-/// sparse domain of several (checked as every process does: a cut of more than one block, or
-/// a sparse domain of more than one block that holds fluid, is refused here).
-fn blocks_left_out<M: Model>(spec: &GlobalSpec<M>, blocks: Decomposition) -> Result<bool, Error> {
-    Ok(match blocks {
-        Decomposition::Cut(cut) => cut_blocks::<M>(spec.size(), cut, 1).map(|_| false)?,
-        Decomposition::Sparse(size) => sparse_blocks(spec, size, Some(1))?.is_sparse(),
     })
 }
 
@@ -255,9 +246,19 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
     }
 }
 
-/// Without the `mpi` feature a process is alone: the refusal of a group of `ranks`.
+/// Without the `mpi` feature a process is alone: the refusal of a group of `ranks`, or of a
+/// sparse domain (whose own refusal, the processes it needs, comes first).
 #[cfg(not(feature = "mpi"))]
-fn without_mpi(what: String) -> Error {
+fn without_mpi<M: Model>(spec: &GlobalSpec<M>, ranks: usize, blocks: Decomposition) -> Error {
+    let what = match blocks {
+        Decomposition::Sparse(size) => {
+            match crate::domain::sparse_blocks(spec, size, Some(ranks)) {
+                Err(e) => return e.into(),
+                Ok(_) => "a sparse domain's block".to_string(),
+            }
+        }
+        Decomposition::Cut(_) => format!("a lattice over {ranks} processes"),
+    };
     crate::LbmError::Shape(format!(
         "{what} needs the runtime's `mpi` feature; this build runs one process, whole (build \
          with `--features mpi` and run under mpiexec)"

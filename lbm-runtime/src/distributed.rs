@@ -492,21 +492,14 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Block
 
     fn describe(&self) -> String {
         let d = &self.dec;
-        if d.is_sparse() {
-            return format!(
-                "{} in a sparse domain: the {} of its {} blocks that hold fluid (the smallest \
-                 {:?} sites), each on its own backend; the first: {}",
-                self.group.describe(),
-                d.count(),
-                d.cut(),
-                [0, 1, 2].map(|a| d.thinnest(a)),
-                self.slab.describe()
-            );
-        }
         if d.cut() != Cut::along(0, d.count()) {
+            let kept = match d.is_sparse() {
+                true => format!(", the {} that hold fluid (a sparse domain)", d.count()),
+                false => String::new(),
+            };
             let thinnest = [0, 1, 2].map(|a| d.thinnest(a));
             return format!(
-                "{} in blocks cut {} (the smallest {thinnest:?} sites), each on its own \
+                "{} in blocks cut {}{kept} (the smallest {thinnest:?} sites), each on its own \
                  backend; the first: {}",
                 self.group.describe(),
                 d.cut(),

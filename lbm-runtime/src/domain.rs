@@ -86,13 +86,12 @@ pub fn cut_blocks<M: Model>(
         return ring_blocks::<M>(nodes, ranks).and_then(|b| {
             (cut.blocks() == ranks).then_some(b).ok_or(bad_cut::<M>(
                 nodes,
-                cut,
+                cut.to_string(),
                 ranks,
                 format!("it has {} blocks: give one per process", cut.blocks()),
             ))
         });
     }
-    let least = M::HALO.max(1);
     let reason = if cut.blocks() != ranks {
         Some(format!(
             "it has {} blocks: give one per process",
@@ -101,19 +100,17 @@ pub fn cut_blocks<M: Model>(
     } else if M::D == 2 && cut.0[2] > 1 {
         Some("the model is two-dimensional: cut along x and y (AxB)".to_string())
     } else {
-        cut.cut_axes()
-            .find(|&a| nodes[a] / cut.0[a] < least)
-            .map(|a| {
-                format!(
-                    "its blocks along {} would hold fewer than {least} sites (the halo): cut that \
+        thinner_than_halo::<M>(nodes, cut).map(|(a, least)| {
+            format!(
+                "its blocks along {} would hold fewer than {least} sites (the halo): cut that \
                  axis into at most {} blocks, or give a larger lattice",
-                    ["x", "y", "z"][a],
-                    nodes[a] / least
-                )
-            })
+                ["x", "y", "z"][a],
+                nodes[a] / least
+            )
+        })
     };
     match reason {
-        Some(reason) => Err(bad_cut::<M>(nodes, cut, ranks, reason)),
+        Some(reason) => Err(bad_cut::<M>(nodes, cut.to_string(), ranks, reason)),
         None => Ok(Blocks::even(nodes, cut)),
     }
 }
@@ -132,15 +129,9 @@ pub fn sparse_blocks<M: Model>(
     let nodes = g.size();
     let block = [0, 1, 2].map(|a| block[a].clamp(1, nodes[a]));
     let grid = Cut([0, 1, 2].map(|a| nodes[a].div_ceil(block[a])));
-    let least = M::HALO.max(1);
-    let fail = |reason: String| DomainError::BadCut {
-        nodes,
-        cut: format!("in blocks of {}", Cut(block)),
-        ranks: ranks.unwrap_or(1),
-        model: M::NAME,
-        reason,
-    };
-    if let Some(a) = grid.cut_axes().find(|&a| nodes[a] / grid.0[a] < least) {
+    let named = format!("in blocks of {}", Cut(block));
+    let fail = |reason: String| bad_cut::<M>(nodes, named.clone(), ranks.unwrap_or(1), reason);
+    if let Some((a, least)) = thinner_than_halo::<M>(nodes, grid) {
         return Err(fail(format!(
             "its blocks along {} would hold fewer than {least} sites (the halo): give blocks \
              of at least {least} sites",
@@ -149,7 +140,7 @@ pub fn sparse_blocks<M: Model>(
     }
     let solid = g.boundaries.solid.as_ref();
     let fluid = |[x, y, z]: [usize; 3]| solid.is_none_or(|o| !o.is_solid(x, y, z));
-    let blocks = Blocks::sparse(nodes, block, least, &fluid)
+    let blocks = Blocks::sparse(nodes, block, M::HALO.max(1), &fluid)
         .ok_or_else(|| fail("no block holds a fluid site".into()))?;
     match (blocks.count(), ranks) {
         (n, Some(r)) if n != r => Err(fail(format!(
@@ -159,10 +150,19 @@ pub fn sparse_blocks<M: Model>(
     }
 }
 
-fn bad_cut<M: Model>(nodes: [usize; 3], cut: Cut, ranks: usize, reason: String) -> DomainError {
+/// The first axis along which `cut`'s blocks of a box of `nodes` would hold fewer sites than
+/// the halo, `max(M::HALO, 1)` (their neighbours' ghosts come from them alone), with that
+/// least.
+fn thinner_than_halo<M: Model>(nodes: [usize; 3], cut: Cut) -> Option<(usize, usize)> {
+    let least = M::HALO.max(1);
+    let a = cut.cut_axes().find(|&a| nodes[a] / cut.0[a] < least)?;
+    Some((a, least))
+}
+
+fn bad_cut<M: Model>(nodes: [usize; 3], cut: String, ranks: usize, reason: String) -> DomainError {
     DomainError::BadCut {
         nodes,
-        cut: cut.to_string(),
+        cut,
         ranks,
         model: M::NAME,
         reason,

@@ -193,10 +193,13 @@ impl<T: Real> Transfers<T> for OneProcess {
     ) -> Result<[Vec<T>; 2], Error> {
         (0..chunks).try_for_each(|k| work(k, chunks))?;
         // Its own neighbour sends it the other side's values; no neighbour, its own.
-        Ok([0, 1].map(|side| match peers[side] {
-            Some(_) => to[1 - side].clone(),
-            None => to[side].clone(),
-        }))
+        let [below, above] = to;
+        Ok(match peers {
+            [Some(_), Some(_)] => [above, below],
+            [None, None] => [below, above],
+            [None, Some(_)] => [below.clone(), below],
+            [Some(_), None] => [above.clone(), above],
+        })
     }
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
         Some(local)
@@ -338,20 +341,22 @@ impl<T: Real> Transfers<T> for Ranks {
     fn swap_during(
         &self,
         [below, above]: Peers,
-        [to_below, to_above]: [Vec<T>; 2],
+        [mut to_below, mut to_above]: [Vec<T>; 2],
         chunks: usize,
         work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
         use mpi::point_to_point::{Destination, Source};
         use mpi::topology::Communicator;
-        // A side with no process gets back what it would have sent.
+        // What comes from below is as long as what goes up, and the other way round; a side
+        // with no process sends nothing and gets back what it would have sent.
+        let (up, down) = (to_above.len(), to_below.len());
         let mut from_below = match below {
-            Some(_) => vec![T::default(); to_above.len()],
-            None => to_below.clone(),
+            Some(_) => vec![T::default(); up],
+            None => std::mem::take(&mut to_below),
         };
         let mut from_above = match above {
-            Some(_) => vec![T::default(); to_below.len()],
-            None => to_above.clone(),
+            Some(_) => vec![T::default(); down],
+            None => std::mem::take(&mut to_above),
         };
         let (below, above) = (
             below.map(|r| self.comm.process_at_rank(peer(r))),
