@@ -848,6 +848,102 @@ fn every_3d_case_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_process
     }
 }
 
+/// `mpiexec -n 4 lbm run capillaries --block 8`: a box of 16 blocks of which the 4 that hold
+/// the capillaries run, one a rank (a sparse domain). After 7 steps the fluid's populations in
+/// its checkpoint are the single process's whole box's bit for bit, its VTK dataset (the blocks
+/// left out read as solid at rest) and its diagnostics the same; the checkpoint resumes on one
+/// process to the uninterrupted run's bits, in place and not. On 2 ranks the run is refused,
+/// naming the 4 it needs.
+#[test]
+fn the_capillaries_on_a_sparse_domain_of_ranks_are_the_single_process_run() {
+    let case = lbm::cases::Capillaries {
+        lx: 8,
+        side: 32,
+        pitch: 16,
+        diameter: 6,
+        tau: 0.8,
+        acceleration: 1e-6,
+    };
+    let solid = case.obstacles();
+    let size = [
+        "--lx",
+        "8",
+        "--ly",
+        "32",
+        "--pitch",
+        "16",
+        "--diameter",
+        "6",
+        "--images",
+        "",
+    ];
+    let lbm = std::path::Path::new(env!("CARGO_BIN_EXE_lbm"));
+    // The fluid's populations of a checkpoint: site `(x·LZ + z)·LY + y`, Q a site.
+    let fluid = |dir: &str| -> (u64, Vec<u64>) {
+        let (step, all) =
+            checkpoint_state::<lbm::models::D3Q19Trt>(&format!("{dir}/capillaries_checkpoint.lbm"));
+        let q = <lbm::models::D3Q19Trt as lbm::Model>::Q;
+        let fluid = (all.chunks_exact(q).enumerate())
+            .filter(|&(s, _)| !solid.is_solid(s / (32 * 32), s % 32, s / 32 % 32))
+            .flat_map(|(_, f)| f.to_vec())
+            .collect::<Vec<_>>();
+        let share = fluid.len() as f64 / all.len() as f64;
+        assert!((0.05..0.2).contains(&share), "{dir}: fluid {share} of the box");
+        (step, fluid)
+    };
+    let vtk = |dir: &str, step: u64| {
+        let pvti = format!("{dir}/capillaries_{step:08}.pvti");
+        lbm::output::vtk::read_joined(std::path::Path::new(&pvti)).expect("a VTK dataset")
+    };
+    for scheme in ["in-place", "two-copy"] {
+        let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
+        let d: Vec<&str> = dirs.iter().map(|d| d.path().to_str().unwrap()).collect();
+        let run = |ranks: usize, steps: &str, extra: &[&str]| {
+            let how = ["run", "capillaries", "--scheme", scheme, "--steps", steps];
+            let every = ["--checkpoint-every", "7", "--output-every", "7"];
+            lbm_ok(ranks, &[&how[..], &size, &every, extra].concat())
+        };
+        run(1, "14", &["--out", d[0]]);
+        let said = run(4, "7", &["--block", "8", "--out", d[1]]);
+        assert!(
+            said.contains("the 4 that hold fluid (a sparse domain)"),
+            "{said}"
+        );
+        let whole =
+            |dir: &str| std::fs::read_to_string(format!("{dir}/capillaries_diagnostics.csv"));
+        let (one, four) = (whole(d[0]).unwrap(), whole(d[1]).unwrap());
+        let first_rows = |t: &str| t.lines().take(3).collect::<Vec<_>>().join("\n");
+        same_within_round_off(&first_rows(&four), &first_rows(&one), scheme);
+        assert!(
+            vtk(d[1], 7) == vtk(d[0], 7),
+            "{scheme}: the VTK datasets differ"
+        );
+        // The single process's step 7, from a run stopped there.
+        run(1, "7", &["--out", d[2]]);
+        assert!(
+            fluid(d[1]) == fluid(d[2]),
+            "{scheme}: the fluid's populations differ"
+        );
+        let checkpoint = format!("{}/capillaries_checkpoint.lbm", d[1]);
+        let resumed = run(1, "14", &["--out", d[1], "--resume", &checkpoint]);
+        assert!(resumed.contains("resumed at step 7"), "{resumed}");
+        assert!(
+            fluid(d[1]) == fluid(d[0]),
+            "{scheme}: resumed, the populations differ"
+        );
+    }
+    let out = mpiexec_program(
+        2,
+        lbm,
+        &[&["run", "capillaries", "--block", "8"][..], &size].concat(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("4 hold fluid: run it on 4 processes"),
+        "{stderr}"
+    );
+}
+
 /// The 3-D finite-difference heat grid of `examples/mpi_ring.rs` (a mixed derivative whose
 /// stencil reaches the corners of the cube around a node; periodic along x, walls of every
 /// rule along y and z) on 2, 3, 4, 6 and 8 ranks cut along one, two and three axes ends with

@@ -40,6 +40,25 @@ pub enum Decomposition {
     Sparse([usize; 3]),
 }
 
+impl Decomposition {
+    /// The grid of blocks a box of `nodes` is cut into (a sparse domain keeps some of them):
+    /// the cut, or `⌈n/size⌉` blocks along each axis of `n` nodes.
+    pub fn grid(&self, nodes: [usize; 3]) -> Cut {
+        match self {
+            Self::Cut(cut) => *cut,
+            Self::Sparse(size) => Cut([0, 1, 2].map(|a| nodes[a].div_ceil(size[a].max(1)).max(1))),
+        }
+    }
+
+    /// The nodes per axis of the largest block of a box of `nodes` ([`even_bounds`] along
+    /// each axis of [`Decomposition::grid`]): what a process holds at most, before its ghost
+    /// layers.
+    pub fn largest_block(&self, nodes: [usize; 3]) -> [usize; 3] {
+        let grid = self.grid(nodes);
+        [0, 1, 2].map(|a| nodes[a].div_ceil(grid.0[a].max(1)))
+    }
+}
+
 impl From<Cut> for Decomposition {
     fn from(cut: Cut) -> Self {
         Self::Cut(cut)
@@ -234,7 +253,7 @@ impl Blocks {
         reach: usize,
         fluid: &(dyn Fn([usize; 3]) -> bool + Sync),
     ) -> Option<Self> {
-        let cut = Cut([0, 1, 2].map(|a| nodes[a].div_ceil(size[a].max(1)).max(1)));
+        let cut = Decomposition::Sparse(size).grid(nodes);
         let grid = Self::even(nodes, cut);
         let widened = |g: usize| -> [Vec<usize>; 3] {
             let c = grid.grid_coords(g);

@@ -95,6 +95,20 @@ fn the_halo_is_the_faces_of_the_cut_axes() {
 }
 
 #[test]
+fn a_decomposition_gives_its_grid_and_its_largest_block() {
+    let cut = Decomposition::from(Cut([3, 1, 1]));
+    assert_eq!(cut.grid([10, 4, 1]), Cut([3, 1, 1]));
+    assert_eq!(cut.largest_block([10, 4, 1]), [4, 4, 1]);
+    // Blocks of about 16: 32 in two of 16, 50 in four of 13 or 12, one site in one block.
+    let sparse = Decomposition::Sparse([16, 16, 16]);
+    assert_eq!(sparse.grid([32, 50, 1]), Cut([2, 4, 1]));
+    assert_eq!(sparse.largest_block([32, 50, 1]), [16, 13, 1]);
+    let grid = Blocks::even([32, 50, 1], sparse.grid([32, 50, 1]));
+    let widest = (0..grid.count()).map(|b| grid.range(b, 1).len()).max();
+    assert_eq!(widest, Some(13));
+}
+
+#[test]
 fn a_sparse_box_keeps_the_blocks_within_reach_of_fluid() {
     // A 12 × 8 box in blocks of 4 × 4 (3 × 2 of them); fluid at (5, 1) alone, in block 1.
     let fluid = |[x, y, _]: [usize; 3]| [x, y] == [5, 1];

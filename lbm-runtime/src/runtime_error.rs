@@ -88,8 +88,9 @@ pub enum DomainError {
     /// A cut whose block count is not the process count, or whose blocks would be thinner
     /// than the halo along a cut axis (or that cuts an axis a 2-D lattice does not have).
     #[error(
-        "a lattice of {nodes:?} sites cannot be cut {cut} over {ranks} processes with model \
-         {model}: {reason}"
+        "a lattice of {nodes:?} sites cannot be cut {cut} over {ranks} process{} with model \
+         {model}: {reason}",
+        if *.ranks == 1 { "" } else { "es" }
     )]
     BadCut {
         /// The global lattice's sites per axis.

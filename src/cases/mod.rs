@@ -23,6 +23,7 @@
 //! ```
 
 mod advection_diffusion;
+mod capillaries;
 mod cavity;
 mod cavity_3d;
 mod cylinder;
@@ -35,6 +36,7 @@ mod taylor_green;
 mod taylor_green_3d;
 
 pub use advection_diffusion::{AdvectionDiffusion, PulseMeasurement};
+pub use capillaries::Capillaries;
 pub use cavity::Cavity;
 pub use cavity_3d::Cavity3d;
 /// The outflow side of the cases with an open channel (cylinder, cylinder-3d, body).

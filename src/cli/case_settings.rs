@@ -1,8 +1,8 @@
 //! The physics settings of each case, checked by key with their defaults.
 
 use lbm::cases::{
-    AdvectionDiffusion, Cavity3d, Cylinder, CylinderModel, Duct, FlowPast, Outflow, Poiseuille,
-    RayleighBenard, RayleighTaylor, Setup, TaylorGreen, TaylorGreen3d,
+    AdvectionDiffusion, Capillaries, Cavity3d, Cylinder, CylinderModel, Duct, FlowPast, Outflow,
+    Poiseuille, RayleighBenard, RayleighTaylor, Setup, TaylorGreen, TaylorGreen3d,
 };
 use lbm::geometry::TriMesh;
 use lbm::models::{D2Q5AdvectionDiffusion, D2Q9Bgk, D2Q37, D3Q19Bgk};
@@ -164,6 +164,38 @@ pub fn duct(s: &Settings, (lx, n): (usize, usize)) -> Result<Duct, CliError> {
         lx,
         n,
         tau: c.take(tau(s, 1.0)),
+        acceleration: c.take(acceleration(s)),
+    };
+    c.done()?;
+    Ok(case)
+}
+
+/// The capillaries of `s` in a box `lx` long, `side × side` across: the side a multiple of the
+/// pitch, the diameter at least 4 sites (two a radius) and at most the pitch less 2 (a wall
+/// between neighbours).
+pub fn capillaries(s: &Settings, (lx, side): (usize, usize)) -> Result<Capillaries, CliError> {
+    lattice::<D3Q19Bgk>([lx, side, side])?;
+    let mut c = Checks::default();
+    let pitch = c.take(require(
+        "pitch",
+        s.pitch.unwrap_or(32),
+        |p| p >= 6 && side.is_multiple_of(p),
+        &format!("at least 6 sites, a divisor of the box's side ly = {side}"),
+    ));
+    let case = Capillaries {
+        lx,
+        side,
+        pitch,
+        diameter: c.take(require(
+            "diameter",
+            s.diameter.unwrap_or(12),
+            |d| d >= 4 && d + 2 <= pitch,
+            &format!(
+                "at least 4 sites and at most the pitch less 2, {}",
+                pitch.saturating_sub(2)
+            ),
+        )),
+        tau: c.take(tau(s, 0.8)),
         acceleration: c.take(acceleration(s)),
     };
     c.done()?;

@@ -114,21 +114,9 @@ impl Job<'_> {
     fn build_and_run<L: Layout, T: Real>(self) -> Result<(), CliError> {
         let (world, plan, case) = (self.world, self.plan, self.case);
         let (flow, heat) = case.specs();
-        let cut = plan.cut(world.group().ranks(), flow.size(), 2);
-        let flow = build::<_, L, T>(
-            world.carrier(),
-            flow,
-            cut.into(),
-            plan.scheme,
-            &self.backend,
-        )?;
-        let heat = build::<_, L, T>(
-            world.carrier(),
-            heat,
-            cut.into(),
-            plan.scheme,
-            &self.backend,
-        )?;
+        let blocks = plan.decomposition(world.group().ranks(), flow.size(), 2);
+        let flow = build::<_, L, T>(world.carrier(), flow, blocks, plan.scheme, &self.backend)?;
+        let heat = build::<_, L, T>(world.carrier(), heat, blocks, plan.scheme, &self.backend)?;
         drive(plan, case, case.couple(flow, heat)?)
     }
 }

@@ -120,6 +120,9 @@ pub fn drive<C: Case, T: Real>(
         .group()
         .each(lbm::memory::peak_resident().unwrap_or(0));
     let estimates = solver.group().each(plan.memory.total());
+    // The sites the processes update: the box's, or a sparse domain's blocks'.
+    let local: usize = solver.local_box().iter().map(|r| r.len()).product();
+    let updated = solver.group().sum(vec![local as f64])[0] as usize;
     let probes = solver.probes();
     drop(solver);
     if root {
@@ -137,7 +140,7 @@ pub fn drive<C: Case, T: Real>(
         out.print_files();
         let summary = Summary {
             title: format!("{}, {title}", case.name()),
-            sites: lx * ly * lz,
+            sites: updated,
             steps: o.step - start,
             stepping: o.stepping,
             output: out.time,
@@ -517,6 +520,7 @@ impl<'a, C: Case> Outputs<'a, C> {
 /// The performance of a run.
 struct Summary {
     title: String,
+    /// The sites updated each step (a sparse domain's: those of its blocks).
     sites: usize,
     steps: u64,
     stepping: Duration,

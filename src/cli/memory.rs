@@ -2,12 +2,14 @@
 //! will hold ([`lbm::memory`]) times the ranks that share its node with what the node grants,
 //! and every rank fails together, within a second, when it does not fit.
 //!
-//! Besides the solver's parts, a rank holds (`N_m` moments, `S` sites):
+//! Besides the solver's parts (its block: the largest of the cut, or of a sparse domain), a
+//! rank holds (`N_m` moments, `S` sites of its block, `S_o` of its slab of outputs, whole
+//! planes of constant x):
 //!
 //! ```text
 //! program      what the process holds already (VmRSS when the estimate is made)
-//! outputs      (2 N_m + 2) · S · 8            the moments of its S sites as f64 and their VTK
-//!                                             piece (scalars, the velocity as a 3-vector)
+//! outputs      (2 N_m + 2) · S_o · 8          the moments of its S_o sites as f64 and their
+//!                                             VTK piece (scalars, the velocity as a 3-vector)
 //!              + 2 · N_m · P · 8              on the root: the fields of the images, sampled
 //!                                             to P ≤ 2048² pixels, gathered and drawn
 //! checkpoint   S · Q · b                      its populations in logical order, for its shard
@@ -61,18 +63,20 @@ fn fits(world: &World, plan: &Plan, need: Need) -> Result<Need, CliError> {
 
 /// As [`check`], for two coupled lattices of models `A` and `B`, each of `lx × ly` sites
 /// without obstacles, whose outputs are the moments of both and (on the root) the images of
-/// one field; each rank holds its slab of both.
+/// one field; each rank holds its block of both (and a slab of their outputs).
 pub fn check_coupled<A: Model, B: Model, T: Real>(
     world: &World,
     plan: &Plan,
     (lx, ly): (usize, usize),
     device_in_host_memory: bool,
 ) -> Result<Need, CliError> {
-    let width = lx.div_ceil(world.group().ranks().max(1));
+    let block =
+        (plan.decomposition(world.group().ranks(), [lx, ly, 1], 2)).largest_block([lx, ly, 1]);
+    let (width, plane) = (block[0], block[1]);
     let one = |name| Lattice {
         name,
         width,
-        plane: ly,
+        plane,
         obstacles: false,
         device_in_host_memory,
     };
@@ -85,13 +89,14 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
         "second boundaries",
     ])
     .parts::<B, T>(need, plan);
-    let sites = memory::product(&[width, ly]);
+    let sites = memory::product(&[width, plane]);
+    let slab = memory::product(&[lx.div_ceil(world.group().ranks().max(1)), ly]);
     let images = world.group().is_root() && plan.images.as_ref().is_none_or(|i| !i.is_empty());
     let need = need
         .with(
             "outputs",
-            outputs::<A>(sites, (lx, ly), false).saturating_add(outputs::<B>(
-                sites,
+            outputs::<A>(slab, (lx, ly), false).saturating_add(outputs::<B>(
+                slab,
                 (lx, ly),
                 images,
             )),
@@ -103,9 +108,10 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
     fits(world, plan, need)
 }
 
-/// What rank `rank` of `ranks` holds: what it holds now, its slab (the widest) and the
-/// boundaries of its columns, the fields of its outputs (rank 0: also the sampled fields of the
-/// images) and its shard of a checkpoint when checkpoints are on.
+/// What rank `rank` of `ranks` holds: what it holds now, its block (the largest of the cut or
+/// the sparse domain's) and the boundaries of its columns, the fields of its outputs (a slab of
+/// whole planes of constant x, whatever the blocks; rank 0: also the sampled fields of the
+/// images) and its block's shard of a checkpoint when checkpoints are on.
 fn need<C: Case, T: Real>(
     (ranks, rank): (usize, usize),
     plan: &Plan,
@@ -113,9 +119,10 @@ fn need<C: Case, T: Real>(
     device_in_host_memory: bool,
 ) -> Need {
     let (lx, ly) = case.size();
-    // Sites per plane of constant x (a column in 2-D).
-    let plane = ly.saturating_mul(case.depth());
-    let width = lx.div_ceil(ranks.max(1));
+    let size = [lx, ly, case.depth()];
+    let block = (plan.decomposition(ranks, size, C::Model::D)).largest_block(size);
+    // Planes of constant x, and the sites of one (a column in 2-D).
+    let (width, plane) = (block[0], block[1].saturating_mul(block[2]));
     let lattice = Lattice {
         name: ["populations", "device", "boundaries"],
         width,
@@ -125,10 +132,11 @@ fn need<C: Case, T: Real>(
     };
     let need = Need::new().with("program", memory::resident().unwrap_or(0));
     let sites = memory::product(&[width, plane]);
+    let slab = memory::product(&[lx.div_ceil(ranks.max(1)), ly, case.depth()]);
     let images = rank == 0 && plan.images.as_ref().is_some_and(|i| !i.is_empty());
     lattice
         .parts::<C::Model, T>(need, plan)
-        .with("outputs", outputs::<C::Model>(sites, (lx, ly), images))
+        .with("outputs", outputs::<C::Model>(slab, (lx, ly), images))
         .with("checkpoint", checkpoint::<C::Model, T>(plan, sites))
 }
 

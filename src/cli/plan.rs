@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use lbm::backend::{Backend, Gpu};
-use lbm::blocks::Cut;
+use lbm::blocks::{Cut, Decomposition};
 use lbm::gpu::{AdapterChoice, GpuOptions};
 use lbm::hetero::SplitChoice;
 use lbm::memory::Need;
@@ -36,8 +36,9 @@ pub struct Plan {
     pub adapter: AdapterChoice,
     /// The host/device split of backend hetero.
     pub split: SplitChoice,
-    /// The blocks per axis under mpiexec (`None`: [`Plan::cut`]'s default).
-    pub cut: Option<Cut>,
+    /// How the box is cut into blocks under mpiexec, `--cut` or `--block` (`None`:
+    /// [`Plan::decomposition`]'s default).
+    pub blocks: Option<Decomposition>,
     /// Divergence checks every this many steps.
     pub check_every: u64,
     /// Steady-state tolerance.
@@ -71,13 +72,17 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The cut of a lattice of `size` sites in `dim` dimensions over `ranks` processes: the
-    /// one asked for, else on the CPU the ranks balanced over the axes (as `MPI_Dims_create`
-    /// does), on GPU and split ranks along x (their slabs are whole planes).
-    pub fn cut(&self, ranks: usize, size: [usize; 3], dim: usize) -> Cut {
-        self.cut.unwrap_or_else(|| match self.backend {
-            BackendArg::Cpu => Cut::balanced(ranks, dim, size, 0),
-            _ => Cut::along(0, ranks),
+    /// How a lattice of `size` sites in `dim` dimensions is cut over `ranks` processes: as
+    /// asked (a cut, or a sparse domain's blocks), else on the CPU the ranks balanced over the
+    /// axes (as `MPI_Dims_create` does), on GPU and split ranks along x (their slabs are whole
+    /// planes).
+    pub fn decomposition(&self, ranks: usize, size: [usize; 3], dim: usize) -> Decomposition {
+        self.blocks.unwrap_or_else(|| {
+            match self.backend {
+                BackendArg::Cpu => Cut::balanced(ranks, dim, size, 0),
+                _ => Cut::along(0, ranks),
+            }
+            .into()
         })
     }
 

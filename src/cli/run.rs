@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use lbm::backend::build;
-use lbm::blocks::Cut;
+use lbm::blocks::{Cut, Decomposition};
 use lbm::cases::{
     Case, Cavity, Cylinder, CylinderModel, FlowPast, RayleighBenard, TaylorGreen3d, global_spec,
 };
@@ -147,6 +147,15 @@ fn defaults(case: CaseName) -> Defaults {
             layout: LayoutArg::Caosoa,
             scheme: None,
         },
+        CaseName::Capillaries => Defaults {
+            size: (32, 64),
+            steps: 100_000,
+            output_every: 0,
+            diagnostics_every: 0,
+            until_steady: Some(1e-8),
+            layout: LayoutArg::Caosoa,
+            scheme: None,
+        },
         CaseName::Cavity3d => Defaults {
             size: (64, 64),
             steps: 200_000,
@@ -224,7 +233,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
             "case",
             "no case given: name one (rayleigh-taylor, cavity, poiseuille, taylor-green, \
              taylor-green-3d, duct, cavity-3d, fd-cavity, advection-diffusion, rayleigh-benard, cylinder, \
-             cylinder-3d, body) \
+             cylinder-3d, body, capillaries) \
              or set \
              `case` in the --config file",
         )
@@ -305,6 +314,7 @@ pub fn run(a: &RunArgs, world: &World) -> Result<(), CliError> {
         CaseName::Poiseuille => start(world, plan, case_settings::poiseuille(&s, size)),
         CaseName::TaylorGreen => start(world, plan, case_settings::taylor_green(&s, size)),
         CaseName::Duct => start(world, plan, case_settings::duct(&s, size)),
+        CaseName::Capillaries => start(world, plan, case_settings::capillaries(&s, size)),
         CaseName::Cavity3d => start(world, plan, case_settings::cavity_3d(&s, size)),
         CaseName::AdvectionDiffusion => {
             start(world, plan, case_settings::advection_diffusion(&s, size))
@@ -546,11 +556,10 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         "at least 1",
     ));
     let slice = c.take(slice(s));
-    let cut =
-        (s.cut.as_deref()).and_then(|t| c.option(t.parse::<Cut>().map_err(|e| bad("cut", e))));
+    let blocks = c.option(decomposition(s, backend)).flatten();
     c.done()?;
     Ok(Plan {
-        cut,
+        blocks,
         steps,
         precision,
         layout,
@@ -665,6 +674,50 @@ fn slice(s: &Settings) -> Result<(usize, Option<usize>), CliError> {
     }
 }
 
+/// How the box is cut under mpiexec, if asked: `--cut AxBxC`, or `--block N|AxBxC`, the
+/// blocks of a sparse domain (at most one of them; on the cpu backend, whose blocks may be cut
+/// along any axis).
+fn decomposition(s: &Settings, backend: BackendArg) -> Result<Option<Decomposition>, CliError> {
+    let cut = |t: &str| t.parse::<Cut>().map_err(|e| bad("cut", e));
+    match (s.cut.as_deref(), s.block.as_deref()) {
+        (None, None) => Ok(None),
+        (Some(t), None) => Ok(Some(cut(t)?.into())),
+        (None, Some(_)) if backend != BackendArg::Cpu => Err(bad(
+            "block",
+            "a sparse domain runs on the cpu backend (GPU and hetero ranks hold slabs of whole \
+             planes): drop --backend, or drop --block",
+        )),
+        (None, Some(t)) => block(t).map(|b| Some(Decomposition::Sparse(b))),
+        (Some(_), Some(_)) => Err(bad(
+            "block",
+            "--block and --cut both say how the box is cut: give one (--block for a sparse \
+             domain, --cut for every block of a grid)",
+        )),
+    }
+}
+
+/// A sparse domain's block size: `N` (N sites along every axis) or `AxBxC`, each at least 1.
+fn block(t: &str) -> Result<[usize; 3], CliError> {
+    let wrong = || {
+        bad(
+            "block",
+            format!(
+                "`{t}` is not a block size: give N (sites along every axis) or AxBxC, whole \
+                 numbers ≥ 1, e.g. 16 or 32x16x16"
+            ),
+        )
+    };
+    let sides: Vec<usize> = (t.split('x').map(|p| p.trim().parse::<usize>()))
+        .collect::<Result<_, _>>()
+        .map_err(|_| wrong())?;
+    match sides[..] {
+        _ if sides.contains(&0) => Err(wrong()),
+        [n] => Ok([n; 3]),
+        [a, b, c] => Ok([a, b, c]),
+        _ => Err(wrong()),
+    }
+}
+
 /// Refuses a slice of a 2-D case, or one outside the lattice.
 fn check_slice<C: Case>(plan: &Plan, case: &C) -> Result<(), CliError> {
     let (axis, Some(at)) = plan.slice else {
@@ -766,14 +819,9 @@ impl<'a, C: Case> Job<'a, C> {
         // if it held the whole lattice.
         let (plan, checkpoint) = self.prepare::<T>(backend.in_host_memory())?;
         let spec = global_spec(self.case);
-        let cut = plan.cut(self.world.group().ranks(), spec.size(), C::Model::D);
-        let lat = build::<C::Model, L, T>(
-            self.world.carrier(),
-            spec,
-            cut.into(),
-            plan.scheme,
-            &backend,
-        )?;
+        let blocks = plan.decomposition(self.world.group().ranks(), spec.size(), C::Model::D);
+        let lat =
+            build::<C::Model, L, T>(self.world.carrier(), spec, blocks, plan.scheme, &backend)?;
         start_and_drive(&plan, self.case, lat, checkpoint)
     }
 }

@@ -57,6 +57,10 @@ pub enum CaseName {
     #[value(name = "cylinder-3d")]
     #[serde(rename = "cylinder-3d")]
     Cylinder3d,
+    /// D3Q19 TRT force-driven flow through a porous medium of parallel capillaries, its
+    /// permeability compared with the capillaric model φR²/8; a sparse domain under mpiexec
+    /// with --block.
+    Capillaries,
     /// D3Q19 TRT flow past a closed STL mesh (or the shipped sphere) in a channel: its drag
     /// and lift coefficients and their history, images, and VTK files with the body.
     Body,
@@ -79,6 +83,7 @@ impl CaseName {
             Self::Cylinder => "cylinder",
             Self::Cylinder3d => "cylinder-3d",
             Self::Body => "body",
+            Self::Capillaries => "capillaries",
         }
     }
 }
@@ -163,12 +168,12 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub case: Option<CaseName>,
     /// Lattice width LX; the cube's side (taylor-green-3d, cavity-3d), the duct's length
-    /// (duct) [default: per case].
+    /// (duct), the capillaries' (capillaries) [default: per case].
     #[arg(long, value_parser = whole::<usize>, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lx: Option<usize>,
     /// Lattice height LY, a multiple of the layout's VL; the side of the duct's square
-    /// section, LY = LZ (duct) [default: per case].
+    /// section, LY = LZ (duct), of the capillaries' box (capillaries) [default: per case].
     #[arg(long, value_parser = whole::<usize>, help_heading = "Lattice")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ly: Option<usize>,
@@ -221,6 +226,13 @@ pub struct Settings {
     #[arg(long, value_name = "AxB", help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,
+    /// Under mpiexec: a sparse domain — the box cut into blocks of about N sites per axis
+    /// (N, or AxBxC), those that hold no fluid (solid within a site all round) not allocated,
+    /// one block a rank: `mpiexec -n` gives the blocks that hold fluid, which a run with
+    /// another count names. On the cpu backend; instead of --cut.
+    #[arg(long, value_name = "N|AxBxC", help_heading = "Execution")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<String>,
     /// Check for divergence (NaN, Mach beyond the model's range, T ≤ 0) every N steps
     /// [default: 500].
     #[arg(long, value_parser = whole::<u64>, help_heading = "Execution")]
@@ -280,7 +292,7 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<u64>,
     /// Relaxation time τ > ½ (rayleigh-taylor, poiseuille, taylor-green, duct,
-    /// advection-diffusion) [default: 0.55, 0.8, 0.8, 1, 0.8].
+    /// advection-diffusion, capillaries) [default: 0.55, 0.8, 0.8, 1, 0.8, 0.8].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tau: Option<f64>,
@@ -309,7 +321,8 @@ pub struct Settings {
     /// Sites across the cylinder's diameter D, a multiple of 10: the channel is 22 D + 1 sites
     /// long and 4.1 D high, and deep in 3-D (cylinder, cylinder-3d); across the largest side
     /// of the body's box (body: its channel is 12 D long, 5 D wide and deep unless lx and ly
-    /// say) [default: 40, 10, 10].
+    /// say); across each capillary, at most the pitch less 2 (capillaries) [default: 40, 10,
+    /// 10, 12].
     #[arg(long, value_parser = whole::<usize>, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diameter: Option<usize>,
@@ -371,7 +384,8 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub smagorinsky: Option<f64>,
-    /// Body acceleration along x, lattice units (poiseuille, duct) [default: 1e-6].
+    /// Body acceleration along x, lattice units (poiseuille, duct, capillaries) [default:
+    /// 1e-6].
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceleration: Option<f64>,
@@ -392,6 +406,11 @@ pub struct Settings {
     #[arg(long, help_heading = "Physics")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prandtl: Option<f64>,
+    /// The distance between neighbouring capillaries' axes, sites; the box's side (ly) is a
+    /// multiple of it (capillaries) [default: 32].
+    #[arg(long, value_parser = whole::<usize>, help_heading = "Physics")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pitch: Option<usize>,
 }
 
 /// The keys that only some cases take.
@@ -404,6 +423,7 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
             CaseName::TaylorGreen,
             CaseName::Duct,
             CaseName::AdvectionDiffusion,
+            CaseName::Capillaries,
         ],
     ),
     ("atwood", &[CaseName::RayleighTaylor]),
@@ -424,7 +444,12 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
     ),
     (
         "diameter",
-        &[CaseName::Cylinder, CaseName::Cylinder3d, CaseName::Body],
+        &[
+            CaseName::Cylinder,
+            CaseName::Cylinder3d,
+            CaseName::Body,
+            CaseName::Capillaries,
+        ],
     ),
     (
         "walls",
@@ -441,7 +466,11 @@ const CASE_KEYS: &[(&str, &[CaseName])] = &[
     ("lid", &[CaseName::Cavity, CaseName::Cavity3d]),
     ("collision", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
     ("smagorinsky", &[CaseName::Cavity, CaseName::TaylorGreen3d]),
-    ("acceleration", &[CaseName::Poiseuille, CaseName::Duct]),
+    (
+        "acceleration",
+        &[CaseName::Poiseuille, CaseName::Duct, CaseName::Capillaries],
+    ),
+    ("pitch", &[CaseName::Capillaries]),
     (
         "velocity",
         &[

@@ -1,6 +1,7 @@
 //! The 3-D cases of `lbm run` besides Taylor–Green: the force-driven square duct against its
-//! series solution (relative L2 below 10⁻³ at 32 × 32 sites, second-order convergence) and the
-//! lid-driven cube (steady state, the centre-line profiles written as CSV).
+//! series solution (relative L2 below 10⁻³ at 32 × 32 sites, second-order convergence), the
+//! lid-driven cube (steady state, the centre-line profiles written as CSV), and the porous
+//! medium of capillaries against the capillaric model's permeability.
 
 use crate::cli_support;
 
@@ -80,6 +81,73 @@ fn the_lid_driven_cube_writes_its_centre_lines() {
             .join(format!("cavity-3d_speed_z8_{step:08}.png"))
             .exists()
     );
+}
+
+/// The permeability `k = ν⟨u_x⟩/a` of `capillaries` of `diameter` sites at `pitch`, as its
+/// distance from the capillaric model `φR²/8`.
+fn capillaries_error(pitch: usize, diameter: usize) -> f64 {
+    let d = tmp();
+    let (pitch, diameter) = (pitch.to_string(), diameter.to_string());
+    let args = [
+        "--lx",
+        "8",
+        "--ly",
+        "32",
+        "--pitch",
+        &pitch,
+        "--diameter",
+        &diameter,
+    ];
+    let common = ["--vtk", "false", "--out", s(d.path())];
+    let out = ok(&[&["run", "capillaries"][..], &args, &common].concat());
+    assert!(out.contains("steady at step"), "{out}");
+    let k = number_after(&out, "permeability k = ν⟨u_x⟩/a =");
+    let model = number_after(&out, "capillaric model φR²/8 =");
+    k / model - 1.0
+}
+
+/// Hagen–Poiseuille flow in each capillary of a bundle gives Darcy's law the permeability
+/// `k = φR²/8`: within 2 % with 4 sites a radius, 1 % with 6 (walls bounced back on the circle).
+#[test]
+fn capillaries_have_the_permeability_of_the_capillaric_model() {
+    let (four, six) = (capillaries_error(16, 8), capillaries_error(32, 12));
+    println!("capillaries: k/(φR²/8) − 1 at R = 4 and 6: {four:+.4}, {six:+.4}");
+    assert!(four.abs() < 0.02, "R = 4: {four:+.4}");
+    assert!(six.abs() < 0.01, "R = 6: {six:+.4}");
+}
+
+/// The capillaries' geometry and a sparse domain's blocks are checked before any work.
+#[test]
+fn bad_capillaries_and_blocks_are_refused() {
+    fails(
+        &["run", "capillaries", "--pitch", "24"],
+        &["pitch", "a divisor of the box's side ly = 64"],
+    );
+    fails(
+        &["run", "capillaries", "--diameter", "31"],
+        &["diameter", "at most the pitch less 2, 30"],
+    );
+    fails(
+        &["run", "capillaries", "--block", "16", "--cut", "2x1x1"],
+        &["--block and --cut", "give one"],
+    );
+    fails(
+        &["run", "capillaries", "--block", "16x16"],
+        &["`16x16` is not a block size", "N", "AxBxC"],
+    );
+    fails(
+        &["run", "capillaries", "--block", "16", "--backend", "gpu"],
+        &["a sparse domain runs on the cpu backend"],
+    );
+    fails(
+        &["run", "capillaries", "--block", "16"],
+        &["of its 2x4x4 blocks, 8 hold fluid: run it on 8 processes"],
+    );
+    fails(
+        &["run", "fd-cavity", "--block", "8"],
+        &["block", "does not apply to fd-cavity"],
+    );
+    fails(&["run", "duct", "--pitch", "8"], &["pitch", "capillaries"]);
 }
 
 #[test]
