@@ -34,9 +34,6 @@ pub struct Duct {
 }
 
 impl Duct {
-    /// The magic parameter Λ of the TRT collision (walls exactly half-way).
-    pub const MAGIC: f64 = 3.0 / 16.0;
-
     /// The viscosity `cs²(τ − ½)`.
     pub fn viscosity(&self) -> f64 {
         D3Q19Trt::CS2 * (self.tau - 0.5)
@@ -90,13 +87,7 @@ impl Case for Duct {
     }
 
     fn params(&self) -> D3Q19TrtParams {
-        D3Q19TrtParams {
-            tau: self.tau,
-            magic: Self::MAGIC,
-            ax: self.acceleration,
-            ay: 0.0,
-            az: 0.0,
-        }
+        super::trt_half_way(self.tau, self.acceleration)
     }
 
     fn boundaries(&self) -> BoundarySpec {

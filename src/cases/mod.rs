@@ -199,6 +199,19 @@ pub(crate) fn mrt_half_way(tau: f64) -> crate::models::D2Q9MrtParams {
     }
 }
 
+/// D3Q19 TRT at relaxation time `tau` with the magic parameter Λ = 3/16, which puts
+/// bounce-back walls exactly half-way for any τ (Ginzburg et al. 2008), driven by a body
+/// acceleration `ax` along x.
+pub(crate) fn trt_half_way(tau: f64, ax: f64) -> crate::models::D3Q19TrtParams {
+    crate::models::D3Q19TrtParams {
+        tau,
+        magic: 3.0 / 16.0,
+        ax,
+        ay: 0.0,
+        az: 0.0,
+    }
+}
+
 /// Relative L2 distance `‖a − b‖ / ‖b‖`.
 pub(crate) fn relative_l2(a: impl Iterator<Item = f64>, b: impl Iterator<Item = f64>) -> f64 {
     let (num, den) = a.zip(b).fold((0.0, 0.0), |(n, d), (x, y)| {
