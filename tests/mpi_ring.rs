@@ -888,7 +888,10 @@ fn the_capillaries_on_a_sparse_domain_of_ranks_are_the_single_process_run() {
             .flat_map(|(_, f)| f.to_vec())
             .collect::<Vec<_>>();
         let share = fluid.len() as f64 / all.len() as f64;
-        assert!((0.05..0.2).contains(&share), "{dir}: fluid {share} of the box");
+        assert!(
+            (0.05..0.2).contains(&share),
+            "{dir}: fluid {share} of the box"
+        );
         (step, fluid)
     };
     let vtk = |dir: &str, step: u64| {
