@@ -787,12 +787,26 @@ fn a_3d_run_on_ranks_resumes_on_another_rank_count_bitwise() {
 /// single process's populations, bit for bit (the checkpoint written at the last step), in
 /// place or not, and with its diagnostics (sums over the blocks, taken in another order:
 /// within round-off). The body case's sphere is centred on the corner of the 2 × 2 × 2 cut's
-/// blocks (its loads summed over them).
+/// blocks (its loads summed over them); the capillaries' curved walls cross the cuts along y
+/// and z.
 #[test]
 fn every_3d_case_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_process_run() {
-    let cases: [(&str, &[&str]); 5] = [
+    let cases: [(&str, &[&str]); 6] = [
         ("taylor-green-3d", &["--lx", "16"]),
         ("duct", &["--lx", "16", "--ly", "16"]),
+        (
+            "capillaries",
+            &[
+                "--lx",
+                "16",
+                "--ly",
+                "32",
+                "--pitch",
+                "16",
+                "--diameter",
+                "8",
+            ],
+        ),
         ("cavity-3d", &["--lx", "16"]),
         ("cylinder-3d", &["--diameter", "10"]),
         (

@@ -38,7 +38,7 @@
 
 use std::ops::Range;
 
-use crate::blocks::{Blocks, Cut, Extent};
+use crate::blocks::{Blocks, Cut, Decomposition, Extent};
 use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
@@ -128,7 +128,7 @@ pub fn sparse_blocks<M: Model>(
 ) -> Result<Blocks, DomainError> {
     let nodes = g.size();
     let block = [0, 1, 2].map(|a| block[a].clamp(1, nodes[a]));
-    let grid = Cut([0, 1, 2].map(|a| nodes[a].div_ceil(block[a])));
+    let grid = Decomposition::Sparse(block).grid(nodes);
     let named = format!("in blocks of {}", Cut(block));
     let fail = |reason: String| bad_cut::<M>(nodes, named.clone(), ranks.unwrap_or(1), reason);
     if let Some((a, least)) = thinner_than_halo::<M>(nodes, grid) {
