@@ -122,10 +122,15 @@ impl Case for Capillaries {
         |_, _| vec![1.0, 0.0, 0.0, 0.0]
     }
 
-    /// None: a plane of constant z between the capillaries' rows would show no flow; draw a
-    /// section with `--slice-x N --images ux`.
+    /// The speed (in a plane of constant x the images name the normal component `uz`).
     fn images(&self) -> &'static [&'static str] {
-        &[]
+        &["speed"]
+    }
+
+    /// A section across the capillaries, `x = lx/2` (a plane of constant z through the
+    /// middle would pass between their rows).
+    fn slice(&self) -> (usize, Option<usize>) {
+        (0, None)
     }
 
     /// The capillaries' peak velocity `a R² / 4ν`.

@@ -106,6 +106,13 @@ pub trait Case: std::fmt::Debug {
     /// The fields drawn as images by default.
     fn images(&self) -> &'static [&'static str];
 
+    /// The plane of a 3-D lattice drawn as images unless the run names one: an axis (0, 1, 2
+    /// for x, y, z) and a position (`None`: the middle of the axis); a plane of constant z
+    /// through the middle by default.
+    fn slice(&self) -> (usize, Option<usize>) {
+        (2, None)
+    }
+
     /// The colour range of an image of `field`, when the case knows it (constant across
     /// frames); otherwise each image spans its data.
     fn image_range(&self, _field: &str) -> Option<(f64, f64)> {

@@ -452,11 +452,13 @@ impl<'a, C: Case> Outputs<'a, C> {
         Ok(())
     }
 
-    /// The plane of the 3-D lattice of `piece` drawn as images: its axis and position.
+    /// The plane of the 3-D lattice of `piece` drawn as images: its axis and position, as
+    /// asked or the case's.
     fn slice(&self, piece: &Fields) -> (usize, usize) {
-        let (axis, at) = self.plan.slice;
-        let side = [piece.lx, piece.ly, piece.lz][axis];
-        (axis, at.unwrap_or(side / 2))
+        self.plan.slice.unwrap_or_else(|| {
+            let (axis, at) = self.case.slice();
+            (axis, at.unwrap_or([piece.lx, piece.ly, piece.lz][axis] / 2))
+        })
     }
 
     /// The moment fields — of the plane [`Plan::slice`] in 3-D — sampled to at most

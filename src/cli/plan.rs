@@ -49,9 +49,9 @@ pub struct Plan {
     pub output_every: u64,
     /// A diagnostics row every N steps besides the outputs (0: only with them).
     pub diagnostics_every: u64,
-    /// The plane of a 3-D lattice drawn as images: an axis (0, 1, 2 for x, y, z) and a
-    /// position (`None`: the middle of the axis); a plane of constant z by default.
-    pub slice: (usize, Option<usize>),
+    /// The plane of a 3-D lattice drawn as images, as asked: an axis (0, 1, 2 for x, y, z)
+    /// and a position (`None`: the case's, [`lbm::cases::Case::slice`]).
+    pub slice: Option<(usize, usize)>,
     /// Fields drawn as images (`None`: the case's).
     pub images: Option<Vec<String>>,
     /// Write VTK files.

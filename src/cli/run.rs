@@ -657,16 +657,16 @@ fn split(s: &Settings, backend: BackendArg) -> Result<SplitChoice, CliError> {
 }
 
 /// The plane of a 3-D lattice drawn as images: `--slice-x`, `--slice-y` or `--slice-z`, at
-/// most one (a plane of constant z by default).
-fn slice(s: &Settings) -> Result<(usize, Option<usize>), CliError> {
+/// most one (none: the case's plane).
+fn slice(s: &Settings) -> Result<Option<(usize, usize)>, CliError> {
     let given: Vec<(usize, usize)> = [s.slice_x, s.slice_y, s.slice_z]
         .into_iter()
         .enumerate()
         .filter_map(|(axis, at)| Some((axis, at?)))
         .collect();
     match given[..] {
-        [] => Ok((2, None)),
-        [(axis, at)] => Ok((axis, Some(at))),
+        [] => Ok(None),
+        [plane] => Ok(Some(plane)),
         _ => Err(bad(
             "slice-z",
             "one plane is drawn: give one of --slice-x, --slice-y, --slice-z",
@@ -720,7 +720,7 @@ fn block(t: &str) -> Result<[usize; 3], CliError> {
 
 /// Refuses a slice of a 2-D case, or one outside the lattice.
 fn check_slice<C: Case>(plan: &Plan, case: &C) -> Result<(), CliError> {
-    let (axis, Some(at)) = plan.slice else {
+    let Some((axis, at)) = plan.slice else {
         return Ok(());
     };
     let key = ["slice-x", "slice-y", "slice-z"][axis];

@@ -262,18 +262,18 @@ pub struct Settings {
     #[arg(long, value_delimiter = ',', num_args = 0.., help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub images: Option<Vec<String>>,
-    /// The plane x = N of a 3-D lattice drawn as the PNG images instead of a plane of
-    /// constant z (y to the right, z up).
+    /// The plane x = N of a 3-D lattice drawn as the PNG images instead of the case's (a
+    /// plane of constant z; capillaries: x = LX/2) (y to the right, z up).
     #[arg(long, value_parser = whole::<usize>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_x: Option<usize>,
-    /// The plane y = N of a 3-D lattice drawn as the PNG images instead of a plane of
-    /// constant z (x to the right, z up).
+    /// The plane y = N of a 3-D lattice drawn as the PNG images instead of the case's (x to
+    /// the right, z up).
     #[arg(long, value_parser = whole::<usize>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_y: Option<usize>,
     /// The plane z = N of a 3-D lattice drawn as the PNG images (x to the right, y up)
-    /// [default: LZ/2].
+    /// [default: LZ/2, but x = LX/2 for capillaries].
     #[arg(long, value_parser = whole::<usize>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_z: Option<usize>,

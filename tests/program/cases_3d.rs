@@ -101,6 +101,13 @@ fn capillaries_error(pitch: usize, diameter: usize) -> f64 {
     let common = ["--vtk", "false", "--out", s(d.path())];
     let out = ok(&[&["run", "capillaries"][..], &args, &common].concat());
     assert!(out.contains("steady at step"), "{out}");
+    // The case's picture: a section across the capillaries, x = lx/2.
+    let step = number_after(&out, "steady at step") as u64;
+    let section = format!("capillaries_speed_x4_{step:08}.png");
+    assert!(
+        d.path().join(&section).exists(),
+        "{section} missing:\n{out}"
+    );
     let k = number_after(&out, "permeability k = ν⟨u_x⟩/a =");
     let model = number_after(&out, "capillaric model φR²/8 =");
     k / model - 1.0
