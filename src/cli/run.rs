@@ -696,25 +696,19 @@ fn decomposition(s: &Settings, backend: BackendArg) -> Result<Option<Decompositi
     }
 }
 
-/// A sparse domain's block size: `N` (N sites along every axis) or `AxBxC`, each at least 1.
+/// A sparse domain's block size: `N` (N sites along every axis) or `AxBxC`, each at least 1,
+/// read as a cut is ([`Cut`]'s form).
 fn block(t: &str) -> Result<[usize; 3], CliError> {
-    let wrong = || {
-        bad(
+    match (t.split(['x', 'X', '×']).count(), t.parse::<Cut>()) {
+        (1, Ok(Cut([n, ..]))) => Ok([n; 3]),
+        (3, Ok(Cut(sides))) => Ok(sides),
+        _ => Err(bad(
             "block",
             format!(
                 "`{t}` is not a block size: give N (sites along every axis) or AxBxC, whole \
                  numbers ≥ 1, e.g. 16 or 32x16x16"
             ),
-        )
-    };
-    let sides: Vec<usize> = (t.split('x').map(|p| p.trim().parse::<usize>()))
-        .collect::<Result<_, _>>()
-        .map_err(|_| wrong())?;
-    match sides[..] {
-        _ if sides.contains(&0) => Err(wrong()),
-        [n] => Ok([n; 3]),
-        [a, b, c] => Ok([a, b, c]),
-        _ => Err(wrong()),
+        )),
     }
 }
 
