@@ -13,7 +13,8 @@
 //!                            step AT and goes on, `resume` continues from one
 //! mpi_ring sparse STEPS [SCHEME]  a cross of two channels (D2Q9 BGK, forced along x and y)
 //!                            in a 32 × 32 box in blocks of 8 × 8, only the 7 that hold fluid
-//!                            allocated, one a rank (a sparse domain): the fluid's populations
+//!                            allocated, spread over the ranks (several a rank on threads: a
+//!                            sparse domain on up to 7 ranks): the fluid's populations
 //!                            and every site's moments on rank 0 bit for bit the single process's
 //! ```
 //! CUT: the blocks per axis, `AxB` (one a rank; default: the ring of slabs along x, `Nx1`);
@@ -43,7 +44,7 @@ use lbm::fd::{FdGrid, FdScheme, Rule, Side};
 use lbm::fd_scheme;
 use lbm::geometry::{Body, MomentumExchange, V3, curved_obstacles};
 use lbm::gpu::GpuOptions;
-use lbm::group::{Group, Ranks};
+use lbm::group::{Group, RankThreads, Ranks};
 use lbm::hetero::SplitChoice;
 use lbm::models::{
     D2Q9Bgk, D2Q9BgkParams, D2Q9Mrt, D2Q9MrtParams, D2Q9Trt, D2Q9TrtParams, D2Q37, D2Q37Params,
@@ -341,7 +342,8 @@ fn heat3(world: &SimpleCommunicator, a: &[String]) -> Outcome {
 
 /// `sparse STEPS [SCHEME]` (the arguments after `sparse`): the cross of two channels 6 sites
 /// wide (y in 9..15 and x in 9..15) in a periodic 32 × 32 box, the rest solid, in blocks of
-/// 8 × 8 of which the 7 within a site of the fluid exist, one a rank; rank 0 compares the
+/// 8 × 8 of which the 7 within a site of the fluid exist, spread over the ranks (several a
+/// rank on threads, [`RankThreads`]); rank 0 compares the
 /// gathered fluid populations and moments with one process's, bit for bit.
 fn cross(world: &SimpleCommunicator, a: &[String]) -> Outcome {
     let usage = "usage: mpi_ring sparse STEPS [two-copy|in-place]";
@@ -367,11 +369,14 @@ fn cross(world: &SimpleCommunicator, a: &[String]) -> Outcome {
             ..BoundarySpec::periodic()
         },
     };
-    let blocks = lbm::blocks::Decomposition::Sparse([8, 8, 1]);
+    let block = [8, 8, 1];
     let ranks = world.size();
-    let run = || -> Result<bool, Error> {
-        let group = Box::new(Ranks::new(world));
-        let mut dist = DistLattice::<D2Q9Bgk, Soa, f64>::new(group, spec.clone(), blocks, scheme)?;
+    let counts =
+        lbm::domain::sparse_spread(&spec, block, ranks as usize).map_err(|e| e.to_string())?;
+    let blocks = lbm::blocks::Decomposition::Sparse(block);
+    let run = |[group]: [RankThreads; 1]| -> Result<bool, Error> {
+        let mut dist =
+            DistLattice::<D2Q9Bgk, Soa, f64>::new(Box::new(group), spec.clone(), blocks, scheme)?;
         dist.set_equilibrium_at(&d2q9_initial)?;
         dist.advance(steps)?;
         let Some(mut gathered) = dist.gather()? else {
@@ -401,7 +406,10 @@ fn cross(world: &SimpleCommunicator, a: &[String]) -> Outcome {
         );
         Ok(same)
     };
-    run().map_err(|e| e.to_string())
+    let runs = RankThreads::run(world, &counts, run).map_err(|e| e.to_string())?;
+    runs.into_iter()
+        .try_fold(true, |all, same| Ok(all && same?))
+        .map_err(|e: Error| e.to_string())
 }
 
 fn main() -> ExitCode {

@@ -125,29 +125,35 @@ fn identical(model: &str, layout: &str, lx: usize, ly: usize) {
 }
 
 /// A sparse domain over MPI ranks: the cross of two channels in blocks of 8 × 8, the 7 that
-/// hold fluid one a rank (the others left out, their exchanges skipped), in both schemes,
-/// bitwise the single process; on 2 ranks, refused on both, saying it needs 7.
+/// hold fluid one a rank, or several a rank on threads (4 + 3 on 2 ranks, 3 + 2 + 2 on 3: the
+/// ghost layers between threads of a rank and between ranks), the others left out and their
+/// exchanges skipped, in both schemes, bitwise the single process; on 8 ranks, refused on
+/// every rank, saying it runs on at most 7.
 #[test]
 fn a_sparse_domain_on_ranks_is_bitwise_the_single_process_run() {
-    for scheme in ["two-copy", "in-place"] {
-        let out = mpiexec(7, &["sparse", "41", scheme]);
+    for (ranks, scheme, threads) in [
+        (7, "two-copy", "7 MPI ranks"),
+        (2, "in-place", "7 threads on 2 MPI ranks"),
+        (3, "two-copy", "7 threads on 3 MPI ranks"),
+    ] {
+        let out = mpiexec(ranks, &["sparse", "41", scheme]);
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
             out.status.success()
-                && stdout.contains("on 7 ranks")
+                && stdout.contains(threads)
                 && stdout.contains("bitwise identical"),
-            "{scheme}: {}\n{stdout}\n{}",
+            "{ranks} ranks, {scheme}: {}\n{stdout}\n{}",
             out.status,
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let out = mpiexec(2, &["sparse", "41"]);
+    let out = mpiexec(8, &["sparse", "41"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
-    for rank in 0..2 {
+    for rank in 0..8 {
         assert!(
-            stderr.contains(&format!("rank {rank} of 2: error:"))
-                && stderr.contains("7 hold fluid: run it on 7 processes"),
+            stderr.contains(&format!("rank {rank} of 8: error:"))
+                && stderr.contains("7 hold fluid: run it on at most 7 processes"),
             "{stderr}"
         );
     }
@@ -862,12 +868,12 @@ fn every_3d_case_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_process
     }
 }
 
-/// `mpiexec -n 4 lbm run capillaries --block 8`: a box of 16 blocks of which the 4 that hold
-/// the capillaries run, one a rank (a sparse domain). After 7 steps the fluid's populations in
-/// its checkpoint are the single process's whole box's bit for bit, its VTK dataset (the blocks
-/// left out read as solid at rest) and its diagnostics the same; the checkpoint resumes on one
-/// process to the uninterrupted run's bits, in place and not. On 2 ranks the run is refused,
-/// naming the 4 it needs.
+/// `lbm run capillaries --block 8` under `mpiexec`: a box of 16 blocks of which the 4 that
+/// hold the capillaries run (a sparse domain), one a rank on 4 ranks (in place), two a rank on
+/// threads on 2 (two-copy). After 7 steps the fluid's populations in its checkpoint are the
+/// single process's whole box's bit for bit, its VTK dataset (the blocks left out read as solid
+/// at rest) and its diagnostics the same; the checkpoint resumes on one process to the
+/// uninterrupted run's bits. On 5 ranks the run is refused, saying it runs on at most 4.
 #[test]
 fn the_capillaries_on_a_sparse_domain_of_ranks_are_the_single_process_run() {
     let case = lbm::cases::Capillaries {
@@ -912,7 +918,10 @@ fn the_capillaries_on_a_sparse_domain_of_ranks_are_the_single_process_run() {
         let pvti = format!("{dir}/capillaries_{step:08}.pvti");
         lbm::output::vtk::read_joined(std::path::Path::new(&pvti)).expect("a VTK dataset")
     };
-    for scheme in ["in-place", "two-copy"] {
+    for (scheme, ranks, blocks) in [
+        ("in-place", 4, "4 MPI ranks"),
+        ("two-copy", 2, "4 threads on 2 MPI ranks"),
+    ] {
         let dirs: Vec<tempfile::TempDir> = (0..3).map(|_| tempfile::tempdir().unwrap()).collect();
         let d: Vec<&str> = dirs.iter().map(|d| d.path().to_str().unwrap()).collect();
         let run = |ranks: usize, steps: &str, extra: &[&str]| {
@@ -921,9 +930,11 @@ fn the_capillaries_on_a_sparse_domain_of_ranks_are_the_single_process_run() {
             lbm_ok(ranks, &[&how[..], &size, &every, extra].concat())
         };
         run(1, "14", &["--out", d[0]]);
-        let said = run(4, "7", &["--block", "8", "--out", d[1]]);
+        let said = run(ranks, "7", &["--block", "8", "--out", d[1]]);
         assert!(
-            said.contains("the 4 that hold fluid (a sparse domain)"),
+            said.contains(&format!(
+                "{blocks} in blocks cut 1x4x4, the 4 that hold fluid"
+            )),
             "{said}"
         );
         let whole =
@@ -950,13 +961,13 @@ fn the_capillaries_on_a_sparse_domain_of_ranks_are_the_single_process_run() {
         );
     }
     let out = mpiexec_program(
-        2,
+        5,
         lbm,
         &[&["run", "capillaries", "--block", "8"][..], &size].concat(),
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success() && stderr.contains("4 hold fluid: run it on 4 processes"),
+        !out.status.success() && stderr.contains("4 hold fluid: run it on at most 4 processes"),
         "{stderr}"
     );
 }

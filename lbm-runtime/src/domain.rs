@@ -150,6 +150,33 @@ pub fn sparse_blocks<M: Model>(
     }
 }
 
+/// How many blocks of the sparse domain of [`sparse_blocks`] each of `ranks` processes runs
+/// (several a process on threads: [`crate::group::RankThreads`]): the blocks that hold fluid
+/// spread as evenly as they go, rank after rank, the first `kept % ranks` ranks one more. Fails
+/// as [`sparse_blocks`] does, and where fewer blocks hold fluid than there are processes (the
+/// message says how many may run it).
+pub fn sparse_spread<M: Model>(
+    g: &GlobalSpec<M>,
+    block: [usize; 3],
+    ranks: usize,
+) -> Result<Vec<usize>, DomainError> {
+    let blocks = sparse_blocks(g, block, None)?;
+    let (kept, ranks) = (blocks.count(), ranks.max(1));
+    if kept < ranks {
+        let nodes = g.size();
+        let grid = Decomposition::Sparse(block).grid(nodes);
+        return Err(bad_cut::<M>(
+            nodes,
+            format!("in blocks of {}", Cut(block)),
+            ranks,
+            format!("of its {grid} blocks, {kept} hold fluid: run it on at most {kept} processes"),
+        ));
+    }
+    Ok((0..ranks)
+        .map(|r| kept / ranks + usize::from(r < kept % ranks))
+        .collect())
+}
+
 /// The first axis along which `cut`'s blocks of a box of `nodes` would hold fewer sites than
 /// the halo, `max(M::HALO, 1)` (their neighbours' ghosts come from them alone), with that
 /// least.

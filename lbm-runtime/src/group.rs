@@ -1,10 +1,11 @@
 //! The processes of a run and how they meet: the exchange of ghost layers between the
 //! neighbouring blocks of a [`Blocks`](crate::blocks::Blocks) cut, and the few reductions a
-//! run needs. A process holds one block; every process calls each method in the same order
+//! run needs. A member of a group (a process, or a thread) holds one block; every member calls each method in the same order
 //! (they are collective). One process is a [`Group`] of one ([`OneProcess`]): its ghost
 //! layers travel to itself, which is the periodic wrap. Over MPI ranks, [`Ranks`] (feature
 //! `mpi`); among the threads of one process, each holding a block on its own device (the
-//! host/device split), [`Threads`].
+//! host/device split), [`Threads`]; several blocks a rank, on threads within MPI ranks,
+//! [`RankThreads`] (feature `mpi`).
 //!
 //! [`Group`] holds what every run agrees on (reductions, the root's word, the first failure);
 //! [`Transfers`] adds the values of a precision that travel between processes: the ghost
@@ -16,6 +17,11 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::blocks::Peers;
 use crate::{Error, Real};
+
+#[cfg(feature = "mpi")]
+mod rank_threads;
+#[cfg(feature = "mpi")]
+pub use rank_threads::RankThreads;
 
 /// How a process meets the others of its run. Every process calls each method in the same
 /// order (they are collective) and gets the same answer.
@@ -35,6 +41,16 @@ pub trait Group {
     fn min_counts(&self, values: Vec<u64>) -> Vec<u64>;
     /// Every process's `value`, in rank order.
     fn each(&self, value: u64) -> Vec<u64>;
+    /// The operating-system processes the group runs in: its members, but where a process
+    /// runs several ([`RankThreads`]).
+    fn processes(&self) -> usize {
+        self.ranks()
+    }
+    /// Each operating-system process's `value` (its first member's), in order: what a
+    /// process measures of itself, such as its peak memory, told once.
+    fn each_process(&self, value: u64) -> Vec<u64> {
+        self.each(value)
+    }
     /// The first process's `ok`, told to every process: an outcome only it knows (a file
     /// written) shared so that all stop or go on together.
     fn root_says(&self, ok: bool) -> bool;
@@ -520,22 +536,7 @@ impl Threads {
     /// # Panics
     /// Where a thread panicked (after every thread has ended).
     pub fn run<R: Send>(parts: usize, job: impl Fn(Self) -> R + Sync) -> Vec<R> {
-        std::thread::scope(|s| {
-            let threads: Vec<_> = Self::group(parts)
-                .into_iter()
-                .map(|t| {
-                    let job = &job;
-                    s.spawn(move || {
-                        let _guard = t.guard();
-                        job(t)
-                    })
-                })
-                .collect();
-            threads
-                .into_iter()
-                .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        })
+        run_guarded(Self::group(parts), Self::guard, job)
     }
 
     /// A guard for the thread that uses this handle: kept while it runs, it breaks the group
@@ -565,6 +566,34 @@ impl Threads {
         self.meeting.wait(parts);
         all
     }
+}
+
+/// Runs `job` on a thread of its own for each handle of `group`, each keeping what `guard`
+/// gives (its [`GroupGuard`]s) while it runs, and returns what each returned, in order.
+///
+/// # Panics
+/// Where a thread panicked (after every thread has ended).
+fn run_guarded<G: Send, K, R: Send>(
+    group: Vec<G>,
+    guard: impl Fn(&G) -> K + Sync,
+    job: impl Fn(G) -> R + Sync,
+) -> Vec<R> {
+    std::thread::scope(|s| {
+        let threads: Vec<_> = group
+            .into_iter()
+            .map(|t| {
+                let (job, guard) = (&job, &guard);
+                s.spawn(move || {
+                    let _guard = guard(&t);
+                    job(t)
+                })
+            })
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 impl Threads {

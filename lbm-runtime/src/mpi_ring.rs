@@ -11,7 +11,9 @@ use crate::domain::DomainError;
 
 /// Initialises MPI (once per process), or says why it cannot.
 pub fn init() -> Result<mpi::environment::Universe, DomainError> {
-    mpi::initialize().ok_or_else(|| {
+    // Threads that call MPI at once: several blocks a rank ([`crate::group::RankThreads`]).
+    let threads = mpi::environment::initialize_with_threading(mpi::Threading::Multiple);
+    threads.map(|(universe, _)| universe).ok_or_else(|| {
         DomainError::Mpi("MPI is already initialised in this process (call init() once)".into())
     })
 }

@@ -77,7 +77,7 @@ use crate::output::{Fields, Table};
 use crate::{BoundarySpec, Model};
 
 /// A case: what to run and how to judge it.
-pub trait Case: std::fmt::Debug {
+pub trait Case: std::fmt::Debug + Sync {
     /// The model it runs.
     type Model: Model;
 

@@ -43,12 +43,15 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
         }
         None => None,
     };
+    let flow = case.specs().0;
+    let blocks = plan.decomposition(world.group().ranks(), flow.size(), 2);
+    let counts = world.spread(&flow, blocks)?;
     // Before the output directory is touched: a run that does not fit changes nothing.
     let memory = dispatch_real(
         plan.precision,
         MemoryCheck {
             world,
-            plan,
+            plan: (plan, &counts),
             size: case.size(),
             device_in_host_memory: backend.in_host_memory(),
         },
@@ -68,6 +71,7 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
             plan,
             case: &case,
             backend,
+            counts: &counts,
         };
         match plan.backend {
             BackendArg::Gpu => dispatch_real(plan.precision, job),
@@ -83,7 +87,8 @@ pub fn rayleigh_benard(world: &World, plan: &Plan, case: RayleighBenard) -> Resu
 /// The memory check of the two lattices in the precision chosen at run time.
 struct MemoryCheck<'a> {
     world: &'a World,
-    plan: &'a Plan,
+    /// The plan, and the blocks each process runs.
+    plan: (&'a Plan, &'a [usize]),
     size: (usize, usize),
     device_in_host_memory: bool,
 }
@@ -107,17 +112,21 @@ struct Job<'a> {
     plan: &'a Plan,
     case: &'a RayleighBenard,
     backend: Backend,
+    /// The blocks each process runs ([`World::spread`]).
+    counts: &'a [usize],
 }
 
 impl Job<'_> {
     /// Builds both lattices on the backend and runs them.
     fn build_and_run<L: Layout, T: Real>(self) -> Result<(), CliError> {
-        let (world, plan, case) = (self.world, self.plan, self.case);
+        let (world, plan, case, backend) = (self.world, self.plan, self.case, &self.backend);
         let (flow, heat) = case.specs();
         let blocks = plan.decomposition(world.group().ranks(), flow.size(), 2);
-        let flow = build::<_, L, T>(world.carrier(), flow, blocks, plan.scheme, &self.backend)?;
-        let heat = build::<_, L, T>(world.carrier(), heat, blocks, plan.scheme, &self.backend)?;
-        drive(plan, case, case.couple(flow, heat)?)
+        world.on_blocks(self.counts, |[on_flow, on_heat]| {
+            let flow = build::<_, L, T>(on_flow, flow.clone(), blocks, plan.scheme, backend)?;
+            let heat = build::<_, L, T>(on_heat, heat.clone(), blocks, plan.scheme, backend)?;
+            drive(plan, case, case.couple(flow, heat)?)
+        })
     }
 }
 
@@ -343,10 +352,7 @@ fn summary<A: Solver, B: Solver>(
     start: u64,
 ) -> Result<(), CliError> {
     // Every rank's peak memory, on every rank (collective), before the root reports.
-    let peaks = c
-        .first()
-        .group()
-        .each(lbm::memory::peak_resident().unwrap_or(0));
+    let peaks = (c.first().group()).each_process(lbm::memory::peak_resident().unwrap_or(0));
     if !c.first().group().is_root() {
         return Ok(());
     }

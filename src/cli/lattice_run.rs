@@ -4,7 +4,7 @@
 //! and the summary.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use lbm::backend::BoxedSolver;
@@ -13,11 +13,11 @@ use lbm::driver::{Due, Run, Schedule, due};
 use lbm::group::Group;
 use lbm::metrics::measure_peak_flops;
 use lbm::output::{Diagnostics, DiagnosticsLog, Fields, png, vtk};
-use lbm::{Model, Placement, Real, Solver};
+use lbm::{Checkpoint, Model, Placement, Real, Solver};
 
 use super::CliError;
 use super::loads::Loads;
-use super::plan::{Plan, Resume};
+use super::plan::Plan;
 use super::solver::{Driven, Probes};
 
 /// `result` of an output written by the root, shared by every process: all go on, or all
@@ -59,10 +59,10 @@ pub(super) fn start_and_drive<C: Case, T: Real>(
     plan: &Plan,
     case: &C,
     mut solver: BoxedSolver<C::Model, T>,
-    checkpoint: Resume<'_, C::Model, T>,
+    checkpoint: Option<(&Path, &Checkpoint<C::Model, T>)>,
 ) -> Result<(), CliError> {
     match checkpoint {
-        Some((path, c)) => lbm::solver::restore(&mut *solver, &c, path)?,
+        Some((path, c)) => lbm::solver::restore(&mut *solver, c, path)?,
         None => solver.set_equilibrium_at(&case.initial())?,
     }
     drive::<C, T>(plan, case, solver)
@@ -116,10 +116,8 @@ pub fn drive<C: Case, T: Real>(
     let CaseRun { out, .. } = run;
     // Read before the probes of the summary, which are not the run's, and which run once the
     // lattice is gone.
-    let peaks = solver
-        .group()
-        .each(lbm::memory::peak_resident().unwrap_or(0));
-    let estimates = solver.group().each(plan.memory.total());
+    let peaks = (solver.group()).each_process(lbm::memory::peak_resident().unwrap_or(0));
+    let estimates = solver.group().each_process(plan.memory.total());
     // The sites the processes update: the box's, or a sparse domain's blocks'.
     let local: usize = solver.local_box().iter().map(|r| r.len()).product();
     let updated = solver.group().sum(vec![local as f64])[0] as usize;

@@ -31,19 +31,40 @@ use super::{CliError, Precision};
 ///
 /// `device_in_host_memory`: the GPU of the run is a CPU adapter (lavapipe), whose device
 /// memory is the host's.
+/// `counts`: the blocks each process runs ([`World::spread`]).
 pub fn check<C: Case, T: Real>(
     world: &World,
-    plan: &Plan,
+    (plan, counts): (&Plan, &[usize]),
     case: &C,
     device_in_host_memory: bool,
 ) -> Result<Need, CliError> {
-    let need = need::<C, T>(
-        (world.group().ranks(), world.group().rank()),
+    let (blocks, first, here) = place(world, counts);
+    let block = |b| need::<C, T>((blocks, b), plan, case, device_in_host_memory);
+    fits(
+        world,
         plan,
-        case,
-        device_in_host_memory,
-    );
-    fits(world, plan, need)
+        on_process(block(first), block(first + 1), here),
+    )
+}
+
+/// The blocks of the run, the first of this process's, and how many it runs, by `counts`.
+fn place(world: &World, counts: &[usize]) -> (usize, usize, usize) {
+    let rank = world.group().rank();
+    (
+        counts.iter().sum(),
+        counts[..rank].iter().sum(),
+        counts[rank],
+    )
+}
+
+/// What a process running `here` blocks holds: what it holds now, the `first` block's need and
+/// `other`'s for each of the others (the first block alone draws the run's images).
+fn on_process(first: Need, other: Need, here: usize) -> Need {
+    let now = Need::new().with("program", memory::resident().unwrap_or(0));
+    let others = here.saturating_sub(1) as u64;
+    (first.parts().iter().zip(other.parts())).fold(now, |need, (&(name, a), &(_, b))| {
+        need.with(name, a.saturating_add(b.saturating_mul(others)))
+    })
 }
 
 /// `need`, refused when it, times the ranks on this node, exceeds what the node has available
@@ -66,13 +87,25 @@ fn fits(world: &World, plan: &Plan, need: Need) -> Result<Need, CliError> {
 /// one field; each rank holds its block of both (and a slab of their outputs).
 pub fn check_coupled<A: Model, B: Model, T: Real>(
     world: &World,
-    plan: &Plan,
+    (plan, counts): (&Plan, &[usize]),
     (lx, ly): (usize, usize),
     device_in_host_memory: bool,
 ) -> Result<Need, CliError> {
-    let block =
-        (plan.decomposition(world.group().ranks(), [lx, ly, 1], 2)).largest_block([lx, ly, 1]);
-    let (width, plane) = (block[0], block[1]);
+    let (blocks, first, here) = place(world, counts);
+    let need = |b| coupled::<A, B, T>((blocks, b), plan, (lx, ly), device_in_host_memory);
+    fits(world, plan, on_process(need(first), need(first + 1), here))
+}
+
+/// What block `block` of `blocks` of two coupled lattices holds: its block of both, their
+/// boundaries, its slab of their outputs (block 0: also the images) and its checkpoint shards.
+fn coupled<A: Model, B: Model, T: Real>(
+    (blocks, block): (usize, usize),
+    plan: &Plan,
+    (lx, ly): (usize, usize),
+    device_in_host_memory: bool,
+) -> Need {
+    let largest = (plan.decomposition(blocks, [lx, ly, 1], 2)).largest_block([lx, ly, 1]);
+    let (width, plane) = (largest[0], largest[1]);
     let one = |name| Lattice {
         name,
         width,
@@ -80,9 +113,8 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
         obstacles: false,
         device_in_host_memory,
     };
-    let need = Need::new().with("program", memory::resident().unwrap_or(0));
     let need = one(["flow populations", "flow device copies", "flow boundaries"])
-        .parts::<A, T>(need, plan);
+        .parts::<A, T>(Need::new(), plan);
     let need = one([
         "second populations",
         "second device copies",
@@ -90,28 +122,22 @@ pub fn check_coupled<A: Model, B: Model, T: Real>(
     ])
     .parts::<B, T>(need, plan);
     let sites = memory::product(&[width, plane]);
-    let slab = memory::product(&[lx.div_ceil(world.group().ranks().max(1)), ly]);
-    let images = world.group().is_root() && plan.images.as_ref().is_none_or(|i| !i.is_empty());
-    let need = need
-        .with(
-            "outputs",
-            outputs::<A>(slab, (lx, ly), false).saturating_add(outputs::<B>(
-                slab,
-                (lx, ly),
-                images,
-            )),
-        )
-        .with(
-            "checkpoints",
-            checkpoint::<A, T>(plan, sites).saturating_add(checkpoint::<B, T>(plan, sites)),
-        );
-    fits(world, plan, need)
+    let slab = memory::product(&[lx.div_ceil(blocks.max(1)), ly]);
+    let images = block == 0 && plan.images.as_ref().is_none_or(|i| !i.is_empty());
+    need.with(
+        "outputs",
+        outputs::<A>(slab, (lx, ly), false).saturating_add(outputs::<B>(slab, (lx, ly), images)),
+    )
+    .with(
+        "checkpoints",
+        checkpoint::<A, T>(plan, sites).saturating_add(checkpoint::<B, T>(plan, sites)),
+    )
 }
 
-/// What rank `rank` of `ranks` holds: what it holds now, its block (the largest of the cut or
-/// the sparse domain's) and the boundaries of its columns, the fields of its outputs (a slab of
-/// whole planes of constant x, whatever the blocks; rank 0: also the sampled fields of the
-/// images) and its block's shard of a checkpoint when checkpoints are on.
+/// What block `block` of `blocks` holds: its populations (the largest block of the cut or
+/// the sparse domain) and the boundaries of its columns, the fields of its outputs (a slab of
+/// whole planes of constant x, whatever the blocks; block 0: also the sampled fields of the
+/// images) and its shard of a checkpoint when checkpoints are on.
 fn need<C: Case, T: Real>(
     (ranks, rank): (usize, usize),
     plan: &Plan,
@@ -130,7 +156,7 @@ fn need<C: Case, T: Real>(
         obstacles: case.boundaries().solid.is_some(),
         device_in_host_memory,
     };
-    let need = Need::new().with("program", memory::resident().unwrap_or(0));
+    let need = Need::new();
     let sites = memory::product(&[width, plane]);
     let slab = memory::product(&[lx.div_ceil(ranks.max(1)), ly, case.depth()]);
     let images = rank == 0 && plan.images.as_ref().is_some_and(|i| !i.is_empty());

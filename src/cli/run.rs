@@ -789,9 +789,14 @@ impl<'a, C: Case> Job<'a, C> {
     fn prepare<T: Real>(
         &self,
         device_in_host_memory: bool,
+        counts: &[usize],
     ) -> Result<(Plan, Resume<'a, C::Model, T>), CliError> {
-        let memory =
-            super::memory::check::<C, T>(self.world, self.plan, self.case, device_in_host_memory)?;
+        let memory = super::memory::check::<C, T>(
+            self.world,
+            (self.plan, counts),
+            self.case,
+            device_in_host_memory,
+        )?;
         let mut plan = Plan {
             memory,
             ..self.plan.clone()
@@ -809,14 +814,19 @@ impl<'a, C: Case> Job<'a, C> {
     /// Builds the lattice on the backend the plan asks for and runs the case on it.
     fn build_and_run<L: Layout, T: Real>(self) -> Result<(), CliError> {
         let backend = backend(self.world, self.plan)?;
+        let spec = global_spec(self.case);
+        let blocks =
+            (self.plan).decomposition(self.world.group().ranks(), spec.size(), C::Model::D);
+        let counts = self.world.spread(&spec, blocks)?;
         // The split is tuned after the lattice is built: the device's copies are counted as
         // if it held the whole lattice.
-        let (plan, checkpoint) = self.prepare::<T>(backend.in_host_memory())?;
-        let spec = global_spec(self.case);
-        let blocks = plan.decomposition(self.world.group().ranks(), spec.size(), C::Model::D);
-        let lat =
-            build::<C::Model, L, T>(self.world.carrier(), spec, blocks, plan.scheme, &backend)?;
-        start_and_drive(&plan, self.case, lat, checkpoint)
+        let (plan, checkpoint) = self.prepare::<T>(backend.in_host_memory(), &counts)?;
+        let checkpoint = checkpoint.as_ref().map(|(path, c)| (path.as_path(), c));
+        self.world.on_blocks(&counts, |[carrier]| {
+            let lat =
+                build::<C::Model, L, T>(carrier, spec.clone(), blocks, plan.scheme, &backend)?;
+            start_and_drive(&plan, self.case, lat, checkpoint)
+        })
     }
 }
 

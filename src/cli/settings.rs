@@ -226,10 +226,11 @@ pub struct Settings {
     #[arg(long, value_name = "AxB", help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,
-    /// Under mpiexec: a sparse domain — the box cut into blocks of about N sites per axis
+    /// A sparse domain (the `mpi` feature): the box cut into blocks of about N sites per axis
     /// (N, or AxBxC), those that hold no fluid (solid within a site all round) not allocated,
-    /// one block a rank: `mpiexec -n` gives the blocks that hold fluid, which a run with
-    /// another count names. On the cpu backend; instead of --cut.
+    /// spread over the processes (`mpiexec -n`), several a process on threads where they
+    /// outnumber them; a run on more processes than blocks is refused, saying how many. On the
+    /// cpu backend; instead of --cut.
     #[arg(long, value_name = "N|AxBxC", help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub block: Option<String>,

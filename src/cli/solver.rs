@@ -56,7 +56,7 @@ pub trait Driven: Solver {
             scheme: self.scheme(),
             local_bytes: local * per_site,
             global_bytes: self.extent().sites() * per_site,
-            ranks: self.group().ranks(),
+            ranks: self.group().processes(),
         }
     }
 }

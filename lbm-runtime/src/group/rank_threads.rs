@@ -1,0 +1,280 @@
+//! Several blocks a process: the blocks of a run on threads within MPI ranks (feature `mpi`),
+//! as waLBerla and OpenLB give a process several blocks — what a sparse domain with more
+//! blocks than processes needs. The group's members are the blocks, numbered rank after rank:
+//! rank `r`'s threads hold blocks `first(r) .. first(r) + counts[r]`.
+//!
+//! Ghost layers between two threads of one rank pass through their meeting (as between
+//! [`Threads`]); between ranks through MPI, each thread sending and receiving its own while it
+//! updates its interior (`MPI_THREAD_MULTIPLE`), tagged by the receiving thread and the
+//! direction. A reduction combines the threads of each rank, then the ranks, thread 0 of each
+//! rank speaking for it.
+
+use std::sync::Arc;
+
+use mpi::point_to_point::{Destination, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+
+use super::{peer, poke, run_guarded, Group, Ranks, Threads, Transfers, SCATTER};
+use crate::blocks::Peers;
+use crate::runtime_error::DomainError;
+use crate::{Error, Real};
+
+/// The first tag of the ghost layers between ranks: `SWAPS + 2 t + d` for a layer into
+/// thread `t` of the receiving rank travelling up (`d = 0`) or down (`d = 1`).
+const SWAPS: mpi::Tag = 16;
+
+/// This process's rank in `comm`.
+fn groups_rank(comm: &SimpleCommunicator) -> usize {
+    usize::try_from(comm.rank()).expect("a rank is not negative")
+}
+
+/// A block of a run on a thread of an MPI rank: the handle of one thread.
+pub struct RankThreads {
+    /// This rank's communicator (its own duplicate), shared by its threads.
+    ranks: Arc<Ranks>,
+    /// This thread among its rank's.
+    threads: Threads,
+    /// The first block of each rank, then the count of blocks.
+    firsts: Arc<[usize]>,
+}
+
+impl RankThreads {
+    /// The handles of this rank's `counts[rank]` threads, in order, of a group of
+    /// `counts.iter().sum()` blocks over the ranks of `comm` (collective). Fails where `counts`
+    /// does not give every rank at least one block, or where a rank runs several threads and
+    /// the MPI library does not take calls from several threads at once.
+    pub fn group(comm: &SimpleCommunicator, counts: &[usize]) -> Result<Vec<Self>, Error> {
+        let size = usize::try_from(comm.size()).expect("a size is not negative");
+        if counts.len() != size || counts.contains(&0) {
+            return Err(DomainError::Mpi(format!(
+                "{counts:?} blocks for {size} ranks: give each rank at least one"
+            ))
+            .into());
+        }
+        let ranks = Ranks::new(comm);
+        let here = counts[ranks.rank()];
+        if here > 1 && mpi::environment::threading_support() != mpi::Threading::Multiple {
+            return Err(DomainError::Mpi(format!(
+                "{here} blocks on one rank need an MPI library that takes calls from several \
+                 threads at once (MPI_THREAD_MULTIPLE), and this one does not: run on {} \
+                 processes, one block each",
+                counts.iter().sum::<usize>()
+            ))
+            .into());
+        }
+        let firsts: Arc<[usize]> = std::iter::once(0)
+            .chain(counts.iter().scan(0, |sum, c| {
+                *sum += c;
+                Some(*sum)
+            }))
+            .collect();
+        let ranks = Arc::new(ranks);
+        Ok(Threads::group(here)
+            .into_iter()
+            .map(|threads| Self {
+                ranks: ranks.clone(),
+                threads,
+                firsts: firsts.clone(),
+            })
+            .collect())
+    }
+
+    /// Runs `job` on each of this rank's threads, given its handles of `N` groups of
+    /// [`RankThreads::group`] (one for each lattice it holds, whose messages meet no other's),
+    /// guarded as [`Threads::run`] guards its threads, and returns what each returned, in order
+    /// (collective).
+    ///
+    /// # Panics
+    /// Where a thread panicked (after every thread of this rank has ended).
+    pub fn run<const N: usize, R: Send>(
+        comm: &SimpleCommunicator,
+        counts: &[usize],
+        job: impl Fn([Self; N]) -> R + Sync,
+    ) -> Result<Vec<R>, Error> {
+        let mut groups = Vec::with_capacity(N);
+        for _ in 0..N {
+            groups.push(Self::group(comm, counts)?.into_iter());
+        }
+        let handles: Vec<[Self; N]> = (0..counts[groups_rank(comm)])
+            .map(|_| std::array::from_fn(|g| groups[g].next().expect("a handle for every thread")))
+            .collect();
+        let guards = |h: &[Self; N]| h.each_ref().map(|t| t.threads.guard());
+        Ok(run_guarded(handles, guards, job))
+    }
+
+    /// The rank holding `block`, and the thread of that rank.
+    fn place(&self, block: usize) -> (usize, usize) {
+        let rank = self.firsts.partition_point(|&f| f <= block) - 1;
+        (rank, block - self.firsts[rank])
+    }
+
+    /// The blocks of this rank.
+    fn here(&self) -> usize {
+        self.threads.ranks()
+    }
+
+    /// `local`, the same on every thread of this rank, combined over the ranks by `f` on
+    /// thread 0, whose outcome is told to the others (collective).
+    fn across<X, Y: Clone + Send + 'static>(&self, local: X, f: impl FnOnce(&Ranks, X) -> Y) -> Y {
+        let mine = (self.threads.rank() == 0).then(|| f(&self.ranks, local));
+        let mut all = self.threads.all(mine);
+        all.swap_remove(0).expect("thread 0 combines for its rank")
+    }
+}
+
+impl Group for RankThreads {
+    fn rank(&self) -> usize {
+        self.firsts[self.ranks.rank()] + self.threads.rank()
+    }
+    fn ranks(&self) -> usize {
+        self.firsts[self.firsts.len() - 1]
+    }
+    fn max(&self, values: Vec<f64>) -> Vec<f64> {
+        self.across(self.threads.max(values), |r, v| r.max(v))
+    }
+    fn sum(&self, values: Vec<f64>) -> Vec<f64> {
+        self.across(self.threads.sum(values), |r, v| r.sum(v))
+    }
+    fn max_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        self.across(self.threads.max_counts(values), |r, v| r.max_counts(v))
+    }
+    fn min_counts(&self, values: Vec<u64>) -> Vec<u64> {
+        self.across(self.threads.min_counts(values), |r, v| r.min_counts(v))
+    }
+    fn each(&self, value: u64) -> Vec<u64> {
+        let firsts = self.firsts.clone();
+        self.across(self.threads.each(value), move |r, mine| {
+            let most = firsts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+            // The k-th block of every rank at once (0 where a rank has fewer).
+            let kth: Vec<Vec<u64>> = (0..most)
+                .map(|k| r.each(mine.get(k).copied().unwrap_or(0)))
+                .collect();
+            (firsts.windows(2).enumerate())
+                .flat_map(|(rank, w)| (0..w[1] - w[0]).map(move |k| (rank, k)))
+                .map(|(rank, k)| kth[k][rank])
+                .collect()
+        })
+    }
+    fn processes(&self) -> usize {
+        self.ranks.ranks()
+    }
+    fn each_process(&self, value: u64) -> Vec<u64> {
+        self.across(self.threads.each(value)[0], |r, v| r.each(v))
+    }
+    fn root_says(&self, ok: bool) -> bool {
+        self.across(self.threads.root_says(ok), |r, v| r.root_says(v))
+    }
+    fn first_failure(&self, failure: Option<String>) -> Option<(usize, String)> {
+        let first = self.firsts[self.ranks.rank()];
+        let local = self.threads.first_failure(failure);
+        let none = Group::ranks(self) as u64;
+        self.across(local, move |r, local| {
+            // The lowest failing rank holds the lowest failing block.
+            let block = Group::min(r, local.as_ref().map_or(none, |(t, _)| (first + t) as u64));
+            let (_, message) = r.first_failure(local.map(|(_, m)| m))?;
+            Some((
+                usize::try_from(block).expect("a failing block is a block"),
+                message,
+            ))
+        })
+    }
+    fn barrier(&self) {
+        self.across((), |r, ()| r.barrier());
+    }
+    fn describe(&self) -> String {
+        let ranks = self.ranks.ranks();
+        let s = if ranks == 1 { "" } else { "s" };
+        format!("{} threads on {ranks} MPI rank{s}", Group::ranks(self))
+    }
+}
+
+impl<T: Real> Transfers<T> for RankThreads {
+    fn swap_during(
+        &self,
+        peers: Peers,
+        to: [Vec<T>; 2],
+        chunks: usize,
+        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+    ) -> Result<[Vec<T>; 2], Error> {
+        let here = self.ranks.rank();
+        let remote = peers.map(|p| p.map(|p| self.place(p)).filter(|&(r, _)| r != here));
+        // What comes from below is as long as what goes up, and the other way round.
+        let [mut from_below, mut from_above] =
+            [0, 1].map(|side| vec![T::default(); remote[side].map_or(0, |_| to[1 - side].len())]);
+        let me = self.threads.rank();
+        let tag = |thread: usize, down: bool| {
+            SWAPS + mpi::Tag::try_from(2 * thread + usize::from(down)).expect("a tag fits")
+        };
+        let comm = self.ranks.comm();
+        let at = |(rank, _): (usize, usize)| comm.process_at_rank(peer(rank));
+        let done = mpi::request::scope(|scope| {
+            let mut done = Ok(());
+            let mut recvs = [
+                remote[0].map(|b| {
+                    at(b).immediate_receive_into_with_tag(
+                        scope,
+                        &mut from_below[..],
+                        tag(me, false),
+                    )
+                }),
+                remote[1].map(|a| {
+                    at(a).immediate_receive_into_with_tag(scope, &mut from_above[..], tag(me, true))
+                }),
+            ];
+            let mut sends = [
+                remote[0].map(|b| at(b).immediate_send_with_tag(scope, &to[0][..], tag(b.1, true))),
+                remote[1]
+                    .map(|a| at(a).immediate_send_with_tag(scope, &to[1][..], tag(a.1, false))),
+            ];
+            for k in 0..chunks {
+                done = done.and_then(|()| work(k, chunks));
+                recvs.iter_mut().for_each(poke);
+                sends.iter_mut().for_each(poke);
+            }
+            recvs.into_iter().flatten().for_each(|r| {
+                r.wait();
+            });
+            sends.into_iter().flatten().for_each(|r| {
+                r.wait();
+            });
+            done
+        });
+        // The threads of this rank meet after their own messages, so that none sends the next
+        // exchange's before every thread here has received this one's.
+        let all = self.threads.all(Arc::new(to));
+        done?;
+        let first = self.firsts[here];
+        let mut from = [from_below, from_above];
+        Ok([0, 1].map(|side| match (peers[side], remote[side]) {
+            (Some(_), Some(_)) => std::mem::take(&mut from[side]),
+            (Some(p), None) => all[p - first][1 - side].clone(),
+            (None, _) => all[me][side].clone(),
+        }))
+    }
+
+    fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
+        let rank = Transfers::<T>::gather(&self.threads, local)?;
+        Transfers::<T>::gather(&*self.ranks, rank)
+    }
+
+    fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T> {
+        let (here, me) = (self.ranks.rank(), self.threads.rank());
+        let comm = self.ranks.comm();
+        let mine: Vec<Vec<T>> = match (here, me) {
+            (_, 1..) => Vec::new(),
+            (0, 0) => {
+                let local = (0..self.here()).map(&mut *piece).collect();
+                for block in self.firsts[1]..Group::ranks(self) {
+                    let (rank, _) = self.place(block);
+                    (comm.process_at_rank(peer(rank))).send_with_tag(&piece(block)[..], SCATTER);
+                }
+                local
+            }
+            _ => (0..self.here())
+                .map(|_| comm.process_at_rank(0).receive_vec_with_tag::<T>(SCATTER).0)
+                .collect(),
+        };
+        let all = self.threads.all(Arc::new(mine));
+        all[0][me].clone()
+    }
+}
