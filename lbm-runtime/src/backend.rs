@@ -8,12 +8,13 @@
 //! device (the GPUs of a node taken in turn by its processes, [`GpuOptions::node_rank`]).
 //!
 //! The finite-difference grids are built the same way ([`build_fd`]): a [`FdSpec`], the blocks
-//! of the processes and a backend make the `Box<dyn FdRun>` that marches it.
+//! of the processes and a backend make the `Box<dyn FdRun>` that marches it; their host/device
+//! split is a placement, each block three members of the group ([`fd_parts`]).
 //!
 //! The lattice comes as a `Box<dyn Solver>`: what drives it (the time loop, outputs,
 //! checkpoints) is compiled once per model and precision, not once per backend and layout.
 
-use crate::blocks::{Blocks, Cut, Decomposition};
+use crate::blocks::{Blocks, Decomposition};
 use crate::distributed::DistLattice;
 use crate::domain::{cut_blocks, GlobalSpec};
 use crate::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec};
@@ -21,6 +22,7 @@ use crate::group::{Carrier, Transfers};
 use crate::{Error, Layout, Model, Real, Scheme, SlabBackend, Solver};
 #[cfg(feature = "gpu")]
 use {
+    crate::blocks::Cut,
     crate::distributed::{exchange_seconds, EXCHANGE_PROBES},
     crate::fd::FdError,
     crate::gpu::{GpuContext, GpuOptions},
@@ -269,10 +271,13 @@ fn without_mpi<M: Model>(spec: &GlobalSpec<M>, ranks: usize, blocks: Decompositi
 /// The grid `spec` of the finite-difference scheme `S` cut into `blocks` among the processes
 /// of `group`: this process's block on `backend`, its unknowns zero (collective over `group`:
 /// every check fails on every process alike). The host stores the unknowns in `layout`, a GPU
-/// in [`FdLayout::Soa`] (another is refused). The split ([`crate::hetero::HeteroFdGrid`])
-/// runs in one process, the planes of the outermost axis at each end on the host —
-/// [`SplitChoice::Columns`] of them, a [`SplitChoice::HostShare`] of the axis, or under
-/// [`SplitChoice::Auto`] the fewest its stencils allow.
+/// in [`FdLayout::Soa`] (another is refused).
+///
+/// The host/device split is a placement of blocks: each of the `blocks` (cut along the
+/// outermost axis alone) runs as three members of `group` in turn — its first planes along
+/// that axis on the host, its bulk on the device, its last planes on the host ([`fd_parts`]
+/// members a block, each on a thread of its own: [`crate::group::Threads`] in one process,
+/// [`crate::group::RankThreads`] over MPI ranks), [`fd_host_planes`] planes at each end.
 pub fn build_fd<S: FdScheme, T: Real>(
     group: Box<dyn Transfers<T>>,
     spec: FdSpec<S>,
@@ -306,35 +311,104 @@ pub fn build_fd<S: FdScheme, T: Real>(
         }
         #[cfg(feature = "gpu")]
         Backend::Split { gpu, choice } => {
-            if group.ranks() > 1 {
-                return Err(refused::<S>(format!(
-                    "the host/device split runs in one process, not {}: run the processes on \
-                     the host or on their GPUs",
-                    group.ranks()
-                )));
-            }
             if layout != FdLayout::Soa {
                 return Err(refused::<S>(format!(
                     "the host/device split stores the unknowns in soa, not {}",
                     layout.name()
                 )));
             }
-            let planes = nodes[S::DIM - 1];
-            let host_planes = match *choice {
-                SplitChoice::Columns(m) => m,
-                SplitChoice::HostShare(share) => (share * planes as f64 / 2.0).round() as usize,
-                SplitChoice::Auto => crate::hetero::HeteroFdGrid::<S, T>::least_planes(),
-            };
-            Box::new(crate::hetero::HeteroFdGrid::<S, T>::new(
-                gpu.context()?,
-                nodes,
-                h,
-                params,
-                sides,
-                host_planes,
-            )?)
+            let parts = split_parts::<S, T>(nodes, &blocks, group.ranks(), *choice)?;
+            // The device's part of each block opens the device, or none goes on.
+            let on_device = group.rank() % SPLIT_PARTS == 1;
+            let ctx = crate::group::agree(&*group, on_device.then(|| gpu.context()).transpose())?;
+            match ctx {
+                Some(ctx) => Box::new(crate::gpu::GpuFdGrid::<S, T>::on_blocks(
+                    ctx, nodes, h, params, sides, group, parts,
+                )?),
+                None => Box::new(FdGrid::<S, T>::on_blocks(
+                    nodes, h, params, sides, group, parts,
+                )?),
+            }
         }
     })
+}
+
+/// Members of a group a block of a finite-difference grid runs as, on `backend`: three on the
+/// host/device split (its two borders and its bulk), else one.
+pub fn fd_parts(backend: &Backend) -> usize {
+    match backend {
+        #[cfg(feature = "gpu")]
+        Backend::Split { .. } => SPLIT_PARTS,
+        _ => 1,
+    }
+}
+
+/// The parts of a block of the finite-difference split: host, device, host.
+#[cfg(feature = "gpu")]
+const SPLIT_PARTS: usize = 3;
+
+/// The planes at each end of a block of `planes` planes that the finite-difference split of
+/// `S` puts on the host: [`SplitChoice::Columns`] of them, a [`SplitChoice::HostShare`] of
+/// the block, or under [`SplitChoice::Auto`] the fewest its stencils allow.
+#[cfg(feature = "gpu")]
+pub fn fd_host_planes<S: FdScheme, T: Real>(choice: SplitChoice, planes: usize) -> usize {
+    match choice {
+        SplitChoice::Columns(m) => m,
+        SplitChoice::HostShare(share) => (share * planes as f64 / 2.0).round() as usize,
+        SplitChoice::Auto => FdGrid::<S, T>::least_planes(),
+    }
+}
+
+/// The blocks of the split's parts, three for each of `blocks` along the outermost axis (a
+/// group of `members`, three a block), or why it cannot be cut so.
+#[cfg(feature = "gpu")]
+fn split_parts<S: FdScheme, T: Real>(
+    nodes: [usize; 3],
+    blocks: &Blocks,
+    members: usize,
+    choice: SplitChoice,
+) -> Result<Blocks, Error> {
+    let outer = S::DIM - 1;
+    let axis = ["x", "y", "z"][outer];
+    let count = blocks.count();
+    if members != SPLIT_PARTS * count || blocks.cut() != Cut::along(outer, count) {
+        return Err(refused::<S>(format!(
+            "the host/device split runs each block of a cut along {axis} as three members of \
+             the group (its first and last planes on the host, its bulk on the device): {} \
+             blocks cut {} need a cut along {axis} alone and {} members, not {members}",
+            count,
+            blocks.cut(),
+            SPLIT_PARTS * count
+        )));
+    }
+    let least = FdGrid::<S, T>::least_planes();
+    let planes = (0..count)
+        .map(|b| blocks.range(b, outer).len())
+        .min()
+        .unwrap_or(0);
+    let host_planes = fd_host_planes::<S, T>(choice, planes);
+    if host_planes < least || planes < 2 * host_planes + least {
+        return Err(refused::<S>(format!(
+            "the host/device split needs at least {least} planes along {axis} on the host at \
+             each end of a block and {least} on the device (its stencils reach {}); {planes} \
+             planes cannot be cut so with {host_planes} on the host: give between {least} and \
+             {} host planes{}",
+            S::REACH,
+            planes.saturating_sub(least) / 2,
+            if planes < 3 * least {
+                ", and more nodes"
+            } else {
+                ""
+            }
+        )));
+    }
+    let bounds = std::iter::once(0)
+        .chain((0..count).flat_map(|b| {
+            let r = blocks.range(b, outer);
+            [r.start + host_planes, r.end - host_planes, r.end]
+        }))
+        .collect();
+    Ok(Blocks::along(nodes, outer, bounds))
 }
 
 /// A backend's refusal of a grid of `S`.

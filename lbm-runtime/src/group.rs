@@ -444,8 +444,8 @@ impl<T: Real> Transfers<T> for Ranks {
     }
 }
 
-/// The threads of one process, each running a block (the host/device split:
-/// [`crate::hetero::HeteroFdGrid`]). Each collective
+/// The threads of one process, each running a block (the parts of a finite-difference
+/// host/device split: [`crate::backend::build_fd`]). Each collective
 /// call meets the others at a barrier; a thread that panics breaks it ([`Threads::guard`]),
 /// and the others then panic too instead of waiting for it for ever.
 pub struct Threads {
@@ -539,6 +539,19 @@ impl Threads {
         run_guarded(Self::group(parts), Self::guard, job)
     }
 
+    /// [`Threads::run`], each thread given its handles of `N` groups of `parts` threads (one
+    /// for each lattice or grid it holds, whose messages meet no other's).
+    ///
+    /// # Panics
+    /// Where a thread panicked (after every thread has ended).
+    pub fn run_groups<const N: usize, R: Send>(
+        parts: usize,
+        job: impl Fn([Self; N]) -> R + Sync,
+    ) -> Vec<R> {
+        let each = by_thread(std::array::from_fn(|_| Self::group(parts)));
+        run_guarded(each, |h| h.each_ref().map(Self::guard), job)
+    }
+
     /// A guard for the thread that uses this handle: kept while it runs, it breaks the group
     /// if the thread panics.
     pub fn guard(&self) -> GroupGuard {
@@ -566,6 +579,15 @@ impl Threads {
         self.meeting.wait(parts);
         all
     }
+}
+
+/// The handles of `N` groups, thread by thread: thread `t`'s handle of each group.
+fn by_thread<G, const N: usize>(groups: [Vec<G>; N]) -> Vec<[G; N]> {
+    let threads = groups.first().map_or(0, Vec::len);
+    let mut groups = groups.map(Vec::into_iter);
+    (0..threads)
+        .map(|_| std::array::from_fn(|g| groups[g].next().expect("a handle for every thread")))
+        .collect()
 }
 
 /// Runs `job` on a thread of its own for each handle of `group`, each keeping what `guard`

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lbm::LayoutKind;
+use lbm::backend::Backend;
 use lbm::blocks::{Blocks, Cut};
 use lbm::cavity::{GHIA_RE, compare_node_lines, ghia};
 use lbm::driver::{Due, Ended, Run, Schedule};
@@ -19,6 +19,7 @@ use lbm::group::Group;
 use lbm::hetero::SplitChoice;
 use lbm::output::png::{range, write_field};
 use lbm::output::{Fields, Table, vtk};
+use lbm::{LayoutKind, Real};
 
 use super::out_dir::{missing_dirs, remove_if_empty};
 use super::plan::open_backend;
@@ -78,12 +79,6 @@ pub fn run(
     }
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
     let device = backend != BackendArg::Cpu;
-    if backend == BackendArg::Hetero && world.group().ranks() > 1 {
-        c.keep(bad(
-            "backend",
-            "fd-cavity's host/device split runs in one process: start it without mpiexec, or give the ranks --backend cpu or gpu",
-        ));
-    }
     if s.adapter.is_some() && !device {
         c.keep(bad(
             "adapter",
@@ -258,18 +253,17 @@ pub fn run(
             .host_columns
             .map_or(SplitChoice::Auto, SplitChoice::Columns);
         let backend = open_backend(world, backend, adapter, LayoutKind::Soa, split)?;
-        let (g, precision) = match precision {
-            Precision::F32 => (
-                cavity.build::<f32>(world.carrier(), blocks, layout, &backend)?,
-                "f32",
-            ),
-            _ => (
-                cavity.build::<f64>(world.carrier(), blocks, layout, &backend)?,
-                "f64",
-            ),
+        let grid = Grid {
+            world,
+            cavity: &cavity,
+            blocks,
+            layout,
+            backend: &backend,
         };
-        let on = format!(", {}{ranks}", g.describe());
-        drive(world, &cavity, &goal, g, &on, precision)
+        match precision {
+            Precision::F32 => grid.run::<f32>(&goal, &ranks),
+            _ => grid.run::<f64>(&goal, &ranks),
+        }
     })();
     if result.is_err() {
         remove_if_empty(&created);
@@ -303,9 +297,50 @@ struct Goal<'a> {
     zlib: bool,
 }
 
+/// The cavity's grid as the run builds it: its blocks among the processes, their layout on the
+/// host and the backend.
+struct Grid<'a> {
+    world: &'a World,
+    cavity: &'a FdCavity,
+    blocks: Blocks,
+    layout: FdLayout,
+    backend: &'a Backend,
+}
+
+impl Grid<'_> {
+    /// Builds the grid in precision `T` and runs it to the `goal`: each block of the
+    /// processes on its backend, and where the backend is the host/device split each of its
+    /// three parts on a thread of its own ([`lbm::backend::fd_parts`]). `ranks` says how the
+    /// processes cut it.
+    fn run<T: Real>(&self, goal: &Goal, ranks: &str) -> Result<(), CliError> {
+        let counts = vec![lbm::backend::fd_parts(self.backend); self.world.group().ranks()];
+        let on = match self.backend {
+            Backend::Split { gpu, choice } => format!(
+                ", split: {} rows at each end of each block on the host, the others on {}",
+                lbm::backend::fd_host_planes::<Scheme, T>(*choice, self.cavity.n),
+                gpu.context()?.describe()
+            ),
+            _ => String::new(),
+        };
+        let precision = T::NAME;
+        self.world.on_blocks(&counts, |[carrier]| {
+            let g = (self.cavity).build::<T>(
+                carrier,
+                self.blocks.clone(),
+                self.layout,
+                self.backend,
+            )?;
+            let on = match on.is_empty() {
+                true => format!(", {}{ranks}", g.describe()),
+                false => format!("{on}{ranks}"),
+            };
+            drive(self.cavity, goal, g, &on, precision)
+        })
+    }
+}
+
 /// Runs the cavity on `g` (`on` says where, `precision` in what).
 fn drive(
-    world: &World,
     cavity: &FdCavity,
     goal: &Goal,
     mut g: Box<dyn FdRun>,
@@ -323,7 +358,7 @@ fn drive(
         zlib,
     } = *goal;
     let n = cavity.n;
-    let root = world.group().is_root();
+    let root = g.group().is_root();
     if let Some(path) = resume {
         g.resume(path)?;
         if g.steps() >= max_steps {
@@ -367,7 +402,6 @@ fn drive(
         ..Schedule::default()
     };
     let mut run = Marching {
-        world,
         g,
         dt: cavity.time_step(),
         tol,
@@ -466,8 +500,7 @@ fn drive(
 /// The grid marching to its steady state, as the library's loop drives it: tested at every
 /// check (counted from step 0, so that a resumed run tests where an uninterrupted one does)
 /// for rates of the velocity below `tol`. The grid refuses a diverged state as it steps.
-struct Marching<'a> {
-    world: &'a World,
+struct Marching {
     g: Box<dyn FdRun>,
     dt: f64,
     tol: f64,
@@ -475,7 +508,7 @@ struct Marching<'a> {
     checkpoint: PathBuf,
 }
 
-impl Run for Marching<'_> {
+impl Run for Marching {
     type Error = CliError;
 
     fn nodes(&self) -> usize {
@@ -495,7 +528,7 @@ impl Run for Marching<'_> {
     }
 
     fn group(&self) -> &dyn Group {
-        self.world.group()
+        self.g.group()
     }
 
     fn steady(&mut self) -> Result<bool, CliError> {

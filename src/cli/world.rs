@@ -88,10 +88,11 @@ impl World {
         }
     }
 
-    /// Runs `job` for each of this process's blocks of `counts` ([`World::spread`]), given
-    /// its processes for `N` lattices ([`World::carrier`]): on this thread where every process
-    /// runs one block, else each block on a thread of its own ([`lbm::group::RankThreads`]).
-    /// Returns the first block's error (collective).
+    /// Runs `job` for each of this process's blocks of `counts` ([`World::spread`], or the
+    /// parts of a finite-difference split), given its groups for `N` lattices
+    /// ([`World::carrier`]): on this thread where every process runs one block, else each
+    /// block on a thread of its own ([`lbm::group::RankThreads`] under MPI,
+    /// [`lbm::group::Threads`] in one process). Returns the first block's error (collective).
     pub fn on_blocks<T: Real, const N: usize>(
         &self,
         counts: &[usize],
@@ -105,7 +106,18 @@ impl World {
             let runs = lbm::group::RankThreads::run(self.comm(), counts, each)?;
             return runs.into_iter().collect();
         }
-        let _ = counts;
+        // One process: its blocks on threads of their own.
+        #[cfg(not(feature = "mpi"))]
+        if let &[blocks] = counts
+            && blocks > 1
+        {
+            let each = |groups: [lbm::group::Threads; N]| {
+                job(groups.map(|g| Box::new(g) as Box<dyn Carrier<T>>))
+            };
+            return lbm::group::Threads::run_groups(blocks, each)
+                .into_iter()
+                .collect();
+        }
         job(std::array::from_fn(|_| self.carrier()))
     }
 

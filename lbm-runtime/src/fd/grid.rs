@@ -955,4 +955,7 @@ impl<S: FdScheme, T: Real> FdRun for FdGrid<S, T> {
     fn describe(&self) -> String {
         format!("cpu, {}", self.layout().name())
     }
+    fn group(&self) -> &dyn crate::group::Group {
+        self.group.as_ref()
+    }
 }

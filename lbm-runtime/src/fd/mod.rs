@@ -92,7 +92,8 @@ pub trait FdScheme: Send + Sync + 'static {
 
 /// What runs a scheme: the host's grid ([`FdGrid`]) or a device's
 /// ([`crate::gpu::GpuFdGrid`]), either as blocks of a group of processes, or both at once
-/// ([`crate::hetero::HeteroFdGrid`]). The methods are collective over the group's processes.
+/// (the split: [`crate::backend::build_fd`]). The methods are collective over the group's
+/// members.
 pub trait FdRun {
     /// The whole grid's nodes per axis.
     fn nodes(&self) -> [usize; 3];
@@ -117,8 +118,10 @@ pub trait FdRun {
     /// Sets unknown `u` at every node to `f(x)`, `x = (i h, j h, k h)`, then applies the
     /// walls ([`FdGrid::set`]).
     fn set_unknown(&mut self, u: usize, f: &dyn Fn([f64; 3]) -> f64) -> Result<(), crate::Error>;
-    /// The backend in words: the host's layout, the device, the split.
+    /// The backend in words: the host's layout, the device.
     fn describe(&self) -> String;
+    /// The group of the grid's blocks (who prints, how they agree).
+    fn group(&self) -> &dyn crate::group::Group;
 }
 
 /// What defines a grid of the scheme `S`: its nodes per axis, spacing, parameters and sides

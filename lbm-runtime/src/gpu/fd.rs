@@ -692,4 +692,7 @@ impl<S: FdScheme, T: Real> FdRun for GpuFdGrid<S, T> {
     fn describe(&self) -> String {
         format!("on {}", self.ctx.describe())
     }
+    fn group(&self) -> &dyn crate::group::Group {
+        FdRun::group(&self.host)
+    }
 }

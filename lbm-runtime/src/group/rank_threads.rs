@@ -14,7 +14,7 @@ use std::sync::Arc;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
-use super::{peer, poke, run_guarded, Group, Ranks, Threads, Transfers, SCATTER};
+use super::{by_thread, peer, poke, run_guarded, Group, Ranks, Threads, Transfers, SCATTER};
 use crate::blocks::Peers;
 use crate::runtime_error::DomainError;
 use crate::{Error, Real};
@@ -22,11 +22,6 @@ use crate::{Error, Real};
 /// The first tag of the ghost layers between ranks: `SWAPS + 2 t + d` for a layer into
 /// thread `t` of the receiving rank travelling up (`d = 0`) or down (`d = 1`).
 const SWAPS: mpi::Tag = 16;
-
-/// This process's rank in `comm`.
-fn groups_rank(comm: &SimpleCommunicator) -> usize {
-    usize::try_from(comm.rank()).expect("a rank is not negative")
-}
 
 /// A block of a run on a thread of an MPI rank: the handle of one thread.
 pub struct RankThreads {
@@ -91,15 +86,12 @@ impl RankThreads {
         counts: &[usize],
         job: impl Fn([Self; N]) -> R + Sync,
     ) -> Result<Vec<R>, Error> {
-        let mut groups = Vec::with_capacity(N);
-        for _ in 0..N {
-            groups.push(Self::group(comm, counts)?.into_iter());
+        let mut groups: [Vec<Self>; N] = std::array::from_fn(|_| Vec::new());
+        for g in &mut groups {
+            *g = Self::group(comm, counts)?;
         }
-        let handles: Vec<[Self; N]> = (0..counts[groups_rank(comm)])
-            .map(|_| std::array::from_fn(|g| groups[g].next().expect("a handle for every thread")))
-            .collect();
         let guards = |h: &[Self; N]| h.each_ref().map(|t| t.threads.guard());
-        Ok(run_guarded(handles, guards, job))
+        Ok(run_guarded(by_thread(groups), guards, job))
     }
 
     /// The rank holding `block`, and the thread of that rank.

@@ -31,13 +31,11 @@
 //! chosen at start-up ([`SplitChoice::Auto`]): [`calibrate`] times a probe split and each
 //! side alone, and [`SplitModel::optimal_m`] picks `M*`.
 
-mod fd;
 mod model;
 mod slab;
 
 use std::sync::Arc;
 
-pub use fd::HeteroFdGrid;
 pub use model::{calibrate, SplitModel};
 pub use slab::{HostLayout, SplitSlab};
 

@@ -3,18 +3,18 @@
 //! advection–diffusion scheme in three Runge–Kutta stages (periodic along x and y, the wrap
 //! done by the fill kernels) and a 3-D heat scheme (Neumann and Dirichlet walls); f64 within
 //! 1e-12 and f32 within 1e-5 of the host's values at every node; the same grids split between
-//! the host and the device ([`HeteroFdGrid`]) within 1e-12; checkpoints across both.
+//! the host and the device (three parts a block, each on a thread:
+//! [`lbm::backend::build_fd`]) within 1e-12; checkpoints across both.
 
 use std::sync::Arc;
 
-use lbm::backend::{Backend, Gpu};
+use lbm::backend::{Backend, Gpu, build_fd};
 use lbm::blocks::{Blocks, Cut};
-use lbm::fd::{FdGrid, FdLayout, FdRun, FdScheme, Rule, Side};
+use lbm::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec, Rule, Side};
 use lbm::fd_cavity::FdCavity;
 use lbm::fd_scheme;
 use lbm::gpu::{GpuContext, GpuFdGrid};
-use lbm::group::{OneProcess, Threads};
-use lbm::hetero::HeteroFdGrid;
+use lbm::group::{OneProcess, Threads, Transfers};
 use lbm::hetero::SplitChoice;
 use lbm::{LayoutKind, Real};
 
@@ -47,12 +47,25 @@ fd_scheme! {
     }
 }
 
+/// The host grid's values of every unknown.
+fn fields<S: FdScheme, T: Real>(cpu: &FdGrid<S, T>) -> Vec<Vec<f64>> {
+    (0..S::UNKNOWNS.len()).map(|u| cpu.field(u)).collect()
+}
+
 /// The largest difference between the host grid's values of every unknown and `run`'s
-/// (gathered), relative to the largest host value.
+/// (gathered), relative to the largest host value (collective; 0 but on the group's first
+/// member).
 fn worst<S: FdScheme, T: Real>(cpu: &FdGrid<S, T>, run: &mut dyn FdRun) -> f64 {
+    worst_of(&fields(cpu), run)
+}
+
+/// [`worst`] against the values `host` of every unknown.
+fn worst_of(host: &[Vec<f64>], run: &mut dyn FdRun) -> f64 {
     let mut worst: f64 = 0.0;
-    for u in 0..S::UNKNOWNS.len() {
-        let (a, b) = (cpu.field(u), run.gather(u).unwrap().unwrap());
+    for (u, a) in host.iter().enumerate() {
+        let Some(b) = run.gather(u).unwrap() else {
+            continue;
+        };
         let scale = a.iter().fold(1e-300_f64, |m, v| m.max(v.abs()));
         for (x, y) in a.iter().zip(&b) {
             worst = worst.max((x - y).abs() / scale);
@@ -101,13 +114,51 @@ struct Setup<S: FdScheme> {
 impl<S: FdScheme> Setup<S> {
     /// The largest difference, relative, between the host grid and `other` (set to the same
     /// start) after `steps` steps of each.
-    fn against(&self, mut other: impl FdRun, steps: u64) -> f64 {
+    fn against(&self, other: &mut dyn FdRun, steps: u64) -> f64 {
+        let host = self.host_after(steps);
+        other.advance(steps, self.dt).unwrap();
+        worst_of(&host, other)
+    }
+
+    /// The host grid's values of every unknown after `steps` steps.
+    fn host_after(&self, steps: u64) -> Vec<Vec<f64>> {
         let mut cpu: FdGrid<S, f64> =
             FdGrid::new(self.n, self.h, self.params, self.sides.clone()).unwrap();
         cpu.set(0, self.start);
         cpu.advance(steps, self.dt).unwrap();
-        other.advance(steps, self.dt).unwrap();
-        worst(&cpu, &mut other)
+        fields(&cpu)
+    }
+
+    /// [`Setup::against`] on the host/device split of `ctx` (3 planes at each end on the
+    /// host), its three parts on threads of their own.
+    fn against_split(&self, ctx: &Arc<GpuContext>, steps: u64) -> f64 {
+        let host = self.host_after(steps);
+        let split = split_rows(ctx, 3);
+        let parts = Threads::run(3, |t| {
+            let mut g = self.part(Box::new(t), &split).unwrap();
+            g.advance(steps, self.dt).unwrap();
+            worst_of(&host, &mut *g)
+        });
+        parts.into_iter().fold(0.0, f64::max)
+    }
+
+    /// The block of the whole grid that `group`'s member holds on `backend` (a part of the
+    /// split), set to the start (collective).
+    fn part(
+        &self,
+        group: Box<dyn Transfers<f64>>,
+        backend: &Backend,
+    ) -> Result<Box<dyn FdRun>, lbm::Error> {
+        let spec = FdSpec {
+            nodes: self.n,
+            h: self.h,
+            params: self.params,
+            sides: self.sides.clone(),
+        };
+        let whole = Blocks::whole(self.n);
+        let mut g = build_fd::<S, f64>(group, spec, whole, FdLayout::Soa, backend)?;
+        g.set_unknown(0, &|x| (self.start)(x))?;
+        Ok(g)
     }
 }
 
@@ -158,14 +209,6 @@ fn on_device<S: FdScheme>(ctx: Arc<GpuContext>, s: &Setup<S>) -> GpuFdGrid<S, f6
     g
 }
 
-/// `s`'s grid split between the host (3 planes at each end) and the device of `ctx`, set to
-/// its start.
-fn split_of<S: FdScheme>(ctx: Arc<GpuContext>, s: &Setup<S>) -> HeteroFdGrid<S, f64> {
-    let mut g = HeteroFdGrid::new(ctx, s.n, s.h, s.params, s.sides.clone(), 3).unwrap();
-    g.set(0, s.start).unwrap();
-    g
-}
-
 fn cavity<T: Real>(bound: f64) {
     let Some(ctx) = context() else { return };
     let c = FdCavity::new(41, 100.0);
@@ -187,9 +230,10 @@ fn cavity<T: Real>(bound: f64) {
     );
 }
 
-/// The library's builder makes the cavity on the device and split, each within 1e-12 of the
-/// host grid and saying where it runs; it refuses a host layout on the device and the split
-/// of a group of several processes, before any work.
+/// The library's builder makes the cavity on the device and split (three parts of a group of
+/// threads: host, device, host), each within 1e-12 of the host grid and saying where it runs;
+/// it refuses a host layout on the device and a split of a group that is not three members a
+/// block, before any work.
 #[test]
 fn the_builder_makes_every_backend_of_the_cavity() {
     let Some(ctx) = context() else { return };
@@ -197,6 +241,7 @@ fn the_builder_makes_every_backend_of_the_cavity() {
     let dt = c.time_step();
     let mut cpu = c.grid::<f64>().unwrap();
     cpu.advance(200, dt).unwrap();
+    let host = fields(&cpu);
     let gpu = Gpu::from(ctx);
     let whole = || Blocks::whole(c.nodes());
     let device = Backend::Device {
@@ -207,15 +252,21 @@ fn the_builder_makes_every_backend_of_the_cavity() {
         gpu,
         choice: SplitChoice::Columns(4),
     };
-    for (backend, says) in [(&device, "on "), (&split, "≥ 37 on the host")] {
-        let mut g = c
-            .build::<f64>(Box::new(OneProcess), whole(), FdLayout::Soa, backend)
-            .unwrap();
-        assert!(g.describe().contains(says), "{}", g.describe());
+    let mut g = c
+        .build::<f64>(Box::new(OneProcess), whole(), FdLayout::Soa, &device)
+        .unwrap();
+    assert!(g.describe().starts_with("on "), "{}", g.describe());
+    g.advance(200, dt).unwrap();
+    let w = worst_of(&host, &mut *g);
+    assert!(w <= 1e-12, "{}: {w:e}", g.describe());
+    let parts = Threads::run(3, |t| {
+        let mut g = (c.build::<f64>(Box::new(t), whole(), FdLayout::Soa, &split)).unwrap();
         g.advance(200, dt).unwrap();
-        let w = worst(&cpu, &mut *g);
-        assert!(w <= 1e-12, "{}: {w:e}", g.describe());
-    }
+        (g.describe(), worst_of(&host, &mut *g))
+    });
+    let said: Vec<&str> = parts.iter().map(|(d, _)| &d[..3]).collect();
+    assert_eq!(said, ["cpu", "on ", "cpu"], "{parts:?}");
+    assert!(parts[0].1 <= 1e-12, "split: {:e}", parts[0].1);
     let refusal = c
         .build::<f64>(Box::new(OneProcess), whole(), FdLayout::Aos, &device)
         .err()
@@ -225,15 +276,20 @@ fn the_builder_makes_every_backend_of_the_cavity() {
         refusal.contains("the GPU stores the unknowns in soa, not aos"),
         "{refusal}"
     );
-    let refusals = Threads::run(2, |t| {
-        let blocks = Blocks::even(c.nodes(), Cut([1, 2, 1]));
-        c.build::<f64>(Box::new(t), blocks, FdLayout::Soa, &split)
-            .err()
-            .map(|e| e.to_string())
-    });
-    for why in refusals {
-        let why = why.expect("a split of two processes is refused");
-        assert!(why.contains("runs in one process, not 2"), "{why}");
+    for (members, cut) in [(2, Cut([1, 1, 1])), (6, Cut([2, 1, 1]))] {
+        let refusals = Threads::run(members, |t| {
+            let blocks = Blocks::even(c.nodes(), cut);
+            c.build::<f64>(Box::new(t), blocks, FdLayout::Soa, &split)
+                .err()
+                .map(|e| e.to_string())
+        });
+        for why in refusals {
+            let why = why.expect("a split of another group or cut is refused");
+            assert!(
+                why.contains(&format!("blocks cut {cut} need a cut along y alone")),
+                "{why}"
+            );
+        }
     }
 }
 
@@ -251,7 +307,7 @@ fn the_cavity_on_the_device_is_the_host_grid_in_f32() {
 fn runge_kutta_stages_and_the_periodic_wrap_on_the_device_are_the_host_grid() {
     let Some(ctx) = context() else { return };
     let s = drift();
-    let w = s.against(on_device(ctx, &s), 300);
+    let w = s.against(&mut on_device(ctx, &s), 300);
     assert!(w <= 1e-12, "{w:e}");
 }
 
@@ -259,7 +315,7 @@ fn runge_kutta_stages_and_the_periodic_wrap_on_the_device_are_the_host_grid() {
 fn a_3d_grid_with_neumann_and_dirichlet_walls_on_the_device_is_the_host_grid() {
     let Some(ctx) = context() else { return };
     let s = heat();
-    let w = s.against(on_device(ctx, &s), 100);
+    let w = s.against(&mut on_device(ctx, &s), 100);
     assert!(w <= 1e-12, "{w:e}");
 }
 
@@ -303,65 +359,83 @@ fn checkpoints_move_between_the_host_and_the_device() {
     }
 }
 
-/// The host/device split (border rows on the host, the bulk on the device, each part in a
-/// thread of a ring): the cavity, whose walls at both ends of the cut axis lie on the host
-/// parts, and the Runge–Kutta drift, whose periodic ring closes through the host borders
-/// around the device's bulk and the 3-D heat grid (cut along z), stay within 1e-12 of the
-/// host grid; the split's checkpoint resumes on the host; parts thinner than the stencils
-/// reach are refused.
+/// The host/device split (border rows on the host, the bulk on the device, each part on a
+/// thread of a group): the cavity, whose walls at both ends of the cut axis lie on the host
+/// parts — in one block, and in two blocks along y (six parts: the two blocks' borders meet on
+/// the host) —, the Runge–Kutta drift, whose periodic ring closes through the host borders
+/// around the device's bulk, and the 3-D heat grid (cut along z) stay within 1e-12 of the host
+/// grid; the split's checkpoint resumes on the host; parts thinner than the stencils reach are
+/// refused.
 #[test]
 fn the_host_device_split_is_the_host_grid() {
     let Some(ctx) = context() else { return };
     let c = FdCavity::new(41, 100.0);
     let dt = c.time_step();
     let mut cpu = c.grid::<f64>().unwrap();
-    let mut split = cavity_on::<f64>(&c, split_rows(&ctx, 4));
-    assert!(
-        split
-            .describe()
-            .contains("planes y < 4 and ≥ 37 on the host")
-    );
     cpu.advance(300, dt).unwrap();
-    split.advance(300, dt).unwrap();
-    assert_eq!((split.steps(), split.time()), (cpu.steps(), cpu.time()));
-    let w = worst(&cpu, &mut *split);
-    assert!(w <= 1e-12, "cavity: {w:e}");
-    let (a, b) = (cpu.max_rates(), split.max_rates().unwrap());
-    assert!((a[1] - b[1]).abs() <= 1e-9 * a[1], "{a:?} {b:?}");
+    let (host, rates) = (fields(&cpu), cpu.max_rates());
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("split.lbm");
-    split.checkpoint(&path).unwrap();
-    let mut back = c.grid::<f64>().unwrap();
-    back.resume(&path).unwrap();
-    for u in 0..3 {
+    let split = split_rows(&ctx, 4);
+    for blocks in [1, 2] {
+        let parts = Threads::run(3 * blocks, |t| {
+            let cut = Blocks::even(c.nodes(), Cut([1, blocks, 1]));
+            let mut g = (c.build::<f64>(Box::new(t), cut, FdLayout::Soa, &split)).unwrap();
+            g.advance(300, dt).unwrap();
+            let at = (g.steps(), g.time());
+            let w = worst_of(&host, &mut *g);
+            let r = g.max_rates().unwrap();
+            g.checkpoint(&path).unwrap();
+            (at, w, r)
+        });
+        // The first part (on the host, the group's root) says the run's steps and time; the
+        // device sums its time steps its own way.
+        assert_eq!(parts[0].0, (cpu.steps(), cpu.time()));
+        for ((steps, time), w, r) in &parts {
+            assert_eq!(*steps, cpu.steps());
+            assert!((time - cpu.time()).abs() <= 1e-12 * cpu.time(), "{time}");
+            assert!(*w <= 1e-12, "cavity in {blocks} blocks: {w:e}");
+            assert!(
+                (rates[1] - r[1]).abs() <= 1e-9 * rates[1],
+                "{rates:?} {r:?}"
+            );
+        }
+        let mut back = c.grid::<f64>().unwrap();
+        back.resume(&path).unwrap();
         assert!(
-            back.field(u) == split.gather(u).unwrap().unwrap(),
-            "unknown {u}"
+            worst_of(&host, &mut back) <= 1e-12,
+            "{blocks} blocks: the checkpoint resumed on the host"
         );
     }
 
-    let w = drift().against(split_of(ctx.clone(), &drift()), 100);
+    let w = drift().against_split(&ctx, 100);
     assert!(w <= 1e-12, "drift: {w:e}");
-    let w = heat().against(split_of(ctx.clone(), &heat()), 100);
+    let w = heat().against_split(&ctx, 100);
     assert!(w <= 1e-12, "3-D heat: {w:e}");
 
+    let refused = |s: &Setup<Drift2>, rows: usize| {
+        Threads::run(3, |t| s.part(Box::new(t), &split_rows(&ctx, rows)).err())
+            .into_iter()
+            .map(|e| e.expect("refused").to_string())
+            .collect::<Vec<_>>()
+    };
+    let wide = Setup {
+        n: [8, 41, 1],
+        ..drift()
+    };
     for rows in [2, 20] {
-        let e = (c.build::<f64>(
-            one(),
-            Blocks::whole(c.nodes()),
-            FdLayout::Soa,
-            &split_rows(&ctx, rows),
-        ))
-        .err()
-        .unwrap();
-        assert!(
-            e.to_string().contains("give between 3 and 19 host planes"),
-            "{rows}: {e}"
-        );
+        for e in refused(&wide, rows) {
+            assert!(
+                e.contains("give between 3 and 19 host planes"),
+                "{rows}: {e}"
+            );
+        }
     }
-    let thin = drift();
-    let e = HeteroFdGrid::<Drift2, f64>::new(ctx, [37, 8, 1], 0.1, thin.params, thin.sides, 3)
-        .err()
-        .unwrap();
-    assert!(e.to_string().contains("and more nodes"), "{e}");
+    let thin = Setup {
+        n: [37, 8, 1],
+        ..drift()
+    };
+    for e in refused(&thin, 3) {
+        assert!(e.contains("and more nodes"), "{e}");
+    }
 }
