@@ -349,9 +349,52 @@ fn poke<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
     }
 }
 
+/// A side's peer in a trade: its rank and the tag of the message.
+#[cfg(feature = "mpi")]
+type Leg = Option<(usize, mpi::Tag)>;
+
+/// Receives `from[s]` from and sends `to[s]` to the rank and with the tag of each side `s`
+/// that has one, running `work(k, chunks)` for `k` in `0..chunks` while they travel; returns
+/// `work`'s first error once every message is done.
+///
 /// MPICH (as most MPI libraries) progresses a large (rendezvous) message only inside MPI
-/// calls, so the work beside a swap runs in parts with an `MPI_Test` of the four transfers
-/// between them; small halos (eager protocol) travel entirely under the first part.
+/// calls, so the work runs in parts with an `MPI_Test` of the transfers between them; small
+/// halos (eager protocol) travel entirely under the first part.
+#[cfg(feature = "mpi")]
+fn trade<T: Real>(
+    comm: &mpi::topology::SimpleCommunicator,
+    (recv, from): ([Leg; 2], [&mut Vec<T>; 2]),
+    (send, to): ([Leg; 2], [&Vec<T>; 2]),
+    chunks: usize,
+    work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+) -> Result<(), Error> {
+    use mpi::point_to_point::{Destination, Source};
+    use mpi::topology::Communicator;
+    let at = |rank: usize| comm.process_at_rank(peer(rank));
+    mpi::request::scope(|scope| {
+        let mut done = Ok(());
+        let [below, above] = from;
+        let mut recvs = [(recv[0], below), (recv[1], above)].map(|(leg, buffer)| {
+            leg.map(|(r, tag)| at(r).immediate_receive_into_with_tag(scope, &mut buffer[..], tag))
+        });
+        let mut sends = [0, 1]
+            .map(|s| send[s].map(|(r, tag)| at(r).immediate_send_with_tag(scope, &to[s][..], tag)));
+        for k in 0..chunks {
+            done = done.and_then(|()| work(k, chunks));
+            recvs.iter_mut().for_each(poke);
+            sends.iter_mut().for_each(poke);
+        }
+        recvs.into_iter().flatten().for_each(|r| {
+            r.wait();
+        });
+        sends.into_iter().flatten().for_each(|r| {
+            r.wait();
+        });
+        done
+    })
+}
+
+/// The ranks trade their halos under the work ([`trade`]).
 #[cfg(feature = "mpi")]
 impl<T: Real> Transfers<T> for Ranks {
     fn swap_during(
@@ -361,8 +404,6 @@ impl<T: Real> Transfers<T> for Ranks {
         chunks: usize,
         work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
-        use mpi::point_to_point::{Destination, Source};
-        use mpi::topology::Communicator;
         // What comes from below is as long as what goes up, and the other way round; a side
         // with no process sends nothing and gets back what it would have sent.
         let (up, down) = (to_above.len(), to_below.len());
@@ -374,33 +415,15 @@ impl<T: Real> Transfers<T> for Ranks {
             Some(_) => vec![T::default(); down],
             None => std::mem::take(&mut to_above),
         };
-        let (below, above) = (
-            below.map(|r| self.comm.process_at_rank(peer(r))),
-            above.map(|r| self.comm.process_at_rank(peer(r))),
+        let recv = [below.map(|r| (r, UPWARD)), above.map(|r| (r, DOWNWARD))];
+        let send = [below.map(|r| (r, DOWNWARD)), above.map(|r| (r, UPWARD))];
+        let done = trade(
+            &self.comm,
+            (recv, [&mut from_below, &mut from_above]),
+            (send, [&to_below, &to_above]),
+            chunks,
+            work,
         );
-        let done = mpi::request::scope(|scope| {
-            let mut done = Ok(());
-            let recv_b = below
-                .map(|b| b.immediate_receive_into_with_tag(scope, &mut from_below[..], UPWARD));
-            let recv_a = above
-                .map(|a| a.immediate_receive_into_with_tag(scope, &mut from_above[..], DOWNWARD));
-            let send_a = above.map(|a| a.immediate_send_with_tag(scope, &to_above[..], UPWARD));
-            let send_b = below.map(|b| b.immediate_send_with_tag(scope, &to_below[..], DOWNWARD));
-            let mut recvs = [recv_b, recv_a];
-            let mut sends = [send_a, send_b];
-            for k in 0..chunks {
-                done = done.and_then(|()| work(k, chunks));
-                recvs.iter_mut().for_each(poke);
-                sends.iter_mut().for_each(poke);
-            }
-            recvs.into_iter().flatten().for_each(|r| {
-                r.wait();
-            });
-            sends.into_iter().flatten().for_each(|r| {
-                r.wait();
-            });
-            done
-        });
         done?;
         Ok([from_below, from_above])
     }

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
-use super::{by_thread, peer, poke, run_guarded, Group, Ranks, Threads, Transfers, SCATTER};
+use super::{by_thread, peer, run_guarded, trade, Group, Ranks, Threads, Transfers, SCATTER};
 use crate::blocks::Peers;
 use crate::runtime_error::DomainError;
 use crate::{Error, Real};
@@ -197,40 +197,21 @@ impl<T: Real> Transfers<T> for RankThreads {
         let tag = |thread: usize, down: bool| {
             SWAPS + mpi::Tag::try_from(2 * thread + usize::from(down)).expect("a tag fits")
         };
-        let comm = self.ranks.comm();
-        let at = |(rank, _): (usize, usize)| comm.process_at_rank(peer(rank));
-        let done = mpi::request::scope(|scope| {
-            let mut done = Ok(());
-            let mut recvs = [
-                remote[0].map(|b| {
-                    at(b).immediate_receive_into_with_tag(
-                        scope,
-                        &mut from_below[..],
-                        tag(me, false),
-                    )
-                }),
-                remote[1].map(|a| {
-                    at(a).immediate_receive_into_with_tag(scope, &mut from_above[..], tag(me, true))
-                }),
-            ];
-            let mut sends = [
-                remote[0].map(|b| at(b).immediate_send_with_tag(scope, &to[0][..], tag(b.1, true))),
-                remote[1]
-                    .map(|a| at(a).immediate_send_with_tag(scope, &to[1][..], tag(a.1, false))),
-            ];
-            for k in 0..chunks {
-                done = done.and_then(|()| work(k, chunks));
-                recvs.iter_mut().for_each(poke);
-                sends.iter_mut().for_each(poke);
-            }
-            recvs.into_iter().flatten().for_each(|r| {
-                r.wait();
-            });
-            sends.into_iter().flatten().for_each(|r| {
-                r.wait();
-            });
-            done
-        });
+        let recv = [
+            remote[0].map(|(r, _)| (r, tag(me, false))),
+            remote[1].map(|(r, _)| (r, tag(me, true))),
+        ];
+        let send = [
+            remote[0].map(|(r, t)| (r, tag(t, true))),
+            remote[1].map(|(r, t)| (r, tag(t, false))),
+        ];
+        let done = trade(
+            self.ranks.comm(),
+            (recv, [&mut from_below, &mut from_above]),
+            (send, [&to[0], &to[1]]),
+            chunks,
+            work,
+        );
         // The threads of this rank meet after their own messages, so that none sends the next
         // exchange's before every thread here has received this one's.
         let all = self.threads.all(Arc::new(to));
