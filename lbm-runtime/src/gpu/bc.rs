@@ -3,8 +3,10 @@
 //!
 //! `tables` (u32): a bit per site (`line·LY + y`, the line `x·LZ + z`; `x·LY + y` in 2-D)
 //! marking boundary sites, then `LX·LZ + 1` line starts, then one [`REC`]-word record per
-//! boundary site, sorted by `(line, y)`: `[line, y, mask_lo, mask_hi, corr, rule, links,
-//! value, interp]`. `consts` (real): the model parameters, then the moving-wall corrections
+//! boundary site, sorted by `(line, y)`, its words the [`Field`]s `[line, y, mask_lo,
+//! mask_hi, corr, rule, links, value, interp]` — one table that the packing writes, the
+//! shaders read (as the constants [`Field::wgsl_constants`] declares: `tables[b + REC_CORR]`)
+//! and the bounds prover checks, by name. `consts` (real): the model parameters, then the moving-wall corrections
 //! `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that has any; `corr` is their offset, [`NONE`]
 //! otherwise), the rules' values (`value` is their offset) and the interpolations of curved
 //! walls' links (the `TERMS_LEN` weights of `boundary::link::TERMS` for each of the `Q` links
@@ -17,8 +19,98 @@ use crate::boundary::{Boundaries, Rule};
 use crate::layout::Dims;
 use crate::{Model, Real};
 
+/// A word of a boundary site's record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// The site's storage line, `x·LZ + z`.
+    Line,
+    /// Its row `y` in the line.
+    Y,
+    /// The links bounced back, bits 0–31 (the next field holds bits 32–63).
+    MaskLo,
+    /// The links bounced back, bits 32–63.
+    MaskHi,
+    /// The offset of the moving wall's `Q` corrections in `consts`, or [`NONE`].
+    Corr,
+    /// The code of the site's rule (`boundary::program::Kind::code`, 0 for none).
+    Rule,
+    /// The rule's link set (the Dirichlet wall's).
+    Links,
+    /// The offset of the rule's values in `consts`, or [`NONE`].
+    Value,
+    /// The offset of the curved links' interpolation weights in `consts`, or [`NONE`].
+    Interp,
+}
+
+impl Field {
+    /// Every field, in the record's order.
+    pub const ALL: [Field; 9] = [
+        Field::Line,
+        Field::Y,
+        Field::MaskLo,
+        Field::MaskHi,
+        Field::Corr,
+        Field::Rule,
+        Field::Links,
+        Field::Value,
+        Field::Interp,
+    ];
+
+    /// Its word in the record.
+    pub const fn at(self) -> usize {
+        self as usize
+    }
+
+    /// Its name in the shaders.
+    fn wgsl(self) -> &'static str {
+        match self {
+            Field::Line => "REC_LINE",
+            Field::Y => "REC_Y",
+            Field::MaskLo => "REC_MASK_LO",
+            Field::MaskHi => "REC_MASK_HI",
+            Field::Corr => "REC_CORR",
+            Field::Rule => "REC_RULE",
+            Field::Links => "REC_LINKS",
+            Field::Value => "REC_VALUE",
+            Field::Interp => "REC_INTERP",
+        }
+    }
+
+    /// The WGSL constants that name every field's word and the record's length (`REC`).
+    pub fn wgsl_constants() -> String {
+        let fields: String = (Self::ALL.iter())
+            .map(|f| format!("const {}: u32 = {}u;\n", f.wgsl(), f.at()))
+            .collect();
+        format!("{fields}const REC: u32 = {REC}u;\n")
+    }
+}
+
 /// Words per boundary-site record.
-pub const REC: usize = 9;
+pub const REC: usize = Field::ALL.len();
+
+/// A boundary site's record, its words read and written by [`Field`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Record(pub [u32; REC]);
+
+impl Record {
+    /// The record in the words `words` (at least [`REC`] of them).
+    pub fn read(words: &[u32]) -> Self {
+        Self(std::array::from_fn(|k| words[k]))
+    }
+}
+
+impl std::ops::Index<Field> for Record {
+    type Output = u32;
+    fn index(&self, f: Field) -> &u32 {
+        &self.0[f.at()]
+    }
+}
+
+impl std::ops::IndexMut<Field> for Record {
+    fn index_mut(&mut self, f: Field) -> &mut u32 {
+        &mut self.0[f.at()]
+    }
+}
 /// "No entry" in a record.
 pub const NONE: u32 = u32::MAX;
 /// Which boundary code a shader needs.
@@ -115,17 +207,21 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 consts.extend(bc.interp[o..o + M::Q].iter().flat_map(|w| w.w));
                 at
             });
-            records.extend_from_slice(&[
-                line as u32,
-                d.yz(s.y).0 as u32,
-                s.mask as u32,
-                (s.mask >> 32) as u32,
-                corr,
-                rule,
-                links,
-                value,
-                interp,
-            ]);
+            let mut r = Record::default();
+            for (f, word) in [
+                (Field::Line, line as u32),
+                (Field::Y, d.yz(s.y).0 as u32),
+                (Field::MaskLo, s.mask as u32),
+                (Field::MaskHi, (s.mask >> 32) as u32),
+                (Field::Corr, corr),
+                (Field::Rule, rule),
+                (Field::Links, links),
+                (Field::Value, value),
+                (Field::Interp, interp),
+            ] {
+                r[f] = word;
+            }
+            records.extend_from_slice(&r.0);
             shape.sites += 1;
         }
     }

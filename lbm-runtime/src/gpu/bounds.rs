@@ -37,7 +37,7 @@
 //! integer division is by a constant that is not zero (`PLANE`, `LY`, `LZ`, `VL`, `NK`,
 //! `CHUNK`).
 
-use super::bc::{self, BcTables, NONE, REC};
+use super::bc::{self, BcTables, Field, Record, NONE, REC};
 use super::layout::AffineLayout;
 use super::shader::ShaderSpec;
 use crate::boundary::program::Kind;
@@ -169,31 +169,34 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
     };
     for line in 0..lines {
         for r in starts[line] as usize..starts[line + 1] as usize {
-            let rec = &words[recs + r * REC..][..REC];
-            let y = rec[1] as usize;
-            if rec[0] as usize != line || y >= d.ly {
+            let rec = Record::read(&words[recs + r * REC..][..REC]);
+            let y = rec[Field::Y] as usize;
+            if rec[Field::Line] as usize != line || y >= d.ly {
                 return Err(format!(
                     "record {r} names line {} row {y}, outside line {line} of {} rows",
-                    rec[0], d.ly
+                    rec[Field::Line],
+                    d.ly
                 ));
             }
             let bit = line * d.ly + y;
             if (words[bit / 32] >> (bit % 32)) & 1 == 0 {
                 return Err(format!("record {r}'s site is not in the bit set"));
             }
-            if rec[4] != NONE {
-                fits(rec[4], M::Q as u64, "wall correction")?;
+            if rec[Field::Corr] != NONE {
+                fits(rec[Field::Corr], M::Q as u64, "wall correction")?;
             }
-            if rec[8] != NONE {
+            if rec[Field::Interp] != NONE {
                 fits(
-                    rec[8],
+                    rec[Field::Interp],
                     (TERMS_LEN * M::Q) as u64,
                     "curved wall's interpolation",
                 )?;
             }
-            match (rec[5], Kind::from_code(rec[5])) {
+            match (rec[Field::Rule], Kind::from_code(rec[Field::Rule])) {
                 (0, _) => {}
-                (_, Some(k)) if k.values() > 0 => fits(rec[7], k.values() as u64, "rule's value")?,
+                (_, Some(k)) if k.values() > 0 => {
+                    fits(rec[Field::Value], k.values() as u64, "rule's value")?
+                }
                 (_, Some(_)) => {}
                 (k, None) => {
                     return Err(format!("record {r} has rule code {k}, which names no rule"))
@@ -303,12 +306,12 @@ mod tests {
         // The lid's records carry wall corrections: move one past the end of consts.
         let e = fails(&|_, t, _| {
             let r = (0..t.shape.sites)
-                .find(|r| t.tables[recs + r * REC + 4] != NONE)
+                .find(|r| t.tables[recs + r * REC + Field::Corr.at()] != NONE)
                 .unwrap();
-            t.tables[recs + r * REC + 4] = t.consts.len() as u32 - 2;
+            t.tables[recs + r * REC + Field::Corr.at()] = t.consts.len() as u32 - 2;
         });
         assert!(e.contains("wall correction"), "{e}");
-        let e = fails(&|_, t, _| t.tables[recs + 1] = 32);
+        let e = fails(&|_, t, _| t.tables[recs + Field::Y.at()] = 32);
         assert!(e.contains("row 32"), "{e}");
         let e = fails(&|_, t, _| t.tables[recs - 1] += 1);
         assert!(e.contains("line starts"), "{e}");

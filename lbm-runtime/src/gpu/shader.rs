@@ -34,7 +34,7 @@
 //! bindings of `CHUNK` values each (`max_storage_buffer_binding_size`); the accessors
 //! `src_ld/src_st/dst_ld/dst_st` route a global index to its binding.
 
-use super::bc::{BcShape, NONE, REC};
+use super::bc::{BcShape, Field, NONE};
 use super::layout::AffineLayout;
 use super::GpuError;
 use crate::boundary::program::Kind;
@@ -355,8 +355,9 @@ fn constants(spec: &ShaderSpec, vl: usize) -> String {
          const PLANE: u32 = {plane}u;\nconst H: u32 = {h}u;\n\
          const VL: u32 = {vl}u;\nconst NK: u32 = {nk}u;\nconst ROW: u32 = {row}u;\n\
          const CHUNK: u32 = {chunk}u;\nconst NSITES: u32 = {nsites}u;\nconst NBC: u32 = {nbc}u;\n\
-         const COLS: u32 = {cols}u;\nconst RECS: u32 = {recs}u;\nconst REC: u32 = {REC}u;\n\
+         const COLS: u32 = {cols}u;\nconst RECS: u32 = {recs}u;\n{fields}\
          const NONE: u32 = {NONE}u;\n\n",
+        fields = Field::wgsl_constants(),
         lx = d.lx,
         ly = d.ly,
         lz = d.lz,
@@ -577,7 +578,7 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
          \x20   if (((tables[s >> 5u] >> (s & 31u)) & 1u) == 0u) { return NONE; }\n\
          \x20   var lo = tables[COLS + line];\n    var hi = tables[COLS + line + 1u];\n\
          \x20   loop {\n        if (lo >= hi) { break; }\n        let mid = (lo + hi) / 2u;\n\
-         \x20       let ym = tables[RECS + mid * REC + 1u];\n        if (ym == y) { return mid; }\n\
+         \x20       let ym = tables[RECS + mid * REC + REC_Y];\n        if (ym == y) { return mid; }\n\
          \x20       if (ym < y) { lo = mid + 1u; } else { hi = mid; }\n    }\n    return NONE;\n}\n",
     );
     // Bounced links read the site's own opposite population in A, interpolated on a curved
@@ -585,8 +586,8 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
     // term of weight 0 is not read), plus the wall correction.
     s += &format!(
         "fn links(r: u32, x: u32, y: u32, z: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n\
-         \x20   var g = g_in;\n    let b = RECS + r * REC;\n    let m0 = tables[b + 2u];\n    let m1 = tables[b + 3u];\n\
-         \x20   let co = tables[b + 4u];\n    let ip = tables[b + 8u];\n    let col = ln(x + H, z);\n"
+         \x20   var g = g_in;\n    let b = RECS + r * REC;\n    let m0 = tables[b + REC_MASK_LO];\n    let m1 = tables[b + REC_MASK_HI];\n\
+         \x20   let co = tables[b + REC_CORR];\n    let ip = tables[b + REC_INTERP];\n    let col = ln(x + H, z);\n"
     );
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         let (w, bit) = (i / 32, i % 32);
@@ -632,9 +633,9 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
     s += "    return g;\n}\n";
     s += &format!(
         "fn bounced(r: u32, i: u32) -> bool {{\n    let b = RECS + r * REC;\n\
-         \x20   return ((tables[b + 2u + (i >> 5u)] >> (i & 31u)) & 1u) != 0u;\n}}\n\
+         \x20   return ((tables[b + REC_MASK_LO + (i >> 5u)] >> (i & 31u)) & 1u) != 0u;\n}}\n\
          fn local_links(r: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n    var g = g_in;\n\
-         \x20   let co = tables[RECS + r * REC + 4u];\n    if (co == NONE) {{ return g; }}\n\
+         \x20   let co = tables[RECS + r * REC + REC_CORR];\n    if (co == NONE) {{ return g; }}\n\
          \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n\
          \x20       if (bounced(r, i)) {{ g[i] = g[i] + consts[co + i]; }}\n    }}\n    return g;\n}}\n"
     );
@@ -652,12 +653,12 @@ fn rules<M: Model>(spec: &ShaderSpec) -> String {
         let c = kind.code();
         funcs += &super::rules::function::<M>(&kind.program::<M>(), &format!("rule_{c}"));
         arms += &format!(
-            "        case {c}u: {{ return rule_{c}(g, tables[b + 7u], tables[b + 6u]); }}\n"
+            "        case {c}u: {{ return rule_{c}(g, tables[b + REC_VALUE], tables[b + REC_LINKS]); }}\n"
         );
     }
     format!(
         "{funcs}fn rule(r: u32, g: array<real, {q}>) -> array<real, {q}> {{\n    let b = RECS + r * REC;\n\
-         \x20   switch (tables[b + 5u]) {{\n{arms}        default: {{ return g; }}\n    }}\n}}\n"
+         \x20   switch (tables[b + REC_RULE]) {{\n{arms}        default: {{ return g; }}\n    }}\n}}\n"
     )
 }
 
@@ -713,8 +714,8 @@ fn entries<M: Model>(spec: &ShaderSpec) -> String {
     s += "    let p = site_of(t);\n    store_dst(p.x, p.y, p.z, pull(p.x, p.y, p.z));\n}\n";
     s += &head("bc", "NBC", FIXED);
     if spec.bc.sites > 0 {
-        s += "    let b = RECS + t * REC;\n    let x = tables[b] / LZ;\n    let z = tables[b] % LZ;\n\
-              \x20   let y = tables[b + 1u];\n\
+        s += "    let b = RECS + t * REC;\n    let x = tables[b + REC_LINE] / LZ;\n    let z = tables[b + REC_LINE] % LZ;\n\
+              \x20   let y = tables[b + REC_Y];\n\
               \x20   store_dst(x, y, z, rule(t, links(t, x, y, z, load_dst(x, y, z))));\n}\n";
     } else {
         s += "}\n";
@@ -798,7 +799,7 @@ fn pre_collision_entry<M: Model>(name: &str, gather: &str, spec: &ShaderSpec) ->
     let mut s = head(name, "ctl.y", FIXED);
     if spec.bc.sites > 0 {
         s += &format!(
-            "    let b = RECS + (ctl.x + t) * REC;\n    let g = {gather}(tables[b] / LZ, tables[b + 1u], tables[b] % LZ);\n"
+            "    let b = RECS + (ctl.x + t) * REC;\n    let line = tables[b + REC_LINE];\n    let g = {gather}(line / LZ, tables[b + REC_Y], line % LZ);\n"
         );
         s += &(0..q)
             .map(|i| format!("    mout[t * {q}u + {i}u] = g[{i}];\n"))
