@@ -91,120 +91,61 @@ struct Defaults {
     scheme: Option<Scheme>,
 }
 
+impl Defaults {
+    /// `steps` steps of an `size` lattice, the fields every `output_every` steps and the
+    /// diagnostics every `diagnostics_every` (0: with the fields), in CAoSoA.
+    const fn timed(
+        size: (usize, usize),
+        steps: u64,
+        output_every: u64,
+        diagnostics_every: u64,
+    ) -> Self {
+        Self {
+            size,
+            steps,
+            output_every,
+            diagnostics_every,
+            until_steady: None,
+            layout: LayoutArg::Caosoa,
+            scheme: None,
+        }
+    }
+
+    /// To a steady state within `tol` (at most `steps` steps) of an `size` lattice, in CAoSoA.
+    const fn steady(size: (usize, usize), steps: u64, tol: f64) -> Self {
+        Self {
+            until_steady: Some(tol),
+            ..Self::timed(size, steps, 0, 0)
+        }
+    }
+}
+
 fn defaults(case: CaseName) -> Defaults {
+    use CaseName as C;
     match case {
-        CaseName::RayleighTaylor => Defaults {
-            size: (256, 512),
-            steps: 10_000,
-            output_every: 1_000,
-            diagnostics_every: 0,
-            until_steady: None,
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
-        CaseName::FdCavity => Defaults {
-            size: (65, 65),
-            steps: 1_000_000,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: Some(1e-6),
+        C::RayleighTaylor => Defaults::timed((256, 512), 10_000, 1_000, 0),
+        C::FdCavity => Defaults {
             layout: LayoutArg::Soa,
-            scheme: None,
+            ..Defaults::steady((65, 65), 1_000_000, 1e-6)
         },
-        CaseName::Cavity => Defaults {
-            size: (128, 128),
-            steps: 400_000,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: Some(1e-6),
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
-        CaseName::Poiseuille => Defaults {
-            size: (8, 64),
-            steps: 40_000,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: Some(1e-8),
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
-        CaseName::TaylorGreen => Defaults {
-            size: (128, 128),
-            steps: 5_000,
-            output_every: 1_000,
-            diagnostics_every: 0,
-            until_steady: None,
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
-        CaseName::Duct => Defaults {
-            size: (4, 32),
-            steps: 100_000,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: Some(1e-8),
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
-        CaseName::Capillaries => Defaults {
-            size: (32, 64),
-            steps: 100_000,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: Some(1e-8),
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
-        CaseName::Cavity3d => Defaults {
-            size: (64, 64),
-            steps: 200_000,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: Some(1e-6),
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
-        CaseName::AdvectionDiffusion => Defaults {
-            size: (128, 128),
-            steps: 600,
-            output_every: 200,
-            diagnostics_every: 50,
-            until_steady: None,
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
+        C::Cavity => Defaults::steady((128, 128), 400_000, 1e-6),
+        C::Poiseuille => Defaults::steady((8, 64), 40_000, 1e-8),
+        C::TaylorGreen => Defaults::timed((128, 128), 5_000, 1_000, 0),
+        C::Duct => Defaults::steady((4, 32), 100_000, 1e-8),
+        C::Capillaries => Defaults::steady((32, 64), 100_000, 1e-8),
+        C::Cavity3d => Defaults::steady((64, 64), 200_000, 1e-6),
+        C::AdvectionDiffusion => Defaults::timed((128, 128), 600, 200, 50),
         // Steps and intervals follow from the layer's diffusion time: see `run`.
-        CaseName::RayleighBenard => Defaults {
-            size: (65, 32),
-            steps: 0,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: None,
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
+        C::RayleighBenard => Defaults::timed((65, 32), 0, 0, 0),
         // Steps and intervals follow from the diameter and the Reynolds number (the channel's
         // length and the inflow for the body): see `run`.
-        CaseName::Cylinder | CaseName::Cylinder3d | CaseName::Body => Defaults {
-            size: (0, 0),
-            steps: 0,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: None,
+        C::Cylinder | C::Cylinder3d | C::Body => Defaults {
             layout: LayoutArg::Soa,
             scheme: Some(Scheme::TwoCopy),
+            ..Defaults::timed((0, 0), 0, 0, 0)
         },
         // Steps and intervals follow from the cube and the amplitude: see `run`.
-        CaseName::TaylorGreen3d => Defaults {
-            size: (128, 128),
-            steps: 0,
-            output_every: 0,
-            diagnostics_every: 0,
-            until_steady: None,
-            layout: LayoutArg::Caosoa,
-            scheme: None,
-        },
+        C::TaylorGreen3d => Defaults::timed((128, 128), 0, 0, 0),
     }
 }
 
