@@ -278,8 +278,8 @@ pub struct Settings {
     #[arg(long, value_parser = whole::<usize>, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_z: Option<usize>,
-    /// Write VTK files (true or false): a piece per rank (`.vti`), a `.pvti` per output step
-    /// and the run's `.pvd` series [default: true].
+    /// Write VTK files (true or false): a piece per rank or block (`.vti`), a `.pvti` per
+    /// output step and the run's `.pvd` series [default: true].
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vtk: Option<bool>,
