@@ -86,3 +86,30 @@ fn a_slab_refuses_the_populations_of_another_width() {
         Err(LbmError::Shape(m)) if m.contains("expected")
     ));
 }
+
+/// A sparse domain's blocks spread over processes as evenly as they go, the first ones one
+/// more; more processes than blocks are refused, saying how many may run it. A box of 4 × 4
+/// blocks of 4 × 4 sites whose fluid is a channel along x through the second row of blocks
+/// (within a site of it, only that row): 4 blocks kept.
+#[test]
+fn a_sparse_domain_spreads_its_blocks_over_the_processes() {
+    let spec = GlobalSpec::<TestD2Q9> {
+        lx: 16,
+        ly: 16,
+        lz: 1,
+        params: P,
+        boundaries: crate::BoundarySpec {
+            solid: Some(crate::Obstacles::new(|_, y| !(5..7).contains(&y))),
+            ..crate::BoundarySpec::periodic()
+        },
+    };
+    let spread = |ranks| sparse_spread(&spec, [4, 4, 1], ranks);
+    assert_eq!(spread(1).unwrap(), [4]);
+    assert_eq!(spread(3).unwrap(), [2, 1, 1]);
+    assert_eq!(spread(4).unwrap(), [1, 1, 1, 1]);
+    let e = spread(5).unwrap_err().to_string();
+    assert!(
+        e.contains("of its 4x4x1 blocks, 4 hold fluid: run it on at most 4 processes"),
+        "{e}"
+    );
+}
