@@ -277,7 +277,7 @@ fn without_mpi<M: Model>(spec: &GlobalSpec<M>, ranks: usize, blocks: Decompositi
 /// outermost axis alone) runs as three members of `group` in turn — its first planes along
 /// that axis on the host, its bulk on the device, its last planes on the host ([`fd_parts`]
 /// members a block, each on a thread of its own: [`crate::group::Threads`] in one process,
-/// [`crate::group::RankThreads`] over MPI ranks), [`fd_host_planes`] planes at each end.
+/// `lbm::group::RankThreads` (feature `mpi`) over MPI ranks), [`fd_host_planes`] planes at each end.
 pub fn build_fd<S: FdScheme, T: Real>(
     group: Box<dyn Transfers<T>>,
     spec: FdSpec<S>,

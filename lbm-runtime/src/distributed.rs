@@ -1,5 +1,5 @@
 //! A lattice cut into blocks over the processes of a [`Group`](crate::group::Group)
-//! ([`crate::blocks`]): MPI ranks ([`crate::group::Ranks`], feature `mpi`), the threads of one
+//! ([`crate::blocks`]): MPI ranks (`lbm::group::Ranks`, feature `mpi`), the threads of one
 //! process ([`crate::group::Threads`]), or one process alone ([`crate::group::OneProcess`],
 //! whose blocks' neighbours are themselves). Cut along x alone, the blocks are slabs in a
 //! periodic ring (Calore et al. 2016 §4, 2019 §5); cut along y or z too, they are blocks with
@@ -546,7 +546,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
     /// Where every block lies on the host, its columns' moments read in place as `read` asks
     /// for them, after the exchange the next step starts with (which it then repeats
     /// unchanged); otherwise (a device's slab on some process) every slab's read window by
-    /// window ([`DistLattice::moments_by_window`]) first. Both ways are collective, so the
+    /// window (`DistLattice::moments_by_window`) first. Both ways are collective, so the
     /// processes agree on one first.
     fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
         let on_host = matches!(self.slab.placement(), Placement::Host);

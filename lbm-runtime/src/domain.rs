@@ -129,8 +129,7 @@ pub fn sparse_blocks<M: Model>(
     let nodes = g.size();
     let block = [0, 1, 2].map(|a| block[a].clamp(1, nodes[a]));
     let grid = Decomposition::Sparse(block).grid(nodes);
-    let named = format!("in blocks of {}", Cut(block));
-    let fail = |reason: String| bad_cut::<M>(nodes, named.clone(), ranks.unwrap_or(1), reason);
+    let fail = |reason| sparse_refusal::<M>(nodes, block, ranks.unwrap_or(1), reason);
     if let Some((a, least)) = thinner_than_halo::<M>(nodes, grid) {
         return Err(fail(format!(
             "its blocks along {} would hold fewer than {least} sites (the halo): give blocks \
@@ -151,7 +150,7 @@ pub fn sparse_blocks<M: Model>(
 }
 
 /// How many blocks of the sparse domain of [`sparse_blocks`] each of `ranks` processes runs
-/// (several a process on threads: [`crate::group::RankThreads`]): the blocks that hold fluid
+/// (several a process on threads: `lbm::group::RankThreads` (feature `mpi`)): the blocks that hold fluid
 /// spread as evenly as they go, rank after rank, the first `kept % ranks` ranks one more. Fails
 /// as [`sparse_blocks`] does, and where fewer blocks hold fluid than there are processes (the
 /// message says how many may run it).
@@ -163,18 +162,24 @@ pub fn sparse_spread<M: Model>(
     let blocks = sparse_blocks(g, block, None)?;
     let (kept, ranks) = (blocks.count(), ranks.max(1));
     if kept < ranks {
-        let nodes = g.size();
-        let grid = Decomposition::Sparse(block).grid(nodes);
-        return Err(bad_cut::<M>(
-            nodes,
-            format!("in blocks of {}", Cut(block)),
-            ranks,
-            format!("of its {grid} blocks, {kept} hold fluid: run it on at most {kept} processes"),
-        ));
+        let grid = blocks.cut();
+        let reason =
+            format!("of its {grid} blocks, {kept} hold fluid: run it on at most {kept} processes");
+        return Err(sparse_refusal::<M>(g.size(), block, ranks, reason));
     }
     Ok((0..ranks)
         .map(|r| kept / ranks + usize::from(r < kept % ranks))
         .collect())
+}
+
+/// Why a box of `nodes` cannot run in blocks of `block` on `ranks` processes.
+fn sparse_refusal<M: Model>(
+    nodes: [usize; 3],
+    block: [usize; 3],
+    ranks: usize,
+    reason: String,
+) -> DomainError {
+    bad_cut::<M>(nodes, format!("in blocks of {}", Cut(block)), ranks, reason)
 }
 
 /// The first axis along which `cut`'s blocks of a box of `nodes` would hold fewer sites than

@@ -2,10 +2,10 @@
 //! neighbouring blocks of a [`Blocks`](crate::blocks::Blocks) cut, and the few reductions a
 //! run needs. A member of a group (a process, or a thread) holds one block; every member calls each method in the same order
 //! (they are collective). One process is a [`Group`] of one ([`OneProcess`]): its ghost
-//! layers travel to itself, which is the periodic wrap. Over MPI ranks, [`Ranks`] (feature
+//! layers travel to itself, which is the periodic wrap. Over MPI ranks, `Ranks` (feature
 //! `mpi`); among the threads of one process, each holding a block on its own device (the
 //! host/device split), [`Threads`]; several blocks a rank, on threads within MPI ranks,
-//! [`RankThreads`] (feature `mpi`).
+//! `RankThreads` (feature `mpi`).
 //!
 //! [`Group`] holds what every run agrees on (reductions, the root's word, the first failure);
 //! [`Transfers`] adds the values of a precision that travel between processes: the ghost
@@ -39,10 +39,10 @@ pub trait Group {
     fn max_counts(&self, values: Vec<u64>) -> Vec<u64>;
     /// The smallest of each count over the processes, as [`Group::max_counts`].
     fn min_counts(&self, values: Vec<u64>) -> Vec<u64>;
-    /// Every process's `value`, in rank order.
+    /// Every process's `value` (a count below 2⁶³, as [`Group::max_counts`]), in rank order.
     fn each(&self, value: u64) -> Vec<u64>;
     /// The operating-system processes the group runs in: its members, but where a process
-    /// runs several ([`RankThreads`]).
+    /// runs several (`RankThreads`, feature `mpi`).
     fn processes(&self) -> usize {
         self.ranks()
     }

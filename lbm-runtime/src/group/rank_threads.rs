@@ -133,25 +133,23 @@ impl Group for RankThreads {
     fn min_counts(&self, values: Vec<u64>) -> Vec<u64> {
         self.across(self.threads.min_counts(values), |r, v| r.min_counts(v))
     }
+    /// Each block's value at its place, zeros elsewhere, the largest taken: one reduction
+    /// (the values are counts below 2⁶³, as [`Group::max_counts`] takes).
     fn each(&self, value: u64) -> Vec<u64> {
-        let firsts = self.firsts.clone();
-        self.across(self.threads.each(value), move |r, mine| {
-            let most = firsts.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-            // The k-th block of every rank at once (0 where a rank has fewer).
-            let kth: Vec<Vec<u64>> = (0..most)
-                .map(|k| r.each(mine.get(k).copied().unwrap_or(0)))
-                .collect();
-            (firsts.windows(2).enumerate())
-                .flat_map(|(rank, w)| (0..w[1] - w[0]).map(move |k| (rank, k)))
-                .map(|(rank, k)| kth[k][rank])
-                .collect()
-        })
+        let mut mine = vec![0; Group::ranks(self)];
+        mine[Group::rank(self)] = value;
+        self.max_counts(mine)
     }
     fn processes(&self) -> usize {
         self.ranks.ranks()
     }
+    /// As `each`, each rank's thread 0 placing its value.
     fn each_process(&self, value: u64) -> Vec<u64> {
-        self.across(self.threads.each(value)[0], |r, v| r.each(v))
+        let mut mine = vec![0; self.processes()];
+        if self.threads.rank() == 0 {
+            mine[self.ranks.rank()] = value;
+        }
+        self.max_counts(mine)
     }
     fn root_says(&self, ok: bool) -> bool {
         self.across(self.threads.root_says(ok), |r, v| r.root_says(v))
