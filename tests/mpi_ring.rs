@@ -440,7 +440,8 @@ fn the_fd_cavity_on_2_3_and_4_ranks_is_bitwise_the_single_process_run() {
     .1;
     assert!(clustered == one, "caosoa on 2 ranks");
     // GPU ranks (their blocks' edge layers read back and traded after each stage), cut
-    // along y (the default) and along x: the CPU's centre lines within 1e-12.
+    // along y (the default) and along x, in soa and another layout: the CPU's centre lines
+    // within 1e-12.
     let values = |csv: &str| -> Vec<f64> {
         csv.lines()
             .skip(1)
@@ -454,7 +455,9 @@ fn the_fd_cavity_on_2_3_and_4_ranks_is_bitwise_the_single_process_run() {
     for (backend, said) in [
         (&["gpu"][..], "1x2"),
         (&["gpu", "--cut", "2x1"], "2x1"),
+        (&["gpu", "--cut", "2x1", "--layout", "aos"], "2x1"),
         (&["hetero"], "1x2"),
+        (&["hetero", "--layout", "caosoa"], "1x2"),
     ] {
         let args = [&["--steps", "1500", "--backend"][..], backend].concat();
         let (stdout, csv) = cavity(2, fresh().path(), &args);

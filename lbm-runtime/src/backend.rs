@@ -270,8 +270,8 @@ fn without_mpi<M: Model>(spec: &GlobalSpec<M>, ranks: usize, blocks: Decompositi
 
 /// The grid `spec` of the finite-difference scheme `S` cut into `blocks` among the processes
 /// of `group`: this process's block on `backend`, its unknowns zero (collective over `group`:
-/// every check fails on every process alike). The host stores the unknowns in `layout`, a GPU
-/// in [`FdLayout::Soa`] (another is refused).
+/// every check fails on every process alike), its unknowns stored in `layout` on the host and
+/// on a GPU alike.
 ///
 /// The host/device split is a placement of blocks: each of the `blocks` (cut along the
 /// outermost axis alone) runs as three members of `group` in turn — its first planes along
@@ -297,37 +297,38 @@ pub fn build_fd<S: FdScheme, T: Real>(
         ),
         #[cfg(feature = "gpu")]
         Backend::Device { gpu, .. } => {
-            if layout != FdLayout::Soa {
-                return Err(refused::<S>(format!(
-                    "the GPU stores the unknowns in soa, not {}",
-                    layout.name()
-                )));
-            }
             // Every process opens its device, or none goes on.
             let ctx = crate::group::agree(&*group, gpu.context())?;
             Box::new(crate::gpu::GpuFdGrid::<S, T>::on_blocks(
-                ctx, nodes, h, params, sides, group, blocks,
+                ctx,
+                nodes,
+                h,
+                params,
+                sides,
+                (group, blocks),
+                layout,
             )?)
         }
         #[cfg(feature = "gpu")]
         Backend::Split { gpu, choice } => {
-            if layout != FdLayout::Soa {
-                return Err(refused::<S>(format!(
-                    "the host/device split stores the unknowns in soa, not {}",
-                    layout.name()
-                )));
-            }
             let parts = split_parts::<S, T>(nodes, &blocks, group.ranks(), *choice)?;
             // The device's part of each block opens the device, or none goes on.
             let on_device = group.rank() % SPLIT_PARTS == 1;
             let ctx = crate::group::agree(&*group, on_device.then(|| gpu.context()).transpose())?;
             match ctx {
                 Some(ctx) => Box::new(crate::gpu::GpuFdGrid::<S, T>::on_blocks(
-                    ctx, nodes, h, params, sides, group, parts,
+                    ctx,
+                    nodes,
+                    h,
+                    params,
+                    sides,
+                    (group, parts),
+                    layout,
                 )?),
-                None => Box::new(FdGrid::<S, T>::on_blocks(
-                    nodes, h, params, sides, group, parts,
-                )?),
+                None => Box::new(
+                    FdGrid::<S, T>::on_blocks(nodes, h, params, sides, group, parts)?
+                        .with_layout(layout),
+                ),
             }
         }
     })

@@ -95,15 +95,6 @@ pub fn run(
             FdLayout::Soa
         }),
     };
-    if layout != FdLayout::Soa && device {
-        c.keep(bad(
-            "layout",
-            format!(
-                "{}: the GPU stores fd-cavity's unknowns in soa: drop --layout, or give --backend cpu",
-                layout.name()
-            ),
-        ));
-    }
     let cut = match &s.cut {
         None if device => Cut::along(1, world.group().ranks()),
         None => Cut::balanced(world.group().ranks(), 2, [n, n, 1], 1),

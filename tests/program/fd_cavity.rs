@@ -132,7 +132,11 @@ fn the_cavity_on_the_gpu_and_split_is_the_cpu_run() {
     };
     let (cpu_out, cpu) = run(&["cpu"]);
     assert!(cpu_out.contains("after 2000 steps"), "{cpu_out}");
-    for backend in [&["gpu"][..], &["hetero", "--host-columns", "4"]] {
+    for backend in [
+        &["gpu"][..],
+        &["gpu", "--layout", "aos"],
+        &["hetero", "--host-columns", "4", "--layout", "caosoa"],
+    ] {
         let (out, values) = run(backend);
         let on = match backend[0] {
             "gpu" => ", on ",
@@ -277,7 +281,7 @@ fn a_signal_stops_the_march_with_its_outputs_and_checkpoint() {
 }
 
 /// `--layout aos` and `--layout caosoa` store the unknowns otherwise and write the soa run's
-/// centre lines bit for bit; the GPU takes soa only.
+/// centre lines bit for bit.
 #[test]
 fn every_layout_writes_the_same_centre_lines() {
     let run = |layout: &str| {
@@ -303,10 +307,6 @@ fn every_layout_writes_the_same_centre_lines() {
     for layout in ["aos", "caosoa"] {
         assert!(run(layout) == soa, "{layout}");
     }
-    fails(
-        &["run", "fd-cavity", "--layout", "aos", "--backend", "gpu"],
-        &["setting `layout`: aos: the GPU stores fd-cavity's unknowns in soa"],
-    );
 }
 
 #[test]

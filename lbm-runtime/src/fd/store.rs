@@ -35,6 +35,20 @@ impl FdLayout {
         }
     }
 
+    /// [`FdLayout::at`] as a WGSL function `addr(u, i)` of a grid of `nodes` padded nodes of
+    /// `unknowns` (what the device's kernels address the unknowns by).
+    pub(crate) fn wgsl_addr(self, (nodes, unknowns): (usize, usize)) -> String {
+        let body = match self {
+            FdLayout::Soa => format!("u * {nodes}u + i"),
+            FdLayout::Aos => format!("i * {unknowns}u + u"),
+            FdLayout::Clustered => format!(
+                "(i / {LANES}u) * {}u + u * {LANES}u + i % {LANES}u",
+                unknowns * LANES
+            ),
+        };
+        format!("fn addr(u: u32, i: u32) -> u32 {{\n    return {body};\n}}\n")
+    }
+
     /// Where unknown `u` of node `i` lives among `nodes` padded nodes of `unknowns`.
     #[inline(always)]
     pub(crate) fn at(self, dims: (usize, usize), u: usize, i: usize) -> usize {

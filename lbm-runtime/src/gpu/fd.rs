@@ -11,14 +11,17 @@
 //!   one thread per (line, set) runs one of the affine sets of [`crate::fd`]'s walls, read
 //!   from a table, so a wall rule has one home for both.
 //!
+//! Every kernel addresses unknown `u` of node `i` through `addr(u, i)`, the host grid's
+//! layout written as WGSL ([`FdLayout`]: SoA, AoS or clustered), so the device runs the
+//! layout the host would, with the same arithmetic.
+//!
 //! In a group of several processes ([`GpuFdGrid::on_blocks`]: MPI ranks, or the threads of
 //! the host/device split) the grid is a block of a cut ([`crate::blocks`]). Its stages are
 //! then submitted one at a time: after each, along every axis in turn, the fill of an axis
-//! that is not cut, or for one that is, the block's first and last layers read back, traded
-//! with its neighbours, its ghost layers written and the walls it holds applied — the CPU
-//! block's very operations. The layers travel as one copy per contiguous run: whole planes
-//! along the outermost axis, one run per plane along y in 3-D, one per line along x; so a cut
-//! along the outermost axis is the cheap one on a device.
+//! that is not cut, or for one that is, the block's first and last layers packed by a kernel
+//! (`pack_a`, from a table of their nodes) and read back, traded with its neighbours, written
+//! into its ghost layers (`unpack_a`) and the walls it holds applied — the CPU block's very
+//! operations, its values in the CPU block's order whatever the layout.
 //!
 //! The grid keeps a host copy ([`FdGrid`]) that sets the initial values, checks, measures
 //! the rates and reads fields: it is refreshed from the device when one of those is asked.
@@ -28,7 +31,7 @@ use std::sync::Arc;
 use super::shader::arithmetic;
 use super::{GpuContext, GpuError};
 use crate::blocks::Blocks;
-use crate::fd::{FdError, FdGrid, FdRun, FdScheme, Integrator, Side};
+use crate::fd::{FdError, FdGrid, FdLayout, FdRun, FdScheme, Integrator, Side};
 use crate::group::{OneProcess, Transfers};
 use crate::{Error, Real};
 
@@ -51,9 +54,11 @@ pub struct GpuFdGrid<S: FdScheme, T: Real> {
     accumulate: Vec<wgpu::ComputePipeline>,
     /// Per axis: the fill kernel and its threads.
     fills: Vec<(wgpu::ComputePipeline, u32)>,
-    /// Per axis the grid is cut along (`None` for the others): where the block's first and
-    /// last layers go to be read back.
-    edges: [Option<wgpu::Buffer>; 3],
+    /// Per axis the grid is cut along (`None` for the others): how its layers are traded.
+    cuts: [Option<Trade>; 3],
+    /// The layers traded along one axis, on the device: the block's first and last layers
+    /// packed, then the neighbours' for its ghost layers.
+    edge: wgpu::Buffer,
     /// Threads of the node kernels (the updated nodes).
     nodes: u32,
     /// Threads in a row of the dispatch grid.
@@ -62,10 +67,22 @@ pub struct GpuFdGrid<S: FdScheme, T: Real> {
     stale: bool,
 }
 
+/// The trade of a block's layers along an axis the grid is cut along: `pack` gathers its
+/// first and last layers into the edge buffer (every unknown's first layer, then every
+/// unknown's last, node by node in [`FdGrid`]'s order), `staging` takes them to the host,
+/// and `unpack` writes the neighbours' layers from the edge buffer into its ghost layers
+/// (those where no wall of the grid is); one thread per value, `values` of them.
+struct Trade {
+    pack: wgpu::ComputePipeline,
+    unpack: wgpu::ComputePipeline,
+    staging: wgpu::Buffer,
+    values: u32,
+}
+
 impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
-    /// [`FdGrid::new`]'s grid on the device of `ctx`, the unknowns zero. Refuses f64 on an
-    /// adapter without it, the binary16 storage (populations only), and a grid whose arrays
-    /// do not fit one binding.
+    /// [`FdGrid::new`]'s grid on the device of `ctx`, its unknowns zero and stored in SoA.
+    /// Refuses f64 on an adapter without it, the binary16 storage (populations only), and a
+    /// grid whose arrays do not fit one binding.
     pub fn new(
         ctx: Arc<GpuContext>,
         n: [usize; 3],
@@ -73,27 +90,24 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         params: S::Params,
         sides: Vec<Side>,
     ) -> Result<Self, Error> {
-        Self::on_blocks(
-            ctx,
-            n,
-            h,
-            params,
-            sides,
-            Box::new(OneProcess),
+        let one = (
+            Box::new(OneProcess) as Box<dyn Transfers<T>>,
             Blocks::whole(n),
-        )
+        );
+        Self::on_blocks(ctx, n, h, params, sides, one, FdLayout::Soa)
     }
 
-    /// [`FdGrid::on_blocks`]'s block on the device of `ctx` (collective): what the device
-    /// refuses is refused by every process of the group.
+    /// [`FdGrid::on_blocks`]'s block of `group`'s member on the device of `ctx`, its unknowns
+    /// stored in `layout` (collective): what the device refuses is refused by every process
+    /// of the group.
     pub fn on_blocks(
         ctx: Arc<GpuContext>,
         n: [usize; 3],
         h: f64,
         params: S::Params,
         sides: Vec<Side>,
-        group: Box<dyn Transfers<T>>,
-        blocks: Blocks,
+        (group, blocks): (Box<dyn Transfers<T>>, Blocks),
+        layout: FdLayout,
     ) -> Result<Self, Error> {
         let nu = S::UNKNOWNS.len();
         // The block's padded length, as the grid will pad it (a cut of another group size is
@@ -110,7 +124,7 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         };
         let built = FdGrid::<S, T>::on_blocks_with(n, h, params, sides, (group, blocks), local);
         device?;
-        let host = built?;
+        let host = built?.with_layout(layout);
         debug_assert_eq!(len, host.phi.nodes);
         let dev = &ctx.device;
         let storage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST;
@@ -153,13 +167,32 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
             let lines = host.lines_along(a).count();
             axes.push((first, count, lines));
         }
-        let sets_at = buffer(
-            "fd side sets",
+        // After the sets, per axis the grid is cut along: its first and last layers and its
+        // ghost layers below and above, node by node (where they start, and their nodes).
+        let faces = [0, 1, 2].map(|a| {
+            host.blocks().is_cut(a).then(|| {
+                let (g, m) = (host.g[a], host.m[a]);
+                let start = at.len();
+                for first in [g, m, 0, m + g] {
+                    let runs = host.face(a, first).into_iter();
+                    at.extend(runs.flat_map(|(i, n)| i as u32..(i + n) as u32));
+                }
+                (start, (at.len() - start) / 4)
+            })
+        });
+        let tables = buffer(
+            "fd tables",
             4 * at.len() as u64,
             wgpu::BufferUsages::empty(),
         );
         ctx.queue
-            .write_buffer(&sets_at, 0, &padded(bytemuck::cast_slice(&at)));
+            .write_buffer(&tables, 0, &padded(bytemuck::cast_slice(&at)));
+        let most = faces.iter().flatten().map(|&(_, f)| f).max().unwrap_or(0);
+        let edge = buffer(
+            "fd edges",
+            (2 * nu * most * std::mem::size_of::<T>()) as u64,
+            wgpu::BufferUsages::COPY_SRC,
+        );
         let sets_c = buffer(
             "fd side coefficients",
             bytes_of(&coef).len() as u64,
@@ -170,7 +203,7 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         let row = WG * ctx.workgroup_limit();
         let updated: Vec<std::ops::Range<usize>> = (0..3).map(|a| host.updated(a)).collect();
         let nodes: usize = updated.iter().map(|r| r.len()).product();
-        let source = shader::<S, T>(&host, &updated, &axes, row);
+        let source = shader::<S, T>(&host, (&updated, row), &axes, &faces);
         let module = dev.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(S::NAME),
             source: wgpu::ShaderSource::Wgsl(source.into()),
@@ -194,10 +227,11 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
                 entry(3, true),
                 entry(4, true),
                 entry(5, true),
+                entry(6, false),
             ],
         });
         let groups = [0, 1].map(|c| {
-            let bound = [&bufs[c], &bufs[1 - c], &prm, &ctl, &sets_at, &sets_c];
+            let bound = [&bufs[c], &bufs[1 - c], &prm, &ctl, &tables, &sets_c, &edge];
             let entries: Vec<wgpu::BindGroupEntry> = bound
                 .iter()
                 .enumerate()
@@ -242,15 +276,17 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
             .enumerate()
             .map(|(a, &(_, count, lines))| (pipeline(format!("fill_{a}")), (count * lines) as u32))
             .collect();
-        // Both edges of every unknown along each axis the grid is cut along.
-        let edges = [0, 1, 2].map(|a| {
-            host.blocks().is_cut(a).then(|| {
-                let face: usize = host.face(a, 0).iter().map(|(_, len)| len).sum();
-                ctx.staging((2 * nu * face * std::mem::size_of::<T>()) as u64)
+        let cuts = [0, 1, 2].map(|a| {
+            faces[a].map(|(_, face)| Trade {
+                pack: pipeline(format!("pack_{a}")),
+                unpack: pipeline(format!("unpack_{a}")),
+                staging: ctx.staging((2 * nu * face * std::mem::size_of::<T>()) as u64),
+                values: (2 * nu * face) as u32,
             })
         });
         let mut grid = Self {
-            edges,
+            cuts,
+            edge,
             host,
             ctx,
             bufs,
@@ -360,7 +396,7 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
         }
         ctl.resize(7, T::default());
         self.ctx.queue.write_buffer(&self.ctl, 0, bytes_of(&ctl));
-        let cut = self.edges.iter().any(Option::is_some);
+        let cut = self.cuts.iter().any(Option::is_some);
         if cut {
             // Every stage trades with the neighbours even after a device error (the others
             // wait for this block); the first error is reported at the end.
@@ -418,64 +454,45 @@ impl<S: FdScheme, T: Real> GpuFdGrid<S, T> {
     }
 
     /// Stage `k` of a block of a cut: the stage, then axis after axis the fill of an axis that
-    /// is not cut, or the block's first and last layers read back, traded with the neighbours,
-    /// the ghost layers written where no wall of the grid is, and the walls it holds applied
-    /// (collective; as [`FdGrid`]'s `fill`).
+    /// is not cut, or the block's first and last layers packed and read back, traded with the
+    /// neighbours, unpacked into the ghost layers where no wall of the grid is, and the walls
+    /// it holds applied (collective; as [`FdGrid`]'s `fill`).
     fn ring_stage(&mut self, k: usize) -> Result<(), Error> {
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
             self.record_stage(&mut pass, k, 0);
         }
-        let size = std::mem::size_of::<T>() as u64;
-        let len = self.host.phi.nodes as u64;
-        let nu = S::UNKNOWNS.len() as u64;
         let mut read = Ok(());
         for a in 0..S::DIM {
-            if let Some(staging) = &self.edges[a] {
-                let (g, m) = (self.host.g[a], self.host.m[a]);
-                // The staging buffer: every unknown's first layers, then every unknown's last,
-                // each run after run (node order).
-                let mut at = 0;
-                for first in [g, m] {
-                    for u in 0..nu {
-                        for (i, n) in self.host.face(a, first) {
-                            let bytes = n as u64 * size;
-                            let from = (u * len + i as u64) * size;
-                            let buf = &self.bufs[self.current];
-                            enc.copy_buffer_to_buffer(buf, from, staging, at, bytes);
-                            at += bytes;
-                        }
-                    }
-                }
+            if let Some(trade) = &self.cuts[a] {
+                let values = trade.values as usize;
+                let run = |enc: &mut wgpu::CommandEncoder, kernel| {
+                    let mut pass = enc.begin_compute_pass(&Default::default());
+                    pass.set_bind_group(0, &self.groups[self.current], &[]);
+                    pass.set_pipeline(kernel);
+                    dispatch(&mut pass, trade.values, self.row);
+                };
+                run(&mut enc, &trade.pack);
+                let bytes = (values * std::mem::size_of::<T>()) as u64;
+                enc.copy_buffer_to_buffer(&self.edge, 0, &trade.staging, 0, bytes);
                 self.ctx.queue.submit([enc.finish()]);
                 enc = self.ctx.device.create_command_encoder(&Default::default());
-                let half = (at / size / 2) as usize;
-                let mut below = match self.ctx.map_read::<T>(staging) {
+                let mut below = match self.ctx.map_read::<T>(&trade.staging) {
                     Ok(edges) => edges,
                     Err(e) => {
                         read = read.and(Err(e));
-                        vec![T::default(); 2 * half]
+                        vec![T::default(); values]
                     }
                 };
-                let above = below.split_off(half);
+                let above = below.split_off(values / 2);
                 let peers = self.host.blocks().neighbours(self.host.group().rank(), a);
                 let [below, above] = self.host.group().swap(peers, [below, above]);
-                for (high, from, first) in [(false, below, 0), (true, above, m + g)] {
-                    if self.host.wall_here(a, high) {
-                        continue;
-                    }
-                    let mut values = &from[..];
-                    for u in 0..nu {
-                        for (i, n) in self.host.face(a, first) {
-                            let (run, rest) = values.split_at(n);
-                            let to = (u * len + i as u64) * size;
-                            let buf = &self.bufs[self.current];
-                            self.ctx.queue.write_buffer(buf, to, bytes_of(run));
-                            values = rest;
-                        }
-                    }
-                }
+                let incoming = [below, above].concat();
+                self.ctx
+                    .queue
+                    .write_buffer(&self.edge, 0, bytes_of(&incoming));
+                run(&mut enc, &trade.unpack);
             }
             let (fill, threads) = &self.fills[a];
             if *threads > 0 {
@@ -542,26 +559,29 @@ fn shifted(o: isize) -> String {
     }
 }
 
-/// The grid's shader: the scheme's `rates`, its stages, and the fill of each axis (`axes`:
-/// first set, sets and lines).
+/// The grid's shader: the scheme's `rates`, its stages (over the `updated` nodes, rows of
+/// `row` threads), the fill of each axis (`axes`: first set, sets and lines) and the trade of
+/// the layers of each axis the grid is cut along (`faces`: where its nodes start in the
+/// table, and how many a layer has), every unknown addressed in the host grid's layout.
 fn shader<S: FdScheme, T: Real>(
     host: &FdGrid<S, T>,
-    updated: &[std::ops::Range<usize>],
+    (updated, row): (&[std::ops::Range<usize>], u32),
     axes: &[(usize, usize, usize)],
-    row: u32,
+    faces: &[Option<(usize, usize)>; 3],
 ) -> String {
     let len = host.phi.nodes;
     let (nin, nu, np) = (S::LOADS.len(), S::UNKNOWNS.len(), host.prm.len());
     let st = host.stride;
     let mut s = format!("alias real = {};\n{}\n", arithmetic::<T>(), S::WGSL);
+    s += &host.layout().wgsl_addr((len, nu));
     s += &format!(
         "@group(0) @binding(0) var<storage, read_write> phi: array<real>;
 @group(0) @binding(1) var<storage, read_write> reg: array<real>;
 @group(0) @binding(2) var<storage, read> prm: array<real, {np}>;
 @group(0) @binding(3) var<storage, read> ctl: array<real, 7>;
-@group(0) @binding(4) var<storage, read> sets_at: array<u32>;
+@group(0) @binding(4) var<storage, read> tables: array<u32>;
 @group(0) @binding(5) var<storage, read> sets_c: array<real>;
-const LEN: u32 = {len}u;
+@group(0) @binding(6) var<storage, read_write> edge: array<real>;
 const ROW: u32 = {row}u;
 const NODES: u32 = {nodes}u;
 
@@ -586,8 +606,7 @@ fn rates_at(idx: u32) -> array<real, {nu}> {{
     );
     for (k, (u, _)) in S::LOADS.iter().enumerate() {
         s += &format!(
-            "    inp[{k}] = phi[{}u + {}];\n",
-            u * len,
+            "    inp[{k}] = phi[addr({u}u, {})];\n",
             shifted(host.offsets[k])
         );
     }
@@ -606,7 +625,7 @@ fn rates_{k}(@builtin(global_invocation_id) gid: vec3<u32>) {{
     let idx = node(t);
     let r = rates_at(idx);
     for (var u = 0u; u < {nu}u; u++) {{
-        let at = u * LEN + idx;
+        let at = addr(u, idx);
         reg[at] = {update};
     }}
 }}
@@ -617,7 +636,7 @@ fn accumulate_{k}(@builtin(global_invocation_id) gid: vec3<u32>) {{
     if (t >= NODES) {{ return; }}
     let idx = node(t);
     for (var u = 0u; u < {nu}u; u++) {{
-        let at = u * LEN + idx;
+        let at = addr(u, idx);
         phi[at] = fma(ctl[{b}], reg[at], phi[at]);
     }}
 }}
@@ -636,11 +655,10 @@ fn fill_{a}(@builtin(global_invocation_id) gid: vec3<u32>) {{
     let e = {first}u + t % {count}u;
     let line = t / {count}u;
     let base = (line / {pc}u) * {sb}u + (line % {pc}u) * {sc}u;
-    let u = sets_at[4u * e];
-    let v = u * LEN + base;
-    phi[v + sets_at[4u * e + 1u] * {sa}u] = sets_c[3u * e]
-        + sets_c[3u * e + 1u] * phi[v + sets_at[4u * e + 2u] * {sa}u]
-        + sets_c[3u * e + 2u] * phi[v + sets_at[4u * e + 3u] * {sa}u];
+    let u = tables[4u * e];
+    phi[addr(u, base + tables[4u * e + 1u] * {sa}u)] = sets_c[3u * e]
+        + sets_c[3u * e + 1u] * phi[addr(u, base + tables[4u * e + 2u] * {sa}u)]
+        + sets_c[3u * e + 2u] * phi[addr(u, base + tables[4u * e + 3u] * {sa}u)];
 }}
 ",
             threads = count * lines,
@@ -649,6 +667,42 @@ fn fill_{a}(@builtin(global_invocation_id) gid: vec3<u32>) {{
             sb = st[b],
             sc = st[c],
             sa = st[a],
+        );
+    }
+    for (a, (start, face)) in faces
+        .iter()
+        .enumerate()
+        .filter_map(|(a, f)| f.map(|f| (a, f)))
+    {
+        // The sides with a wall of the grid keep their ghost layers (the walls set them).
+        let keep: String = [false, true]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &high)| host.wall_here(a, high))
+            .map(|(side, _)| format!("    if (side == {side}u) {{ return; }}\n"))
+            .collect();
+        s += &format!(
+            "
+@compute @workgroup_size({WG})
+fn pack_{a}(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let t = gid.x + gid.y * ROW;
+    if (t >= {values}u) {{ return; }}
+    let side = t / {layer}u;
+    let u = (t / {face}u) % {nu}u;
+    edge[t] = phi[addr(u, tables[{start}u + side * {face}u + t % {face}u])];
+}}
+
+@compute @workgroup_size({WG})
+fn unpack_{a}(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let t = gid.x + gid.y * ROW;
+    if (t >= {values}u) {{ return; }}
+    let side = t / {layer}u;
+{keep}    let u = (t / {face}u) % {nu}u;
+    phi[addr(u, tables[{start}u + (2u + side) * {face}u + t % {face}u])] = edge[t];
+}}
+",
+            layer = nu * face,
+            values = 2 * nu * face,
         );
     }
     s
