@@ -6,10 +6,13 @@
 //!                            the single-process CPU run on rank 0: populations and moment fields
 //! mpi_ring resume MODEL LAYOUT LX LY STEPS [BACKEND [SCHEME [CUT]]]  the same, the first half
 //!                            of the steps run on one lattice on rank 0 and scattered over the ranks
-//! mpi_ring heat3 CUT STEPS [checkpoint PATH AT | resume PATH]  the 3-D finite-difference
-//!                            heat grid cut `AxBxC` (one block a rank): every node's value after
-//!                            STEPS steps printed by rank 0, bit for bit (each rank checks the halo
-//!                            nodes it traded against the cut's formula); `checkpoint` writes one at
+//! mpi_ring heat3 CUT STEPS [gpu|hetero LAYOUT] [checkpoint PATH AT | resume PATH]  the 3-D
+//!                            finite-difference heat grid cut `AxBxC` (one block a rank): every
+//!                            node's value after STEPS steps printed by rank 0, bit for bit (each
+//!                            host rank checks the halo nodes it traded against the cut's formula);
+//!                            `gpu` runs each block on its rank's GPU, `hetero` split between the
+//!                            host and the GPU (three parts a block on threads: cut along z alone),
+//!                            the unknowns in LAYOUT (soa, aos, caosoa); `checkpoint` writes one at
 //!                            step AT and goes on, `resume` continues from one
 //! mpi_ring sparse STEPS [SCHEME]  a cross of two channels (D2Q9 BGK, forced along x and y)
 //!                            in a 32 × 32 box in blocks of 8 × 8, only the 7 that hold fluid
@@ -35,12 +38,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use lbm::backend::{Gpu, RingJob, on_ring};
+use lbm::backend::{Gpu, RingJob, build_fd, on_ring};
 use lbm::blocks::Cut;
 use lbm::blocks::{Blocks, halo_nodes};
 use lbm::distributed::DistLattice;
 use lbm::domain::GlobalSpec;
-use lbm::fd::{FdGrid, FdScheme, Rule, Side};
+use lbm::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec, Rule, Side};
 use lbm::fd_scheme;
 use lbm::geometry::{Body, MomentumExchange, V3, curved_obstacles};
 use lbm::gpu::GpuOptions;
@@ -268,75 +271,133 @@ fd_scheme! {
     }
 }
 
-/// `heat3 CUT STEPS [checkpoint PATH AT | resume PATH]` (the arguments after `heat3`): the
-/// 3-D heat grid, periodic along x, walls of every rule along y and z, cut `CUT` over the
-/// ranks; rank 0 prints the bits of every node's value after STEPS steps.
+/// `heat3 CUT STEPS [gpu|hetero LAYOUT] [checkpoint PATH AT | resume PATH]` (the arguments
+/// after `heat3`): the 3-D heat grid, periodic along x, walls of every rule along y and z,
+/// cut `CUT` over the ranks, on the host (one block a rank, which checks the halo nodes it
+/// traded against the cut's formula), each rank's GPU, or split (three parts a block, on
+/// threads of each rank: its first and last planes along z on the host, its bulk on the
+/// GPU), the unknowns in `LAYOUT` (`soa`, `aos`, `caosoa`) on every part; rank 0 prints the
+/// bits of every node's value after STEPS steps.
 fn heat3(world: &SimpleCommunicator, a: &[String]) -> Outcome {
-    let usage = "usage: mpi_ring heat3 CUT STEPS [checkpoint PATH AT | resume PATH]";
+    let usage = "usage: mpi_ring heat3 CUT STEPS [gpu|hetero LAYOUT] [checkpoint PATH AT | \
+                 resume PATH]";
     let (Some(cut), Some(steps)) = (a.first(), a.get(1)) else {
         return Err(usage.into());
     };
     let cut: Cut = cut.parse()?;
     let steps: u64 = steps.parse().map_err(|e| format!("`{steps}`: {e}"))?;
-    let nodes = [12, 9, 10];
-    let sides = vec![
-        Side::Periodic,
-        Side::Periodic,
-        Side::Wall(vec![Rule::ZeroGradient]),
-        Side::Wall(vec![Rule::Value(1.0)]),
-        Side::Wall(vec![Rule::Extrapolated]),
-        Side::Wall(vec![Rule::Value(0.5)]),
-    ];
-    let params = Heat3Params {
-        alpha: 1.0,
-        beta: 0.05,
+    let (device, rest) = match (a.get(2).map(String::as_str), a.get(3).map(String::as_str)) {
+        (Some(backend @ ("gpu" | "hetero")), Some(layout)) => {
+            let layout = match layout {
+                "soa" => FdLayout::Soa,
+                "aos" => FdLayout::Aos,
+                "caosoa" => FdLayout::Clustered,
+                _ => return Err(usage.into()),
+            };
+            (Some((backend == "hetero", layout)), &a[4..])
+        }
+        _ => (None, &a[2..]),
     };
-    let group = Box::new(Ranks::new(world));
+    let nodes = [12, 9, 18];
+    let spec = || FdSpec::<Heat3> {
+        nodes,
+        h: 0.1,
+        params: Heat3Params {
+            alpha: 1.0,
+            beta: 0.05,
+        },
+        sides: vec![
+            Side::Periodic,
+            Side::Periodic,
+            Side::Wall(vec![Rule::ZeroGradient]),
+            Side::Wall(vec![Rule::Value(1.0)]),
+            Side::Wall(vec![Rule::Extrapolated]),
+            Side::Wall(vec![Rule::Value(0.5)]),
+        ],
+    };
     let blocks = Blocks::even(nodes, cut);
-    let fail = |e: lbm::fd::FdError| e.to_string();
-    let mut g =
-        FdGrid::<Heat3, f64>::on_blocks(nodes, 0.1, params, sides, group, blocks).map_err(fail)?;
-    g.set(0, |x| {
+    let start = |x: [f64; 3]| {
         (2.0 * std::f64::consts::PI * x[0]).sin() * x[1] + x[2] * x[2] + x[0] * x[1] * x[2]
-    });
+    };
     let dt = 1e-3;
-    match (a.get(2).map(String::as_str), a.get(3), a.get(4)) {
-        (None, ..) => {}
-        (Some("checkpoint"), Some(path), Some(at)) => {
-            let at: u64 = at.parse().map_err(|e| format!("`{at}`: {e}"))?;
-            g.advance(at, dt).map_err(fail)?;
-            g.checkpoint(std::path::Path::new(path)).map_err(fail)?;
+    // Marches `g` (set to the start) as `rest` says, and prints on the first member.
+    let march = |g: &mut dyn FdRun| -> Result<(), String> {
+        let fail = |e: Error| e.to_string();
+        g.set_unknown(0, &start).map_err(fail)?;
+        match (rest.first().map(String::as_str), rest.get(1), rest.get(2)) {
+            (None, ..) => {}
+            (Some("checkpoint"), Some(path), Some(at)) => {
+                let at: u64 = at.parse().map_err(|e| format!("`{at}`: {e}"))?;
+                g.advance(at, dt).map_err(fail)?;
+                g.checkpoint(std::path::Path::new(path)).map_err(fail)?;
+            }
+            (Some("resume"), Some(path), None) => {
+                g.resume(std::path::Path::new(path)).map_err(fail)?;
+            }
+            _ => return Err(usage.into()),
         }
-        (Some("resume"), Some(path), None) => {
-            g.resume(std::path::Path::new(path)).map_err(fail)?;
+        g.advance(steps.saturating_sub(g.steps()), dt)
+            .map_err(fail)?;
+        if let Some(values) = g.gather(0).map_err(fail)? {
+            let bits: Vec<String> = values
+                .iter()
+                .map(|v| format!("{:016x}", v.to_bits()))
+                .collect();
+            println!(
+                "heat3 {:?} nodes, {} steps: {}",
+                nodes,
+                g.steps(),
+                bits.join(" ")
+            );
         }
-        _ => return Err(usage.into()),
-    }
-    g.advance(steps.saturating_sub(g.steps()), dt)
-        .map_err(fail)?;
-    // What each block traded is the engine's count for its cut.
-    let l = g.block().map(|r| r.len());
-    let want = halo_nodes(l, cut, Heat3::REACH, [true; 3]);
-    if g.halo_nodes() != want {
-        println!(
-            "DIFFERENT: block {:?} traded {} halo nodes, the cut's formula says {want}",
-            g.block(),
-            g.halo_nodes()
-        );
-        return Ok(false);
-    }
-    if let Some(values) = g.gather(0) {
-        let bits: Vec<String> = values
-            .iter()
-            .map(|v| format!("{:016x}", v.to_bits()))
-            .collect();
-        println!(
-            "heat3 {:?} nodes, {} steps: {}",
+        Ok(())
+    };
+    let Some((split, layout)) = device else {
+        let FdSpec {
             nodes,
-            g.steps(),
-            bits.join(" ")
-        );
-    }
+            h,
+            params,
+            sides,
+        } = spec();
+        let group = Box::new(Ranks::new(world));
+        let mut g = FdGrid::<Heat3, f64>::on_blocks(nodes, h, params, sides, group, blocks)
+            .map_err(|e| e.to_string())?;
+        march(&mut g)?;
+        // What each block traded is the engine's count for its cut.
+        let l = g.block().map(|r| r.len());
+        let want = halo_nodes(l, cut, Heat3::REACH, [true; 3]);
+        if g.halo_nodes() != want {
+            println!(
+                "DIFFERENT: block {:?} traded {} halo nodes, the cut's formula says {want}",
+                g.block(),
+                g.halo_nodes()
+            );
+            return Ok(false);
+        }
+        return Ok(true);
+    };
+    let gpu = Gpu::open(GpuOptions {
+        node_rank: mpi_ring::node_rank(world),
+        ..GpuOptions::default()
+    });
+    let backend = match split {
+        true => lbm::backend::Backend::Split {
+            gpu,
+            choice: SplitChoice::Auto,
+        },
+        false => lbm::backend::Backend::Device {
+            gpu,
+            layout: lbm::LayoutKind::Soa,
+        },
+    };
+    let parts = vec![lbm::backend::fd_parts(&backend); world.size() as usize];
+    let run = |[group]: [RankThreads; 1]| -> Result<(), String> {
+        let built =
+            build_fd::<Heat3, f64>(Box::new(group), spec(), blocks.clone(), layout, &backend);
+        march(&mut *built.map_err(|e| e.to_string())?)
+    };
+    let runs = RankThreads::run(world, &parts, run).map_err(|e| e.to_string())?;
+    runs.into_iter().collect::<Result<Vec<()>, String>>()?;
     Ok(true)
 }
 

@@ -979,7 +979,8 @@ fn the_capillaries_on_a_sparse_domain_of_ranks_are_the_single_process_run() {
 /// rule along y and z) on 2, 3, 4, 6 and 8 ranks cut along one, two and three axes ends with
 /// the single process's values bit for bit, each rank trading the engine's count of halo nodes
 /// for its cut; a checkpoint written on 8 ranks cut 2 × 2 × 2 resumes on 3 ranks cut 1 × 1 ×
-/// 3, and on one process, to the same bits.
+/// 3, and on one process, to the same bits. On GPU ranks cut along one, two and three axes
+/// and split ranks (host, device, host a block, on threads) in each layout, within 1e-12.
 #[test]
 fn the_3d_heat_grid_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_process_grid() {
     let run = |ranks: usize, cut: &str, extra: &[&str]| -> String {
@@ -987,7 +988,7 @@ fn the_3d_heat_grid_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_proc
         let out = mpiexec(ranks, &args);
         let stdout = String::from_utf8_lossy(&out.stdout).to_string();
         assert!(
-            out.status.success() && stdout.starts_with("heat3 [12, 9, 10] nodes, 60 steps: "),
+            out.status.success() && stdout.starts_with("heat3 [12, 9, 18] nodes, 60 steps: "),
             "heat3 {args:?} on {ranks} ranks: {stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         );
@@ -1015,6 +1016,28 @@ fn the_3d_heat_grid_on_up_to_8_ranks_cut_along_1_2_and_3_axes_is_the_single_proc
     for (ranks, cut) in [(3, "1x1x3"), (1, "1x1x1")] {
         let resumed = run(ranks, cut, &["resume", path]);
         assert!(resumed == one, "resumed on {ranks} ranks cut {cut}");
+    }
+    let values = |out: &str| -> Vec<f64> {
+        let bits = out.split_once(": ").unwrap().1.split_whitespace();
+        bits.map(|b| f64::from_bits(u64::from_str_radix(b, 16).unwrap()))
+            .collect()
+    };
+    let host = values(&one);
+    let scale = host.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+    for (ranks, cut, device) in [
+        (2, "2x1x1", ["gpu", "soa"]),
+        (4, "1x2x2", ["gpu", "aos"]),
+        (8, "2x2x2", ["gpu", "caosoa"]),
+        (2, "1x1x2", ["hetero", "aos"]),
+        (1, "1x1x1", ["hetero", "caosoa"]),
+    ] {
+        let got = values(&run(ranks, cut, &device));
+        assert_eq!(got.len(), host.len());
+        let worst = (host.iter().zip(&got)).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(
+            worst <= 1e-12 * scale,
+            "{device:?} on {ranks} ranks cut {cut}: {worst:e}"
+        );
     }
 }
 
