@@ -30,8 +30,8 @@
 //! scheme, `two-copy` (the default) or `in-place` (AA; the reference run is two-copy).
 //! MODEL: `d2q9` (BGK: channel with a body force around a block that straddles the slab
 //! cuts), `d2q9curved` (TRT: the same channel around a disc with curved walls that straddles
-//! them, two-copy on the CPU only; the load on the disc, summed over the ranks, is compared
-//! too, within 1e-12 of its largest component), `d2q9mrt` (MRT: lid-driven cavity) or `d2q37` (thermal walls, gravity);
+//! them; the load on the disc, summed over the ranks, is compared too, within 1e-12 of its
+//! largest component), `d2q9mrt` (MRT: lid-driven cavity) or `d2q37` (thermal walls, gravity);
 //! LAYOUT: `aos`, `soa`, `csoa8`, `caosoa4`, `caosoa8`. Errors are printed by every rank
 //! (exit code 2). The benchmark of the ring and the scaling model is `lbm bench --ranks`.
 
@@ -524,7 +524,7 @@ fn by_layout(world: &SimpleCommunicator, a: &Args) -> Outcome {
 fn by_model<L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
     match a.model.as_str() {
         "d2q9" => by_command::<D2Q9Bgk, L>(world, a),
-        "d2q9curved" => cpu_only::<D2Q9Trt, L>(world, a),
+        "d2q9curved" => by_command::<D2Q9Trt, L>(world, a),
         "d2q9mrt" => by_command::<D2Q9Mrt, L>(world, a),
         "d2q37" => by_command::<D2Q37, L>(world, a),
         other => Err(format!(
@@ -573,25 +573,6 @@ impl<M: Case> RingJob<M, f64> for Check<'_> {
     ) -> Result<bool, Error> {
         run(ring, self.0)
     }
-}
-
-/// As [`by_command`] for a case this example runs on CPU ranks only (curved walls): its GPU
-/// slabs are not compiled, to keep the example's build small.
-fn cpu_only<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Outcome {
-    if a.backend != Backend::Cpu {
-        return Err(format!(
-            "this example runs model `{}` on CPU ranks only: use the backend `cpu`",
-            a.model
-        ));
-    }
-    on_cpu::<M, L>(world, a).map_err(|e| e.to_string())
-}
-
-/// The run on CPU ranks.
-fn on_cpu<M: Case, L: Layout>(world: &SimpleCommunicator, a: &Args) -> Result<bool, Error> {
-    let group = Box::new(Ranks::new(world));
-    let cut = a.cut(group.ranks());
-    DistLattice::<M, L, f64>::new(group, M::spec(a.lx, a.ly), cut, a.scheme).and_then(|d| run(d, a))
 }
 
 /// Runs `a.command` on the distributed lattice `dist` and compares it with one process.

@@ -168,38 +168,39 @@ fn d2q9_on_2_3_and_4_ranks_is_bitwise_the_single_process_run() {
     identical("d2q9mrt", "csoa8", 25, 32);
 }
 
-/// D2Q9 TRT around a disc with curved walls (interpolated bounce-back, two-copy) that straddles
-/// the cuts: the populations and moments bit for bit, and the load on the disc summed over the
-/// ranks' links within 1e-12 of the single process's (relative to its largest component).
+/// D2Q9 TRT around a disc with curved walls (interpolated bounce-back) that straddles the
+/// cuts: on CPU ranks, in both schemes, the populations and moments bit for bit, and the load
+/// on the disc summed over the ranks' links within 1e-12 of the single process's (relative to
+/// its largest component); on GPU and split ranks, in both schemes, every value within 1e-12.
 #[test]
 fn curved_walls_across_the_cuts_are_bitwise_the_single_process_run() {
     for (layout, lx) in [("soa", "24"), ("caosoa8", "25")] {
-        for ranks in [2, 3] {
-            let out = mpiexec(
-                ranks,
-                &[
-                    "check",
-                    "d2q9curved",
-                    layout,
-                    lx,
-                    "32",
-                    "200",
-                    "cpu",
-                    "two-copy",
-                ],
-            );
+        for (ranks, scheme, steps) in [(2, "two-copy", "200"), (3, "in-place", "201")] {
+            let args = [
+                "check",
+                "d2q9curved",
+                layout,
+                lx,
+                "32",
+                steps,
+                "cpu",
+                scheme,
+            ];
+            let out = mpiexec(ranks, &args);
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(
                 out.status.success()
                     && stdout.contains("bitwise identical")
                     && stdout.contains("the load on the body within")
                     && stdout.contains(&format!("{ranks} ranks")),
-                "{layout} on {ranks} ranks: {}\n{stdout}\n{}",
+                "{layout} {scheme} on {ranks} ranks: {}\n{stdout}\n{}",
                 out.status,
                 String::from_utf8_lossy(&out.stderr)
             );
         }
     }
+    within_tolerance_on_device_ranks("gpu", ("check", "d2q9curved", "soa"), 24, 32);
+    within_tolerance_on_device_ranks("hetero:3", ("check", "d2q9curved", "caosoa8"), 30, 32);
 }
 
 #[test]

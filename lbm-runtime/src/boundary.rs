@@ -682,24 +682,6 @@ impl<T: Real> Boundaries<T> {
         })
     }
 
-    /// Refuses the links that do not run in `scheme` on the GPU: every interpolated link in
-    /// the in-place scheme (its half-steps run curved walls on the CPU only yet), and what
-    /// [`Boundaries::runs_on`] refuses.
-    #[cfg(feature = "gpu")]
-    pub(crate) fn runs_on_gpu(&self, scheme: crate::Scheme) -> Result<(), LbmError> {
-        self.runs_on(scheme)?;
-        if self.interp.is_empty() || scheme == crate::Scheme::TwoCopy {
-            return Ok(());
-        }
-        Err(LbmError::Boundary(
-            "the obstacles have curved walls (interpolated bounce-back, \
-             Obstacles::with_wall_distance), which the GPU runs in the two-copy scheme only, not \
-             in the in-place scheme yet (the CPU runs them in both): use the two-copy scheme, or \
-             give the obstacles without wall distances (half-way bounce-back)"
-                .into(),
-        ))
-    }
-
     /// Refuses the interpolated links that do not run in `scheme`: in the in-place scheme,
     /// those that read beyond the site and its neighbour along the link (quadratic walls, the
     /// outflow's), whose populations its half-steps do not keep where the link could read

@@ -38,17 +38,36 @@ pub enum Kernel {
     Fused,
 }
 
+/// Where the post-collision population `f*_i(x, s)` (`s` the plane site) lies between
+/// steps, as the population `p` and the site `(x', s')` whose slot `F_p(x', s')` holds it:
+/// `F_i(x)` between steps of the two-copy scheme and in the even state of the AA scheme; in
+/// its odd state (after a pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)`
+/// where the site's link `ī` is bounced (`redirected`) and the population was redirected.
+/// With periodic x a population that crossed an edge is at its periodic image (the halos
+/// were folded back); otherwise it is in the halo column it was pushed into (`x'` is then −1
+/// or `LX`; a slab's neighbour holds its own copy). Every backend that runs the AA scheme
+/// reads and writes its logical view through this one rule: the CPU's storage slots
+/// ([`stored_slot`]) and the GPU's table of held populations (`gpu::bc`).
+pub(crate) fn aa_source<M: Model>(
+    d: &Dims,
+    (odd, redirected, periodic): (bool, bool, bool),
+    (i, x, s): (usize, usize, usize),
+) -> (usize, isize, usize) {
+    if !odd || redirected {
+        return (i, x as isize, s);
+    }
+    let c = M::VELOCITIES[i];
+    let mut xs = x as isize + c[0] as isize;
+    if periodic {
+        xs = xs.rem_euclid(d.lx as isize);
+    }
+    (M::OPPOSITE[i], xs, d.shift(s, c))
+}
+
 /// Storage slot of the post-collision population `f*_i(x, y)`, as (element index, population
-/// whose slot it is: `i` or `ī`, see [`Pops`]): `F_i(x)` between steps of
-/// the two-copy scheme and in the even state of the AA scheme; in its odd state (after a
-/// pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)` where the site's link
-/// `ī` is bounced and the population was redirected. With periodic x a population that
-/// crossed an edge is at its periodic image (the halos were folded back); otherwise it is in
-/// the halo column it was pushed into (a slab: the neighbour holds its own copy). Every
-/// backend that runs the AA scheme reads and writes its logical view through this one map.
-///
-/// The layout is given by its index and cluster-lane functions ([`Layout::index`],
-/// [`Layout::cluster_lane`]), so a layout known only at run time is served by the same map.
+/// whose slot it is: `i` or `ī`, see [`Pops`]): [`aa_source`]'s slot in the layout given by
+/// its index and cluster-lane functions ([`Layout::index`], [`Layout::cluster_lane`]), so a
+/// layout known only at run time is served by the same map.
 pub(crate) fn stored_slot<M: Model, T: Real>(
     (d, bc): (&Dims, &Boundaries<T>),
     index: impl Fn(&Dims, usize, usize, usize) -> usize,
@@ -56,20 +75,10 @@ pub(crate) fn stored_slot<M: Model, T: Real>(
     odd: bool,
     (i, x, y): (usize, usize, usize),
 ) -> (usize, usize) {
-    if !odd {
-        return (index(d, i, d.col(x as isize), y), i);
-    }
     let o = M::OPPOSITE[i];
-    if bc.site_at(d, x, y, lanes).is_some_and(|s| s.bounced(o)) {
-        (index(d, i, d.col(x as isize), y), i)
-    } else {
-        let c = M::VELOCITIES[i];
-        let mut xs = x as isize + c[0] as isize;
-        if bc.x_periodic() {
-            xs = xs.rem_euclid(d.lx as isize);
-        }
-        (index(d, o, d.col(xs), d.shift(y, c)), o)
-    }
+    let redirected = odd && bc.site_at(d, x, y, lanes).is_some_and(|s| s.bounced(o));
+    let (p, xs, s) = aa_source::<M>(d, (odd, redirected, bc.x_periodic()), (i, x, y));
+    (index(d, p, d.col(xs), s), p)
 }
 
 /// A lattice of model `M`, layout `L`, precision `T`.

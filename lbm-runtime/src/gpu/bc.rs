@@ -4,9 +4,11 @@
 //! `tables` (u32): a bit per site (`line·LY + y`, the line `x·LZ + z`; `x·LY + y` in 2-D)
 //! marking boundary sites, then `LX·LZ + 1` line starts, then one [`REC`]-word record per
 //! boundary site, sorted by `(line, y)`, its words the [`Field`]s `[line, y, mask_lo,
-//! mask_hi, corr, rule, links, value, interp]` — one table that the packing writes, the
+//! mask_hi, corr, rule, links, value, interp, held]` — one table that the packing writes, the
 //! shaders read (as the constants [`Field::wgsl_constants`] declares: `tables[b + REC_CORR]`)
-//! and the bounds prover checks, by name. `consts` (real): the model parameters, then the moving-wall corrections
+//! and the bounds prover checks, by name — then the [`HOLD`]-word entries of the populations
+//! the in-place scheme holds before each half-step, those of the even state, then those of
+//! the odd one (see [`pack`]). `consts` (real): the model parameters, then the moving-wall corrections
 //! `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that has any; `corr` is their offset, [`NONE`]
 //! otherwise), the rules' values (`value` is their offset) and the interpolations of curved
 //! walls' links (the `TERMS_LEN` weights of `boundary::link::TERMS` for each of the `Q` links
@@ -40,11 +42,14 @@ pub enum Field {
     Value,
     /// The offset of the curved links' interpolation weights in `consts`, or [`NONE`].
     Interp,
+    /// Where the site's `Q` held populations start among the held values (in place: the own
+    /// leaving populations its curved links read), or [`NONE`].
+    Held,
 }
 
 impl Field {
     /// Every field, in the record's order.
-    pub const ALL: [Field; 9] = [
+    pub const ALL: [Field; 10] = [
         Field::Line,
         Field::Y,
         Field::MaskLo,
@@ -54,6 +59,7 @@ impl Field {
         Field::Links,
         Field::Value,
         Field::Interp,
+        Field::Held,
     ];
 
     /// Its word in the record.
@@ -73,6 +79,7 @@ impl Field {
             Field::Links => "REC_LINKS",
             Field::Value => "REC_VALUE",
             Field::Interp => "REC_INTERP",
+            Field::Held => "REC_HELD",
         }
     }
 
@@ -113,6 +120,11 @@ impl std::ops::IndexMut<Field> for Record {
 }
 /// "No entry" in a record.
 pub const NONE: u32 = u32::MAX;
+
+/// Words of an entry of the held populations: the held value's index, then the population
+/// `p`, storage column, line `z` and row `y` of the slot that holds it (`idx`'s arguments).
+pub const HOLD: usize = 5;
+
 /// Which boundary code a shader needs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BcShape {
@@ -122,6 +134,8 @@ pub struct BcShape {
     pub rules: u32,
     /// Curved walls' interpolated links.
     pub curved: bool,
+    /// Populations held before each in-place half-step (the entries of each state).
+    pub holds: usize,
 }
 
 impl BcShape {
@@ -143,6 +157,7 @@ impl BcShape {
             sites: 1,
             rules,
             curved: true,
+            holds: 1,
         }
     }
 
@@ -162,6 +177,8 @@ pub struct BcTables<T> {
     pub tables: Vec<u32>,
     /// Parameters, corrections, rule values.
     pub consts: Vec<T>,
+    /// Values the held populations take ([`Field::Held`]).
+    pub held: usize,
     /// The boundary code the shader needs.
     pub shape: BcShape,
 }
@@ -177,6 +194,12 @@ pub fn param_count<M: Model>(params: &M::Params) -> usize {
 }
 
 /// Packs `bc` for a lattice of shape `d` with parameters `params`.
+///
+/// The in-place scheme holds, before each half-step, the own leaving population `f*_i(x)` of
+/// each curved link that reads it (`boundary::link::OWN_LEAVING`), as the CPU does
+/// (`Lattice::hold_links`): another site's thread may overwrite its slot before the link
+/// reads it. Its entry names the held value and the slot that holds the population in the
+/// even state and in the odd one ([`crate::lattice::aa_source`]).
 pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params) -> BcTables<T> {
     let mut consts: Vec<T> = M::param_values(params)
         .iter()
@@ -187,6 +210,8 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
     let lines = d.lx * d.lz;
     let mut starts = Vec::with_capacity(lines + 1);
     let mut records = Vec::new();
+    let mut holds: [Vec<u32>; 2] = Default::default();
+    let mut held = 0;
     let mut shape = BcShape::default();
     for line in 0..lines {
         starts.push((records.len() / REC) as u32);
@@ -207,6 +232,28 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 consts.extend(bc.interp[o..o + M::Q].iter().flat_map(|w| w.w));
                 at
             });
+            let own: Vec<usize> = (s.interp.iter())
+                .flat_map(|&o| (0..M::Q).map(move |i| (o, i)))
+                .filter(|&(o, i)| s.bounced(i) && bc.interp[o + i].reads_own_leaving())
+                .map(|(_, i)| i)
+                .collect();
+            let held_at = if own.is_empty() {
+                NONE
+            } else {
+                held += M::Q;
+                (held - M::Q) as u32
+            };
+            let x = line / d.lz;
+            for (odd, entries) in holds.iter_mut().enumerate() {
+                for &i in &own {
+                    let redirected = s.bounced(M::OPPOSITE[i]);
+                    let flags = (odd == 1, redirected, bc.x_periodic());
+                    let (p, xs, at) = crate::lattice::aa_source::<M>(d, flags, (i, x, s.y));
+                    let (y, z) = d.yz(at);
+                    let col = (xs + d.halo as isize) as u32;
+                    entries.extend([held_at + i as u32, p as u32, col, z as u32, y as u32]);
+                }
+            }
             let mut r = Record::default();
             for (f, word) in [
                 (Field::Line, line as u32),
@@ -218,6 +265,7 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 (Field::Links, links),
                 (Field::Value, value),
                 (Field::Interp, interp),
+                (Field::Held, held_at),
             ] {
                 r[f] = word;
             }
@@ -228,9 +276,12 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
     starts.push((records.len() / REC) as u32);
     tables.extend(starts);
     tables.extend(records);
+    shape.holds = holds[0].len() / HOLD;
+    tables.extend(holds.concat());
     BcTables {
         tables,
         consts,
+        held,
         shape,
     }
 }

@@ -23,7 +23,11 @@
 //! - the pre-collision passes' `tables[RECS + (ctl.x + t)·REC + k]` and `mout[t·Q + i]` with
 //!   `t < ctl.y`, and the host never asks for records beyond `NBC` nor for more than `mout`
 //!   holds (`GpuLattice::exchanged`); the record's site is then one of the tables' proven
-//!   sites.
+//!   sites;
+//! - in place, a held population `mout[HELD + h]`: `h` a record's held start plus a link
+//!   `i < Q`, or the first word of a hold entry `tables[HOLDS + e·HOLD]` with `e < 2·NHOLD`,
+//!   each proven inside the held values past the moments; an entry's other words are a
+//!   population, storage column, line and row, proven in range like the records' sites.
 //!
 //! **Checked on the host for each lattice** ([`prove`]): that the affine layout's largest
 //! index over `i < Q`, `line < (LX + 2H)·LZ`, `y < LY` lies inside one copy and that the
@@ -37,7 +41,7 @@
 //! integer division is by a constant that is not zero (`PLANE`, `LY`, `LZ`, `VL`, `NK`,
 //! `CHUNK`).
 
-use super::bc::{self, BcTables, Field, Record, NONE, REC};
+use super::bc::{self, BcTables, Field, Record, HOLD, NONE, REC};
 use super::layout::AffineLayout;
 use super::shader::ShaderSpec;
 use crate::boundary::program::Kind;
@@ -55,6 +59,9 @@ pub struct Bound {
     pub mout: u64,
     /// Columns of moments one pass may write (`ctl.y ≤ mout_cols`).
     pub mout_cols: u64,
+    /// Values past `mout` in its binding, for the populations held in place (0 with two
+    /// copies, whose shader holds none).
+    pub held: u64,
 }
 
 /// Proves that the shader composed for `spec` reads and writes only inside the bindings of
@@ -113,8 +120,16 @@ pub fn prove<M: Model, T>(
             lens.mout_cols, lens.mout
         ));
     }
+    let holds = spec.scheme == crate::Scheme::InPlace;
+    if holds && (spec.held_at as u64 != lens.mout || lens.held < tables.held as u64) {
+        return Err(format!(
+            "the {} held populations from {} do not fit past the {} values of mout",
+            tables.held, spec.held_at, lens.mout
+        ));
+    }
     let limit = u32::MAX as u128;
-    if len > limit || words > limit || tables.consts.len() as u128 > limit || mout_need > limit {
+    let mout_all = lens.mout as u128 + lens.held as u128;
+    if len > limit || words > limit || tables.consts.len() as u128 > limit || mout_all > limit {
         return Err("a binding exceeds the shader's 32-bit indices".into());
     }
     prove_consts::<M, T>(spec, tables)?;
@@ -146,14 +161,23 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
     let cols = bc::bit_words(d);
     let recs = cols + lines + 1;
     let words = &t.tables;
-    let nrec = spec.bc.sites;
-    if words.len() != recs + nrec * REC || t.shape.sites != nrec {
+    let (nrec, nhold) = (spec.bc.sites, spec.bc.holds);
+    let holds = recs + nrec * REC;
+    if words.len() != holds + 2 * nhold * HOLD || t.shape != spec.bc {
         return Err(format!(
-            "the tables hold {} words, {} sites need {}",
+            "the tables hold {} words, {} sites and {} held populations need {}",
             words.len(),
             nrec,
-            recs + nrec * REC
+            nhold,
+            holds + 2 * nhold * HOLD
         ));
+    }
+    // The held populations: each value inside the held region, its slot one of the lattice's.
+    for e in words[holds..].chunks_exact(HOLD) {
+        let [at, p, col, z, y] = [0, 1, 2, 3, 4].map(|k| e[k] as usize);
+        if at >= t.held || p >= M::Q || col >= d.lx + 2 * d.halo || z >= d.lz || y >= d.ly {
+            return Err(format!("a held population's entry {e:?} is out of range"));
+        }
     }
     let starts = &words[cols..recs];
     if starts.windows(2).any(|w| w[0] > w[1]) || starts[lines] as usize != nrec {
@@ -191,6 +215,13 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
                     (TERMS_LEN * M::Q) as u64,
                     "curved wall's interpolation",
                 )?;
+            }
+            if rec[Field::Held] != NONE && rec[Field::Held] as usize + M::Q > t.held {
+                return Err(format!(
+                    "record {r}'s held populations at {} overrun the {} held",
+                    rec[Field::Held],
+                    t.held
+                ));
             }
             match (rec[Field::Rule], Kind::from_code(rec[Field::Rule])) {
                 (0, _) => {}
@@ -242,13 +273,14 @@ mod tests {
             fields: None,
             slab: false,
             packed_f16: false,
+            held_at: 4 * d.plane() * <M as Model>::MOMENT_NAMES.len(),
         };
-        let nm = <M as Model>::MOMENT_NAMES.len();
         let lens = Bound {
             chunk,
             copy: d.len() as u64,
-            mout: (4 * d.plane() * nm) as u64,
+            mout: spec.held_at as u64,
             mout_cols: 4,
+            held: tables.held as u64,
         };
         (spec, AffineLayout::probe::<L>(&d).unwrap(), tables, lens)
     }

@@ -196,7 +196,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         };
         let cap = capacity::<M, T>(ctx, &d, copies)?;
         let bc = compile(&d, &lay)?;
-        bc.runs_on_gpu(scheme)?;
+        bc.runs_on(scheme)?;
         let mut tables = bc::pack::<M, T>(&d, &bc, &params);
         // The fields, uniform until set: their values in the parameters.
         let fields: Vec<f64> = crate::lattice::uniform_fields::<M>(&params)
@@ -206,6 +206,14 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let fields_at = (!fields.is_empty()).then_some(tables.consts.len());
         tables.consts.extend(fields.iter().map(|&v| T::from_f64(v)));
         let plan = plan::<M, T>(ctx, &d, &tables, &cap)?;
+        // Columns of moments, and at least one site's pre-collision populations; past them,
+        // in place, the populations held before each half-step.
+        let mout_vals = (plan.mout_cols * d.plane() * M::MOMENT_NAMES.len()).max(M::Q);
+        let held = if scheme == Scheme::InPlace {
+            tables.held
+        } else {
+            0
+        };
         let spec = ShaderSpec {
             dims: d,
             params: bc::param_count::<M>(&params),
@@ -217,6 +225,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             slab,
             fields: fields_at,
             packed_f16: !ctx.supports_f16(),
+            held_at: mout_vals,
         };
         let source = shader::compose::<M, T>(&spec, &lay);
         shader::validate(&source, size_of::<T>() == 8, &what::<M, T>(layout))?;
@@ -224,14 +233,13 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let copies: Vec<_> = (0..copies).map(|_| dev.population_copy::<T>()).collect();
         let consts = dev.init_buffer("consts", bytemuck::cast_slice(&tables.consts), false);
         let tables_buf = dev.init_buffer("tables", bytemuck::cast_slice(&tables.tables), false);
-        // Columns of moments, and at least one site's pre-collision populations.
-        let mout_vals = (plan.mout_cols * d.plane() * M::MOMENT_NAMES.len()).max(M::Q);
-        let mout_bytes = (mout_vals * size_of::<T>()) as u64;
+        let mout_bytes = ((mout_vals + held) * size_of::<T>()) as u64;
         let bound = Bound {
             chunk: plan.chunk,
             copy: d.len() as u64,
             mout: mout_vals as u64,
             mout_cols: plan.mout_cols as u64,
+            held: held as u64,
         };
         let rest = storage::rest_values::<T>(M::WEIGHTS);
         let bounds_checks = match bounds::prove::<M, T>(&spec, &lay, &tables, &bound) {
@@ -550,6 +558,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         if periodic && site != Entry::AaLocal {
             self.dispatch(pass, Entry::Halo);
         }
+        self.hold(pass);
         self.dispatch(pass, site);
         if periodic && site == Entry::AaPull {
             self.dispatch(pass, Entry::Fold);
@@ -596,6 +605,10 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
+            // The border window follows the bulk's, which held the populations.
+            if w != Window::Border {
+                self.hold(&mut pass);
+            }
             self.dispatch_window(&mut pass, e, w, cols * d.plane());
         }
         self.ctx.queue.submit([enc.finish()]);
@@ -713,6 +726,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             Entry::Bc => self.spec.bc.sites,
             Entry::Moments | Entry::MomentsOdd => n * d.plane(),
             Entry::PreCollision | Entry::PreCollisionOdd => n,
+            Entry::HoldEven | Entry::HoldOdd => self.spec.bc.holds,
             Entry::Propagate | Entry::Collide | Entry::Fused | Entry::AaPull | Entry::AaLocal => {
                 d.sites()
             }
@@ -721,6 +735,20 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
 
     fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, e: Entry) {
         self.dispatch_n(pass, e, self.threads(e, 0));
+    }
+
+    /// In place, before what reads the state's curved links (a half-step, or a pass of
+    /// moments or pre-collision populations): holds the own leaving populations they read,
+    /// from the current state.
+    fn hold(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if self.spec.scheme == Scheme::InPlace && self.spec.bc.holds > 0 {
+            let e = if self.odd {
+                Entry::HoldOdd
+            } else {
+                Entry::HoldEven
+            };
+            self.dispatch(pass, e);
+        }
     }
 
     /// Dispatches `n` threads of `e` on the current copy (see [`GpuLattice::dispatch_window`]).
@@ -1260,6 +1288,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
                 }
                 even
             };
+            self.hold(&mut pass);
             self.dispatch_n(&mut pass, entry, self.threads(entry, n));
         }
         enc.copy_buffer_to_buffer(&self.mout, 0, &staging, 0, bytes);

@@ -18,14 +18,19 @@
 //! pattern) binds one copy `F` and alternates two half-steps, each a whole time step:
 //!
 //! ```text
+//! hold_even:   held ← f*_i(x) of the curved links that read it         (before aa_pull)
 //! aa_pull:     g = bc(F_i(x − c_i)); h = Ω(g); F_ī(x + c_i) = h_i   (F_i(x) on bounced ī)
 //! fold:        halo columns pushed by aa_pull → their periodic image  (x periodic only)
-//! aa_local:    g_i = F_ī(x) (+ wall correction); h = Ω(rules(g)); F_i(x) = h_i
+//! hold_odd:    held ← f*_i(x), where the odd state keeps it            (before aa_local)
+//! aa_local:    g_i = F_ī(x) (+ curved link, wall correction); h = Ω(rules(g)); F_i(x) = h_i
 //! moments_odd: m(x) = lbm_moments(g) with g as aa_local gathers it
 //! ```
 //!
 //! A site reads and writes the same elements in each half-step, so one thread per site
-//! needs no synchronisation; the arithmetic is the CPU's, so both agree to round-off.
+//! needs no synchronisation; the arithmetic is the CPU's, so both agree to round-off. A curved
+//! wall's link also reads its site's own leaving population `f*_i(x)`, in a slot another
+//! site's thread writes: it is held before the half-step (`hold_*`, from the entries of
+//! [`super::bc::pack`]), into the `mout` binding past the moments (`HELD`).
 //!
 //! Everything the shader needs about the lattice is a constant (sizes, strides, weights,
 //! velocities); real constants are written as `real(<shortest round-trip decimal of the f64>)`,
@@ -34,11 +39,11 @@
 //! bindings of `CHUNK` values each (`max_storage_buffer_binding_size`); the accessors
 //! `src_ld/src_st/dst_ld/dst_st` route a global index to its binding.
 
-use super::bc::{BcShape, Field, NONE};
+use super::bc::{BcShape, Field, HOLD, NONE};
 use super::layout::AffineLayout;
 use super::GpuError;
 use crate::boundary::program::Kind;
-use crate::boundary::{Term, TERMS, TERMS_LEN};
+use crate::boundary::{Term, OWN_LEAVING, TERMS, TERMS_LEN};
 use crate::layout::Dims;
 use crate::{Model, Real, Scheme};
 
@@ -75,11 +80,15 @@ pub enum Entry {
     PreCollision,
     /// Pre-collision populations of a range of boundary records of the odd AA state.
     PreCollisionOdd,
+    /// Holds the own leaving populations that curved links read, from the even AA state.
+    HoldEven,
+    /// Holds them from the odd AA state.
+    HoldOdd,
 }
 
 impl Entry {
     /// All entry points, in declaration order (`Entry::ALL[e as usize] == e`).
-    pub const ALL: [Entry; 13] = [
+    pub const ALL: [Entry; 15] = [
         Entry::Halo,
         Entry::Propagate,
         Entry::Bc,
@@ -93,6 +102,8 @@ impl Entry {
         Entry::FoldIn,
         Entry::PreCollision,
         Entry::PreCollisionOdd,
+        Entry::HoldEven,
+        Entry::HoldOdd,
     ];
 
     /// The entry points of the shader of `scheme`.
@@ -116,6 +127,8 @@ impl Entry {
                 Entry::MomentsOdd,
                 Entry::PreCollision,
                 Entry::PreCollisionOdd,
+                Entry::HoldEven,
+                Entry::HoldOdd,
             ],
         }
     }
@@ -136,6 +149,8 @@ impl Entry {
             Entry::FoldIn => "fold_in",
             Entry::PreCollision => "pre_collision",
             Entry::PreCollisionOdd => "pre_collision_odd",
+            Entry::HoldEven => "hold_even",
+            Entry::HoldOdd => "hold_odd",
         }
     }
 
@@ -204,6 +219,9 @@ pub struct ShaderSpec {
     /// on the element's half of its word, since the element beside it may belong to another
     /// thread's site (in place, any site's). Ignored for f32 and f64.
     pub packed_f16: bool,
+    /// Where the held populations ([`super::bc::BcTables::held`]) start in `mout`, past
+    /// what the moments and pre-collision passes write there.
+    pub held_at: usize,
 }
 
 impl ShaderSpec {
@@ -356,8 +374,11 @@ fn constants(spec: &ShaderSpec, vl: usize) -> String {
          const VL: u32 = {vl}u;\nconst NK: u32 = {nk}u;\nconst ROW: u32 = {row}u;\n\
          const CHUNK: u32 = {chunk}u;\nconst NSITES: u32 = {nsites}u;\nconst NBC: u32 = {nbc}u;\n\
          const COLS: u32 = {cols}u;\nconst RECS: u32 = {recs}u;\n{fields}\
+         const HOLDS: u32 = RECS + NBC * REC;\nconst NHOLD: u32 = {nhold}u;\nconst HELD: u32 = {held}u;\n\
          const NONE: u32 = {NONE}u;\n\n",
         fields = Field::wgsl_constants(),
+        nhold = spec.bc.holds,
+        held = spec.held_at,
         lx = d.lx,
         ly = d.ly,
         lz = d.lz,
@@ -607,13 +628,18 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
             };
             format!("src_ld(idx({p}u, {at}), W{p})")
         };
+        // In place, the own leaving population is the one held before the half-step.
+        let term = |t: Term| match spec.scheme {
+            Scheme::InPlace if t == OWN_LEAVING => format!("held(b, {i}u)"),
+            _ => read(t),
+        };
         let curved = if spec.bc.curved {
             let terms: String = (TERMS.iter().enumerate().skip(1))
                 .map(|(k, &t)| {
                     format!(
                         "            let w{k} = consts[k + {k}u];\n\
                          \x20           if (w{k} != real(0.0)) {{ v = v + w{k} * {}; }}\n",
-                        read(t)
+                        term(t)
                     )
                 })
                 .collect();
@@ -631,16 +657,41 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
         );
     }
     s += "    return g;\n}\n";
-    s += &format!(
-        "fn bounced(r: u32, i: u32) -> bool {{\n    let b = RECS + r * REC;\n\
-         \x20   return ((tables[b + REC_MASK_LO + (i >> 5u)] >> (i & 31u)) & 1u) != 0u;\n}}\n\
-         fn local_links(r: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n    var g = g_in;\n\
-         \x20   let co = tables[RECS + r * REC + REC_CORR];\n    if (co == NONE) {{ return g; }}\n\
-         \x20   for (var i = 0u; i < {q}u; i = i + 1u) {{\n\
-         \x20       if (bounced(r, i)) {{ g[i] = g[i] + consts[co + i]; }}\n    }}\n    return g;\n}}\n"
-    );
+    s += "fn bounced(r: u32, i: u32) -> bool {\n    let b = RECS + r * REC;\n\
+          \x20   return ((tables[b + REC_MASK_LO + (i >> 5u)] >> (i & 31u)) & 1u) != 0u;\n}\n\
+          fn held(b: u32, i: u32) -> real {\n    let h = tables[b + REC_HELD];\n\
+          \x20   if (h == NONE) { return real(0.0); }\n    return mout[HELD + h + i];\n}\n";
+    s += &local_links::<M>(spec);
     s += &rules::<M>(spec);
     s
+}
+
+/// `local_links(r, g)`: the bounced links of boundary record `r` in the AA local half-step,
+/// whose gathered `g_i = F_ī(x)` is already `f*_ī(x)`, half-way bounce-back's value: a curved
+/// wall's link weighs it with `f*_ī(x + c_i)`, gathered as `g_ī`, and the held `f*_i(x)`
+/// (the in-place scheme reads no other term, `Boundaries::runs_on`), as the CPU's
+/// `kernels::local_site_bc`; then the moving wall's correction.
+fn local_links<M: Model>(spec: &ShaderSpec) -> String {
+    let q = M::Q;
+    let mut s = format!(
+        "fn local_links(r: u32, g_in: array<real, {q}>) -> array<real, {q}> {{\n    var g = g_in;\n\
+         \x20   let b = RECS + r * REC;\n    let co = tables[b + REC_CORR];\n    let ip = tables[b + REC_INTERP];\n"
+    );
+    if !spec.bc.curved {
+        return s + "    if (co == NONE) { return g; }\n    for (var i = 0u; i < "
+            + &format!("{q}u; i = i + 1u) {{\n        if (bounced(r, i)) {{ g[i] = g[i] + consts[co + i]; }}\n    }}\n    return g;\n}}\n");
+    }
+    for i in 0..q {
+        let o = M::OPPOSITE[i];
+        s += &format!(
+            "    if (bounced(r, {i}u)) {{\n        var v = g_in[{i}u];\n\
+             \x20       if (ip != NONE) {{\n            let k = ip + {at}u;\n\
+             \x20           v = consts[k] * g_in[{i}u] + consts[k + 1u] * g_in[{o}u] + consts[k + 2u] * held(b, {i}u);\n        }}\n\
+             \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}u] = v;\n    }}\n",
+            at = TERMS_LEN * i
+        );
+    }
+    s + "    return g;\n}\n"
 }
 
 /// `rule(r, g)`: the site's rule applied to its pre-collision populations, one function per
@@ -867,7 +918,28 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
         s += &fold::<M>("fold_in", bc, Pusher::Neighbour);
     }
     s += &pre_collision_entry::<M>("pre_collision_odd", "gather_local", spec);
-    s + &moments_entry::<M>("moments_odd", "gather_local")
+    s += &moments_entry::<M>("moments_odd", "gather_local");
+    s + &hold::<M>()
+}
+
+/// The entries `hold_even` and `hold_odd`: thread `t` holds the population of entry `t` of
+/// the state's held populations ([`super::bc::pack`]) in `mout[HELD + at]`.
+fn hold<M: Model>() -> String {
+    let cases: String = (0..M::Q)
+        .map(|p| format!("        case {p}u: {{ return src_ld(at, W{p}); }}\n"))
+        .collect();
+    let mut s = format!(
+        "fn held_population(e: u32) -> real {{\n\
+         \x20   let at = idx(tables[e + 1u], ln(tables[e + 2u], tables[e + 3u]), tables[e + 4u]);\n\
+         \x20   switch (tables[e + 1u]) {{\n{cases}        default: {{ return real(0.0); }}\n    }}\n}}\n"
+    );
+    for (name, first) in [("hold_even", "0u"), ("hold_odd", "NHOLD")] {
+        s += &head(name, "NHOLD", FIXED);
+        s += &format!(
+            "    let e = HOLDS + ({first} + t) * {HOLD}u;\n    mout[HELD + tables[e]] = held_population(e);\n}}\n"
+        );
+    }
+    s
 }
 
 /// Whose push a fold moves: the lattice's own (periodic x) or a neighbouring slab's.

@@ -35,6 +35,7 @@ fn check<M: Model, L: Layout, T: Real>(params: &M::Params, shapes: &[BcShape]) {
                 slab: chunks == 3,
                 fields: (!M::FIELDS.is_empty()).then(|| M::param_values(params).len()),
                 packed_f16,
+                held_at: 64,
             };
             let what = format!(
                 "{} × {} × {} {} ({chunks} bindings, {bc:?}, packed {packed_f16})",
@@ -189,6 +190,7 @@ fn f64_constants_keep_full_precision() {
         slab: false,
         fields: None,
         packed_f16: false,
+        held_at: 0,
     };
     let src = compose::<D2Q9Bgk, f64>(&spec, &AffineLayout::probe::<Soa>(&spec.dims).unwrap());
     assert!(

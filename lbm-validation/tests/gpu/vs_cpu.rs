@@ -724,10 +724,11 @@ fn spread_q([x, y, z]: [usize; 3], c: [i32; 3]) -> Option<f64> {
     Some(0.1 + 0.9 * f64::from(k.rem_euclid(10)) / 9.0)
 }
 
-/// Curved walls (interpolated bounce-back, `Obstacles::with_wall_distance`) on the GPU, two-copy:
-/// a disc in a forced channel (D2Q9, every layout, three precisions) and a sphere turning
-/// about its z axis in the closed box (D3Q19 TRT, every layout) give the CPU's state, with
-/// the linear interpolation and the quadratic one.
+/// Curved walls (interpolated bounce-back, `Obstacles::with_wall_distance`) on the GPU: a disc
+/// in a forced channel (D2Q9, every layout, three precisions) and a sphere turning about its
+/// z axis in the closed box (D3Q19 TRT, every layout) give the CPU's state, with the linear
+/// interpolation in both schemes (in place, the own leaving populations held before each
+/// half-step, both parities compared) and the quadratic one with two copies.
 #[test]
 fn curved_walls_match_cpu() {
     let p = D2Q9BgkParams {
@@ -745,6 +746,9 @@ fn curved_walls_match_cpu() {
     compare::<D2Q9Bgk, f64>(&LAYOUTS, size, p, &channel, Scheme::TwoCopy);
     compare::<D2Q9Bgk, f32>(&LAYOUTS, size, p, &channel, Scheme::TwoCopy);
     compare::<D2Q9Bgk, F16s>(&LAYOUTS, size, p, &channel, Scheme::TwoCopy);
+    compare::<D2Q9Bgk, f64>(&LAYOUTS, size, p, &channel, Scheme::InPlace);
+    compare::<D2Q9Bgk, f32>(&LAYOUTS, size, p, &channel, Scheme::InPlace);
+    compare::<D2Q9Bgk, F16s>(&ONE, size, p, &channel, Scheme::InPlace);
     let trt = D3Q19TrtParams {
         tau: 0.7,
         magic: 3.0 / 16.0,
@@ -758,6 +762,7 @@ fn curved_walls_match_cpu() {
             .with_wall_velocity(|p| [-0.02 * (p[1] - 8.0), 0.02 * (p[0] - 3.5), 0.0])
     });
     compare::<D3Q19Trt, f64>(&LAYOUTS, CUBE, trt, &spec, Scheme::TwoCopy);
+    compare::<D3Q19Trt, f64>(&LAYOUTS, CUBE, trt, &spec, Scheme::InPlace);
     // Quadratic interpolation (`Interpolation::Quadratic`): the disc, and one across the
     // periodic edge x = 0, whose links read two sites along them across it; the turning
     // sphere.
