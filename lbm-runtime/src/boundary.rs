@@ -39,7 +39,7 @@ use std::sync::Arc;
 pub use link::Interpolation;
 #[cfg(feature = "gpu")]
 pub(crate) use link::TERMS_LEN;
-pub(crate) use link::{Interp, Term, OWN_LEAVING, TERMS};
+pub(crate) use link::{Interp, Term, OWN_SLOTS, TERMS};
 pub(crate) use zou_he::{Closure, Target as ZouHeTarget};
 
 use program::{Kind, Program, NORMALS};
@@ -541,6 +541,57 @@ impl Rule {
     }
 }
 
+/// Where the post-collision population `f*_i(x, s)` (`s` the plane site) lies between
+/// steps, as the population `p` and the site `(x', s')` whose slot `F_p(x', s')` holds it:
+/// `F_i(x)` between steps of the two-copy scheme and in the even state of the AA scheme; in
+/// its odd state (after a pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)`
+/// where the site's link `ī` is bounced (`redirected`) and the population was redirected.
+/// With periodic x a population that crossed an edge is at its periodic image (the halos
+/// were folded back); otherwise it is in the halo column it was pushed into (`x'` is then −1
+/// or `LX`; a slab's neighbour holds its own copy). Every backend that runs the AA scheme
+/// reads and writes its logical view through this one rule: the CPU's storage slots
+/// (`lattice::stored_slot`) and the GPU's table of held populations (`gpu::bc`).
+pub(crate) fn aa_source<M: Model>(
+    d: &Dims,
+    (odd, redirected, periodic): (bool, bool, bool),
+    (i, x, s): (usize, isize, usize),
+) -> (usize, isize, usize) {
+    if !odd || redirected {
+        return (i, x, s);
+    }
+    let c = M::VELOCITIES[i];
+    let mut xs = x + c[0] as isize;
+    if periodic {
+        xs = xs.rem_euclid(d.lx as isize);
+    }
+    (M::OPPOSITE[i], xs, d.shift(s, c))
+}
+
+/// A population that a bounced, interpolated link reads and the in-place scheme holds before
+/// each half-step ([`Boundaries::held_terms`]): `f*_pop(x, s)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct HeldTerm {
+    /// Where it is held: `(o + i)·TERMS_LEN + k` for term `k` of link `i` of the site whose
+    /// interpolations start at `o` in [`Boundaries::interp`].
+    pub at: usize,
+    /// The population.
+    pub pop: usize,
+    /// Its site's column (−1 or `LX` in a halo) and plane site.
+    pub x: isize,
+    pub s: usize,
+    /// Whether that site's pull half-step redirects the population (its link `p̄` bounced).
+    pub redirected: bool,
+}
+
+impl HeldTerm {
+    /// The population and the site whose slot holds it in the even (`odd` false) or the odd
+    /// state of the in-place scheme ([`aa_source`]).
+    pub fn source<M: Model>(&self, d: &Dims, odd: bool, periodic: bool) -> (usize, isize, usize) {
+        let flags = (odd, self.redirected, periodic);
+        aa_source::<M>(d, flags, (self.pop, self.x, self.s))
+    }
+}
+
 /// A site with bounced links or a rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Site {
@@ -667,44 +718,43 @@ impl<T: Real> Boundaries<T> {
             .map(|j| &col[j])
     }
 
-    /// The links whose interpolation reads the site's own leaving population
-    /// ([`Interp::reads_own_leaving`], linear walls with `q ≥ ½`): `(site, link, offset of the
-    /// link in [`Boundaries::interp`])`.
-    pub(crate) fn own_leaving_links<M: Model>(
-        &self,
-    ) -> impl Iterator<Item = (&Site, usize, usize)> {
-        self.sites.iter().flat_map(move |s| {
-            let at = s.interp;
-            (0..M::Q).filter_map(move |i| {
-                let at = at? + i;
-                (s.bounced(i) && self.interp[at].reads_own_leaving()).then_some((s, i, at))
-            })
-        })
-    }
-
-    /// Refuses the interpolated links that do not run in `scheme`: in the in-place scheme,
-    /// those that read beyond the site and its neighbour along the link (quadratic walls, the
-    /// outflow's), whose populations its half-steps do not keep where the link could read
-    /// them ([`Interp::runs_in_place`]).
-    pub(crate) fn runs_on(&self, scheme: crate::Scheme) -> Result<(), LbmError> {
-        if scheme == crate::Scheme::TwoCopy || self.interp.iter().all(|w| w.runs_in_place()) {
-            return Ok(());
+    /// The populations the in-place scheme holds before each half-step: of each bounced,
+    /// interpolated link, every term of non-zero weight beyond the two it reads from its
+    /// site's own slots ([`link::OWN_SLOTS`]) — its own leaving population (linear walls at
+    /// `q ≥ ½`), the quadratic walls' site two links away, the outflow's neighbours — whose
+    /// slots another site's half-step may overwrite before the link reads them. Held, they are
+    /// the values the two-copy scheme reads, so every link runs in both schemes alike.
+    pub(crate) fn held_terms<M: Model>(&self, d: &Dims) -> Vec<HeldTerm> {
+        let zero = T::from_f64(0.0);
+        let periodic = self.x_periodic();
+        let mut out = Vec::new();
+        for s in &self.sites {
+            let Some(o) = s.interp else { continue };
+            for i in (0..M::Q).filter(|&i| s.bounced(i)) {
+                let terms = TERMS.iter().enumerate().skip(link::OWN_SLOTS);
+                for (k, t) in terms.filter(|&(k, _)| self.interp[o + i].w[k] != zero) {
+                    let pop = t.pop.of::<M>(i);
+                    let off = t.offset(M::VELOCITIES[i]);
+                    let mut x = s.x as isize + off[0] as isize;
+                    if periodic || t.wraps() {
+                        x = x.rem_euclid(d.lx as isize);
+                    }
+                    let at = d.shift(s.y, off);
+                    let (_, z) = d.yz(at);
+                    let redirected = (0..d.lx as isize).contains(&x)
+                        && (self.line(x as usize, z).iter())
+                            .any(|t| t.y == at && t.bounced(M::OPPOSITE[pop]));
+                    out.push(HeldTerm {
+                        at: (o + i) * TERMS_LEN + k,
+                        pop,
+                        x,
+                        s: at,
+                        redirected,
+                    });
+                }
+            }
         }
-        if self.outflow {
-            return Err(LbmError::Boundary(
-                "an outflow side (Wall::Outflow) takes the populations its inner neighbours \
-                 receive, which the in-place scheme does not hold at the time: use the \
-                 two-copy scheme, or a Zou–He pressure outflow (Wall::ZouHePressure)"
-                    .into(),
-            ));
-        }
-        Err(LbmError::Boundary(
-            "the obstacles' curved walls are bounced back by quadratic interpolation \
-             (Interpolation::Quadratic), whose links read populations two sites along them, \
-             which the in-place scheme does not keep: use the two-copy scheme, or \
-             Interpolation::Linear"
-                .into(),
-        ))
+        out
     }
 
     /// Compiles `spec` for model `M` on a lattice of shape `d` stored in layout `L`.

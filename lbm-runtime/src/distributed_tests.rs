@@ -362,8 +362,9 @@ fn quadratic_walls_run_on_one_slab_and_are_refused_on_two() {
 }
 
 /// Outflow sides (`Wall::Outflow`) on rings of 1, 2 and 3 slabs, and on blocks cut along y,
-/// give the single lattice's bits: the right side on the last slab, and a top side cut by
-/// the slabs, whose links read the neighbouring columns across the cuts.
+/// in both schemes, give the single lattice's bits: the right side on the last slab, and a
+/// top side cut by the slabs, whose links read the neighbouring columns across the cuts (in
+/// place, held once the halos came).
 #[test]
 fn outflows_on_slabs_match_the_single_lattice() {
     let g = spec_of(
@@ -381,9 +382,11 @@ fn outflows_on_slabs_match_the_single_lattice() {
     );
     for ranks in [1, 2, 3] {
         ring_matches_single::<Soa, f64>(&g, ranks, Scheme::TwoCopy);
+        ring_matches_single::<Soa, f64>(&g, ranks, Scheme::InPlace);
     }
     for cut in [Cut([1, 2, 1]), Cut([2, 3, 1])] {
         cut_matches_single::<Soa, f64>(&g, cut, Scheme::TwoCopy);
+        cut_matches_single::<Soa, f64>(&g, cut, Scheme::InPlace);
     }
 }
 

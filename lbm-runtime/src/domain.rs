@@ -557,7 +557,6 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
             &BoundarySpec::periodic(),
         )?;
         let bc = g.slab_boundaries(block[0].clone(), &frame, &L::cluster_lane)?;
-        bc.runs_on(scheme)?;
         lattice.replace_boundaries(bc);
         Ok(Self { lattice, frame })
     }

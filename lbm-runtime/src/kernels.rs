@@ -54,7 +54,7 @@
 //! ([`Dims::ring`]) from which the second pulls (so a job's `src` and `dst` each have their
 //! own addressing, [`Job::src_d`] and [`Job::dst_d`]).
 
-use crate::boundary::{Boundaries, Rule, Site, Term, OWN_LEAVING, TERMS};
+use crate::boundary::{Boundaries, Rule, Site, Term, OWN_SLOTS, TERMS, TERMS_LEN};
 use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::{store_fence, Element, Pops, RawBuf};
 use crate::{ClusterAccess, Model, Real};
@@ -189,9 +189,9 @@ pub(crate) struct Job<'a, M: Model, L: Layout, T: Real> {
     pub src_d: Dims,
     pub dst_d: Dims,
     pub bc: &'a Boundaries<T>,
-    /// In place, the own leaving populations of the links that read them, held before the
-    /// half-step (`Lattice::hold_links`; by their offset in [`Boundaries::interp`]); empty
-    /// with two copies.
+    /// In place, the populations the interpolated links hold, held before the half-step
+    /// (`Lattice::hold_terms`; term `k` of the link at `o` in [`Boundaries::interp`] at
+    /// `o·TERMS_LEN + k`); empty with two copies.
     pub held: &'a [T],
     pub params: &'a M::Params,
     /// The values of the model's fields ([`Model::FIELDS`]) per site, stored as a lattice of
@@ -688,12 +688,14 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
             job.src.get(L::index(d, p, col, d.shift(s.y, step)), p)
         };
         let v = match s.interp {
-            // Interpolated; in place, the site's own leaving population is the one held before
-            // the half-step, as its slot may have been overwritten since.
-            Some(at) => job.bc.interp[at + i].apply(|t| match job.held.get(at + i) {
-                Some(&v) if t == OWN_LEAVING => v,
-                _ => read(t),
-            }),
+            // Interpolated; in place, the terms beyond the site's own slots are those held
+            // before the half-step, as their slots may have been overwritten since.
+            Some(at) => {
+                job.bc.interp[at + i].apply(|k, t| match job.held.get((at + i) * TERMS_LEN + k) {
+                    Some(&v) if k >= OWN_SLOTS => v,
+                    _ => read(t),
+                })
+            }
             None => read(TERMS[0]),
         };
         correction(job.bc, s, i).map_or(v, |c| v + c)
@@ -967,8 +969,7 @@ fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
 
 /// The bc of one boundary lane in the AA local half-step. A curved wall's link reads
 /// `f*_ī(x)` in `F_ī(x)` (the pull half-step redirected it there), `f*_ī(x + c_i)` in `F_i(x)`
-/// (streamed there) and `f*_i(x)` held before the half-step (`Lattice::hold_links`): the
-/// in-place scheme runs no other term (`Boundaries::runs_on`).
+/// (streamed there) and its other terms held before the half-step (`Lattice::hold_terms`).
 fn local_site_bc<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     site: &Site,
@@ -977,10 +978,10 @@ fn local_site_bc<M: Model, L: Layout, T: Real, const VL: usize>(
     for i in 0..M::Q {
         let v = s.cl[i][site.lane];
         let v = match site.interp.filter(|_| site.bounced(i)) {
-            Some(at) => job.bc.interp[at + i].apply(|t| match t {
-                t if t == TERMS[0] => v,
-                t if t == TERMS[1] => s.cl[M::OPPOSITE[i]][site.lane],
-                _ => job.held[at + i],
+            Some(at) => job.bc.interp[at + i].apply(|k, _| match k {
+                0 => v,
+                1 => s.cl[M::OPPOSITE[i]][site.lane],
+                _ => job.held[(at + i) * TERMS_LEN + k],
             }),
             None => v,
         };

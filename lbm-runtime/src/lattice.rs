@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use crate::parallel;
 
-use crate::boundary::{Boundaries, BoundarySpec, Term, TERMS};
+use crate::boundary::{aa_source, Boundaries, BoundarySpec, HeldTerm, Term, TERMS, TERMS_LEN};
 use crate::kernels::{fill_halo, fold_halo, Job, PairedCopy, PairedSweep, Pass, Pattern, Stores};
 use crate::layout::{Dims, Layout, LayoutKind};
 use crate::model::{divergence, moment_named};
@@ -38,32 +38,6 @@ pub enum Kernel {
     Fused,
 }
 
-/// Where the post-collision population `f*_i(x, s)` (`s` the plane site) lies between
-/// steps, as the population `p` and the site `(x', s')` whose slot `F_p(x', s')` holds it:
-/// `F_i(x)` between steps of the two-copy scheme and in the even state of the AA scheme; in
-/// its odd state (after a pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)`
-/// where the site's link `ī` is bounced (`redirected`) and the population was redirected.
-/// With periodic x a population that crossed an edge is at its periodic image (the halos
-/// were folded back); otherwise it is in the halo column it was pushed into (`x'` is then −1
-/// or `LX`; a slab's neighbour holds its own copy). Every backend that runs the AA scheme
-/// reads and writes its logical view through this one rule: the CPU's storage slots
-/// ([`stored_slot`]) and the GPU's table of held populations (`gpu::bc`).
-pub(crate) fn aa_source<M: Model>(
-    d: &Dims,
-    (odd, redirected, periodic): (bool, bool, bool),
-    (i, x, s): (usize, usize, usize),
-) -> (usize, isize, usize) {
-    if !odd || redirected {
-        return (i, x as isize, s);
-    }
-    let c = M::VELOCITIES[i];
-    let mut xs = x as isize + c[0] as isize;
-    if periodic {
-        xs = xs.rem_euclid(d.lx as isize);
-    }
-    (M::OPPOSITE[i], xs, d.shift(s, c))
-}
-
 /// Storage slot of the post-collision population `f*_i(x, y)`, as (element index, population
 /// whose slot it is: `i` or `ī`, see [`Pops`]): [`aa_source`]'s slot in the layout given by
 /// its index and cluster-lane functions ([`Layout::index`], [`Layout::cluster_lane`]), so a
@@ -73,10 +47,15 @@ pub(crate) fn stored_slot<M: Model, T: Real>(
     index: impl Fn(&Dims, usize, usize, usize) -> usize,
     lanes: impl Fn(&Dims, usize) -> (usize, usize),
     odd: bool,
-    (i, x, y): (usize, usize, usize),
+    (i, x, y): (usize, isize, usize),
 ) -> (usize, usize) {
     let o = M::OPPOSITE[i];
-    let redirected = odd && bc.site_at(d, x, y, lanes).is_some_and(|s| s.bounced(o));
+    let inside = (0..d.lx as isize).contains(&x);
+    let redirected = odd
+        && inside
+        && bc
+            .site_at(d, x as usize, y, lanes)
+            .is_some_and(|s| s.bounced(o));
     let (p, xs, s) = aa_source::<M>(d, (odd, redirected, bc.x_periodic()), (i, x, y));
     (index(d, p, d.col(xs), s), p)
 }
@@ -95,9 +74,10 @@ pub struct Lattice<M: Model, L: Layout, T: Real> {
     /// In-place scheme: the last half-step was a pull (the state is "odd").
     odd: bool,
     bc: Boundaries<T>,
-    /// In place: the own leaving populations `f*_i(x)` of the links that read them
-    /// ([`Boundaries::own_leaving_links`], by their offset in the interpolations), held at the
-    /// start of the half-step that reads them ([`Lattice::hold_links`]); empty with two copies.
+    /// In place: the populations the interpolated links hold ([`Boundaries::held_terms`]).
+    holds: Vec<HeldTerm>,
+    /// Their values, held at the start of the half-step that reads them
+    /// ([`Lattice::hold_terms`]) at their `at`; empty with two copies and where nothing holds.
     held: Vec<T>,
     /// The step whose start [`Lattice::held`] was taken at; `None` after the state was written
     /// otherwise than by a step.
@@ -161,7 +141,6 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         M::validate(&params)?;
         let d = Dims::of::<M>(size);
         let bc = Boundaries::compile::<M, L>(boundaries, &d)?;
-        bc.runs_on(scheme)?;
         let mut lat = Self {
             d,
             params,
@@ -170,6 +149,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             g: (scheme == Scheme::TwoCopy).then(|| AlignedBuf::zeroed(d.len())),
             rest: rest_values(M::WEIGHTS),
             odd: false,
+            holds: Vec::new(),
             held: Vec::new(),
             held_at: None,
             bc,
@@ -203,9 +183,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    /// Whether [`Lattice::steps`] can sweep two steps in one: in place unless a link holds its
-    /// own leaving population (the second half-step of a pair would need it before the
-    /// sweep); with two copies where a ring fits.
+    /// Whether [`Lattice::steps`] can sweep two steps in one: in place unless a link holds a
+    /// population (the second half-step of a pair would need it before the sweep); with two
+    /// copies where a ring fits.
     fn can_pair(&self) -> bool {
         match self.scheme {
             Scheme::InPlace => self.held.is_empty(),
@@ -213,25 +193,40 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
     }
 
-    /// Sizes [`Lattice::held`] for the boundaries (in place) and marks it stale.
+    /// Finds what the boundaries' links hold (in place), sizes [`Lattice::held`] for it and
+    /// marks it stale.
     fn hold_nothing(&mut self) {
-        let holds =
-            self.scheme == Scheme::InPlace && self.bc.own_leaving_links::<M>().next().is_some();
-        self.held = vec![T::default(); if holds { self.bc.interp.len() } else { 0 }];
+        self.holds = match self.scheme {
+            Scheme::InPlace => self.bc.held_terms::<M>(&self.d),
+            Scheme::TwoCopy => Vec::new(),
+        };
+        let len = if self.holds.is_empty() {
+            0
+        } else {
+            self.bc.interp.len() * TERMS_LEN
+        };
+        self.held = vec![T::default(); len];
         self.held_at = None;
     }
 
-    /// In place, at the start of a half-step: holds the own leaving population `f*_i(x)` of
-    /// each link that reads it (linear curved walls with `q ≥ ½`). In the AA pattern it lies
-    /// in a slot that another site's half-step may overwrite before the link reads it (`F_i(x)`,
-    /// which `x + c_i` pulls from, in the even state; `F_ī(x + c_i)`, that site's own, in the
-    /// odd one); read here, before the sweep, it is the value the two-copy scheme reads.
-    fn hold_links(&mut self) {
-        if self.held.is_empty() || self.held_at == Some(self.step) {
+    /// In place, at the start of a half-step: holds the populations the interpolated links
+    /// read beyond their sites' own slots ([`Boundaries::held_terms`]), from where the state
+    /// keeps them ([`aa_source`]): read before the sweep, they are the values the two-copy
+    /// scheme reads. A slab's step runs in parts, its bulk while the halos travel: a
+    /// population in a halo column is held again at each part (only the border, after the
+    /// halos arrived, reads one; nothing writes them during the step).
+    fn hold_terms(&mut self) {
+        if self.held.is_empty() {
             return;
         }
-        let values: Vec<(usize, T)> = (self.bc.own_leaving_links::<M>())
-            .map(|(s, i, at)| (at, self.value_at(self.slot(i, s.x, s.y))))
+        let first = self.held_at != Some(self.step);
+        let (d, periodic) = (self.d, self.bc.x_periodic());
+        let values: Vec<(usize, T)> = (self.holds.iter())
+            .filter_map(|h| {
+                let (p, x, s) = h.source::<M>(&d, self.odd, periodic);
+                let in_halo = !(0..d.lx as isize).contains(&x);
+                (first || in_halo).then(|| (h.at, self.value_at((L::index(&d, p, d.col(x), s), p))))
+            })
             .collect();
         for (at, v) in values {
             self.held[at] = v;
@@ -405,7 +400,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// Storage slot of the post-collision population `f*_i(x, y)` in the current state.
-    fn slot(&self, i: usize, x: usize, y: usize) -> (usize, usize) {
+    fn slot(&self, i: usize, x: isize, y: usize) -> (usize, usize) {
         stored_slot::<M, T>(
             (&self.d, &self.bc),
             L::index,
@@ -426,7 +421,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.check_site(x, y)?;
         check_len(out.len(), M::Q, "populations")?;
         for (i, o) in out.iter_mut().enumerate() {
-            *o = self.value_at(self.slot(i, x, y));
+            *o = self.value_at(self.slot(i, x as isize, y));
         }
         Ok(())
     }
@@ -439,7 +434,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             if !v.is_finite() {
                 return Err(non_finite(x, y, format!("population {i}"), v));
             }
-            let (e, p) = self.slot(i, x, y);
+            let (e, p) = self.slot(i, x as isize, y);
             self.f[e] = stored(v, &self.rest, p);
         }
         self.held_at = None;
@@ -527,6 +522,16 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             };
             self.value_at((L::index(d, p, d.col(sx), d.shift(y, c)), p))
         };
+        // Term `t` of link `i`, `f*_p(x + s c_i)`, where the state keeps it.
+        let term = |i: usize, t: Term| {
+            let (p, c) = (t.pop.of::<M>(i), t.offset(M::VELOCITIES[i]));
+            let sx = x as isize + c[0] as isize;
+            let sx = match self.bc.x_periodic() || t.wraps() {
+                true => sx.rem_euclid(d.lx as isize),
+                false => sx,
+            };
+            self.value_at(self.slot(p, sx, d.shift(y, c)))
+        };
         for (i, gi) in g.iter_mut().enumerate() {
             *gi = match site {
                 _ if self.odd => {
@@ -534,12 +539,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     let v = own(M::OPPOSITE[i]);
                     // A curved wall's link reads what the local half-step reads
                     // (`kernels::local_site_bc`): `f*_ī(x)` and `f*_ī(x + c_i)` in the site's own
-                    // slots, `f*_i(x)` where the pull half-step pushed it.
+                    // slots, the other terms where the state keeps them.
                     let v = match site.and_then(|s| s.interp.filter(|_| s.bounced(i))) {
-                        Some(at) => self.bc.interp[at + i].apply(|t| match t {
-                            t if t == TERMS[0] => v,
-                            t if t == TERMS[1] => own(i),
-                            _ => self.value_at(self.slot(i, x, y)),
+                        Some(at) => self.bc.interp[at + i].apply(|k, t| match k {
+                            0 => v,
+                            1 => own(i),
+                            _ => term(i, t),
                         }),
                         None => v,
                     };
@@ -553,13 +558,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                     let read = |t: Term| {
                         let p = t.pop.of::<M>(i);
                         match t.offset(M::VELOCITIES[i]) {
-                            [0, 0, 0] => self.value_at(self.slot(p, x, y)),
+                            [0, 0, 0] => self.value_at(self.slot(p, x as isize, y)),
                             o => neighbour(p, o, t.wraps()),
                         }
                     };
                     let v = match s.interp.map(|at| &self.bc.interp[at + i]) {
-                        // Interpolated (two-copy only: `Boundaries::runs_on`).
-                        Some(w) => w.apply(read),
+                        Some(w) => w.apply(|_, t| read(t)),
                         None => read(TERMS[0]),
                     };
                     s.corr.map_or(v, |o| v + self.bc.corr[o + i])
@@ -649,7 +653,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             let mut s = 0.0;
             for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
                 for i in 0..M::Q {
-                    s += self.value_at(self.slot(i, x, y)).to_f64();
+                    s += self.value_at(self.slot(i, x as isize, y)).to_f64();
                 }
             }
             s
@@ -998,7 +1002,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// columns `cols` only: no halo fill or fold (finish the step with
     /// [`Lattice::finish_step`]).
     pub(crate) fn update_columns(&mut self, cols: std::ops::Range<usize>) {
-        self.hold_links();
+        self.hold_terms();
         self.launch_cols(self.step_pass(), cols);
     }
 

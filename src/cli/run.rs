@@ -20,9 +20,7 @@ use super::case_settings;
 use super::lattice_run::start_and_drive;
 use super::out_dir::{missing_dirs, prepare_out_dir, remove_if_empty};
 use super::plan::{Plan, Resume, backend, check_about};
-use super::settings::{
-    BackendArg, CaseName, Checks, Collision, Outflows, Settings, Walls, bad, both, require,
-};
+use super::settings::{BackendArg, CaseName, Checks, Collision, Settings, bad, both, require};
 use super::{
     CliError, Generic, GenericReal, LayoutArg, Precision, VL_CHOICES, World, cpu_layout_built,
     cpu_width_built, dispatch_real, dispatch_vl,
@@ -85,8 +83,7 @@ struct Defaults {
     diagnostics_every: u64,
     until_steady: Option<f64>,
     /// The layout and scheme unless the settings choose (the open-channel cases keep the
-    /// two-copy scheme, where every backend runs curved walls and quadratic walls and outflows
-    /// run, and their channel's height is rarely a multiple of a cluster width).
+    /// two-copy scheme, and their channel's height is rarely a multiple of a cluster width).
     layout: LayoutArg,
     scheme: Option<Scheme>,
 }
@@ -460,22 +457,6 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         (None, None, BackendArg::Cpu) => Scheme::InPlace,
         (None, None, _) => Scheme::TwoCopy,
     };
-    if scheme == Scheme::InPlace {
-        let reads_further = [
-            (s.outflow == Some(Outflows::Extrapolated)).then_some("--outflow extrapolated"),
-            (s.walls == Some(Walls::Quadratic)).then_some("--walls quadratic"),
-        ];
-        for what in reads_further.into_iter().flatten() {
-            c.keep(bad(
-                "scheme",
-                format!(
-                    "in-place cannot run {what}, whose links read populations one site further \
-                     than the in-place scheme keeps them: drop --scheme in-place (the \
-                     open-channel cases run two-copy) or drop {what}"
-                ),
-            ));
-        }
-    }
     let until_steady = s.until_steady.or(d.until_steady).and_then(|t| {
         c.option(require(
             "until-steady",

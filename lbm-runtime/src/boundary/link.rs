@@ -97,10 +97,11 @@ impl Term {
     }
 }
 
-/// The term `f*_i(x)`, the site's own population leaving along the link: the in-place scheme
-/// holds it before each half-step (`Lattice::hold_links`), as another site's sweep may
-/// overwrite where it lies before the link reads it.
-pub(crate) const OWN_LEAVING: Term = TERMS[2];
+/// The terms a link reads from its site's own slots in both states of the in-place scheme,
+/// `f*_ī(x)` and `f*_ī(x + c_i)` (`TERMS[0]` and `TERMS[1]`); it holds the others before
+/// each half-step (`Boundaries::held_terms`), as another site's sweep may overwrite where
+/// they lie before the link reads them.
+pub(crate) const OWN_SLOTS: usize = 2;
 
 /// Number of terms of a bounced link.
 pub(crate) const TERMS_LEN: usize = 8;
@@ -224,31 +225,19 @@ impl<T: Real> Interp<T> {
         (Self::of(all), share)
     }
 
-    /// `Σ_k w_k f*_{p_k}(x + s_k c_i)`, `read(term)` reading a term's population; a term of
-    /// weight 0 beyond the first is not read (its site may lie beyond the lattice's reach).
+    /// `Σ_k w_k f*_{p_k}(x + s_k c_i)`, `read(k, term)` reading the population of term `k`; a
+    /// term of weight 0 beyond the first is not read (its site may lie beyond the lattice's
+    /// reach).
     #[inline(always)]
-    pub fn apply(&self, read: impl Fn(Term) -> T) -> T {
+    pub fn apply(&self, read: impl Fn(usize, Term) -> T) -> T {
         let zero = T::from_f64(0.0);
-        let mut v = self.w[0] * read(TERMS[0]);
-        for (w, term) in self.w.iter().zip(TERMS).skip(1) {
+        let mut v = self.w[0] * read(0, TERMS[0]);
+        for (k, (w, term)) in self.w.iter().zip(TERMS).enumerate().skip(1) {
             if *w != zero {
-                v += *w * read(term);
+                v += *w * read(k, term);
             }
         }
         v
-    }
-
-    /// Whether the in-place scheme runs the link: it reads only `f*_ī(x)`, `f*_ī(x + c_i)` and
-    /// `f*_i(x)` (half-way and linear walls), which the AA pattern keeps in the site's own
-    /// slots or the site holds (`crate::kernels`); quadratic walls and outflows read further.
-    pub fn runs_in_place(&self) -> bool {
-        let zero = T::from_f64(0.0);
-        self.w[3..].iter().all(|w| *w == zero)
-    }
-
-    /// Whether the link reads [`OWN_LEAVING`].
-    pub fn reads_own_leaving(&self) -> bool {
-        self.w[2] != T::from_f64(0.0)
     }
 
     /// The largest step along the link of a term this link reads (0 for the outflow's,
@@ -278,7 +267,7 @@ mod tests {
             (Pop::Same, _) => f(f64::from(t.step) + 1.0),
         };
         let target = if q < 0.5 { f(1.0 - 2.0 * q) } else { f(0.0) };
-        (w.apply(at), target)
+        (w.apply(|_, t| at(t)), target)
     }
 
     /// Each interpolation is the Lagrange interpolation of its order through the populations

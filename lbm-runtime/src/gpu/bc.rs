@@ -8,7 +8,7 @@
 //! shaders read (as the constants [`Field::wgsl_constants`] declares: `tables[b + REC_CORR]`)
 //! and the bounds prover checks, by name — then the [`HOLD`]-word entries of the populations
 //! the in-place scheme holds before each half-step, those of the even state, then those of
-//! the odd one (see [`pack`]). `consts` (real): the model parameters, then the moving-wall corrections
+//! the odd one, each state's in halo columns last (see [`pack`]). `consts` (real): the model parameters, then the moving-wall corrections
 //! `2 w_i ρ_w (c_i·u_w)/cs²` (`Q` per site that has any; `corr` is their offset, [`NONE`]
 //! otherwise), the rules' values (`value` is their offset) and the interpolations of curved
 //! walls' links (the `TERMS_LEN` weights of `boundary::link::TERMS` for each of the `Q` links
@@ -17,7 +17,7 @@
 //! link set (the Dirichlet wall's).
 
 use crate::boundary::program::Kind;
-use crate::boundary::{Boundaries, Rule};
+use crate::boundary::{Boundaries, Rule, TERMS_LEN};
 use crate::layout::Dims;
 use crate::{Model, Real};
 
@@ -42,8 +42,9 @@ pub enum Field {
     Value,
     /// The offset of the curved links' interpolation weights in `consts`, or [`NONE`].
     Interp,
-    /// Where the site's `Q` held populations start among the held values (in place: the own
-    /// leaving populations its curved links read), or [`NONE`].
+    /// Where the site's held populations start among the held values (in place: what its
+    /// curved and outflow links read beyond its own slots, term `k` of link `i` at
+    /// `held + TERMS_LEN·i + k`), or [`NONE`].
     Held,
 }
 
@@ -136,6 +137,9 @@ pub struct BcShape {
     pub curved: bool,
     /// Populations held before each in-place half-step (the entries of each state).
     pub holds: usize,
+    /// Of those, the last ones of the even and of the odd state, whose slots lie in a halo
+    /// column: a slab holds them again once its halos arrived.
+    pub halo_holds: [usize; 2],
 }
 
 impl BcShape {
@@ -158,6 +162,7 @@ impl BcShape {
             rules,
             curved: true,
             holds: 1,
+            halo_holds: [1, 1],
         }
     }
 
@@ -195,11 +200,11 @@ pub fn param_count<M: Model>(params: &M::Params) -> usize {
 
 /// Packs `bc` for a lattice of shape `d` with parameters `params`.
 ///
-/// The in-place scheme holds, before each half-step, the own leaving population `f*_i(x)` of
-/// each curved link that reads it (`boundary::link::OWN_LEAVING`), as the CPU does
-/// (`Lattice::hold_links`): another site's thread may overwrite its slot before the link
-/// reads it. Its entry names the held value and the slot that holds the population in the
-/// even state and in the odd one ([`crate::lattice::aa_source`]).
+/// The in-place scheme holds, before each half-step, the populations that interpolated links
+/// read beyond their sites' own slots (`Boundaries::held_terms`, which the CPU holds too):
+/// another site's thread may overwrite their slots before the links read them. An entry names
+/// the held value (at the CPU's index) and the slot that holds the population in the even
+/// state or in the odd one ([`crate::boundary::aa_source`]).
 pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params) -> BcTables<T> {
     let mut consts: Vec<T> = M::param_values(params)
         .iter()
@@ -210,9 +215,15 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
     let lines = d.lx * d.lz;
     let mut starts = Vec::with_capacity(lines + 1);
     let mut records = Vec::new();
-    let mut holds: [Vec<u32>; 2] = Default::default();
-    let mut held = 0;
     let mut shape = BcShape::default();
+    let holds = bc.held_terms::<M>(d);
+    let held = if holds.is_empty() {
+        0
+    } else {
+        bc.interp.len() * TERMS_LEN
+    };
+    let holding: std::collections::HashSet<usize> =
+        holds.iter().map(|h| h.at / (TERMS_LEN * M::Q)).collect();
     for line in 0..lines {
         starts.push((records.len() / REC) as u32);
         let mut sites: Vec<_> = bc.line(line / d.lz, line % d.lz).to_vec();
@@ -232,28 +243,10 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 consts.extend(bc.interp[o..o + M::Q].iter().flat_map(|w| w.w));
                 at
             });
-            let own: Vec<usize> = (s.interp.iter())
-                .flat_map(|&o| (0..M::Q).map(move |i| (o, i)))
-                .filter(|&(o, i)| s.bounced(i) && bc.interp[o + i].reads_own_leaving())
-                .map(|(_, i)| i)
-                .collect();
-            let held_at = if own.is_empty() {
-                NONE
-            } else {
-                held += M::Q;
-                (held - M::Q) as u32
+            let held_at = match s.interp {
+                Some(o) if holding.contains(&(o / M::Q)) => (o * TERMS_LEN) as u32,
+                _ => NONE,
             };
-            let x = line / d.lz;
-            for (odd, entries) in holds.iter_mut().enumerate() {
-                for &i in &own {
-                    let redirected = s.bounced(M::OPPOSITE[i]);
-                    let flags = (odd == 1, redirected, bc.x_periodic());
-                    let (p, xs, at) = crate::lattice::aa_source::<M>(d, flags, (i, x, s.y));
-                    let (y, z) = d.yz(at);
-                    let col = (xs + d.halo as isize) as u32;
-                    entries.extend([held_at + i as u32, p as u32, col, z as u32, y as u32]);
-                }
-            }
             let mut r = Record::default();
             for (f, word) in [
                 (Field::Line, line as u32),
@@ -276,8 +269,21 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
     starts.push((records.len() / REC) as u32);
     tables.extend(starts);
     tables.extend(records);
-    shape.holds = holds[0].len() / HOLD;
-    tables.extend(holds.concat());
+    shape.holds = holds.len();
+    for odd in [false, true] {
+        let mut entries: Vec<(bool, [u32; HOLD])> = (holds.iter())
+            .map(|h| {
+                let (p, x, at) = h.source::<M>(d, odd, bc.x_periodic());
+                let (y, z) = d.yz(at);
+                let col = (x + d.halo as isize) as u32;
+                let halo = !(0..d.lx as isize).contains(&x);
+                (halo, [h.at as u32, p as u32, col, z as u32, y as u32])
+            })
+            .collect();
+        entries.sort_by_key(|&(halo, _)| halo);
+        shape.halo_holds[usize::from(odd)] = entries.iter().filter(|e| e.0).count();
+        tables.extend(entries.iter().flat_map(|e| e.1));
+    }
     BcTables {
         tables,
         consts,

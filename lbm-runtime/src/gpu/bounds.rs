@@ -162,6 +162,9 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
     let recs = cols + lines + 1;
     let words = &t.tables;
     let (nrec, nhold) = (spec.bc.sites, spec.bc.holds);
+    if spec.bc.halo_holds.iter().any(|&h| h > nhold) {
+        return Err("more held populations in halos than held".into());
+    }
     let holds = recs + nrec * REC;
     if words.len() != holds + 2 * nhold * HOLD || t.shape != spec.bc {
         return Err(format!(
@@ -216,7 +219,7 @@ fn prove_tables<M: Model, T>(spec: &ShaderSpec, t: &BcTables<T>) -> Result<(), S
                     "curved wall's interpolation",
                 )?;
             }
-            if rec[Field::Held] != NONE && rec[Field::Held] as usize + M::Q > t.held {
+            if rec[Field::Held] != NONE && rec[Field::Held] as usize + TERMS_LEN * M::Q > t.held {
                 return Err(format!(
                     "record {r}'s held populations at {} overrun the {} held",
                     rec[Field::Held],

@@ -196,7 +196,6 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         };
         let cap = capacity::<M, T>(ctx, &d, copies)?;
         let bc = compile(&d, &lay)?;
-        bc.runs_on(scheme)?;
         let mut tables = bc::pack::<M, T>(&d, &bc, &params);
         // The fields, uniform until set: their values in the parameters.
         let fields: Vec<f64> = crate::lattice::uniform_fields::<M>(&params)
@@ -558,7 +557,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         if periodic && site != Entry::AaLocal {
             self.dispatch(pass, Entry::Halo);
         }
-        self.hold(pass);
+        self.hold(pass, false);
         self.dispatch(pass, site);
         if periodic && site == Entry::AaPull {
             self.dispatch(pass, Entry::Fold);
@@ -605,10 +604,9 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let mut enc = self.encoder();
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            // The border window follows the bulk's, which held the populations.
-            if w != Window::Border {
-                self.hold(&mut pass);
-            }
+            // The border window follows the bulk's, which held the populations: only those
+            // in the halos, which have come since, are held again.
+            self.hold(&mut pass, w == Window::Border);
             self.dispatch_window(&mut pass, e, w, cols * d.plane());
         }
         self.ctx.queue.submit([enc.finish()]);
@@ -727,6 +725,8 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             Entry::Moments | Entry::MomentsOdd => n * d.plane(),
             Entry::PreCollision | Entry::PreCollisionOdd => n,
             Entry::HoldEven | Entry::HoldOdd => self.spec.bc.holds,
+            Entry::HoldHaloEven => self.spec.bc.halo_holds[0],
+            Entry::HoldHaloOdd => self.spec.bc.halo_holds[1],
             Entry::Propagate | Entry::Collide | Entry::Fused | Entry::AaPull | Entry::AaLocal => {
                 d.sites()
             }
@@ -737,15 +737,17 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         self.dispatch_n(pass, e, self.threads(e, 0));
     }
 
-    /// In place, before what reads the state's curved links (a half-step, or a pass of
-    /// moments or pre-collision populations): holds the own leaving populations they read,
-    /// from the current state.
-    fn hold(&self, pass: &mut wgpu::ComputePass<'_>) {
+    /// In place, before what reads the state's interpolated links (a half-step, or a pass of
+    /// moments or pre-collision populations): holds the populations they read beyond their
+    /// sites' own slots, from the current state — or only those in halo columns (`halos`:
+    /// before a slab's border, once its halos came).
+    fn hold(&self, pass: &mut wgpu::ComputePass<'_>, halos: bool) {
         if self.spec.scheme == Scheme::InPlace && self.spec.bc.holds > 0 {
-            let e = if self.odd {
-                Entry::HoldOdd
-            } else {
-                Entry::HoldEven
+            let e = match (halos, self.odd) {
+                (false, false) => Entry::HoldEven,
+                (false, true) => Entry::HoldOdd,
+                (true, false) => Entry::HoldHaloEven,
+                (true, true) => Entry::HoldHaloOdd,
             };
             self.dispatch(pass, e);
         }
@@ -931,7 +933,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             |d, i, c, s| lay.index(d, i, c, s),
             |d, y| lay.cluster_lane(d, y),
             self.odd,
-            (i, x, y),
+            (i, x as isize, y),
         )
         .0
     }
@@ -1288,7 +1290,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
                 }
                 even
             };
-            self.hold(&mut pass);
+            self.hold(&mut pass, false);
             self.dispatch_n(&mut pass, entry, self.threads(entry, n));
         }
         enc.copy_buffer_to_buffer(&self.mout, 0, &staging, 0, bytes);

@@ -30,7 +30,7 @@
 //! needs no synchronisation; the arithmetic is the CPU's, so both agree to round-off. A curved
 //! wall's link also reads its site's own leaving population `f*_i(x)`, in a slot another
 //! site's thread writes: it is held before the half-step (`hold_*`, from the entries of
-//! [`super::bc::pack`]), into the `mout` binding past the moments (`HELD`).
+//! `gpu::bc::pack`), into the `mout` binding past the moments (`HELD`).
 //!
 //! Everything the shader needs about the lattice is a constant (sizes, strides, weights,
 //! velocities); real constants are written as `real(<shortest round-trip decimal of the f64>)`,
@@ -43,7 +43,7 @@ use super::bc::{BcShape, Field, HOLD, NONE};
 use super::layout::AffineLayout;
 use super::GpuError;
 use crate::boundary::program::Kind;
-use crate::boundary::{Term, OWN_LEAVING, TERMS, TERMS_LEN};
+use crate::boundary::{Term, OWN_SLOTS, TERMS, TERMS_LEN};
 use crate::layout::Dims;
 use crate::{Model, Real, Scheme};
 
@@ -80,15 +80,20 @@ pub enum Entry {
     PreCollision,
     /// Pre-collision populations of a range of boundary records of the odd AA state.
     PreCollisionOdd,
-    /// Holds the own leaving populations that curved links read, from the even AA state.
+    /// Holds the populations that interpolated links read beyond their sites' own slots,
+    /// from the even AA state.
     HoldEven,
     /// Holds them from the odd AA state.
     HoldOdd,
+    /// Holds again those of the even state in halo columns (a slab's, once its halos came).
+    HoldHaloEven,
+    /// The same in the odd state.
+    HoldHaloOdd,
 }
 
 impl Entry {
     /// All entry points, in declaration order (`Entry::ALL[e as usize] == e`).
-    pub const ALL: [Entry; 15] = [
+    pub const ALL: [Entry; 17] = [
         Entry::Halo,
         Entry::Propagate,
         Entry::Bc,
@@ -104,6 +109,8 @@ impl Entry {
         Entry::PreCollisionOdd,
         Entry::HoldEven,
         Entry::HoldOdd,
+        Entry::HoldHaloEven,
+        Entry::HoldHaloOdd,
     ];
 
     /// The entry points of the shader of `scheme`.
@@ -129,6 +136,8 @@ impl Entry {
                 Entry::PreCollisionOdd,
                 Entry::HoldEven,
                 Entry::HoldOdd,
+                Entry::HoldHaloEven,
+                Entry::HoldHaloOdd,
             ],
         }
     }
@@ -151,6 +160,8 @@ impl Entry {
             Entry::PreCollisionOdd => "pre_collision_odd",
             Entry::HoldEven => "hold_even",
             Entry::HoldOdd => "hold_odd",
+            Entry::HoldHaloEven => "hold_halo_even",
+            Entry::HoldHaloOdd => "hold_halo_odd",
         }
     }
 
@@ -219,7 +230,7 @@ pub struct ShaderSpec {
     /// on the element's half of its word, since the element beside it may belong to another
     /// thread's site (in place, any site's). Ignored for f32 and f64.
     pub packed_f16: bool,
-    /// Where the held populations ([`super::bc::BcTables::held`]) start in `mout`, past
+    /// Where the held populations (`gpu::bc::BcTables::held`) start in `mout`, past
     /// what the moments and pre-collision passes write there.
     pub held_at: usize,
 }
@@ -375,9 +386,12 @@ fn constants(spec: &ShaderSpec, vl: usize) -> String {
          const CHUNK: u32 = {chunk}u;\nconst NSITES: u32 = {nsites}u;\nconst NBC: u32 = {nbc}u;\n\
          const COLS: u32 = {cols}u;\nconst RECS: u32 = {recs}u;\n{fields}\
          const HOLDS: u32 = RECS + NBC * REC;\nconst NHOLD: u32 = {nhold}u;\nconst HELD: u32 = {held}u;\n\
+         const NHALO_EVEN: u32 = {halo_even}u;\nconst NHALO_ODD: u32 = {halo_odd}u;\nconst TERMS_LEN: u32 = {TERMS_LEN}u;\n\
          const NONE: u32 = {NONE}u;\n\n",
         fields = Field::wgsl_constants(),
         nhold = spec.bc.holds,
+        halo_even = spec.bc.halo_holds[0],
+        halo_odd = spec.bc.halo_holds[1],
         held = spec.held_at,
         lx = d.lx,
         ly = d.ly,
@@ -628,9 +642,9 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
             };
             format!("src_ld(idx({p}u, {at}), W{p})")
         };
-        // In place, the own leaving population is the one held before the half-step.
-        let term = |t: Term| match spec.scheme {
-            Scheme::InPlace if t == OWN_LEAVING => format!("held(b, {i}u)"),
+        // In place, the terms beyond the site's own slots are those held before the half-step.
+        let term = |k: usize, t: Term| match spec.scheme {
+            Scheme::InPlace if k >= OWN_SLOTS => format!("held(b, {i}u, {k}u)"),
             _ => read(t),
         };
         let curved = if spec.bc.curved {
@@ -639,7 +653,7 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
                     format!(
                         "            let w{k} = consts[k + {k}u];\n\
                          \x20           if (w{k} != real(0.0)) {{ v = v + w{k} * {}; }}\n",
-                        term(t)
+                        term(k, t)
                     )
                 })
                 .collect();
@@ -659,18 +673,18 @@ fn boundary<M: Model>(spec: &ShaderSpec) -> String {
     s += "    return g;\n}\n";
     s += "fn bounced(r: u32, i: u32) -> bool {\n    let b = RECS + r * REC;\n\
           \x20   return ((tables[b + REC_MASK_LO + (i >> 5u)] >> (i & 31u)) & 1u) != 0u;\n}\n\
-          fn held(b: u32, i: u32) -> real {\n    let h = tables[b + REC_HELD];\n\
-          \x20   if (h == NONE) { return real(0.0); }\n    return mout[HELD + h + i];\n}\n";
+          fn held(b: u32, i: u32, k: u32) -> real {\n    let h = tables[b + REC_HELD];\n\
+          \x20   if (h == NONE) { return real(0.0); }\n    return mout[HELD + h + TERMS_LEN * i + k];\n}\n";
     s += &local_links::<M>(spec);
     s += &rules::<M>(spec);
     s
 }
 
 /// `local_links(r, g)`: the bounced links of boundary record `r` in the AA local half-step,
-/// whose gathered `g_i = F_ī(x)` is already `f*_ī(x)`, half-way bounce-back's value: a curved
-/// wall's link weighs it with `f*_ī(x + c_i)`, gathered as `g_ī`, and the held `f*_i(x)`
-/// (the in-place scheme reads no other term, `Boundaries::runs_on`), as the CPU's
-/// `kernels::local_site_bc`; then the moving wall's correction.
+/// whose gathered `g_i = F_ī(x)` is already `f*_ī(x)`, half-way bounce-back's value: an
+/// interpolated link weighs it with `f*_ī(x + c_i)`, gathered as `g_ī`, and its other terms
+/// held before the half-step, as the CPU's `kernels::local_site_bc`; then the moving wall's
+/// correction.
 fn local_links<M: Model>(spec: &ShaderSpec) -> String {
     let q = M::Q;
     let mut s = format!(
@@ -683,10 +697,20 @@ fn local_links<M: Model>(spec: &ShaderSpec) -> String {
     }
     for i in 0..q {
         let o = M::OPPOSITE[i];
+        let held: String = (OWN_SLOTS..TERMS_LEN)
+            .map(|k| {
+                format!(
+                    "            let w{k} = consts[k + {k}u];\n\
+                     \x20           if (w{k} != real(0.0)) {{ v = v + w{k} * held(b, {i}u, {k}u); }}\n"
+                )
+            })
+            .collect();
         s += &format!(
             "    if (bounced(r, {i}u)) {{\n        var v = g_in[{i}u];\n\
              \x20       if (ip != NONE) {{\n            let k = ip + {at}u;\n\
-             \x20           v = consts[k] * g_in[{i}u] + consts[k + 1u] * g_in[{o}u] + consts[k + 2u] * held(b, {i}u);\n        }}\n\
+             \x20           v = consts[k] * g_in[{i}u];\n\
+             \x20           let w1 = consts[k + 1u];\n\
+             \x20           if (w1 != real(0.0)) {{ v = v + w1 * g_in[{o}u]; }}\n{held}        }}\n\
              \x20       if (co != NONE) {{ v = v + consts[co + {i}u]; }}\n        g[{i}u] = v;\n    }}\n",
             at = TERMS_LEN * i
         );
@@ -923,7 +947,8 @@ fn in_place<M: Model>(spec: &ShaderSpec) -> String {
 }
 
 /// The entries `hold_even` and `hold_odd`: thread `t` holds the population of entry `t` of
-/// the state's held populations ([`super::bc::pack`]) in `mout[HELD + at]`.
+/// the state's held populations ([`super::bc::pack`]) in `mout[HELD + at]`; `hold_halo_*`
+/// those of the state's last entries, in halo columns.
 fn hold<M: Model>() -> String {
     let cases: String = (0..M::Q)
         .map(|p| format!("        case {p}u: {{ return src_ld(at, W{p}); }}\n"))
@@ -933,8 +958,13 @@ fn hold<M: Model>() -> String {
          \x20   let at = idx(tables[e + 1u], ln(tables[e + 2u], tables[e + 3u]), tables[e + 4u]);\n\
          \x20   switch (tables[e + 1u]) {{\n{cases}        default: {{ return real(0.0); }}\n    }}\n}}\n"
     );
-    for (name, first) in [("hold_even", "0u"), ("hold_odd", "NHOLD")] {
-        s += &head(name, "NHOLD", FIXED);
+    for (name, first, count) in [
+        ("hold_even", "0u", "NHOLD"),
+        ("hold_odd", "NHOLD", "NHOLD"),
+        ("hold_halo_even", "NHOLD - NHALO_EVEN", "NHALO_EVEN"),
+        ("hold_halo_odd", "2u * NHOLD - NHALO_ODD", "NHALO_ODD"),
+    ] {
+        s += &head(name, count, FIXED);
         s += &format!(
             "    let e = HOLDS + ({first} + t) * {HOLD}u;\n    mout[HELD + tables[e]] = held_population(e);\n}}\n"
         );

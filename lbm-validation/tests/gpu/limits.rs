@@ -1,8 +1,7 @@
 //! Device limits and adapter choice: populations split across several storage bindings, a
 //! 2-D dispatch grid and every workgroup size the tuning tries give the same results as one
 //! binding, one row and 64 threads; border columns read and write through the split; a
-//! lattice beyond the device's limits, an adapter that does not exist and quadratic curved walls
-//! in place (refused there on every target) are clear errors.
+//! lattice beyond the device's limits and an adapter that does not exist are clear errors.
 
 use crate::gpu_support;
 
@@ -334,34 +333,4 @@ fn adapter_is_described() {
     let d = ctx.describe();
     assert!(d.contains(&ctx.info().name) && d.contains("driver"), "{d}");
     eprintln!("GPU tests ran on: {d}");
-}
-
-/// Quadratic curved walls read populations two sites along their links, which the in-place
-/// scheme does not keep: the GPU refuses them in place as the CPU does, with a message that
-/// says what to do, before anything is allocated.
-#[test]
-fn quadratic_walls_are_refused_in_place_on_the_gpu() {
-    let Some(ctx) = gpu_support::context() else {
-        return;
-    };
-    let disc = lbm::Obstacles::new(|x, y| (x as f64 - 8.0).hypot(y as f64 - 8.0) < 3.0)
-        .with_wall_distance(|_, _| Some(0.3))
-        .with_interpolation(lbm::Interpolation::Quadratic);
-    let spec = BoundarySpec {
-        solid: Some(disc),
-        ..BoundarySpec::channel()
-    };
-    let refused = GpuLattice::<D2Q9Bgk, f32>::with_size(
-        &ctx,
-        LayoutKind::Soa,
-        [16, 16, 1],
-        FORCED,
-        Scheme::InPlace,
-        &spec,
-    );
-    let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
-    assert!(
-        message.contains("in-place scheme") && message.contains("two-copy scheme"),
-        "{message}"
-    );
 }

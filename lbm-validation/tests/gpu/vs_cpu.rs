@@ -727,8 +727,8 @@ fn spread_q([x, y, z]: [usize; 3], c: [i32; 3]) -> Option<f64> {
 /// Curved walls (interpolated bounce-back, `Obstacles::with_wall_distance`) on the GPU: a disc
 /// in a forced channel (D2Q9, every layout, three precisions) and a sphere turning about its
 /// z axis in the closed box (D3Q19 TRT, every layout) give the CPU's state, with the linear
-/// interpolation in both schemes (in place, the own leaving populations held before each
-/// half-step, both parities compared) and the quadratic one with two copies.
+/// interpolation and the quadratic one, in both schemes (in place, the populations the links
+/// read beyond their sites' own slots held before each half-step, both parities compared).
 #[test]
 fn curved_walls_match_cpu() {
     let p = D2Q9BgkParams {
@@ -778,14 +778,16 @@ fn curved_walls_match_cpu() {
     };
     compare::<D2Q9Bgk, f64>(&LAYOUTS, size, p, &channel, Scheme::TwoCopy);
     compare::<D2Q9Bgk, f32>(&LAYOUTS, size, p, &channel, Scheme::TwoCopy);
+    compare::<D2Q9Bgk, f64>(&LAYOUTS, size, p, &channel, Scheme::InPlace);
     spec.solid = spec.solid.and_then(quadratic);
     compare::<D3Q19Trt, f64>(&LAYOUTS, CUBE, trt, &spec, Scheme::TwoCopy);
+    compare::<D3Q19Trt, f64>(&ONE, CUBE, trt, &spec, Scheme::InPlace);
 }
 
-/// Extrapolated outflows (`Wall::Outflow`, two-copy) give the CPU's state: the right side of a
-/// D2Q9 channel with a parabolic inlet, every layout; the top and right sides of a D3Q19
-/// lattice open on both (the flat term along y reads the neighbouring columns, their edge
-/// bounces its diagonal links back), and its front beside a periodic x.
+/// Extrapolated outflows (`Wall::Outflow`) give the CPU's state in both schemes: the right
+/// side of a D2Q9 channel with a parabolic inlet, every layout; the top and right sides of a
+/// D3Q19 lattice open on both (the flat term along y reads the neighbouring columns, their
+/// edge bounces its diagonal links back), and its front beside a periodic x.
 #[test]
 fn outflows_match_cpu() {
     let p = D2Q9BgkParams {
@@ -802,6 +804,7 @@ fn outflows_match_cpu() {
     };
     compare::<D2Q9Bgk, f64>(&LAYOUTS, plane(16, 16), p, &channel, Scheme::TwoCopy);
     compare::<D2Q9Bgk, f32>(&ONE, plane(16, 16), p, &channel, Scheme::TwoCopy);
+    compare::<D2Q9Bgk, f64>(&LAYOUTS, plane(16, 16), p, &channel, Scheme::InPlace);
     let trt = D3Q19TrtParams {
         tau: 0.7,
         magic: 3.0 / 16.0,
@@ -821,6 +824,7 @@ fn outflows_match_cpu() {
         ..BoundarySpec::periodic()
     };
     compare::<D3Q19Trt, f64>(&ONE, CUBE, trt, &open, Scheme::TwoCopy);
+    compare::<D3Q19Trt, f64>(&ONE, CUBE, trt, &open, Scheme::InPlace);
     let front = BoundarySpec {
         back: Some(Wall::ZouHeVelocity {
             velocity: [0.0, 0.01, 0.03],
@@ -829,4 +833,5 @@ fn outflows_match_cpu() {
         ..BoundarySpec::periodic()
     };
     compare::<D3Q19Trt, f64>(&ONE, CUBE, trt, &front, Scheme::TwoCopy);
+    compare::<D3Q19Trt, f64>(&ONE, CUBE, trt, &front, Scheme::InPlace);
 }
