@@ -100,8 +100,9 @@ pub enum Wall {
     /// so that neither the density nor the velocity is held on the side and pressure waves and
     /// vortices pass it with little reflection (module `boundary::link`). The pressure level is
     /// then set by the inflow and the initial state, not by the side. Models whose velocities
-    /// have components in {−1, 0, 1}; the two-copy scheme (its links read the neighbours'
-    /// post-collision populations, which the in-place scheme does not hold).
+    /// have components in {−1, 0, 1}; both schemes (in place, the neighbours' post-collision
+    /// populations its links read are held before each half-step,
+    /// `Boundaries::held_terms`).
     Outflow,
     /// Thermal wall (Calore et al. 2019 §5): the `M::HALO` outermost rows or columns are set to
     /// the equilibrium at their density, zero velocity and temperature `temperature` (thermal

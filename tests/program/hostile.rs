@@ -323,21 +323,6 @@ fn careless_options_get_a_message_that_says_what_to_do() {
             vec!["`stl`", "flat along z", "closed surface around a solid"],
         ),
         (
-            vec![
-                "run",
-                "cylinder",
-                "--scheme",
-                "in-place",
-                "--outflow",
-                "extrapolated",
-                "--walls",
-                "quadratic",
-                "--out",
-                out,
-            ],
-            vec!["`scheme`", "--outflow extrapolated", "--walls quadratic"],
-        ),
-        (
             vec!["bench", "--bw-mib", "9223372036854775807"],
             vec!["`bw-mib`", "smaller --bw-mib"],
         ),
