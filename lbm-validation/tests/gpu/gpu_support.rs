@@ -11,7 +11,7 @@ use std::f64::consts::PI;
 use std::sync::{Arc, OnceLock};
 
 use lbm::gpu::{GpuContext, GpuError, GpuOptions};
-use lbm::{Model, Role};
+use lbm::{BoundarySpec, Model, Role, Wall};
 
 /// The device of this test process, or `None` (after printing why) when there is no adapter.
 pub fn context() -> Option<Arc<GpuContext>> {
@@ -100,5 +100,20 @@ pub fn initial<M: Model>([lx, ly, lz]: [usize; 3]) -> impl Fn(usize, usize) -> V
                 Role::Vector(_) => 0.0,
             })
             .collect()
+    }
+}
+
+/// A box open on two sides: an inflow on the left (Zou–He velocity), outflows on the right and
+/// on the top (whose links read the neighbouring columns, across a cut), a wall at the bottom,
+/// periodic along z.
+pub fn open_box() -> BoundarySpec {
+    BoundarySpec {
+        left: Some(Wall::ZouHeVelocity {
+            velocity: [0.03, 0.01, 0.0],
+        }),
+        right: Some(Wall::Outflow),
+        bottom: Some(Wall::NO_SLIP),
+        top: Some(Wall::Outflow),
+        ..BoundarySpec::periodic()
     }
 }

@@ -242,16 +242,7 @@ fn outflows_split_match_cpu() {
     let Some(ctx) = gpu_support::context() else {
         return;
     };
-    let open = BoundarySpec {
-        left: Some(Wall::ZouHeVelocity {
-            velocity: [0.03, 0.01, 0.0],
-        }),
-        right: Some(Wall::Outflow),
-        bottom: Some(Wall::NO_SLIP),
-        top: Some(Wall::Outflow),
-        ..BoundarySpec::periodic()
-    };
-    let spec = d2q9(24, 16, open);
+    let spec = d2q9(24, 16, gpu_support::open_box());
     let schemes = [Scheme::TwoCopy, Scheme::InPlace];
     compare_on::<D2Q9Bgk, CAoSoa<8>>(&ctx, &spec, &[1, 7, 12], &schemes);
 }
@@ -266,16 +257,7 @@ fn gpu_slabs_hold_what_their_outflow_reads_across_the_cuts() {
     let Some(ctx) = gpu_support::context() else {
         return;
     };
-    let open = BoundarySpec {
-        left: Some(Wall::ZouHeVelocity {
-            velocity: [0.03, 0.01, 0.0],
-        }),
-        right: Some(Wall::Outflow),
-        bottom: Some(Wall::NO_SLIP),
-        top: Some(Wall::Outflow),
-        ..BoundarySpec::periodic()
-    };
-    let spec = d2q9(24, 16, open);
+    let spec = d2q9(24, 16, gpu_support::open_box());
     let initial = gpu_support::initial::<D2Q9Bgk>(spec.size());
     let gpu = Backend::Device {
         gpu: Gpu::from(ctx),
