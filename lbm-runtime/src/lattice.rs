@@ -511,27 +511,19 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         check_len(g.len(), M::Q, "populations")?;
         let d = &self.d;
         let site = self.bc.site::<L>(d, x, y);
-        // Population `p` of site `x + c`: a lattice that is not periodic in x reads across its
-        // edges from its halos (a slab's: its neighbours' borders), unless the term `wraps`.
-        let neighbour = |p: usize, c: [i32; 3], wraps: bool| {
+        // `f*_p(x + c)` where the state keeps it: a lattice that is not periodic in x reads
+        // across its edges from its halos (a slab's: its neighbours' borders), unless the term
+        // `wraps`.
+        let at = |p: usize, c: [i32; 3], wraps: bool| {
             let sx = x as isize + c[0] as isize;
-            let sx = if self.bc.x_periodic() || wraps {
-                sx.rem_euclid(d.lx as isize)
-            } else {
-                sx
-            };
-            self.value_at((L::index(d, p, d.col(sx), d.shift(y, c)), p))
-        };
-        // Term `t` of link `i`, `f*_p(x + s c_i)`, where the state keeps it.
-        let term = |i: usize, t: Term| {
-            let (p, c) = (t.pop.of::<M>(i), t.offset(M::VELOCITIES[i]));
-            let sx = x as isize + c[0] as isize;
-            let sx = match self.bc.x_periodic() || t.wraps() {
+            let sx = match self.bc.x_periodic() || wraps {
                 true => sx.rem_euclid(d.lx as isize),
                 false => sx,
             };
             self.value_at(self.slot(p, sx, d.shift(y, c)))
         };
+        // Term `t` of link `i`, `f*_p(x + s c_i)`.
+        let term = |i: usize, t: Term| at(t.pop.of::<M>(i), t.offset(M::VELOCITIES[i]), t.wraps());
         for (i, gi) in g.iter_mut().enumerate() {
             *gi = match site {
                 _ if self.odd => {
@@ -555,20 +547,13 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 }
                 Some(s) if s.bounced(i) => {
                     // The link's terms (`boundary::link`).
-                    let read = |t: Term| {
-                        let p = t.pop.of::<M>(i);
-                        match t.offset(M::VELOCITIES[i]) {
-                            [0, 0, 0] => self.value_at(self.slot(p, x as isize, y)),
-                            o => neighbour(p, o, t.wraps()),
-                        }
-                    };
                     let v = match s.interp.map(|at| &self.bc.interp[at + i]) {
-                        Some(w) => w.apply(|_, t| read(t)),
-                        None => read(TERMS[0]),
+                        Some(w) => w.apply(|_, t| term(i, t)),
+                        None => term(i, TERMS[0]),
                     };
                     s.corr.map_or(v, |o| v + self.bc.corr[o + i])
                 }
-                _ => neighbour(i, M::VELOCITIES[i].map(|v| -v), false),
+                _ => at(i, M::VELOCITIES[i].map(|v| -v), false),
             };
         }
         if let Some(s) = site {

@@ -222,8 +222,6 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
     } else {
         bc.interp.len() * TERMS_LEN
     };
-    let holding: std::collections::HashSet<usize> =
-        holds.iter().map(|h| h.at / (TERMS_LEN * M::Q)).collect();
     for line in 0..lines {
         starts.push((records.len() / REC) as u32);
         let mut sites: Vec<_> = bc.line(line / d.lz, line % d.lz).to_vec();
@@ -243,8 +241,9 @@ pub fn pack<M: Model, T: Real>(d: &Dims, bc: &Boundaries<T>, params: &M::Params)
                 consts.extend(bc.interp[o..o + M::Q].iter().flat_map(|w| w.w));
                 at
             });
+            // The held values mirror the interpolations: a link's terms at its weights' index.
             let held_at = match s.interp {
-                Some(o) if holding.contains(&(o / M::Q)) => (o * TERMS_LEN) as u32,
+                Some(o) if held > 0 => (o * TERMS_LEN) as u32,
                 _ => NONE,
             };
             let mut r = Record::default();

@@ -198,15 +198,24 @@ fn runs<M: Model>(
         }
         Ok(())
     };
-    let results = match members {
-        1 => vec![member(Box::new(OneProcess))],
-        n => Threads::run(n, |t| member(Box::new(t))),
+    first_error(members, |t| match t {
+        Some(t) => member(Box::new(t)),
+        None => member(Box::new(OneProcess)),
+    })
+}
+
+/// `member` run by each of `n` members of a group (one process where 1, given `None`; else
+/// threads): the first member's error, in words.
+fn first_error(
+    n: usize,
+    member: impl Fn(Option<Threads>) -> Result<(), lbm::Error> + Sync,
+) -> Result<(), String> {
+    let results = match n {
+        1 => vec![member(None)],
+        n => Threads::run(n, |t| member(Some(t))),
     };
-    results
-        .into_iter()
-        .next()
-        .unwrap()
-        .map_err(|e| e.to_string())
+    let first = results.into_iter().next().expect("one member at least");
+    first.map_err(|e| e.to_string())
 }
 
 /// The finite-difference cavity on `backend` over `members` members cut along y (three a
@@ -220,15 +229,10 @@ fn fd_runs(backend: &Backend, members: usize) -> Result<(), String> {
             let mut g = c.build::<f64>(group, blocks, layout, backend)?;
             g.advance(3, c.time_step())
         };
-        let results = match members * parts {
-            1 => vec![member(Box::new(OneProcess))],
-            n => Threads::run(n, |t| member(Box::new(t))),
-        };
-        results
-            .into_iter()
-            .next()
-            .unwrap()
-            .map_err(|e| e.to_string())?;
+        first_error(members * parts, |t| match t {
+            Some(t) => member(Box::new(t)),
+            None => member(Box::new(OneProcess)),
+        })?;
     }
     Ok(())
 }
