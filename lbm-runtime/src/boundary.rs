@@ -152,6 +152,18 @@ impl Wall {
             _ => [0.0; 3],
         }
     }
+
+    /// Whether the side lets the flow through (an inflow or an outflow).
+    fn is_open(&self) -> bool {
+        matches!(
+            self,
+            Wall::ZouHeVelocity { .. }
+                | Wall::ParabolicInflow { .. }
+                | Wall::Inflow
+                | Wall::ZouHePressure { .. }
+                | Wall::Outflow
+        )
+    }
 }
 
 /// Which sites are solid: a function of the global site `(x, y)` (or voxel `(x, y, z)`),
@@ -242,9 +254,8 @@ impl Obstacles {
     /// exact for a linear velocity profile that vanishes on the wall, so the wall is
     /// second-order accurate wherever it lies (half-way bounce-back is the case `q = ½`). A
     /// link with `q < ½` whose second fluid site `x + c_i` is solid or beyond a wall falls
-    /// back to half-way bounce-back. Runs on the CPU (a whole lattice, or blocks on MPI ranks,
-    /// each compiling them for its sites) in both schemes, and on the GPU and the host/device
-    /// split in the two-copy scheme (their in-place scheme refuses them).
+    /// back to half-way bounce-back. Runs on every backend (a whole lattice, blocks on MPI
+    /// ranks, each compiling them for its sites, the host/device split) in both schemes.
     pub fn with_wall_distance(
         self,
         q: impl Fn([usize; 3], [i32; 3]) -> Option<f64> + Send + Sync + 'static,
@@ -1005,26 +1016,32 @@ fn crossed(spec: &BoundarySpec, d: &Dims, x: usize, s: usize, c: [i32; 3]) -> Op
     let (y, z) = d.yz(s);
     let source = |p: usize, k: usize| p as isize - c[k] as isize;
     let (sx, sy, sz) = (source(x, 0), source(y, 1), source(z, 2));
+    let wrap = |p: isize, n: usize| p.rem_euclid(n as isize) as usize;
+    let solid = |[x, y, z]: [usize; 3]| spec.solid.as_ref().is_some_and(|o| o.is_solid(x, y, z));
+    let mut at = [wrap(sx, d.lx), wrap(sy, d.ly), wrap(sz, d.lz)];
     let sides = [
-        (spec.bottom, spec.top, sy, d.ly),
-        (spec.back, spec.front, sz, d.lz),
-        (spec.left, spec.right, sx, d.lx),
+        (spec.bottom, spec.top, sy, d.ly, 1),
+        (spec.back, spec.front, sz, d.lz, 2),
+        (spec.left, spec.right, sx, d.lx, 0),
     ];
-    for (low, high, p, n) in sides {
+    for (low, high, p, n, axis) in sides {
         if let (Some(low), Some(high)) = (low, high) {
-            if p < 0 {
-                return Some((low, false));
+            let (wall, edge) = match p {
+                p if p < 0 => (low, 0),
+                p if p >= n as isize => (high, n - 1),
+                _ => continue,
+            };
+            // A wall along the flow (the solid rows that pad a channel, which the open sides
+            // allow) reaches through an opening: a link from beyond it that crosses the wall's
+            // rows is the wall's, as at a lattice's edge.
+            at[axis] = edge;
+            if wall.is_open() && solid(at) {
+                return Some((Wall::NO_SLIP, true));
             }
-            if p >= n as isize {
-                return Some((high, false));
-            }
+            return Some((wall, false));
         }
     }
-    let wrap = |p: isize, n: usize| p.rem_euclid(n as isize) as usize;
-    spec.solid
-        .as_ref()
-        .is_some_and(|o| o.is_solid(wrap(sx, d.lx), wrap(sy, d.ly), wrap(sz, d.lz)))
-        .then_some((Wall::NO_SLIP, true))
+    solid(at).then_some((Wall::NO_SLIP, true))
 }
 
 /// The sides of a lattice of shape `d` with the distance of global site `(x, y, z)` from each
@@ -1223,20 +1240,11 @@ type Box3 = [Range<usize>; 3];
 
 /// Refuses obstacles on the outermost sites of an open side (an inflow or outflow): the
 /// side's rule would set a velocity or pressure inside the body (an outflow would extrapolate
-/// from it), and a body that fills the inlet lets no flow in.
+/// from it), and a body that fills the inlet lets no flow in. A solid site whose whole line
+/// across the lattice along the side's normal is solid is a wall along the flow, not a body
+/// in the opening (the solid rows that pad a channel to a layout's cluster width): allowed.
 fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(), LbmError> {
-    let open = |w: Option<Wall>| {
-        matches!(
-            w,
-            Some(
-                Wall::ZouHeVelocity { .. }
-                    | Wall::ParabolicInflow { .. }
-                    | Wall::Inflow
-                    | Wall::ZouHePressure { .. }
-                    | Wall::Outflow
-            )
-        )
-    };
+    let open = |w: Option<Wall>| w.is_some_and(|w| w.is_open());
     let (lx, ly, lz) = (d.lx, d.ly, d.lz);
     let faces: [(&str, Option<Wall>, Box3); 6] = [
         ("left", spec.left, [0..1, 0..ly, 0..lz]),
@@ -1246,14 +1254,26 @@ fn open_side_blocked(spec: &BoundarySpec, o: &Obstacles, d: &Dims) -> Result<(),
         ("back", spec.back, [0..lx, 0..ly, 0..1]),
         ("front", spec.front, [0..lx, 0..ly, lz - 1..lz]),
     ];
-    for (name, wall, [xs, ys, zs]) in faces.into_iter().filter(|f| open(f.1)) {
+    for (axis, (name, wall, [xs, ys, zs])) in faces.into_iter().enumerate() {
+        if !open(wall) {
+            continue;
+        }
+        let along = |(x, y, z): (usize, usize, usize)| {
+            let n = [lx, ly, lz][axis / 2];
+            (0..n).all(|k| {
+                let mut p = [x, y, z];
+                p[axis / 2] = k;
+                o.is_solid(p[0], p[1], p[2])
+            })
+        };
+        let blocked = |&(x, y, z): &(usize, usize, usize)| o.is_solid(x, y, z) && !along((x, y, z));
         let mut sites = xs.flat_map(|x| {
             let zs = zs.clone();
             ys.clone()
                 .flat_map(move |y| zs.clone().map(move |z| (x, y, z)))
         });
-        if let Some((x, y, z)) = sites.find(|&(x, y, z)| o.is_solid(x, y, z)) {
-            let n = sites.filter(|&(x, y, z)| o.is_solid(x, y, z)).count() + 1;
+        if let Some((x, y, z)) = sites.find(blocked) {
+            let n = sites.filter(blocked).count() + 1;
             return Err(LbmError::Boundary(format!(
                 "the obstacles cover {n} site(s) of the {name} side, the first at ({x}, {y}, \
                  {z}), where its {} rule sets the flow: move the body at least one site away \

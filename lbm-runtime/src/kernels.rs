@@ -542,6 +542,9 @@ struct Scratch<T, const VL: usize> {
     regs: Vec<T>,
     /// The cluster's field values: `fl[j][l]`.
     fl: Vec<[T; VL]>,
+    /// A cluster at rest, collided (what a solid site holds after a step), once the two-copy
+    /// step met a solid lane of a lattice with uniform fields; empty before.
+    rest: Vec<[T; VL]>,
 }
 
 impl<T: Real, const VL: usize> Scratch<T, VL> {
@@ -551,6 +554,7 @@ impl<T: Real, const VL: usize> Scratch<T, VL> {
             site: vec![T::default(); q],
             regs: Vec::new(),
             fl: vec![[T::default(); VL]; nf],
+            rest: Vec::new(),
         }
     }
 }
@@ -566,6 +570,15 @@ fn collide<M: Model, L: Layout, T: Real, const VL: usize>(
 ) {
     let fields = cluster_fields(job, col, k, &mut s.fl);
     M::collide_cluster::<T, VL>(&mut s.cl, job.params, fields);
+}
+
+/// What a solid site's rule sets before the collision (its program, `Kind::Solid`): the rest
+/// populations `w_i` (`ρ = 1`, `u = 0`), whatever its links held.
+#[inline(always)]
+fn solid_at_rest<M: Model, T: Real>(mut set: impl FnMut(usize, T)) {
+    for (i, &w) in M::WEIGHTS.iter().enumerate() {
+        set(i, T::from_f64(w));
+    }
 }
 
 /// The field values of cluster `k` of storage line `col`, loaded into `fl`, when the lattice
@@ -671,9 +684,16 @@ fn correction<T: Real>(bc: &Boundaries<T>, s: &Site, i: usize) -> Option<T> {
 }
 
 /// Pre-collision value of link `i` of boundary site `s` in a pull sweep over `src` (two-copy
-/// or AA even → odd): bounced links read the site's own opposite population.
+/// or AA even → odd): bounced links read the site's own opposite population. `line`: the
+/// site's storage line in `src` ([`Lines`]), where its own populations are addressed by its
+/// cluster and lane (no division by the column's height).
 #[inline(always)]
-fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usize) -> T {
+fn pull_link<M: Model, L: Layout, T: Real>(
+    job: &Job<M, L, T>,
+    s: &Site,
+    i: usize,
+    line: usize,
+) -> T {
     let d = &job.src_d;
     let c = M::VELOCITIES[i];
     if s.bounced(i) {
@@ -681,6 +701,9 @@ fn pull_link<M: Model, L: Layout, T: Real>(job: &Job<M, L, T>, s: &Site, i: usiz
         let read = |t: Term| {
             let p = t.pop.of::<M>(i);
             let step = t.offset(c);
+            if step == [0; 3] {
+                return job.src.get(L::cluster_base(d, p, line, s.k) + s.lane, p);
+            }
             let col = match t.wraps() {
                 true => d.col((s.x as isize + step[0] as isize).rem_euclid(d.lx as isize)),
                 false => col_of(d, s.x, step[0]),
@@ -720,13 +743,14 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
     in_place: bool,
 ) {
     let d = &job.src_d;
+    let line = at.shifted(d, 0, 0);
     let lane_wise = if in_place { bounced_links(sites) } else { 0 };
     let lanes = (lane_wise != 0).then(|| lanes::<L, VL>(&job.d, sites, at, k));
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         if let Some(lanes) = lanes.as_ref().filter(|_| lane_wise >> i & 1 == 1) {
             for (l, lane) in lanes.iter().enumerate() {
                 if !lane.bounced(i) {
-                    s.cl[i][l] = pull_link(job, lane, i);
+                    s.cl[i][l] = pull_link(job, lane, i, line);
                 }
             }
         } else {
@@ -736,8 +760,13 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
         }
     }
     for site in sites {
+        // A solid site's rule sets the rest populations: its (bounced) links are not read.
+        if site.rule == Rule::Solid {
+            solid_at_rest::<M, T>(|i, w| s.cl[i][site.lane] = w);
+            continue;
+        }
         for i in (0..M::Q).filter(|&i| site.bounced(i)) {
-            s.cl[i][site.lane] = pull_link(job, site, i);
+            s.cl[i][site.lane] = pull_link(job, site, i, line);
         }
         if site.rule != Rule::None {
             for i in 0..M::Q {
@@ -774,6 +803,28 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
         let here = cluster_sites(sites, &mut cursor, k);
         if o.fast(k, here) {
             collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), lines, k, &mut s.fl);
+            continue;
+        }
+        // Solid lanes alone: the interior path (its `src` is read-only; no fluid site reads
+        // a solid one), then the solid lanes' own result, the rest populations collided.
+        if o.interior.contains(&k) && here.iter().all(|s| s.rule == Rule::Solid) {
+            collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), lines, k, &mut s.fl);
+            // Uniform fields: every cluster's rest collides alike, once a worker.
+            if job.fields.is_some() || s.rest.is_empty() {
+                solid_at_rest::<M, T>(|i, w| s.cl[i] = [w; VL]);
+                collide::<M, L, T, VL>(job, lines.site, k, s);
+                if job.fields.is_none() {
+                    s.rest.clone_from(&s.cl);
+                }
+            } else {
+                s.cl.copy_from_slice(&s.rest);
+            }
+            for site in here {
+                for (i, v) in s.cl.iter().enumerate() {
+                    let e = L::cluster_base(&job.dst_d, i, lines.dst, k) + site.lane;
+                    job.dst.set(e, i, v[site.lane]);
+                }
+            }
             continue;
         }
         gather_pull::<M, L, T, VL>(job, at, k, here, s, false);
@@ -830,7 +881,7 @@ fn bc_line<M: Model, L: Layout, T: Real>(
         for (i, gi) in g.iter_mut().enumerate() {
             let idx = L::index(d, i, col, site.y);
             *gi = if site.bounced(i) {
-                pull_link(job, site, i)
+                pull_link(job, site, i, at.shifted(&job.src_d, 0, 0))
             } else {
                 job.dst.get(idx, i)
             };

@@ -15,8 +15,9 @@
 //! between (0.45 m, 0.2 m, 0.205 m) and (0.55 m, 0.2 m, 0.205 m).
 //!
 //! On the lattice, `D` spans `diameter` sites: the inflow is a Zou–He velocity column at
-//! x = 0 ([`crate::Wall::ParabolicInflow`]), the outflow a Zou–He pressure column at
-//! x = 2.2 m, the channel's walls lie half-way beyond the first and last rows, and the
+//! x = 0 (the parabola of [`crate::Wall::ParabolicInflow`] across the channel), the outflow a
+//! Zou–He pressure column at x = 2.2 m, the channel's walls lie half-way beyond the first and
+//! last rows (above the last, solid rows pad the lattice to a layout's cluster width), and the
 //! cylinder's wall where its surface cuts each link (interpolated bounce-back, Bouzidi,
 //! Firdaouss & Lallemand 2001). The loads are measured by momentum exchange
 //! ([`crate::geometry::MomentumExchange`]); the pressure at the front and back points,
@@ -28,10 +29,10 @@
 //! Mechanics 52, 547–566.
 
 use super::{Case, Outflow};
-use crate::geometry::{Body, V3, curved_obstacles};
+use crate::geometry::{Body, V3, curved_obstacles_and};
 use crate::models::{D2Q9Mrt, D2Q9MrtParams, D3Q19Trt, D3Q19TrtParams};
 use crate::output::Fields;
-use crate::{BoundarySpec, Interpolation, Model, Wall};
+use crate::{BoundarySpec, InflowProfile, Interpolation, Model, Wall};
 
 /// The channel's height, m.
 const HEIGHT: f64 = 0.41;
@@ -141,6 +142,9 @@ pub struct Cylinder<M: CylinderModel = D2Q9Mrt> {
     pub spin: f64,
     /// The outflow side.
     pub outflow: Outflow,
+    /// The lattice's rows: the channel's `4.1 D`, or more where they are padded to a layout's
+    /// cluster width ([`Cylinder::with_cluster_width`]); the rows above the channel are solid.
+    pub rows: usize,
 }
 
 /// The model's name, the size, the flow's numbers and the parameters (what a checkpoint of the
@@ -163,6 +167,9 @@ impl<M: CylinderModel> std::fmt::Debug for Cylinder<M> {
         if self.outflow != Outflow::Pressure {
             s.field("outflow", &self.outflow);
         }
+        if self.rows != self.height() {
+            s.field("rows", &self.rows);
+        }
         s.finish()
     }
 }
@@ -172,7 +179,7 @@ impl<M: CylinderModel> Cylinder<M> {
     /// (lattice units): `ν = Ū D / Re`, `τ = ν/cs² + ½`, and the model's free rates
     /// ([`CylinderModel::with_tau`]).
     pub fn new(diameter: usize, re: f64, peak: f64) -> Self {
-        Self {
+        let case = Self {
             diameter,
             re,
             peak,
@@ -180,6 +187,24 @@ impl<M: CylinderModel> Cylinder<M> {
             walls: Interpolation::Linear,
             spin: 0.0,
             outflow: Outflow::Pressure,
+            rows: 0,
+        };
+        Self {
+            rows: case.height(),
+            ..case
+        }
+    }
+
+    /// This case on a lattice whose rows are the channel's rounded up to a multiple of
+    /// `width`, the cluster width of a layout that needs it (CAoSoA<8> runs `LY` = 4.1 D only
+    /// where D is a multiple of 80; the clustered layouts step several times faster than SoA).
+    /// The rows above the channel are solid: the channel's top wall is their surface,
+    /// half-way between the sites as at the lattice's edge, and the flow is the same.
+    pub fn with_cluster_width(self, width: usize) -> Self {
+        let width = width.max(1);
+        Self {
+            rows: self.height().div_ceil(width) * width,
+            ..self
         }
     }
 
@@ -260,14 +285,22 @@ impl<M: CylinderModel> Cylinder<M> {
     }
 
     /// The cylinder's sites and curved walls, turning about its axis at
-    /// [`Cylinder::angular_velocity`] where it has a spin.
+    /// [`Cylinder::angular_velocity`] where it has a spin, and the rows above the channel
+    /// (their walls half-way, at rest).
     fn obstacles(&self) -> crate::Obstacles {
-        let o = curved_obstacles(self.body()).with_interpolation(self.walls);
+        let top = self.height();
+        let o = curved_obstacles_and(self.body(), move |[_, y, _]| y >= top)
+            .with_interpolation(self.walls);
         if self.spin == 0.0 {
             return o;
         }
         let ([cx, cy, _], omega) = (self.centre(), self.angular_velocity());
-        o.with_wall_velocity(move |[x, y, _]| [-omega * (y - cy), omega * (x - cx), 0.0])
+        // The padding's walls lie at `top − ½`, above every wall of the cylinder.
+        let wall = top as f64 - 1.0;
+        o.with_wall_velocity(move |[x, y, _]| match y < wall {
+            true => [-omega * (y - cy), omega * (x - cx), 0.0],
+            false => [0.0; 3],
+        })
     }
 
     /// The cylinder as a body: a disc in 2-D; in 3-D a cylinder along z through the whole
@@ -351,10 +384,11 @@ impl<M: CylinderModel> Case for Cylinder<M> {
         M::CASE
     }
 
-    /// `L/Δx + 1` columns (x = 0 to the channel's length on the sites), `4.1 D` rows.
+    /// `L/Δx + 1` columns (x = 0 to the channel's length on the sites), `4.1 D` rows (and
+    /// the padding's, [`Cylinder::with_cluster_width`]).
     fn size(&self) -> (usize, usize) {
         let lx = (M::LENGTH / self.dx()).round() as usize + 1;
-        (lx, self.height())
+        (lx, self.rows)
     }
 
     /// `4.1 D` planes in 3-D.
@@ -369,11 +403,24 @@ impl<M: CylinderModel> Case for Cylinder<M> {
         self.params.clone()
     }
 
+    /// The inflow is the parabola of [`Wall::ParabolicInflow`] across the channel, not the
+    /// lattice: the padding's rows are solid.
     fn boundaries(&self) -> BoundarySpec {
+        let (h, peak) = (self.height(), self.peak);
+        let inflow = move |[_, y, z]: [usize; 3]| {
+            let shape = |p: usize| {
+                let s = (p as f64 + 0.5) / h as f64;
+                4.0 * s * (1.0 - s)
+            };
+            let u = match M::D {
+                3 => shape(y) * shape(z),
+                _ => shape(y),
+            };
+            [peak * u, 0.0, 0.0]
+        };
         BoundarySpec {
-            left: Some(Wall::ParabolicInflow {
-                peak: [self.peak, 0.0, 0.0],
-            }),
+            left: Some(Wall::Inflow),
+            inflow: Some(InflowProfile::new(inflow)),
             right: Some(self.outflow.wall()),
             solid: Some(self.obstacles()),
             ..match M::D {
@@ -383,18 +430,18 @@ impl<M: CylinderModel> Case for Cylinder<M> {
         }
     }
 
-    /// The inflow's profile everywhere but in the cylinder, at unit density.
+    /// The inflow's profile everywhere but in the cylinder and the padding, at unit density.
     fn initial(&self) -> impl Fn(usize, usize) -> Vec<f64> + Sync + '_ {
         let body = self.body();
-        let h = self.height();
+        let (h, rows) = (self.height(), self.rows);
         move |x, s| {
-            let (y, z) = (s % h, s / h);
+            let (y, z) = (s % rows, s / rows);
             let shape = |p: usize| {
                 let s = (p as f64 + 0.5) / h as f64;
                 4.0 * s * (1.0 - s)
             };
             let across = if M::D == 3 { shape(z) } else { 1.0 };
-            let inside = body.contains([x as f64, y as f64, z as f64]);
+            let inside = y >= h || body.contains([x as f64, y as f64, z as f64]);
             let u = if inside {
                 0.0
             } else {
@@ -582,6 +629,45 @@ mod tests {
         // ν = Ū D / Re in both unit systems, through Δx and Δt.
         let nu = D2Q9Mrt::CS2 * (c.tau() - 0.5);
         assert!((nu * c.dx() * c.dx() / c.dt() - VISCOSITY).abs() < 1e-15);
+    }
+
+    /// Padded with solid rows to a cluster width, the channel's flow is the unpadded one's to
+    /// the bit, in both schemes, with either outflow and a turning cylinder: the solid rows'
+    /// walls are the lattice edge's half-way walls (through the openings too), the inflow the
+    /// same parabola across the channel.
+    #[test]
+    fn solid_rows_padding_the_channel_leave_its_flow_bitwise() {
+        for outflow in [Outflow::Pressure, Outflow::Extrapolated] {
+            let case = Cylinder::<D2Q9Mrt>::new(10, 100.0, 0.05)
+                .with_spin(0.5)
+                .with_outflow(outflow);
+            padded_like_unpadded(&case);
+        }
+    }
+
+    fn padded_like_unpadded(case: &Cylinder<D2Q9Mrt>) {
+        use crate::{CAoSoa, Lattice, Layout, Scheme, Soa};
+        let padded = case.clone().with_cluster_width(8);
+        assert_eq!((case.size().1, padded.size().1), (41, 48));
+        fn flow<L: Layout>(c: &Cylinder<D2Q9Mrt>, scheme: Scheme) -> Vec<Vec<u64>> {
+            let (lx, ly) = c.size();
+            let spec = c.boundaries();
+            let mut lat =
+                Lattice::<D2Q9Mrt, L, f64>::with_size([lx, ly, 1], c.params(), scheme, &spec)
+                    .expect("the channel is valid");
+            lat.set_equilibrium(c.initial()).expect("finite");
+            lat.steps(60);
+            let channel = |f: Vec<f64>| {
+                let rows = f.chunks(ly).flat_map(|column| column[..41].to_vec());
+                rows.map(f64::to_bits).collect()
+            };
+            ["rho", "ux", "uy"]
+                .map(|m| channel(lat.moment_field(m).expect("a moment")))
+                .into()
+        }
+        let plain = flow::<Soa>(case, Scheme::TwoCopy);
+        assert_eq!(flow::<CAoSoa<8>>(&padded, Scheme::TwoCopy), plain);
+        assert_eq!(flow::<CAoSoa<8>>(&padded, Scheme::InPlace), plain);
     }
 
     /// In 3-D the cylinder spans the square channel at x = 0.5 m, and the probes lie about

@@ -82,8 +82,7 @@ struct Defaults {
     output_every: u64,
     diagnostics_every: u64,
     until_steady: Option<f64>,
-    /// The layout and scheme unless the settings choose (the open-channel cases keep the
-    /// two-copy scheme, and their channel's height is rarely a multiple of a cluster width).
+    /// The layout and scheme unless the settings choose.
     layout: LayoutArg,
     scheme: Option<Scheme>,
 }
@@ -136,11 +135,15 @@ fn defaults(case: CaseName) -> Defaults {
         C::RayleighBenard => Defaults::timed((65, 32), 0, 0, 0),
         // Steps and intervals follow from the diameter and the Reynolds number (the channel's
         // length and the inflow for the body): see `run`.
-        C::Cylinder | C::Cylinder3d | C::Body => Defaults {
-            layout: LayoutArg::Soa,
+        // The cylinder's channel is padded to the cluster width with solid rows
+        // (`Cylinder::with_cluster_width`): the in-place sweep gathers the clusters with solid
+        // lanes lane by lane (it must not read what a neighbour's bounce-back writes), and
+        // steps it at half the speed of two copies.
+        C::Cylinder | C::Cylinder3d => Defaults {
             scheme: Some(Scheme::TwoCopy),
             ..Defaults::timed((0, 0), 0, 0, 0)
         },
+        C::Body => Defaults::timed((0, 0), 0, 0, 0),
         // Steps and intervals follow from the cube and the amplitude: see `run`.
         C::TaylorGreen3d => Defaults::timed((128, 128), 0, 0, 0),
     }
@@ -359,7 +362,7 @@ fn rayleigh_benard(s: &Settings, d: &mut Defaults) -> Result<RayleighBenard, Cli
 /// unsteady one 8 s, a row of diagnostics every 5 ms (some 65 a period of the shedding at
 /// Re = 100) and images every 0.5 s.
 fn cylinder<M: CylinderModel>(s: &Settings, d: &mut Defaults) -> Result<Cylinder<M>, CliError> {
-    let case = case_settings::cylinder::<M>(s)?;
+    let case = case_settings::cylinder::<M>(s)?.with_cluster_width(cluster_width(s, d));
     let per_second = 1.0 / case.dt();
     d.size = case.size();
     let every = |seconds: f64| (seconds * per_second).round().max(1.0) as u64;
@@ -373,6 +376,18 @@ fn cylinder<M: CylinderModel>(s: &Settings, d: &mut Defaults) -> Result<Cylinder
         d.output_every = every(0.5);
     }
     Ok(case)
+}
+
+/// The cluster width whose multiple the run's layout needs `LY` to be: 1 for AoS and SoA, and
+/// where the plan refuses the width (it says why).
+fn cluster_width(s: &Settings, d: &Defaults) -> usize {
+    let layout = s.layout.unwrap_or(d.layout);
+    let precision = s.precision.unwrap_or(Precision::F64);
+    let backend = s.backend.unwrap_or(BackendArg::Cpu);
+    match layout {
+        LayoutArg::Csoa | LayoutArg::Caosoa => vl(s, precision, layout, backend).unwrap_or(1),
+        LayoutArg::Aos | LayoutArg::Soa => 1,
+    }
 }
 
 /// The flow past a body of `s` and its defaults: three passes of the inflow through the

@@ -196,7 +196,8 @@ pub struct Settings {
     #[arg(long, value_parser = whole::<usize>, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vl: Option<usize>,
-    /// Streaming scheme [default: in-place on the CPU, two-copy on the GPU].
+    /// Streaming scheme [default: in-place on the CPU (two-copy for the cylinders), two-copy on
+    /// the GPU].
     #[arg(long, value_enum, help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scheme: Option<SchemeArg>,

@@ -3,8 +3,8 @@
 //! the force and torque on each by momentum exchange ([`MomentumExchange`]). Their walls lie
 //! half-way along the links they cut ([`obstacles`]: staircases, first order on a curved
 //! surface) or where the surface crosses each ([`curved_obstacles`]: interpolated
-//! bounce-back, second order: linear walls in both schemes on the CPU, quadratic ones and the
-//! GPU in the two-copy scheme).
+//! bounce-back, second order, linear or quadratic, in both schemes on every backend; quadratic
+//! walls not across a cut between ranks or host and device).
 //!
 //! ```
 //! use lbm::geometry::{Body, obstacles};
@@ -39,12 +39,24 @@ pub fn obstacles(body: Body) -> Obstacles {
 /// ([`Obstacles::with_wall_distance`]: second-order walls that are not staircases). A link
 /// whose crossing is not found (a mesh's grazing edge) is bounced half-way.
 pub fn curved_obstacles(body: Body) -> Obstacles {
+    curved_obstacles_and(body, |_| false)
+}
+
+/// As [`curved_obstacles`], with the sites where `also(site)` holds solid too, their walls
+/// half-way (where the body's surface does not cross the link first): a channel's walls
+/// beyond the rows that pad it to a layout's cluster width, say.
+pub fn curved_obstacles_and(
+    body: Body,
+    also: impl Fn([usize; 3]) -> bool + Send + Sync + 'static,
+) -> Obstacles {
     let shape = body.clone();
-    obstacles(body).with_wall_distance(move |site, c| {
-        let from = site.map(|v| v as f64);
-        let to = std::array::from_fn(|a| from[a] + f64::from(c[a]));
-        shape.entry(from, to).filter(|&q| q > 0.0)
-    })
+    Obstacles::voxels(move |x, y, z| also([x, y, z]) || body.solid([x, y, z])).with_wall_distance(
+        move |site, c| {
+            let from = site.map(|v| v as f64);
+            let to = std::array::from_fn(|a| from[a] + f64::from(c[a]));
+            shape.entry(from, to).filter(|&q| q > 0.0)
+        },
+    )
 }
 
 #[cfg(test)]

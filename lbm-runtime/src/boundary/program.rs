@@ -145,7 +145,7 @@ impl Kind {
             Kind::Dirichlet => dirichlet::<M>(&mut b),
             Kind::FreeSlip(n) => free_slip::<M>(&mut b, NORMALS[n]),
         }
-        b.program
+        b.program.pruned()
     }
 }
 
@@ -160,6 +160,10 @@ impl Builder {
         self.program.ops.push(op);
         (self.program.ops.len() - 1) as Reg
     }
+    /// Whether result `r` is the constant `v`.
+    fn is(&self, r: Reg, v: f64) -> bool {
+        self.program.ops[r as usize] == Op::Const(v)
+    }
     fn pop(&mut self, i: usize) -> Reg {
         self.op(Op::Pop(i as u16))
     }
@@ -169,14 +173,36 @@ impl Builder {
     fn lit(&mut self, v: f64) -> Reg {
         self.op(Op::Const(v))
     }
+    /// `a + b`; `a` or `b` where the other is the constant 0 (exact, but for the sign of a
+    /// zero): the rules' sums start at 0 and weigh by the velocities' components, most of
+    /// them 0 or 1, and folded they run in a third of the instructions.
     fn add(&mut self, a: Reg, b: Reg) -> Reg {
-        self.op(Op::Add(a, b))
+        match (self.is(a, 0.0), self.is(b, 0.0)) {
+            (true, _) => b,
+            (_, true) => a,
+            _ => self.op(Op::Add(a, b)),
+        }
     }
+    /// `a − b`; `a` where `b` is the constant 0.
     fn sub(&mut self, a: Reg, b: Reg) -> Reg {
-        self.op(Op::Sub(a, b))
+        match self.is(b, 0.0) {
+            true => a,
+            false => self.op(Op::Sub(a, b)),
+        }
     }
+    /// `a b`; the other where one is the constant 1, the constant 0 where one is 0 (the
+    /// operands are finite populations and coefficients).
     fn mul(&mut self, a: Reg, b: Reg) -> Reg {
-        self.op(Op::Mul(a, b))
+        match (
+            self.is(a, 1.0),
+            self.is(b, 1.0),
+            self.is(a, 0.0) || self.is(b, 0.0),
+        ) {
+            (true, _, _) => b,
+            (_, true, _) => a,
+            (_, _, true) => self.lit(0.0),
+            _ => self.op(Op::Mul(a, b)),
+        }
     }
     fn div(&mut self, a: Reg, b: Reg) -> Reg {
         self.op(Op::Div(a, b))
@@ -378,10 +404,39 @@ impl Program {
         }
     }
 
+    /// The program without the instructions whose results reach no output (the constants
+    /// the folding left behind), its registers renumbered.
+    fn pruned(self) -> Self {
+        let live = self.live();
+        let mut new = vec![0 as Reg; self.ops.len()];
+        let mut ops = Vec::new();
+        for (r, op) in self.ops.iter().enumerate().filter(|&(r, _)| live[r]) {
+            let n = |a: Reg| new[a as usize];
+            let op = match *op {
+                Op::Add(a, b) => Op::Add(n(a), n(b)),
+                Op::Sub(a, b) => Op::Sub(n(a), n(b)),
+                Op::Mul(a, b) => Op::Mul(n(a), n(b)),
+                Op::Div(a, b) => Op::Div(n(a), n(b)),
+                Op::IfLink(i, a, b) => Op::IfLink(i, n(a), n(b)),
+                other => other,
+            };
+            new[r] = ops.len() as Reg;
+            ops.push(op);
+        }
+        Self {
+            ops,
+            moments: self.moments.iter().map(|&m| new[m as usize]).collect(),
+            out: self
+                .out
+                .iter()
+                .map(|&(i, r)| (i, new[r as usize]))
+                .collect(),
+        }
+    }
+
     /// Whether each instruction's result reaches an output (directly, through later
-    /// instructions, or as a moment of the equilibrium): what a target needs to write out.
-    #[cfg(any(feature = "gpu", test))]
-    pub fn live(&self) -> Vec<bool> {
+    /// instructions, or as a moment of the equilibrium).
+    fn live(&self) -> Vec<bool> {
         let mut live = vec![false; self.ops.len()];
         for &(_, r) in &self.out {
             live[r as usize] = true;
@@ -517,8 +572,10 @@ mod tests {
         };
         for kind in Kind::all().filter(two_d) {
             let p = kind.program::<M>();
-            let live = p.live();
-            assert!(p.out.iter().all(|&(_, r)| live[r as usize]), "{kind:?}");
+            assert!(
+                p.live().iter().all(|&l| l),
+                "{kind:?}: an instruction reaches no output"
+            );
             for (r, op) in p.ops.iter().enumerate() {
                 let reads = match *op {
                     Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) | Op::Div(a, b) => vec![a, b],

@@ -1,6 +1,7 @@
 //! The site rules ([`crate::boundary::program`]) written out as WGSL: one function per rule
 //! kind a shader needs, `rule_<code>(g, o, links)`, its record's values at `consts[o + k]` and
-//! its link set in `links`. Only the instructions whose results reach an output are written.
+//! its link set in `links` (a program keeps only the instructions whose results reach an
+//! output).
 
 use super::shader::lit;
 use crate::boundary::program::{Op, Program};
@@ -9,11 +10,10 @@ use crate::Model;
 /// The WGSL function `name` of `program` for model `M`.
 pub(super) fn function<M: Model>(program: &Program, name: &str) -> String {
     let q = M::Q;
-    let live = program.live();
     let mut s =
         format!("fn {name}(g: array<real, {q}>, o: u32, links: u32) -> array<real, {q}> {{\n");
     let mut feq = false;
-    for (r, op) in program.ops.iter().enumerate().filter(|(r, _)| live[*r]) {
+    for (r, op) in program.ops.iter().enumerate() {
         let e = match *op {
             Op::Pop(i) => format!("g[{i}]"),
             Op::Value(k) => format!("consts[o + {k}u]"),
