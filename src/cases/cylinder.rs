@@ -363,6 +363,13 @@ impl<M: CylinderModel> Cylinder<M> {
     }
 }
 
+/// The channel's parabola at site `p` of `h` across, walls half-way beyond the first and last:
+/// `4 s (1 − s)`, `s = (p + ½)/h` (the arithmetic of [`Wall::ParabolicInflow`]).
+fn parabola(p: usize, h: usize) -> f64 {
+    let s = (p as f64 + 0.5) / h as f64;
+    4.0 * s * (1.0 - s)
+}
+
 /// `value` against `(lo, hi)`: its deviation from the middle, and whether it lies within.
 fn against((name, lo, hi): (&str, f64, f64), value: f64) -> String {
     let mid = 0.5 * (lo + hi);
@@ -408,10 +415,7 @@ impl<M: CylinderModel> Case for Cylinder<M> {
     fn boundaries(&self) -> BoundarySpec {
         let (h, peak) = (self.height(), self.peak);
         let inflow = move |[_, y, z]: [usize; 3]| {
-            let shape = |p: usize| {
-                let s = (p as f64 + 0.5) / h as f64;
-                4.0 * s * (1.0 - s)
-            };
+            let shape = |p: usize| parabola(p, h);
             let u = match M::D {
                 3 => shape(y) * shape(z),
                 _ => shape(y),
@@ -436,10 +440,7 @@ impl<M: CylinderModel> Case for Cylinder<M> {
         let (h, rows) = (self.height(), self.rows);
         move |x, s| {
             let (y, z) = (s % rows, s / rows);
-            let shape = |p: usize| {
-                let s = (p as f64 + 0.5) / h as f64;
-                4.0 * s * (1.0 - s)
-            };
+            let shape = |p: usize| parabola(p, h);
             let across = if M::D == 3 { shape(z) } else { 1.0 };
             let inside = y >= h || body.contains([x as f64, y as f64, z as f64]);
             let u = if inside {
