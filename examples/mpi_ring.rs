@@ -21,7 +21,7 @@
 //!                            and every site's moments on rank 0 bit for bit the single process's
 //! ```
 //! CUT: the blocks per axis, `AxB` (one a rank; default: the ring of slabs along x, `Nx1`);
-//! cuts along y run on CPU ranks.
+//! cuts along y run on CPU and GPU ranks.
 //! BACKEND: what each rank runs its slab on, `cpu` (the default: the comparison is bitwise),
 //! `gpu` (each rank's GPU, the halo columns passing through the host) or `hetero` /
 //! `hetero:M` (the slab's borders on the host, its bulk on the GPU, `M` columns a side or
@@ -702,7 +702,7 @@ fn compare<M: Case, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>>(
     let what = format!(
         "{} {} {}×{}, {} steps, {} ranks on {}",
         M::NAME,
-        L::NAME,
+        dist.layout_name(),
         a.lx,
         a.ly,
         a.steps,

@@ -7,7 +7,7 @@
 //!
 //! Each process owns one block of [`cut_blocks`], run on any process-local backend
 //! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`, both at once
-//! `crate::hetero::SplitSlab`; the last two hold whole planes, slabs of a ring). A step first
+//! `crate::hetero::SplitSlab`; the last holds whole planes, a slab of a ring). A step first
 //! swaps the ghost lines along z, then y, where the lattice is cut there, then reads the block's
 //! border planes, posts the non-blocking halo exchange along x with both neighbours, updates
 //! the bulk, waits, stores the halos and updates the borders (Calore et al. 2016, Fig. 5; see
@@ -30,9 +30,7 @@ use std::ops::Range;
 use std::time::Instant;
 
 use crate::blocks::{Blocks, Cut, Decomposition, Peers};
-use crate::domain::{
-    cut_blocks, export_block, import_block, moments_by_window, sparse_blocks, GlobalSpec, Slab,
-};
+use crate::domain::{cut_blocks, export_block, import_block, sparse_blocks, GlobalSpec, Slab};
 use crate::group::{agree, Carrier, Transfers};
 use crate::solver::{Extent, Placement, ReadMoments};
 use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
@@ -101,8 +99,8 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         Self::on_blocks(group, spec, ring, make)
     }
 
-    /// [`DistLattice::with_slab`] on the blocks of `blocks`.
-    fn on_blocks(
+    /// [`DistLattice::with_slab`] on the blocks of `blocks` (a [`Cut`] or a sparse domain).
+    pub(crate) fn on_blocks(
         group: Box<dyn Carrier<T>>,
         spec: GlobalSpec<M>,
         blocks: Decomposition,
@@ -359,41 +357,6 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     }
 }
 
-impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLattice<M, L, T, P> {
-    /// The moments of a slab of whole planes that are not read in place (a device's), window
-    /// by window (`domain::moments_by_window`): the neighbours' border planes swapped around
-    /// the ring once, the slab read back once.
-    fn moments_by_window(&self) -> Result<Vec<Vec<f64>>, Error> {
-        let w = self.slab.width();
-        let per_col = self.spec.plane() * M::Q;
-        // A host slab reads its columns where they lie; other backends read back once.
-        let whole: Result<Option<Vec<T>>, Error> = match self.slab.placement() {
-            Placement::Host => Ok(None),
-            #[cfg(feature = "gpu")]
-            _ => self.slab.local_populations().map(Some),
-        };
-        let read = |cols: Range<usize>| match &whole {
-            Ok(Some(all)) => Ok(all[cols.start * per_col..cols.end * per_col].to_vec()),
-            Ok(None) => self.slab.populations_of(cols),
-            Err(e) => Err(LbmError::Shape(format!("reading the slab back: {e}")).into()),
-        };
-        let h = M::HALO;
-        // A rank that cannot read its borders or fields stops every rank before the swap.
-        let (borders, fields) = agree(
-            &*self.group,
-            (|| -> Result<_, Error> {
-                Ok(([read(0..h)?, read(w - h..w)?], self.slab.local_fields()?))
-            })(),
-        )?;
-        let around = self.group.swap(self.dec.neighbours(self.rank, 0), borders);
-        let moments = {
-            let (xs, fields) = (self.block[0].clone(), fields.as_deref());
-            moments_by_window::<M, L, T>(&self.spec, xs, around, fields, read)
-        };
-        agree(&*self.group, moments)
-    }
-}
-
 /// The median seconds of a halo exchange around the ring of `group` with messages of `len`
 /// values of `T` each way, over `reps` exchanges after one for warm-up, the slowest process's
 /// (collective): the `T_mpi` of Calore et al. 2019, eq. 7, measured before the slabs exist,
@@ -543,33 +506,24 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         agree(&*self.group, set)
     }
 
-    /// Where every block lies on the host, its columns' moments read in place as `read` asks
-    /// for them, after the exchange the next step starts with (which it then repeats
-    /// unchanged); otherwise (a device's slab on some process) every slab's read window by
-    /// window (`DistLattice::moments_by_window`) first. Both ways are collective, so the
-    /// processes agree on one first.
+    /// Every block's columns' moments computed where they lie as `read` asks for them, after
+    /// the exchange the next step starts with (which it then repeats unchanged).
     fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error> {
-        let on_host = matches!(self.slab.placement(), Placement::Host);
-        if self.group.any(!on_host) {
-            let per_col = self.block[1].len() * self.block[2].len();
-            let mut all = crate::planes::read_back(self.moments_by_window()?, per_col);
-            return Ok(read(self.group.values(), &mut all));
-        }
         if self.slab.needs_halos() {
             self.exchange()?;
         }
-        let in_place = self.slab.own_moments(0..0).ok_or_else(|| {
-            LbmError::Shape(format!(
-                "{} reads no moments in place",
-                self.slab.describe()
-            ))
+        // A device that fails to compute them gives zeros, so that the other processes,
+        // which may be moving these values, finish; then every process fails alike.
+        let plane = self.block[1].len() * self.block[2].len();
+        let (slab, mut failed) = (&mut self.slab, None);
+        let out = read(self.group.values(), &mut |cols| {
+            slab.own_moments(cols.clone()).unwrap_or_else(|e| {
+                failed.get_or_insert(e);
+                vec![vec![0.0; cols.len() * plane]; M::MOMENT_NAMES.len()]
+            })
         });
-        agree(&*self.group, in_place.map_err(Error::from))?;
-        let slab = &self.slab;
-        Ok(read(self.group.values(), &mut |cols| {
-            slab.own_moments(cols)
-                .expect("a slab on the host reads its moments in place")
-        }))
+        agree(&*self.group, failed.map_or(Ok(()), Err))?;
+        Ok(out)
     }
 
     /// The halos refreshed first where the next step pulls across the cuts (the same exchange

@@ -42,7 +42,7 @@ use crate::blocks::{Blocks, Cut, Decomposition, Extent};
 use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
-use crate::{Error, Lattice, LbmError, Model, Real, Scheme};
+use crate::{Lattice, LbmError, Model, Real, Scheme};
 
 pub use crate::lattice::{export_block, import_block};
 pub use crate::runtime_error::DomainError;
@@ -202,8 +202,8 @@ fn bad_cut<M: Model>(nodes: [usize; 3], cut: String, ranks: usize, reason: Strin
 }
 
 /// Which lines of a block [`Slab`]'s boxes are: its own next to a cut, or its halo beyond it.
-const BORDERS: usize = 0;
-const HALOS: usize = 1;
+pub(crate) const BORDERS: usize = 0;
+pub(crate) const HALOS: usize = 1;
 
 /// Side of a slab: index 0 is left (towards `x = 0`), 1 is right.
 pub const LEFT: usize = 0;
@@ -230,61 +230,6 @@ pub fn split_columns(cols: Range<usize>, n: usize) -> impl Iterator<Item = Range
     (cols.start..end)
         .step_by(width)
         .map(move |a| a..(a + width).min(end))
-}
-
-/// Site columns a window of [`moments_by_window`] aims at: small beside a slab, wide beside
-/// the halo.
-const WINDOW_COLUMNS: usize = 64;
-
-/// The moment fields of the global columns `xs` (a rank's slab; order of
-/// [`Model::MOMENT_NAMES`], each `[(x − xs.start)·LY + y]`) from their post-collision
-/// populations, read by `read(cols)` for local columns `cols` (logical order), and from the
-/// `H` columns on each side of them, `around` (the neighbours' borders), and with the slab's
-/// per-site `fields` where it has them (laid out as [`Lattice::set_field`] takes them, `x`
-/// local): a forced model's velocity is read with each site's own force.
-///
-/// The moments are those of the populations streamed once more (as
-/// [`Lattice::moment_field`]), so a site next to the cut pulls from the neighbour's columns.
-/// The columns are taken a window of about [`WINDOW_COLUMNS`] at a time: each window is a
-/// two-copy slab of those columns, its boundaries compiled for them alone and its halos
-/// filled from the columns beside it, so the moments are the single lattice's, bit for bit,
-/// and no more than a window is held beside the slab.
-pub(crate) fn moments_by_window<M: Model, L: Layout, T: Real>(
-    g: &GlobalSpec<M>,
-    xs: Range<usize>,
-    around: [Vec<T>; 2],
-    fields: Option<&[Vec<f64>]>,
-    read: impl Fn(Range<usize>) -> Result<Vec<T>, Error>,
-) -> Result<Vec<Vec<f64>>, Error> {
-    let (w, h) = (xs.len(), M::HALO);
-    let windows = (w / WINDOW_COLUMNS.max(h)).max(1);
-    let mut out = vec![Vec::with_capacity(w * g.plane()); M::MOMENT_NAMES.len()];
-    for k in 0..windows {
-        // Every window is at least `H` wide, so its halos lie in its neighbour windows.
-        let (a, b) = (k * w / windows, (k + 1) * w / windows);
-        let mut window = Slab::<M, L, T>::cut(g, xs.start + a..xs.start + b, Scheme::TwoCopy)?;
-        window.import(&read(a..b)?)?;
-        for (name, values) in M::FIELDS.iter().zip(fields.unwrap_or_default()) {
-            let own = &values[a * g.plane()..b * g.plane()];
-            window.lattice_mut().set_field(name, own)?;
-        }
-        let left = if a == 0 {
-            around[LEFT].clone()
-        } else {
-            read(a - h..a)?
-        };
-        let right = if b == w {
-            around[RIGHT].clone()
-        } else {
-            read(b..b + h)?
-        };
-        window.set_halo(LEFT, &left);
-        window.set_halo(RIGHT, &right);
-        for (field, window) in out.iter_mut().zip(window.lattice().moment_fields()) {
-            field.extend(window);
-        }
-    }
-    Ok(out)
 }
 
 /// What defines the global lattice: size, parameters and boundaries (every rank holds the
@@ -502,6 +447,55 @@ impl Frame {
         near(z, 2) * self.owned[1] + near(y, 1)
     }
 
+    /// Values of the block's own sites, `per` a site laid out `[(x·P + s)·per + k]` (`P` own
+    /// sites per plane), spread over its stored sites, `[(x·S + t)·per + k]` (`S` stored sites
+    /// per plane): a ghost line takes the values of the nearest own line (what it computes
+    /// there is never read).
+    pub(crate) fn stored_from_own<V: Copy>(&self, values: &[V], per: usize) -> Vec<V> {
+        let stored = self.stored[1] * self.stored[2];
+        (0..self.owned[0] * stored)
+            .flat_map(|k| {
+                let own = k / stored * self.plane() + self.nearest_own(k % stored);
+                values[own * per..(own + 1) * per].iter().copied()
+            })
+            .collect()
+    }
+
+    /// The values of the block's own sites among values of its stored sites, the inverse of
+    /// [`Frame::stored_from_own`].
+    pub(crate) fn own_from_stored<V: Copy>(&self, values: &[V], per: usize) -> Vec<V> {
+        let stored = self.stored[1] * self.stored[2];
+        (0..self.owned[0] * self.plane())
+            .flat_map(|k| {
+                let at = k / self.plane() * stored + self.stored_site(k % self.plane());
+                values[at * per..(at + 1) * per].iter().copied()
+            })
+            .collect()
+    }
+
+    /// The storage boxes of the border ([`BORDERS`]) or of the halos ([`HALOS`]) along
+    /// `axis`, below and above, of a block of model `M`: the whole planes of the columns
+    /// along x; along y and z the lines over the block's own columns and every stored line
+    /// across.
+    pub(crate) fn boxes<M: Model>(&self, axis: usize, which: usize) -> [[Range<usize>; 3]; 2] {
+        let h = M::HALO;
+        let (g, n) = if axis == 0 {
+            (h, self.owned[0])
+        } else {
+            (self.ghosts[axis], self.owned[axis])
+        };
+        let lines = if which == BORDERS {
+            [g..2 * g, n..n + g]
+        } else {
+            [0..g, n + g..n + 2 * g]
+        };
+        lines.map(|lines| {
+            let mut b = [h..h + self.owned[0], 0..self.stored[1], 0..self.stored[2]];
+            b[axis] = lines;
+            b
+        })
+    }
+
     /// The stored `[y, z]` of the global line `[y, z]`, one of the block's own.
     pub fn stored_line(&self, [y, z]: [usize; 2]) -> [usize; 2] {
         [
@@ -648,32 +642,19 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     pub(crate) fn fold_along(&mut self, axis: usize, from: [&[T]; 2]) {
         let d = self.lattice.dims();
         let into = self.boxes(axis, BORDERS);
-        let writes = folded::<M, L, T>((&d, self.lattice.boundaries()), axis, into, from);
-        for (col, s, p, v) in writes {
+        let lanes = &L::cluster_lane;
+        let writes = folded::<M, T>((&d, self.lattice.boundaries(), lanes), axis, into, from);
+        for Folded {
+            at: (col, s), p, v, ..
+        } in writes
+        {
             self.lattice.set_stored_value(L::index(&d, p, col, s), p, v);
         }
     }
 
-    /// The storage boxes of the border (`BORDERS`) or of the halos (`HALOS`) along `axis`,
-    /// below and above: the whole planes of the columns along x; along y and z the lines
-    /// over the block's own columns and every stored line across.
+    /// The storage boxes of the border or of the halos along `axis` ([`Frame::boxes`]).
     fn boxes(&self, axis: usize, which: usize) -> [[Range<usize>; 3]; 2] {
-        let (h, f) = (M::HALO, &self.frame);
-        let (g, n) = if axis == 0 {
-            (h, f.owned[0])
-        } else {
-            (f.ghosts[axis], f.owned[axis])
-        };
-        let lines = if which == BORDERS {
-            [g..2 * g, n..n + g]
-        } else {
-            [0..g, n + g..n + 2 * g]
-        };
-        lines.map(|lines| {
-            let mut b = [h..h + f.owned[0], 0..f.stored[1], 0..f.stored[2]];
-            b[axis] = lines;
-            b
-        })
+        self.frame.boxes::<M>(axis, which)
     }
 
     /// The slab's lattice, mutable (halos written by the ring).
@@ -711,24 +692,44 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     }
 }
 
+/// Where a row `y` of a block of shape `d` lies, `(cluster, lane)`: [`Layout::cluster_lane`],
+/// or a run-time layout's.
+pub(crate) type ClusterLane<'a> = &'a dyn Fn(&Dims, usize) -> (usize, usize);
+
+/// A population that a neighbour pushed across a cut, for a border site of a block
+/// ([`folded`]).
+pub(crate) struct Folded<T> {
+    /// The side it arrived from ([`LEFT`]: below, [`RIGHT`]: above).
+    pub side: usize,
+    /// The site's place in the border box of that side, in the order of
+    /// [`Lattice::read_lines`].
+    pub site: usize,
+    /// The site's storage column and plane site.
+    pub at: (usize, usize),
+    /// The population.
+    pub p: usize,
+    /// Its value.
+    pub v: T,
+}
+
 /// The populations the neighbours along `axis` pushed across the cuts in an AA pull
-/// half-step, as `(storage column, plane site, population, value)` of a block of shape `d`
-/// with boundaries `bc`: `from[LEFT]` is the neighbour below's upper halo (along y and z: its
-/// upper ghost lines), which lands in this block's lower border, the storage box
-/// `into[LEFT]` — at its line `c` along `axis` the populations with `c_axis < −c` arrived —;
-/// `from[RIGHT]` the neighbour above's lower halo, into `into[RIGHT]` (populations with
-/// `c_axis > H − 1 − c`); both in the order of [`Lattice::read_lines`] over those boxes. The
-/// other values of those halos are stale copies and are skipped, as is population `p` of a
-/// site whose link `p̄` is bounced: the wall sent nothing across, the site redirected its own
+/// half-step ([`Folded`]), for a block of shape `d` with boundaries `bc` in a layout whose
+/// rows lie in the (cluster, lane) `lanes(d, y)`: `from[LEFT]` is the neighbour below's upper
+/// halo (along y and z: its upper ghost lines), which lands in this block's lower border, the
+/// storage box `into[LEFT]` — at its line `c` along `axis` the populations with `c_axis < −c`
+/// arrived —; `from[RIGHT]` the neighbour above's lower halo, into `into[RIGHT]` (populations
+/// with `c_axis > H − 1 − c`); both in the order of [`Lattice::read_lines`] over those boxes.
+/// The other values of those halos are stale copies and are skipped, as is population `p` of
+/// a site whose link `p̄` is bounced: the wall sent nothing across, the site redirected its own
 /// population there (the masks are symmetric, [`crate::boundary`]). Folded along x, then y,
 /// then z, each fold carrying the halos of the one before, the populations pushed across an
 /// edge or a corner reach the block that owns their site.
-pub(crate) fn folded<M: Model, L: Layout, T: Real>(
-    (d, bc): (&Dims, &Boundaries<T>),
+pub(crate) fn folded<M: Model, T: Real>(
+    (d, bc, lanes): (&Dims, &Boundaries<T>, ClusterLane<'_>),
     axis: usize,
     into: [[Range<usize>; 3]; 2],
     from: [&[T]; 2],
-) -> Vec<(usize, usize, usize, T)> {
+) -> Vec<Folded<T>> {
     let mut out = Vec::new();
     // An empty side (a part of a split slab with no neighbour there) brings nothing.
     for side in [LEFT, RIGHT]
@@ -737,22 +738,30 @@ pub(crate) fn folded<M: Model, L: Layout, T: Real>(
     {
         let [cols, ys, zs] = into[side].clone();
         let (first, h) = (into[side][axis].start, into[side][axis].len());
-        let mut values = from[side].chunks_exact(M::Q);
+        let mut values = from[side].chunks_exact(M::Q).enumerate();
         for col in cols {
             for z in zs.clone() {
                 for y in ys.clone() {
-                    let (site, s) = (values.next().expect("a halo site"), d.plane_site(y, z));
+                    let (site, values) = values.next().expect("a halo site");
+                    let s = d.plane_site(y, z);
                     let c = ([col, y, z][axis] - first) as isize;
-                    let at = bc.site::<L>(d, col - d.halo, s);
-                    for (p, &v) in site.iter().enumerate() {
+                    let here = bc.site_at(d, col - d.halo, s, lanes);
+                    for (p, &v) in values.iter().enumerate() {
                         let ca = M::VELOCITIES[p][axis] as isize;
                         let crossed = if side == LEFT {
                             ca < -c
                         } else {
                             ca > h as isize - 1 - c
                         };
-                        if crossed && !at.is_some_and(|a| a.bounced(M::OPPOSITE[p])) {
-                            out.push((col, s, p, v));
+                        if crossed && !here.is_some_and(|a| a.bounced(M::OPPOSITE[p])) {
+                            let at = (col, s);
+                            out.push(Folded {
+                                side,
+                                site,
+                                at,
+                                p,
+                                v,
+                            });
                         }
                     }
                 }

@@ -19,7 +19,7 @@
 //! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
 
-use crate::domain::{bulk_columns, export_block, split_columns, Slab, LEFT, RIGHT};
+use crate::domain::{bulk_columns, split_columns, Slab, LEFT, RIGHT};
 use crate::solver::Placement;
 use crate::{Block, Error, Layout, Model, Real, Scheme};
 
@@ -57,8 +57,8 @@ pub trait SlabBackend: Block + Send {
     fn fold(&mut self, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// A block cut along `axis` (1: y, 2: z): its border lines below and above, for the
-    /// neighbours' ghost lines (`Slab::border_lines`). Only the host's blocks are cut along
-    /// y and z; the others are whole planes and refuse.
+    /// neighbours' ghost lines (`Slab::border_lines`). The host's and a GPU's blocks are cut
+    /// along y and z; a split's slabs are whole planes and refuse.
     fn border_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error> {
         let _ = axis;
         Err(whole_planes(&self.describe()))
@@ -86,27 +86,14 @@ pub trait SlabBackend: Block + Send {
         Err(whole_planes(&self.describe()))
     }
 
-    /// The moments of the slab's own sites in its columns `cols` ([`crate::Solver::with_moments`])
-    /// read where they lie, its halos and ghost lines holding the neighbours' values (the ring
-    /// exchanges them first): every slab placed on the host ([`Placement::Host`]) reads them;
-    /// `None` elsewhere, where the ring reads them back window by window.
-    fn own_moments(&self, cols: std::ops::Range<usize>) -> Option<Vec<Vec<f64>>> {
-        let _ = cols;
-        None
-    }
+    /// The moments of the slab's own sites in its columns `cols` ([`crate::Solver::with_moments`]),
+    /// computed where they lie, its halos and ghost lines holding the neighbours' values (the
+    /// ring exchanges them first).
+    fn own_moments(&mut self, cols: std::ops::Range<usize>) -> Result<Vec<Vec<f64>>, Error>;
 
     /// Waits for the work in flight (a device's step).
     fn finish(&self) -> Result<(), Error> {
         Ok(())
-    }
-
-    /// The post-collision populations of the slab's columns `cols` alone, laid out as
-    /// [`Block::local_populations`]' (by default a slice of them; a backend that can read part
-    /// of its state in place does so).
-    fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<Self::Real>, Error> {
-        let all = self.local_populations()?;
-        let per_col = all.len() / self.width().max(1);
-        Ok(all[cols.start * per_col..cols.end * per_col].to_vec())
     }
 
     /// Sets every site of the slab — its first global column `x0` — to the equilibrium of
@@ -132,7 +119,7 @@ pub trait SlabBackend: Block + Send {
 fn whole_planes(backend: &str) -> Error {
     crate::LbmError::Shape(format!(
         "a slab on {backend} holds whole planes of the lattice and is cut along x alone: cut \
-         along x, or run the blocks cut along y or z on the host"
+         along x, or run the blocks cut along y or z on the host or the device"
     ))
     .into()
 }
@@ -176,33 +163,21 @@ impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
             .local_solid(x * f.stored[1] * f.stored[2] + s)
     }
 
-    /// A ghost line takes the values of the nearest own line (what it computes is never read).
+    /// A ghost line takes the values of the nearest own line ([`crate::domain::Frame::stored_from_own`]).
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
         let f = *self.frame();
         if !f.has_ghosts() {
             return self.lattice_mut().set_local_field(name, values);
         }
         crate::lattice::checked_field::<M>(name, values, (f.owned[0], f.plane()))?;
-        let stored = f.stored[1] * f.stored[2];
-        let all: Vec<f64> = (0..f.owned[0] * stored)
-            .map(|k| values[k / stored * f.plane() + f.nearest_own(k % stored)])
-            .collect();
-        self.lattice_mut().set_local_field(name, &all)
+        self.lattice_mut()
+            .set_local_field(name, &f.stored_from_own(values, 1))
     }
 
     fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
         let f = *self.frame();
         let all = self.lattice().local_fields()?;
-        if !f.has_ghosts() {
-            return Ok(all);
-        }
-        let stored = f.stored[1] * f.stored[2];
-        let own = |v: Vec<f64>| -> Vec<f64> {
-            (0..f.owned[0] * f.plane())
-                .map(|k| v[k / f.plane() * stored + f.stored_site(k % f.plane())])
-                .collect()
-        };
-        Ok(all.map(|fields| fields.into_iter().map(own).collect()))
+        Ok(all.map(|fields| fields.iter().map(|v| f.own_from_stored(v, 1)).collect()))
     }
 
     fn placement(&self) -> Placement {
@@ -287,13 +262,8 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(())
     }
 
-    fn own_moments(&self, cols: std::ops::Range<usize>) -> Option<Vec<Vec<f64>>> {
-        Some(Slab::own_moments(self, cols))
-    }
-
-    fn populations_of(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, Error> {
-        let [_, ys, zs] = self.frame().own_box();
-        Ok(export_block(self.lattice(), &[cols, ys, zs])?)
+    fn own_moments(&mut self, cols: std::ops::Range<usize>) -> Result<Vec<Vec<f64>>, Error> {
+        Ok(Slab::own_moments(self, cols))
     }
 
     /// In place, site by site.

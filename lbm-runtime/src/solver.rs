@@ -169,8 +169,9 @@ pub trait Solver: Block {
     /// [`Solver::local_box`]) and gets their moment fields, in the order of
     /// [`Model::MOMENT_NAMES`], each indexed `[(x − x0 − cols.start)·P + s]` as the local sites
     /// (solid sites hold 0): the moments of the populations streamed once more, as
-    /// [`crate::Lattice::moment_field`] gives them. A host's block computes the columns asked
-    /// for where they lie, so that a few at a time need no array of the block's size.
+    /// [`crate::Lattice::moment_field`] gives them. A block computes the columns asked for
+    /// where they lie (on the host or the device), so that a few at a time need no array of
+    /// the block's size.
     fn with_moments(&mut self, read: ReadMoments<'_>) -> Result<Vec<Vec<f64>>, Error>;
 
     /// The moment fields of all the local sites ([`Solver::with_moments`], collective).

@@ -79,6 +79,7 @@ pub fn run(
     }
     let backend = s.backend.unwrap_or(BackendArg::Cpu);
     let device = backend != BackendArg::Cpu;
+    let split = backend == BackendArg::Hetero;
     if s.adapter.is_some() && !device {
         c.keep(bad(
             "adapter",
@@ -96,7 +97,7 @@ pub fn run(
         }),
     };
     let cut = match &s.cut {
-        None if device => Cut::along(1, world.group().ranks()),
+        None if split => Cut::along(1, world.group().ranks()),
         None => Cut::balanced(world.group().ranks(), 2, [n, n, 1], 1),
         Some(text) => match text.parse::<Cut>() {
             Ok(cut) if cut.0[2] > 1 => {

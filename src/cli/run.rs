@@ -612,17 +612,17 @@ fn slice(s: &Settings) -> Result<Option<(usize, usize)>, CliError> {
 }
 
 /// How the box is cut under mpiexec, if asked: `--cut AxBxC`, or `--block N|AxBxC`, the
-/// blocks of a sparse domain (at most one of them; on the cpu backend, whose blocks may be cut
-/// along any axis).
+/// blocks of a sparse domain (at most one of them; not on hetero ranks, whose slabs are whole
+/// planes).
 fn decomposition(s: &Settings, backend: BackendArg) -> Result<Option<Decomposition>, CliError> {
     let cut = |t: &str| t.parse::<Cut>().map_err(|e| bad("cut", e));
     match (s.cut.as_deref(), s.block.as_deref()) {
         (None, None) => Ok(None),
         (Some(t), None) => Ok(Some(cut(t)?.into())),
-        (None, Some(_)) if backend != BackendArg::Cpu => Err(bad(
+        (None, Some(_)) if backend == BackendArg::Hetero => Err(bad(
             "block",
-            "a sparse domain runs on the cpu backend (GPU and hetero ranks hold slabs of whole \
-             planes): drop --backend, or drop --block",
+            "a sparse domain runs on the cpu or gpu backend (hetero ranks hold slabs of whole \
+             planes): give --backend cpu or gpu, or drop --block",
         )),
         (None, Some(t)) => block(t).map(|b| Some(Decomposition::Sparse(b))),
         (Some(_), Some(_)) => Err(bad(

@@ -143,8 +143,8 @@ fn bad_capillaries_and_blocks_are_refused() {
         &["`16x16` is not a block size", "N", "AxBxC"],
     );
     fails(
-        &["run", "capillaries", "--block", "16", "--backend", "gpu"],
-        &["a sparse domain runs on the cpu backend"],
+        &["run", "capillaries", "--block", "16", "--backend", "hetero"],
+        &["a sparse domain runs on the cpu or gpu backend"],
     );
     if !cfg!(feature = "mpi") {
         fails(

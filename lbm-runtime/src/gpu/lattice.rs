@@ -619,7 +619,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     /// [`Entry::FoldIn`] moves them (an empty side is left alone). A slab in place only.
     pub(crate) fn fold_in(
         &mut self,
-        halos: &[ColumnBlocks; 2],
+        halos: &[SiteBoxes; 2],
         pushed: [&[T]; 2],
     ) -> Result<(), GpuError> {
         let [left, right] = pushed;
@@ -912,6 +912,11 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     // ---------------------------------------------------------------- populations
 
     /// Checks that `(x, s)` is a site: `x < LX`, the plane site `s = z·LY + y < LY·LZ`.
+    /// The populations' layout, as the shaders index it.
+    pub(crate) fn affine_layout(&self) -> &AffineLayout {
+        &self.lay
+    }
+
     fn check_site(&self, x: usize, s: usize) -> Result<(), GpuError> {
         let d = &self.d;
         if x >= d.lx || s >= d.plane() {
@@ -1063,24 +1068,26 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         self.step = step;
     }
 
-    /// The storage indices of the storage columns `cols` (halos included), merged into
-    /// ranges, and for each value `[(col − cols.start)·LY·LZ·Q + s·Q + i]` (`s` the plane site)
-    /// its position in the concatenated ranges.
-    fn column_ranges(&self, cols: std::ops::Range<usize>) -> (Vec<(u64, u64)>, Vec<usize>) {
+    /// The storage indices of the storage box `[cols, ys, zs]` (halo columns included; `ys`
+    /// and `zs` stored lines), merged into ranges, and for each value
+    /// `[(((col − c0)·nz + z − z0)·ny + y − y0)·Q + i]` its position in the concatenated
+    /// ranges (the order of [`crate::Lattice::read_lines`]).
+    fn box_ranges(
+        &self,
+        [cols, ys, zs]: [std::ops::Range<usize>; 3],
+    ) -> (Vec<(u64, u64)>, Vec<usize>) {
         let d = &self.d;
-        let first = cols.start;
-        let mut idx: Vec<(usize, usize)> = cols
-            .flat_map(|col| {
-                (0..d.plane()).flat_map(move |y| {
-                    (0..d.q).map(move |i| {
-                        (
-                            self.lay.index(d, i, col, y),
-                            ((col - first) * d.plane() + y) * d.q + i,
-                        )
-                    })
-                })
-            })
-            .collect();
+        let mut idx: Vec<(usize, usize)> =
+            Vec::with_capacity(cols.len() * ys.len() * zs.len() * d.q);
+        for col in cols {
+            for z in zs.clone() {
+                for y in ys.clone() {
+                    for i in 0..d.q {
+                        idx.push((self.lay.index(d, i, col, d.plane_site(y, z)), idx.len()));
+                    }
+                }
+            }
+        }
         idx.sort_unstable();
         let mut ranges: Vec<(u64, u64)> = Vec::new();
         let mut pos = vec![0; idx.len()];
@@ -1094,54 +1101,63 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         (ranges, pos)
     }
 
-    fn check_cols(&self, cols: &std::ops::Range<usize>) -> Result<(), GpuError> {
-        if cols.start > cols.end || cols.end > self.d.ncols() {
+    fn check_box(&self, b: &[std::ops::Range<usize>; 3]) -> Result<(), GpuError> {
+        let d = &self.d;
+        let ends = [d.ncols(), d.ly, d.lz];
+        if let Some(a) = (0..3).find(|&a| b[a].start > b[a].end || b[a].end > ends[a]) {
             return Err(LbmError::Shape(format!(
-                "storage columns {cols:?} outside 0..{} (halos included)",
-                self.d.ncols()
+                "storage box {b:?} outside 0..{} along {} (halo columns included)",
+                ends[a],
+                ["x", "y", "z"][a]
             ))
             .into());
         }
         Ok(())
     }
 
-    /// Where the blocks of storage columns `blocks` lie in the device's copies (computed once
-    /// for the transfers a host part repeats every step).
-    pub fn column_blocks(
-        &self,
-        blocks: &[std::ops::Range<usize>],
-    ) -> Result<ColumnBlocks, GpuError> {
-        let mut plan = ColumnBlocks {
+    /// Where the storage boxes `boxes` (`[cols, ys, zs]`, halo columns included) lie in the
+    /// device's copies (computed once for the transfers a slab repeats every step).
+    pub fn site_boxes(&self, boxes: &[[std::ops::Range<usize>; 3]]) -> Result<SiteBoxes, GpuError> {
+        let mut plan = SiteBoxes {
             ranges: Vec::new(),
-            blocks: Vec::new(),
+            boxes: Vec::new(),
         };
-        for cols in blocks {
-            self.check_cols(cols)?;
-            let (ranges, pos) = self.column_ranges(cols.clone());
-            plan.blocks.push((plan.len(), pos));
+        for b in boxes {
+            self.check_box(b)?;
+            let (ranges, pos) = self.box_ranges(b.clone());
+            plan.boxes.push((plan.len(), pos));
             plan.ranges.extend(ranges);
         }
         Ok(plan)
     }
 
-    /// The stored values of each block of `plan`, indexed `[(col − start)·LY·Q + y·Q + i]`,
-    /// in one read of the device (one wait).
-    pub fn read_blocks(&self, plan: &ColumnBlocks) -> Result<Vec<Vec<T>>, GpuError> {
+    /// [`GpuLattice::site_boxes`] of whole storage columns: `blocks` of columns, every line.
+    pub fn column_blocks(&self, blocks: &[std::ops::Range<usize>]) -> Result<SiteBoxes, GpuError> {
+        let boxes: Vec<_> = (blocks.iter())
+            .map(|cols| [cols.clone(), 0..self.d.ly, 0..self.d.lz])
+            .collect();
+        self.site_boxes(&boxes)
+    }
+
+    /// The stored values of each box of `plan`, in the order of
+    /// [`GpuLattice::site_boxes`] (for whole columns `[(col − start)·LY·LZ·Q + s·Q + i]`), in
+    /// one read of the device (one wait).
+    pub fn read_blocks(&self, plan: &SiteBoxes) -> Result<Vec<Vec<T>>, GpuError> {
         let raw = self.download(&plan.ranges)?;
         Ok(plan
-            .blocks
+            .boxes
             .iter()
             .map(|(base, pos)| pos.iter().map(|&p| raw[base + p]).collect())
             .collect())
     }
 
-    /// Writes each block of `plan` from `vals` (one slice per block, laid out as
+    /// Writes each box of `plan` from `vals` (one slice per box, laid out as
     /// [`GpuLattice::read_blocks`]' values).
-    pub fn write_blocks(&mut self, plan: &ColumnBlocks, vals: &[&[T]]) -> Result<(), GpuError> {
-        check_len(vals.len(), plan.blocks.len(), "column blocks")?;
+    pub fn write_blocks(&mut self, plan: &SiteBoxes, vals: &[&[T]]) -> Result<(), GpuError> {
+        check_len(vals.len(), plan.boxes.len(), "site boxes")?;
         let mut sorted = vec![T::default(); plan.len()];
-        for ((base, pos), v) in plan.blocks.iter().zip(vals) {
-            check_len(v.len(), pos.len(), "column block")?;
+        for ((base, pos), v) in plan.boxes.iter().zip(vals) {
+            check_len(v.len(), pos.len(), "site box")?;
             for (logical, &p) in pos.iter().enumerate() {
                 sorted[base + p] = v[logical];
             }
@@ -1371,17 +1387,28 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     /// Every moment field (order of `M::MOMENT_NAMES`), as [`GpuLattice::moment_field`], in
     /// one read of the device.
     pub(crate) fn moment_fields(&self) -> Result<Vec<Vec<f64>>, GpuError> {
-        let d = self.d;
-        let nm = M::MOMENT_NAMES.len();
-        let all = self.moment_columns(0, d.lx)?;
-        let plane = d.plane();
+        let plane: Vec<usize> = (0..self.d.plane()).collect();
+        self.moment_fields_at(0..self.d.lx, &plane)
+    }
+
+    /// The moment fields of the plane sites `plane` of the site columns `cols`, each indexed
+    /// `[(x − cols.start)·plane.len() + j]` (solid sites hold 0), computed on the device (a
+    /// slab's halos, and a block's ghost lines, holding its neighbours' values).
+    pub(crate) fn moment_fields_at(
+        &self,
+        cols: std::ops::Range<usize>,
+        plane: &[usize],
+    ) -> Result<Vec<Vec<f64>>, GpuError> {
+        let (d, nm) = (self.d, M::MOMENT_NAMES.len());
+        let all = self.moment_columns(cols.start, cols.len())?;
         Ok((0..nm)
             .map(|j| {
-                let columns = parallel::map(0..d.lx, &|x| {
-                    (0..plane)
-                        .map(|y| match self.bc.is_solid(&d, x, y) {
+                let columns = parallel::map(cols.clone(), &|x| {
+                    let at = (x - cols.start) * d.plane();
+                    (plane.iter())
+                        .map(|&y| match self.bc.is_solid(&d, x, y) {
                             true => 0.0,
-                            false => all[(x * plane + y) * nm + j].to_f64(),
+                            false => all[(at + y) * nm + j].to_f64(),
                         })
                         .collect::<Vec<f64>>()
                 });
@@ -1393,6 +1420,14 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     /// Checks every fluid site for NaN and for a Mach number `|u| / (cs √T)` beyond the limit
     /// (as [`crate::Lattice::check`]); reads the moments back.
     pub fn check(&self) -> Result<(), GpuError> {
+        self.check_where(&|_| true)
+    }
+
+    /// [`GpuLattice::check`] of the sites whose plane site `s` is `checked(s)` (a block's own).
+    pub(crate) fn check_where(
+        &self,
+        checked: &(dyn Fn(usize) -> bool + Sync),
+    ) -> Result<(), GpuError> {
         let d = self.d;
         let nm = M::MOMENT_NAMES.len();
         let all = self.moment_columns(0, d.lx)?;
@@ -1400,7 +1435,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let found = parallel::find_first(0..d.lx, &|x| {
             (0..plane).find_map(|y| {
                 let m = &all[(x * plane + y) * nm..][..nm];
-                (!self.bc.is_solid(&d, x, y))
+                (checked(y) && !self.bc.is_solid(&d, x, y))
                     .then(|| divergence::<M, T>(m, self.max_mach))
                     .flatten()
                     .map(|r| (x, y, r))
@@ -1419,16 +1454,16 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     }
 }
 
-/// Where blocks of storage columns lie in a [`GpuLattice`]'s copies: the storage ranges they
-/// cover, merged, and for each block the offset of its values in the concatenated ranges and
-/// the position there of each value `[(col − start)·LY·Q + y·Q + i]`.
+/// Where boxes of stored sites lie in a [`GpuLattice`]'s copies: the storage ranges they
+/// cover, merged, and for each box the offset of its values in the concatenated ranges and
+/// the position there of each value, in the order of [`GpuLattice::site_boxes`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ColumnBlocks {
+pub struct SiteBoxes {
     ranges: Vec<(u64, u64)>,
-    blocks: Vec<(usize, Vec<usize>)>,
+    boxes: Vec<(usize, Vec<usize>)>,
 }
 
-impl ColumnBlocks {
+impl SiteBoxes {
     /// Number of values covered.
     fn len(&self) -> usize {
         self.ranges.iter().map(|&(_, len)| len as usize).sum()

@@ -40,6 +40,6 @@ pub use crate::device::{AdapterChoice, GpuContext, GpuOptions};
 pub use crate::runtime_error::GpuError;
 pub use bc::BcShape;
 pub use fd::GpuFdGrid;
-pub use lattice::{ColumnBlocks, GpuLattice};
+pub use lattice::{GpuLattice, SiteBoxes};
 pub use slab::GpuSlab;
 pub use wgpu::DeviceType;

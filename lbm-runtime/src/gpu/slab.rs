@@ -1,24 +1,29 @@
-//! [`GpuSlab`]: a rank's slab of the ring run on a GPU. The slab is an ordinary
+//! [`GpuSlab`]: a rank's block of the lattice run on a GPU. The block is an ordinary
 //! [`GpuLattice`] `w` columns wide whose x-halos are not filled periodically on the device
 //! but from the host, with the neighbours' border columns the ring exchanged; its border
-//! columns are read back for the neighbours after each step (Calore et al. 2016 §4: the halo columns
-//! pass through the host). A step is two submissions (Calore et al. 2019 §6, the exchange overlapped
-//! with the bulk): the bulk columns `[H, w − H)`, which read no halo, are submitted as soon
-//! as the ring has posted its messages ([`SlabBackend::update_bulk`]) and run on the device
-//! while the halos travel; the border columns once the halos are in
-//! ([`SlabBackend::update_borders_and_finish`]). A slab narrower than `2H` is submitted
-//! whole with its halos. In place (AA), the pull half-step's halos are read back for the
-//! neighbours, and what they pushed is written into the halo columns and moved into the border
-//! columns on the device ([`SlabBackend::fold`], the fold of a periodic lattice fed with the
-//! neighbours' halos).
+//! columns are read back for the neighbours after each step (Calore et al. 2016 §4: the halo
+//! columns pass through the host). A block cut along y or z stores ghost lines there as the
+//! host's does ([`Frame`]): its border lines are read back and the neighbours' written into
+//! its ghost lines before the step, through plans of where those boxes lie in the device's
+//! copies ([`SiteBoxes`]). A step is two submissions (Calore et al. 2019 §6, the exchange
+//! overlapped with the bulk): the bulk columns `[H, w − H)`, which read no halo, are submitted
+//! as soon as the ring has posted its messages ([`SlabBackend::update_bulk`]) and run on the
+//! device while the halos travel; the border columns once the halos are in
+//! ([`SlabBackend::update_borders_and_finish`]). A slab narrower than `2H` is submitted whole
+//! with its halos. In place (AA), the pull half-step's halos are read back for the neighbours,
+//! and what they pushed is written into the halo columns and moved into the border columns on
+//! the device ([`SlabBackend::fold`], the fold of a periodic lattice fed with the neighbours'
+//! halos); along y and z the border lines are read back, folded on the host
+//! ([`crate::domain::folded`]) and written again.
 
 use std::ops::Range;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::shader::Window;
-use super::{ColumnBlocks, GpuContext, GpuLattice};
+use super::{GpuContext, GpuLattice, SiteBoxes};
 use crate::blocks::Blocks;
-use crate::domain::{Frame, GlobalSpec, LEFT, RIGHT};
+use crate::domain::{folded, Folded, Frame, GlobalSpec, BORDERS, HALOS, LEFT, RIGHT};
+use crate::error::check_values;
 use crate::slab_backend::SlabBackend;
 use crate::solver::Placement;
 use crate::{Block, Error, LayoutKind, Model, Real, Scheme};
@@ -26,12 +31,17 @@ use crate::{Block, Error, LayoutKind, Model, Real, Scheme};
 /// A rank's slab on a GPU (see the module documentation).
 pub struct GpuSlab<M: Model, T: Real> {
     lattice: GpuLattice<M, T>,
+    /// Where the block lies in the global lattice and which lines it stores.
+    frame: Frame,
     /// The storage columns of the two borders, `[H, 2H)` and `[w, w + H)`.
-    borders: ColumnBlocks,
+    borders: SiteBoxes,
     /// The storage columns of the two halos, `[0, H)` and `[w + H, w + 2H)`.
-    halos: ColumnBlocks,
+    halos: SiteBoxes,
     /// Each halo alone: where a fold writes what a neighbour pushed.
-    halo_sides: [ColumnBlocks; 2],
+    halo_sides: [SiteBoxes; 2],
+    /// Along y (`[1]`) and z (`[2]`) where the block is cut: its border lines and its ghost
+    /// lines, below and above ([`Frame::boxes`]).
+    lines: [Option<[SiteBoxes; 2]>; 3],
     /// What the last AA pull half-step pushed into the halos ([`SlabBackend::pushed`]): the
     /// odd state keeps it there (the border sites' populations that crossed the cuts), so a
     /// fold, which passes the neighbours' pushes through the halo columns, puts it back.
@@ -41,9 +51,9 @@ pub struct GpuSlab<M: Model, T: Real> {
 }
 
 impl<M: Model, T: Real> GpuSlab<M, T> {
-    /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, at rest, on the device of
-    /// `ctx`, in `layout`, run in `scheme`. Validates the global lattice first (size, parameters,
-    /// boundaries), so every rank fails alike.
+    /// Rank `rank`'s block of the global lattice `spec` cut by `dec`, at rest, on the device
+    /// of `ctx`, in `layout`, run in `scheme`. Validates the global lattice first (size,
+    /// parameters, boundaries), so every rank fails alike.
     pub fn new(
         ctx: &Arc<GpuContext>,
         layout: LayoutKind,
@@ -53,12 +63,11 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
         scheme: Scheme,
     ) -> Result<Self, Error> {
         spec.validate(layout)?;
-        Self::cut(ctx, layout, spec, dec.range(rank, 0), scheme)
+        Self::block(ctx, layout, spec, &dec.block(rank), scheme)
     }
 
-    /// The slab of the global columns `xs` of `spec`, its boundaries compiled for those
-    /// columns alone, at rest on the device of `ctx` (a rank's slab, or the bulk of a
-    /// [`crate::hetero::SplitSlab`]).
+    /// The slab of the global columns `xs` of `spec` (whole planes), at rest on the device of
+    /// `ctx` (the bulk of a [`crate::hetero::SplitSlab`]).
     pub(crate) fn cut(
         ctx: &Arc<GpuContext>,
         layout: LayoutKind,
@@ -66,17 +75,30 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
         xs: Range<usize>,
         scheme: Scheme,
     ) -> Result<Self, Error> {
-        let (w, h) = (xs.len(), M::HALO);
+        Self::block(ctx, layout, spec, &spec.dims().planes(xs), scheme)
+    }
+
+    /// The block `block` of `spec`, at rest on the device of `ctx`, its boundaries compiled
+    /// for its sites and ghost lines alone (as a host's block, [`crate::domain::Slab`]).
+    fn block(
+        ctx: &Arc<GpuContext>,
+        layout: LayoutKind,
+        spec: &GlobalSpec<M>,
+        block: &[Range<usize>; 3],
+        scheme: Scheme,
+    ) -> Result<Self, Error> {
+        let frame = Frame::of::<M>(spec.size(), block, layout.vl());
+        let (w, h) = (frame.owned[0], M::HALO);
         let lattice = GpuLattice::with_boundaries(
             ctx,
             layout,
-            [w, spec.ly, spec.lz],
+            [w, frame.stored[1], frame.stored[2]],
             spec.params.clone(),
             scheme,
             true,
             |_, lay| {
-                let planes = Frame::of::<M>(spec.size(), &spec.dims().planes(xs.clone()), 1);
-                spec.slab_boundaries(xs.clone(), &planes, &|d, y| lay.cluster_lane(d, y))
+                let lanes = |d: &_, y| lay.cluster_lane(d, y);
+                spec.slab_boundaries(block[0].clone(), &frame, &lanes)
             },
         )?;
         let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
@@ -85,11 +107,18 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
             lattice.column_blocks(std::slice::from_ref(&(0..h)))?,
             lattice.column_blocks(std::slice::from_ref(&(w + h..w + 2 * h)))?,
         ];
+        let mut lines = [None, None, None];
+        for axis in (1..3).filter(|&a| frame.ghosts[a] > 0) {
+            let plan = |which| lattice.site_boxes(&frame.boxes::<M>(axis, which));
+            lines[axis] = Some([plan(BORDERS)?, plan(HALOS)?]);
+        }
         Ok(Self {
             lattice,
+            frame,
             borders,
             halos,
             halo_sides,
+            lines,
             own_pushed: Mutex::new(None),
             bulk_submitted: false,
         })
@@ -98,6 +127,26 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
     /// The slab's device lattice.
     pub fn lattice(&self) -> &GpuLattice<M, T> {
         &self.lattice
+    }
+
+    /// The border (`BORDERS`) or ghost (`HALOS`) lines along `axis`, below and above.
+    fn lines(&self, axis: usize, which: usize) -> Result<&SiteBoxes, Error> {
+        match &self.lines[axis] {
+            Some(plans) => Ok(&plans[which]),
+            None => Err(crate::LbmError::Shape(format!(
+                "the block is not cut along {}: it has no ghost lines there",
+                ["x", "y", "z"][axis]
+            ))
+            .into()),
+        }
+    }
+
+    /// The values of both boxes of `plan`, `[below, above]`.
+    fn read_pair(&self, plan: &SiteBoxes) -> Result<[Vec<T>; 2], Error> {
+        let mut b = self.lattice.read_blocks(plan)?;
+        let above = b.pop().unwrap_or_default();
+        let below = b.pop().unwrap_or_default();
+        Ok([below, above])
     }
 }
 
@@ -126,23 +175,40 @@ impl<M: Model, T: Real> Block for GpuSlab<M, T> {
     }
 
     fn local_populations(&self) -> Result<Vec<T>, Error> {
-        self.lattice.local_populations()
+        let all = self.lattice.local_populations()?;
+        Ok(self.frame.own_from_stored(&all, M::Q))
     }
 
+    /// The ghost lines take the nearest own sites' values until the next exchange.
     fn set_local_populations(&mut self, values: &[T]) -> Result<(), Error> {
-        self.lattice.set_local_populations(values)
+        let f = self.frame;
+        check_values(values.len(), f.owned[0] * f.plane() * M::Q, "populations")?;
+        self.lattice
+            .set_local_populations(&f.stored_from_own(values, M::Q))
     }
 
     fn local_solid(&self, s: usize) -> bool {
-        self.lattice.local_solid(s)
+        let f = &self.frame;
+        let (x, s) = (s / f.plane(), f.stored_site(s % f.plane()));
+        self.lattice.local_solid(x * f.stored[1] * f.stored[2] + s)
     }
 
+    /// A ghost line takes the values of the nearest own line ([`Frame::stored_from_own`]).
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        self.lattice.set_local_field(name, values)
+        let f = self.frame;
+        crate::lattice::checked_field::<M>(name, values, (f.owned[0], f.plane()))?;
+        self.lattice
+            .set_local_field(name, &f.stored_from_own(values, 1))
     }
 
     fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        self.lattice.local_fields()
+        let all = self.lattice.local_fields()?;
+        Ok(all.map(|fields| {
+            fields
+                .iter()
+                .map(|v| self.frame.own_from_stored(v, 1))
+                .collect()
+        }))
     }
 
     fn placement(&self) -> Placement {
@@ -160,10 +226,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     }
 
     fn borders(&self) -> Result<[Vec<T>; 2], Error> {
-        let mut b = self.lattice.read_blocks(&self.borders)?;
-        let right = b.pop().unwrap_or_default();
-        let left = b.pop().unwrap_or_default();
-        Ok([left, right])
+        self.read_pair(&self.borders)
     }
 
     fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
@@ -199,11 +262,48 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         if !self.lattice.scheme().pushed(self.lattice.is_odd()) {
             return Ok(None);
         }
-        let mut h = self.lattice.read_blocks(&self.halos)?;
-        let right = h.pop().unwrap_or_default();
-        let left = h.pop().unwrap_or_default();
+        let [left, right] = self.read_pair(&self.halos)?;
         *self.own_pushed.lock().map_err(poisoned)? = Some([left.clone(), right.clone()]);
         Ok(Some([left, right]))
+    }
+
+    fn border_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        self.read_pair(self.lines(axis, BORDERS)?)
+    }
+
+    fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        let plan = self.lines(axis, HALOS)?.clone();
+        Ok(self.lattice.write_blocks(&plan, &from)?)
+    }
+
+    fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        self.read_pair(self.lines(axis, HALOS)?)
+    }
+
+    /// The border lines read back, what the neighbours pushed across the cuts written into
+    /// them ([`folded`]), and written again.
+    fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        let plan = self.lines(axis, BORDERS)?.clone();
+        let mut border = self.read_pair(&plan)?;
+        let d = self.lattice.dims();
+        let lay = self.lattice.affine_layout();
+        let lanes = |d: &_, y| lay.cluster_lane(d, y);
+        let into = self.frame.boxes::<M>(axis, BORDERS);
+        for Folded {
+            side, site, p, v, ..
+        } in folded::<M, T>((&d, self.lattice.boundaries(), &lanes), axis, into, from)
+        {
+            border[side][site * M::Q + p] = v;
+        }
+        let [below, above] = &border;
+        Ok(self.lattice.write_blocks(&plan, &[below, above])?)
+    }
+
+    /// Computed on the device over the block's own lines.
+    fn own_moments(&mut self, cols: Range<usize>) -> Result<Vec<Vec<f64>>, Error> {
+        let f = &self.frame;
+        let plane: Vec<usize> = (0..f.plane()).map(|s| f.stored_site(s)).collect();
+        Ok(self.lattice.moment_fields_at(cols, &plane)?)
     }
 
     fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
@@ -219,21 +319,44 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         Ok(self.lattice.finish()?)
     }
 
+    /// The sites' `y` and `z` are global: they are mapped onto the block's stored lines.
     fn exchanged(&mut self, sites: &[[usize; 3]]) -> Result<Vec<T>, Error> {
-        Ok(self.lattice.exchanged(sites)?)
+        let f = &self.frame;
+        let local: Vec<[usize; 3]> = (sites.iter())
+            .map(|&[x, y, z]| {
+                let [y, z] = f.stored_line([y, z]);
+                [x, y, z]
+            })
+            .collect();
+        Ok(self.lattice.exchanged(&local)?)
     }
 
+    /// A ghost takes the global site's equilibrium.
     fn set_equilibrium_at(
         &mut self,
         x0: usize,
         moments: &(dyn Fn(usize, usize) -> Vec<f64> + Sync),
     ) -> Result<(), Error> {
-        let set = self.lattice.set_equilibrium(|x, s| moments(x0 + x, s));
-        set.map_err(|e| Error::from(e).shifted(x0))
+        let f = self.frame;
+        let set = (self.lattice).set_equilibrium(|x, s| moments(x0 + x, f.global_site(s)));
+        set.map_err(|e| globally(e.into(), x0, &f))
     }
 
+    /// The block's own sites; a site of a refusal has its global plane site.
     fn check(&self) -> Result<(), Error> {
-        Ok(self.lattice.check()?)
+        let f = self.frame;
+        let own = |s: usize| f.own_site(s).is_some();
+        let checked = self.lattice.check_where(&own);
+        checked.map_err(|e| globally(e.into(), 0, &f))
+    }
+}
+
+/// A block's error at its site `(x, s)` (`s` a stored plane site) told at the global site
+/// `(x0 + x, global s)`.
+fn globally(e: Error, x0: usize, f: &Frame) -> Error {
+    match e.as_lattice() {
+        Some(l) => Error::from(l.clone().shifted(x0, |s| f.global_site(s))),
+        None => e,
     }
 }
 

@@ -563,12 +563,22 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
     fn finish(&self) -> Result<(), Error> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
     }
-    /// Those of a slab whose columns all run on the host.
-    fn own_moments(&self, cols: Range<usize>) -> Option<Vec<Vec<f64>>> {
-        match &self.parts {
-            Parts::Host(s) => s.own_moments(cols),
-            _ => None,
+    /// Each part's columns from that part, its inner halos first refreshed from its siblings
+    /// (the swap the next step starts with).
+    fn own_moments(&mut self, cols: Range<usize>) -> Result<Vec<Vec<f64>>, Error> {
+        self.swap()?;
+        let mut out = vec![Vec::new(); M::MOMENT_NAMES.len()];
+        for (part, first) in self.parts_mut() {
+            let mine = cols.start.max(first)..cols.end.min(first + part.width());
+            if mine.is_empty() {
+                continue;
+            }
+            let fields = part.own_moments(mine.start - first..mine.end - first)?;
+            for (all, part) in out.iter_mut().zip(fields) {
+                all.extend(part);
+            }
         }
+        Ok(out)
     }
 
     /// Each part's sites from that part, its inner halos first refreshed from its siblings
