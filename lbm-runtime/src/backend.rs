@@ -191,9 +191,9 @@ pub trait RingJob<M: Model, T: Real> {
 
 /// The lattice `spec` over the processes of `group` cut `cut` ([`DistLattice`]), at rest, run
 /// in `scheme`, this process's block on `backend` (collective over `group`), handed to `job`:
-/// the one place that makes each kind of slab. The host's and a GPU's blocks may be cut along
-/// any axis (or be a sparse domain's); a split's are slabs of a ring (cut along x alone), other
-/// cuts refused. A GPU's and a split's rings gather into SoA whatever the device's layout,
+/// the one place that makes each kind of slab. The blocks may be cut along any axis or be a
+/// sparse domain's, on every backend (a split's block is cut along x into its host and device
+/// parts). A GPU's and a split's rings gather into SoA whatever the device's layout,
 /// and a split's host parts are made by [`crate::hetero::HostLayout::of`] in `L`: the ring and
 /// the split are compiled once per model and precision. A split's balance
 /// ([`SplitChoice::Auto`]) takes the ring's exchange per row, `T_mpi` of Calore et al. (2019,
@@ -206,18 +206,6 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
     backend: &Backend,
     job: J,
 ) -> Result<J::Output, Error> {
-    #[cfg(feature = "gpu")]
-    if matches!(backend, Backend::Split { .. }) && blocks != Cut::along(0, group.ranks()).into() {
-        let refused = crate::LbmError::Shape(format!(
-            "a lattice on split slabs is cut along x alone (a ring, {}x1x1 on {} processes), \
-             not {blocks}: cut along x, or run the blocks on the host or the device (--backend \
-             cpu or gpu)",
-            group.ranks(),
-            group.ranks()
-        ));
-        // Every process refuses alike: no one waits.
-        return Err(refused.into());
-    }
     match backend {
         Backend::Host => job.run(DistLattice::<M, L, T>::new(group, spec, blocks, scheme)?),
         #[cfg(feature = "gpu")]
@@ -237,9 +225,10 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
                 _ => 0.0,
             };
             let host = crate::hetero::HostLayout::of::<L>();
-            job.run(DistLattice::<M, crate::Soa, T, _>::with_slab(
+            job.run(DistLattice::<M, crate::Soa, T, _>::on_blocks(
                 group,
                 spec,
+                blocks,
                 |s, d, r| {
                     let ctx = gpu.context()?;
                     crate::hetero::SplitSlab::new(&ctx, (s, host), (d, r), scheme, (*choice, t_c))

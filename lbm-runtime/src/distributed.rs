@@ -7,7 +7,7 @@
 //!
 //! Each process owns one block of [`cut_blocks`], run on any process-local backend
 //! ([`SlabBackend`]: the host's [`Slab`], a GPU's `crate::gpu::GpuSlab`, both at once
-//! `crate::hetero::SplitSlab`; the last holds whole planes, a slab of a ring). A step first
+//! `crate::hetero::SplitSlab`, its block cut along x into host and device parts). A step first
 //! swaps the ghost lines along z, then y, where the lattice is cut there, then reads the block's
 //! border planes, posts the non-blocking halo exchange along x with both neighbours, updates
 //! the bulk, waits, stores the halos and updates the borders (Calore et al. 2016, Fig. 5; see

@@ -525,17 +525,6 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         Ok(Self::block(g, &dec.block(rank), scheme)?)
     }
 
-    /// The slab of the global columns `xs` of `g` (whole planes), at rest, its boundaries
-    /// compiled for those columns alone (a rank's slab, or a part of it:
-    /// [`crate::hetero::SplitSlab`]).
-    pub(crate) fn cut(
-        g: &GlobalSpec<M>,
-        xs: Range<usize>,
-        scheme: Scheme,
-    ) -> Result<Self, LbmError> {
-        Self::block(g, &[xs, 0..g.ly, 0..g.lz], scheme)
-    }
-
     /// The block `block` of `g`, at rest, its boundaries compiled for its sites and ghost
     /// lines alone.
     pub(crate) fn block(

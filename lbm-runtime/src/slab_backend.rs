@@ -57,34 +57,22 @@ pub trait SlabBackend: Block + Send {
     fn fold(&mut self, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// A block cut along `axis` (1: y, 2: z): its border lines below and above, for the
-    /// neighbours' ghost lines (`Slab::border_lines`). The host's and a GPU's blocks are cut
-    /// along y and z; a split's slabs are whole planes and refuse.
-    fn border_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error> {
-        let _ = axis;
-        Err(whole_planes(&self.describe()))
-    }
+    /// neighbours' ghost lines (`Slab::border_lines`), over its own columns and every stored
+    /// line across, in the order of `Lattice::read_lines`.
+    fn border_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
 
     /// A block cut along `axis`: stores the neighbours' border lines into its ghost lines
     /// (`Slab::set_ghost_lines`); see [`SlabBackend::border_lines`].
-    fn set_ghost_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error> {
-        let _ = (axis, from);
-        Err(whole_planes(&self.describe()))
-    }
+    fn set_ghost_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// A block cut along `axis`, after an AA pull half-step: its ghost lines below and above,
     /// which hold the populations pushed across the cuts, for the neighbours
     /// (`Slab::pushed_along`); see [`SlabBackend::border_lines`].
-    fn pushed_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error> {
-        let _ = axis;
-        Err(whole_planes(&self.describe()))
-    }
+    fn pushed_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
 
     /// A block cut along `axis`: writes what the neighbours pushed across the cuts into its
     /// border lines (`Slab::fold_along`); see [`SlabBackend::border_lines`].
-    fn fold_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error> {
-        let _ = (axis, from);
-        Err(whole_planes(&self.describe()))
-    }
+    fn fold_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// The moments of the slab's own sites in its columns `cols` ([`crate::Solver::with_moments`]),
     /// computed where they lie, its halos and ghost lines holding the neighbours' values (the
@@ -113,15 +101,6 @@ pub trait SlabBackend: Block + Send {
 
     /// The divergence check of the slab's sites (site columns local: the ring adds `x0`).
     fn check(&self) -> Result<(), Error>;
-}
-
-/// Why a backend's slab has no lines to exchange along y or z.
-fn whole_planes(backend: &str) -> Error {
-    crate::LbmError::Shape(format!(
-        "a slab on {backend} holds whole planes of the lattice and is cut along x alone: cut \
-         along x, or run the blocks cut along y or z on the host or the device"
-    ))
-    .into()
 }
 
 impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {

@@ -74,15 +74,9 @@ pub struct Plan {
 impl Plan {
     /// How a lattice of `size` sites in `dim` dimensions is cut over `ranks` processes: as
     /// asked (a cut, or a sparse domain's blocks), else the ranks balanced over the axes (as
-    /// `MPI_Dims_create` does), on split ranks along x (their slabs are whole planes).
+    /// `MPI_Dims_create` does).
     pub fn decomposition(&self, ranks: usize, size: [usize; 3], dim: usize) -> Decomposition {
-        self.blocks.unwrap_or_else(|| {
-            match self.backend {
-                BackendArg::Hetero => Cut::along(0, ranks),
-                _ => Cut::balanced(ranks, dim, size, 0),
-            }
-            .into()
-        })
+        (self.blocks).unwrap_or_else(|| Cut::balanced(ranks, dim, size, 0).into())
     }
 
     /// When the run does what: its last step and its intervals.

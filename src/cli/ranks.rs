@@ -173,10 +173,8 @@ impl<M: Model> Generic for Job<'_, M> {
             },
         };
         let group = self.world.carrier();
-        let cut = self.a.cut.unwrap_or_else(|| match self.a.backend {
-            Backend::Hetero => Cut::along(0, group.ranks()),
-            _ => Cut::balanced(group.ranks(), M::D, spec.size(), 0),
-        });
+        let cut =
+            (self.a.cut).unwrap_or_else(|| Cut::balanced(group.ranks(), M::D, spec.size(), 0));
         let timed = Timed(steps);
         let t = on_ring::<M, L, T, _>(
             group,

@@ -493,7 +493,7 @@ fn plan(s: &Settings, case: CaseName, d: &Defaults, a: &RunArgs) -> Result<Plan,
         "at least 1",
     ));
     let slice = c.take(slice(s));
-    let blocks = c.option(decomposition(s, backend)).flatten();
+    let blocks = c.option(decomposition(s)).flatten();
     c.done()?;
     Ok(Plan {
         blocks,
@@ -612,18 +612,12 @@ fn slice(s: &Settings) -> Result<Option<(usize, usize)>, CliError> {
 }
 
 /// How the box is cut under mpiexec, if asked: `--cut AxBxC`, or `--block N|AxBxC`, the
-/// blocks of a sparse domain (at most one of them; not on hetero ranks, whose slabs are whole
-/// planes).
-fn decomposition(s: &Settings, backend: BackendArg) -> Result<Option<Decomposition>, CliError> {
+/// blocks of a sparse domain (at most one of them).
+fn decomposition(s: &Settings) -> Result<Option<Decomposition>, CliError> {
     let cut = |t: &str| t.parse::<Cut>().map_err(|e| bad("cut", e));
     match (s.cut.as_deref(), s.block.as_deref()) {
         (None, None) => Ok(None),
         (Some(t), None) => Ok(Some(cut(t)?.into())),
-        (None, Some(_)) if backend == BackendArg::Hetero => Err(bad(
-            "block",
-            "a sparse domain runs on the cpu or gpu backend (hetero ranks hold slabs of whole \
-             planes): give --backend cpu or gpu, or drop --block",
-        )),
         (None, Some(t)) => block(t).map(|b| Some(Decomposition::Sparse(b))),
         (Some(_), Some(_)) => Err(bad(
             "block",

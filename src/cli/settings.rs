@@ -222,8 +222,7 @@ pub struct Settings {
     pub host_share: Option<f64>,
     /// Under mpiexec: the blocks per axis the lattice or grid is cut into, one a rank, as AxB
     /// (2-D) or AxBxC (3-D) [default: the ranks balanced over the axes, as MPI_Dims_create
-    /// does; on hetero ranks, along the outermost axis, whose faces are whole planes: x for
-    /// the lattices, y for fd-cavity].
+    /// does; fd-cavity on hetero ranks along y, the axis its host/device split cuts].
     #[arg(long, value_name = "AxB", help_heading = "Execution")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut: Option<String>,

@@ -142,10 +142,6 @@ fn bad_capillaries_and_blocks_are_refused() {
         &["run", "capillaries", "--block", "16x16"],
         &["`16x16` is not a block size", "N", "AxBxC"],
     );
-    fails(
-        &["run", "capillaries", "--block", "16", "--backend", "hetero"],
-        &["a sparse domain runs on the cpu or gpu backend"],
-    );
     if !cfg!(feature = "mpi") {
         fails(
             &["run", "capillaries", "--block", "16"],

@@ -66,21 +66,10 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
         Self::block(ctx, layout, spec, &dec.block(rank), scheme)
     }
 
-    /// The slab of the global columns `xs` of `spec` (whole planes), at rest on the device of
-    /// `ctx` (the bulk of a [`crate::hetero::SplitSlab`]).
-    pub(crate) fn cut(
-        ctx: &Arc<GpuContext>,
-        layout: LayoutKind,
-        spec: &GlobalSpec<M>,
-        xs: Range<usize>,
-        scheme: Scheme,
-    ) -> Result<Self, Error> {
-        Self::block(ctx, layout, spec, &spec.dims().planes(xs), scheme)
-    }
-
     /// The block `block` of `spec`, at rest on the device of `ctx`, its boundaries compiled
-    /// for its sites and ghost lines alone (as a host's block, [`crate::domain::Slab`]).
-    fn block(
+    /// for its sites and ghost lines alone (as a host's block, [`crate::domain::Slab`]; a
+    /// rank's, or the bulk of a [`crate::hetero::SplitSlab`]).
+    pub(crate) fn block(
         ctx: &Arc<GpuContext>,
         layout: LayoutKind,
         spec: &GlobalSpec<M>,

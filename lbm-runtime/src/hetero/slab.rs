@@ -8,7 +8,10 @@
 //! rank, the outer ones come from the ring's neighbours. `M = 0` is the device alone and
 //! `2M = W` the host alone (one part); between them each part must be at least a halo wide,
 //! `M ≥ H` and `W − 2M ≥ H` ([`admissible`]), so that it fills its siblings' halos from its
-//! own columns.
+//! own columns. A rank's block cut along y or z too is split the same way along x: each part
+//! is a block of its columns with the block's ghost lines ([`crate::domain::Frame`]), and the
+//! block's border and ghost lines along y and z are its parts' side by side, exchanged part by
+//! part ([`SlabBackend::border_lines`]).
 //!
 //! # One step (Calore et al. 2019, Fig. 7)
 //! ```text
@@ -59,8 +62,8 @@ impl<M: Model, L: Layout, T: Real> HostPart for Slab<M, L, T> {
 /// A host part, its layout erased.
 type Host<M, T> = Box<dyn HostPart<Model = M, Real = T>>;
 
-/// What makes a host part of the global columns `xs` of a lattice, at rest.
-type MakePart<M, T> = fn(&GlobalSpec<M>, Range<usize>, Scheme) -> Result<Host<M, T>, Error>;
+/// What makes a host part of a lattice, the global sites `block`, at rest.
+type MakePart<M, T> = fn(&GlobalSpec<M>, &[Range<usize>; 3], Scheme) -> Result<Host<M, T>, Error>;
 
 /// What makes the whole lattice on the host, at rest.
 type MakeLattice<M, T> = fn(&GlobalSpec<M>, Scheme) -> Result<HostLattice<M, T>, Error>;
@@ -94,7 +97,7 @@ impl<M: Model, T: Real> HostLayout<M, T> {
     pub fn of<L: Layout>() -> Self {
         Self {
             kind: L::KIND,
-            part: |spec, xs, scheme| Ok(Box::new(Slab::<M, L, T>::cut(spec, xs, scheme)?)),
+            part: |spec, block, scheme| Ok(Box::new(Slab::<M, L, T>::block(spec, block, scheme)?)),
             lattice: |spec, scheme| Ok(Box::new(spec.lattice::<L, T>(scheme)?)),
         }
     }
@@ -131,7 +134,7 @@ pub struct SplitSlab<M: Model, T: Real> {
     m: usize,
     /// The model `M` was tuned by ([`SplitChoice::Auto`]).
     model: Option<SplitModel>,
-    /// Sites per column (`LY·LZ`).
+    /// Own sites per column (`LY·LZ` where the lattice is cut along x alone).
     plane: usize,
     /// The host's layout.
     layout: LayoutKind,
@@ -155,13 +158,16 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         (choice, t_c): (SplitChoice, f64),
     ) -> Result<Self, Error> {
         spec.validate(host.kind)?;
+        let block = dec.block(rank);
         let local = GlobalSpec {
-            lx: dec.range(rank, 0).len(),
+            lx: block[0].len(),
+            ly: block[1].len(),
+            lz: block[2].len(),
             boundaries: BoundarySpec::periodic(),
             ..spec.clone()
         };
         let (m, model) = choose_columns(ctx, (&local, host), choice, t_c)?;
-        let mut slab = Self::cut(ctx, (spec, host), dec.range(rank, 0), scheme, m)?;
+        let mut slab = Self::cut(ctx, (spec, host), block, scheme, m)?;
         slab.model = model;
         Ok(slab)
     }
@@ -179,24 +185,27 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         (m, model): (usize, Option<SplitModel>),
     ) -> Result<Self, Error> {
         spec.validate(host.kind)?;
-        let mut slab = Self::cut(ctx, (spec, host), dec.range(rank, 0), scheme, m)?;
+        let mut slab = Self::cut(ctx, (spec, host), dec.block(rank), scheme, m)?;
         slab.model = model;
         Ok(slab)
     }
 
-    /// The slab of the global columns `xs` of `spec`, with `m` border columns a side on the
-    /// host (each part compiles the boundaries of its own columns).
+    /// The block `[xs, ys, zs]` of `spec`, with `m` border columns a side on the host (each
+    /// part a block of its own columns, which compiles their boundaries and stores the
+    /// block's ghost lines along y and z).
     fn cut(
         ctx: &Arc<GpuContext>,
         (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
-        xs: Range<usize>,
+        [xs, ys, zs]: [Range<usize>; 3],
         scheme: Scheme,
         m: usize,
     ) -> Result<Self, Error> {
         let w = xs.len();
         check_columns::<M>(w, m)?;
-        let host_part = |cols: Range<usize>| (host.part)(spec, cols, scheme);
-        let device = |cols: Range<usize>| GpuSlab::cut(ctx, host.kind, spec, cols, scheme);
+        let plane = ys.len() * zs.len();
+        let part = |cols: Range<usize>| [cols, ys.clone(), zs.clone()];
+        let host_part = |cols: Range<usize>| (host.part)(spec, &part(cols), scheme);
+        let device = |cols| GpuSlab::block(ctx, host.kind, spec, &part(cols), scheme);
         let (a, b) = (xs.start + m, xs.end - m);
         let parts = if m == 0 {
             Parts::Device(device(xs)?)
@@ -213,7 +222,7 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
             parts,
             m,
             model: None,
-            plane: spec.plane(),
+            plane,
             layout: host.kind,
             ctx: ctx.clone(),
             started: false,
@@ -372,6 +381,37 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
             host.push(t1.elapsed().as_secs_f64());
         }
         Ok((median(&mut dev), median(&mut host)))
+    }
+
+    /// The values `f` gives for each part, side by side along x: the block's border or ghost
+    /// lines along y or z, whose boxes are the parts' boxes one after the other.
+    fn joined(
+        &self,
+        f: impl Fn(&dyn SlabBackend<Model = M, Real = T>) -> Result<[Vec<T>; 2], Error>,
+    ) -> Result<[Vec<T>; 2], Error> {
+        let mut out = [Vec::new(), Vec::new()];
+        for (part, _) in self.parts() {
+            for (all, own) in out.iter_mut().zip(f(part)?) {
+                all.extend(own);
+            }
+        }
+        Ok(out)
+    }
+
+    /// `f` on each part with its columns' share of `from`, values over the block's columns
+    /// side by side along x (as [`SplitSlab::joined`] gives them).
+    fn shared(
+        &mut self,
+        from: [&[T]; 2],
+        f: impl Fn(&mut dyn SlabBackend<Model = M, Real = T>, [&[T]; 2]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let per = from.map(|v| v.len() / self.width().max(1));
+        for (part, first) in self.parts_mut() {
+            let cols = first..first + part.width();
+            let share = [0, 1].map(|k| &from[k][cols.start * per[k]..cols.end * per[k]]);
+            f(part, share)?;
+        }
+        Ok(())
     }
 
     /// After an AA pull half-step, what each part pushed into an inner halo written into its
@@ -559,6 +599,18 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
             right.fold([&[], from[RIGHT]])?;
         }
         Ok(())
+    }
+    fn border_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        self.joined(|p| p.border_lines(axis))
+    }
+    fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        self.shared(from, |p, share| p.set_ghost_lines(axis, share))
+    }
+    fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        self.joined(|p| p.pushed_lines(axis))
+    }
+    fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        self.shared(from, |p, share| p.fold_lines(axis, share))
     }
     fn finish(&self) -> Result<(), Error> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
