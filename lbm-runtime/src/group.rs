@@ -394,7 +394,7 @@ fn trade<T: Real>(
     })
 }
 
-/// The ranks trade their halos under the work ([`trade`]).
+/// The ranks trade their halos under the work (`trade`).
 #[cfg(feature = "mpi")]
 impl<T: Real> Transfers<T> for Ranks {
     fn swap_during(

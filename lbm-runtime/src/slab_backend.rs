@@ -142,7 +142,7 @@ impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
             .local_solid(x * f.stored[1] * f.stored[2] + s)
     }
 
-    /// A ghost line takes the values of the nearest own line ([`crate::domain::Frame::stored_from_own`]).
+    /// A ghost line takes the values of the nearest own line (`domain::Frame::stored_from_own`).
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
         let f = *self.frame();
         if !f.has_ghosts() {

@@ -182,7 +182,7 @@ impl<M: Model, T: Real> Block for GpuSlab<M, T> {
         self.lattice.local_solid(x * f.stored[1] * f.stored[2] + s)
     }
 
-    /// A ghost line takes the values of the nearest own line ([`Frame::stored_from_own`]).
+    /// A ghost line takes the values of the nearest own line (`Frame::stored_from_own`).
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
         let f = self.frame;
         crate::lattice::checked_field::<M>(name, values, (f.owned[0], f.plane()))?;
@@ -270,7 +270,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     }
 
     /// The border lines read back, what the neighbours pushed across the cuts written into
-    /// them ([`folded`]), and written again.
+    /// them (`domain::folded`), and written again.
     fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         let plan = self.lines(axis, BORDERS)?.clone();
         let mut border = self.read_pair(&plan)?;
