@@ -82,8 +82,7 @@ pub struct BenchArgs {
     #[arg(long, num_args = 0.., value_name = "RANKS", value_parser = positive::<usize>)]
     pub ranks: Option<Vec<usize>>,
     /// `--ranks`: the blocks per axis the lattice is cut into, one a rank, as AxB or AxBxC
-    /// [default: on the cpu backend the ranks balanced over the model's axes, as
-    /// MPI_Dims_create does; on gpu and hetero along x].
+    /// [default: the ranks balanced over the model's axes, as MPI_Dims_create does].
     #[arg(long, value_name = "AxBxC", value_parser = parse_cut)]
     pub cut: Option<lbm::blocks::Cut>,
     /// Steps per timing of `--ranks`.
