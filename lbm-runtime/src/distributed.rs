@@ -85,22 +85,12 @@ impl<M: Model, L: Layout, T: Real> DistLattice<M, L, T> {
 }
 
 impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLattice<M, L, T, P> {
-    /// This process's slab of the global lattice `spec`, built by `make` (given the
-    /// specification, the decomposition and the rank) on a process-local backend, at rest
-    /// (collective over `group`). Whatever fails on one process — a process count the
-    /// lattice cannot hold, an adapter missing on one node — fails on every one, with the
-    /// failing one's message.
-    pub fn with_slab(
-        group: Box<dyn Carrier<T>>,
-        spec: GlobalSpec<M>,
-        make: impl FnOnce(&GlobalSpec<M>, &Blocks, usize) -> Result<P, Error>,
-    ) -> Result<Self, Error> {
-        let ring = Cut::along(0, group.ranks()).into();
-        Self::on_blocks(group, spec, ring, make)
-    }
-
-    /// [`DistLattice::with_slab`] on the blocks of `blocks` (a [`Cut`] or a sparse domain).
-    pub(crate) fn on_blocks(
+    /// This process's block of the global lattice `spec` cut as `blocks` says (a [`Cut`] or
+    /// a sparse domain), built by `make` (given the specification, the decomposition and the
+    /// rank) on a process-local backend, at rest (collective over `group`). Whatever fails on
+    /// one process — a process count the lattice cannot hold, an adapter missing on one node —
+    /// fails on every one, with the failing one's message.
+    pub fn on_blocks(
         group: Box<dyn Carrier<T>>,
         spec: GlobalSpec<M>,
         blocks: Decomposition,

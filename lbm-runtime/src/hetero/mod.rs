@@ -39,6 +39,7 @@ use std::sync::Arc;
 pub use model::{calibrate, SplitModel};
 pub use slab::{HostLayout, SplitSlab};
 
+use crate::blocks::Cut;
 use crate::distributed::DistLattice;
 use crate::domain::GlobalSpec;
 use crate::gpu::{GpuContext, GpuLattice};
@@ -204,7 +205,10 @@ pub(crate) fn ring_of_one<M: Model, T: Real>(
     (m, model): (usize, Option<SplitModel>),
     scheme: Scheme,
 ) -> Result<SplitRing<M, T>, Error> {
-    DistLattice::with_slab(Box::new(OneProcess), spec, |g, dec, r| {
-        SplitSlab::with_columns(ctx, (g, host), (dec, r), scheme, (m, model))
-    })
+    DistLattice::on_blocks(
+        Box::new(OneProcess),
+        spec,
+        Cut::WHOLE.into(),
+        |g, dec, r| SplitSlab::with_columns(ctx, (g, host), (dec, r), scheme, (m, model)),
+    )
 }
