@@ -11,10 +11,14 @@
 //! ([`crate::lattice::stored_slot`]). Steps are recorded into command buffers and submitted
 //! without waiting; only reads wait.
 
+mod lines;
+
+pub use lines::SiteBoxes;
+
 use crate::parallel;
 use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use super::bc::{self, BcTables};
@@ -76,6 +80,8 @@ pub struct GpuLattice<M: Model, T: Real> {
     bounds_checks: Option<String>,
     /// The layout's affine index, to find the population of a storage index.
     lay: AffineLayout,
+    /// The kernels moving boxes of sites ([`SiteBoxes`]), made with the first plan.
+    lines: OnceLock<lines::LineKernels>,
     /// The rest populations `w_i`, the shifts of a compact precision's stored elements.
     rest: Vec<T>,
     /// The copy holding the state.
@@ -302,6 +308,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             size: FIXED,
             bounds_checks,
             lay,
+            lines: OnceLock::new(),
             rest,
             cur: 0,
             odd: false,
@@ -1068,144 +1075,6 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         self.step = step;
     }
 
-    /// The storage indices of the storage box `[cols, ys, zs]` (halo columns included; `ys`
-    /// and `zs` stored lines), merged into ranges, and for each value
-    /// `[(((col − c0)·nz + z − z0)·ny + y − y0)·Q + i]` its position in the concatenated
-    /// ranges (the order of [`crate::Lattice::read_lines`]).
-    fn box_ranges(
-        &self,
-        [cols, ys, zs]: [std::ops::Range<usize>; 3],
-    ) -> (Vec<(u64, u64)>, Vec<usize>) {
-        let d = &self.d;
-        let mut idx: Vec<(usize, usize)> =
-            Vec::with_capacity(cols.len() * ys.len() * zs.len() * d.q);
-        for col in cols {
-            for z in zs.clone() {
-                for y in ys.clone() {
-                    for i in 0..d.q {
-                        idx.push((self.lay.index(d, i, col, d.plane_site(y, z)), idx.len()));
-                    }
-                }
-            }
-        }
-        idx.sort_unstable();
-        let mut ranges: Vec<(u64, u64)> = Vec::new();
-        let mut pos = vec![0; idx.len()];
-        for (n, &(g, logical)) in idx.iter().enumerate() {
-            match ranges.last_mut() {
-                Some((s, l)) if *s + *l == g as u64 => *l += 1,
-                _ => ranges.push((g as u64, 1)),
-            }
-            pos[logical] = n;
-        }
-        (ranges, pos)
-    }
-
-    fn check_box(&self, b: &[std::ops::Range<usize>; 3]) -> Result<(), GpuError> {
-        let d = &self.d;
-        let ends = [d.ncols(), d.ly, d.lz];
-        if let Some(a) = (0..3).find(|&a| b[a].start > b[a].end || b[a].end > ends[a]) {
-            return Err(LbmError::Shape(format!(
-                "storage box {b:?} outside 0..{} along {} (halo columns included)",
-                ends[a],
-                ["x", "y", "z"][a]
-            ))
-            .into());
-        }
-        Ok(())
-    }
-
-    /// Where the storage boxes `boxes` (`[cols, ys, zs]`, halo columns included) lie in the
-    /// device's copies (computed once for the transfers a slab repeats every step).
-    pub fn site_boxes(&self, boxes: &[[std::ops::Range<usize>; 3]]) -> Result<SiteBoxes, GpuError> {
-        let mut plan = SiteBoxes {
-            ranges: Vec::new(),
-            boxes: Vec::new(),
-        };
-        for b in boxes {
-            self.check_box(b)?;
-            let (ranges, pos) = self.box_ranges(b.clone());
-            plan.boxes.push((plan.len(), pos));
-            plan.ranges.extend(ranges);
-        }
-        Ok(plan)
-    }
-
-    /// [`GpuLattice::site_boxes`] of whole storage columns: `blocks` of columns, every line.
-    pub fn column_blocks(&self, blocks: &[std::ops::Range<usize>]) -> Result<SiteBoxes, GpuError> {
-        let boxes: Vec<_> = (blocks.iter())
-            .map(|cols| [cols.clone(), 0..self.d.ly, 0..self.d.lz])
-            .collect();
-        self.site_boxes(&boxes)
-    }
-
-    /// The stored values of each box of `plan`, in the order of
-    /// [`GpuLattice::site_boxes`] (for whole columns `[(col − start)·LY·LZ·Q + s·Q + i]`), in
-    /// one read of the device (one wait).
-    pub fn read_blocks(&self, plan: &SiteBoxes) -> Result<Vec<Vec<T>>, GpuError> {
-        let raw = self.download(&plan.ranges)?;
-        Ok(plan
-            .boxes
-            .iter()
-            .map(|(base, pos)| pos.iter().map(|&p| raw[base + p]).collect())
-            .collect())
-    }
-
-    /// Writes each box of `plan` from `vals` (one slice per box, laid out as
-    /// [`GpuLattice::read_blocks`]' values).
-    pub fn write_blocks(&mut self, plan: &SiteBoxes, vals: &[&[T]]) -> Result<(), GpuError> {
-        check_len(vals.len(), plan.boxes.len(), "site boxes")?;
-        let mut sorted = vec![T::default(); plan.len()];
-        for ((base, pos), v) in plan.boxes.iter().zip(vals) {
-            check_len(v.len(), pos.len(), "site box")?;
-            for (logical, &p) in pos.iter().enumerate() {
-                sorted[base + p] = v[logical];
-            }
-        }
-        let mut at = 0;
-        for &(start, len) in &plan.ranges {
-            self.upload(self.cur, start, &sorted[at..at + len as usize])?;
-            at += len as usize;
-        }
-        Ok(())
-    }
-
-    /// The stored values of storage column `col` (`col = x + HALO`; halo columns included),
-    /// indexed `[y·Q + i]`: what a host part of the slab needs from the device each step.
-    pub fn read_column(&self, col: usize) -> Result<Vec<T>, GpuError> {
-        self.read_columns(col..col + 1)
-    }
-
-    /// The stored values of the storage columns `cols`, indexed
-    /// `[(col − cols.start)·LY·Q + y·Q + i]`, in one read of the device.
-    pub fn read_columns(&self, cols: std::ops::Range<usize>) -> Result<Vec<T>, GpuError> {
-        let plan = self.column_blocks(std::slice::from_ref(&cols))?;
-        Ok(self.read_blocks(&plan)?.pop().unwrap_or_default())
-    }
-
-    /// Writes storage column `col` from values indexed `[y·Q + i]` (a border column computed
-    /// by the host, or a halo received from a neighbour).
-    pub fn write_column(&mut self, col: usize, vals: &[T]) -> Result<(), GpuError> {
-        check_len(vals.len(), self.d.plane() * self.d.q, "column")?;
-        self.write_columns(col, vals)
-    }
-
-    /// Writes the storage columns from `first` on from values indexed as
-    /// [`GpuLattice::read_columns`]' (as many columns as `vals` holds).
-    pub fn write_columns(&mut self, first: usize, vals: &[T]) -> Result<(), GpuError> {
-        let per_col = self.d.plane() * self.d.q;
-        if vals.is_empty() || !vals.len().is_multiple_of(per_col) {
-            return Err(LbmError::Shape(format!(
-                "columns: got {} values, expected a positive multiple of LY·LZ·Q = {per_col}",
-                vals.len()
-            ))
-            .into());
-        }
-        let cols = first..first + vals.len() / per_col;
-        let plan = self.column_blocks(std::slice::from_ref(&cols))?;
-        self.write_blocks(&plan, &[vals])
-    }
-
     /// Total mass `Σ_x Σ_i f*_i(x)` over the fluid sites, accumulated in `f64`.
     pub fn mass(&self) -> Result<f64, GpuError> {
         let d = self.d;
@@ -1451,22 +1320,6 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             .into()),
             None => Ok(()),
         }
-    }
-}
-
-/// Where boxes of stored sites lie in a [`GpuLattice`]'s copies: the storage ranges they
-/// cover, merged, and for each box the offset of its values in the concatenated ranges and
-/// the position there of each value, in the order of [`GpuLattice::site_boxes`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SiteBoxes {
-    ranges: Vec<(u64, u64)>,
-    boxes: Vec<(usize, Vec<usize>)>,
-}
-
-impl SiteBoxes {
-    /// Number of values covered.
-    fn len(&self) -> usize {
-        self.ranges.iter().map(|&(_, len)| len as usize).sum()
     }
 }
 

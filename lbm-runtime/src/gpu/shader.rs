@@ -307,26 +307,11 @@ pub fn arithmetic<T: Real>() -> &'static str {
 /// `storage::Pops`), or its bits in a `u32` where packed ([`ShaderSpec::packed_f16`]);
 /// the value accessors add and subtract the slot's `w_i`.
 pub fn compose<M: Model, T: Real>(spec: &ShaderSpec, lay: &AffineLayout) -> String {
-    let mut s = if T::COMPACT && spec.packed_f16 {
-        format!(
-            "alias real = {};\nalias store = u32;\n\n",
-            arithmetic::<T>()
-        )
-    } else if T::COMPACT {
-        format!(
-            "enable f16;\nalias real = {};\nalias store = f16;\n\n",
-            arithmetic::<T>()
-        )
-    } else {
-        format!(
-            "alias real = {};\nalias store = real;\n\n",
-            arithmetic::<T>()
-        )
-    };
+    let mut s = types::<T>(spec);
     s += M::WGSL;
     s += &constants(spec, lay.vl as usize);
     s += &rest::<M>();
-    s += &bindings(spec);
+    s += &bindings::<T>(spec);
     s += &accessors::<T>(spec);
     s += &lay.wgsl();
     s += &helpers(spec);
@@ -341,6 +326,61 @@ pub fn compose<M: Model, T: Real>(spec: &ShaderSpec, lay: &AffineLayout) -> Stri
         s += &in_place::<M>(spec);
     }
     s
+}
+
+/// The aliases `real` (the arithmetic's type) and `store` (the populations' stored one, see
+/// [`compose`]).
+fn types<T: Real>(spec: &ShaderSpec) -> String {
+    let store = if !T::COMPACT {
+        "real"
+    } else if spec.packed_f16 {
+        "u32"
+    } else {
+        "f16"
+    };
+    let enable = if T::COMPACT && !spec.packed_f16 {
+        "enable f16;\n"
+    } else {
+        ""
+    };
+    format!(
+        "{enable}alias real = {};\nalias store = {store};\n\n",
+        arithmetic::<T>()
+    )
+}
+
+/// Threads per workgroup of the line kernels ([`lines`]).
+pub const LINE_GROUP: u32 = 64;
+
+/// The line kernels of a lattice composed for `spec`, precision `T`: `gather` copies the
+/// stored elements of copy A at the storage indices `index[t]` into `vals[t]`, `scatter` the
+/// other way, one thread a value (`t = gid.x + gid.y·groups_x·64`), as `real` (a compact
+/// precision's stored `f_i − w_i`, exactly: the host adds or takes `w_i`). What moves a
+/// block's border and ghost lines in one dispatch and one copy, however scattered the lines
+/// lie in the layout (a line along y is a short run in every layout). Bindings: the
+/// populations' as [`compose`]'s, then `index` and `vals`.
+pub fn lines<T: Real>(spec: &ShaderSpec) -> String {
+    let b = spec.binding_consts();
+    let body = |name: &str, line: &str| {
+        format!(
+            "@compute @workgroup_size({LINE_GROUP})\n\
+             fn {name}(@builtin(global_invocation_id) gid: vec3<u32>, \
+             @builtin(num_workgroups) n: vec3<u32>) {{\n\
+             \x20   let t = gid.x + gid.y * n.x * {LINE_GROUP}u;\n\
+             \x20   if (t < arrayLength(&index)) {{\n        {line}\n    }}\n}}\n"
+        )
+    };
+    types::<T>(spec)
+        + &format!("const CHUNK: u32 = {}u;\n", spec.chunk.min(u32::MAX as u64))
+        + &population_bindings::<T>(spec)
+        + &format!(
+            "@group(0) @binding({b}) var<storage, read> index: array<u32>;\n\
+             @group(0) @binding({}) var<storage, read_write> vals: array<real>;\n\n",
+            b + 1
+        )
+        + &accessors::<T>(spec)
+        + &body("gather", "vals[t] = src_ld(index[t], real(0.0));")
+        + &body("scatter", "src_st(index[t], real(0.0), vals[t]);")
 }
 
 /// Parses and validates a composed shader with naga (with the f64 capability when `f64`; the
@@ -409,9 +449,25 @@ fn constants(spec: &ShaderSpec, vl: usize) -> String {
     )
 }
 
-fn bindings(spec: &ShaderSpec) -> String {
+fn bindings<T: Real>(spec: &ShaderSpec) -> String {
+    let b = spec.binding_consts();
+    population_bindings::<T>(spec)
+        + &format!(
+            "@group(0) @binding({}) var<storage, read> consts: array<real>;\n\
+             @group(0) @binding({}) var<storage, read> tables: array<u32>;\n\
+             @group(0) @binding({}) var<storage, read_write> mout: array<real>;\n\
+             @group(0) @binding({}) var<uniform> ctl: vec4<u32>;\n\n",
+            b,
+            b + 1,
+            b + 2,
+            b + 3
+        )
+}
+
+/// The populations' bindings: `a0 …` (copy A), `b0 …` (copy B, two-copy scheme).
+fn population_bindings<T: Real>(spec: &ShaderSpec) -> String {
     let n = spec.chunks;
-    let ty = if spec.packed_f16 {
+    let ty = if T::COMPACT && spec.packed_f16 {
         "array<atomic<u32>>"
     } else {
         "array<store>"
@@ -425,17 +481,6 @@ fn bindings(spec: &ShaderSpec) -> String {
             );
         }
     }
-    let b = spec.binding_consts();
-    s += &format!(
-        "@group(0) @binding({}) var<storage, read> consts: array<real>;\n\
-         @group(0) @binding({}) var<storage, read> tables: array<u32>;\n\
-         @group(0) @binding({}) var<storage, read_write> mout: array<real>;\n\
-         @group(0) @binding({}) var<uniform> ctl: vec4<u32>;\n\n",
-        b,
-        b + 1,
-        b + 2,
-        b + 3
-    );
     s
 }
 

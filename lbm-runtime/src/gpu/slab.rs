@@ -120,14 +120,7 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
 
     /// The border (`BORDERS`) or ghost (`HALOS`) lines along `axis`, below and above.
     fn lines(&self, axis: usize, which: usize) -> Result<&SiteBoxes, Error> {
-        match &self.lines[axis] {
-            Some(plans) => Ok(&plans[which]),
-            None => Err(crate::LbmError::Shape(format!(
-                "the block is not cut along {}: it has no ghost lines there",
-                ["x", "y", "z"][axis]
-            ))
-            .into()),
-        }
+        lines_of(&self.lines, axis, which)
     }
 
     /// The values of both boxes of `plan`, `[below, above]`.
@@ -261,8 +254,8 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     }
 
     fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
-        let plan = self.lines(axis, HALOS)?.clone();
-        Ok(self.lattice.write_blocks(&plan, &from)?)
+        let plan = lines_of(&self.lines, axis, HALOS)?;
+        Ok(self.lattice.write_blocks(plan, &from)?)
     }
 
     fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
@@ -272,8 +265,8 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     /// The border lines read back, what the neighbours pushed across the cuts written into
     /// them (`domain::folded`), and written again.
     fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
-        let plan = self.lines(axis, BORDERS)?.clone();
-        let mut border = self.read_pair(&plan)?;
+        let plan = lines_of(&self.lines, axis, BORDERS)?;
+        let mut border = self.read_pair(plan)?;
         let d = self.lattice.dims();
         let lay = self.lattice.affine_layout();
         let lanes = |d: &_, y| lay.cluster_lane(d, y);
@@ -285,7 +278,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
             border[side][site * M::Q + p] = v;
         }
         let [below, above] = &border;
-        Ok(self.lattice.write_blocks(&plan, &[below, above])?)
+        Ok(self.lattice.write_blocks(plan, &[below, above])?)
     }
 
     /// Computed on the device over the block's own lines.
@@ -351,4 +344,20 @@ fn globally(e: Error, x0: usize, f: &Frame) -> Error {
 
 fn poisoned<G>(e: PoisonError<G>) -> Error {
     Error::from(super::GpuError::Device(e.to_string()))
+}
+
+/// The plans `lines` of a block's border (`BORDERS`) or ghost (`HALOS`) lines along `axis`.
+fn lines_of(
+    lines: &[Option<[SiteBoxes; 2]>; 3],
+    axis: usize,
+    which: usize,
+) -> Result<&SiteBoxes, Error> {
+    match &lines[axis] {
+        Some(plans) => Ok(&plans[which]),
+        None => Err(crate::LbmError::Shape(format!(
+            "the block is not cut along {}: it has no ghost lines there",
+            ["x", "y", "z"][axis]
+        ))
+        .into()),
+    }
 }

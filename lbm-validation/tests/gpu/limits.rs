@@ -1,7 +1,8 @@
 //! Device limits and adapter choice: populations split across several storage bindings, a
 //! 2-D dispatch grid and every workgroup size the tuning tries give the same results as one
-//! binding, one row and 64 threads; border columns read and write through the split; a
-//! lattice beyond the device's limits and an adapter that does not exist are clear errors.
+//! binding, one row and 64 threads; border columns and boxes of lines along y read and write
+//! through the split; a lattice beyond the device's limits and an adapter that does not exist
+//! are clear errors.
 
 use crate::gpu_support;
 
@@ -192,6 +193,73 @@ fn border_columns_round_trip_across_bindings() {
         lat.read_column(18).is_err(),
         "column beyond the halo is refused"
     );
+}
+
+/// Boxes of lines along y, what a block cut along y exchanges each step
+/// ([`GpuLattice::site_boxes`]; a line along y is a short run in every layout): read back,
+/// they are their sites' populations in box order; written, they change those sites and no
+/// other, across the bindings of a capped device and in a 2-D dispatch grid, in every layout
+/// kind.
+#[test]
+fn boxes_of_lines_round_trip_across_bindings() {
+    let (Some(capped), Some(grid)) = (
+        gpu_support::capped_context(CAP),
+        gpu_support::grid_capped_context(3),
+    ) else {
+        return;
+    };
+    let (n, q) = (16, D2Q9Bgk::Q);
+    // Storage columns `1..17` hold the site columns `x = 0..16` (halo 1).
+    let boxes = [[3..7, 0..2, 0..1], [1..17, 13..16, 0..1]];
+    // The index in `read_populations`' values of each value of the boxes, in box order.
+    let slots = |b: &[std::ops::Range<usize>; 3]| -> Vec<usize> {
+        let ys = b[1].clone();
+        (b[0].clone())
+            .flat_map(|col| ys.clone().map(move |y| ((col - 1) * n + y) * q))
+            .flat_map(|at| at..at + q)
+            .collect()
+    };
+    let layouts = [
+        LayoutKind::Soa,
+        LayoutKind::Aos,
+        LayoutKind::CSoa(4),
+        LayoutKind::CAoSoa(4),
+    ];
+    for (ctx, layout) in [capped, grid].iter().flat_map(|c| layouts.map(|l| (c, l))) {
+        let mut lat = GpuLattice::<D2Q9Bgk, f64>::new(
+            ctx,
+            layout,
+            n,
+            n,
+            FORCED,
+            Scheme::TwoCopy,
+            &BoundarySpec::periodic(),
+        )
+        .unwrap();
+        lat.set_equilibrium(wave(n, n, 3)).unwrap();
+        lat.step();
+        let all = lat.read_populations().unwrap();
+        let plan = lat.site_boxes(&boxes).unwrap();
+        let got = lat.read_blocks(&plan).unwrap();
+        let mut want = all.clone();
+        let mut new = Vec::new();
+        for (b, vals) in boxes.iter().zip(&got) {
+            let at = slots(b);
+            let expect: Vec<f64> = at.iter().map(|&k| all[k]).collect();
+            assert_eq!(vals, &expect, "{layout}: box {b:?} read back");
+            let changed: Vec<f64> = vals.iter().map(|v| v + 0.25).collect();
+            for (&k, &v) in at.iter().zip(&changed) {
+                want[k] = v;
+            }
+            new.push(changed);
+        }
+        lat.write_blocks(&plan, &[&new[0], &new[1]]).unwrap();
+        assert_eq!(
+            lat.read_populations().unwrap(),
+            want,
+            "{layout}: the boxes written, and nothing else"
+        );
+    }
 }
 
 #[test]
