@@ -196,8 +196,8 @@ pub trait RingJob<M: Model, T: Real> {
 /// parts). A GPU's and a split's rings gather into SoA whatever the device's layout,
 /// and a split's host parts are made by [`crate::hetero::HostLayout::of`] in `L`: the ring and
 /// the split are compiled once per model and precision. A split's balance
-/// ([`SplitChoice::Auto`]) takes the ring's exchange per row, `T_mpi` of Calore et al. (2019,
-/// eq. 7), timed here.
+/// ([`SplitChoice::Auto`]) takes the exchange of the largest block's cut faces per row of its
+/// planes, `T_mpi` of Calore et al. (2019, eq. 7), timed here.
 pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
@@ -217,10 +217,16 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
         )?),
         #[cfg(feature = "gpu")]
         Backend::Split { gpu, choice } => {
+            // `T_mpi` of eq. 7 per row of a block's planes: an exchange of as many values as
+            // the largest block sends a step across its cut faces, timed around the ring.
             let t_c = match choice {
                 SplitChoice::Auto => {
-                    let len = M::HALO * spec.plane() * M::Q;
-                    exchange_seconds(&*group, len, EXCHANGE_PROBES) / spec.plane() as f64
+                    let size = spec.size();
+                    let l = blocks.largest_block(size);
+                    let frame = crate::domain::Frame::of::<M>(size, &l.map(|n| 0..n), L::VL);
+                    let values = frame.halo_nodes::<M>(blocks.grid(size)) * M::Q;
+                    let seconds = exchange_seconds(&*group, values.div_ceil(2), EXCHANGE_PROBES);
+                    seconds / (l[1] * l[2]).max(1) as f64
                 }
                 _ => 0.0,
             };

@@ -631,6 +631,24 @@ impl Site {
     }
 }
 
+/// Whether the boundary sites `sites` of a cluster fill its `VL` lanes alike: each with the
+/// same bounced links and the same rule kind, none solid, interpolated or corrected by a
+/// moving wall (the clusters of an inflow or outflow plane, or of a flat wall). Such a
+/// cluster's bounced links read its own slots (half-way bounce-back, [`TERMS`]`[0]`) a
+/// vector at a time, and its rule runs on its lanes at once ([`Boundaries::apply_rules`]).
+#[inline(always)]
+pub(crate) fn uniform<const VL: usize>(sites: &[Site]) -> bool {
+    let kind = |s: &Site| s.rule.parts().map(|(k, _, links)| (k, links));
+    sites.len() == VL
+        && sites.iter().all(|s| {
+            s.mask == sites[0].mask
+                && s.interp.is_none()
+                && s.corr.is_none()
+                && s.rule != Rule::Solid
+                && kind(s) == kind(&sites[0])
+        })
+}
+
 /// The compiled boundary conditions of one lattice, for one layout.
 #[derive(Debug, Clone)]
 pub struct Boundaries<T: Real> {
@@ -875,15 +893,45 @@ impl<T: Real> Boundaries<T> {
         &self,
         rule: &Rule,
         g: &mut [T],
-        regs: &mut Vec<T>,
+        regs: &mut Vec<[T; 1]>,
         params: &M::Params,
     ) {
         if let Some((kind, values, links)) = rule.parts() {
             let program = self.programs[kind.code() as usize].as_ref();
-            program
-                .expect("compiled with the sites")
-                .run::<M, T>(g, &values, links, regs, params);
+            let g: &mut [[T; 1]] = bytemuck::cast_slice_mut(g);
+            program.expect("compiled with the sites").run::<M, T, 1>(
+                g,
+                &[values],
+                links,
+                regs,
+                params,
+            );
         }
+    }
+
+    /// Applies the rule of the `VL` lanes `sites` of a cluster to their pre-collision
+    /// populations `g[i][lane]` at once, lane by lane as [`Boundaries::apply_rule`] does; the
+    /// lanes share one rule kind and link set ([`uniform`]), their values may differ (a
+    /// parabolic inflow's).
+    #[inline(never)]
+    pub(crate) fn apply_rules<M: Model, const VL: usize>(
+        &self,
+        sites: &[Site],
+        g: &mut [[T; VL]],
+        regs: &mut Vec<[T; VL]>,
+        params: &M::Params,
+    ) {
+        let Some((kind, _, links)) = sites.first().and_then(|s| s.rule.parts()) else {
+            return;
+        };
+        let mut values = [[0.0; 3]; VL];
+        for (s, (_, v, _)) in sites.iter().filter_map(|s| Some((s, s.rule.parts()?))) {
+            values[s.lane] = v;
+        }
+        let program = self.programs[kind.code() as usize].as_ref();
+        program
+            .expect("compiled with the sites")
+            .run::<M, T, VL>(g, &values, links, regs, params);
     }
 
     /// Adds global site `(x, s)` (plane site `s`; local column `x − x0`, local plane site

@@ -395,6 +395,19 @@ impl Frame {
         }
     }
 
+    /// The sites this block sends in one exchange of a lattice of model `M` cut `cut`
+    /// ([`crate::blocks::halo_nodes`] of its own sites, its lines along y as many as it
+    /// stores, its ghost lines carrying the edges and corners).
+    pub fn halo_nodes<M: Model>(&self, cut: crate::blocks::Cut) -> usize {
+        let lines = [
+            self.owned[0],
+            self.stored[1] - 2 * self.ghosts[1],
+            self.owned[2],
+        ];
+        let ghosts = [false, self.ghosts[1] > 0, self.ghosts[2] > 0];
+        crate::blocks::halo_nodes(lines, cut, M::HALO, ghosts)
+    }
+
     /// Whether the block stores ghost lines along y or z (it is cut along one of them).
     pub fn has_ghosts(&self) -> bool {
         self.ghosts[1] + self.ghosts[2] > 0

@@ -54,7 +54,7 @@
 //! ([`Dims::ring`]) from which the second pulls (so a job's `src` and `dst` each have their
 //! own addressing, [`Job::src_d`] and [`Job::dst_d`]).
 
-use crate::boundary::{Boundaries, Rule, Site, Term, OWN_SLOTS, TERMS, TERMS_LEN};
+use crate::boundary::{uniform, Boundaries, Rule, Site, Term, OWN_SLOTS, TERMS, TERMS_LEN};
 use crate::layout::{Dims, Layout, Shifted, WithVl};
 use crate::storage::{store_fence, Element, Pops, RawBuf};
 use crate::{ClusterAccess, Model, Real};
@@ -539,7 +539,9 @@ struct Scratch<T, const VL: usize> {
     /// One site's populations.
     site: Vec<T>,
     /// The registers of a site rule's program.
-    regs: Vec<T>,
+    regs: Vec<[T; 1]>,
+    /// The registers of a rule's program run on a cluster's lanes at once.
+    lane_regs: Vec<[T; VL]>,
     /// The cluster's field values: `fl[j][l]`.
     fl: Vec<[T; VL]>,
     /// A cluster at rest, collided (what a solid site holds after a step), once the two-copy
@@ -553,6 +555,7 @@ impl<T: Real, const VL: usize> Scratch<T, VL> {
             cl: vec![[T::default(); VL]; q],
             site: vec![T::default(); q],
             regs: Vec::new(),
+            lane_regs: Vec::new(),
             fl: vec![[T::default(); VL]; nf],
             rest: Vec::new(),
         }
@@ -759,6 +762,16 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
             s.cl[i] = job.src.values(i, raw);
         }
     }
+    if uniform::<VL>(sites) {
+        // Every lane bounces the same links back from its own slots: a vector each.
+        for i in (0..M::Q).filter(|&i| sites[0].bounced(i)) {
+            let p = TERMS[0].pop.of::<M>(i);
+            s.cl[i] = job.src.load::<VL>(L::cluster_base(d, p, line, k), p);
+        }
+        job.bc
+            .apply_rules::<M, VL>(sites, &mut s.cl, &mut s.lane_regs, job.params);
+        return;
+    }
     for site in sites {
         // A solid site's rule sets the rest populations: its (bounced) links are not read.
         if site.rule == Rule::Solid {
@@ -873,7 +886,7 @@ fn bc_line<M: Model, L: Layout, T: Real>(
     job: &Job<M, L, T>,
     at: Line,
     g: &mut [T],
-    regs: &mut Vec<T>,
+    regs: &mut Vec<[T; 1]>,
 ) {
     let d = &job.d;
     let col = col_of(d, at.x, 0);
@@ -943,9 +956,16 @@ fn push<M: Model, L: Layout, T: Real, const VL: usize>(
 ) {
     let d = &job.d;
     let bounced = bounced_links(sites);
-    let lanes = (bounced != 0).then(|| lanes::<L, VL>(d, sites, at, k));
+    // Every lane bounces the same links: those go to the cluster's own slots, a vector each.
+    let own = uniform::<VL>(sites).then(|| at.shifted(d, 0, 0));
+    let lanes = (bounced != 0 && own.is_none()).then(|| lanes::<L, VL>(d, sites, at, k));
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         let o = M::OPPOSITE[i];
+        if let Some(line) = own.filter(|_| bounced >> o & 1 == 1) {
+            job.dst
+                .store::<VL>(L::cluster_base(d, i, line, k), i, cl[i]);
+            continue;
+        }
         let Some(lanes) = lanes.as_ref().filter(|_| bounced >> o & 1 == 1) else {
             let col = at.shifted(d, c[0], c[2]);
             let v = job.dst.stored_lanes(o, cl[i]);
@@ -1007,8 +1027,13 @@ fn aa_local_line<M: Model, L: Layout, T: Real, const VL: usize>(
                 .src
                 .load::<VL>(L::cluster_base(d, opp, lines.src, k), opp);
         }
-        for site in here {
-            local_site_bc::<M, L, T, VL>(job, site, s);
+        if uniform::<VL>(here) {
+            job.bc
+                .apply_rules::<M, VL>(here, &mut s.cl, &mut s.lane_regs, job.params);
+        } else {
+            for site in here {
+                local_site_bc::<M, L, T, VL>(job, site, s);
+            }
         }
         collide::<M, L, T, VL>(job, lines.site, k, s);
         for (i, v) in s.cl.iter().enumerate() {

@@ -221,9 +221,8 @@ impl<M: Model> Generic for Job<'_, M> {
         let first = Blocks::even(spec.size(), t.cut).block(0);
         let frame = Frame::of::<M>(spec.size(), &first, L::VL);
         let block = first.map(|r| r.len());
-        let l = [block[0], frame.stored[1] - 2 * frame.ghosts[1], block[2]];
-        let ghosts = [false, frame.ghosts[1] > 0, frame.ghosts[2] > 0];
-        let formula = halo_nodes(l, t.cut, M::HALO, ghosts) * M::Q * T::BYTES;
+        let formula = frame.halo_nodes::<M>(t.cut) * M::Q * T::BYTES;
+        let l_y = frame.stored[1] - 2 * frame.ghosts[1];
         say!(
             "  halo per step on rank 0 (cut {}, block {}×{}×{}{}): {} bytes sent; the formula \
              Σ_(a cut) 2·H·Π_(b≠a)(l_b + 2H·[ghosts along b])·Q·b gives {formula}",
@@ -231,10 +230,10 @@ impl<M: Model> Generic for Job<'_, M> {
             block[0],
             block[1],
             block[2],
-            if l[1] > block[1] {
+            if l_y > block[1] {
                 format!(
-                    ", {} lines stored along y for the layout's clusters: l_y = {}",
-                    frame.stored[1], l[1]
+                    ", {} lines stored along y for the layout's clusters: l_y = {l_y}",
+                    frame.stored[1]
                 )
             } else {
                 String::new()

@@ -360,37 +360,51 @@ fn free_slip<M: Model>(b: &mut Builder, n: [i32; 3]) {
     }
 }
 
+/// `f` of the lanes of `a` and `b`, lane by lane.
+#[inline(always)]
+fn lanes<T: Copy, const VL: usize>(a: [T; VL], b: [T; VL], f: impl Fn(T, T) -> T) -> [T; VL] {
+    std::array::from_fn(|l| f(a[l], b[l]))
+}
+
 impl Program {
-    /// Runs the rule on the site's populations `g` (`M::Q`), with its record's `values` and
-    /// link set `links`; `regs` is scratch space, `params` the model's parameters.
-    pub fn run<M: Model, T: Real>(
+    /// Runs the rule on the populations `g[i][l]` (`M::Q` of them) of `VL` sites at once
+    /// (lane `l` a site: a whole cluster of an inflow plane, or one site with `VL = 1`), each
+    /// lane the same operations as alone, with lane `l`'s record's `values[l]` and their
+    /// common link set `links`; `regs` is scratch space, `params` the model's parameters.
+    pub fn run<M: Model, T: Real, const VL: usize>(
         &self,
-        g: &mut [T],
-        values: &[f64; 3],
+        g: &mut [[T; VL]],
+        values: &[[f64; 3]; VL],
         links: u64,
-        regs: &mut Vec<T>,
+        regs: &mut Vec<[T; VL]>,
         params: &M::Params,
     ) {
         regs.clear();
-        let mut feq = [T::default(); 64];
+        let mut feq = [[T::default(); VL]; 64];
         let mut have_feq = false;
         for op in &self.ops {
             let r = |a: Reg| regs[a as usize];
             let v = match *op {
                 Op::Pop(i) => g[i as usize],
-                Op::Value(k) => T::from_f64(values[k as usize]),
-                Op::Const(c) => T::from_f64(c),
-                Op::Add(a, b) => r(a) + r(b),
-                Op::Sub(a, b) => r(a) - r(b),
-                Op::Mul(a, b) => r(a) * r(b),
-                Op::Div(a, b) => r(a) / r(b),
+                Op::Value(k) => std::array::from_fn(|l| T::from_f64(values[l][k as usize])),
+                Op::Const(c) => [T::from_f64(c); VL],
+                Op::Add(a, b) => lanes(r(a), r(b), |a, b| a + b),
+                Op::Sub(a, b) => lanes(r(a), r(b), |a, b| a - b),
+                Op::Mul(a, b) => lanes(r(a), r(b), |a, b| a * b),
+                Op::Div(a, b) => lanes(r(a), r(b), |a, b| a / b),
                 Op::Feq(i) => {
                     if !have_feq {
-                        let mut m = [T::default(); 64];
-                        for (m, &k) in m.iter_mut().zip(&self.moments) {
-                            *m = r(k);
+                        for l in 0..VL {
+                            let mut m = [T::default(); 64];
+                            for (m, &k) in m.iter_mut().zip(&self.moments) {
+                                *m = regs[k as usize][l];
+                            }
+                            let mut f = [T::default(); 64];
+                            M::equilibrium(&m[..self.moments.len()], params, &mut f[..M::Q]);
+                            for (feq, f) in feq.iter_mut().zip(&f[..M::Q]) {
+                                feq[l] = *f;
+                            }
                         }
-                        M::equilibrium(&m[..self.moments.len()], params, &mut feq[..M::Q]);
                         have_feq = true;
                     }
                     feq[i as usize]
@@ -486,10 +500,10 @@ mod tests {
     }
 
     fn run(kind: Kind, values: [f64; 3], links: u64) -> Vec<f64> {
-        let mut g = populations();
+        let mut g: Vec<[f64; 1]> = populations().into_iter().map(|v| [v]).collect();
         kind.program::<M>()
-            .run::<M, f64>(&mut g, &values, links, &mut Vec::new(), &P);
-        g
+            .run::<M, f64, 1>(&mut g, &[values], links, &mut Vec::new(), &P);
+        g.into_iter().map(|[v]| v).collect()
     }
 
     fn density_velocity(g: &[f64]) -> (f64, [f64; 2]) {

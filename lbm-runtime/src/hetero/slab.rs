@@ -147,8 +147,8 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, split between the host
     /// (in the layout `host`) and the device of `ctx` as `choice` says, at rest, run in
     /// `scheme`. [`SplitChoice::Auto`] tunes `M` for this rank: [`super::calibrate`] on a
-    /// lattice of the slab's size, with `t_c`, the ring's halo exchange per row (Calore et al.
-    /// 2019, eq. 7), in the balance (eq. 8). Validates the global lattice first, so every rank
+    /// lattice of the slab's size, with `t_c`, the exchange of the block's cut faces per row
+    /// of its planes (Calore et al. 2019, eq. 7), in the balance (eq. 8). Validates the global lattice first, so every rank
     /// fails alike.
     pub fn new(
         ctx: &Arc<GpuContext>,
