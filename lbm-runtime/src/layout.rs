@@ -175,12 +175,6 @@ impl Dims {
         let (y, z) = self.yz(s);
         self.plane_site(self.wrap_y(y, c[1] as isize), self.wrap_z(z, c[2] as isize))
     }
-
-    /// Whether shifts by up to `halo` in z stay off the z-wrap from line `z` (always in 2-D).
-    #[inline(always)]
-    pub fn z_interior(&self, z: usize) -> bool {
-        self.lz == 1 || (z >= self.halo && z + self.halo < self.lz)
-    }
 }
 
 /// `v + dv` on a periodic ring of `n` sites (`|dv| ≤ n`).
