@@ -1034,13 +1034,18 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// cluster's lanes in a run.
     pub(crate) fn read_lines(&self, [cols, ys, zs]: [Range<usize>; 3]) -> Vec<T> {
         let (d, q) = (self.d, self.d.q);
+        let per_line = (ys.len() * q).max(1);
         let mut out = vec![T::default(); cols.len() * ys.len() * zs.len() * q];
-        let lines: Vec<&mut [T]> = out.chunks_mut((ys.len() * q).max(1)).collect();
-        parallel::for_each_owned(lines, &|n, sites| {
-            let at = (cols.start + n / zs.len(), zs.start + n % zs.len());
-            line_elements::<L>(&d, at, &ys, &mut |e, j, i| {
-                sites[j] = value(self.f[e], &self.rest, i);
-            });
+        let lines = lines_per_task(per_line);
+        let tasks: Vec<&mut [T]> = out.chunks_mut(lines * per_line).collect();
+        parallel::for_each_owned(tasks, &|t, task| {
+            for (m, sites) in task.chunks_mut(per_line).enumerate() {
+                let n = t * lines + m;
+                let at = (cols.start + n / zs.len(), zs.start + n % zs.len());
+                line_elements::<L>(&d, at, &ys, &mut |e, j, i| {
+                    sites[j] = value(self.f[e], &self.rest, i);
+                });
+            }
         });
         out
     }
@@ -1056,13 +1061,16 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
             values.len() >= cols.len() * zs.len() * per_line,
             "a value per site"
         );
-        // Each worker writes its own line's sites only (RawBuf's contract 2).
-        parallel::for_each(0..cols.len() * zs.len(), &|n| {
-            let at = (cols.start + n / zs.len(), zs.start + n % zs.len());
-            let sites = &values[n * per_line..(n + 1) * per_line];
-            line_elements::<L>(&d, at, &ys, &mut |e, j, i| {
-                f.set(e, stored(sites[j], rest, i));
-            });
+        // Each worker writes its own lines' sites only (RawBuf's contract 2).
+        let (count, lines) = (cols.len() * zs.len(), lines_per_task(per_line));
+        parallel::for_each(0..count.div_ceil(lines), &|t| {
+            for n in t * lines..((t + 1) * lines).min(count) {
+                let at = (cols.start + n / zs.len(), zs.start + n % zs.len());
+                let sites = &values[n * per_line..(n + 1) * per_line];
+                line_elements::<L>(&d, at, &ys, &mut |e, j, i| {
+                    f.set(e, stored(sites[j], rest, i));
+                });
+            }
         });
     }
 
@@ -1096,12 +1104,21 @@ fn line_elements<L: Layout>(
         }
         return;
     }
+    let line = d.line(c, z);
     for (n, y) in ys.clone().enumerate() {
-        let s = d.plane_site(y, z);
+        let (k, l) = L::cluster_lane(d, y);
         for i in 0..q {
-            visit(L::index(d, i, c, s), n * q + i, i);
+            visit(L::cluster_base(d, i, line, k) + l, n * q + i, i);
         }
     }
+}
+
+/// Lines of `per_line` values each task of [`Lattice::read_lines`] and
+/// [`Lattice::write_lines`] moves: enough for a few thousand values a task (a box of lines
+/// along y is a site a line: a task a line would cost more than its copy).
+fn lines_per_task(per_line: usize) -> usize {
+    const VALUES_PER_TASK: usize = 4096;
+    VALUES_PER_TASK.div_ceil(per_line.max(1))
 }
 
 /// The Mach number beyond which a model's equilibrium is out of its range: 0.5 for
