@@ -45,7 +45,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     /// Where the storage boxes `boxes` (`[cols, ys, zs]`, halo columns included; `ys` and
     /// `zs` stored lines) lie in the device's copies, computed once for the transfers a block
     /// repeats every step; each box's values `[(((col − c0)·nz + z − z0)·ny + y − y0)·Q + i]`
-    /// (the order of [`crate::Lattice::read_lines`]).
+    /// (the order of a host lattice's `read_lines`).
     pub fn site_boxes(&self, boxes: &[[Range<usize>; 3]]) -> Result<SiteBoxes, GpuError> {
         let d = &self.d;
         let mut index: Vec<u32> = Vec::new();
