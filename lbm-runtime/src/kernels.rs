@@ -735,13 +735,14 @@ fn pull_link<M: Model, L: Layout, T: Real>(
 /// their bounced links and rules. Every link is a vector load, except — `in_place` — a link
 /// that a lane of the cluster bounces: that one is gathered lane by lane, so that no element
 /// outside the cluster's own read set is touched (the in-place sweep must not read what others
-/// write; a two-copy sweep reads a `src` no one writes).
+/// write; a two-copy sweep reads a `src` no one writes). `alike`: the lanes are boundary sites
+/// alike ([`uniform`]), their bounced links read a vector at a time.
 #[inline(always)]
 fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     at: Line,
     k: usize,
-    sites: &[Site],
+    (sites, alike): (&[Site], bool),
     s: &mut Scratch<T, VL>,
     in_place: bool,
 ) {
@@ -762,7 +763,7 @@ fn gather_pull<M: Model, L: Layout, T: Real, const VL: usize>(
             s.cl[i] = job.src.values(i, raw);
         }
     }
-    if uniform::<VL>(sites) {
+    if alike {
         // Every lane bounces the same links back from its own slots: a vector each.
         for i in (0..M::Q).filter(|&i| sites[0].bounced(i)) {
             let p = TERMS[0].pop.of::<M>(i);
@@ -840,7 +841,7 @@ fn fused_line<M: Model, L: Layout, T: Real, const VL: usize>(
             }
             continue;
         }
-        gather_pull::<M, L, T, VL>(job, at, k, here, s, false);
+        gather_pull::<M, L, T, VL>(job, at, k, (here, uniform::<VL>(here)), s, false);
         collide::<M, L, T, VL>(job, lines.site, k, s);
         for (i, v) in s.cl.iter().enumerate() {
             let e = L::cluster_base(&job.dst_d, i, lines.dst, k);
@@ -937,9 +938,10 @@ fn aa_pull_line<M: Model, L: Layout, T: Real, const VL: usize>(
         if o.fast(k, here) {
             collide_interior::<M, L, T, VL>(job, o, (&job.src, &job.dst), lines, k, &mut s.fl);
         } else {
-            gather_pull::<M, L, T, VL>(job, at, k, here, s, true);
+            let alike = uniform::<VL>(here);
+            gather_pull::<M, L, T, VL>(job, at, k, (here, alike), s, true);
             collide::<M, L, T, VL>(job, lines.site, k, s);
-            push::<M, L, T, VL>(job, at, k, here, &s.cl);
+            push::<M, L, T, VL>(job, at, k, (here, alike), &s.cl);
         }
     }
 }
@@ -951,13 +953,13 @@ fn push<M: Model, L: Layout, T: Real, const VL: usize>(
     job: &Job<M, L, T>,
     at: Line,
     k: usize,
-    sites: &[Site],
+    (sites, alike): (&[Site], bool),
     cl: &[[T; VL]],
 ) {
     let d = &job.d;
     let bounced = bounced_links(sites);
     // Every lane bounces the same links: those go to the cluster's own slots, a vector each.
-    let own = uniform::<VL>(sites).then(|| at.shifted(d, 0, 0));
+    let own = alike.then(|| at.shifted(d, 0, 0));
     let lanes = (bounced != 0 && own.is_none()).then(|| lanes::<L, VL>(d, sites, at, k));
     for (i, c) in M::VELOCITIES.iter().enumerate() {
         let o = M::OPPOSITE[i];

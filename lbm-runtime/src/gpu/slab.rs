@@ -118,11 +118,6 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
         &self.lattice
     }
 
-    /// The border (`BORDERS`) or ghost (`HALOS`) lines along `axis`, below and above.
-    fn lines(&self, axis: usize, which: usize) -> Result<&SiteBoxes, Error> {
-        lines_of(&self.lines, axis, which)
-    }
-
     /// The values of both boxes of `plan`, `[below, above]`.
     fn read_pair(&self, plan: &SiteBoxes) -> Result<[Vec<T>; 2], Error> {
         let mut b = self.lattice.read_blocks(plan)?;
@@ -250,7 +245,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     }
 
     fn border_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        self.read_pair(self.lines(axis, BORDERS)?)
+        self.read_pair(lines_of(&self.lines, axis, BORDERS)?)
     }
 
     fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
@@ -259,7 +254,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     }
 
     fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        self.read_pair(self.lines(axis, HALOS)?)
+        self.read_pair(lines_of(&self.lines, axis, HALOS)?)
     }
 
     /// The border lines read back, what the neighbours pushed across the cuts written into
