@@ -109,7 +109,7 @@ fn run<M: Model, T: Real>(
         if row % 10 == 0 || step == steps {
             lat.check()?;
         }
-        let fields = Fields::piece::<M>([n, n, n], 0..n, step, lat.local_moments()?)?;
+        let fields = Fields::piece::<M>([n, n, n], [0..n, 0..n, 0..n], step, lat.local_moments()?)?;
         sums = case.sums(&fields);
         let diagnostics_row = case.extra_diagnostics(step, &sums);
         diagnostics += start.elapsed().as_secs_f64();

@@ -888,14 +888,15 @@ const CASES_3D: [(&str, &[&str]); 6] = [
 /// Each of `cases` (a name and its size options) run by `lbm run` for 7 steps, checkpointed
 /// at the last, on each of `runs` (ranks and options: a cut, a backend, a scheme): every run's
 /// populations are the first's, value by value as `same` says, and its diagnostics are within
-/// round-off of the first's (sums over the blocks, taken in another order).
+/// round-off of the first's (sums over the blocks, taken in another order). Its VTK dataset
+/// of the last step holds a piece a block, joined into the first's fields (as `same` says).
 fn runs_of_3d_cases_agree(
     cases: &[(&str, &[&str])],
     runs: &[(usize, &[&str])],
     same: impl Fn(f64, f64) -> bool,
 ) {
     for &(case, size) in cases {
-        let mut want: Option<(Vec<f64>, String)> = None;
+        let mut want: Option<(Vec<f64>, String, lbm::output::vtk::Joined)> = None;
         for &(ranks, how) in runs {
             let dir = tempfile::tempdir().unwrap();
             let out = dir.path().to_str().unwrap();
@@ -918,10 +919,23 @@ fn runs_of_3d_cases_agree(
             assert_eq!(step, 7, "{what}");
             let table = std::fs::read_to_string(format!("{out}/{case}_diagnostics.csv"))
                 .unwrap_or_else(|e| panic!("{what}: diagnostics: {e}"));
-            let Some((state0, table0)) = &want else {
-                want = Some((state, table));
+            let pvti = format!("{out}/{case}_00000007.pvti");
+            let pieces = std::fs::read_to_string(&pvti).unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(pieces.matches("<Piece ").count(), ranks, "{what}: {pieces}");
+            let vtk = lbm::output::vtk::read_joined(std::path::Path::new(&pvti)).unwrap();
+            let Some((state0, table0, vtk0)) = &want else {
+                want = Some((state, table, vtk));
                 continue;
             };
+            assert_eq!(vtk.arrays.len(), vtk0.arrays.len(), "{what}");
+            for (a, b) in vtk0.arrays.iter().zip(&vtk.arrays) {
+                let alike = a.2.iter().zip(&b.2).all(|(x, y)| same(*x, *y));
+                assert!(
+                    (&a.0, a.1) == (&b.0, b.1) && alike,
+                    "{what}: VTK field {} differs",
+                    a.0
+                );
+            }
             assert_eq!(state.len(), state0.len(), "{what}");
             if let Some((a, b)) = state0.iter().zip(&state).find(|&(a, b)| !same(*a, *b)) {
                 panic!("{what}: the populations differ, {a} against {b}");

@@ -32,12 +32,17 @@ use std::time::Instant;
 use crate::blocks::{Blocks, Cut, Decomposition, Peers};
 use crate::domain::{cut_blocks, export_block, import_block, sparse_blocks, GlobalSpec, Slab};
 use crate::group::{agree, Carrier, Transfers};
+use crate::metrics::median;
 use crate::solver::{Extent, Placement, ReadMoments};
 use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
 
 /// Parts of the bulk update between which the halo transfers may progress: MPICH (as most MPI
 /// libraries) advances a large (rendezvous) message only inside MPI calls.
 const BULK_CHUNKS: usize = 8;
+
+/// Rounds of [`DistLattice::bench`], each timing a step with the exchange, one without and
+/// the exchange alone.
+const BENCH_ROUNDS: usize = 5;
 
 /// Halo exchanges timed to tune the processes' host/device splits (`T_mpi`, Calore et al. 2019,
 /// eq. 7).
@@ -305,26 +310,40 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     }
 
     /// Measures a step with and without the halo exchange, and the exchange alone, `steps`
-    /// steps each after a warm-up (collective; every process gets the same answer; built for
-    /// any backend by [`crate::backend::on_ring`]).
+    /// steps each after a warm-up, in [`BENCH_ROUNDS`] rounds that alternate the three, each
+    /// the median of its rounds: a machine whose speed drifts during the timing moves all
+    /// three alike, so that their differences (the share of the exchange the interior hides)
+    /// mean something (collective; every process gets the same answer; built for any backend
+    /// by [`crate::backend::on_ring`]).
     pub fn bench(&mut self, steps: usize) -> Result<RankTimes, Error> {
         self.time_per_step(steps.div_ceil(4), Self::step)?;
-        let before = self.sent;
-        let with_exchange = self.time_per_step(steps, Self::step)?;
-        let [messages, values] = [0, 1].map(|k| self.sent[k] - before[k]);
+        let rounds = BENCH_ROUNDS.min(steps.max(1));
+        let per_round = steps.div_ceil(rounds);
+        let (mut sent, mut stepped) = ([0, 0], 0);
+        let mut times: [Vec<f64>; 3] = Default::default();
+        for _ in 0..rounds {
+            let before = self.sent;
+            times[0].push(self.time_per_step(per_round, Self::step)?);
+            sent = [0, 1].map(|k| sent[k] + self.sent[k] - before[k]);
+            stepped += per_round;
+            times[1].push(self.time_per_step(per_round, Self::step_without_exchange)?);
+            times[2].push(self.time_per_step(per_round, Self::exchange)?);
+        }
+        let [with_exchange, without_exchange, exchange_only] = times.map(|mut t| median(&mut t));
+        let [messages, values] = sent;
         let bytes = values * std::mem::size_of::<T>();
         Ok(RankTimes {
             ranks: self.dec.count(),
             cut: self.dec.cut(),
             with_exchange,
-            without_exchange: self.time_per_step(steps, Self::step_without_exchange)?,
-            exchange_only: self.time_per_step(steps, Self::exchange)?,
+            without_exchange,
+            exchange_only,
             // One process alone sends nothing: the message a ring's slab would send.
             halo_bytes: match messages {
                 0 => M::HALO * self.spec.plane() * M::Q * std::mem::size_of::<T>(),
                 m => bytes / m,
             },
-            sent_bytes: bytes / steps.max(1),
+            sent_bytes: bytes / stepped.max(1),
             backend: self.slab.describe(),
         })
     }
@@ -363,9 +382,7 @@ pub fn exchange_seconds<T: Real>(group: &dyn Transfers<T>, len: usize, reps: usi
             times.push(t0.elapsed().as_secs_f64());
         }
     }
-    times.sort_by(f64::total_cmp);
-    let local = times.get(times.len() / 2).copied().unwrap_or(0.0);
-    group.max(vec![local])[0]
+    group.max(vec![median(&mut times)])[0]
 }
 
 /// Step times measured on the processes of a group, seconds (the slowest one's).

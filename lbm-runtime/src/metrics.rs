@@ -423,6 +423,15 @@ fn timing<M: Model, L: Layout, T: Real>(
     }
 }
 
+/// The median of `v` (0 when empty).
+pub(crate) fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return 0.0;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

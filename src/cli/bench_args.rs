@@ -85,7 +85,7 @@ pub struct BenchArgs {
     /// [default: the ranks balanced over the model's axes, as MPI_Dims_create does].
     #[arg(long, value_name = "AxBxC", value_parser = parse_cut)]
     pub cut: Option<lbm::blocks::Cut>,
-    /// Steps per timing of `--ranks`.
+    /// Steps per timing of `--ranks` (in rounds that alternate the timings).
     #[arg(long, default_value_t = 20, value_parser = positive::<usize>)]
     pub rank_steps: usize,
     /// Instead of the tables: sweep the host/device split M (Calore et al. 2019, Fig. 8) in the first

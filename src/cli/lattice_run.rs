@@ -4,6 +4,7 @@
 //! and the summary.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -328,18 +329,34 @@ impl<'a, C: Case> Outputs<'a, C> {
         let vtk = files && self.plan.vtk;
         let t = Instant::now();
         let mut piece = solver.fields()?;
+        // A VTK piece a block where the blocks cover the lattice (a block that holds no whole
+        // columns, cut along y or z, writes its own sites); a sparse domain's blocks leave holes
+        // that a dataset of image data cannot have, so there every process writes its
+        // output planes, where the blocks left out read as solid at rest.
+        let own = solver.local_box();
+        let boxes = if vtk {
+            solver.boxes_of_ranks()
+        } else {
+            Vec::new()
+        };
+        let volume = |b: &[Range<usize>; 3]| b.iter().map(Range::len).product::<usize>();
+        let covered = boxes.iter().map(volume).sum::<usize>() == solver.extent().sites();
+        let mut block = match vtk && covered && piece.cells() != &own {
+            true => Some(solver.block_fields()?),
+            false => None,
+        };
         if vtk && !self.case.bodies().is_empty() {
-            let solid = self.solid.get_or_insert_with(|| {
-                let (lx, ly) = self.case.size();
-                let size = [lx, ly, self.case.depth()];
-                let masks: Vec<Vec<bool>> = (self.case.bodies().iter())
-                    .map(|(body, _)| body.voxelize(size, solver.output_planes()))
-                    .collect();
-                (0..piece.len())
-                    .map(|s| f64::from(u8::from(masks.iter().any(|m| m[s]))))
-                    .collect()
-            });
-            piece = piece.with_field("solid", solid.clone())?;
+            let (lx, ly) = self.case.size();
+            let size = [lx, ly, self.case.depth()];
+            let cells = block.as_ref().unwrap_or(&piece).cells().clone();
+            let solid = (self
+                .solid
+                .get_or_insert_with(|| solid_sites(self.case, size, &cells)))
+            .clone();
+            match block {
+                Some(b) => block = Some(b.with_field("solid", solid)?),
+                None => piece = piece.with_field("solid", solid)?,
+            }
         }
         if self.case.needs_neighbour_columns() {
             let beside = solver.neighbour_columns(piece.end_columns());
@@ -377,15 +394,25 @@ impl<'a, C: Case> Outputs<'a, C> {
                 })?;
                 vtk::write_piece(
                     &self.file(source(solver.group().rank())),
-                    &piece,
+                    block.as_ref().unwrap_or(&piece),
                     self.plan.vtk_zlib,
                 )
             })();
             everywhere(solver, mine.map_err(CliError::from))?;
         }
         let sources = if vtk {
-            let planes = solver.planes_of_ranks().into_iter();
-            planes.enumerate().map(|(r, p)| (p, source(r))).collect()
+            let [_, ly, lz] = solver.extent().size();
+            let cells = match covered {
+                true => boxes,
+                false => (solver.planes_of_ranks().into_iter())
+                    .map(|p| [p, 0..ly, 0..lz])
+                    .collect(),
+            };
+            cells
+                .into_iter()
+                .enumerate()
+                .map(|(r, b)| (b, source(r)))
+                .collect()
         } else {
             Vec::new()
         };
@@ -424,7 +451,8 @@ impl<'a, C: Case> Outputs<'a, C> {
             }
             if vtk {
                 let joined = format!("{name}_{step:08}.pvti");
-                vtk::write_joined(&self.file(joined.clone()), &piece, &sources)?;
+                let written = block.as_ref().unwrap_or(&piece);
+                vtk::write_joined(&self.file(joined.clone()), written, &sources)?;
                 self.series.push(step, joined)?;
                 self.written += 1;
             }
@@ -618,4 +646,21 @@ pub(super) fn about(
         ("case".to_string(), name.to_string()),
         ("settings".to_string(), format!("{case:?}")),
     ])
+}
+
+/// The solid sites of `case`'s bodies in the box `[xs, ys, zs]` of its lattice of `size`
+/// sites, 1 or 0, in the order of a piece's values (`[(x − x0)·P + (z − z0)·ny + y − y0]`).
+fn solid_sites<C: Case>(case: &C, size: [usize; 3], [xs, ys, zs]: &[Range<usize>; 3]) -> Vec<f64> {
+    let [_, ly, lz] = size;
+    let masks: Vec<Vec<bool>> = (case.bodies().iter())
+        .map(|(body, _)| body.voxelize(size, xs.clone()))
+        .collect();
+    let site = |x: usize, y: usize, z: usize| ((x - xs.start) * lz + z) * ly + y;
+    (xs.clone())
+        .flat_map(|x| {
+            zs.clone()
+                .flat_map(move |z| ys.clone().map(move |y| site(x, y, z)))
+        })
+        .map(|s| f64::from(u8::from(masks.iter().any(|m| m[s]))))
+        .collect()
 }

@@ -189,7 +189,8 @@ impl<M: Model> Generic for Job<'_, M> {
         }
         let mlups = |secs: f64| (lx * ly) as f64 / secs / 1e6;
         say!(
-            "\n{} {} {} {lx}×{across} on {} rank(s), {steps} steps per timing; rank 0 on {}:",
+            "\n{} {} {} {lx}×{across} on {} rank(s), {steps} steps per timing (medians of rounds that \
+             alternate the three timings); rank 0 on {}:",
             M::NAME,
             L::NAME,
             T::NAME,

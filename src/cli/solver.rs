@@ -24,13 +24,26 @@ pub trait Driven: Solver {
     /// The moment fields of the planes whose outputs this process writes (collective:
     /// [`Solver::output_moments`]).
     fn fields(&mut self) -> Result<Fields, CliError> {
-        let e = self.extent();
-        Ok(Fields::piece::<Self::Model>(
-            e.size(),
-            self.output_planes(),
-            self.steps_done(),
-            self.output_moments()?,
-        )?)
+        let [_, ly, lz] = self.extent().size();
+        let cells = [self.output_planes(), 0..ly, 0..lz];
+        self.fields_of(cells, Self::output_moments)
+    }
+
+    /// The moment fields of this process's own sites, its block ([`Solver::local_box`];
+    /// collective: [`Solver::local_moments`]): what its VTK piece holds.
+    fn block_fields(&mut self) -> Result<Fields, CliError> {
+        self.fields_of(self.local_box(), Self::local_moments)
+    }
+
+    /// The fields of the box `cells` whose moments `moments` reads (collective).
+    fn fields_of(
+        &mut self,
+        cells: [std::ops::Range<usize>; 3],
+        moments: fn(&mut Self) -> Result<Vec<Vec<f64>>, lbm::Error>,
+    ) -> Result<Fields, CliError> {
+        let (size, step) = (self.extent().size(), self.steps_done());
+        let data = moments(self)?;
+        Ok(Fields::piece::<Self::Model>(size, cells, step, data)?)
     }
 
     /// Layout, precision and scheme, in words.

@@ -6,10 +6,13 @@ use std::ops::Range;
 use super::OutputError;
 use crate::{LbmError, Model};
 
-/// The moment fields after `step` steps of the columns `planes` of an `lx × ly` lattice (all
-/// of them, or one rank's slab), each indexed `[(x − planes.start)·LY + y]` (the order of
-/// [`crate::Lattice::moment_field`]), with the model's `cs²`. In 3-D the columns are planes
-/// of `LY·LZ` sites, indexed `[(x − planes.start)·LY·LZ + z·LY + y]`.
+/// The moment fields after `step` steps of a box of sites of an `lx × ly` (× `lz`) lattice
+/// — all of it, a rank's whole columns, or a block — with the model's `cs²`, each indexed
+/// `[(x − x0)·P + (z − z0)·ny + y − y0]` for the box `[x0.., y0.. (ny sites), z0..]` of `P`
+/// sites a column: for whole columns `[(x − x0)·LY·LZ + z·LY + y]`, the order of
+/// [`crate::Lattice::moment_field`]. Slices, samples and the neighbours' columns take whole
+/// columns (the pieces the driver reads its diagnostics and images from); a block's piece is
+/// written as it is (VTK).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fields {
     /// Lattice width.
@@ -22,8 +25,9 @@ pub struct Fields {
     pub step: u64,
     /// The model's squared sound speed.
     pub cs2: f64,
-    /// The columns held.
-    planes: Range<usize>,
+    /// The sites held: the columns `cells[0]` and, across them, the rows `cells[1]` and the
+    /// layers `cells[2]` (`0..LY`, `0..LZ` for whole columns).
+    cells: [Range<usize>; 3],
     /// The distance between neighbouring values: 1 on a lattice (in lattice units), `k` on a
     /// lattice sampled every `k` sites (whose derivatives are then per site of the lattice),
     /// `h` on a finite-difference grid ([`Fields::with_spacing`]).
@@ -56,7 +60,7 @@ impl Fields {
             lz: 1,
             step,
             cs2: M::CS2,
-            planes: 0..lx,
+            cells: [0..lx, 0..ly, 0..1],
             spacing: 1.0,
             names: M::MOMENT_NAMES.to_vec(),
             data,
@@ -65,19 +69,19 @@ impl Fields {
     }
 
     /// The moments of model `M` (order of `M::MOMENT_NAMES`, as
-    /// [`crate::Solver::local_moments`] gives them) of the columns `planes` of a lattice of
-    /// `[LX, LY, LZ]` sites (`LZ = 1` in 2-D).
+    /// [`crate::Solver::local_moments`] gives them) of the box of sites `cells` (`[xs, ys,
+    /// zs]`, whole columns or a block) of a lattice of `[LX, LY, LZ]` sites (`LZ = 1` in 2-D).
     pub fn piece<M: Model>(
         [lx, ly, lz]: [usize; 3],
-        planes: Range<usize>,
+        cells: [Range<usize>; 3],
         step: u64,
         data: Vec<Vec<f64>>,
     ) -> Result<Self, LbmError> {
-        let n = planes.len() * ly * lz;
-        if data.len() != M::MOMENT_NAMES.len() || data.iter().any(|d| d.len() != n) {
+        let n: usize = cells.iter().map(Range::len).product();
+        let inside = cells.iter().zip([lx, ly, lz]).all(|(r, l)| r.end <= l);
+        if !inside || data.len() != M::MOMENT_NAMES.len() || data.iter().any(|d| d.len() != n) {
             return Err(LbmError::Shape(format!(
-                "a piece of {} columns of {} needs {} fields of {n} values",
-                planes.len(),
+                "a piece of the sites {cells:?} of {} needs {} fields of {n} values",
                 M::NAME,
                 M::MOMENT_NAMES.len()
             )));
@@ -88,7 +92,7 @@ impl Fields {
             lz,
             step,
             cs2: M::CS2,
-            planes,
+            cells,
             spacing: 1.0,
             names: M::MOMENT_NAMES.to_vec(),
             data,
@@ -98,17 +102,22 @@ impl Fields {
 
     /// The columns held: `0..lx` for a whole lattice.
     pub fn planes(&self) -> Range<usize> {
-        self.planes.clone()
+        self.cells[0].clone()
     }
 
-    /// Sites per column (plane in 3-D): `LY·LZ`.
+    /// The box of sites held, `[xs, ys, zs]`.
+    pub fn cells(&self) -> &[Range<usize>; 3] {
+        &self.cells
+    }
+
+    /// Sites held per column (plane in 3-D): `LY·LZ` for whole columns.
     pub fn plane(&self) -> usize {
-        self.ly * self.lz
+        self.cells[1].len() * self.cells[2].len()
     }
 
     /// Number of sites held.
     pub fn len(&self) -> usize {
-        self.planes.len() * self.plane()
+        self.cells[0].len() * self.plane()
     }
 
     /// Whether no site is held.
@@ -119,7 +128,10 @@ impl Fields {
     /// The global site `(x, y)` of the value at index `s` of a field (in 3-D `y` is the plane
     /// site `z·LY + y`).
     pub fn site(&self, s: usize) -> (usize, usize) {
-        (self.planes.start + s / self.plane(), s % self.plane())
+        let ([xs, ys, zs], plane) = (&self.cells, self.plane());
+        let (r, ny) = (s % plane, ys.len());
+        let across = (zs.start + r / ny) * self.ly + ys.start + r % ny;
+        (xs.start + s / plane, across)
     }
 
     /// The plane `axis = at` (axis 0, 1, 2: x, y, z) of 3-D fields, for the columns held, as
@@ -133,12 +145,12 @@ impl Fields {
         let (ly, lz, plane) = (self.ly, self.lz, self.plane());
         // The picture's sides, the piece's columns of it and the site of its pixel (i, j).
         let (lx_p, ly_p, planes) = match axis {
-            0 if self.planes.contains(&at) => (ly, lz, 0..ly),
+            0 if self.cells[0].contains(&at) => (ly, lz, 0..ly),
             0 => (ly, lz, 0..0),
-            1 => (self.lx, lz, self.planes.clone()),
-            _ => (self.lx, ly, self.planes.clone()),
+            1 => (self.lx, lz, self.planes()),
+            _ => (self.lx, ly, self.planes()),
         };
-        let x0 = self.planes.start;
+        let x0 = self.cells[0].start;
         let site = move |i: usize, j: usize| match axis {
             0 => (at - x0) * plane + j * ly + i,
             1 => i * plane + j * ly + at,
@@ -163,7 +175,7 @@ impl Fields {
             lx: lx_p,
             ly: ly_p,
             lz: 1,
-            planes,
+            cells: [planes, 0..ly_p, 0..1],
             names: self.names.iter().map(|&n| renamed(n)).collect(),
             data,
             neighbours: None,
@@ -179,7 +191,7 @@ impl Fields {
         let k = k.max(1);
         let sampled = |n: usize| n.div_ceil(k);
         let (lx, ly) = (sampled(self.lx), sampled(self.ly));
-        let planes = sampled(self.planes.start)..sampled(self.planes.end);
+        let planes = sampled(self.cells[0].start)..sampled(self.cells[0].end);
         let data = self
             .data
             .iter()
@@ -187,7 +199,7 @@ impl Fields {
                 planes
                     .clone()
                     .flat_map(|xs| {
-                        let x = xs * k - self.planes.start;
+                        let x = xs * k - self.cells[0].start;
                         (0..ly).map(move |ys| d[x * self.ly + ys * k])
                     })
                     .collect()
@@ -199,7 +211,7 @@ impl Fields {
             lz: 1,
             step: self.step,
             cs2: self.cs2,
-            planes,
+            cells: [planes, 0..ly, 0..1],
             spacing: self.spacing * k as f64,
             names: self.names.clone(),
             data,
@@ -218,7 +230,7 @@ impl Fields {
             )));
         }
         Ok(Self {
-            planes: 0..piece.lx,
+            cells: [0..piece.lx, 0..piece.ly, 0..piece.lz],
             data,
             neighbours: None,
             ..piece.clone()
@@ -229,7 +241,7 @@ impl Fields {
     /// plane in turn, in the order of [`Fields::names`]): what a neighbour needs of this
     /// piece, see [`Fields::with_neighbours`].
     pub fn end_columns(&self) -> [Vec<f64>; 2] {
-        let (plane, n) = (self.plane(), self.planes.len());
+        let (plane, n) = (self.plane(), self.cells[0].len());
         let column = |x: usize| -> Vec<f64> {
             self.data
                 .iter()
@@ -271,7 +283,7 @@ impl Fields {
     /// [`Fields::with_neighbours`] gave them.
     pub fn column(&self, name: &str, x: isize) -> Option<&[f64]> {
         let j = self.names.iter().position(|n| *n == name)?;
-        let (plane, n) = (self.plane(), self.planes.len() as isize);
+        let (plane, n) = (self.plane(), self.cells[0].len() as isize);
         match x {
             -1 => self.neighbours.as_ref().map(|nb| &nb[0][j][..]),
             x if x == n => self.neighbours.as_ref().map(|nb| &nb[1][j][..]),
@@ -309,7 +321,7 @@ impl Fields {
             lz: 1,
             step,
             cs2,
-            planes: 0..lx,
+            cells: [0..lx, 0..ly, 0..1],
             spacing: 1.0,
             names,
             data,
@@ -410,7 +422,7 @@ impl Fields {
     /// The vorticity ω = ∂u_y/∂x − ∂u_x/∂y by central differences (one-sided at the edges of
     /// the columns held), per lattice site; in 3-D its z component, plane by plane.
     pub fn vorticity(&self) -> Vec<f64> {
-        let (nx, ly, plane) = (self.planes.len(), self.ly, self.plane());
+        let (nx, ly, plane) = (self.cells[0].len(), self.cells[1].len(), self.plane());
         let (ux, uy) = self.velocity();
         if ux.is_empty() {
             return vec![0.0; self.len()];
@@ -481,7 +493,9 @@ mod tests {
             (0..n).map(|s| omega * x(s) as f64).collect(),
             (0..n).map(|s| z(s) as f64).collect(),
         ];
-        let f = Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], 0..lx, 0, data).unwrap();
+        let f =
+            Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], [0..lx, 0..ly, 0..lz], 0, data)
+                .unwrap();
         assert!(
             f.vorticity()
                 .iter()
@@ -517,7 +531,13 @@ mod tests {
                 (0..n).map(|s| u(1, s)).collect(),
                 (0..n).map(|s| u(2, s)).collect(),
             ];
-            let f = Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], 0..lx, 0, data).unwrap();
+            let f = Fields::piece::<crate::models::D3Q19Bgk>(
+                [lx, ly, lz],
+                [0..lx, 0..ly, 0..lz],
+                0,
+                data,
+            )
+            .unwrap();
             let at = [2, 3, 1][axis];
             let slice = f.slice(axis, at);
             let sides = [(ly, lz), (lx, lz), (lx, ly)][axis];
@@ -533,9 +553,14 @@ mod tests {
         // A piece of columns 0..2 holds no plane x = 3; the piece 2..4 holds all of it.
         let part = |xs: std::ops::Range<usize>| {
             let m = xs.len() * ly * lz;
-            Fields::piece::<crate::models::D3Q19Bgk>([lx, ly, lz], xs, 0, vec![vec![1.0; m]; 4])
-                .unwrap()
-                .slice(0, 3)
+            Fields::piece::<crate::models::D3Q19Bgk>(
+                [lx, ly, lz],
+                [xs, 0..ly, 0..lz],
+                0,
+                vec![vec![1.0; m]; 4],
+            )
+            .unwrap()
+            .slice(0, 3)
         };
         assert!(part(0..2).is_empty());
         assert_eq!(part(2..4).len(), ly * lz);

@@ -1,12 +1,12 @@
 //! Fields as XML VTK image data, one dataset for ParaView however many processes wrote it:
-//! each process writes its piece of every output step (`.vti`: the columns it holds), the root
+//! each block writes its piece of every output step (`.vti`: the box of sites it holds), the root
 //! the `.pvti` that joins the pieces of the step, and the `.pvd` time series of the run. One
 //! process writes the same three kinds of file (one piece), so a whole run opens as one file,
 //! `<case>.pvd`.
 //!
 //! Sites are cells: site `(x, y)` is the cell `[x − ½, x + ½] × [y − ½, y + ½]` (origin
 //! `(−½, −½)`, spacing 1; in 3-D the cell `(x, y, z)` of a cube, origin `(−½, −½, −½)`), so the
-//! pieces of adjacent slabs abut without sharing a point and every value is a site's own. The
+//! pieces of adjacent blocks abut without sharing a point and every value is a site's own. The
 //! nodes of a finite-difference grid of spacing `h` are cells of side `h` centred on them
 //! ([`Fields::with_spacing`]). The
 //! cell data are every moment as a scalar (`rho`, `T`) and the velocity as a vector
@@ -42,12 +42,13 @@ fn array_names(f: &Fields) -> Vec<(&'static str, usize)> {
 }
 
 /// The values of the array `name` of `f` (a moment, or the velocity `(u_x, u_y, u_z)`), cell
-/// after cell (x fastest, then y, then z), components together.
+/// after cell of the box it holds (x fastest, then y, then z), components together.
 fn cells<'a>(f: &'a Fields, name: &str) -> Box<dyn Iterator<Item = f64> + 'a> {
-    let (nx, ly, lz, plane) = (f.planes().len(), f.ly, f.lz, f.plane());
+    let [nx, ny, nz] = f.cells().clone().map(|r| r.len());
+    let plane = f.plane();
     let at = move |v: &'a [f64]| {
-        (0..lz).flat_map(move |z| {
-            (0..ly).flat_map(move |y| (0..nx).map(move |x| v[x * plane + z * ly + y]))
+        (0..nz).flat_map(move |z| {
+            (0..ny).flat_map(move |y| (0..nx).map(move |x| v[x * plane + z * ny + y]))
         })
     };
     match (name, f.moment("ux"), f.moment("uy")) {
@@ -64,10 +65,12 @@ fn cells<'a>(f: &'a Fields, name: &str) -> Box<dyn Iterator<Item = f64> + 'a> {
     }
 }
 
-/// The point extent of the cells of `planes` of the lattice of `f` (its height and depth).
-fn extent(planes: &Range<usize>, f: &Fields) -> String {
-    let z = if f.lz > 1 { f.lz } else { 0 };
-    format!("{} {} 0 {} 0 {z}", planes.start, planes.end, f.ly)
+/// The point extent of the box of cells `[xs, ys, zs]` of the lattice of `f` (`0 0` along z
+/// in 2-D).
+fn extent([xs, ys, zs]: &[Range<usize>; 3], f: &Fields) -> String {
+    let z = if f.lz > 1 { [zs.start, zs.end] } else { [0, 0] };
+    let (x, y) = ([xs.start, xs.end], [ys.start, ys.end]);
+    format!("{} {} {} {} {} {}", x[0], x[1], y[0], y[1], z[0], z[1])
 }
 
 /// The origin and the spacing of the cells, `h` the distance between values (1 on a
@@ -111,11 +114,11 @@ fn compressed(values: impl Iterator<Item = f64>) -> Vec<u8> {
     out
 }
 
-/// Writes the `.vti` file of the piece `f` (the columns it holds) to `path`, atomically,
+/// Writes the `.vti` file of the piece `f` (the box of sites it holds) to `path`, atomically,
 /// streaming the values (compressed, each array is compressed first, its size being in the
 /// XML before it).
 pub fn write_piece(path: &Path, f: &Fields, zlib: bool) -> Result<(), OutputError> {
-    let ext = extent(&f.planes(), f);
+    let ext = extent(f.cells(), f);
     let origin = origin_and_spacing(f);
     let names = array_names(f);
     let packed: Vec<Vec<u8>> = if zlib {
@@ -189,15 +192,16 @@ fn attributes(f: &Fields) -> String {
 }
 
 /// The `.pvti` file joining the pieces `sources` (file names relative to the `.pvti`, one per
-/// process, with the columns each holds) of the fields `f` (any piece of them: the names and
-/// the lattice's size are read from it).
-pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
+/// block, with the box of sites each holds, `[xs, ys, zs]`) of the fields `f` (any piece of
+/// them: the names and the lattice's size are read from it). A sparse domain's blocks left
+/// out have no piece: its cells there are missing from the dataset.
+pub fn joined(f: &Fields, sources: &[([Range<usize>; 3], String)]) -> Vec<u8> {
     let mut xml = format!(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" \
          byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PImageData \
          WholeExtent=\"{}\" GhostLevel=\"0\" {}>\n    \
          <PCellData{}>\n",
-        extent(&(0..f.lx), f),
+        extent(&[0..f.lx, 0..f.ly, 0..f.lz], f),
         origin_and_spacing(f),
         attributes(f)
     );
@@ -207,10 +211,10 @@ pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
         );
     }
     xml += "    </PCellData>\n";
-    for (planes, source) in sources {
+    for (cells, source) in sources {
         xml += &format!(
             "    <Piece Extent=\"{}\" Source=\"{source}\"/>\n",
-            extent(planes, f)
+            extent(cells, f)
         );
     }
     xml += "  </PImageData>\n</VTKFile>\n";
@@ -221,7 +225,7 @@ pub fn joined(f: &Fields, sources: &[(Range<usize>, String)]) -> Vec<u8> {
 pub fn write_joined(
     path: &Path,
     f: &Fields,
-    sources: &[(Range<usize>, String)],
+    sources: &[([Range<usize>; 3], String)],
 ) -> Result<(), OutputError> {
     write_file(path, &[&joined(f, sources)])
 }
@@ -297,8 +301,8 @@ fn attribute(line: &str, name: &str) -> Option<String> {
 
 /// The fields of a `.pvti` written by this module (or of one `.vti` that holds them all),
 /// read back whole: the lattice's size and, for each array, its name, its components and its
-/// values cell after cell (x fastest) over the whole lattice (post-processing, and the tests
-/// that compare runs).
+/// values cell after cell (x fastest) over the whole lattice, 0 where no piece holds a cell
+/// (post-processing, and the tests that compare runs).
 pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
     let bad = |why: String| OutputError::Io {
         path: path.to_path_buf(),
@@ -342,14 +346,13 @@ pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
                 out.arrays
                     .push((name.clone(), comps, vec![0.0; lx * ly * lz * comps]));
             }
-            let nx = e[1] - e[0];
-            for row in 0..ly * lz {
-                for x in 0..nx {
-                    for c in 0..comps {
-                        out.arrays[k].2[((row * lx) + e[0] + x) * comps + c] =
-                            values[(row * nx + x) * comps + c];
-                    }
-                }
+            // The piece's rows (along x) in order, y then z; in 2-D one layer, `0 0`.
+            let (nx, ny, nz) = (e[1] - e[0], e[3] - e[2], (e[5] - e[4]).max(1));
+            for row in 0..ny * nz {
+                let (y, z) = (e[2] + row % ny, e[4] + row / ny);
+                let (to, from) = (((z * ly + y) * lx + e[0]) * comps, row * nx * comps);
+                let n = nx * comps;
+                out.arrays[k].2[to..to + n].copy_from_slice(&values[from..from + n]);
             }
         }
     }
@@ -452,8 +455,8 @@ mod tests {
         .unwrap()
     }
 
-    /// Two pieces written apart and joined read back as the whole lattice, x fastest, raw and
-    /// compressed.
+    /// Pieces written apart — whole columns and blocks of a cut along y — and joined read back
+    /// as the whole lattice, x fastest, raw and compressed.
     #[test]
     fn pieces_join_into_the_whole_lattice() {
         let (lx, ly) = (5, 3);
@@ -461,18 +464,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         for zlib in [false, true] {
             let mut sources = Vec::new();
-            for (k, planes) in [0..2, 2..5].into_iter().enumerate() {
-                let data = whole
-                    .data()
-                    .iter()
-                    .map(|d| d[planes.start * ly..planes.end * ly].to_vec())
+            // Whole columns and blocks: columns 0..2, and 2..5 cut along y.
+            let boxes = [[0..2, 0..3, 0..1], [2..5, 0..1, 0..1], [2..5, 1..3, 0..1]];
+            for (k, cells) in boxes.into_iter().enumerate() {
+                let [xs, ys, _] = cells.clone();
+                let data = (whole.data().iter())
+                    .map(|d| {
+                        let ys = ys.clone();
+                        xs.clone()
+                            .flat_map(|x| ys.clone().map(move |y| d[x * ly + y]))
+                            .collect()
+                    })
                     .collect();
                 let p =
-                    Fields::piece::<crate::models::D2Q9Bgk>([lx, ly, 1], planes.clone(), 7, data)
+                    Fields::piece::<crate::models::D2Q9Bgk>([lx, ly, 1], cells.clone(), 7, data)
                         .unwrap();
                 let name = format!("p{k}.vti");
                 write_piece(&dir.path().join(&name), &p, zlib).unwrap();
-                sources.push((planes, name));
+                sources.push((cells, name));
             }
             let pvti = dir.path().join("all.pvti");
             write_joined(&pvti, &whole, &sources).unwrap();
@@ -480,8 +489,11 @@ mod tests {
             assert_eq!((back.lx, back.ly), (lx, ly));
             let rho = &back.arrays[0];
             assert_eq!((rho.0.as_str(), rho.1), ("rho", 1));
-            // x fastest: (0,0), (1,0), … = indices 0, 3, 6, 9, 12, 1, …
-            assert_eq!(rho.2[..6], [0.0, 3.0, 6.0, 9.0, 12.0, 1.0]);
+            // x fastest: (0,0), (1,0), … = indices 0, 3, 6, 9, 12, 1, …, every cell once.
+            let want: Vec<f64> = (0..ly)
+                .flat_map(|y| (0..lx).map(move |x| (x * ly + y) as f64))
+                .collect();
+            assert_eq!(rho.2, want);
             let u = &back.arrays[1];
             assert_eq!((u.0.as_str(), u.1), ("velocity", 3));
             assert_eq!(u.2[3..6], [1.5, -1.0, 0.0]);

@@ -48,6 +48,7 @@ use std::time::Instant;
 use super::{admissible, ring_of_one, split_lattice, HostLayout, SplitChoice};
 use crate::domain::GlobalSpec;
 use crate::gpu::GpuContext;
+use crate::metrics::median;
 use crate::{Error, Model, Real, Scheme};
 
 /// The coefficients of Calore et al. 2019, eq. 4–8, for one lattice, in seconds.
@@ -264,15 +265,6 @@ fn calibrate_ends<M: Model, T: Real>(
         per_site[k] = t0.elapsed().as_secs_f64() / steps.max(1) as f64 / sites;
     }
     Ok((per_site[0], per_site[1]))
-}
-
-/// The median of `v` (0 when empty).
-pub(crate) fn median(v: &mut [f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
-    }
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 #[cfg(test)]

@@ -34,12 +34,12 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::model::median;
 use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
 use crate::blocks::Blocks;
 use crate::domain::{GlobalSpec, Slab, LEFT, RIGHT};
 use crate::error::check_values;
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
+use crate::metrics::median;
 use crate::solver::Placement;
 use crate::{
     Block, BoundarySpec, Error, Layout, LayoutKind, LbmError, Model, Real, Scheme, SlabBackend,
