@@ -20,6 +20,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
+    lbm::memory::keep_freed_pages();
     #[cfg(feature = "mpi")]
     let universe = match lbm::mpi_ring::init() {
         Ok(u) => u,

@@ -28,6 +28,32 @@ use std::fmt;
 use crate::boundary::Boundaries;
 use crate::{Model, Real, Scheme};
 
+/// Largest block glibc's `malloc` takes from its heaps rather than mapping it afresh:
+/// glibc's ceiling for `M_MMAP_THRESHOLD` on 64-bit systems.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const MMAP_THRESHOLD: i32 = 32 << 20;
+
+/// Free memory glibc keeps at the top of a heap before it gives it back to the system.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const TRIM_THRESHOLD: i32 = 256 << 20;
+
+/// Has `malloc` keep the pages of freed buffers up to 32 MiB for the next ones instead of
+/// giving them back to the system (glibc's `M_MMAP_THRESHOLD` and `M_TRIM_THRESHOLD`;
+/// elsewhere nothing). A step allocates and frees its halo messages and ghost lines: by
+/// default glibc trims the heap's free top past twice the size of the last block it mapped,
+/// so every step faulted in fresh zeroed pages for its messages again, several times the
+/// exchange's own cost (measured in docs/performance.md). Call it once at start-up,
+/// before any thread allocates; the `lbm` program does. Larger buffers are still mapped and
+/// unmapped each time.
+pub fn keep_freed_pages() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets allocator parameters; valid at any time.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD);
+    }
+}
+
 /// Bytes in a GiB.
 const GIB: f64 = (1u64 << 30) as f64;
 
