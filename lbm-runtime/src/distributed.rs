@@ -186,7 +186,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
             self.exchange_lines()?;
             self.exchange_around(BULK_CHUNKS)?;
         } else {
-            self.slab.update_bulk(0, 1)?;
+            self.slab.update_bulk(0..1, 1)?;
         }
         self.slab.update_borders_and_finish()?;
         if let Some(pushed) = self.slab.pushed()? {
@@ -204,7 +204,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// One step without the halo exchange (the halos keep stale values: benchmarks only, the
     /// compute part of the performance model).
     fn step_without_exchange(&mut self) -> Result<(), Error> {
-        self.slab.update_bulk(0, 1)?;
+        self.slab.update_bulk(0..1, 1)?;
         self.slab.update_borders_and_finish()
     }
 
@@ -267,8 +267,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         let peers = self.dec.neighbours(self.rank, 0);
         self.count(peers, &to);
         let slab = &mut self.slab;
-        self.group
-            .swap_during(peers, to, chunks, &mut |k, n| slab.update_bulk(k, n))
+        self.group.swap_during(peers, to, chunks, &mut |parts, n| {
+            slab.update_bulk(parts, n)
+        })
     }
 
     /// Checks every rank's slab for divergence (collective): every rank gets the same answer,

@@ -13,6 +13,7 @@
 
 use std::any::Any;
 use std::fmt::Display;
+use std::ops::Range;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::blocks::Peers;
@@ -96,16 +97,17 @@ pub trait Transfers<T: Real>: Group {
     /// above]` (the neighbour below sent its `to[1]`, the one above its `to[0]`). A process
     /// that is its own neighbour gets its own values back, crossed; a side with no process (a
     /// block a sparse box leaves out, whose nodes no fluid node reads) sends nothing and gets
-    /// back what it would have sent, uncrossed. Runs `work(k, chunks)` for
-    /// `k` in `0..chunks` while the values travel, letting them progress between the parts
-    /// (the interior updated under the messages); the first error of `work` is returned once
-    /// the transfers are done.
+    /// back what it would have sent, uncrossed. Runs `work(parts, chunks)` over the parts
+    /// `0..chunks` while the values travel (the interior updated under the messages): a part
+    /// at a time while messages are in flight, letting them progress between the parts, the
+    /// parts left in one call once they have arrived (a part costs a sweep's start); the first
+    /// error of `work` is returned once the transfers are done.
     fn swap_during(
         &self,
         peers: Peers,
         to: [Vec<T>; 2],
         chunks: usize,
-        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+        work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error>;
     /// Every process's `local` concatenated in rank order: `Some` on the first process,
     /// `None` elsewhere.
@@ -205,9 +207,9 @@ impl<T: Real> Transfers<T> for OneProcess {
         peers: Peers,
         to: [Vec<T>; 2],
         chunks: usize,
-        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+        work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
-        (0..chunks).try_for_each(|k| work(k, chunks))?;
+        work_at_once(chunks, work)?;
         // Its own neighbour sends it the other side's values; no neighbour, its own.
         let [below, above] = to;
         Ok(match peers {
@@ -222,6 +224,18 @@ impl<T: Real> Transfers<T> for OneProcess {
     }
     fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T> {
         piece(0)
+    }
+}
+
+/// `work` over the parts `0..chunks` in one call (none where `chunks` is 0): a group whose
+/// values travel without messages has nothing to progress between the parts.
+fn work_at_once(
+    chunks: usize,
+    work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
+) -> Result<(), Error> {
+    match chunks {
+        0 => Ok(()),
+        n => work(0..n, n),
     }
 }
 
@@ -354,19 +368,21 @@ fn poke<'a, D: ?Sized, S: mpi::request::Scope<'a>>(
 type Leg = Option<(usize, mpi::Tag)>;
 
 /// Receives `from[s]` from and sends `to[s]` to the rank and with the tag of each side `s`
-/// that has one, running `work(k, chunks)` for `k` in `0..chunks` while they travel; returns
+/// that has one, running `work` over the parts `0..chunks` while they travel; returns
 /// `work`'s first error once every message is done.
 ///
 /// MPICH (as most MPI libraries) progresses a large (rendezvous) message only inside MPI
-/// calls, so the work runs in parts with an `MPI_Test` of the transfers between them; small
-/// halos (eager protocol) travel entirely under the first part.
+/// calls, so the work runs a part at a time with an `MPI_Test` of the transfers between
+/// them, and the parts left in one call once every transfer is done (each call of `work`
+/// starts a sweep afresh, which costs); small halos (eager protocol) travel entirely under
+/// the first part.
 #[cfg(feature = "mpi")]
 fn trade<T: Real>(
     comm: &mpi::topology::SimpleCommunicator,
     (recv, from): ([Leg; 2], [&mut Vec<T>; 2]),
     (send, to): ([Leg; 2], [&Vec<T>; 2]),
     chunks: usize,
-    work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+    work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
 ) -> Result<(), Error> {
     use mpi::point_to_point::{Destination, Source};
     use mpi::topology::Communicator;
@@ -379,10 +395,14 @@ fn trade<T: Real>(
         });
         let mut sends = [0, 1]
             .map(|s| send[s].map(|(r, tag)| at(r).immediate_send_with_tag(scope, &to[s][..], tag)));
-        for k in 0..chunks {
-            done = done.and_then(|()| work(k, chunks));
+        let mut k = 0;
+        while k < chunks {
             recvs.iter_mut().for_each(poke);
             sends.iter_mut().for_each(poke);
+            let in_flight = recvs.iter().chain(&sends).any(Option::is_some);
+            let next = if in_flight { k + 1 } else { chunks };
+            done = done.and_then(|()| work(k..next, chunks));
+            k = next;
         }
         recvs.into_iter().flatten().for_each(|r| {
             r.wait();
@@ -402,7 +422,7 @@ impl<T: Real> Transfers<T> for Ranks {
         [below, above]: Peers,
         [mut to_below, mut to_above]: [Vec<T>; 2],
         chunks: usize,
-        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+        work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
         // What comes from below is as long as what goes up, and the other way round; a side
         // with no process sends nothing and gets back what it would have sent.
@@ -700,9 +720,9 @@ impl<T: Real> Transfers<T> for Threads {
         peers: Peers,
         to: [Vec<T>; 2],
         chunks: usize,
-        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+        work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
-        let done = (0..chunks).try_for_each(|k| work(k, chunks));
+        let done = work_at_once(chunks, work);
         let all = self.all(to);
         done?;
         let mine = &all[self.rank];

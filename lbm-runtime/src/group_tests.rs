@@ -129,7 +129,7 @@ fn a_side_with_no_process_gets_back_what_it_would_have_sent() {
 }
 
 #[test]
-fn work_beside_a_swap_runs_in_its_parts_and_its_error_comes_after_the_transfer() {
+fn work_beside_a_swap_covers_its_parts_and_its_error_comes_after_the_transfer() {
     let mut parts = Vec::new();
     let got = Transfers::<f64>::swap_during(
         &OneProcess,
@@ -142,10 +142,11 @@ fn work_beside_a_swap_runs_in_its_parts_and_its_error_comes_after_the_transfer()
         },
     );
     assert_eq!(got.unwrap(), [vec![2.0], vec![1.0]]);
-    assert_eq!(parts, [(0, 3), (1, 3), (2, 3)]);
+    // Nothing travels between the parts of one process: all of them in one call.
+    assert_eq!(parts, [(0..3, 3)]);
     // A part that fails on one thread: both threads still trade, the failing one reports.
     let got = on_threads(2, |t| {
-        let mut work = |_: usize, _: usize| -> Result<(), Error> {
+        let mut work = |_: std::ops::Range<usize>, _: usize| -> Result<(), Error> {
             match t.rank() {
                 1 => Err(LbmError::Shape("the bulk failed".into()).into()),
                 _ => Ok(()),

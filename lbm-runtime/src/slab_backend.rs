@@ -8,7 +8,7 @@
 //! if needs_halos():         (every two-copy step; the AA pull half-step)
 //!   borders()               the H border columns on each side, for the neighbours
 //!   post the halo exchange
-//! update_bulk(k, n)         k = 0..n: the work that reads no halo, while the halos travel
+//! update_bulk(parts, n)     parts of 0..n: the work that reads no halo, while the halos travel
 //!                           (the host's bulk columns; a device submits its step here when
 //!                           it needs no halo from the ring)
 //! wait, set_halos(…)        the neighbours' borders into the halo columns
@@ -18,6 +18,8 @@
 //! ```
 //! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
 //! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
+
+use std::ops::Range;
 
 use crate::domain::{bulk_columns, split_columns, Slab, LEFT, RIGHT};
 use crate::solver::Placement;
@@ -36,8 +38,8 @@ pub trait SlabBackend: Block + Send {
     /// Stores the neighbours' borders into the halo columns on the left and on the right.
     fn set_halos(&mut self, halos: [&[Self::Real]; 2]) -> Result<(), Error>;
 
-    /// Part `k` of `n` of the work that reads no halo column.
-    fn update_bulk(&mut self, k: usize, n: usize) -> Result<(), Error>;
+    /// The parts `parts` of `n` of the work that reads no halo column, in one sweep.
+    fn update_bulk(&mut self, parts: Range<usize>, n: usize) -> Result<(), Error>;
 
     /// The rest of the step, the halos being in place; ends the step.
     fn update_borders_and_finish(&mut self) -> Result<(), Error>;
@@ -184,9 +186,12 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(())
     }
 
-    fn update_bulk(&mut self, k: usize, n: usize) -> Result<(), Error> {
-        if let Some(cols) = split_columns(bulk_columns(self.width(), M::HALO), n).nth(k) {
-            self.update_columns(cols);
+    fn update_bulk(&mut self, parts: Range<usize>, n: usize) -> Result<(), Error> {
+        let bulk = bulk_columns(self.width(), M::HALO);
+        let mut cols = split_columns(bulk, n).skip(parts.start).take(parts.len());
+        if let Some(first) = cols.next() {
+            let end = cols.last().map_or(first.end, |last| last.end);
+            self.update_columns(first.start..end);
         }
         Ok(())
     }

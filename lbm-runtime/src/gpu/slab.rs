@@ -212,8 +212,8 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
             .write_blocks(&self.halos, &[halos[LEFT], halos[RIGHT]])?)
     }
 
-    fn update_bulk(&mut self, k: usize, _n: usize) -> Result<(), Error> {
-        if k == 0 && self.lattice.has_windows() && !self.bulk_submitted {
+    fn update_bulk(&mut self, parts: Range<usize>, _n: usize) -> Result<(), Error> {
+        if parts.start == 0 && self.lattice.has_windows() && !self.bulk_submitted {
             self.lattice.submit_window(Window::Bulk);
             self.bulk_submitted = true;
         }

@@ -9,6 +9,7 @@
 //! direction. A reduction combines the threads of each rank, then the ranks, thread 0 of each
 //! rank speaking for it.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use mpi::point_to_point::{Destination, Source};
@@ -184,7 +185,7 @@ impl<T: Real> Transfers<T> for RankThreads {
         peers: Peers,
         to: [Vec<T>; 2],
         chunks: usize,
-        work: &mut dyn FnMut(usize, usize) -> Result<(), Error>,
+        work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
     ) -> Result<[Vec<T>; 2], Error> {
         let here = self.ranks.rank();
         let remote = peers.map(|p| p.map(|p| self.place(p)).filter(|&(r, _)| r != here));

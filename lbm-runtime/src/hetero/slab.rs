@@ -325,7 +325,7 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         let Parts::Split { bulk, .. } = &mut self.parts else {
             return Ok(());
         };
-        bulk.update_bulk(0, 1)?;
+        bulk.update_bulk(0..1, 1)?;
         bulk.update_borders_and_finish()
     }
 
@@ -343,7 +343,7 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         let (device, host) = std::thread::scope(|s| {
             let waiter = s.spawn(|| ctx.wait().map(|()| t0.elapsed().as_secs_f64()));
             let host = self
-                .update_bulk(0, 1)
+                .update_bulk(0..1, 1)
                 .and_then(|()| self.update_borders_and_finish())
                 .map(|()| t0.elapsed().as_secs_f64());
             let device = waiter.join().unwrap_or_else(|_| {
@@ -369,13 +369,13 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         let (mut dev, mut host) = (Vec::new(), Vec::new());
         for _ in 0..steps {
             let t0 = Instant::now();
-            bulk.update_bulk(0, 1)?;
+            bulk.update_bulk(0..1, 1)?;
             bulk.update_borders_and_finish()?;
             bulk.finish()?;
             dev.push(t0.elapsed().as_secs_f64());
             let t1 = Instant::now();
             for s in [&mut *left, &mut *right] {
-                s.update_bulk(0, 1)?;
+                s.update_bulk(0..1, 1)?;
                 s.update_borders_and_finish()?;
             }
             host.push(t1.elapsed().as_secs_f64());
@@ -555,14 +555,14 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
         }
         Ok(())
     }
-    fn update_bulk(&mut self, k: usize, n: usize) -> Result<(), Error> {
+    fn update_bulk(&mut self, parts: Range<usize>, n: usize) -> Result<(), Error> {
         if let Some(s) = self.whole_mut() {
-            return s.update_bulk(k, n);
+            return s.update_bulk(parts, n);
         }
         self.start()?;
         if let Parts::Split { left, right, .. } = &mut self.parts {
-            left.update_bulk(k, n)?;
-            right.update_bulk(k, n)?;
+            left.update_bulk(parts.clone(), n)?;
+            right.update_bulk(parts, n)?;
         }
         Ok(())
     }
