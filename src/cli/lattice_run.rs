@@ -328,11 +328,11 @@ impl<'a, C: Case> Outputs<'a, C> {
     ) -> Result<(), CliError> {
         let vtk = files && self.plan.vtk;
         let t = Instant::now();
-        let mut piece = solver.fields()?;
         // A VTK piece a block where the blocks cover the lattice (a block that holds no whole
-        // columns, cut along y or z, writes its own sites); a sparse domain's blocks leave holes
-        // that a dataset of image data cannot have, so there every process writes its
-        // output planes, where the blocks left out read as solid at rest.
+        // columns, cut along y or z, writes its own sites, and the planes the other outputs
+        // read are moved from them); a sparse domain's blocks leave holes that a dataset of
+        // image data cannot have, so there every process writes its output planes, where the
+        // blocks left out read as solid at rest.
         let own = solver.local_box();
         let boxes = if vtk {
             solver.boxes_of_ranks()
@@ -341,9 +341,13 @@ impl<'a, C: Case> Outputs<'a, C> {
         };
         let volume = |b: &[Range<usize>; 3]| b.iter().map(Range::len).product::<usize>();
         let covered = boxes.iter().map(volume).sum::<usize>() == solver.extent().sites();
-        let mut block = match vtk && covered && piece.cells() != &own {
-            true => Some(solver.block_fields()?),
-            false => None,
+        let whole = lbm::planes::whole_planes(&own, solver.extent().size());
+        let (mut piece, mut block) = match vtk && covered && !whole {
+            true => {
+                let block = solver.block_fields()?;
+                (solver.fields_from_blocks(&block)?, Some(block))
+            }
+            false => (solver.fields()?, None),
         };
         if vtk && !self.case.bodies().is_empty() {
             let (lx, ly) = self.case.size();
