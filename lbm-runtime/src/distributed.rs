@@ -311,7 +311,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     }
 
     /// Measures a step with and without the halo exchange, and the exchange alone, `steps`
-    /// steps each after a warm-up, in [`BENCH_ROUNDS`] rounds that alternate the three, each
+    /// steps each after a warm-up, in up to five rounds that alternate the three, each
     /// the median of its rounds: a machine whose speed drifts during the timing moves all
     /// three alike, so that their differences (the share of the exchange the interior hides)
     /// mean something (collective; every process gets the same answer; built for any backend

@@ -22,7 +22,7 @@ pub fn init() -> Result<mpi::environment::Universe, DomainError> {
 }
 
 /// Gives this rank's kernels (rayon's global pool) its share of the node's cores
-/// ([`threads_per_rank`]), so that `mpiexec -n N` on one node runs as many threads as it
+/// (`threads_per_rank`), so that `mpiexec -n N` on one node runs as many threads as it
 /// has cores rather than `N` times as many (collective). Nothing changes where
 /// `RAYON_NUM_THREADS` chooses, where the launcher bound the rank to some cores (its
 /// affinity mask is then its share), or where the pool already runs.
