@@ -320,13 +320,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         self.time_per_step(steps.div_ceil(4), Self::step)?;
         let rounds = BENCH_ROUNDS.min(steps.max(1));
         let per_round = steps.div_ceil(rounds);
-        let (mut sent, mut stepped) = ([0, 0], 0);
+        let mut sent = [0, 0];
         let mut times: [Vec<f64>; 3] = Default::default();
         for _ in 0..rounds {
             let before = self.sent;
             times[0].push(self.time_per_step(per_round, Self::step)?);
             sent = [0, 1].map(|k| sent[k] + self.sent[k] - before[k]);
-            stepped += per_round;
             times[1].push(self.time_per_step(per_round, Self::step_without_exchange)?);
             times[2].push(self.time_per_step(per_round, Self::exchange)?);
         }
@@ -344,7 +343,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
                 0 => M::HALO * self.spec.plane() * M::Q * std::mem::size_of::<T>(),
                 m => bytes / m,
             },
-            sent_bytes: bytes / stepped.max(1),
+            sent_bytes: bytes / (rounds * per_round).max(1),
             backend: self.slab.describe(),
         })
     }

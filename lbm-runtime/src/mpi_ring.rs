@@ -27,8 +27,7 @@ pub fn init() -> Result<mpi::environment::Universe, DomainError> {
 /// `RAYON_NUM_THREADS` chooses, where the launcher bound the rank to some cores (its
 /// affinity mask is then its share), or where the pool already runs.
 pub fn share_node_cores(comm: &SimpleCommunicator) {
-    let node = comm.split_shared(comm.rank());
-    let [rank, ranks] = [node.rank(), node.size()].map(|v| usize::try_from(v).unwrap_or(0));
+    let [rank, ranks] = on_node(comm);
     if std::env::var_os("RAYON_NUM_THREADS").is_some() {
         return;
     }
@@ -58,20 +57,25 @@ fn threads_per_rank(online: usize, usable: usize, ranks: usize, rank: usize) -> 
     Some((online / ranks + usize::from(rank < online % ranks)).max(1))
 }
 
-/// This process's rank among the ranks of `comm` that share its node (collective: a
-/// shared-memory split, `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`, keyed by the rank in
-/// `comm`): what spreads the ranks of a node over its GPUs ([`crate::gpu::GpuOptions`]'s
+/// This process's rank among the ranks of `comm` that share its node (collective): what
+/// spreads the ranks of a node over its GPUs ([`crate::gpu::GpuOptions`]'s
 /// `node_rank`).
 pub fn node_rank(comm: &SimpleCommunicator) -> usize {
-    let node = comm.split_shared(comm.rank());
-    usize::try_from(node.rank()).expect("a rank is not negative")
+    on_node(comm)[0]
 }
 
 /// The number of ranks of `comm` that share this rank's node (collective), which share its
 /// memory.
 pub fn node_size(comm: &SimpleCommunicator) -> usize {
+    on_node(comm)[1]
+}
+
+/// This rank's place among the ranks of `comm` on its node and their number, `[rank, ranks]`
+/// (collective: a shared-memory split, `MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)`, keyed by
+/// the rank in `comm`).
+fn on_node(comm: &SimpleCommunicator) -> [usize; 2] {
     let node = comm.split_shared(comm.rank());
-    usize::try_from(node.size()).expect("a size is not negative")
+    [node.rank(), node.size()].map(|v| usize::try_from(v).expect("a rank is not negative"))
 }
 
 #[cfg(test)]
