@@ -177,25 +177,22 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         &mut self.slab
     }
 
-    /// One time step (collective with the neighbours): the ghost lines along z and y first
-    /// where the lattice is cut there, then post the halo exchange along x, update the bulk,
-    /// wait, update the borders (Calore et al. 2016, Fig. 5); after an AA pull half-step, hand
-    /// what it pushed across the cuts to the neighbours, along x, then y, then z.
+    /// One time step (collective with the neighbours): the ghost layers along z and y first
+    /// where the lattice is cut there, then post the exchange along x, update the bulk, wait,
+    /// update the borders (Calore et al. 2016, Fig. 5); after an AA pull half-step, hand what
+    /// it pushed across the cuts to the neighbours, along x, then y, then z.
     pub fn step(&mut self) -> Result<(), Error> {
         if self.slab.needs_halos() {
-            self.exchange_lines()?;
-            self.exchange_around(BULK_CHUNKS)?;
+            self.exchange_during(BULK_CHUNKS)?;
         } else {
             self.slab.update_bulk(0..1, 1)?;
         }
         self.slab.update_borders_and_finish()?;
-        if let Some(pushed) = self.slab.pushed()? {
-            let [from_left, from_right] = self.swap(pushed, 0)?;
-            self.slab.fold([&from_left, &from_right])?;
-            for axis in self.cut_axes([1, 2]) {
-                let pushed = self.slab.pushed_lines(axis)?;
-                let [below, above] = self.swap_along(axis, pushed);
-                self.slab.fold_lines(axis, [&below, &above])?;
+        if self.slab.pushes() {
+            for axis in self.exchanged_axes([0, 1, 2]) {
+                let pushed = self.slab.pushed(axis)?;
+                let [below, above] = self.swap(axis, pushed, 0)?;
+                self.slab.fold(axis, [&below, &above])?;
             }
         }
         Ok(())
@@ -211,35 +208,31 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// The halo exchange alone, nothing computed under it (benchmarks: the `T_MPI` of the
     /// performance model).
     pub fn exchange(&mut self) -> Result<(), Error> {
-        self.exchange_lines()?;
-        self.exchange_around(0)
+        self.exchange_during(0)
     }
 
-    /// Along z, then y, where the lattice is cut there: the block's border lines to the
-    /// neighbours below and above, theirs into its ghost lines, over the block's columns and
-    /// every stored line across (the exchange along y carries what came along z: the edges).
-    /// The exchange along x that follows carries whole planes, ghost lines included: the
-    /// corners ([`crate::blocks`]).
-    fn exchange_lines(&mut self) -> Result<(), Error> {
-        for axis in self.cut_axes([2, 1]) {
-            let lines = self.slab.border_lines(axis)?;
-            let [below, above] = self.swap_along(axis, lines);
-            self.slab.set_ghost_lines(axis, [&below, &above])?;
+    /// Along z, then y, where the lattice is cut there, then x: the block's border layers to
+    /// the neighbours below and above, theirs into its ghost layers, the bulk updated in
+    /// `chunks` parts (none: `0`) while the messages along x travel. A layer along y or z
+    /// spans the block's columns and every stored line across, so the exchange along y
+    /// carries what came along z (the edges) and the one along x, whole planes, the corners
+    /// ([`crate::blocks`]).
+    fn exchange_during(&mut self, chunks: usize) -> Result<(), Error> {
+        for axis in self.exchanged_axes([2, 1, 0]) {
+            let borders = self.slab.borders(axis)?;
+            let work = if axis == 0 { chunks } else { 0 };
+            let [below, above] = self.swap(axis, borders, work)?;
+            self.slab.set_ghosts(axis, [&below, &above])?;
         }
         Ok(())
     }
 
-    /// Those of `axes` the lattice is cut along, in that order.
-    fn cut_axes(&self, axes: [usize; 2]) -> Vec<usize> {
-        axes.into_iter().filter(|&a| self.dec.is_cut(a)).collect()
-    }
-
-    /// Sends `to` to the neighbours along `axis` and returns what they sent this way,
-    /// counting what leaves this process.
-    fn swap_along(&mut self, axis: usize, to: [Vec<T>; 2]) -> [Vec<T>; 2] {
-        let peers = self.dec.neighbours(self.rank, axis);
-        self.count(peers, &to);
-        self.group.swap(peers, to)
+    /// The axes of `order` the block exchanges ghost layers along: x always (a process alone
+    /// along it is its own neighbour), y and z where the lattice is cut.
+    fn exchanged_axes(&self, order: [usize; 3]) -> Vec<usize> {
+        (order.into_iter())
+            .filter(|&a| a == 0 || self.dec.is_cut(a))
+            .collect()
     }
 
     /// Counts the values of `to` bound for other processes than this one.
@@ -252,19 +245,11 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         }
     }
 
-    /// Reads the borders, swaps them with the neighbours while updating the bulk in `chunks`
-    /// parts (none: `0`), and stores the halos.
-    fn exchange_around(&mut self, chunks: usize) -> Result<(), Error> {
-        let borders = self.slab.borders()?;
-        let [from_left, from_right] = self.swap(borders, chunks)?;
-        self.slab.set_halos([&from_left, &from_right])
-    }
-
-    /// Sends `[to_left, to_right]` to the neighbours and receives what they send this way
-    /// (`[from_left, from_right]`), updating the bulk in `chunks` parts (none: `0`) while the
-    /// four transfers travel.
-    fn swap(&mut self, to: [Vec<T>; 2], chunks: usize) -> Result<[Vec<T>; 2], Error> {
-        let peers = self.dec.neighbours(self.rank, 0);
+    /// Sends `to` (`[to the one below, to the one above]`) to the neighbours along `axis` and
+    /// returns what they send this way (`[from below, from above]`), counting what leaves this
+    /// process, updating the bulk in `chunks` parts (none: `0`) while the transfers travel.
+    fn swap(&mut self, axis: usize, to: [Vec<T>; 2], chunks: usize) -> Result<[Vec<T>; 2], Error> {
+        let peers = self.dec.neighbours(self.rank, axis);
         self.count(peers, &to);
         let slab = &mut self.slab;
         self.group.swap_during(peers, to, chunks, &mut |parts, n| {

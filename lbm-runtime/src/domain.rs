@@ -42,7 +42,7 @@ use crate::blocks::{Blocks, Cut, Decomposition, Extent};
 use crate::boundary::{check_spec, Boundaries, BoundarySpec, Interpolation};
 use crate::lattice::check_size;
 use crate::layout::{Dims, Layout, LayoutKind};
-use crate::{Lattice, LbmError, Model, Real, Scheme};
+use crate::{Block, Error, Lattice, LbmError, Model, Real, Scheme};
 
 pub use crate::lattice::{export_block, import_block};
 pub use crate::runtime_error::DomainError;
@@ -486,6 +486,31 @@ impl Frame {
             .collect()
     }
 
+    /// Whether the block's own site `s` (`x·P + s`, `P` own sites per plane) is solid in
+    /// `store`, the block's whole storage (a [`Block`] over its stored sites).
+    pub(crate) fn own_solid(&self, store: &impl Block, s: usize) -> bool {
+        let (x, s) = (s / self.plane(), self.stored_site(s % self.plane()));
+        store.local_solid(x * self.stored[1] * self.stored[2] + s)
+    }
+
+    /// Sets the field `name` of the block's own sites in `store` (its whole storage): a ghost
+    /// line takes the values of the nearest own line ([`Frame::stored_from_own`]).
+    pub(crate) fn set_own_field<B: Block>(
+        &self,
+        store: &mut B,
+        name: &str,
+        values: &[f64],
+    ) -> Result<(), Error> {
+        crate::lattice::checked_field::<B::Model>(name, values, (self.owned[0], self.plane()))?;
+        store.set_local_field(name, &self.stored_from_own(values, 1))
+    }
+
+    /// The per-site fields of the block's own sites in `store` (its whole storage).
+    pub(crate) fn own_fields(&self, store: &impl Block) -> Result<Option<Vec<Vec<f64>>>, Error> {
+        let all = store.local_fields()?;
+        Ok(all.map(|fields| fields.iter().map(|v| self.own_from_stored(v, 1)).collect()))
+    }
+
     /// The storage boxes of the border ([`BORDERS`]) or of the halos ([`HALOS`]) along
     /// `axis`, below and above, of a block of model `M`: the whole planes of the columns
     /// along x; along y and z the lines over the block's own columns and every stored line
@@ -607,40 +632,9 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         self.lattice.finish_step();
     }
 
-    /// Writes the neighbour's border columns, laid out as [`Lattice::read_columns`]' values, into
-    /// the halo on `side` ([`LEFT`] or [`RIGHT`]).
-    pub(crate) fn set_halo(&mut self, side: usize, values: &[T]) {
-        let (w, h) = (self.lattice.dims().lx, M::HALO);
-        let first = if side == LEFT { 0 } else { w + h };
-        self.lattice.write_columns(first, values);
-    }
-
-    /// The block's border lines along `axis` (1: y, 2: z) below and above, `[to the
-    /// neighbour below, to the one above]`, over its own columns and every stored line
-    /// across (the ghost lines of the axes exchanged before included), in the order of
-    /// [`Lattice::read_lines`].
-    pub(crate) fn border_lines(&self, axis: usize) -> [Vec<T>; 2] {
-        self.boxes(axis, BORDERS)
-            .map(|b| self.lattice.read_lines(b))
-    }
-
-    /// Writes the neighbours' border lines along `axis` ([`Slab::border_lines`]: the one
-    /// below's upper, the one above's lower) into the ghost lines below and above.
-    pub(crate) fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) {
-        for (b, values) in self.boxes(axis, HALOS).into_iter().zip(from) {
-            self.lattice.write_lines(b, values);
-        }
-    }
-
-    /// After an AA pull half-step, the halos along `axis` (0: the halo columns; 1, 2: the
-    /// ghost lines), below and above, in the order of [`Lattice::read_lines`]: they hold the
-    /// populations pushed across the cuts, for the neighbours.
-    pub(crate) fn pushed_along(&self, axis: usize) -> [Vec<T>; 2] {
-        self.boxes(axis, HALOS).map(|b| self.lattice.read_lines(b))
-    }
-
-    /// Writes what the neighbours along `axis` pushed across the cuts ([`Slab::pushed_along`]:
-    /// the one below's upper halo, the one above's lower) into the border (`folded`).
+    /// Writes what the neighbours along `axis` pushed across the cuts (their
+    /// [`crate::SlabBackend::pushed`] layers: the one below's upper halo, the one above's lower)
+    /// into the border (`folded`).
     pub(crate) fn fold_along(&mut self, axis: usize, from: [&[T]; 2]) {
         let d = self.lattice.dims();
         let into = self.boxes(axis, BORDERS);
@@ -655,7 +649,7 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
     }
 
     /// The storage boxes of the border or of the halos along `axis` ([`Frame::boxes`]).
-    fn boxes(&self, axis: usize, which: usize) -> [[Range<usize>; 3]; 2] {
+    pub(crate) fn boxes(&self, axis: usize, which: usize) -> [[Range<usize>; 3]; 2] {
         self.frame.boxes::<M>(axis, which)
     }
 

@@ -1008,28 +1008,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.held_at = None;
     }
 
-    /// The current copy's storage columns `cols` (halo columns included: storage column
-    /// `x + HALO` holds site column `x`) in logical order, `[((c − cols.start)·LY·LZ + s)·Q +
-    /// i]` for the plane site `s = z·LY + y`: the order in which border and halo columns travel
-    /// between ranks and between the parts of a slab, whatever the layout (as
-    /// [`crate::gpu::GpuLattice::read_columns`]): [`Lattice::read_lines`] of whole planes.
-    pub(crate) fn read_columns(&self, cols: Range<usize>) -> Vec<T> {
-        let d = self.d;
-        self.read_lines([cols, 0..d.ly, 0..d.lz])
-    }
-
-    /// Writes values laid out as [`Lattice::read_columns`]' into the current copy's storage
-    /// columns from `first` on (the neighbours' borders into a slab's halos).
-    pub(crate) fn write_columns(&mut self, first: usize, values: &[T]) {
-        let d = self.d;
-        let cols = first..first + values.len() / (d.plane() * d.q).max(1);
-        self.write_lines([cols, 0..d.ly, 0..d.lz], values);
-    }
-
     /// The current copy's values in the storage box `[cols, ys, zs]` (storage columns, halos
     /// included; stored lines) in logical order `[((c·nz + z)·ny + y)·Q + i]` from the box's
-    /// corner: the lines a block's neighbours along y and z take into their ghost lines
-    /// ([`crate::domain::Slab::border_lines`]), whole planes for the columns along x. A line
+    /// corner, whatever the layout: the border layers a block's neighbours take into their
+    /// ghost layers ([`crate::SlabBackend::borders`]), whole planes along x. A line
     /// `(c, z)` of the box at a time on every thread; a whole line cluster by cluster, each
     /// cluster's lanes in a run.
     pub(crate) fn read_lines(&self, [cols, ys, zs]: [Range<usize>; 3]) -> Vec<T> {

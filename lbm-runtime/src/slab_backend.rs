@@ -6,22 +6,24 @@
 //! # One step of a rank (Calore et al. 2016, Fig. 5; Calore et al. 2019, Fig. 7)
 //! ```text
 //! if needs_halos():         (every two-copy step; the AA pull half-step)
-//!   borders()               the H border columns on each side, for the neighbours
-//!   post the halo exchange
-//! update_bulk(parts, n)     parts of 0..n: the work that reads no halo, while the halos travel
-//!                           (the host's bulk columns; a device submits its step here when
-//!                           it needs no halo from the ring)
-//! wait, set_halos(…)        the neighbours' borders into the halo columns
+//!   along z, y (if cut):    borders(axis) to the neighbours, set_ghosts(axis, theirs)
+//!   along x:                borders(0), post the exchange
+//! update_bulk(parts, n)     parts of 0..n: the work that reads no halo column, while the
+//!                           messages along x travel (the host's bulk columns; a device
+//!                           submits its step here when it needs no halo from the ring)
+//! wait, set_ghosts(0, …)    the neighbours' borders into the halo columns
 //! update_borders_and_finish the rest of the step; the new state becomes the current one
-//! if pushed() is Some:      (after an AA pull half-step, see `crate::domain`)
-//!   exchange, fold(…)       what crossed the cuts, into the neighbours' border columns
+//! if pushes():              (after an AA pull half-step, see `crate::domain`)
+//!   along x, y, z (if cut): pushed(axis) to the neighbours, fold(axis, theirs) into the
+//!                           border layers
 //! ```
-//! Border and halo columns travel in logical order, `[(c·LY + y)·Q + i]` for the `H` columns
-//! `c` of a side, so the ranks' layouts and backends need not agree on storage order.
+//! One exchange serves every face: the ghost layers along an axis are boxes of the block's
+//! storage ([`crate::domain::Frame::boxes`]) that travel in logical order, so the ranks'
+//! layouts and backends need not agree on storage order.
 
 use std::ops::Range;
 
-use crate::domain::{bulk_columns, split_columns, Slab, LEFT, RIGHT};
+use crate::domain::{bulk_columns, split_columns, Slab, BORDERS, HALOS};
 use crate::solver::Placement;
 use crate::{Block, Error, Layout, Model, Real, Scheme};
 
@@ -31,12 +33,17 @@ pub trait SlabBackend: Block + Send {
     /// The slab's width in site columns.
     fn width(&self) -> usize;
 
-    /// The `H` border columns on the left and on the right, in logical order (waits for the
-    /// step in flight).
-    fn borders(&self) -> Result<[Vec<Self::Real>; 2], Error>;
+    /// The block's border layers along `axis`, below and above, for the neighbours' ghost
+    /// layers: along x the `H` border columns (whole stored planes), along y or z — an axis
+    /// the block is cut along — its `H` border lines over its own columns and every stored line
+    /// across (the ghost lines of the axes exchanged before included); in logical order,
+    /// `[((c·nz + z)·ny + y)·Q + i]` from the box's corner (waits for the step in flight).
+    fn borders(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
 
-    /// Stores the neighbours' borders into the halo columns on the left and on the right.
-    fn set_halos(&mut self, halos: [&[Self::Real]; 2]) -> Result<(), Error>;
+    /// Stores the neighbours' borders along `axis` ([`SlabBackend::borders`]: the one below's
+    /// upper, the one above's lower) into the ghost layers below and above; a side given no
+    /// values is left as it is (a part of a split slab next to its sibling).
+    fn set_ghosts(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// The parts `parts` of `n` of the work that reads no halo column, in one sweep.
     fn update_bulk(&mut self, parts: Range<usize>, n: usize) -> Result<(), Error>;
@@ -48,33 +55,20 @@ pub trait SlabBackend: Block + Send {
     /// neighbours' borders): every two-copy step, and the AA pull half-step.
     fn needs_halos(&self) -> bool;
 
-    /// After an AA pull half-step, the halo columns on the left and on the right in logical
-    /// order: they hold the populations pushed across the cuts, for the neighbours; `None`
-    /// after any other step.
-    fn pushed(&self) -> Result<Option<[Vec<Self::Real>; 2]>, Error>;
+    /// Whether the step just made was an AA pull half-step: it pushed the populations that
+    /// cross the cuts into the ghost layers, which [`SlabBackend::pushed`] and
+    /// [`SlabBackend::fold`] then hand to the neighbours.
+    fn pushes(&self) -> bool;
 
-    /// Writes the populations the neighbours pushed across the cuts (their
-    /// [`SlabBackend::pushed`] halos: the left neighbour's right one, the right neighbour's
-    /// left one) into the border columns (`folded`); an empty side writes nothing there.
-    fn fold(&mut self, from: [&[Self::Real]; 2]) -> Result<(), Error>;
+    /// After an AA pull half-step, the ghost layers along `axis` below and above, in the order
+    /// of [`SlabBackend::borders`]: they hold the populations pushed across the cuts, for the
+    /// neighbours.
+    fn pushed(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
 
-    /// A block cut along `axis` (1: y, 2: z): its border lines below and above, for the
-    /// neighbours' ghost lines (`Slab::border_lines`), over its own columns and every stored
-    /// line across, in the order of `Lattice::read_lines`.
-    fn border_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
-
-    /// A block cut along `axis`: stores the neighbours' border lines into its ghost lines
-    /// (`Slab::set_ghost_lines`); see [`SlabBackend::border_lines`].
-    fn set_ghost_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error>;
-
-    /// A block cut along `axis`, after an AA pull half-step: its ghost lines below and above,
-    /// which hold the populations pushed across the cuts, for the neighbours
-    /// (`Slab::pushed_along`); see [`SlabBackend::border_lines`].
-    fn pushed_lines(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
-
-    /// A block cut along `axis`: writes what the neighbours pushed across the cuts into its
-    /// border lines (`Slab::fold_along`); see [`SlabBackend::border_lines`].
-    fn fold_lines(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error>;
+    /// Writes the populations the neighbours along `axis` pushed across the cuts (their
+    /// [`SlabBackend::pushed`] layers: the one below's upper, the one above's lower) into the
+    /// border layers (`folded`); a side given no values writes nothing there.
+    fn fold(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
     /// The moments of the slab's own sites in its columns `cols` ([`crate::Solver::with_moments`]),
     /// computed where they lie, its halos and ghost lines holding the neighbours' values (the
@@ -138,27 +132,16 @@ impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
     }
 
     fn local_solid(&self, s: usize) -> bool {
-        let f = self.frame();
-        let (x, s) = (s / f.plane(), f.stored_site(s % f.plane()));
-        self.lattice()
-            .local_solid(x * f.stored[1] * f.stored[2] + s)
+        self.frame().own_solid(self.lattice(), s)
     }
 
-    /// A ghost line takes the values of the nearest own line (`domain::Frame::stored_from_own`).
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
         let f = *self.frame();
-        if !f.has_ghosts() {
-            return self.lattice_mut().set_local_field(name, values);
-        }
-        crate::lattice::checked_field::<M>(name, values, (f.owned[0], f.plane()))?;
-        self.lattice_mut()
-            .set_local_field(name, &f.stored_from_own(values, 1))
+        f.set_own_field(self.lattice_mut(), name, values)
     }
 
     fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        let f = *self.frame();
-        let all = self.lattice().local_fields()?;
-        Ok(all.map(|fields| fields.iter().map(|v| f.own_from_stored(v, 1)).collect()))
+        self.frame().own_fields(self.lattice())
     }
 
     fn placement(&self) -> Placement {
@@ -175,14 +158,18 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         self.lattice().dims().lx
     }
 
-    fn borders(&self) -> Result<[Vec<T>; 2], Error> {
-        let (lat, w, h) = (self.lattice(), self.width(), M::HALO);
-        Ok([lat.read_columns(h..2 * h), lat.read_columns(w..w + h)])
+    fn borders(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        Ok(self
+            .boxes(axis, BORDERS)
+            .map(|b| self.lattice().read_lines(b)))
     }
 
-    fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
-        self.set_halo(LEFT, halos[LEFT]);
-        self.set_halo(RIGHT, halos[RIGHT]);
+    fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        for (b, values) in self.boxes(axis, HALOS).into_iter().zip(from) {
+            if !values.is_empty() {
+                self.lattice_mut().write_lines(b, values);
+            }
+        }
         Ok(())
     }
 
@@ -213,35 +200,23 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         Ok(self.lattice().exchanged(&local)?)
     }
 
-    fn border_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        Ok(Slab::border_lines(self, axis))
-    }
-
-    fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
-        Slab::set_ghost_lines(self, axis, from);
-        Ok(())
-    }
-
     fn needs_halos(&self) -> bool {
         let lat = self.lattice();
         lat.scheme().pulls(lat.is_odd())
     }
 
-    fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
+    fn pushes(&self) -> bool {
         let lat = self.lattice();
-        Ok((lat.scheme().pushed(lat.is_odd())).then(|| self.pushed_along(0)))
+        lat.scheme().pushed(lat.is_odd())
     }
 
-    fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
-        self.fold_along(0, from);
-        Ok(())
+    fn pushed(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        Ok(self
+            .boxes(axis, HALOS)
+            .map(|b| self.lattice().read_lines(b)))
     }
 
-    fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        Ok(self.pushed_along(axis))
-    }
-
-    fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+    fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         self.fold_along(axis, from);
         Ok(())
     }

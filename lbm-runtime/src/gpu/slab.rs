@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::shader::Window;
 use super::{GpuContext, GpuLattice, SiteBoxes};
 use crate::blocks::Blocks;
-use crate::domain::{folded, Folded, Frame, GlobalSpec, BORDERS, HALOS, LEFT, RIGHT};
+use crate::domain::{folded, Folded, Frame, GlobalSpec, BORDERS, HALOS};
 use crate::error::check_values;
 use crate::slab_backend::SlabBackend;
 use crate::solver::Placement;
@@ -33,15 +33,12 @@ pub struct GpuSlab<M: Model, T: Real> {
     lattice: GpuLattice<M, T>,
     /// Where the block lies in the global lattice and which lines it stores.
     frame: Frame,
-    /// The storage columns of the two borders, `[H, 2H)` and `[w, w + H)`.
-    borders: SiteBoxes,
-    /// The storage columns of the two halos, `[0, H)` and `[w + H, w + 2H)`.
-    halos: SiteBoxes,
-    /// Each halo alone: where a fold writes what a neighbour pushed.
+    /// Along each axis the block exchanges (x always; y and z where it is cut), its border
+    /// layers and its ghost layers, below and above ([`Frame::boxes`]): along x the storage
+    /// columns `[H, 2H)`, `[w, w + H)` and the halo columns `[0, H)`, `[w + H, w + 2H)`.
+    faces: [Option<[SiteBoxes; 2]>; 3],
+    /// Each halo column box alone: where a fold along x writes what a neighbour pushed.
     halo_sides: [SiteBoxes; 2],
-    /// Along y (`[1]`) and z (`[2]`) where the block is cut: its border lines and its ghost
-    /// lines, below and above ([`Frame::boxes`]).
-    lines: [Option<[SiteBoxes; 2]>; 3],
     /// What the last AA pull half-step pushed into the halos ([`SlabBackend::pushed`]): the
     /// odd state keeps it there (the border sites' populations that crossed the cuts), so a
     /// fold, which passes the neighbours' pushes through the halo columns, puts it back.
@@ -90,24 +87,20 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
                 spec.slab_boundaries(block[0].clone(), &frame, &lanes)
             },
         )?;
-        let borders = lattice.column_blocks(&[h..2 * h, w..w + h])?;
-        let halos = lattice.column_blocks(&[0..h, w + h..w + 2 * h])?;
         let halo_sides = [
             lattice.column_blocks(std::slice::from_ref(&(0..h)))?,
             lattice.column_blocks(std::slice::from_ref(&(w + h..w + 2 * h)))?,
         ];
-        let mut lines = [None, None, None];
-        for axis in (1..3).filter(|&a| frame.ghosts[a] > 0) {
+        let mut faces = [None, None, None];
+        for axis in (0..3).filter(|&a| a == 0 || frame.ghosts[a] > 0) {
             let plan = |which| lattice.site_boxes(&frame.boxes::<M>(axis, which));
-            lines[axis] = Some([plan(BORDERS)?, plan(HALOS)?]);
+            faces[axis] = Some([plan(BORDERS)?, plan(HALOS)?]);
         }
         Ok(Self {
             lattice,
             frame,
-            borders,
-            halos,
+            faces,
             halo_sides,
-            lines,
             own_pushed: Mutex::new(None),
             bulk_submitted: false,
         })
@@ -165,27 +158,15 @@ impl<M: Model, T: Real> Block for GpuSlab<M, T> {
     }
 
     fn local_solid(&self, s: usize) -> bool {
-        let f = &self.frame;
-        let (x, s) = (s / f.plane(), f.stored_site(s % f.plane()));
-        self.lattice.local_solid(x * f.stored[1] * f.stored[2] + s)
+        self.frame.own_solid(&self.lattice, s)
     }
 
-    /// A ghost line takes the values of the nearest own line (`Frame::stored_from_own`).
     fn set_local_field(&mut self, name: &str, values: &[f64]) -> Result<(), Error> {
-        let f = self.frame;
-        crate::lattice::checked_field::<M>(name, values, (f.owned[0], f.plane()))?;
-        self.lattice
-            .set_local_field(name, &f.stored_from_own(values, 1))
+        self.frame.set_own_field(&mut self.lattice, name, values)
     }
 
     fn local_fields(&self) -> Result<Option<Vec<Vec<f64>>>, Error> {
-        let all = self.lattice.local_fields()?;
-        Ok(all.map(|fields| {
-            fields
-                .iter()
-                .map(|v| self.frame.own_from_stored(v, 1))
-                .collect()
-        }))
+        self.frame.own_fields(&self.lattice)
     }
 
     fn placement(&self) -> Placement {
@@ -202,14 +183,27 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         self.lattice.dims().lx
     }
 
-    fn borders(&self) -> Result<[Vec<T>; 2], Error> {
-        self.read_pair(&self.borders)
+    fn borders(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        self.read_pair(face(&self.faces, axis, BORDERS)?)
     }
 
-    fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
-        Ok(self
-            .lattice
-            .write_blocks(&self.halos, &[halos[LEFT], halos[RIGHT]])?)
+    fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        let plan = face(&self.faces, axis, HALOS)?;
+        let kept;
+        let from = match from {
+            [below, above] if below.is_empty() || above.is_empty() => {
+                kept = self.read_pair(plan)?;
+                [0, 1].map(|k| {
+                    if from[k].is_empty() {
+                        &kept[k][..]
+                    } else {
+                        from[k]
+                    }
+                })
+            }
+            both => both,
+        };
+        Ok(self.lattice.write_blocks(plan, &from)?)
     }
 
     fn update_bulk(&mut self, parts: Range<usize>, _n: usize) -> Result<(), Error> {
@@ -235,32 +229,34 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         self.lattice.scheme().pulls(self.lattice.is_odd())
     }
 
-    fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
-        if !self.lattice.scheme().pushed(self.lattice.is_odd()) {
-            return Ok(None);
+    fn pushes(&self) -> bool {
+        self.lattice.scheme().pushed(self.lattice.is_odd())
+    }
+
+    /// Along x, a copy is kept: the fold that passes the neighbours' pushes through the halo
+    /// columns puts it back.
+    fn pushed(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        let pushed = self.read_pair(face(&self.faces, axis, HALOS)?)?;
+        if axis == 0 {
+            *self.own_pushed.lock().map_err(poisoned)? = Some(pushed.clone());
         }
-        let [left, right] = self.read_pair(&self.halos)?;
-        *self.own_pushed.lock().map_err(poisoned)? = Some([left.clone(), right.clone()]);
-        Ok(Some([left, right]))
+        Ok(pushed)
     }
 
-    fn border_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        self.read_pair(lines_of(&self.lines, axis, BORDERS)?)
-    }
-
-    fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
-        let plan = lines_of(&self.lines, axis, HALOS)?;
-        Ok(self.lattice.write_blocks(plan, &from)?)
-    }
-
-    fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        self.read_pair(lines_of(&self.lines, axis, HALOS)?)
-    }
-
-    /// The border lines read back, what the neighbours pushed across the cuts written into
-    /// them (`domain::folded`), and written again.
-    fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
-        let plan = lines_of(&self.lines, axis, BORDERS)?;
+    /// Along x on the device ([`GpuLattice::fold_in`]); along y and z the border lines read
+    /// back, what the neighbours pushed across the cuts written into them (`domain::folded`),
+    /// and written again.
+    fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        if axis == 0 {
+            self.lattice.fold_in(&self.halo_sides, from)?;
+            let own = self.own_pushed.get_mut().map_err(poisoned)?.take();
+            if let Some([left, right]) = own {
+                let plan = face(&self.faces, 0, HALOS)?;
+                self.lattice.write_blocks(plan, &[&left, &right])?;
+            }
+            return Ok(());
+        }
+        let plan = face(&self.faces, axis, BORDERS)?;
         let mut border = self.read_pair(plan)?;
         let d = self.lattice.dims();
         let lay = self.lattice.affine_layout();
@@ -281,15 +277,6 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         let f = &self.frame;
         let plane: Vec<usize> = (0..f.plane()).map(|s| f.stored_site(s)).collect();
         Ok(self.lattice.moment_fields_at(cols, &plane)?)
-    }
-
-    fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
-        self.lattice.fold_in(&self.halo_sides, from)?;
-        let own = self.own_pushed.get_mut().map_err(poisoned)?.take();
-        if let Some([left, right]) = own {
-            self.lattice.write_blocks(&self.halos, &[&left, &right])?;
-        }
-        Ok(())
     }
 
     fn finish(&self) -> Result<(), Error> {
@@ -341,13 +328,13 @@ fn poisoned<G>(e: PoisonError<G>) -> Error {
     Error::from(super::GpuError::Device(e.to_string()))
 }
 
-/// The plans `lines` of a block's border (`BORDERS`) or ghost (`HALOS`) lines along `axis`.
-fn lines_of(
-    lines: &[Option<[SiteBoxes; 2]>; 3],
+/// The plans `faces` of a block's border (`BORDERS`) or ghost (`HALOS`) layers along `axis`.
+fn face(
+    faces: &[Option<[SiteBoxes; 2]>; 3],
     axis: usize,
     which: usize,
 ) -> Result<&SiteBoxes, Error> {
-    match &lines[axis] {
+    match &faces[axis] {
         Some(plans) => Ok(&plans[which]),
         None => Err(crate::LbmError::Shape(format!(
             "the block is not cut along {}: it has no ghost lines there",

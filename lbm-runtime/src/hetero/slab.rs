@@ -11,7 +11,7 @@
 //! own columns. A rank's block cut along y or z too is split the same way along x: each part
 //! is a block of its columns with the block's ghost lines ([`crate::domain::Frame`]), and the
 //! block's border and ghost lines along y and z are its parts' side by side, exchanged part by
-//! part ([`SlabBackend::border_lines`]).
+//! part ([`SlabBackend::borders`]).
 //!
 //! # One step (Calore et al. 2019, Fig. 7)
 //! ```text
@@ -20,7 +20,7 @@
 //!   inner exchange      each part's edge columns → its siblings' inner halos
 //!   device              the whole bulk part submitted, not awaited (its halos are inner)
 //! update_bulk           the host parts' bulk columns, while the ring's halos travel
-//! set_halos             the neighbours' borders → the outer halos of the end parts
+//! set_ghosts(0, …)      the neighbours' borders → the outer halos of the end parts
 //! update_borders_and_finish
 //!   host parts          their border columns; the step ends on every part
 //!   in place, pull      what each part pushed into an inner halo → its sibling's border
@@ -48,19 +48,7 @@ use crate::{
 
 /// A host part of a split: a host slab ([`Slab`]) in the layout of its [`HostLayout`], the
 /// layout erased so that the split's own code is compiled once per model and precision.
-pub(crate) trait HostPart: SlabBackend {
-    /// Writes the sibling's edge columns into the halo on `side` ([`LEFT`] or [`RIGHT`]).
-    fn set_halo(&mut self, side: usize, values: &[Self::Real]);
-}
-
-impl<M: Model, L: Layout, T: Real> HostPart for Slab<M, L, T> {
-    fn set_halo(&mut self, side: usize, values: &[T]) {
-        Slab::set_halo(self, side, values);
-    }
-}
-
-/// A host part, its layout erased.
-type Host<M, T> = Box<dyn HostPart<Model = M, Real = T>>;
+type Host<M, T> = Box<dyn SlabBackend<Model = M, Real = T>>;
 
 /// What makes a host part of a lattice, the global sites `block`, at rest.
 type MakePart<M, T> = fn(&GlobalSpec<M>, &[Range<usize>; 3], Scheme) -> Result<Host<M, T>, Error>;
@@ -311,11 +299,11 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
             return Ok(());
         };
         if bulk.needs_halos() {
-            let [edge_l, edge_r] = bulk.borders()?;
-            let (from_l, from_r) = (left.borders()?, right.borders()?);
-            bulk.set_halos([&from_l[RIGHT], &from_r[LEFT]])?;
-            left.set_halo(RIGHT, &edge_l);
-            right.set_halo(LEFT, &edge_r);
+            let [edge_l, edge_r] = bulk.borders(0)?;
+            let (from_l, from_r) = (left.borders(0)?, right.borders(0)?);
+            bulk.set_ghosts(0, [&from_l[RIGHT], &from_r[LEFT]])?;
+            left.set_ghosts(0, [&[], &edge_l])?;
+            right.set_ghosts(0, [&edge_r, &[]])?;
         }
         Ok(())
     }
@@ -398,6 +386,27 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         Ok(out)
     }
 
+    /// `f` on the parts for what the neighbours along `axis` sent, `from`: along x the left
+    /// part takes the left side and the right part the right side (a split's outer halos);
+    /// along y and z each part its columns' share ([`SplitSlab::shared`]); a slab not split
+    /// takes the whole.
+    fn outer_or_shared(
+        &mut self,
+        axis: usize,
+        from: [&[T]; 2],
+        f: impl Fn(&mut dyn SlabBackend<Model = M, Real = T>, [&[T]; 2]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        match (&mut self.parts, axis) {
+            (Parts::Split { left, right, .. }, 0) => {
+                f(&mut **left, [from[LEFT], &[]])?;
+                f(&mut **right, [&[], from[RIGHT]])
+            }
+            (Parts::Split { .. }, _) => self.shared(from, f),
+            (Parts::Device(s), _) => f(s, from),
+            (Parts::Host(s), _) => f(&mut **s, from),
+        }
+    }
+
     /// `f` on each part with its columns' share of `from`, values over the block's columns
     /// side by side along x (as [`SplitSlab::joined`] gives them).
     fn shared(
@@ -420,13 +429,13 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         let Parts::Split { left, bulk, right } = &mut self.parts else {
             return Ok(());
         };
-        let (Some(pl), Some(pb), Some(pr)) = (left.pushed()?, bulk.pushed()?, right.pushed()?)
-        else {
+        if !bulk.pushes() {
             return Ok(());
-        };
-        left.fold([&[], &pb[LEFT]])?;
-        bulk.fold([&pl[RIGHT], &pr[LEFT]])?;
-        right.fold([&pb[RIGHT], &[]])
+        }
+        let (pl, pb, pr) = (left.pushed(0)?, bulk.pushed(0)?, right.pushed(0)?);
+        left.fold(0, [&[], &pb[LEFT]])?;
+        bulk.fold(0, [&pl[RIGHT], &pr[LEFT]])?;
+        right.fold(0, [&pb[RIGHT], &[]])
     }
 }
 
@@ -537,23 +546,19 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
     fn width(&self) -> usize {
         self.parts().iter().map(|(p, _)| p.width()).sum()
     }
-    fn borders(&self) -> Result<[Vec<T>; 2], Error> {
-        let Parts::Split { left, right, .. } = &self.parts else {
-            return self.first().borders();
-        };
-        let [outer_l, _] = left.borders()?;
-        let [_, outer_r] = right.borders()?;
-        Ok([outer_l, outer_r])
+    /// Along x the outer parts' outer borders; along y and z the parts' side by side.
+    fn borders(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        match (&self.parts, axis) {
+            (Parts::Split { left, right, .. }, 0) => {
+                let [outer_l, _] = left.borders(0)?;
+                let [_, outer_r] = right.borders(0)?;
+                Ok([outer_l, outer_r])
+            }
+            _ => self.joined(|p| p.borders(axis)),
+        }
     }
-    fn set_halos(&mut self, halos: [&[T]; 2]) -> Result<(), Error> {
-        if let Some(s) = self.whole_mut() {
-            return s.set_halos(halos);
-        }
-        if let Parts::Split { left, right, .. } = &mut self.parts {
-            left.set_halo(LEFT, halos[LEFT]);
-            right.set_halo(RIGHT, halos[RIGHT]);
-        }
-        Ok(())
+    fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        self.outer_or_shared(axis, from, |p, side| p.set_ghosts(axis, side))
     }
     fn update_bulk(&mut self, parts: Range<usize>, n: usize) -> Result<(), Error> {
         if let Some(s) = self.whole_mut() {
@@ -581,36 +586,21 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
     fn needs_halos(&self) -> bool {
         self.first().needs_halos()
     }
-    fn pushed(&self) -> Result<Option<[Vec<T>; 2]>, Error> {
-        let Parts::Split { left, right, .. } = &self.parts else {
-            return self.first().pushed();
-        };
-        let (Some([outer_l, _]), Some([_, outer_r])) = (left.pushed()?, right.pushed()?) else {
-            return Ok(None);
-        };
-        Ok(Some([outer_l, outer_r]))
+    fn pushes(&self) -> bool {
+        self.first().pushes()
     }
-    fn fold(&mut self, from: [&[T]; 2]) -> Result<(), Error> {
-        if let Some(s) = self.whole_mut() {
-            return s.fold(from);
+    fn pushed(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
+        match (&self.parts, axis) {
+            (Parts::Split { left, right, .. }, 0) => {
+                let [outer_l, _] = left.pushed(0)?;
+                let [_, outer_r] = right.pushed(0)?;
+                Ok([outer_l, outer_r])
+            }
+            _ => self.joined(|p| p.pushed(axis)),
         }
-        if let Parts::Split { left, right, .. } = &mut self.parts {
-            left.fold([from[LEFT], &[]])?;
-            right.fold([&[], from[RIGHT]])?;
-        }
-        Ok(())
     }
-    fn border_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        self.joined(|p| p.border_lines(axis))
-    }
-    fn set_ghost_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
-        self.shared(from, |p, share| p.set_ghost_lines(axis, share))
-    }
-    fn pushed_lines(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        self.joined(|p| p.pushed_lines(axis))
-    }
-    fn fold_lines(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
-        self.shared(from, |p, share| p.fold_lines(axis, share))
+    fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
+        self.outer_or_shared(axis, from, |p, side| p.fold(axis, side))
     }
     fn finish(&self) -> Result<(), Error> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
