@@ -18,7 +18,7 @@
 //!                           border layers
 //! ```
 //! One exchange serves every face: the ghost layers along an axis are boxes of the block's
-//! storage ([`crate::domain::Frame::boxes`]) that travel in logical order, so the ranks'
+//! storage (`Frame::boxes`, [`crate::domain::Frame`]) that travel in logical order, so the ranks'
 //! layouts and backends need not agree on storage order.
 
 use std::ops::Range;

@@ -243,7 +243,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         Ok(pushed)
     }
 
-    /// Along x on the device ([`GpuLattice::fold_in`]); along y and z the border lines read
+    /// Along x on the device (`GpuLattice::fold_in`); along y and z the border lines read
     /// back, what the neighbours pushed across the cuts written into them (`domain::folded`),
     /// and written again.
     fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
