@@ -1,6 +1,6 @@
 //! A lattice case run to the end of its plan on any backend: the library's loop
 //! ([`lbm::driver`]) steps it, and this module writes what the case asks for: diagnostics
-//! rows, images, VTK pieces and their `.pvti`/`.pvd`, tables, the bodies' loads, checkpoints
+//! rows, images, VTK pieces and their `.pvti` (`.vtm`)/`.pvd`, tables, the bodies' loads, checkpoints
 //! and the summary.
 
 use std::collections::BTreeMap;
@@ -328,21 +328,12 @@ impl<'a, C: Case> Outputs<'a, C> {
     ) -> Result<(), CliError> {
         let vtk = files && self.plan.vtk;
         let t = Instant::now();
-        // A VTK piece a block where the blocks cover the lattice (a block that holds no whole
-        // columns, cut along y or z, writes its own sites, and the planes the other outputs
-        // read are moved from them); a sparse domain's blocks leave holes that a dataset of
-        // image data cannot have, so there every process writes its output planes, where the
-        // blocks left out read as solid at rest.
+        // A VTK piece a block (a block that holds no whole columns, cut along y or z or of a
+        // sparse domain, writes its own sites, and the planes the other outputs read are
+        // moved from them).
         let own = solver.local_box();
-        let boxes = if vtk {
-            solver.boxes_of_ranks()
-        } else {
-            Vec::new()
-        };
-        let volume = |b: &[Range<usize>; 3]| b.iter().map(Range::len).product::<usize>();
-        let covered = boxes.iter().map(volume).sum::<usize>() == solver.extent().sites();
         let whole = lbm::planes::whole_planes(&own, solver.extent().size());
-        let (mut piece, mut block) = match vtk && covered && !whole {
+        let (mut piece, mut block) = match vtk && !whole {
             true => {
                 let block = solver.block_fields()?;
                 (solver.fields_from_blocks(&block)?, Some(block))
@@ -404,21 +395,11 @@ impl<'a, C: Case> Outputs<'a, C> {
             })();
             everywhere(solver, mine.map_err(CliError::from))?;
         }
-        let sources = if vtk {
-            let [_, ly, lz] = solver.extent().size();
-            let cells = match covered {
-                true => boxes,
-                false => (solver.planes_of_ranks().into_iter())
-                    .map(|p| [p, 0..ly, 0..lz])
-                    .collect(),
-            };
-            cells
-                .into_iter()
-                .enumerate()
+        let sources: Vec<_> = match vtk {
+            true => (solver.boxes_of_ranks().into_iter().enumerate())
                 .map(|(r, b)| (b, source(r)))
-                .collect()
-        } else {
-            Vec::new()
+                .collect(),
+            false => Vec::new(),
         };
         let root = (|| {
             if !solver.group().is_root() {
@@ -454,10 +435,11 @@ impl<'a, C: Case> Outputs<'a, C> {
                 self.written += 1;
             }
             if vtk {
-                let joined = format!("{name}_{step:08}.pvti");
                 let written = block.as_ref().unwrap_or(&piece);
-                vtk::write_joined(&self.file(joined.clone()), written, &sources)?;
-                self.series.push(step, joined)?;
+                let stem = self.file(format!("{name}_{step:08}"));
+                let joined = vtk::write_joined(&stem, written, &sources)?;
+                let file = joined.file_name().map(|f| f.to_string_lossy().into_owned());
+                self.series.push(step, file.unwrap_or_default())?;
                 self.written += 1;
             }
             if !files {

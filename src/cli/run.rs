@@ -45,7 +45,8 @@ file's keys, and `case` names the case:
 
 Outputs in the output directory, all named after the case: <case>_<field>_<step>.png (drawn at
 most 2048 pixels a side), <case>.pvd (the VTK series for ParaView: a <case>_<step>.pvti per output
-step joining the pieces each rank (each block) wrote in <case>_pieces/), <case>_diagnostics.csv (step, time,
+step joining the pieces each rank (each block) wrote in <case>_pieces/, a .vtm for a sparse
+domain), <case>_diagnostics.csv (step, time,
 mass, momentum_x, momentum_y, energy, max_mach and the case's columns), <case>_checkpoint.lbm (a
 manifest; its shards, one per rank (per block), beside it; the one before it kept as .previous, which a resume
 takes when the newest is not whole), <case>_run.toml (which run the outputs are of).

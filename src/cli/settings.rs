@@ -279,7 +279,7 @@ pub struct Settings {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slice_z: Option<usize>,
     /// Write VTK files (true or false): a piece per rank or block (`.vti`), a `.pvti` per
-    /// output step and the run's `.pvd` series [default: true].
+    /// output step (a `.vtm` on a sparse domain) and the run's `.pvd` series [default: true].
     #[arg(long, help_heading = "Output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vtk: Option<bool>,

@@ -1,6 +1,7 @@
 //! Fields as XML VTK image data, one dataset for ParaView however many processes wrote it:
 //! each block writes its piece of every output step (`.vti`: the box of sites it holds), the root
-//! the `.pvti` that joins the pieces of the step, and the `.pvd` time series of the run. One
+//! the `.pvti` that joins the pieces of the step (a `.vtm` of them where a sparse domain leaves
+//! blocks out), and the `.pvd` time series of the run. One
 //! process writes the same three kinds of file (one piece), so a whole run opens as one file,
 //! `<case>.pvd`.
 //!
@@ -191,17 +192,37 @@ fn attributes(f: &Fields) -> String {
     a
 }
 
-/// The `.pvti` file joining the pieces `sources` (file names relative to the `.pvti`, one per
-/// block, with the box of sites each holds, `[xs, ys, zs]`) of the fields `f` (any piece of
-/// them: the names and the lattice's size are read from it). A sparse domain's blocks left
-/// out have no piece: its cells there are missing from the dataset.
-pub fn joined(f: &Fields, sources: &[([Range<usize>; 3], String)]) -> Vec<u8> {
+/// The file joining the pieces `sources` (file names relative to it, one per block, with the
+/// box of sites each holds, `[xs, ys, zs]`) of the fields `f` (any piece of them: the names
+/// and the lattice's size are read from it), and its extension: where the pieces cover the
+/// lattice, a `.pvti` (one image of the whole lattice); otherwise — a sparse domain, whose
+/// blocks left out would be cells of that image that no piece holds — a `.vtm`, a multiblock
+/// dataset of the pieces, each an image of its own box (ParaView shows the blocks that exist
+/// and nothing where the others would be).
+pub fn joined(f: &Fields, sources: &[([Range<usize>; 3], String)]) -> (&'static str, Vec<u8>) {
+    let whole = extent(&[0..f.lx, 0..f.ly, 0..f.lz], f);
+    let volume = |b: &[Range<usize>; 3]| b.iter().map(Range::len).product::<usize>();
+    if sources.iter().map(|(b, _)| volume(b)).sum::<usize>() < f.lx * f.ly * f.lz {
+        // `WholeExtent`, which VTK's reader passes over, tells [`read_joined`] the lattice.
+        let mut xml = format!(
+            "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" \
+             byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet \
+             WholeExtent=\"{whole}\">\n"
+        );
+        for (k, ([xs, ys, zs], source)) in sources.iter().enumerate() {
+            let sites = format!("x {xs:?}, y {ys:?}, z {zs:?}");
+            xml += &format!(
+                "    <DataSet index=\"{k}\" name=\"block {k}: {sites}\" file=\"{source}\"/>\n"
+            );
+        }
+        xml += "  </vtkMultiBlockDataSet>\n</VTKFile>\n";
+        return ("vtm", xml.into_bytes());
+    }
     let mut xml = format!(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" \
          byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <PImageData \
-         WholeExtent=\"{}\" GhostLevel=\"0\" {}>\n    \
+         WholeExtent=\"{whole}\" GhostLevel=\"0\" {}>\n    \
          <PCellData{}>\n",
-        extent(&[0..f.lx, 0..f.ly, 0..f.lz], f),
         origin_and_spacing(f),
         attributes(f)
     );
@@ -218,19 +239,23 @@ pub fn joined(f: &Fields, sources: &[([Range<usize>; 3], String)]) -> Vec<u8> {
         );
     }
     xml += "  </PImageData>\n</VTKFile>\n";
-    xml.into_bytes()
+    ("pvti", xml.into_bytes())
 }
 
-/// Writes [`joined`]`(f, sources)` to `path`, atomically.
+/// Writes [`joined`]`(f, sources)` to `<stem>.pvti` or `<stem>.vtm`, atomically, and returns
+/// that path.
 pub fn write_joined(
-    path: &Path,
+    stem: &Path,
     f: &Fields,
     sources: &[([Range<usize>; 3], String)],
-) -> Result<(), OutputError> {
-    write_file(path, &[&joined(f, sources)])
+) -> Result<PathBuf, OutputError> {
+    let (ext, bytes) = joined(f, sources);
+    let path = stem.with_extension(ext);
+    write_file(&path, &[&bytes])?;
+    Ok(path)
 }
 
-/// The `.pvd` time series of a run: one `.pvti` per output step, rewritten whole (atomically)
+/// The `.pvd` time series of a run: one `.pvti` (or `.vtm`) per output step, rewritten whole (atomically)
 /// at every step.
 #[derive(Debug)]
 pub struct Series {
@@ -271,7 +296,7 @@ impl Series {
         s
     }
 
-    /// Adds the `.pvti` `file` (relative to the series) of step `step` and rewrites the series.
+    /// Adds the `.pvti` or `.vtm` `file` (relative to the series) of step `step` and rewrites the series.
     pub fn push(&mut self, step: u64, file: String) -> Result<(), OutputError> {
         self.steps.retain(|(t, _)| *t < step);
         self.steps.push((step, file));
@@ -299,9 +324,9 @@ fn attribute(line: &str, name: &str) -> Option<String> {
     Some(line[start..start + len].to_string())
 }
 
-/// The fields of a `.pvti` written by this module (or of one `.vti` that holds them all),
-/// read back whole: the lattice's size and, for each array, its name, its components and its
-/// values cell after cell (x fastest) over the whole lattice, 0 where no piece holds a cell
+/// The fields of a `.pvti` or `.vtm` written by this module (or of one `.vti` that holds them
+/// all), read back whole: the lattice's size and, for each array, its name, its components and
+/// its values cell after cell (x fastest) over the whole lattice, 0 where no piece holds a cell
 /// (post-processing, and the tests that compare runs).
 pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
     let bad = |why: String| OutputError::Io {
@@ -334,13 +359,18 @@ pub fn read_joined(path: &Path) -> Result<Joined, OutputError> {
         return Ok(out);
     }
     let dir = path.parent().unwrap_or(Path::new("."));
-    for line in text.lines().filter(|l| l.contains("<Piece ")) {
-        let (e, source) = (
-            ext(&attribute(line, "Extent").ok_or_else(|| bad("a piece has no Extent".into()))?),
-            attribute(line, "Source").ok_or_else(|| bad("a piece has no Source".into()))?,
-        );
+    // A `.pvti`'s pieces, `Source` files; a `.vtm`'s datasets, `file`s (their extents in them).
+    let sources = text.lines().filter_map(|l| match l.contains("<Piece ") {
+        true => attribute(l, "Source"),
+        false => attribute(l, "file").filter(|_| l.contains("<DataSet ")),
+    });
+    for source in sources {
         let piece_path = dir.join(&source);
         let bytes = std::fs::read(&piece_path).map_err(io(&piece_path))?;
+        let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+        let e = (head.lines().find_map(|l| attribute(l, "Extent")))
+            .map(|e| ext(&e))
+            .ok_or_else(|| bad(format!("the piece {source} has no Extent")))?;
         for (k, (name, comps, values)) in read_piece(&bytes).map_err(bad)?.into_iter().enumerate() {
             if out.arrays.len() <= k {
                 out.arrays
@@ -456,17 +486,23 @@ mod tests {
     }
 
     /// Pieces written apart — whole columns and blocks of a cut along y — and joined read back
-    /// as the whole lattice, x fastest, raw and compressed.
+    /// as the whole lattice, x fastest, raw and compressed; without the block `[2, 5) × [0, 1)`
+    /// (a sparse domain's block left out), a `.vtm` of the others that reads back as the
+    /// lattice with 0 there.
     #[test]
     fn pieces_join_into_the_whole_lattice() {
         let (lx, ly) = (5, 3);
         let whole = fields(lx, ly);
         let dir = tempfile::tempdir().unwrap();
-        for zlib in [false, true] {
+        for (zlib, left_out) in [(false, false), (true, false), (false, true), (true, true)] {
             let mut sources = Vec::new();
             // Whole columns and blocks: columns 0..2, and 2..5 cut along y.
             let boxes = [[0..2, 0..3, 0..1], [2..5, 0..1, 0..1], [2..5, 1..3, 0..1]];
-            for (k, cells) in boxes.into_iter().enumerate() {
+            let kept = boxes
+                .into_iter()
+                .enumerate()
+                .filter(|&(k, _)| !left_out || k != 1);
+            for (k, cells) in kept {
                 let [xs, ys, _] = cells.clone();
                 let data = (whole.data().iter())
                     .map(|d| {
@@ -483,20 +519,26 @@ mod tests {
                 write_piece(&dir.path().join(&name), &p, zlib).unwrap();
                 sources.push((cells, name));
             }
-            let pvti = dir.path().join("all.pvti");
-            write_joined(&pvti, &whole, &sources).unwrap();
-            let back = read_joined(&pvti).unwrap();
+            let joined = write_joined(&dir.path().join("all"), &whole, &sources).unwrap();
+            let ext = if left_out { "vtm" } else { "pvti" };
+            assert_eq!(joined, dir.path().join(format!("all.{ext}")));
+            let back = read_joined(&joined).unwrap();
             assert_eq!((back.lx, back.ly), (lx, ly));
             let rho = &back.arrays[0];
             assert_eq!((rho.0.as_str(), rho.1), ("rho", 1));
             // x fastest: (0,0), (1,0), … = indices 0, 3, 6, 9, 12, 1, …, every cell once.
+            let kept = |x: usize, y: usize| !left_out || x < 2 || y > 0;
             let want: Vec<f64> = (0..ly)
-                .flat_map(|y| (0..lx).map(move |x| (x * ly + y) as f64))
+                .flat_map(|y| (0..lx).map(move |x| (x * ly + y) as f64 * f64::from(kept(x, y))))
                 .collect();
             assert_eq!(rho.2, want);
             let u = &back.arrays[1];
             assert_eq!((u.0.as_str(), u.1), ("velocity", 3));
             assert_eq!(u.2[3..6], [1.5, -1.0, 0.0]);
+            if left_out {
+                let text = std::fs::read_to_string(&joined).unwrap();
+                assert_eq!(text.matches("<DataSet ").count(), 2, "{text}");
+            }
         }
     }
 
