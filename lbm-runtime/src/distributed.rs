@@ -31,7 +31,7 @@ use std::time::Instant;
 
 use crate::blocks::{Blocks, Cut, Decomposition, Peers};
 use crate::domain::{cut_blocks, export_block, import_block, sparse_blocks, GlobalSpec, Slab};
-use crate::group::{agree, Carrier, Transfers};
+use crate::group::{agree, Carrier, Halo, Transfers};
 use crate::metrics::median;
 use crate::solver::{Extent, Placement, ReadMoments};
 use crate::{Block, Error, Lattice, Layout, LbmError, Model, Real, Scheme, SlabBackend, Solver};
@@ -59,6 +59,8 @@ pub struct DistLattice<M: Model, L: Layout, T: Real, P = Slab<M, L, T>> {
     block: [Range<usize>; 3],
     /// Messages and values sent to other processes by the exchanges so far.
     sent: [usize; 2],
+    /// The buffers of the exchanges along each axis, kept from step to step.
+    halos: [Halo<T>; 3],
     spec: GlobalSpec<M>,
     slab: P,
     _l: PhantomData<(L, T)>,
@@ -116,6 +118,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
             group,
             rank,
             sent: [0, 0],
+            halos: Default::default(),
             block,
             dec,
             spec,
@@ -190,9 +193,11 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         self.slab.update_borders_and_finish()?;
         if self.slab.pushes() {
             for axis in self.exchanged_axes([0, 1, 2]) {
-                let pushed = self.slab.pushed(axis)?;
-                let [below, above] = self.swap(axis, pushed, 0)?;
-                self.slab.fold(axis, [&below, &above])?;
+                let mut halo = std::mem::take(&mut self.halos[axis]);
+                self.slab.pushed(axis, &mut halo.to)?;
+                self.swap(axis, &mut halo, 0)?;
+                self.slab.fold(axis, [&halo.from[0], &halo.from[1]])?;
+                self.halos[axis] = halo;
             }
         }
         Ok(())
@@ -219,10 +224,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// ([`crate::blocks`]).
     fn exchange_during(&mut self, chunks: usize) -> Result<(), Error> {
         for axis in self.exchanged_axes([2, 1, 0]) {
-            let borders = self.slab.borders(axis)?;
+            let mut halo = std::mem::take(&mut self.halos[axis]);
+            self.slab.borders(axis, &mut halo.to)?;
             let work = if axis == 0 { chunks } else { 0 };
-            let [below, above] = self.swap(axis, borders, work)?;
-            self.slab.set_ghosts(axis, [&below, &above])?;
+            self.swap(axis, &mut halo, work)?;
+            self.slab.set_ghosts(axis, [&halo.from[0], &halo.from[1]])?;
+            self.halos[axis] = halo;
         }
         Ok(())
     }
@@ -245,16 +252,17 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         }
     }
 
-    /// Sends `to` (`[to the one below, to the one above]`) to the neighbours along `axis` and
-    /// returns what they send this way (`[from below, from above]`), counting what leaves this
-    /// process, updating the bulk in `chunks` parts (none: `0`) while the transfers travel.
-    fn swap(&mut self, axis: usize, to: [Vec<T>; 2], chunks: usize) -> Result<[Vec<T>; 2], Error> {
+    /// Sends `halo.to` to the neighbours along `axis` and puts what they send this way into
+    /// `halo.from` ([`Transfers::swap_during`]), counting what leaves this process, updating
+    /// the bulk in `chunks` parts (none: `0`) while the transfers travel.
+    fn swap(&mut self, axis: usize, halo: &mut Halo<T>, chunks: usize) -> Result<(), Error> {
         let peers = self.dec.neighbours(self.rank, axis);
-        self.count(peers, &to);
+        self.count(peers, &halo.to);
         let slab = &mut self.slab;
-        self.group.swap_during(peers, to, chunks, &mut |parts, n| {
-            slab.update_bulk(parts, n)
-        })
+        self.group
+            .swap_during(peers, halo, chunks, &mut |parts, n| {
+                slab.update_bulk(parts, n)
+            })
     }
 
     /// Checks every rank's slab for divergence (collective): every rank gets the same answer,

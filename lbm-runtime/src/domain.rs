@@ -648,6 +648,14 @@ impl<M: Model, L: Layout, T: Real> Slab<M, L, T> {
         }
     }
 
+    /// The values of the storage boxes of the border or of the halos along `axis`, below and
+    /// above, into `into` ([`Lattice::read_lines`]).
+    pub(crate) fn read_boxes(&self, axis: usize, which: usize, into: &mut [Vec<T>; 2]) {
+        for (b, out) in self.boxes(axis, which).into_iter().zip(into) {
+            self.lattice.read_lines(b, out);
+        }
+    }
+
     /// The storage boxes of the border or of the halos along `axis` ([`Frame::boxes`]).
     pub(crate) fn boxes(&self, axis: usize, which: usize) -> [[Range<usize>; 3]; 2] {
         self.frame.boxes::<M>(axis, which)

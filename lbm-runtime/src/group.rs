@@ -92,23 +92,26 @@ pub trait Group {
 
 /// The values of precision `T` that travel between the processes of a [`Group`].
 pub trait Transfers<T: Real>: Group {
-    /// Sends `to[0]` to the process `peers[0]` (the neighbour below along an axis) and `to[1]`
-    /// to `peers[1]` (the one above), and returns what they sent this way: `[from below, from
-    /// above]` (the neighbour below sent its `to[1]`, the one above its `to[0]`). A process
-    /// that is its own neighbour gets its own values back, crossed; a side with no process (a
-    /// block a sparse box leaves out, whose nodes no fluid node reads) sends nothing and gets
-    /// back what it would have sent, uncrossed. Runs `work(parts, chunks)` over the parts
-    /// `0..chunks` while the values travel (the interior updated under the messages): a part
-    /// at a time while messages are in flight, letting them progress between the parts, the
-    /// parts left in one call once they have arrived (a part costs a sweep's start); the first
-    /// error of `work` is returned once the transfers are done.
+    /// Sends `halo.to[0]` to the process `peers[0]` (the neighbour below along an axis) and
+    /// `halo.to[1]` to `peers[1]` (the one above), and puts what they sent this way into
+    /// `halo.from`: `[from below, from above]` (the neighbour below sent its `to[1]`, the one
+    /// above its `to[0]`). A process that is its own neighbour gets its own values back,
+    /// crossed; a side with no process (a block a sparse box leaves out, whose nodes no fluid
+    /// node reads) sends nothing and gets back what it would have sent, uncrossed. Runs
+    /// `work(parts, chunks)` over the parts `0..chunks` while the values travel (the interior
+    /// updated under the messages): a part at a time while messages are in flight, letting them
+    /// progress between the parts, the parts left in one call once they have arrived (a part
+    /// costs a sweep's start); the first error of `work` is returned once the transfers are
+    /// done. The buffers of `halo` are reused where they hold enough (its `to` may come back
+    /// with other buffers than it went with): kept from one step to the next, a message is not
+    /// allocated afresh at every step ([`Halo`]).
     fn swap_during(
         &self,
         peers: Peers,
-        to: [Vec<T>; 2],
+        halo: &mut Halo<T>,
         chunks: usize,
         work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
-    ) -> Result<[Vec<T>; 2], Error>;
+    ) -> Result<(), Error>;
     /// Every process's `local` concatenated in rank order: `Some` on the first process,
     /// `None` elsewhere.
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>>;
@@ -116,10 +119,38 @@ pub trait Transfers<T: Real>: Group {
     /// called on the first process only, one piece at a time.
     fn scatter(&self, piece: &mut dyn FnMut(usize) -> Vec<T>) -> Vec<T>;
 
-    /// [`Transfers::swap_during`] with nothing to do meanwhile.
+    /// [`Transfers::swap_during`] of `to` with nothing to do meanwhile: what the neighbours
+    /// sent this way, `[from below, from above]`.
     fn swap(&self, peers: Peers, to: [Vec<T>; 2]) -> [Vec<T>; 2] {
-        self.swap_during(peers, to, 0, &mut |_, _| Ok(()))
-            .unwrap_or_else(|_| unreachable!("no work that can fail runs beside this exchange"))
+        let mut halo = Halo {
+            to,
+            from: Default::default(),
+        };
+        self.swap_during(peers, &mut halo, 0, &mut |_, _| Ok(()))
+            .unwrap_or_else(|_| unreachable!("no work that can fail runs beside this exchange"));
+        halo.from
+    }
+}
+
+/// The values of an exchange of ghost layers along an axis ([`Transfers::swap_during`]): to
+/// the neighbours below and above, and from them. A run keeps one a cut axis from step to
+/// step, so that its messages reuse their memory: a message larger than the allocator's
+/// mapping threshold (32 MiB with [`crate::memory::keep_freed_pages`]) would otherwise be
+/// mapped afresh, and its pages faulted in, at every step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Halo<T> {
+    /// `[to the neighbour below, to the one above]`.
+    pub to: [Vec<T>; 2],
+    /// `[from the neighbour below, from the one above]`.
+    pub from: [Vec<T>; 2],
+}
+
+impl<T> Default for Halo<T> {
+    fn default() -> Self {
+        Self {
+            to: [Vec::new(), Vec::new()],
+            from: [Vec::new(), Vec::new()],
+        }
     }
 }
 
@@ -205,19 +236,30 @@ impl<T: Real> Transfers<T> for OneProcess {
     fn swap_during(
         &self,
         peers: Peers,
-        to: [Vec<T>; 2],
+        halo: &mut Halo<T>,
         chunks: usize,
         work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
-    ) -> Result<[Vec<T>; 2], Error> {
+    ) -> Result<(), Error> {
         work_at_once(chunks, work)?;
-        // Its own neighbour sends it the other side's values; no neighbour, its own.
-        let [below, above] = to;
-        Ok(match peers {
-            [Some(_), Some(_)] => [above, below],
-            [None, None] => [below, above],
-            [None, Some(_)] => [below.clone(), below],
-            [Some(_), None] => [above.clone(), above],
-        })
+        // Its own neighbour sends it the other side's values; no neighbour, its own. The
+        // buffers trade places, nothing is copied but for a side that takes the other's.
+        let Halo { to, from } = halo;
+        match peers {
+            [Some(_), Some(_)] => {
+                std::mem::swap(&mut from[0], &mut to[1]);
+                std::mem::swap(&mut from[1], &mut to[0]);
+            }
+            [None, None] => std::mem::swap(from, to),
+            [None, Some(_)] => {
+                from[0].clone_from(&to[0]);
+                std::mem::swap(&mut from[1], &mut to[0]);
+            }
+            [Some(_), None] => {
+                from[1].clone_from(&to[1]);
+                std::mem::swap(&mut from[0], &mut to[1]);
+            }
+        }
+        Ok(())
     }
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
         Some(local)
@@ -420,32 +462,29 @@ impl<T: Real> Transfers<T> for Ranks {
     fn swap_during(
         &self,
         [below, above]: Peers,
-        [mut to_below, mut to_above]: [Vec<T>; 2],
+        halo: &mut Halo<T>,
         chunks: usize,
         work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
-    ) -> Result<[Vec<T>; 2], Error> {
+    ) -> Result<(), Error> {
         // What comes from below is as long as what goes up, and the other way round; a side
         // with no process sends nothing and gets back what it would have sent.
-        let (up, down) = (to_above.len(), to_below.len());
-        let mut from_below = match below {
-            Some(_) => vec![T::default(); up],
-            None => std::mem::take(&mut to_below),
-        };
-        let mut from_above = match above {
-            Some(_) => vec![T::default(); down],
-            None => std::mem::take(&mut to_above),
-        };
+        let Halo { to, from } = halo;
+        for (side, peer) in [below, above].into_iter().enumerate() {
+            match peer {
+                Some(_) => from[side].resize(to[1 - side].len(), T::default()),
+                None => std::mem::swap(&mut from[side], &mut to[side]),
+            }
+        }
         let recv = [below.map(|r| (r, UPWARD)), above.map(|r| (r, DOWNWARD))];
         let send = [below.map(|r| (r, DOWNWARD)), above.map(|r| (r, UPWARD))];
-        let done = trade(
+        let [from_below, from_above] = from;
+        trade(
             &self.comm,
-            (recv, [&mut from_below, &mut from_above]),
-            (send, [&to_below, &to_above]),
+            (recv, [from_below, from_above]),
+            (send, [&to[0], &to[1]]),
             chunks,
             work,
-        );
-        done?;
-        Ok([from_below, from_above])
+        )
     }
 
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
@@ -718,18 +757,20 @@ impl<T: Real> Transfers<T> for Threads {
     fn swap_during(
         &self,
         peers: Peers,
-        to: [Vec<T>; 2],
+        halo: &mut Halo<T>,
         chunks: usize,
         work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
-    ) -> Result<[Vec<T>; 2], Error> {
+    ) -> Result<(), Error> {
         let done = work_at_once(chunks, work);
-        let all = self.all(to);
+        let all = self.all(std::mem::take(&mut halo.to));
         done?;
-        let mine = &all[self.rank];
-        Ok([0, 1].map(|side| match peers[side] {
-            Some(p) => all[p][1 - side].clone(),
-            None => mine[side].clone(),
-        }))
+        for side in [0, 1] {
+            halo.from[side].clone_from(match peers[side] {
+                Some(p) => &all[p][1 - side],
+                None => &all[self.rank][side],
+            });
+        }
+        Ok(())
     }
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {
         let all = self.all(local);

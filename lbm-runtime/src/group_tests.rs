@@ -131,17 +131,24 @@ fn a_side_with_no_process_gets_back_what_it_would_have_sent() {
 #[test]
 fn work_beside_a_swap_covers_its_parts_and_its_error_comes_after_the_transfer() {
     let mut parts = Vec::new();
-    let got = Transfers::<f64>::swap_during(
-        &OneProcess,
-        [Some(0); 2],
-        [vec![1.0], vec![2.0]],
-        3,
-        &mut |k, n| {
+    let mut halo = Halo {
+        to: [vec![1.0], vec![2.0]],
+        from: Default::default(),
+    };
+    let got =
+        Transfers::<f64>::swap_during(&OneProcess, [Some(0); 2], &mut halo, 3, &mut |k, n| {
             parts.push((k, n));
             Ok(())
-        },
-    );
-    assert_eq!(got.unwrap(), [vec![2.0], vec![1.0]]);
+        });
+    got.unwrap();
+    assert_eq!(halo.from, [vec![2.0], vec![1.0]]);
+    // The values move between the buffers, which the next exchange reuses: nothing allocated.
+    let sent = halo.from.each_ref().map(|v| v.as_ptr());
+    halo.to = std::mem::take(&mut halo.from);
+    Transfers::<f64>::swap_during(&OneProcess, [Some(0); 2], &mut halo, 0, &mut |_, _| Ok(()))
+        .unwrap();
+    assert_eq!(halo.from, [vec![1.0], vec![2.0]]);
+    assert_eq!(halo.from.each_ref().map(|v| v.as_ptr()), [sent[1], sent[0]]);
     // Nothing travels between the parts of one process: all of them in one call.
     assert_eq!(parts, [(0..3, 3)]);
     // A part that fails on one thread: both threads still trade, the failing one reports.
@@ -152,13 +159,13 @@ fn work_beside_a_swap_covers_its_parts_and_its_error_comes_after_the_transfer() 
                 _ => Ok(()),
             }
         };
-        t.swap_during(
-            [Some(1 - t.rank()); 2],
-            [vec![t.rank() as f32], vec![9.0]],
-            2,
-            &mut work,
-        )
-        .map_err(|e| e.to_string())
+        let mut halo = Halo {
+            to: [vec![t.rank() as f32], vec![9.0]],
+            from: Default::default(),
+        };
+        t.swap_during([Some(1 - t.rank()); 2], &mut halo, 2, &mut work)
+            .map(|()| halo.from)
+            .map_err(|e| e.to_string())
     });
     assert_eq!(got[0].clone().unwrap(), Ok([vec![9.0], vec![1.0]]));
     assert_eq!(got[1].clone().unwrap(), Err("the bulk failed".to_string()));

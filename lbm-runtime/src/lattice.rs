@@ -1009,15 +1009,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     }
 
     /// The current copy's values in the storage box `[cols, ys, zs]` (storage columns, halos
-    /// included; stored lines) in logical order `[((c·nz + z)·ny + y)·Q + i]` from the box's
+    /// included; stored lines), into `out` (its memory reused), in logical order `[((c·nz + z)·ny + y)·Q + i]` from the box's
     /// corner, whatever the layout: the border layers a block's neighbours take into their
     /// ghost layers ([`crate::SlabBackend::borders`]), whole planes along x. A line
     /// `(c, z)` of the box at a time on every thread; a whole line cluster by cluster, each
     /// cluster's lanes in a run.
-    pub(crate) fn read_lines(&self, [cols, ys, zs]: [Range<usize>; 3]) -> Vec<T> {
+    pub(crate) fn read_lines(&self, [cols, ys, zs]: [Range<usize>; 3], out: &mut Vec<T>) {
         let (d, q) = (self.d, self.d.q);
         let per_line = (ys.len() * q).max(1);
-        let mut out = vec![T::default(); cols.len() * ys.len() * zs.len() * q];
+        out.resize(cols.len() * ys.len() * zs.len() * q, T::default());
         let lines = lines_per_task(per_line);
         let tasks: Vec<&mut [T]> = out.chunks_mut(lines * per_line).collect();
         parallel::for_each_owned(tasks, &|t, task| {
@@ -1029,7 +1029,6 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 });
             }
         });
-        out
     }
 
     /// Writes values laid out as [`Lattice::read_lines`]' into the current copy's storage box

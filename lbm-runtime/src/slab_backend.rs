@@ -37,8 +37,9 @@ pub trait SlabBackend: Block + Send {
     /// layers: along x the `H` border columns (whole stored planes), along y or z — an axis
     /// the block is cut along — its `H` border lines over its own columns and every stored line
     /// across (the ghost lines of the axes exchanged before included); in logical order,
-    /// `[((c·nz + z)·ny + y)·Q + i]` from the box's corner (waits for the step in flight).
-    fn borders(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
+    /// `[((c·nz + z)·ny + y)·Q + i]` from the box's corner, into `into` (its memory reused:
+    /// [`crate::group::Halo`]; waits for the step in flight).
+    fn borders(&self, axis: usize, into: &mut [Vec<Self::Real>; 2]) -> Result<(), Error>;
 
     /// Stores the neighbours' borders along `axis` ([`SlabBackend::borders`]: the one below's
     /// upper, the one above's lower) into the ghost layers below and above; a side given no
@@ -61,9 +62,9 @@ pub trait SlabBackend: Block + Send {
     fn pushes(&self) -> bool;
 
     /// After an AA pull half-step, the ghost layers along `axis` below and above, in the order
-    /// of [`SlabBackend::borders`]: they hold the populations pushed across the cuts, for the
-    /// neighbours.
-    fn pushed(&self, axis: usize) -> Result<[Vec<Self::Real>; 2], Error>;
+    /// of [`SlabBackend::borders`], into `into`: they hold the populations pushed across the
+    /// cuts, for the neighbours.
+    fn pushed(&self, axis: usize, into: &mut [Vec<Self::Real>; 2]) -> Result<(), Error>;
 
     /// Writes the populations the neighbours along `axis` pushed across the cuts (their
     /// [`SlabBackend::pushed`] layers: the one below's upper, the one above's lower) into the
@@ -158,10 +159,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         self.lattice().dims().lx
     }
 
-    fn borders(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        Ok(self
-            .boxes(axis, BORDERS)
-            .map(|b| self.lattice().read_lines(b)))
+    fn borders(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        self.read_boxes(axis, BORDERS, into);
+        Ok(())
     }
 
     fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
@@ -210,10 +210,9 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
         lat.scheme().pushed(lat.is_odd())
     }
 
-    fn pushed(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        Ok(self
-            .boxes(axis, HALOS)
-            .map(|b| self.lattice().read_lines(b)))
+    fn pushed(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        self.read_boxes(axis, HALOS, into);
+        Ok(())
     }
 
     fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {

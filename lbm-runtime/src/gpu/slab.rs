@@ -183,8 +183,9 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         self.lattice.dims().lx
     }
 
-    fn borders(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        self.read_pair(face(&self.faces, axis, BORDERS)?)
+    fn borders(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        *into = self.read_pair(face(&self.faces, axis, BORDERS)?)?;
+        Ok(())
     }
 
     fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
@@ -235,12 +236,12 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
 
     /// Along x, a copy is kept: the fold that passes the neighbours' pushes through the halo
     /// columns puts it back.
-    fn pushed(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        let pushed = self.read_pair(face(&self.faces, axis, HALOS)?)?;
+    fn pushed(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        *into = self.read_pair(face(&self.faces, axis, HALOS)?)?;
         if axis == 0 {
-            *self.own_pushed.lock().map_err(poisoned)? = Some(pushed.clone());
+            *self.own_pushed.lock().map_err(poisoned)? = Some(into.clone());
         }
-        Ok(pushed)
+        Ok(())
     }
 
     /// Along x on the device (`GpuLattice::fold_in`); along y and z the border lines read

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use mpi::point_to_point::{Destination, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 
-use super::{by_thread, peer, run_guarded, trade, Group, Ranks, Threads, Transfers, SCATTER};
+use super::{by_thread, peer, run_guarded, trade, Group, Halo, Ranks, Threads, Transfers, SCATTER};
 use crate::blocks::Peers;
 use crate::runtime_error::DomainError;
 use crate::{Error, Real};
@@ -183,15 +183,18 @@ impl<T: Real> Transfers<T> for RankThreads {
     fn swap_during(
         &self,
         peers: Peers,
-        to: [Vec<T>; 2],
+        halo: &mut Halo<T>,
         chunks: usize,
         work: &mut dyn FnMut(Range<usize>, usize) -> Result<(), Error>,
-    ) -> Result<[Vec<T>; 2], Error> {
+    ) -> Result<(), Error> {
         let here = self.ranks.rank();
         let remote = peers.map(|p| p.map(|p| self.place(p)).filter(|&(r, _)| r != here));
         // What comes from below is as long as what goes up, and the other way round.
-        let [mut from_below, mut from_above] =
-            [0, 1].map(|side| vec![T::default(); remote[side].map_or(0, |_| to[1 - side].len())]);
+        let Halo { to, from } = halo;
+        for side in [0, 1] {
+            let len = remote[side].map_or(0, |_| to[1 - side].len());
+            from[side].resize(len, T::default());
+        }
         let me = self.threads.rank();
         let tag = |thread: usize, down: bool| {
             SWAPS + mpi::Tag::try_from(2 * thread + usize::from(down)).expect("a tag fits")
@@ -204,24 +207,27 @@ impl<T: Real> Transfers<T> for RankThreads {
             remote[0].map(|(r, t)| (r, tag(t, true))),
             remote[1].map(|(r, t)| (r, tag(t, false))),
         ];
+        let [from_below, from_above] = &mut *from;
         let done = trade(
             self.ranks.comm(),
-            (recv, [&mut from_below, &mut from_above]),
+            (recv, [from_below, from_above]),
             (send, [&to[0], &to[1]]),
             chunks,
             work,
         );
         // The threads of this rank meet after their own messages, so that none sends the next
         // exchange's before every thread here has received this one's.
-        let all = self.threads.all(Arc::new(to));
+        let all = self.threads.all(Arc::new(std::mem::take(to)));
         done?;
         let first = self.firsts[here];
-        let mut from = [from_below, from_above];
-        Ok([0, 1].map(|side| match (peers[side], remote[side]) {
-            (Some(_), Some(_)) => std::mem::take(&mut from[side]),
-            (Some(p), None) => all[p - first][1 - side].clone(),
-            (None, _) => all[me][side].clone(),
-        }))
+        for side in [0, 1] {
+            match (peers[side], remote[side]) {
+                (Some(_), Some(_)) => {}
+                (Some(p), None) => from[side].clone_from(&all[p - first][1 - side]),
+                (None, _) => from[side].clone_from(&all[me][side]),
+            }
+        }
+        Ok(())
     }
 
     fn gather(&self, local: Vec<T>) -> Option<Vec<T>> {

@@ -299,8 +299,9 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
             return Ok(());
         };
         if bulk.needs_halos() {
-            let [edge_l, edge_r] = bulk.borders(0)?;
-            let (from_l, from_r) = (left.borders(0)?, right.borders(0)?);
+            let [edge_l, edge_r] = taken(|v| bulk.borders(0, v))?;
+            let from_l = taken(|v| left.borders(0, v))?;
+            let from_r = taken(|v| right.borders(0, v))?;
             bulk.set_ghosts(0, [&from_l[RIGHT], &from_r[LEFT]])?;
             left.set_ghosts(0, [&[], &edge_l])?;
             right.set_ghosts(0, [&edge_r, &[]])?;
@@ -371,19 +372,33 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         Ok((median(&mut dev), median(&mut host)))
     }
 
-    /// The values `f` gives for each part, side by side along x: the block's border or ghost
-    /// lines along y or z, whose boxes are the parts' boxes one after the other.
-    fn joined(
+    /// What `f` reads of the parts along `axis` into `into`: along x the outer parts' outer
+    /// sides (a split's outer borders or halos); along y and z each part's, side by side along
+    /// x (the block's border or ghost lines, whose boxes are the parts' one after the other); a
+    /// slab not split reads its own.
+    fn outer_or_joined(
         &self,
-        f: impl Fn(&dyn SlabBackend<Model = M, Real = T>) -> Result<[Vec<T>; 2], Error>,
-    ) -> Result<[Vec<T>; 2], Error> {
-        let mut out = [Vec::new(), Vec::new()];
-        for (part, _) in self.parts() {
-            for (all, own) in out.iter_mut().zip(f(part)?) {
-                all.extend(own);
+        axis: usize,
+        into: &mut [Vec<T>; 2],
+        f: impl Fn(&dyn SlabBackend<Model = M, Real = T>, &mut [Vec<T>; 2]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        match (&self.parts, axis) {
+            (Parts::Split { left, right, .. }, 0) => {
+                let ([outer_l, _], [_, outer_r]) =
+                    (taken(|v| f(&**left, v))?, taken(|v| f(&**right, v))?);
+                *into = [outer_l, outer_r];
             }
+            (Parts::Split { .. }, _) => {
+                into.iter_mut().for_each(Vec::clear);
+                for (part, _) in self.parts() {
+                    for (all, own) in into.iter_mut().zip(taken(|v| f(part, v))?) {
+                        all.extend(own);
+                    }
+                }
+            }
+            _ => f(self.first(), into)?,
         }
-        Ok(out)
+        Ok(())
     }
 
     /// `f` on the parts for what the neighbours along `axis` sent, `from`: along x the left
@@ -408,7 +423,7 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
     }
 
     /// `f` on each part with its columns' share of `from`, values over the block's columns
-    /// side by side along x (as [`SplitSlab::joined`] gives them).
+    /// side by side along x (as [`SplitSlab::outer_or_joined`] gives them).
     fn shared(
         &mut self,
         from: [&[T]; 2],
@@ -432,7 +447,9 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         if !bulk.pushes() {
             return Ok(());
         }
-        let (pl, pb, pr) = (left.pushed(0)?, bulk.pushed(0)?, right.pushed(0)?);
+        let pl = taken(|v| left.pushed(0, v))?;
+        let pb = taken(|v| bulk.pushed(0, v))?;
+        let pr = taken(|v| right.pushed(0, v))?;
         left.fold(0, [&[], &pb[LEFT]])?;
         bulk.fold(0, [&pl[RIGHT], &pr[LEFT]])?;
         right.fold(0, [&pb[RIGHT], &[]])
@@ -547,15 +564,8 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
         self.parts().iter().map(|(p, _)| p.width()).sum()
     }
     /// Along x the outer parts' outer borders; along y and z the parts' side by side.
-    fn borders(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        match (&self.parts, axis) {
-            (Parts::Split { left, right, .. }, 0) => {
-                let [outer_l, _] = left.borders(0)?;
-                let [_, outer_r] = right.borders(0)?;
-                Ok([outer_l, outer_r])
-            }
-            _ => self.joined(|p| p.borders(axis)),
-        }
+    fn borders(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        self.outer_or_joined(axis, into, |p, v| p.borders(axis, v))
     }
     fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         self.outer_or_shared(axis, from, |p, side| p.set_ghosts(axis, side))
@@ -589,15 +599,8 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
     fn pushes(&self) -> bool {
         self.first().pushes()
     }
-    fn pushed(&self, axis: usize) -> Result<[Vec<T>; 2], Error> {
-        match (&self.parts, axis) {
-            (Parts::Split { left, right, .. }, 0) => {
-                let [outer_l, _] = left.pushed(0)?;
-                let [_, outer_r] = right.pushed(0)?;
-                Ok([outer_l, outer_r])
-            }
-            _ => self.joined(|p| p.pushed(axis)),
-        }
+    fn pushed(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        self.outer_or_joined(axis, into, |p, v| p.pushed(axis, v))
     }
     fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         self.outer_or_shared(axis, from, |p, side| p.fold(axis, side))
@@ -672,4 +675,13 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
         }
         Ok(())
     }
+}
+
+/// The pair of values `read` puts into a new pair of buffers.
+fn taken<T>(
+    read: impl FnOnce(&mut [Vec<T>; 2]) -> Result<(), Error>,
+) -> Result<[Vec<T>; 2], Error> {
+    let mut pair = [Vec::new(), Vec::new()];
+    read(&mut pair)?;
+    Ok(pair)
 }
