@@ -13,7 +13,7 @@ use super::walls::{apply, line_sets, Rule, Set, Side};
 use super::{FdError, FdRun, FdScheme, Integrator};
 use crate::blocks::Blocks;
 use crate::checkpoint::{CheckpointHeader, FdFacts, ParamValue, ORDER};
-use crate::group::{agree, OneProcess, Transfers};
+use crate::group::{agree, Halo, OneProcess, Transfers};
 use crate::memory::{self, Need};
 use crate::parallel;
 use crate::Real;
@@ -46,6 +46,8 @@ pub struct FdGrid<S: FdScheme, T: Real> {
     pub(crate) offsets: Vec<isize>,
     pub(crate) steps: u64,
     pub(crate) time: f64,
+    /// The buffers of the exchanges along each axis, kept from step to step.
+    halos: [Halo<T>; 3],
     _scheme: PhantomData<S>,
 }
 
@@ -131,6 +133,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
             offsets,
             steps: 0,
             time: 0.0,
+            halos: Default::default(),
             _scheme: PhantomData,
         })
     }
@@ -526,25 +529,27 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
         let (g, m) = (self.g[a], self.m[a]);
         // Per unknown, the layers' values in node order (the same on the wire in any layout).
         let nu = S::UNKNOWNS.len();
-        let pack = |first: usize| -> Vec<T> {
+        let mut halo = std::mem::take(&mut self.halos[a]);
+        for (out, first) in halo.to.iter_mut().zip([g, m]) {
             let runs = self.face(a, first);
-            let mut out = Vec::new();
+            out.clear();
             for u in 0..nu {
                 for &(i, len) in &runs {
                     out.extend(self.phi.run(u, i, len));
                 }
             }
-            out
-        };
-        let to = [pack(g), pack(m)];
+        }
         let peers = self.blocks.neighbours(self.group.rank(), a);
-        let [below, above] = self.group.swap(peers, to);
-        for (high, from, first) in [(false, below, 0), (true, above, m + g)] {
+        (self
+            .group
+            .swap_during(peers, &mut halo, 0, &mut |_, _| Ok(())))
+        .unwrap_or_else(|_| unreachable!("no work that can fail runs beside this exchange"));
+        for (high, from, first) in [(false, &halo.from[0], 0), (true, &halo.from[1], m + g)] {
             if self.wall_here(a, high) {
                 continue;
             }
             let runs = self.face(a, first);
-            let mut values = from.into_iter();
+            let mut values = from.iter().copied();
             for u in 0..nu {
                 for &(start, len) in &runs {
                     for i in start..start + len {
@@ -554,6 +559,7 @@ impl<S: FdScheme, T: Real> FdGrid<S, T> {
                 }
             }
         }
+        self.halos[a] = halo;
     }
 
     /// The sets of the sides along axis `a` on this block, per unknown: the periodic wrap
