@@ -7,6 +7,7 @@
 //! transfer is one dispatch, one copy and one wait.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use super::super::shader::{self, LINE_GROUP};
 use super::{check_len, GpuError, GpuLattice};
@@ -23,6 +24,9 @@ pub struct SiteBoxes {
     pops: Vec<u8>,
     /// Values moved through `vals`, on the device (empty plans move nothing).
     vals: Option<wgpu::Buffer>,
+    /// Where `vals` is copied to be read on the host, made at the first read and kept: a
+    /// block's borders are read back at every step.
+    staging: OnceLock<wgpu::Buffer>,
     /// One bind group per copy that may hold the state (bound as copy A, as the lattice's).
     groups: Vec<wgpu::BindGroup>,
 }
@@ -112,6 +116,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             lens,
             pops,
             vals,
+            staging: OnceLock::new(),
             groups,
         })
     }
@@ -131,13 +136,13 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let Some(vals) = &plan.vals else {
             return Ok(plan.lens.iter().map(|_| Vec::new()).collect());
         };
-        let bytes = (plan.len() * size_of::<T>()) as u64;
-        let staging = self.ctx.staging(bytes.next_multiple_of(4));
+        let bytes = ((plan.len() * size_of::<T>()) as u64).next_multiple_of(4);
+        let staging = (plan.staging).get_or_init(|| self.ctx.staging(bytes));
         let mut enc = self.encoder();
         self.dispatch_lines(&mut enc, plan, false)?;
-        enc.copy_buffer_to_buffer(vals, 0, &staging, 0, bytes.next_multiple_of(4));
+        enc.copy_buffer_to_buffer(vals, 0, staging, 0, bytes);
         self.ctx.queue.submit([enc.finish()]);
-        let raw: Vec<T> = self.ctx.map_read(&staging)?;
+        let raw: Vec<T> = self.ctx.map_read(staging)?;
         let mut values = (raw.into_iter().zip(&plan.pops))
             .map(|(v, &i)| storage::value(v.to_stored(), &self.rest, usize::from(i)));
         Ok((plan.lens.iter())
