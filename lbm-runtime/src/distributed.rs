@@ -193,11 +193,7 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         self.slab.update_borders_and_finish()?;
         if self.slab.pushes() {
             for axis in self.exchanged_axes([0, 1, 2]) {
-                let mut halo = std::mem::take(&mut self.halos[axis]);
-                self.slab.pushed(axis, &mut halo.to)?;
-                self.swap(axis, &mut halo, 0)?;
-                self.slab.fold(axis, [&halo.from[0], &halo.from[1]])?;
-                self.halos[axis] = halo;
+                self.trade(axis, 0, (P::pushed, P::fold))?;
             }
         }
         Ok(())
@@ -224,13 +220,26 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// ([`crate::blocks`]).
     fn exchange_during(&mut self, chunks: usize) -> Result<(), Error> {
         for axis in self.exchanged_axes([2, 1, 0]) {
-            let mut halo = std::mem::take(&mut self.halos[axis]);
-            self.slab.borders(axis, &mut halo.to)?;
             let work = if axis == 0 { chunks } else { 0 };
-            self.swap(axis, &mut halo, work)?;
-            self.slab.set_ghosts(axis, [&halo.from[0], &halo.from[1]])?;
-            self.halos[axis] = halo;
+            self.trade(axis, work, (P::borders, P::set_ghosts))?;
         }
+        Ok(())
+    }
+
+    /// One trade along `axis` through its kept buffers: `read` the block's layers into them,
+    /// swap them with the neighbours (the bulk updated in `chunks` parts meanwhile), `write`
+    /// what came back.
+    fn trade(
+        &mut self,
+        axis: usize,
+        chunks: usize,
+        (read, write): (Read<P, T>, Write<P, T>),
+    ) -> Result<(), Error> {
+        let mut halo = std::mem::take(&mut self.halos[axis]);
+        read(&self.slab, axis, &mut halo.to)?;
+        self.swap(axis, &mut halo, chunks)?;
+        write(&mut self.slab, axis, [&halo.from[0], &halo.from[1]])?;
+        self.halos[axis] = halo;
         Ok(())
     }
 
@@ -380,6 +389,14 @@ pub fn exchange_seconds<T: Real>(group: &dyn Transfers<T>, len: usize, reps: usi
     }
     group.max(vec![median(&mut times)])[0]
 }
+
+/// A backend's read of its layers along an axis into a pair of buffers
+/// ([`SlabBackend::borders`], [`SlabBackend::pushed`]).
+type Read<P, T> = fn(&P, usize, &mut [Vec<T>; 2]) -> Result<(), Error>;
+
+/// A backend's write of what its neighbours along an axis sent
+/// ([`SlabBackend::set_ghosts`], [`SlabBackend::fold`]).
+type Write<P, T> = fn(&mut P, usize, [&[T]; 2]) -> Result<(), Error>;
 
 /// Step times measured on the processes of a group, seconds (the slowest one's).
 #[derive(Debug, Clone, PartialEq)]
