@@ -256,6 +256,16 @@ impl GpuContext {
         &self,
         buf: &wgpu::Buffer,
     ) -> Result<Vec<P>, GpuError> {
+        self.map_read_with(buf, <[P]>::to_vec)
+    }
+
+    /// What `read` makes of the values of `buf` (a staging buffer with `MAP_READ`), mapped
+    /// after the submitted work, without copying them first where they lie aligned for `P`.
+    pub(crate) fn map_read_with<P: bytemuck::Pod, R>(
+        &self,
+        buf: &wgpu::Buffer,
+        read: impl FnOnce(&[P]) -> R,
+    ) -> Result<R, GpuError> {
         let (tx, rx) = std::sync::mpsc::channel();
         buf.map_async(wgpu::MapMode::Read, .., move |r| {
             let _ = tx.send(r);
@@ -267,10 +277,15 @@ impl GpuContext {
         let view = buf
             .get_mapped_range(..)
             .map_err(|e| GpuError::Device(format!("mapped range: {e}")))?;
-        let v = bytemuck::pod_collect_to_vec(&view[..]);
+        // Copied where the mapping is not aligned for `P` or ends within a value (a range
+        // rounded up to 4 bytes: the last value then padded with zeros).
+        let r = match bytemuck::try_cast_slice(&view[..]) {
+            Ok(values) => read(values),
+            Err(_) => read(&bytemuck::pod_collect_to_vec(&view[..])),
+        };
         drop(view);
         buf.unmap();
-        Ok(v)
+        Ok(r)
     }
 
     /// A buffer of `bytes` bytes to copy into and map for reading.

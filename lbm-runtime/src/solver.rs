@@ -229,6 +229,24 @@ pub trait Solver: Block {
         })
     }
 
+    /// [`Solver::output_moments`] from moments already taken: `own`, per-site fields of this
+    /// process's own sites as [`Solver::local_moments`] gives them (any number of fields),
+    /// moved to [`Solver::output_planes`] (collective: [`crate::planes::to_planes`]). What a
+    /// block that writes its own VTK piece gives the outputs that read whole planes, without
+    /// computing its moments twice.
+    fn planes_of(&self, own: &[Vec<f64>]) -> Vec<Vec<f64>> {
+        let size = self.extent().size();
+        let [_, ys, zs] = self.local_box();
+        let per_column = ys.len() * zs.len();
+        let mut columns = |cols: Range<usize>| -> Vec<Vec<f64>> {
+            let sites = cols.start * per_column..cols.end * per_column;
+            own.iter().map(|f| f[sites.clone()].to_vec()).collect()
+        };
+        let (boxes, planes) = (self.boxes_of_ranks(), self.planes_of_ranks());
+        let fields = (own.len(), &mut columns as crate::planes::Columns<'_>);
+        crate::planes::to_planes(self.group(), (&boxes, &planes), size, fields)
+    }
+
     /// The columns (planes in 3-D) beside this process's output planes, `[before its first,
     /// after its last]`, wrapping around the lattice: each process gives its own `[first,
     /// last]` — any values per column, e.g. its moments there — and receives its neighbours'

@@ -232,9 +232,9 @@ fn gpu_tables(
             peak.best,
             peak.how()
         );
-        for (&l, scheme) in a
-            .layout
-            .iter()
+        for (l, scheme) in a
+            .layouts()
+            .into_iter()
             .flat_map(|l| [(l, Scheme::TwoCopy), (l, Scheme::InPlace)])
         {
             let layout = layout_kind(l, p.default_vl());
@@ -406,7 +406,7 @@ fn preflight(a: &BenchArgs) -> Result<(), CliError> {
         fits("fd-size", "the grid's unknowns", grid)?;
     }
     let all = [Which::D2q9, Which::D2q37, Which::D3q19, Which::D3q27];
-    lattices_fit(a, &all, (&a.layout, &a.precision), |size| size)?;
+    lattices_fit(a, &all, (&a.layouts(), &a.precision), |size| size)?;
     Ok(())
 }
 
@@ -470,7 +470,7 @@ impl Table<'_> {
             "GB/s (% BW)",
             "GFLOP/s (% peak)"
         );
-        for &l in &a.layout {
+        for l in a.layouts() {
             let job = LayoutJob::<M> {
                 a,
                 limits: Limits { bw, peak },
@@ -653,7 +653,7 @@ fn fd_table<T: Real>(
             let bw = measure_bandwidth(probe_bytes(a), 5).copy;
             let mut times = Vec::new();
             let mut bytes = 0;
-            for &layout in &a.layout {
+            for layout in a.layouts() {
                 let Some(layout) = fd_layout(layout) else {
                     say!(
                         "\nfd-cavity csoa: the soa row (fd-cavity's soa runs in clusters of 8 nodes along x)"

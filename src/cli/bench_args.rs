@@ -44,8 +44,9 @@ pub struct BenchArgs {
     /// Precisions to run.
     #[arg(long, value_enum, num_args = 1.., default_values_t = [Precision::F64, Precision::F32])]
     pub precision: Vec<Precision>,
-    /// Layouts to run.
-    #[arg(long, value_enum, num_args = 1.., default_values_t = [LayoutArg::Aos, LayoutArg::Soa, LayoutArg::Csoa, LayoutArg::Caosoa])]
+    /// Layouts to run (default: all four in the tables; CAoSoA, as `lbm run`, for --ranks and
+    /// --split, which run the first given).
+    #[arg(long, value_enum, num_args = 1..)]
     pub layout: Vec<LayoutArg>,
     /// Also write every row of the tables (CPU kernels and GPU fused steps) to this CSV file,
     /// with the limits measured beside them, for plotting (written whole at the end; an
@@ -106,6 +107,27 @@ pub struct BenchArgs {
     /// Timed steps per point of the split sweep.
     #[arg(long, default_value_t = 40, value_parser = positive::<u64>)]
     pub split_steps: u64,
+}
+
+impl BenchArgs {
+    /// The layouts of the tables: those given, else all four.
+    pub fn layouts(&self) -> Vec<LayoutArg> {
+        match self.layout.is_empty() {
+            true => vec![
+                LayoutArg::Aos,
+                LayoutArg::Soa,
+                LayoutArg::Csoa,
+                LayoutArg::Caosoa,
+            ],
+            false => self.layout.clone(),
+        }
+    }
+
+    /// The layout of a run of one layout (--ranks, --split): the first given, else CAoSoA,
+    /// which `lbm run` takes.
+    pub fn first_layout(&self) -> LayoutArg {
+        self.layout.first().copied().unwrap_or(LayoutArg::Caosoa)
+    }
 }
 
 /// Backends to benchmark.

@@ -437,9 +437,7 @@ impl<'a, C: Case> Outputs<'a, C> {
             if vtk {
                 let written = block.as_ref().unwrap_or(&piece);
                 let stem = self.file(format!("{name}_{step:08}"));
-                let joined = vtk::write_joined(&stem, written, &sources)?;
-                let file = joined.file_name().map(|f| f.to_string_lossy().into_owned());
-                self.series.push(step, file.unwrap_or_default())?;
+                self.series.add(step, &stem, (written, &sources))?;
                 self.written += 1;
             }
             if !files {

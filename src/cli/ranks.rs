@@ -24,7 +24,7 @@ use super::bench_args::{
     Backend, BenchArgs, Which, d3q19_duct, lattices_fit, open_options, require_one_of,
 };
 use super::world::World;
-use super::{CliError, Generic, LayoutArg, Precision, dispatch};
+use super::{CliError, Generic, Precision, dispatch};
 
 /// Rank counts of the predicted curves when none are given: to 1024.
 const DEFAULT_RANKS: [usize; 11] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024];
@@ -61,7 +61,7 @@ pub fn run(a: &BenchArgs, ranks: &[usize], world: &World) -> Result<(), CliError
     } else {
         ranks.to_vec()
     };
-    let layout = a.layout.first().copied().unwrap_or(LayoutArg::Caosoa);
+    let layout = a.first_layout();
     let precision = a.precision.first().copied().unwrap_or(Precision::F64);
     // Each rank's slab, the widest, must fit in the memory available.
     let slab = |[lx, ly, lz]: [usize; 3]| [lx.div_ceil(world.group().ranks()), ly, lz];

@@ -36,21 +36,14 @@ pub trait Driven: Solver {
     }
 
     /// The moment fields of the planes whose outputs this process writes, moved there from
-    /// the fields of the blocks, `block` this process's ([`Driven::block_fields`]; collective:
-    /// [`lbm::planes::to_planes`]): [`Driven::fields`] without computing the moments again.
+    /// the fields of this process's block, `block` ([`Driven::block_fields`]; collective:
+    /// [`Solver::planes_of`]): [`Driven::fields`] without computing the moments again.
     fn fields_from_blocks(&self, block: &Fields) -> Result<Fields, CliError> {
-        let size @ [_, ly, lz] = self.extent().size();
-        let (boxes, planes) = (self.boxes_of_ranks(), self.planes_of_ranks());
-        let (data, per_column) = (block.data(), block.plane());
-        let mut columns = |cols: std::ops::Range<usize>| -> Vec<Vec<f64>> {
-            let values = cols.start * per_column..cols.end * per_column;
-            data.iter().map(|f| f[values.clone()].to_vec()).collect()
-        };
-        let counts = (data.len(), &mut columns as lbm::planes::Columns<'_>);
-        let moved = lbm::planes::to_planes(self.group(), (&boxes, &planes), size, counts);
+        let [_, ly, lz] = self.extent().size();
         let cells = [self.output_planes(), 0..ly, 0..lz];
+        let moved = self.planes_of(block.data());
         Ok(Fields::piece::<Self::Model>(
-            size,
+            self.extent().size(),
             cells,
             self.steps_done(),
             moved,

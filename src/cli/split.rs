@@ -27,7 +27,8 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
     require_one_of(a, &[Which::D2q9, Which::D2q37, Which::D3q19], "split")?;
     // The lattices of the sweep fit, in the layout and precision it runs, before the device
     // is opened.
-    let first = |key, size| (key, size, &a.layout[..1], &a.precision[..1]);
+    let layout = [a.first_layout()];
+    let first = |key, size| (key, size, &layout[..], &a.precision[..1]);
     if a.model.includes(Which::D2q9) {
         let (lx, ly) = a.split_size.unwrap_or(D2Q9_SIZE);
         lattice_fits::<D2Q9Bgk>(first("split-size", [lx, ly, 1]))?;
@@ -50,7 +51,7 @@ pub fn run(a: &BenchArgs) -> Result<(), CliError> {
              real one, but not a GPU one"
         );
     }
-    let (layout, precision) = (a.layout[0], a.precision[0]);
+    let (layout, precision) = (layout[0], a.precision[0]);
     if a.model.includes(Which::D2q9) {
         let spec = GlobalSpec::<D2Q9Bgk> {
             lx: a.split_size.unwrap_or(D2Q9_SIZE).0,

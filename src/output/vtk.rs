@@ -198,11 +198,17 @@ fn attributes(f: &Fields) -> String {
 /// lattice, a `.pvti` (one image of the whole lattice); otherwise — a sparse domain, whose
 /// blocks left out would be cells of that image that no piece holds — a `.vtm`, a multiblock
 /// dataset of the pieces, each an image of its own box (ParaView shows the blocks that exist
-/// and nothing where the others would be).
-pub fn joined(f: &Fields, sources: &[([Range<usize>; 3], String)]) -> (&'static str, Vec<u8>) {
+/// and nothing where the others would be). `multiblock` asks for a `.vtm` whatever the
+/// pieces cover.
+pub fn joined(
+    f: &Fields,
+    sources: &[([Range<usize>; 3], String)],
+    multiblock: bool,
+) -> (&'static str, Vec<u8>) {
     let whole = extent(&[0..f.lx, 0..f.ly, 0..f.lz], f);
     let volume = |b: &[Range<usize>; 3]| b.iter().map(Range::len).product::<usize>();
-    if sources.iter().map(|(b, _)| volume(b)).sum::<usize>() < f.lx * f.ly * f.lz {
+    let covered = sources.iter().map(|(b, _)| volume(b)).sum::<usize>();
+    if multiblock || covered < f.lx * f.ly * f.lz {
         // `WholeExtent`, which VTK's reader passes over, tells [`read_joined`] the lattice.
         let mut xml = format!(
             "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" \
@@ -242,14 +248,15 @@ pub fn joined(f: &Fields, sources: &[([Range<usize>; 3], String)]) -> (&'static 
     ("pvti", xml.into_bytes())
 }
 
-/// Writes [`joined`]`(f, sources)` to `<stem>.pvti` or `<stem>.vtm`, atomically, and returns
-/// that path.
+/// Writes [`joined`]`(f, sources, multiblock)` to `<stem>.pvti` or `<stem>.vtm`, atomically,
+/// and returns that path.
 pub fn write_joined(
     stem: &Path,
     f: &Fields,
     sources: &[([Range<usize>; 3], String)],
+    multiblock: bool,
 ) -> Result<PathBuf, OutputError> {
-    let (ext, bytes) = joined(f, sources);
+    let (ext, bytes) = joined(f, sources, multiblock);
     let path = stem.with_extension(ext);
     write_file(&path, &[&bytes])?;
     Ok(path)
@@ -309,6 +316,27 @@ impl Series {
         }
         xml += "  </Collection>\n</VTKFile>\n";
         write_file(&self.path, &[xml.as_bytes()])
+    }
+
+    /// Writes the file joining the pieces `sources` of step `step` at `stem`
+    /// ([`write_joined`]) and adds it to the series. Its steps stay one kind of dataset: where
+    /// the series holds `.vtm` steps (a sparse domain's), so does the step added, even where
+    /// its pieces cover the lattice (a sparse run resumed on the whole box), so that a reader
+    /// of the series meets one kind of dataset from step to step.
+    pub fn add(
+        &mut self,
+        step: u64,
+        stem: &Path,
+        (f, sources): (&Fields, &[([Range<usize>; 3], String)]),
+    ) -> Result<PathBuf, OutputError> {
+        let multiblock = self
+            .steps
+            .iter()
+            .any(|(t, file)| *t < step && file.ends_with(".vtm"));
+        let path = write_joined(stem, f, sources, multiblock)?;
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        self.push(step, name.into_owned())?;
+        Ok(path)
     }
 
     /// The series' file.
@@ -494,7 +522,15 @@ mod tests {
         let (lx, ly) = (5, 3);
         let whole = fields(lx, ly);
         let dir = tempfile::tempdir().unwrap();
-        for (zlib, left_out) in [(false, false), (true, false), (false, true), (true, true)] {
+        // (compressed, a block left out, a `.vtm` asked for though the pieces cover all)
+        let cases = [
+            (false, false, false),
+            (true, false, false),
+            (false, true, false),
+            (true, true, false),
+            (false, false, true),
+        ];
+        for (zlib, left_out, multiblock) in cases {
             let mut sources = Vec::new();
             // Whole columns and blocks: columns 0..2, and 2..5 cut along y.
             let boxes = [[0..2, 0..3, 0..1], [2..5, 0..1, 0..1], [2..5, 1..3, 0..1]];
@@ -519,8 +555,13 @@ mod tests {
                 write_piece(&dir.path().join(&name), &p, zlib).unwrap();
                 sources.push((cells, name));
             }
-            let joined = write_joined(&dir.path().join("all"), &whole, &sources).unwrap();
-            let ext = if left_out { "vtm" } else { "pvti" };
+            let joined =
+                write_joined(&dir.path().join("all"), &whole, &sources, multiblock).unwrap();
+            let ext = if left_out || multiblock {
+                "vtm"
+            } else {
+                "pvti"
+            };
             assert_eq!(joined, dir.path().join(format!("all.{ext}")));
             let back = read_joined(&joined).unwrap();
             assert_eq!((back.lx, back.ly), (lx, ly));
@@ -535,11 +576,34 @@ mod tests {
             let u = &back.arrays[1];
             assert_eq!((u.0.as_str(), u.1), ("velocity", 3));
             assert_eq!(u.2[3..6], [1.5, -1.0, 0.0]);
-            if left_out {
+            if left_out || multiblock {
                 let text = std::fs::read_to_string(&joined).unwrap();
-                assert_eq!(text.matches("<DataSet ").count(), 2, "{text}");
+                assert_eq!(text.matches("<DataSet ").count(), sources.len(), "{text}");
             }
         }
+    }
+
+    #[test]
+    fn a_series_of_multiblock_steps_stays_one() {
+        let (lx, ly) = (5, 3);
+        let whole = fields(lx, ly);
+        let dir = tempfile::tempdir().unwrap();
+        let sources = [([0..lx, 0..ly, 0..1], "p.vti".to_string())];
+        let stem = |t: u64| dir.path().join(format!("run_{t:08}"));
+        let path = dir.path().join("run.pvd");
+        let added = Series::new(&path).add(0, &stem(0), (&whole, &sources));
+        assert_eq!(
+            added.unwrap(),
+            stem(0).with_extension("pvti"),
+            "a whole box"
+        );
+        let mut s = Series::new(&path);
+        s.push(0, "run_00000000.vtm".into()).unwrap();
+        let mut r = Series::resume(&path, 0);
+        let added = r.add(10, &stem(10), (&whole, &sources)).unwrap();
+        assert_eq!(added, stem(10).with_extension("vtm"), "after a sparse step");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("file=\"run_00000010.vtm\""), "{text}");
     }
 
     #[test]

@@ -42,7 +42,10 @@ pub struct GpuSlab<M: Model, T: Real> {
     /// What the last AA pull half-step pushed into the halos ([`SlabBackend::pushed`]): the
     /// odd state keeps it there (the border sites' populations that crossed the cuts), so a
     /// fold, which passes the neighbours' pushes through the halo columns, puts it back.
-    own_pushed: Mutex<Option<[Vec<T>; 2]>>,
+    /// Whether a copy waits there; its memory is kept from step to step.
+    own_pushed: Mutex<(bool, [Vec<T>; 2])>,
+    /// The border lines a fold along y or z reads back and writes again, kept.
+    folding: [Vec<T>; 2],
     /// The bulk of the step under way is submitted.
     bulk_submitted: bool,
 }
@@ -101,7 +104,8 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
             frame,
             faces,
             halo_sides,
-            own_pushed: Mutex::new(None),
+            own_pushed: Mutex::default(),
+            folding: Default::default(),
             bulk_submitted: false,
         })
     }
@@ -111,12 +115,9 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
         &self.lattice
     }
 
-    /// The values of both boxes of `plan`, `[below, above]`.
-    fn read_pair(&self, plan: &SiteBoxes) -> Result<[Vec<T>; 2], Error> {
-        let mut b = self.lattice.read_blocks(plan)?;
-        let above = b.pop().unwrap_or_default();
-        let below = b.pop().unwrap_or_default();
-        Ok([below, above])
+    /// The values of both boxes of `plan`, `[below, above]`, into `into` (its memory reused).
+    fn read_pair(&self, plan: &SiteBoxes, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        Ok(self.lattice.read_blocks_into(plan, into)?)
     }
 }
 
@@ -184,16 +185,15 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     }
 
     fn borders(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
-        *into = self.read_pair(face(&self.faces, axis, BORDERS)?)?;
-        Ok(())
+        self.read_pair(face(&self.faces, axis, BORDERS)?, into)
     }
 
     fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         let plan = face(&self.faces, axis, HALOS)?;
-        let kept;
+        let mut kept = Default::default();
         let from = match from {
             [below, above] if below.is_empty() || above.is_empty() => {
-                kept = self.read_pair(plan)?;
+                self.read_pair(plan, &mut kept)?;
                 [0, 1].map(|k| {
                     if from[k].is_empty() {
                         &kept[k][..]
@@ -237,9 +237,13 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     /// Along x, a copy is kept: the fold that passes the neighbours' pushes through the halo
     /// columns puts it back.
     fn pushed(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
-        *into = self.read_pair(face(&self.faces, axis, HALOS)?)?;
+        self.read_pair(face(&self.faces, axis, HALOS)?, into)?;
         if axis == 0 {
-            *self.own_pushed.lock().map_err(poisoned)? = Some(into.clone());
+            let mut own = self.own_pushed.lock().map_err(poisoned)?;
+            own.0 = true;
+            for (kept, pushed) in own.1.iter_mut().zip(into.iter()) {
+                kept.clone_from(pushed);
+            }
         }
         Ok(())
     }
@@ -250,15 +254,16 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         if axis == 0 {
             self.lattice.fold_in(&self.halo_sides, from)?;
-            let own = self.own_pushed.get_mut().map_err(poisoned)?.take();
-            if let Some([left, right]) = own {
+            let (waits, [left, right]) = self.own_pushed.get_mut().map_err(poisoned)?;
+            if std::mem::take(waits) {
                 let plan = face(&self.faces, 0, HALOS)?;
-                self.lattice.write_blocks(plan, &[&left, &right])?;
+                self.lattice.write_blocks(plan, &[left, right])?;
             }
             return Ok(());
         }
         let plan = face(&self.faces, axis, BORDERS)?;
-        let mut border = self.read_pair(plan)?;
+        let mut border = std::mem::take(&mut self.folding);
+        self.read_pair(plan, &mut border)?;
         let d = self.lattice.dims();
         let lay = self.lattice.affine_layout();
         let lanes = |d: &_, y| lay.cluster_lane(d, y);
@@ -270,7 +275,9 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
             border[side][site * M::Q + p] = v;
         }
         let [below, above] = &border;
-        Ok(self.lattice.write_blocks(plan, &[below, above])?)
+        self.lattice.write_blocks(plan, &[below, above])?;
+        self.folding = border;
+        Ok(())
     }
 
     /// Computed on the device over the block's own lines.

@@ -31,7 +31,7 @@
 //! as between ranks ([`SlabBackend::fold`]), the local half-step exchanges nothing.
 
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
@@ -129,6 +129,11 @@ pub struct SplitSlab<M: Model, T: Real> {
     ctx: Arc<GpuContext>,
     /// Whether this step's inner exchange and device submission are done.
     started: bool,
+    /// What the three parts read for their exchange with each other (borders, or what a
+    /// half-step pushed), kept from step to step.
+    inner: [[Vec<T>; 2]; 3],
+    /// What one part reads of a face the block sends (read through `&self`), kept likewise.
+    face: Mutex<[Vec<T>; 2]>,
 }
 
 impl<M: Model, T: Real> SplitSlab<M, T> {
@@ -214,6 +219,8 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
             layout: host.kind,
             ctx: ctx.clone(),
             started: false,
+            inner: Default::default(),
+            face: Mutex::default(),
         })
     }
 
@@ -295,16 +302,18 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
     /// The parts' edge columns into each other's inner halos, when the step reads halos
     /// (reading the bulk's edges waits for the device's previous step).
     fn swap(&mut self) -> Result<(), Error> {
-        let Parts::Split { left, bulk, right } = &mut self.parts else {
+        let Self { parts, inner, .. } = self;
+        let Parts::Split { left, bulk, right } = parts else {
             return Ok(());
         };
         if bulk.needs_halos() {
-            let [edge_l, edge_r] = taken(|v| bulk.borders(0, v))?;
-            let from_l = taken(|v| left.borders(0, v))?;
-            let from_r = taken(|v| right.borders(0, v))?;
+            let [edges, from_l, from_r] = inner;
+            bulk.borders(0, edges)?;
+            left.borders(0, from_l)?;
+            right.borders(0, from_r)?;
             bulk.set_ghosts(0, [&from_l[RIGHT], &from_r[LEFT]])?;
-            left.set_ghosts(0, [&[], &edge_l])?;
-            right.set_ghosts(0, [&edge_r, &[]])?;
+            left.set_ghosts(0, [&[], &edges[LEFT]])?;
+            right.set_ghosts(0, [&edges[RIGHT], &[]])?;
         }
         Ok(())
     }
@@ -382,17 +391,19 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         into: &mut [Vec<T>; 2],
         f: impl Fn(&dyn SlabBackend<Model = M, Real = T>, &mut [Vec<T>; 2]) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        let mut part = self.face.lock().map_err(|_| poisoned())?;
         match (&self.parts, axis) {
             (Parts::Split { left, right, .. }, 0) => {
-                let ([outer_l, _], [_, outer_r]) =
-                    (taken(|v| f(&**left, v))?, taken(|v| f(&**right, v))?);
-                *into = [outer_l, outer_r];
+                f(&**left, into)?;
+                f(&**right, &mut part)?;
+                std::mem::swap(&mut into[RIGHT], &mut part[RIGHT]);
             }
             (Parts::Split { .. }, _) => {
                 into.iter_mut().for_each(Vec::clear);
-                for (part, _) in self.parts() {
-                    for (all, own) in into.iter_mut().zip(taken(|v| f(part, v))?) {
-                        all.extend(own);
+                for (p, _) in self.parts() {
+                    f(p, &mut part)?;
+                    for (all, own) in into.iter_mut().zip(part.iter()) {
+                        all.extend_from_slice(own);
                     }
                 }
             }
@@ -441,15 +452,17 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
     /// After an AA pull half-step, what each part pushed into an inner halo written into its
     /// sibling's border columns.
     fn fold_inner(&mut self) -> Result<(), Error> {
-        let Parts::Split { left, bulk, right } = &mut self.parts else {
+        let Self { parts, inner, .. } = self;
+        let Parts::Split { left, bulk, right } = parts else {
             return Ok(());
         };
         if !bulk.pushes() {
             return Ok(());
         }
-        let pl = taken(|v| left.pushed(0, v))?;
-        let pb = taken(|v| bulk.pushed(0, v))?;
-        let pr = taken(|v| right.pushed(0, v))?;
+        let [pl, pb, pr] = inner;
+        left.pushed(0, pl)?;
+        bulk.pushed(0, pb)?;
+        right.pushed(0, pr)?;
         left.fold(0, [&[], &pb[LEFT]])?;
         bulk.fold(0, [&pl[RIGHT], &pr[LEFT]])?;
         right.fold(0, [&pb[RIGHT], &[]])
@@ -677,11 +690,7 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
     }
 }
 
-/// The pair of values `read` puts into a new pair of buffers.
-fn taken<T>(
-    read: impl FnOnce(&mut [Vec<T>; 2]) -> Result<(), Error>,
-) -> Result<[Vec<T>; 2], Error> {
-    let mut pair = [Vec::new(), Vec::new()];
-    read(&mut pair)?;
-    Ok(pair)
+/// The error of a buffer a thread panicked holding.
+fn poisoned() -> Error {
+    GpuError::Device("a split block's face buffer was poisoned by a panic".into()).into()
 }

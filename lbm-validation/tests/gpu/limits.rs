@@ -9,9 +9,13 @@ use crate::gpu_support;
 use std::f64::consts::PI;
 use std::sync::Arc;
 
-use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions};
+use lbm::blocks::{Blocks, Cut};
+use lbm::domain::{GlobalSpec, Slab};
+use lbm::gpu::{AdapterChoice, GpuContext, GpuError, GpuLattice, GpuOptions, GpuSlab};
 use lbm::models::{D2Q9Bgk, D2Q9BgkParams, D2Q37, D2Q37Params};
-use lbm::{BoundarySpec, CAoSoa, CSoa, F16s, Layout, LayoutKind, Model, Real, Scheme, Soa};
+use lbm::{
+    BoundarySpec, CAoSoa, CSoa, F16s, Layout, LayoutKind, Model, Real, Scheme, SlabBackend, Soa,
+};
 
 /// D2Q9 driven by a body force along x (a channel's flow).
 const FORCED: D2Q9BgkParams = D2Q9BgkParams {
@@ -259,6 +263,93 @@ fn boxes_of_lines_round_trip_across_bindings() {
             want,
             "{layout}: the boxes written, and nothing else"
         );
+    }
+}
+
+/// A block's plan of boxes read into kept vectors: stale contents replaced, memory reused.
+#[test]
+fn boxes_read_into_kept_vectors_reuse_their_memory() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let (n, boundaries) = (16, BoundarySpec::periodic());
+    let mut lat = GpuLattice::<D2Q9Bgk, f64>::new(
+        &ctx,
+        LayoutKind::Soa,
+        n,
+        n,
+        FORCED,
+        Scheme::TwoCopy,
+        &boundaries,
+    )
+    .unwrap();
+    lat.set_equilibrium(wave(n, n, 3)).unwrap();
+    lat.step();
+    let plan = lat
+        .site_boxes(&[[1..3, 0..n, 0..1], [5..6, 2..9, 0..1]])
+        .unwrap();
+    let fresh = lat.read_blocks(&plan).unwrap();
+    let mut kept = vec![vec![-1.0; 4096], vec![-2.0; 3]];
+    let at = kept[0].as_ptr();
+    lat.read_blocks_into(&plan, &mut kept).unwrap();
+    assert_eq!(
+        kept, fresh,
+        "the boxes' values, nothing left of the stale ones"
+    );
+    assert_eq!(
+        kept[0].as_ptr(),
+        at,
+        "a vector large enough keeps its memory"
+    );
+}
+
+/// Every block backend keeps its promise of `set_ghosts`: a side given no values is left as it
+/// is (what a split's parts are given next to their sibling), along x and along an axis the
+/// lattice is cut along, on the host and on the device in two layouts.
+#[test]
+fn a_ghost_side_given_no_values_is_left_as_it_is() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = GlobalSpec::<D2Q9Bgk> {
+        lx: 16,
+        ly: 16,
+        lz: 1,
+        params: FORCED,
+        boundaries: BoundarySpec::periodic(),
+    };
+    let blocks = Blocks::even([16, 16, 1], Cut([2, 2, 1]));
+    let host = Slab::<D2Q9Bgk, Soa, f64>::new(&spec, &blocks, 0, Scheme::TwoCopy).unwrap();
+    let device = |layout| GpuSlab::new(&ctx, layout, &spec, &blocks, 0, Scheme::TwoCopy).unwrap();
+    let mut backends: Vec<Box<dyn SlabBackend<Model = D2Q9Bgk, Real = f64>>> = vec![
+        Box::new(host),
+        Box::new(device(LayoutKind::Soa)),
+        Box::new(device(LayoutKind::CAoSoa(4))),
+    ];
+    for b in &mut backends {
+        for axis in [0, 1] {
+            let mut sides = [Vec::new(), Vec::new()];
+            b.borders(axis, &mut sides).unwrap();
+            let values = |k: f64| {
+                sides
+                    .clone()
+                    .map(|v| (0..v.len()).map(|i| k + i as f64).collect::<Vec<f64>>())
+            };
+            let ([a, _], [_, c], [d, _]) = (values(1.0), values(2.0), values(3.0));
+            let mut ghosts = [Vec::new(), Vec::new()];
+            b.set_ghosts(axis, [&a, &c]).unwrap();
+            b.set_ghosts(axis, [&[], &c]).unwrap();
+            b.pushed(axis, &mut ghosts).unwrap();
+            assert_eq!(
+                ghosts,
+                [a.clone(), c.clone()],
+                "{}, axis {axis}: below kept",
+                b.describe()
+            );
+            b.set_ghosts(axis, [&d, &[]]).unwrap();
+            b.pushed(axis, &mut ghosts).unwrap();
+            assert_eq!(ghosts, [d, c], "{}, axis {axis}: above kept", b.describe());
+        }
     }
 }
 

@@ -7,7 +7,7 @@
 //! transfer is one dispatch, one copy and one wait.
 
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use super::super::shader::{self, LINE_GROUP};
 use super::{check_len, GpuError, GpuLattice};
@@ -27,6 +27,8 @@ pub struct SiteBoxes {
     /// Where `vals` is copied to be read on the host, made at the first read and kept: a
     /// block's borders are read back at every step.
     staging: OnceLock<wgpu::Buffer>,
+    /// The stored form of the values last written (kept, as `staging`, for the next step's).
+    upload: Mutex<Vec<u8>>,
     /// One bind group per copy that may hold the state (bound as copy A, as the lattice's).
     groups: Vec<wgpu::BindGroup>,
 }
@@ -37,6 +39,9 @@ impl SiteBoxes {
         self.pops.len()
     }
 }
+
+/// A plan's upload buffer after a thread panicked holding it.
+const POISONED: &str = "a site box's upload buffer was poisoned by a panic";
 
 /// The line kernels' bind group layout and pipelines, made with a lattice's first plan.
 pub(super) struct LineKernels {
@@ -117,6 +122,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             pops,
             vals,
             staging: OnceLock::new(),
+            upload: Mutex::default(),
             groups,
         })
     }
@@ -133,8 +139,18 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     /// (for whole columns `[(col − start)·LY·LZ·Q + s·Q + i]`): one dispatch, one copy, one
     /// wait.
     pub fn read_blocks(&self, plan: &SiteBoxes) -> Result<Vec<Vec<T>>, GpuError> {
+        let mut values = vec![Vec::new(); plan.lens.len()];
+        self.read_blocks_into(plan, &mut values)?;
+        Ok(values)
+    }
+
+    /// [`GpuLattice::read_blocks`] into `into`, a vector a box: each is cleared and filled,
+    /// its memory reused (what a block does at every step, into buffers it keeps).
+    pub fn read_blocks_into(&self, plan: &SiteBoxes, into: &mut [Vec<T>]) -> Result<(), GpuError> {
+        check_len(into.len(), plan.lens.len(), "site boxes")?;
+        into.iter_mut().for_each(Vec::clear);
         let Some(vals) = &plan.vals else {
-            return Ok(plan.lens.iter().map(|_| Vec::new()).collect());
+            return Ok(());
         };
         let bytes = ((plan.len() * size_of::<T>()) as u64).next_multiple_of(4);
         let staging = (plan.staging).get_or_init(|| self.ctx.staging(bytes));
@@ -142,12 +158,13 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         self.dispatch_lines(&mut enc, plan, false)?;
         enc.copy_buffer_to_buffer(vals, 0, staging, 0, bytes);
         self.ctx.queue.submit([enc.finish()]);
-        let raw: Vec<T> = self.ctx.map_read(staging)?;
-        let mut values = (raw.into_iter().zip(&plan.pops))
-            .map(|(v, &i)| storage::value(v.to_stored(), &self.rest, usize::from(i)));
-        Ok((plan.lens.iter())
-            .map(|&n| values.by_ref().take(n).collect())
-            .collect())
+        self.ctx.map_read_with(staging, |raw: &[T]| {
+            let mut values = (raw.iter().zip(&plan.pops))
+                .map(|(v, &i)| storage::value(v.to_stored(), &self.rest, usize::from(i)));
+            for (v, &n) in into.iter_mut().zip(&plan.lens) {
+                v.extend(values.by_ref().take(n));
+            }
+        })
     }
 
     /// Writes each box of `plan` from `vals` (one slice per box, laid out as
@@ -160,12 +177,16 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let Some(buf) = &plan.vals else {
             return Ok(());
         };
-        let stored: Vec<T> = (vals.iter().flat_map(|v| v.iter()).zip(&plan.pops))
-            .map(|(&v, &i)| T::from_stored(storage::stored(v, &self.rest, usize::from(i))))
-            .collect();
-        let mut bytes = bytemuck::cast_slice::<T, u8>(&stored).to_vec();
-        bytes.resize(bytes.len().next_multiple_of(4), 0);
+        let mut bytes = (plan.upload.lock()).map_err(|_| GpuError::Device(POISONED.into()))?;
+        bytes.clear();
+        for (&v, &i) in vals.iter().flat_map(|v| v.iter()).zip(&plan.pops) {
+            let stored = T::from_stored(storage::stored(v, &self.rest, usize::from(i)));
+            bytes.extend_from_slice(bytemuck::bytes_of(&stored));
+        }
+        let padded = bytes.len().next_multiple_of(4);
+        bytes.resize(padded, 0);
         self.ctx.queue.write_buffer(buf, 0, &bytes);
+        drop(bytes);
         let mut enc = self.encoder();
         self.dispatch_lines(&mut enc, plan, true)?;
         self.ctx.queue.submit([enc.finish()]);
