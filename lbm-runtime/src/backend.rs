@@ -217,8 +217,9 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
         )?),
         #[cfg(feature = "gpu")]
         Backend::Split { gpu, choice } => {
-            // `T_mpi` of eq. 7 per row of a block's planes: an exchange of as many values as
-            // the largest block sends a step across its cut faces, timed around the ring.
+            // `T_mpi` of eq. 7 per stored row of a block's planes (the rows its split is
+            // timed on): an exchange of as many values as the largest block sends a step
+            // across its cut faces, timed around the ring.
             let t_c = match choice {
                 SplitChoice::Auto => {
                     let size = spec.size();
@@ -226,7 +227,7 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
                     let frame = crate::domain::Frame::of::<M>(size, &l.map(|n| 0..n), L::VL);
                     let values = frame.halo_nodes::<M>(blocks.grid(size)) * M::Q;
                     let seconds = exchange_seconds(&*group, values.div_ceil(2), EXCHANGE_PROBES);
-                    seconds / (l[1] * l[2]).max(1) as f64
+                    seconds / (frame.stored[1] * frame.stored[2]).max(1) as f64
                 }
                 _ => 0.0,
             };

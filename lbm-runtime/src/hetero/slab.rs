@@ -36,7 +36,7 @@ use std::time::Instant;
 
 use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
 use crate::blocks::Blocks;
-use crate::domain::{GlobalSpec, Slab, LEFT, RIGHT};
+use crate::domain::{Frame, GlobalSpec, Slab, LEFT, RIGHT};
 use crate::error::check_values;
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::metrics::median;
@@ -140,9 +140,9 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
     /// Rank `rank`'s slab of the global lattice `spec` cut by `dec`, split between the host
     /// (in the layout `host`) and the device of `ctx` as `choice` says, at rest, run in
     /// `scheme`. [`SplitChoice::Auto`] tunes `M` for this rank: [`super::calibrate`] on a
-    /// lattice of the slab's size, with `t_c`, the exchange of the block's cut faces per row
-    /// of its planes (Calore et al. 2019, eq. 7), in the balance (eq. 8). Validates the global lattice first, so every rank
-    /// fails alike.
+    /// lattice of the block's stored lines, with `t_c`, the exchange of the block's cut faces
+    /// per stored row of its planes (Calore et al. 2019, eq. 7), in the balance (eq. 8).
+    /// Validates the global lattice first, so every rank fails alike.
     pub fn new(
         ctx: &Arc<GpuContext>,
         (spec, host): (&GlobalSpec<M>, HostLayout<M, T>),
@@ -152,10 +152,13 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
     ) -> Result<Self, Error> {
         spec.validate(host.kind)?;
         let block = dec.block(rank);
+        // Timed on a lattice of the lines the block stores (its ghost lines included, rounded
+        // up to the host layout's clusters: any height of a block cut along y is one).
+        let stored = Frame::of::<M>(spec.size(), &block, host.kind.vl()).stored;
         let local = GlobalSpec {
             lx: block[0].len(),
-            ly: block[1].len(),
-            lz: block[2].len(),
+            ly: stored[1],
+            lz: stored[2],
             boundaries: BoundarySpec::periodic(),
             ..spec.clone()
         };

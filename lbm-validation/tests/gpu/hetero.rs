@@ -13,11 +13,11 @@ use crate::gpu_support;
 use std::sync::Arc;
 
 use lbm::backend::{Backend, Gpu, build};
-use lbm::blocks::Cut;
+use lbm::blocks::{Blocks, Cut};
 use lbm::domain::GlobalSpec;
 use lbm::gpu::GpuContext;
 use lbm::group::OneProcess;
-use lbm::hetero::{HeteroError, HostLayout, SplitChoice, choose_columns, split_lattice};
+use lbm::hetero::{HeteroError, HostLayout, SplitChoice, SplitSlab, choose_columns, split_lattice};
 use lbm::models::*;
 use lbm::{
     Aos, Block, BoundarySpec, CAoSoa, Error, Lattice, Layout, LayoutKind, Model, Placement, Scheme,
@@ -480,6 +480,24 @@ fn auto_split_is_admissible_and_correct() {
     het.advance(20).and_then(|()| het.check()).unwrap();
     let d = population_diff(9, &het.local_populations().unwrap(), &populations(&cpu));
     assert!(d <= TOL, "{}: {d:e}", het.describe());
+}
+
+/// A block of a cut along y whose height is no multiple of the host layout's clusters (12 in
+/// CAoSoA<8>: the block stores 16 lines) tunes its split on the lines it stores, as the CPU
+/// and GPU blocks of such a cut run.
+#[test]
+fn auto_split_of_a_block_cut_along_y_tunes_on_its_stored_lines() {
+    let Some(ctx) = gpu_support::context() else {
+        return;
+    };
+    let spec = d2q9(32, 24, BoundarySpec::periodic());
+    let blocks = Blocks::even([32, 24, 1], Cut([1, 2, 1]));
+    let host = HostLayout::of::<CAoSoa<8>>();
+    let choice = (SplitChoice::Auto, 0.0);
+    let slab =
+        SplitSlab::<D2Q9Bgk, f64>::new(&ctx, (&spec, host), (&blocks, 1), Scheme::TwoCopy, choice);
+    let m = slab.unwrap().border_columns();
+    assert!(m == 0 || (1..=16).contains(&m), "M = {m}");
 }
 
 /// A lattice too narrow to split (D2Q37, LX = 6: no M leaves both parts 3 wide) is calibrated
