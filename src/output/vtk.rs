@@ -192,6 +192,10 @@ fn attributes(f: &Fields) -> String {
     a
 }
 
+/// The pieces a joined file lists: each piece's file name (relative to the joined file) with
+/// the box of sites it holds, `[xs, ys, zs]`.
+pub type Sources = [([Range<usize>; 3], String)];
+
 /// The file joining the pieces `sources` (file names relative to it, one per block, with the
 /// box of sites each holds, `[xs, ys, zs]`) of the fields `f` (any piece of them: the names
 /// and the lattice's size are read from it), and its extension: where the pieces cover the
@@ -200,11 +204,7 @@ fn attributes(f: &Fields) -> String {
 /// dataset of the pieces, each an image of its own box (ParaView shows the blocks that exist
 /// and nothing where the others would be). `multiblock` asks for a `.vtm` whatever the
 /// pieces cover.
-pub fn joined(
-    f: &Fields,
-    sources: &[([Range<usize>; 3], String)],
-    multiblock: bool,
-) -> (&'static str, Vec<u8>) {
+pub fn joined(f: &Fields, sources: &Sources, multiblock: bool) -> (&'static str, Vec<u8>) {
     let whole = extent(&[0..f.lx, 0..f.ly, 0..f.lz], f);
     let volume = |b: &[Range<usize>; 3]| b.iter().map(Range::len).product::<usize>();
     let covered = sources.iter().map(|(b, _)| volume(b)).sum::<usize>();
@@ -253,7 +253,7 @@ pub fn joined(
 pub fn write_joined(
     stem: &Path,
     f: &Fields,
-    sources: &[([Range<usize>; 3], String)],
+    sources: &Sources,
     multiblock: bool,
 ) -> Result<PathBuf, OutputError> {
     let (ext, bytes) = joined(f, sources, multiblock);
@@ -327,7 +327,7 @@ impl Series {
         &mut self,
         step: u64,
         stem: &Path,
-        (f, sources): (&Fields, &[([Range<usize>; 3], String)]),
+        (f, sources): (&Fields, &Sources),
     ) -> Result<PathBuf, OutputError> {
         let multiblock = self
             .steps
