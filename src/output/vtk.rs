@@ -209,20 +209,15 @@ pub fn joined(f: &Fields, sources: &Sources, multiblock: bool) -> (&'static str,
     let volume = |b: &[Range<usize>; 3]| b.iter().map(Range::len).product::<usize>();
     let covered = sources.iter().map(|(b, _)| volume(b)).sum::<usize>();
     if multiblock || covered < f.lx * f.ly * f.lz {
-        // `WholeExtent`, which VTK's reader passes over, tells [`read_joined`] the lattice.
-        let mut xml = format!(
-            "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" \
-             byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet \
-             WholeExtent=\"{whole}\">\n"
-        );
-        for (k, ([xs, ys, zs], source)) in sources.iter().enumerate() {
-            let sites = format!("x {xs:?}, y {ys:?}, z {zs:?}");
-            xml += &format!(
-                "    <DataSet index=\"{k}\" name=\"block {k}: {sites}\" file=\"{source}\"/>\n"
-            );
-        }
-        xml += "  </vtkMultiBlockDataSet>\n</VTKFile>\n";
-        return ("vtm", xml.into_bytes());
+        let datasets = sources
+            .iter()
+            .enumerate()
+            .map(|(k, ([xs, ys, zs], source))| {
+                let name = format!("block {k}: x {xs:?}, y {ys:?}, z {zs:?}");
+                (name, source.clone())
+            });
+        let xml = multiblock_file(&whole, datasets);
+        return ("vtm", xml);
     }
     let mut xml = format!(
         "<?xml version=\"1.0\"?>\n<VTKFile type=\"PImageData\" version=\"1.0\" \
@@ -246,6 +241,22 @@ pub fn joined(f: &Fields, sources: &Sources, multiblock: bool) -> (&'static str,
     }
     xml += "  </PImageData>\n</VTKFile>\n";
     ("pvti", xml.into_bytes())
+}
+
+/// A multiblock file (`.vtm`) of the image pieces `datasets` (each a name and a file relative
+/// to it) of a lattice whose extent is `whole`: VTK's reader passes over `WholeExtent`,
+/// [`read_joined`] takes the lattice from it.
+fn multiblock_file(whole: &str, datasets: impl Iterator<Item = (String, String)>) -> Vec<u8> {
+    let mut xml = format!(
+        "<?xml version=\"1.0\"?>\n<VTKFile type=\"vtkMultiBlockDataSet\" version=\"1.0\" \
+         byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <vtkMultiBlockDataSet \
+         WholeExtent=\"{whole}\">\n"
+    );
+    for (k, (name, file)) in datasets.enumerate() {
+        xml += &format!("    <DataSet index=\"{k}\" name=\"{name}\" file=\"{file}\"/>\n");
+    }
+    xml += "  </vtkMultiBlockDataSet>\n</VTKFile>\n";
+    xml.into_bytes()
 }
 
 /// Writes [`joined`]`(f, sources, multiblock)` to `<stem>.pvti` or `<stem>.vtm`, atomically,
@@ -319,10 +330,12 @@ impl Series {
     }
 
     /// Writes the file joining the pieces `sources` of step `step` at `stem`
-    /// ([`write_joined`]) and adds it to the series. Its steps stay one kind of dataset: where
-    /// the series holds `.vtm` steps (a sparse domain's), so does the step added, even where
-    /// its pieces cover the lattice (a sparse run resumed on the whole box), so that a reader
-    /// of the series meets one kind of dataset from step to step.
+    /// ([`write_joined`]) and adds it to the series. Its steps stay one kind of dataset, since
+    /// ParaView's reader of a series (`vtkPVDReader`) makes its output of the kind of the first
+    /// step: where the series holds `.vtm` steps (a sparse domain's), so does the step added,
+    /// even where its pieces cover the lattice (a sparse run resumed on the whole box); where a
+    /// `.vtm` step follows image steps (a dense run resumed on a sparse domain), those are
+    /// rewritten as multiblock files of their pieces.
     pub fn add(
         &mut self,
         step: u64,
@@ -334,9 +347,40 @@ impl Series {
             .iter()
             .any(|(t, file)| *t < step && file.ends_with(".vtm"));
         let path = write_joined(stem, f, sources, multiblock)?;
+        if !multiblock && path.extension().is_some_and(|e| e == "vtm") {
+            self.rewrite_as_multiblock()?;
+        }
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         self.push(step, name.into_owned())?;
         Ok(path)
+    }
+
+    /// Rewrites the series' image steps (`<stem>.pvti`) as multiblock files of the same pieces
+    /// (`<stem>.vtm` beside each; the `.pvti` stays); a step whose `.pvti` cannot be read is
+    /// left as it is.
+    fn rewrite_as_multiblock(&mut self) -> Result<(), OutputError> {
+        let dir = self.path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        for (_, file) in &mut self.steps {
+            let Some(stem) = file.strip_suffix(".pvti") else {
+                continue;
+            };
+            let Ok(bytes) = crate::io::read_bounded(&dir.join(&*file), super::READ_LIMIT) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let Some(whole) = text.lines().find_map(|l| attribute(l, "WholeExtent")) else {
+                continue;
+            };
+            let pieces = (text.lines())
+                .filter(|l| l.contains("<Piece "))
+                .filter_map(|l| attribute(l, "Source"))
+                .enumerate()
+                .map(|(k, source)| (format!("block {k}"), source));
+            let vtm = format!("{stem}.vtm");
+            write_file(&dir.join(&vtm), &[&multiblock_file(&whole, pieces)])?;
+            *file = vtm;
+        }
+        Ok(())
     }
 
     /// The series' file.
@@ -513,6 +557,22 @@ mod tests {
         .unwrap()
     }
 
+    /// The piece of `whole` (a 2-D lattice of [`fields`]) on the box `cells`.
+    fn piece_of(whole: &Fields, cells: &[Range<usize>; 3]) -> Fields {
+        let [xs, ys, _] = cells.clone();
+        let ly = whole.ly;
+        let data = (whole.data().iter())
+            .map(|d| {
+                let ys = ys.clone();
+                xs.clone()
+                    .flat_map(|x| ys.clone().map(move |y| d[x * ly + y]))
+                    .collect()
+            })
+            .collect();
+        let size = [whole.lx, ly, 1];
+        Fields::piece::<crate::models::D2Q9Bgk>(size, cells.clone(), 7, data).unwrap()
+    }
+
     /// Pieces written apart — whole columns and blocks of a cut along y — and joined read back
     /// as the whole lattice, x fastest, raw and compressed; without the block `[2, 5) × [0, 1)`
     /// (a sparse domain's block left out), a `.vtm` of the others that reads back as the
@@ -539,18 +599,7 @@ mod tests {
                 .enumerate()
                 .filter(|&(k, _)| !left_out || k != 1);
             for (k, cells) in kept {
-                let [xs, ys, _] = cells.clone();
-                let data = (whole.data().iter())
-                    .map(|d| {
-                        let ys = ys.clone();
-                        xs.clone()
-                            .flat_map(|x| ys.clone().map(move |y| d[x * ly + y]))
-                            .collect()
-                    })
-                    .collect();
-                let p =
-                    Fields::piece::<crate::models::D2Q9Bgk>([lx, ly, 1], cells.clone(), 7, data)
-                        .unwrap();
+                let p = piece_of(&whole, &cells);
                 let name = format!("p{k}.vti");
                 write_piece(&dir.path().join(&name), &p, zlib).unwrap();
                 sources.push((cells, name));
@@ -604,6 +653,46 @@ mod tests {
         assert_eq!(added, stem(10).with_extension("vtm"), "after a sparse step");
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.contains("file=\"run_00000010.vtm\""), "{text}");
+    }
+
+    #[test]
+    fn a_sparse_step_after_image_steps_makes_them_multiblock() {
+        let whole = fields(5, 3);
+        let dir = tempfile::tempdir().unwrap();
+        let mut sources = Vec::new();
+        for (k, cells) in [[0..2, 0..3, 0..1], [2..5, 0..3, 0..1]]
+            .into_iter()
+            .enumerate()
+        {
+            let name = format!("p{k}.vti");
+            write_piece(&dir.path().join(&name), &piece_of(&whole, &cells), false).unwrap();
+            sources.push((cells, name));
+        }
+        let stem = |t: u64| dir.path().join(format!("run_{t:08}"));
+        let path = dir.path().join("run.pvd");
+        let mut s = Series::new(&path);
+        let image = s.add(0, &stem(0), (&whole, &sources)).unwrap();
+        assert_eq!(image, stem(0).with_extension("pvti"));
+        let sparse = s.add(10, &stem(10), (&whole, &sources[..1])).unwrap();
+        assert_eq!(sparse, stem(10).with_extension("vtm"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("file=\"run_00000000.vtm\"") && !text.contains(".pvti"),
+            "{text}"
+        );
+        let (before, after) = (
+            read_joined(&image),
+            read_joined(&stem(0).with_extension("vtm")),
+        );
+        let (before, after) = (before.unwrap(), after.unwrap());
+        assert_eq!(
+            (after.lx, after.ly, after.lz),
+            (before.lx, before.ly, before.lz)
+        );
+        assert_eq!(
+            after.arrays, before.arrays,
+            "the image step's pieces, as a multiblock"
+        );
     }
 
     #[test]
