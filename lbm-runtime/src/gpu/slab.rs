@@ -114,11 +114,6 @@ impl<M: Model, T: Real> GpuSlab<M, T> {
     pub fn lattice(&self) -> &GpuLattice<M, T> {
         &self.lattice
     }
-
-    /// The values of both boxes of `plan`, `[below, above]`, into `into` (its memory reused).
-    fn read_pair(&self, plan: &SiteBoxes, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
-        Ok(self.lattice.read_blocks_into(plan, into)?)
-    }
 }
 
 impl<M: Model, T: Real> Block for GpuSlab<M, T> {
@@ -185,15 +180,15 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     }
 
     fn borders(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
-        self.read_pair(face(&self.faces, axis, BORDERS)?, into)
+        Ok((self.lattice).read_blocks_into(face(&self.faces, axis, BORDERS)?, into)?)
     }
 
     fn set_ghosts(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         let plan = face(&self.faces, axis, HALOS)?;
-        let mut kept = Default::default();
+        let mut kept: [Vec<T>; 2] = Default::default();
         let from = match from {
             [below, above] if below.is_empty() || above.is_empty() => {
-                self.read_pair(plan, &mut kept)?;
+                self.lattice.read_blocks_into(plan, &mut kept)?;
                 [0, 1].map(|k| {
                     if from[k].is_empty() {
                         &kept[k][..]
@@ -237,7 +232,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
     /// Along x, a copy is kept: the fold that passes the neighbours' pushes through the halo
     /// columns puts it back.
     fn pushed(&self, axis: usize, into: &mut [Vec<T>; 2]) -> Result<(), Error> {
-        self.read_pair(face(&self.faces, axis, HALOS)?, into)?;
+        (self.lattice).read_blocks_into(face(&self.faces, axis, HALOS)?, into)?;
         if axis == 0 {
             let mut own = self.own_pushed.lock().map_err(poisoned)?;
             own.0 = true;
@@ -263,7 +258,7 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         }
         let plan = face(&self.faces, axis, BORDERS)?;
         let mut border = std::mem::take(&mut self.folding);
-        self.read_pair(plan, &mut border)?;
+        self.lattice.read_blocks_into(plan, &mut border)?;
         let d = self.lattice.dims();
         let lay = self.lattice.affine_layout();
         let lanes = |d: &_, y| lay.cluster_lane(d, y);
