@@ -1,11 +1,11 @@
 //! One way to build a lattice, whatever runs it: a [`GlobalSpec`] (size, parameters,
 //! boundaries), a streaming [`Scheme`], the processes of a group and a [`Backend`] — the host,
 //! a GPU, or the host/device split of Calore et al. (2019, §5–6) — make the [`Solver`] that
-//! runs it ([`build`]). One process gets the single-block types ([`crate::Lattice`],
-//! [`crate::gpu::GpuLattice`]; the split, [`crate::hetero::split_lattice`], one of them or a
-//! ring of one process whose slab is split); several get a
-//! [`crate::distributed::DistLattice`] whose slabs run on that backend, each process on its own
-//! device (the GPUs of a node taken in turn by its processes, [`GpuOptions::node_rank`]).
+//! runs it ([`build`]): a [`crate::distributed::DistLattice`] of the blocks of the processes,
+//! each on that backend and its own device (the GPUs of a node taken in turn by its
+//! processes, [`GpuOptions::node_rank`]). One process runs one block, the whole lattice, which
+//! exchanges nothing and steps as a whole lattice does
+//! ([`crate::SlabBackend::steps_alone`]).
 //!
 //! The finite-difference grids are built the same way ([`build_fd`]): a [`FdSpec`], the blocks
 //! of the processes and a backend make the `Box<dyn FdRun>` that marches it; their host/device
@@ -16,7 +16,7 @@
 
 use crate::blocks::{Blocks, Decomposition};
 use crate::distributed::DistLattice;
-use crate::domain::{cut_blocks, GlobalSpec};
+use crate::domain::GlobalSpec;
 use crate::fd::{FdGrid, FdLayout, FdRun, FdScheme, FdSpec};
 use crate::group::{Carrier, Transfers};
 use crate::{Error, Layout, Model, Real, Scheme, SlabBackend, Solver};
@@ -117,8 +117,8 @@ impl Backend {
 /// alike). The host's populations, and the host part of a split, are laid out in `L`; a GPU's
 /// layout is data ([`Backend::Device`]).
 ///
-/// A group of several processes needs the `mpi` feature: a build without it runs one process
-/// (and keeps the distributed lattices out of its compile).
+/// A group of several processes needs the `mpi` feature: a build without it runs one process,
+/// one block.
 pub fn build<M: Model, L: Layout, T: Real>(
     group: Box<dyn Carrier<T>>,
     spec: GlobalSpec<M>,
@@ -126,42 +126,10 @@ pub fn build<M: Model, L: Layout, T: Real>(
     scheme: Scheme,
     backend: &Backend,
 ) -> Result<BoxedSolver<M, T>, Error> {
-    // A sparse domain is blocks, even its one block on one process.
+    #[cfg(not(feature = "mpi"))]
     if group.ranks() > 1 || matches!(blocks, Decomposition::Sparse(_)) {
-        #[cfg(feature = "mpi")]
-        return distributed::<M, L, T>(group, spec, blocks, scheme, backend);
-        #[cfg(not(feature = "mpi"))]
         return Err(without_mpi(&spec, group.ranks(), blocks));
     }
-    if let Decomposition::Cut(cut) = blocks {
-        cut_blocks::<M>(spec.size(), cut, 1)?;
-    }
-    Ok(match backend {
-        Backend::Host => Box::new(spec.lattice::<L, T>(scheme)?),
-        #[cfg(feature = "gpu")]
-        Backend::Device { gpu, layout } => Box::new(crate::gpu::GpuLattice::<M, T>::of_spec(
-            &gpu.context()?,
-            *layout,
-            &spec,
-            scheme,
-        )?),
-        #[cfg(feature = "gpu")]
-        Backend::Split { gpu, choice } => {
-            let host = crate::hetero::HostLayout::of::<L>();
-            crate::hetero::split_lattice(&gpu.context()?, (spec, host), scheme, *choice)?
-        }
-    })
-}
-
-/// [`build`] over several processes: the ring of [`on_ring`], boxed.
-#[cfg(feature = "mpi")]
-fn distributed<M: Model, L: Layout, T: Real>(
-    group: Box<dyn Carrier<T>>,
-    spec: GlobalSpec<M>,
-    blocks: Decomposition,
-    scheme: Scheme,
-    backend: &Backend,
-) -> Result<BoxedSolver<M, T>, Error> {
     /// The job that boxes the ring.
     struct Boxed;
     impl<M: Model, T: Real> RingJob<M, T> for Boxed {
@@ -220,12 +188,13 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
             // `T_mpi` of eq. 7 per stored row of a block's planes (the rows its split is
             // timed on): an exchange of as many values as the largest block sends a step
             // across its cut faces, timed around the ring.
+            // A lattice of one block exchanges nothing.
+            let size = spec.size();
+            let l = blocks.largest_block(size);
+            let frame = crate::domain::Frame::of::<M>(size, &l.map(|n| 0..n), L::VL);
+            let values = frame.halo_nodes::<M>(blocks.grid(size)) * M::Q;
             let t_c = match choice {
-                SplitChoice::Auto => {
-                    let size = spec.size();
-                    let l = blocks.largest_block(size);
-                    let frame = crate::domain::Frame::of::<M>(size, &l.map(|n| 0..n), L::VL);
-                    let values = frame.halo_nodes::<M>(blocks.grid(size)) * M::Q;
+                SplitChoice::Auto if values > 0 => {
                     let seconds = exchange_seconds(&*group, values.div_ceil(2), EXCHANGE_PROBES);
                     seconds / (frame.stored[1] * frame.stored[2]).max(1) as f64
                 }

@@ -183,7 +183,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// One time step (collective with the neighbours): the ghost layers along z and y first
     /// where the lattice is cut there, then post the exchange along x, update the bulk, wait,
     /// update the borders (Calore et al. 2016, Fig. 5); after an AA pull half-step, hand what
-    /// it pushed across the cuts to the neighbours, along x, then y, then z.
+    /// it pushed across the cuts to the neighbours, along x, then y, then z. Where the lattice
+    /// is not cut along x the block is alone there, its own neighbour: it wraps itself
+    /// ([`SlabBackend::wrap_x`]) and its bulk and borders follow.
     pub fn step(&mut self) -> Result<(), Error> {
         if self.slab.needs_halos() {
             self.exchange_during(BULK_CHUNKS)?;
@@ -192,8 +194,12 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         }
         self.slab.update_borders_and_finish()?;
         if self.slab.pushes() {
-            for axis in self.exchanged_axes([0, 1, 2]) {
-                self.trade(axis, 0, (P::pushed, P::fold))?;
+            for axis in [0, 1, 2] {
+                if self.dec.is_cut(axis) {
+                    self.trade(axis, 0, (P::pushed, P::fold))?;
+                } else if axis == 0 {
+                    self.slab.wrap_x(true, &mut self.halos[0].to)?;
+                }
             }
         }
         Ok(())
@@ -217,11 +223,19 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
     /// `chunks` parts (none: `0`) while the messages along x travel. A layer along y or z
     /// spans the block's columns and every stored line across, so the exchange along y
     /// carries what came along z (the edges) and the one along x, whole planes, the corners
-    /// ([`crate::blocks`]).
+    /// ([`crate::blocks`]). A block alone along x wraps itself there, whole planes as well,
+    /// and then updates its bulk.
     fn exchange_during(&mut self, chunks: usize) -> Result<(), Error> {
-        for axis in self.exchanged_axes([2, 1, 0]) {
-            let work = if axis == 0 { chunks } else { 0 };
-            self.trade(axis, work, (P::borders, P::set_ghosts))?;
+        for axis in [2, 1, 0] {
+            if self.dec.is_cut(axis) {
+                let work = if axis == 0 { chunks } else { 0 };
+                self.trade(axis, work, (P::borders, P::set_ghosts))?;
+            } else if axis == 0 {
+                self.slab.wrap_x(false, &mut self.halos[0].to)?;
+                if chunks > 0 {
+                    self.slab.update_bulk(0..1, 1)?;
+                }
+            }
         }
         Ok(())
     }
@@ -241,14 +255,6 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> DistLatt
         write(&mut self.slab, axis, [&halo.from[0], &halo.from[1]])?;
         self.halos[axis] = halo;
         Ok(())
-    }
-
-    /// The axes of `order` the block exchanges ghost layers along: x always (a process alone
-    /// along it is its own neighbour), y and z where the lattice is cut.
-    fn exchanged_axes(&self, order: [usize; 3]) -> Vec<usize> {
-        (order.into_iter())
-            .filter(|&a| a == 0 || self.dec.is_cut(a))
-            .collect()
     }
 
     /// Counts the values of `to` bound for other processes than this one.
@@ -475,6 +481,9 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Block
 
     fn describe(&self) -> String {
         let d = &self.dec;
+        if d.count() == 1 && !d.is_sparse() {
+            return self.slab.describe();
+        }
         if d.cut() != Cut::along(0, d.count()) {
             let kept = match d.is_sparse() {
                 true => format!(", the {} that hold fluid (a sparse domain)", d.count()),
@@ -505,10 +514,16 @@ impl<M: Model, L: Layout, T: Real, P: SlabBackend<Model = M, Real = T>> Solver
         Extent::of_size(self.spec.size())
     }
 
+    /// The lattice's one block steps as a whole lattice does where it can
+    /// ([`SlabBackend::steps_alone`]); blocks step through the ring.
     fn advance(&mut self, n: u64) -> Result<(), Error> {
-        let ran = (0..n)
-            .try_for_each(|_| self.step())
-            .and_then(|()| self.slab.finish());
+        let mut ran = || {
+            if self.dec.count() == 1 && self.slab.steps_alone(n)? {
+                return Ok(());
+            }
+            (0..n).try_for_each(|_| self.step())
+        };
+        let ran = ran().and_then(|()| self.slab.finish());
         agree(&*self.group, ran)
     }
 

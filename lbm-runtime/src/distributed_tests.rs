@@ -264,11 +264,8 @@ fn a_ring_resumes_from_a_scattered_lattice() {
     let (half, whole): (Single, Single) = (single(&spec(), 10), single(&spec(), 25));
     let mut ring = Ring::new(Box::new(OneProcess), spec(), Cut::WHOLE, Scheme::InPlace).unwrap();
     ring.scatter(Some(&half)).unwrap();
-    assert!(
-        ring.describe().starts_with("one process in a ring"),
-        "{}",
-        ring.describe()
-    );
+    // One block: the whole lattice, described as its backend.
+    assert!(ring.describe().starts_with("cpu, "), "{}", ring.describe());
     assert_eq!(ring.steps_done(), 10);
     ring.advance(15).unwrap();
     assert_eq!(bits(&ring.gather().unwrap().unwrap()), bits(&whole));
@@ -410,5 +407,32 @@ fn curved_walls_in_place_on_slabs_match_the_single_lattice() {
     for cut in [Cut([2, 2, 1]), Cut([3, 2, 1])] {
         cut_matches_single::<Soa, f64>(&g, cut, Scheme::TwoCopy);
         cut_matches_single::<Soa, f64>(&g, cut, Scheme::InPlace);
+    }
+}
+
+/// A lattice cut along y alone: each block is alone along x, its own neighbour there, and
+/// wraps itself in place — nothing passes through the exchange's buffers along x — bitwise
+/// the single lattice, both schemes (x periodic, an obstacle across the cut and across the
+/// periodic edge in x).
+#[test]
+fn blocks_alone_along_x_wrap_themselves_in_place() {
+    let mut boundaries = BoundarySpec::channel();
+    boundaries.solid = Some(crate::Obstacles::new(|x, y| {
+        (x < 2 || x > 10) && (4..8).contains(&y)
+    }));
+    let g = spec_of(13, 16, boundaries);
+    let cut = Cut([1, 2, 1]);
+    for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
+        cut_matches_single::<CSoa<4>, f64>(&g, cut, scheme);
+        let untouched = Threads::run(2, |t| {
+            let mut ring = Ring::new(Box::new(t), g.clone(), cut, scheme).unwrap();
+            ring.set_equilibrium_at(&initial).unwrap();
+            for _ in 0..5 {
+                ring.step().unwrap();
+            }
+            let x = &ring.halos[0];
+            x.to.iter().chain(&x.from).all(Vec::is_empty)
+        });
+        assert_eq!(untouched, [true, true], "{}", scheme.name());
     }
 }

@@ -283,10 +283,13 @@ impl<M: Model> GlobalSpec<M> {
         Dims::of::<M>(self.size())
     }
 
-    /// The boundaries of the global columns `xs` alone, renumbered from 0 and not periodic in x
-    /// (a slab's halos come from its neighbours, never from its own periodic image; walls in
-    /// x bounce the links that would read the outer halos of the first and last slabs), on
-    /// the lines of `frame` (a block's, its ghost lines included: [`Frame`]).
+    /// The boundaries of the global columns `xs` alone, renumbered from 0, on the lines of
+    /// `frame` (a block's, its ghost lines included: [`Frame`]). Periodic in x where the
+    /// lattice is and `xs` are all its columns: a block alone along x is its own neighbour
+    /// there, and fills its halos from its own borders in place
+    /// ([`crate::SlabBackend::wrap_x`]); otherwise a slab's halos come from its neighbours,
+    /// never from its own periodic image (walls in x bounce the links that would read the
+    /// outer halos of the first and last slabs).
     /// Refuses quadratic curved walls on a block that is not the whole lattice: their links
     /// read two sites along them, beyond a halo at a cut. Every block of a cut lattice refuses
     /// alike, so no rank waits for another that failed.
@@ -309,11 +312,12 @@ impl<M: Model> GlobalSpec<M> {
             ));
         }
         let window = Dims::of::<M>([xs.len(), frame.stored[1], frame.stored[2]]);
+        let x_periodic = self.boundaries.left.is_none() && xs.len() == self.lx;
         let bc = Boundaries::compile_block::<M>(
             &self.boundaries,
             &self.dims(),
             (xs, &window, frame.lattice_origin()),
-            false,
+            x_periodic,
             lanes,
         );
         Ok(bc)

@@ -711,7 +711,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         if rings.len() < n {
             rings.resize_with(n, || AlignedBuf::zeroed(ring.len()));
         }
-        self.fill_halo_if_periodic();
+        self.wrap_x(false);
         let periodic = self.bc.x_periodic();
         let first = self.job(Pass::Fused, 0..self.d.lx);
         let second = Job {
@@ -750,13 +750,20 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         });
         self.finish_step();
         self.finish_step();
-        if self.bc.x_periodic() {
-            fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
-        }
+        self.wrap_x(true);
     }
 
-    fn fill_halo_if_periodic(&mut self) {
-        if self.bc.x_periodic() {
+    /// Periodic in x, the lattice is its own neighbour there: fills its halo columns from
+    /// its opposite borders (`fold` false: before a step that pulls), or moves what an AA
+    /// pull half-step pushed into them to the opposite borders (`fold` true: after it). With
+    /// walls in x, nothing: no link reads across them.
+    pub(crate) fn wrap_x(&mut self, fold: bool) {
+        if !self.bc.x_periodic() {
+            return;
+        }
+        if fold {
+            fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
+        } else {
             fill_halo::<L, _>(&self.f.raw(), &self.d);
         }
     }
@@ -765,12 +772,12 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     /// (in-place; two half-steps are two full time steps of the lattice Boltzmann equation).
     pub fn step(&mut self) {
         if self.scheme.pulls(self.odd) {
-            self.fill_halo_if_periodic();
+            self.wrap_x(false);
         }
         self.update_columns(0..self.d.lx);
         self.finish_step();
-        if self.scheme.pushed(self.odd) && self.bc.x_periodic() {
-            fold_halo::<M, L, T>(&self.f.raw(), &self.d, &self.bc);
+        if self.scheme.pushed(self.odd) {
+            self.wrap_x(true);
         }
     }
 
@@ -819,7 +826,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         }
         match k {
             Kernel::Propagate => {
-                self.fill_halo_if_periodic();
+                self.wrap_x(false);
                 self.launch(Pass::Propagate);
             }
             Kernel::Bc => self.launch(Pass::Bc),

@@ -7,7 +7,7 @@
 //! ```text
 //! if needs_halos():         (every two-copy step; the AA pull half-step)
 //!   along z, y (if cut):    borders(axis) to the neighbours, set_ghosts(axis, theirs)
-//!   along x:                borders(0), post the exchange
+//!   along x:                borders(0), post the exchange (alone along x: wrap_x)
 //! update_bulk(parts, n)     parts of 0..n: the work that reads no halo column, while the
 //!                           messages along x travel (the host's bulk columns; a device
 //!                           submits its step here when it needs no halo from the ring)
@@ -15,8 +15,9 @@
 //! update_borders_and_finish the rest of the step; the new state becomes the current one
 //! if pushes():              (after an AA pull half-step, see `crate::domain`)
 //!   along x, y, z (if cut): pushed(axis) to the neighbours, fold(axis, theirs) into the
-//!                           border layers
+//!                           border layers (alone along x: wrap_x)
 //! ```
+//! A lattice of one block exchanges nothing and steps its own way (`steps_alone`).
 //! One exchange serves every face: the ghost layers along an axis are boxes of the block's
 //! storage (`Frame::boxes`, [`crate::domain::Frame`]) that travel in logical order, so the ranks'
 //! layouts and backends need not agree on storage order.
@@ -71,6 +72,29 @@ pub trait SlabBackend: Block + Send {
     /// border layers (`folded`); a side given no values writes nothing there.
     fn fold(&mut self, axis: usize, from: [&[Self::Real]; 2]) -> Result<(), Error>;
 
+    /// Along x where the block is alone (one block across the lattice: its own neighbour
+    /// there), what the exchange would do with itself, done where the block lies: its halo
+    /// columns filled from its own opposite borders (`fold` false, in place of
+    /// [`SlabBackend::borders`] and [`SlabBackend::set_ghosts`]), or what an AA pull half-step
+    /// pushed into them folded into the opposite borders (`fold` true, in place of
+    /// [`SlabBackend::pushed`] and [`SlabBackend::fold`]). A lattice walled in x reads no
+    /// halo: a block that wraps itself leaves them. By default the block's borders pass
+    /// through `buffers` ([`wrap_through`]); the host's and a GPU's block wrap themselves
+    /// (on the device: nothing read back).
+    fn wrap_x(&mut self, fold: bool, buffers: &mut [Vec<Self::Real>; 2]) -> Result<(), Error> {
+        wrap_through(self, fold, buffers)
+    }
+
+    /// `n` steps of a block alone along every axis (the lattice's one block), nothing to
+    /// exchange; whether it took them. The host's and a GPU's block step as a whole lattice
+    /// does ([`crate::Lattice::steps`], two at a time where that is faster;
+    /// [`crate::gpu::GpuLattice::steps`], many to a submission); by default a block leaves
+    /// them to the ring's steps (`false`: a split block, whose parts trade every step).
+    fn steps_alone(&mut self, n: u64) -> Result<bool, Error> {
+        let _ = n;
+        Ok(false)
+    }
+
     /// The moments of the slab's own sites in its columns `cols` ([`crate::Solver::with_moments`]),
     /// computed where they lie, its halos and ghost lines holding the neighbours' values (the
     /// ring exchanges them first).
@@ -98,6 +122,27 @@ pub trait SlabBackend: Block + Send {
 
     /// The divergence check of the slab's sites (site columns local: the ring adds `x0`).
     fn check(&self) -> Result<(), Error>;
+}
+
+/// [`SlabBackend::wrap_x`] through `buffers`: the block's x borders (or what it pushed) read
+/// into them and given back to it as its neighbours', the lower to the upper side.
+pub(crate) fn wrap_through<S: SlabBackend + ?Sized>(
+    slab: &mut S,
+    fold: bool,
+    buffers: &mut [Vec<S::Real>; 2],
+) -> Result<(), Error> {
+    if fold {
+        slab.pushed(0, buffers)?;
+    } else {
+        slab.borders(0, buffers)?;
+    }
+    let [lower, upper] = buffers;
+    let from = [&upper[..], &lower[..]];
+    if fold {
+        slab.fold(0, from)
+    } else {
+        slab.set_ghosts(0, from)
+    }
 }
 
 impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
@@ -150,7 +195,7 @@ impl<M: Model, L: Layout, T: Real> Block for Slab<M, L, T> {
     }
 
     fn describe(&self) -> String {
-        format!("cpu × {} threads", rayon::current_num_threads())
+        Block::describe(self.lattice())
     }
 }
 
@@ -218,6 +263,17 @@ impl<M: Model, L: Layout, T: Real> SlabBackend for Slab<M, L, T> {
     fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         self.fold_along(axis, from);
         Ok(())
+    }
+
+    /// In place, as a whole lattice's step does.
+    fn wrap_x(&mut self, fold: bool, _: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        self.lattice_mut().wrap_x(fold);
+        Ok(())
+    }
+
+    fn steps_alone(&mut self, n: u64) -> Result<bool, Error> {
+        self.lattice_mut().steps(n);
+        Ok(true)
     }
 
     fn own_moments(&mut self, cols: std::ops::Range<usize>) -> Result<Vec<Vec<f64>>, Error> {

@@ -649,6 +649,22 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         Ok(())
     }
 
+    /// Periodic in x, the lattice is its own neighbour there: submits the fill of its halo
+    /// columns from its opposite borders (`fold` false), or the move of what an AA pull
+    /// half-step pushed into them to the opposite borders (`fold` true), as a step does
+    /// ([`Entry::Halo`], [`Entry::Fold`]). With walls in x, nothing: no link reads across.
+    pub(crate) fn wrap_x(&self, fold: bool) {
+        if !self.bc.x_periodic() {
+            return;
+        }
+        let mut enc = self.encoder();
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.dispatch(&mut pass, if fold { Entry::Fold } else { Entry::Halo });
+        }
+        self.ctx.queue.submit([enc.finish()]);
+    }
+
     /// Ends a step submitted by windows.
     pub(crate) fn end_step(&mut self) {
         self.advance();

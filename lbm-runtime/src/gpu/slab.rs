@@ -170,7 +170,7 @@ impl<M: Model, T: Real> Block for GpuSlab<M, T> {
     }
 
     fn describe(&self) -> String {
-        format!("gpu {}", self.lattice.context().describe())
+        Block::describe(&self.lattice)
     }
 }
 
@@ -273,6 +273,17 @@ impl<M: Model, T: Real> SlabBackend for GpuSlab<M, T> {
         self.lattice.write_blocks(plan, &[below, above])?;
         self.folding = border;
         Ok(())
+    }
+
+    /// On the device, as a whole lattice's step does.
+    fn wrap_x(&mut self, fold: bool, _: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        self.lattice.wrap_x(fold);
+        Ok(())
+    }
+
+    fn steps_alone(&mut self, n: u64) -> Result<bool, Error> {
+        self.lattice.steps(n);
+        Ok(true)
     }
 
     /// Computed on the device over the block's own lines.

@@ -42,7 +42,7 @@ pub use slab::{HostLayout, SplitSlab};
 use crate::blocks::Cut;
 use crate::distributed::DistLattice;
 use crate::domain::GlobalSpec;
-use crate::gpu::{GpuContext, GpuLattice};
+use crate::gpu::GpuContext;
 use crate::group::OneProcess;
 use crate::{Error, Model, Real, Scheme, Soa, Solver};
 
@@ -167,13 +167,13 @@ pub struct StepTimes {
 
 /// The lattice `spec` in one process, split between the host (in the layout `host`) and the
 /// device of `ctx` as `choice` says, at rest, run in `scheme` ([`SplitChoice::Auto`] first
-/// calibrates the model, [`calibrate`], on a few steps of scratch lattices): with `M = 0` the
-/// device alone (a [`GpuLattice`] in the host's layout), with `2M = LX` the host alone (a
-/// [`crate::Lattice`]), between them the ring of one process whose slab is a [`SplitSlab`]
-/// (its outer halos its own opposite borders: neighbours across `x = LX` when x is periodic;
-/// with x walls never read across, as the outer halos of the first and last slabs of
-/// [`crate::domain`]). Fails on an inadmissible `M`, a share outside `[0, 1]`, or whatever
-/// [`crate::Lattice::new`] and [`GpuLattice::new`] refuse.
+/// calibrates the model, [`calibrate`], on a few steps of scratch lattices): the ring of one
+/// process whose one block is a [`SplitSlab`] — with `M = 0` on the device alone, with
+/// `2M = LX` on the host alone, between them its borders on the host and its bulk on the
+/// device (its outer halos its own opposite borders: neighbours across `x = LX` when x is
+/// periodic; with x walls never read across, as the outer halos of the first and last slabs
+/// of [`crate::domain`]). Fails on an inadmissible `M`, a share outside `[0, 1]`, or whatever
+/// the blocks refuse ([`crate::domain::Slab`], [`crate::gpu::GpuSlab`]).
 pub fn split_lattice<M: Model, T: Real>(
     ctx: &Arc<GpuContext>,
     (spec, host): (GlobalSpec<M>, HostLayout<M, T>),
@@ -183,13 +183,12 @@ pub fn split_lattice<M: Model, T: Real>(
     spec.validate(host.kind)?;
     let (m, model) = choose_columns(ctx, (&spec, host), choice, 0.0)?;
     check_columns::<M>(spec.lx, m)?;
-    Ok(if m == 0 {
-        Box::new(GpuLattice::<M, T>::of_spec(ctx, host.kind, &spec, scheme)?)
-    } else if 2 * m == spec.lx {
-        host.lattice(&spec, scheme)?
-    } else {
-        Box::new(ring_of_one(ctx, (spec, host), (m, model), scheme)?)
-    })
+    Ok(Box::new(ring_of_one(
+        ctx,
+        (spec, host),
+        (m, model),
+        scheme,
+    )?))
 }
 
 /// A lattice over a group of processes whose slabs are each split between host and device

@@ -40,10 +40,10 @@ use crate::domain::{Frame, GlobalSpec, Slab, LEFT, RIGHT};
 use crate::error::check_values;
 use crate::gpu::{GpuContext, GpuError, GpuSlab};
 use crate::metrics::median;
+use crate::slab_backend::wrap_through;
 use crate::solver::Placement;
 use crate::{
     Block, BoundarySpec, Error, Layout, LayoutKind, LbmError, Model, Real, Scheme, SlabBackend,
-    Solver,
 };
 
 /// A host part of a split: a host slab ([`Slab`]) in the layout of its [`HostLayout`], the
@@ -53,23 +53,15 @@ type Host<M, T> = Box<dyn SlabBackend<Model = M, Real = T>>;
 /// What makes a host part of a lattice, the global sites `block`, at rest.
 type MakePart<M, T> = fn(&GlobalSpec<M>, &[Range<usize>; 3], Scheme) -> Result<Host<M, T>, Error>;
 
-/// What makes the whole lattice on the host, at rest.
-type MakeLattice<M, T> = fn(&GlobalSpec<M>, Scheme) -> Result<HostLattice<M, T>, Error>;
-
-/// A lattice on the host, its layout erased.
-type HostLattice<M, T> = Box<dyn Solver<Model = M, Real = T>>;
-
-/// The host's layout in a split, as a value: the layout's kind, and how the host's parts and
-/// its whole lattice are made in it. The split, its calibration and its ring take this value,
-/// so that they are compiled once per model and precision; only these two makers are compiled
-/// per layout ([`HostLayout::of`]).
+/// The host's layout in a split, as a value: the layout's kind, and how the host's parts are
+/// made in it. The split, its calibration and its ring take this value, so that they are
+/// compiled once per model and precision; only the maker is compiled per layout
+/// ([`HostLayout::of`]).
 pub struct HostLayout<M: Model, T: Real> {
     /// The layout.
     pub kind: LayoutKind,
     /// A host part.
     part: MakePart<M, T>,
-    /// The whole lattice on the host (`2M = LX`).
-    lattice: MakeLattice<M, T>,
 }
 
 impl<M: Model, T: Real> Clone for HostLayout<M, T> {
@@ -86,17 +78,7 @@ impl<M: Model, T: Real> HostLayout<M, T> {
         Self {
             kind: L::KIND,
             part: |spec, block, scheme| Ok(Box::new(Slab::<M, L, T>::block(spec, block, scheme)?)),
-            lattice: |spec, scheme| Ok(Box::new(spec.lattice::<L, T>(scheme)?)),
         }
-    }
-
-    /// The whole lattice `spec` on the host in this layout, at rest, run in `scheme`.
-    pub(crate) fn lattice(
-        &self,
-        spec: &GlobalSpec<M>,
-        scheme: Scheme,
-    ) -> Result<HostLattice<M, T>, Error> {
-        (self.lattice)(spec, scheme)
     }
 }
 
@@ -620,6 +602,21 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
     }
     fn fold(&mut self, axis: usize, from: [&[T]; 2]) -> Result<(), Error> {
         self.outer_or_shared(axis, from, |p, side| p.fold(axis, side))
+    }
+    /// A whole block as its backend does; split, through `buffers` (its outer parts, on the
+    /// host, hold the block's x borders and halos).
+    fn wrap_x(&mut self, fold: bool, buffers: &mut [Vec<T>; 2]) -> Result<(), Error> {
+        match self.whole_mut() {
+            Some(s) => s.wrap_x(fold, buffers),
+            None => wrap_through(self, fold, buffers),
+        }
+    }
+    /// A whole block as its backend does; a split one through the ring's steps.
+    fn steps_alone(&mut self, n: u64) -> Result<bool, Error> {
+        match self.whole_mut() {
+            Some(s) => s.steps_alone(n),
+            None => Ok(false),
+        }
     }
     fn finish(&self) -> Result<(), Error> {
         self.parts().iter().try_for_each(|(p, _)| p.finish())
