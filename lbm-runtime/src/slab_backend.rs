@@ -79,8 +79,9 @@ pub trait SlabBackend: Block + Send {
     /// pushed into them folded into the opposite borders (`fold` true, in place of
     /// [`SlabBackend::pushed`] and [`SlabBackend::fold`]). A lattice walled in x reads no
     /// halo: a block that wraps itself leaves them. By default the block's borders pass
-    /// through `buffers` ([`wrap_through`]); the host's and a GPU's block wrap themselves
-    /// (on the device: nothing read back).
+    /// through `buffers`, read and written back as its neighbours' (a split block, whose
+    /// outer parts hold its x borders and halos); the host's and a GPU's block wrap
+    /// themselves (on the device: nothing read back).
     fn wrap_x(&mut self, fold: bool, buffers: &mut [Vec<Self::Real>; 2]) -> Result<(), Error> {
         wrap_through(self, fold, buffers)
     }
