@@ -189,14 +189,17 @@ pub fn on_ring<M: Model, L: Layout, T: Real, J: RingJob<M, T>>(
             // timed on): an exchange of as many values as the largest block sends a step
             // across its cut faces, timed around the ring.
             // A lattice of one block exchanges nothing.
-            let size = spec.size();
-            let l = blocks.largest_block(size);
-            let frame = crate::domain::Frame::of::<M>(size, &l.map(|n| 0..n), L::VL);
-            let values = frame.halo_nodes::<M>(blocks.grid(size)) * M::Q;
             let t_c = match choice {
-                SplitChoice::Auto if values > 0 => {
-                    let seconds = exchange_seconds(&*group, values.div_ceil(2), EXCHANGE_PROBES);
-                    seconds / (frame.stored[1] * frame.stored[2]).max(1) as f64
+                SplitChoice::Auto => {
+                    let size = spec.size();
+                    let l = blocks.largest_block(size);
+                    let frame = crate::domain::Frame::of::<M>(size, &l.map(|n| 0..n), L::VL);
+                    let values = frame.halo_nodes::<M>(blocks.grid(size)) * M::Q;
+                    let rows = (frame.stored[1] * frame.stored[2]).max(1) as f64;
+                    match values {
+                        0 => 0.0,
+                        _ => exchange_seconds(&*group, values.div_ceil(2), EXCHANGE_PROBES) / rows,
+                    }
                 }
                 _ => 0.0,
             };

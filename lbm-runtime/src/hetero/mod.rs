@@ -183,12 +183,8 @@ pub fn split_lattice<M: Model, T: Real>(
     spec.validate(host.kind)?;
     let (m, model) = choose_columns(ctx, (&spec, host), choice, 0.0)?;
     check_columns::<M>(spec.lx, m)?;
-    Ok(Box::new(ring_of_one(
-        ctx,
-        (spec, host),
-        (m, model),
-        scheme,
-    )?))
+    let ring = ring_of_one(ctx, (spec, host), (m, model), scheme)?;
+    Ok(Box::new(ring))
 }
 
 /// A lattice over a group of processes whose slabs are each split between host and device
