@@ -554,7 +554,8 @@ impl Rule {
 }
 
 /// Where the post-collision population `f*_i(x, s)` (`s` the plane site) lies between
-/// steps, as the population `p` and the site `(x', s')` whose slot `F_p(x', s')` holds it:
+/// steps, as the population `p`, the column `x'` and the shift `c` (the plane site `s` moved
+/// by its `c_y`, `c_z`) of the site whose slot `F_p(x', s + c)` holds it:
 /// `F_i(x)` between steps of the two-copy scheme and in the even state of the AA scheme; in
 /// its odd state (after a pull half-step, see [`crate::kernels`]) `F_ī(x + c_i)`, or `F_i(x)`
 /// where the site's link `ī` is bounced (`redirected`) and the population was redirected.
@@ -562,21 +563,21 @@ impl Rule {
 /// were folded back); otherwise it is in the halo column it was pushed into (`x'` is then −1
 /// or `LX`; a slab's neighbour holds its own copy). Every backend that runs the AA scheme
 /// reads and writes its logical view through this one rule: the CPU's storage slots
-/// (`lattice::stored_slot`) and the GPU's table of held populations (`gpu::bc`).
+/// (`lattice::stored_slots`) and the GPU's table of held populations (`gpu::bc`).
 pub(crate) fn aa_source<M: Model>(
     d: &Dims,
     (odd, redirected, periodic): (bool, bool, bool),
-    (i, x, s): (usize, isize, usize),
-) -> (usize, isize, usize) {
+    (i, x): (usize, isize),
+) -> (usize, isize, [i32; 3]) {
     if !odd || redirected {
-        return (i, x, s);
+        return (i, x, [0; 3]);
     }
     let c = M::VELOCITIES[i];
     let mut xs = x + c[0] as isize;
     if periodic {
         xs = xs.rem_euclid(d.lx as isize);
     }
-    (M::OPPOSITE[i], xs, d.shift(s, c))
+    (M::OPPOSITE[i], xs, c)
 }
 
 /// A population that a bounced, interpolated link reads and the in-place scheme holds before
@@ -600,7 +601,8 @@ impl HeldTerm {
     /// state of the in-place scheme ([`aa_source`]).
     pub fn source<M: Model>(&self, d: &Dims, odd: bool, periodic: bool) -> (usize, isize, usize) {
         let flags = (odd, self.redirected, periodic);
-        aa_source::<M>(d, flags, (self.pop, self.x, self.s))
+        let (p, x, c) = aa_source::<M>(d, flags, (self.pop, self.x));
+        (p, x, d.shift(self.s, c))
     }
 }
 

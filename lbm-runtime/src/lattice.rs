@@ -38,26 +38,30 @@ pub enum Kernel {
     Fused,
 }
 
-/// Storage slot of the post-collision population `f*_i(x, y)`, as (element index, population
-/// whose slot it is: `i` or `ī`, see [`Pops`]): [`aa_source`]'s slot in the layout given by
-/// its index and cluster-lane functions ([`Layout::index`], [`Layout::cluster_lane`]), so a
-/// layout known only at run time is served by the same map.
-pub(crate) fn stored_slot<M: Model, T: Real>(
-    (d, bc): (&Dims, &Boundaries<T>),
-    index: impl Fn(&Dims, usize, usize, usize) -> usize,
+/// Storage slots of the post-collision populations `f*_i(x, s)` (`s` the plane site), `i` in
+/// the order of `M::VELOCITIES`, each as (element index, population whose slot it is: `i` or
+/// `ī`, see [`Pops`]): [`aa_source`]'s slots in the layout given by its line-index and
+/// cluster-lane functions ([`Layout::line_index`], [`Layout::cluster_lane`]), so a layout
+/// known only at run time is served by the same map. The site's boundary record is looked up
+/// once for all of them.
+pub(crate) fn stored_slots<'a, M: Model, T: Real>(
+    (d, bc): (&'a Dims, &'a Boundaries<T>),
+    line_index: impl Fn(&Dims, usize, usize, usize) -> usize + 'a,
     lanes: impl Fn(&Dims, usize) -> (usize, usize),
     odd: bool,
-    (i, x, y): (usize, isize, usize),
-) -> (usize, usize) {
-    let o = M::OPPOSITE[i];
+    (x, s): (isize, usize),
+) -> impl Iterator<Item = (usize, usize)> + 'a {
     let inside = (0..d.lx as isize).contains(&x);
-    let redirected = odd
-        && inside
-        && bc
-            .site_at(d, x as usize, y, lanes)
-            .is_some_and(|s| s.bounced(o));
-    let (p, xs, s) = aa_source::<M>(d, (odd, redirected, bc.x_periodic()), (i, x, y));
-    (index(d, p, d.col(xs), s), p)
+    let site = (odd && inside)
+        .then(|| bc.site_at(d, x as usize, s, lanes).copied())
+        .flatten();
+    let (y, z) = d.yz(s);
+    (0..M::Q).map(move |i| {
+        let redirected = site.is_some_and(|s| s.bounced(M::OPPOSITE[i]));
+        let (p, xs, c) = aa_source::<M>(d, (odd, redirected, bc.x_periodic()), (i, x));
+        let line = d.line(d.col(xs), d.wrap_z(z, c[2] as isize));
+        (line_index(d, p, line, d.wrap_y(y, c[1] as isize)), p)
+    })
 }
 
 /// A lattice of model `M`, layout `L`, precision `T`.
@@ -399,14 +403,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         Ok(())
     }
 
-    /// Storage slot of the post-collision population `f*_i(x, y)` in the current state.
-    fn slot(&self, i: usize, x: isize, y: usize) -> (usize, usize) {
-        stored_slot::<M, T>(
+    /// Storage slots of the post-collision populations `f*_i(x, y)` in the current state
+    /// ([`stored_slots`]).
+    fn slots(&self, x: isize, y: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        stored_slots::<M, T>(
             (&self.d, &self.bc),
-            L::index,
+            L::line_index,
             L::cluster_lane,
             self.odd,
-            (i, x, y),
+            (x, y),
         )
     }
 
@@ -420,8 +425,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), LbmError> {
         self.check_site(x, y)?;
         check_len(out.len(), M::Q, "populations")?;
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = self.value_at(self.slot(i, x as isize, y));
+        for (o, slot) in out.iter_mut().zip(self.slots(x as isize, y)) {
+            *o = self.value_at(slot);
         }
         Ok(())
     }
@@ -430,11 +435,11 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     pub fn set_populations(&mut self, x: usize, y: usize, f: &[T]) -> Result<(), LbmError> {
         self.check_site(x, y)?;
         check_len(f.len(), M::Q, "populations")?;
-        for (i, &v) in f.iter().enumerate() {
-            if !v.is_finite() {
-                return Err(non_finite(x, y, format!("population {i}"), v));
-            }
-            let (e, p) = self.slot(i, x as isize, y);
+        if let Some((i, &v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(non_finite(x, y, format!("population {i}"), v));
+        }
+        let slots: Vec<(usize, usize)> = self.slots(x as isize, y).collect();
+        for (&v, (e, p)) in f.iter().zip(slots) {
             self.f[e] = stored(v, &self.rest, p);
         }
         self.held_at = None;
@@ -510,7 +515,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         self.check_site(x, y)?;
         check_len(g.len(), M::Q, "populations")?;
         let d = &self.d;
-        let site = self.bc.site::<L>(d, x, y);
+        let Some(site) = self.bc.site::<L>(d, x, y) else {
+            self.plain_pre_collision(x, y, g);
+            return Ok(());
+        };
         // `f*_p(x + c)` where the state keeps it: a lattice that is not periodic in x reads
         // across its edges from its halos (a slab's: its neighbours' borders), unless the term
         // `wraps`.
@@ -520,47 +528,73 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 true => sx.rem_euclid(d.lx as isize),
                 false => sx,
             };
-            self.value_at(self.slot(p, sx, d.shift(y, c)))
+            let slot = self.slots(sx, d.shift(y, c)).nth(p);
+            self.value_at(slot.expect("a population of the model"))
         };
         // Term `t` of link `i`, `f*_p(x + s c_i)`.
         let term = |i: usize, t: Term| at(t.pop.of::<M>(i), t.offset(M::VELOCITIES[i]), t.wraps());
         for (i, gi) in g.iter_mut().enumerate() {
-            *gi = match site {
-                _ if self.odd => {
-                    let own = |p: usize| self.value_at((L::index(d, p, d.col(x as isize), y), p));
-                    let v = own(M::OPPOSITE[i]);
-                    // A curved wall's link reads what the local half-step reads
-                    // (`kernels::local_site_bc`): `f*_ī(x)` and `f*_ī(x + c_i)` in the site's own
-                    // slots, the other terms where the state keeps them.
-                    let v = match site.and_then(|s| s.interp.filter(|_| s.bounced(i))) {
-                        Some(at) => self.bc.interp[at + i].apply(|k, t| match k {
-                            0 => v,
-                            1 => own(i),
-                            _ => term(i, t),
-                        }),
-                        None => v,
-                    };
-                    match site.and_then(|s| s.corr.filter(|_| s.bounced(i))) {
-                        Some(o) => v + self.bc.corr[o + i],
-                        None => v,
-                    }
+            let bounced = site.bounced(i);
+            *gi = if self.odd {
+                let own = |p: usize| self.value_at((L::index(d, p, d.col(x as isize), y), p));
+                let v = own(M::OPPOSITE[i]);
+                // A curved wall's link reads what the local half-step reads
+                // (`kernels::local_site_bc`): `f*_ī(x)` and `f*_ī(x + c_i)` in the site's own
+                // slots, the other terms where the state keeps them.
+                let v = match site.interp.filter(|_| bounced) {
+                    Some(at) => self.bc.interp[at + i].apply(|k, t| match k {
+                        0 => v,
+                        1 => own(i),
+                        _ => term(i, t),
+                    }),
+                    None => v,
+                };
+                match site.corr.filter(|_| bounced) {
+                    Some(o) => v + self.bc.corr[o + i],
+                    None => v,
                 }
-                Some(s) if s.bounced(i) => {
-                    // The link's terms (`boundary::link`).
-                    let v = match s.interp.map(|at| &self.bc.interp[at + i]) {
-                        Some(w) => w.apply(|_, t| term(i, t)),
-                        None => term(i, TERMS[0]),
-                    };
-                    s.corr.map_or(v, |o| v + self.bc.corr[o + i])
-                }
-                _ => at(i, M::VELOCITIES[i].map(|v| -v), false),
+            } else if bounced {
+                // The link's terms (`boundary::link`).
+                let v = match site.interp.map(|at| &self.bc.interp[at + i]) {
+                    Some(w) => w.apply(|_, t| term(i, t)),
+                    None => term(i, TERMS[0]),
+                };
+                site.corr.map_or(v, |o| v + self.bc.corr[o + i])
+            } else {
+                at(i, M::VELOCITIES[i].map(|v| -v), false)
             };
         }
-        if let Some(s) = site {
-            self.bc
-                .apply_rule::<M>(&s.rule, g, &mut Vec::new(), &self.params);
-        }
+        self.bc
+            .apply_rule::<M>(&site.rule, g, &mut Vec::new(), &self.params);
         Ok(())
+    }
+
+    /// [`Lattice::pre_collision`] of a site that is no boundary site (no bounced link, no
+    /// rule): the streamed populations alone, addressed line by line (what the moments of a
+    /// whole lattice and the divergence check read, site after site).
+    fn plain_pre_collision(&self, x: usize, s: usize, g: &mut [T]) {
+        let d = &self.d;
+        let (y, z) = d.yz(s);
+        if self.odd {
+            // The site's own elements `F_ī(x)`, as the local half-step reads them.
+            let line = d.line(d.col(x as isize), z);
+            for (i, gi) in g.iter_mut().enumerate() {
+                let p = M::OPPOSITE[i];
+                *gi = value(self.f[L::line_index(d, p, line, y)], &self.rest, p);
+            }
+            return;
+        }
+        // `x − c_x`: its periodic image where x is periodic, else a halo column at the edges.
+        let periodic = self.bc.x_periodic();
+        for ((i, gi), c) in g.iter_mut().enumerate().zip(M::VELOCITIES) {
+            let col = match periodic {
+                true => d.col(d.wrap_x(x, -c[0] as isize) as isize),
+                false => d.col(x as isize - c[0] as isize),
+            };
+            let line = d.line(col, d.wrap_z(z, -c[2] as isize));
+            let e = L::line_index(d, i, line, d.wrap_y(y, -c[1] as isize));
+            *gi = value(self.f[e], &self.rest, i);
+        }
     }
 
     /// The macroscopic moments of site `(x, y)` (order of `M::MOMENT_NAMES`), from the
@@ -637,8 +671,8 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         parallel::sum(0..d.lx, &|x| {
             let mut s = 0.0;
             for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
-                for i in 0..M::Q {
-                    s += self.value_at(self.slot(i, x as isize, y)).to_f64();
+                for slot in self.slots(x as isize, y) {
+                    s += self.value_at(slot).to_f64();
                 }
             }
             s
@@ -966,11 +1000,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         own: &(dyn Fn(usize) -> bool + Sync),
     ) -> Option<(usize, usize, String)> {
         let d = self.d;
-        let mut m = vec![T::default(); M::MOMENT_NAMES.len()];
+        let (mut g, mut m) = (
+            vec![T::default(); M::Q],
+            vec![T::default(); M::MOMENT_NAMES.len()],
+        );
         (0..d.plane())
             .filter(|&y| own(y) && !self.bc.is_solid(&d, x, y))
             .find_map(|y| {
-                self.moments(x, y, &mut m).ok()?;
+                self.pre_collision(x, y, &mut g).ok()?;
+                M::moments(&g, &self.site_params(x, y), &mut m);
                 divergence::<M, T>(&m, self.max_mach).map(|r| (x, y, r))
             })
     }

@@ -154,6 +154,12 @@ impl Dims {
         }
     }
 
+    /// `x + dx` on the periodic ring of `LX` sites (`|dx| ≤ LX`).
+    #[inline(always)]
+    pub fn wrap_x(&self, x: usize, dx: isize) -> usize {
+        wrap(x, dx, self.lx)
+    }
+
     /// `y + dy` on the periodic ring of `LY` sites (`|dy| ≤ LY`).
     #[inline(always)]
     pub fn wrap_y(&self, y: usize, dy: isize) -> usize {

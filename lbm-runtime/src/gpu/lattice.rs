@@ -8,7 +8,7 @@
 //! [`GpuLattice::write_column`]); a step is `halo` (x periodic) then `fused` (or `propagate`,
 //! `bc`, `collide`). In place (AA), in half the memory: even steps are `halo`, `aa_pull`,
 //! `fold`, odd steps `aa_local`, and the logical view of the odd state follows the CPU's map
-//! ([`crate::lattice::stored_slot`]). Steps are recorded into command buffers and submitted
+//! ([`crate::lattice::stored_slots`]). Steps are recorded into command buffers and submitted
 //! without waiting; only reads wait.
 
 mod lines;
@@ -29,7 +29,7 @@ use super::workgroup::{Grid, Workgroups, FIXED, ROUND_STEPS};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
 use crate::domain::GlobalSpec;
-use crate::lattice::{check_size, stored_slot};
+use crate::lattice::{check_size, stored_slots};
 use crate::layout::{Dims, LayoutKind};
 use crate::model::{divergence, moment_named};
 use crate::{default_max_mach, storage, Kernel, LbmError, Model, Real, Scheme};
@@ -953,21 +953,21 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         Ok(())
     }
 
-    /// Storage index of `f*_i(x, y)` in the current state (either scheme).
-    fn slot(&self, i: usize, x: usize, y: usize) -> usize {
+    /// Storage indices of `f*_i(x, y)` in the current state (either scheme), `i` in order.
+    fn slots(&self, x: usize, y: usize) -> impl Iterator<Item = usize> + '_ {
         let lay = &self.lay;
-        stored_slot::<M, T>(
+        stored_slots::<M, T>(
             (&self.d, &self.bc),
-            |d, i, c, s| lay.index(d, i, c, s),
+            |d, i, line, y| lay.line_index(d, i, line, y),
             |d, y| lay.cluster_lane(d, y),
             self.odd,
-            (i, x as isize, y),
+            (x as isize, y),
         )
-        .0
+        .map(|(e, _)| e)
     }
 
     fn site_ranges(&self, x: usize, y: usize) -> Vec<(u64, u64)> {
-        (0..M::Q).map(|i| (self.slot(i, x, y) as u64, 1)).collect()
+        self.slots(x, y).map(|e| (e as u64, 1)).collect()
     }
 
     /// The post-collision populations `f*_i(x, y)` of the stored state (order of
@@ -987,8 +987,9 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         if let Some((i, v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(non_finite(x, y, format!("population {i}"), v.to_f64()));
         }
-        for (i, v) in f.iter().enumerate() {
-            self.upload(self.cur, self.slot(i, x, y) as u64, std::slice::from_ref(v))?;
+        let slots: Vec<usize> = self.slots(x, y).collect();
+        for (v, e) in f.iter().zip(slots) {
+            self.upload(self.cur, e as u64, std::slice::from_ref(v))?;
         }
         Ok(())
     }
@@ -1033,8 +1034,8 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
             .collect::<Result<Vec<_>, GpuError>>()?;
             for (x, column) in columns.zip(feqs) {
                 for (y, feq) in column.chunks_exact(M::Q).enumerate() {
-                    for (i, v) in feq.iter().enumerate() {
-                        state[this.slot(i, x, y)] = *v;
+                    for (v, e) in feq.iter().zip(this.slots(x, y)) {
+                        state[e] = *v;
                     }
                 }
             }
@@ -1051,8 +1052,9 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         let mut out = vec![T::default(); d.sites() * d.q];
         for x in 0..d.lx {
             for y in 0..d.plane() {
-                for i in 0..d.q {
-                    out[(x * d.plane() + y) * d.q + i] = raw[self.slot(i, x, y)];
+                let at = (x * d.plane() + y) * d.q;
+                for (o, e) in out[at..at + d.q].iter_mut().zip(self.slots(x, y)) {
+                    *o = raw[e];
                 }
             }
         }
@@ -1078,8 +1080,8 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         self.odd = false;
         for (s, site) in f.chunks_exact(d.q).enumerate() {
             let (x, y) = (s / d.plane(), s % d.plane());
-            for (i, v) in site.iter().enumerate() {
-                state[self.slot(i, x, y)] = *v;
+            for (v, e) in site.iter().zip(self.slots(x, y)) {
+                state[e] = *v;
             }
         }
         self.upload(self.cur, 0, &state)?;
