@@ -12,9 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use lbm::backend::{Backend, Gpu, build};
+use lbm::blocks::Cut;
 use lbm::cases::{Case, Cylinder};
+use lbm::domain::GlobalSpec;
 use lbm::geometry::MomentumExchange;
 use lbm::gpu::{AdapterChoice, GpuContext, GpuLattice, GpuOptions};
+use lbm::group::OneProcess;
 use lbm::models::D2Q9Mrt;
 use lbm::{BoundarySpec, Lattice, LayoutKind, Scheme, Soa};
 
@@ -95,9 +99,26 @@ fn gpu(c: &mut Criterion) {
     }
     let (body, centre) = case.bodies().remove(0);
     let exchange = MomentumExchange::new::<D2Q9Mrt>(&body, &specs[0].1, size, centre);
-    let mut lat = lattice(&specs[0].1);
+    // The loads are read through the solver a run drives (the engine's block of the whole
+    // lattice on the device).
+    let spec = GlobalSpec {
+        lx: size[0],
+        ly: size[1],
+        lz: size[2],
+        params: case.params(),
+        boundaries: specs[0].1.clone(),
+    };
+    let on_gpu = Backend::Device {
+        gpu: Gpu::from(ctx.clone()),
+        layout: LayoutKind::Soa,
+    };
+    let whole = Cut::WHOLE.into();
+    let mut lat =
+        build::<D2Q9Mrt, Soa, f64>(Box::new(OneProcess), spec, whole, Scheme::TwoCopy, &on_gpu)
+            .expect("the channel fits the device");
+    lat.set_equilibrium_at(&case.initial()).expect("finite");
     g.throughput(Throughput::Elements(exchange.len() as u64));
-    g.bench_function("load", |b| b.iter(|| exchange.of(&mut lat).expect("read")));
+    g.bench_function("load", |b| b.iter(|| exchange.of(&mut *lat).expect("read")));
     g.finish();
 }
 

@@ -19,10 +19,14 @@ use std::error::Error;
 use std::sync::Arc;
 use std::time::Instant;
 
+use lbm::backend::{Backend, build};
+use lbm::blocks::{Cut, Decomposition};
 use lbm::cases::{Case, TaylorGreen3d};
-use lbm::gpu::{AdapterChoice, GpuContext, GpuLattice, GpuOptions};
+use lbm::domain::GlobalSpec;
+use lbm::gpu::{AdapterChoice, GpuContext, GpuOptions};
+use lbm::group::OneProcess;
 use lbm::output::Fields;
-use lbm::{LayoutKind, Model, Real, Scheme, Solver};
+use lbm::{LayoutKind, Model, Real, Scheme, Soa, Solver};
 
 /// The convective time of the run's end, past the DNS's peak at `t* ≈ 9`.
 const END: f64 = 10.0;
@@ -68,15 +72,20 @@ fn run<M: Model, T: Real>(
     case: TaylorGreen3d<M>,
 ) -> Result<(), Box<dyn Error>> {
     let n = case.n;
-    let mut lat = GpuLattice::<M, T>::with_size(
-        ctx,
-        LayoutKind::Soa,
-        [n, n, n],
-        case.params(),
-        Scheme::TwoCopy,
-        &case.boundaries(),
-    )?;
-    lat.set_equilibrium(case.initial())?;
+    let spec = GlobalSpec {
+        lx: n,
+        ly: n,
+        lz: n,
+        params: case.params(),
+        boundaries: case.boundaries(),
+    };
+    let on_gpu = Backend::Device {
+        gpu: ctx.clone().into(),
+        layout: LayoutKind::Soa,
+    };
+    let whole = Decomposition::Cut(Cut::WHOLE);
+    let mut lat = build::<M, Soa, T>(Box::new(OneProcess), spec, whole, Scheme::TwoCopy, &on_gpu)?;
+    lat.set_equilibrium_at(&case.initial())?;
     let per = case.steps_per_time();
     let steps = (END * per).ceil() as u64;
     let (fine_from, coarse, fine) = FINE;

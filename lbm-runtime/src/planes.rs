@@ -29,28 +29,6 @@ pub fn whole_planes(local: &[Range<usize>; 3], size: [usize; 3]) -> bool {
     local[1] == (0..size[1]) && local[2] == (0..size[2])
 }
 
-/// A reader of per-site `fields` read back whole (from a device), each indexed `[x·per_col +
-/// s]`: asked for every column, it hands them over (no copy); asked for some, it copies those.
-/// Its callers ask for each column once ([`crate::Solver::local_moments`] all at once,
-/// [`to_planes`] each plane for one process), so nothing is asked for after the hand-over.
-pub(crate) fn read_back(
-    fields: Vec<Vec<f64>>,
-    per_col: usize,
-) -> impl FnMut(Range<usize>) -> Vec<Vec<f64>> {
-    let mut fields = Some(fields);
-    move |cols: Range<usize>| {
-        let all = fields
-            .as_ref()
-            .expect("read-back moments handed over, then asked for again");
-        if cols.start == 0 && all.iter().all(|f| f.len() == cols.end * per_col) {
-            return fields.take().unwrap_or_default();
-        }
-        (all.iter())
-            .map(|f| f[cols.start * per_col..cols.end * per_col].to_vec())
-            .collect()
-    }
-}
-
 /// A reader of the moment fields of a process's columns `cols` ([`crate::Solver::with_moments`]).
 pub type Columns<'a> = &'a mut dyn FnMut(Range<usize>) -> Vec<Vec<f64>>;
 

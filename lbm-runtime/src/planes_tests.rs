@@ -55,28 +55,3 @@ fn blocks_moved_to_planes_in_messages_of_any_size_give_every_site() {
         }
     }
 }
-
-/// A reader of moments read back whole hands them over when asked for every column (the
-/// buffer itself, not a copy: a device's read-back is not held twice) and copies the columns
-/// asked for otherwise.
-#[test]
-fn a_read_back_reader_hands_over_every_column_and_copies_some() {
-    let per_col = 3;
-    let fields: Vec<Vec<f64>> = (0..2)
-        .map(|j| (0..4 * per_col).map(|k| (10 * j + k) as f64).collect())
-        .collect();
-    let given = fields.clone();
-    let buffers: Vec<*const f64> = given.iter().map(|f| f.as_ptr()).collect();
-    let mut read = read_back(given, per_col);
-    assert_eq!(
-        read(1..3),
-        vec![fields[0][3..9].to_vec(), fields[1][3..9].to_vec()]
-    );
-    let all = read(0..4);
-    assert_eq!(all, fields);
-    let handed: Vec<*const f64> = all.iter().map(|f| f.as_ptr()).collect();
-    assert_eq!(
-        handed, buffers,
-        "every column is the read-back buffer itself"
-    );
-}

@@ -1,8 +1,9 @@
-//! [`Solver`]: the one interface to a lattice, however it is run — on the host
-//! ([`crate::Lattice`]), on a GPU ([`crate::gpu::GpuLattice`]), split between the two
-//! ([`crate::hetero::SplitSlab`] in a ring of one process) or cut into blocks over MPI ranks
-//! ([`crate::distributed::DistLattice`]). A program (the `lbm` binary, a user's own driver, the
-//! conformance tests) is written once against it and runs on every backend.
+//! [`Solver`]: the one interface to a lattice, however it is run — the engine's blocks
+//! ([`crate::distributed::DistLattice`], which [`crate::backend::build`] makes for every backend
+//! and process count: the host, a GPU, the two split, one process or MPI ranks), or a lone
+//! [`crate::Lattice`] on the host, the one block a user may build by hand. A program (the `lbm`
+//! binary, a user's own driver, the conformance tests) is written once against it and runs on
+//! every backend.
 //!
 //! The interface speaks in *logical* order, independent of the layout and of the streaming
 //! scheme: the post-collision populations `f*_i(x)` of the sites, `[(s·Q + i]` with `s` the

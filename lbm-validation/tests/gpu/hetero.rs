@@ -538,7 +538,6 @@ fn auto_split_of_a_narrow_lattice_is_an_end() {
 /// field the split cannot take (not finite) is refused before any part changes.
 #[test]
 fn fields_in_a_checkpoint_move_to_the_cpu_and_to_the_split() {
-    use lbm::gpu::GpuLattice;
     use lbm::read_checkpoint;
     let Some(ctx) = gpu_support::context() else {
         return;
@@ -550,18 +549,28 @@ fn fields_in_a_checkpoint_move_to_the_cpu_and_to_the_split() {
     };
     let (lx, ly) = (24, 8);
     let periodic = BoundarySpec::periodic();
-    let mut gpu = GpuLattice::<D2Q5AdvectionDiffusion, f64>::new(
-        &ctx,
-        LayoutKind::Soa,
+    let spec = GlobalSpec {
         lx,
         ly,
+        lz: 1,
         params,
+        boundaries: periodic.clone(),
+    };
+    let on_gpu = Backend::Device {
+        gpu: Gpu::from(ctx.clone()),
+        layout: LayoutKind::Soa,
+    };
+    let whole = Cut::WHOLE.into();
+    let mut gpu = build::<_, Soa, f64>(
+        Box::new(OneProcess),
+        spec.clone(),
+        whole,
         Scheme::TwoCopy,
-        &periodic,
+        &on_gpu,
     )
     .unwrap();
     let ux: Vec<f64> = (0..lx * ly).map(|s| 0.01 * (s % 7) as f64).collect();
-    gpu.set_field("ux", &ux).unwrap();
+    gpu.set_local_field("ux", &ux).unwrap();
     gpu.set_equilibrium_at(&|x, y| vec![1.0 + 0.1 * ((x + 2 * y) % 5) as f64])
         .unwrap();
     gpu.advance(5).unwrap();
@@ -575,13 +584,6 @@ fn fields_in_a_checkpoint_move_to_the_cpu_and_to_the_split() {
     assert!(cpu.field("uy").unwrap() == vec![0.0; lx * ly]);
     assert!(cpu.local_populations().unwrap() == gpu.local_populations().unwrap());
 
-    let spec = GlobalSpec {
-        lx,
-        ly,
-        lz: 1,
-        params,
-        boundaries: periodic,
-    };
     let mut split = split_lattice::<D2Q5AdvectionDiffusion, f64>(
         &ctx,
         (spec, HostLayout::of::<Soa>()),

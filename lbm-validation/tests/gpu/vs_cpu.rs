@@ -13,7 +13,10 @@ use crate::gpu_support;
 
 use std::sync::Arc;
 
+use lbm::backend::{Backend, Gpu, build};
+use lbm::blocks::Cut;
 use lbm::gpu::{GpuContext, GpuLattice};
+use lbm::group::OneProcess;
 use lbm::models::*;
 use lbm::{
     BoundarySpec, CAoSoa, F16s, Lattice, Layout, LayoutKind, Model, Real, Role, Scheme, Soa, Wall,
@@ -674,30 +677,17 @@ fn coupled<L: Layout, T: Real>() {
         perturbation: 0.05,
         ..RayleighBenard::new(16, 5e3)
     };
-    let (lx, ly) = case.size();
     for scheme in [Scheme::TwoCopy, Scheme::InPlace] {
         let what = format!("{} {} {}", L::NAME, T::NAME, scheme.name());
         let mut cpu = case.lattices::<L, T>(scheme).unwrap();
-        let flow = GpuLattice::<D2Q9Boussinesq, T>::new(
-            &ctx,
-            L::KIND,
-            lx,
-            ly,
-            case.flow_params(),
-            scheme,
-            &case.flow_boundaries(),
-        )
-        .unwrap();
-        let heat = GpuLattice::<D2Q5AdvectionDiffusion, T>::new(
-            &ctx,
-            L::KIND,
-            lx,
-            ly,
-            case.heat_params(),
-            scheme,
-            &case.heat_boundaries(),
-        )
-        .unwrap();
+        let (flow, heat) = case.specs();
+        let on_gpu = Backend::Device {
+            gpu: Gpu::from(ctx.clone()),
+            layout: L::KIND,
+        };
+        let whole = Cut::WHOLE.into();
+        let flow = build::<_, L, T>(Box::new(OneProcess), flow, whole, scheme, &on_gpu).unwrap();
+        let heat = build::<_, L, T>(Box::new(OneProcess), heat, whole, scheme, &on_gpu).unwrap();
         let mut gpu = case.couple(flow, heat).unwrap();
         cpu.advance(STEPS + 1).unwrap();
         gpu.advance(STEPS + 1).unwrap();
