@@ -42,4 +42,5 @@ pub use bc::BcShape;
 pub use fd::GpuFdGrid;
 pub use lattice::{GpuLattice, SiteBoxes};
 pub use slab::GpuSlab;
+pub(crate) use slab::poisoned;
 pub use wgpu::DeviceType;

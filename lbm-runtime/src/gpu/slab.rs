@@ -338,7 +338,9 @@ fn globally(e: Error, x0: usize, f: &Frame) -> Error {
     }
 }
 
-fn poisoned<G>(e: PoisonError<G>) -> Error {
+/// The error of a block's buffer that a thread panicked holding (a GPU block's, a split
+/// block's).
+pub(crate) fn poisoned<G>(e: PoisonError<G>) -> Error {
     Error::from(super::GpuError::Device(e.to_string()))
 }
 

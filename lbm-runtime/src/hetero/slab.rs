@@ -38,7 +38,7 @@ use super::{check_columns, choose_columns, SplitChoice, SplitModel, StepTimes};
 use crate::blocks::Blocks;
 use crate::domain::{Frame, GlobalSpec, Slab, LEFT, RIGHT};
 use crate::error::check_values;
-use crate::gpu::{GpuContext, GpuError, GpuSlab};
+use crate::gpu::{poisoned, GpuContext, GpuError, GpuSlab};
 use crate::metrics::median;
 use crate::slab_backend::wrap_through;
 use crate::solver::Placement;
@@ -376,7 +376,7 @@ impl<M: Model, T: Real> SplitSlab<M, T> {
         into: &mut [Vec<T>; 2],
         f: impl Fn(&dyn SlabBackend<Model = M, Real = T>, &mut [Vec<T>; 2]) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let mut part = self.face.lock().map_err(|_| poisoned())?;
+        let mut part = self.face.lock().map_err(poisoned)?;
         match (&self.parts, axis) {
             (Parts::Split { left, right, .. }, 0) => {
                 f(&**left, into)?;
@@ -688,9 +688,4 @@ impl<M: Model, T: Real> SlabBackend for SplitSlab<M, T> {
         }
         Ok(())
     }
-}
-
-/// The error of a buffer a thread panicked holding.
-fn poisoned() -> Error {
-    GpuError::Device("a split block's face buffer was poisoned by a panic".into()).into()
 }
