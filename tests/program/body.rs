@@ -42,8 +42,8 @@ const COARSE: &[&str] = &[
 /// The shipped sphere at Re = 20 on the coarse lattice: its drag (the mean over the last
 /// quarter of the run: the start's sound waves still run through the channel) lies above the
 /// correlation for a sphere alone (Schiller & Naumann: 2.61) by less than 20 % — the
-/// neighbours 5 D apart across the periodic sides raise it (+12 % with 8 sites across, as with
-/// 12: the confinement's, not the resolution's); its lift is small; the diagnostics carry the
+/// neighbours 5 D apart across the periodic sides raise it (+11 % with 8 sites across: the
+/// confinement's); its lift is small; the diagnostics carry the
 /// force and the coefficients; the VTK files carry the body as a field of 1 on its sites. The
 /// same mesh from a user's ASCII file gives the same drag.
 #[test]

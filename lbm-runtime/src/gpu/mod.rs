@@ -41,6 +41,6 @@ pub use crate::runtime_error::GpuError;
 pub use bc::BcShape;
 pub use fd::GpuFdGrid;
 pub use lattice::{GpuLattice, SiteBoxes};
-pub use slab::GpuSlab;
 pub(crate) use slab::poisoned;
+pub use slab::GpuSlab;
 pub use wgpu::DeviceType;
