@@ -563,7 +563,7 @@ impl Rule {
 /// were folded back); otherwise it is in the halo column it was pushed into (`x'` is then −1
 /// or `LX`; a slab's neighbour holds its own copy). Every backend that runs the AA scheme
 /// reads and writes its logical view through this one rule: the CPU's storage slots
-/// (`lattice::stored_slots`) and the GPU's table of held populations (`gpu::bc`).
+/// (`lattice::stored_slot`) and the GPU's table of held populations (`gpu::bc`).
 pub(crate) fn aa_source<M: Model>(
     d: &Dims,
     (odd, redirected, periodic): (bool, bool, bool),

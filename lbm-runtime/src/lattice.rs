@@ -38,30 +38,29 @@ pub enum Kernel {
     Fused,
 }
 
-/// Storage slots of the post-collision populations `f*_i(x, s)` (`s` the plane site), `i` in
-/// the order of `M::VELOCITIES`, each as (element index, population whose slot it is: `i` or
-/// `ī`, see [`Pops`]): [`aa_source`]'s slots in the layout given by its line-index and
-/// cluster-lane functions ([`Layout::line_index`], [`Layout::cluster_lane`]), so a layout
-/// known only at run time is served by the same map. The site's boundary record is looked up
-/// once for all of them.
-pub(crate) fn stored_slots<'a, M: Model, T: Real>(
+/// Where the post-collision populations `f*_i(x, s)` (`s` the plane site) are stored: a map
+/// from `i` to (element index, population whose slot it is: `i` or `ī`, see [`Pops`]),
+/// [`aa_source`]'s slots in the layout given by its line-index and cluster-lane functions
+/// ([`Layout::line_index`], [`Layout::cluster_lane`]), so a layout known only at run time is
+/// served by the same map. The site's boundary record is looked up once, for every `i`.
+pub(crate) fn stored_slot<'a, M: Model, T: Real>(
     (d, bc): (&'a Dims, &'a Boundaries<T>),
     line_index: impl Fn(&Dims, usize, usize, usize) -> usize + 'a,
     lanes: impl Fn(&Dims, usize) -> (usize, usize),
     odd: bool,
     (x, s): (isize, usize),
-) -> impl Iterator<Item = (usize, usize)> + 'a {
+) -> impl Fn(usize) -> (usize, usize) + 'a {
     let inside = (0..d.lx as isize).contains(&x);
     let site = (odd && inside)
         .then(|| bc.site_at(d, x as usize, s, lanes).copied())
         .flatten();
     let (y, z) = d.yz(s);
-    (0..M::Q).map(move |i| {
+    move |i| {
         let redirected = site.is_some_and(|s| s.bounced(M::OPPOSITE[i]));
         let (p, xs, c) = aa_source::<M>(d, (odd, redirected, bc.x_periodic()), (i, x));
         let line = d.line(d.col(xs), d.wrap_z(z, c[2] as isize));
         (line_index(d, p, line, d.wrap_y(y, c[1] as isize)), p)
-    })
+    }
 }
 
 /// A lattice of model `M`, layout `L`, precision `T`.
@@ -403,10 +402,10 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         Ok(())
     }
 
-    /// Storage slots of the post-collision populations `f*_i(x, y)` in the current state
-    /// ([`stored_slots`]).
-    fn slots(&self, x: isize, y: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-        stored_slots::<M, T>(
+    /// Where the post-collision populations `f*_i(x, y)` are stored in the current state
+    /// ([`stored_slot`]).
+    fn slot_of(&self, x: isize, y: usize) -> impl Fn(usize) -> (usize, usize) + '_ {
+        stored_slot::<M, T>(
             (&self.d, &self.bc),
             L::line_index,
             L::cluster_lane,
@@ -425,8 +424,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
     pub fn populations(&self, x: usize, y: usize, out: &mut [T]) -> Result<(), LbmError> {
         self.check_site(x, y)?;
         check_len(out.len(), M::Q, "populations")?;
-        for (o, slot) in out.iter_mut().zip(self.slots(x as isize, y)) {
-            *o = self.value_at(slot);
+        let slot = self.slot_of(x as isize, y);
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.value_at(slot(i));
         }
         Ok(())
     }
@@ -438,8 +438,15 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         if let Some((i, &v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(non_finite(x, y, format!("population {i}"), v));
         }
-        let slots: Vec<(usize, usize)> = self.slots(x as isize, y).collect();
-        for (&v, (e, p)) in f.iter().zip(slots) {
+        let slot = stored_slot::<M, T>(
+            (&self.d, &self.bc),
+            L::line_index,
+            L::cluster_lane,
+            self.odd,
+            (x as isize, y),
+        );
+        for (i, &v) in f.iter().enumerate() {
+            let (e, p) = slot(i);
             self.f[e] = stored(v, &self.rest, p);
         }
         self.held_at = None;
@@ -528,8 +535,7 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
                 true => sx.rem_euclid(d.lx as isize),
                 false => sx,
             };
-            let slot = self.slots(sx, d.shift(y, c)).nth(p);
-            self.value_at(slot.expect("a population of the model"))
+            self.value_at(self.slot_of(sx, d.shift(y, c))(p))
         };
         // Term `t` of link `i`, `f*_p(x + s c_i)`.
         let term = |i: usize, t: Term| at(t.pop.of::<M>(i), t.offset(M::VELOCITIES[i]), t.wraps());
@@ -671,8 +677,9 @@ impl<M: Model, L: Layout, T: Real> Lattice<M, L, T> {
         parallel::sum(0..d.lx, &|x| {
             let mut s = 0.0;
             for y in (0..d.plane()).filter(|&y| !self.bc.is_solid(&d, x, y)) {
-                for slot in self.slots(x as isize, y) {
-                    s += self.value_at(slot).to_f64();
+                let slot = self.slot_of(x as isize, y);
+                for i in 0..M::Q {
+                    s += self.value_at(slot(i)).to_f64();
                 }
             }
             s

@@ -8,7 +8,7 @@
 //! [`GpuLattice::write_column`]); a step is `halo` (x periodic) then `fused` (or `propagate`,
 //! `bc`, `collide`). In place (AA), in half the memory: even steps are `halo`, `aa_pull`,
 //! `fold`, odd steps `aa_local`, and the logical view of the odd state follows the CPU's map
-//! ([`crate::lattice::stored_slots`]). Steps are recorded into command buffers and submitted
+//! ([`crate::lattice::stored_slot`]). Steps are recorded into command buffers and submitted
 //! without waiting; only reads wait.
 
 mod lines;
@@ -29,7 +29,7 @@ use super::workgroup::{Grid, Workgroups, FIXED, ROUND_STEPS};
 use super::{GpuContext, GpuError};
 use crate::boundary::{Boundaries, BoundarySpec};
 use crate::domain::GlobalSpec;
-use crate::lattice::{check_size, stored_slots};
+use crate::lattice::{check_size, stored_slot};
 use crate::layout::{Dims, LayoutKind};
 use crate::model::{divergence, moment_named};
 use crate::{default_max_mach, storage, Kernel, LbmError, Model, Real, Scheme};
@@ -956,14 +956,14 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
     /// Storage indices of `f*_i(x, y)` in the current state (either scheme), `i` in order.
     fn slots(&self, x: usize, y: usize) -> impl Iterator<Item = usize> + '_ {
         let lay = &self.lay;
-        stored_slots::<M, T>(
+        let slot = stored_slot::<M, T>(
             (&self.d, &self.bc),
             |d, i, line, y| lay.line_index(d, i, line, y),
             |d, y| lay.cluster_lane(d, y),
             self.odd,
             (x as isize, y),
-        )
-        .map(|(e, _)| e)
+        );
+        (0..M::Q).map(move |i| slot(i).0)
     }
 
     fn site_ranges(&self, x: usize, y: usize) -> Vec<(u64, u64)> {
@@ -987,8 +987,7 @@ impl<M: Model, T: Real> GpuLattice<M, T> {
         if let Some((i, v)) = f.iter().enumerate().find(|(_, v)| !v.is_finite()) {
             return Err(non_finite(x, y, format!("population {i}"), v.to_f64()));
         }
-        let slots: Vec<usize> = self.slots(x, y).collect();
-        for (v, e) in f.iter().zip(slots) {
+        for (v, e) in f.iter().zip(self.slots(x, y)) {
             self.upload(self.cur, e as u64, std::slice::from_ref(v))?;
         }
         Ok(())
